@@ -1,0 +1,226 @@
+// Package catalog is the versioned test catalog: what a doctor may request, the
+// aliases it may use, and what each request costs in USD.
+package catalog
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/clinevo/clinevo/textmatch"
+)
+
+// Version identifies the catalog content. Traces and reports record it.
+const Version = "clinevo-catalog/1"
+
+// Category groups tests that share a price.
+type Category string
+
+// Price categories. Physical examination is free and does not use the test budget.
+const (
+	Exam        Category = "physical_exam"
+	Rapid       Category = "rapid_test"
+	CBC         Category = "cbc"
+	Glucose     Category = "glucose"
+	Chemistry   Category = "chemistry"
+	Urinalysis  Category = "urinalysis"
+	Troponin    Category = "troponin"
+	ECG         Category = "ecg"
+	Thyroid     Category = "thyroid"
+	XRay        Category = "xray"
+	Spirometry  Category = "spirometry"
+	Ultrasound  Category = "ultrasound"
+	CT          Category = "ct"
+	MRI         Category = "mri"
+	Other       Category = "other"
+	PhysicalKey          = "physical examination"
+)
+
+// Prices maps each category to its price in USD. Other is the default for tests
+// that no rule recognises; config may override any price.
+var Prices = map[Category]float64{
+	Exam: 0, Rapid: 25, CBC: 30, Glucose: 30, Chemistry: 35, Urinalysis: 35, Troponin: 40,
+	ECG: 50, Thyroid: 50, XRay: 80, Spirometry: 100, Ultrasound: 250, CT: 500, MRI: 700, Other: 60,
+}
+
+// Item is one catalog entry.
+type Item struct {
+	Name     string   `json:"name"`
+	Category Category `json:"category"`
+	Aliases  []string `json:"aliases,omitempty"`
+	// Normal is the result returned for a case that has no specific value, for
+	// routine tests only; empty means "unavailable unless the case has a value".
+	Normal string `json:"normal,omitempty"`
+}
+
+// Free reports whether the item is a physical examination (no cost, no budget).
+func (it Item) Free() bool { return it.Category == Exam }
+
+// Catalog is a set of items with an alias index.
+type Catalog struct {
+	items []Item
+	index map[string]int // key -> item
+}
+
+// filler words do not change which test is meant.
+var filler = map[string]bool{"test": true, "tests": true, "level": true, "levels": true, "scan": true,
+	"study": true, "serum": true, "measurement": true, "please": true, "order": true, "check": true,
+	"a": true, "an": true, "the": true, "of": true, "for": true, "and": true, "me": true, "get": true, "do": true}
+
+// Key is the lookup key of a test name: normalised, "xray" split, filler words dropped.
+func Key(name string) string {
+	n := textmatch.Normalize(name)
+	n = strings.ReplaceAll(n, "xray", "x ray")
+	n = strings.ReplaceAll(n, "electrocardiogram", "ecg")
+	var out []string
+	for _, w := range strings.Fields(n) {
+		if !filler[w] {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// New builds a catalog. Two items sharing a key is an error naming both.
+func New(items []Item) (*Catalog, error) {
+	c := &Catalog{index: map[string]int{}}
+	for _, it := range items {
+		if err := c.add(it); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Catalog) add(it Item) error {
+	if Key(it.Name) == "" {
+		return fmt.Errorf("catalog: item %q has an empty name", it.Name)
+	}
+	keys := append([]string{it.Name}, it.Aliases...)
+	for _, k := range keys {
+		if j, ok := c.index[Key(k)]; ok {
+			return fmt.Errorf("catalog: %q of item %q is already used by item %q", k, it.Name, c.items[j].Name)
+		}
+	}
+	c.items = append(c.items, it)
+	for _, k := range keys {
+		c.index[Key(k)] = len(c.items) - 1
+	}
+	return nil
+}
+
+// Extend returns a copy of c with extra items; an extra whose key is taken is skipped
+// (it already names an existing item).
+func (c *Catalog) Extend(extra []Item) *Catalog {
+	out := &Catalog{items: append([]Item(nil), c.items...), index: map[string]int{}}
+	for k, v := range c.index {
+		out.index[k] = v
+	}
+	for _, it := range extra {
+		if _, ok := out.index[Key(it.Name)]; ok {
+			continue
+		}
+		var aliases []string
+		for _, a := range it.Aliases {
+			if _, ok := out.index[Key(a)]; !ok {
+				aliases = append(aliases, a)
+			}
+		}
+		it.Aliases = aliases
+		_ = out.add(it) // keys were checked above
+	}
+	return out
+}
+
+// Match says how a request found its item.
+type Match string
+
+// Match kinds.
+const (
+	MatchExact Match = "exact"
+	MatchAlias Match = "alias"
+	MatchNone  Match = "none"
+)
+
+// Lookup finds the item a free-text request names, by exact name or alias after
+// normalisation.
+func (c *Catalog) Lookup(request string) (Item, Match) {
+	k := Key(request)
+	i, ok := c.index[k]
+	if !ok {
+		return Item{}, MatchNone
+	}
+	if Key(c.items[i].Name) == k {
+		return c.items[i], MatchExact
+	}
+	return c.items[i], MatchAlias
+}
+
+// Items returns the items in catalog order.
+func (c *Catalog) Items() []Item { return append([]Item(nil), c.items...) }
+
+// Names returns every item name, sorted.
+func (c *Catalog) Names() []string {
+	out := make([]string, len(c.items))
+	for i, it := range c.items {
+		out[i] = it.Name
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Price returns the cost of an item under the given price table (nil: Prices).
+func Price(it Item, prices map[Category]float64) float64 {
+	if prices == nil {
+		prices = Prices
+	}
+	if p, ok := prices[it.Category]; ok {
+		return p
+	}
+	return prices[Other]
+}
+
+// Infer guesses the price category of a test name from its words. Importers use
+// it for tests the catalog does not list.
+func Infer(name string) Category {
+	k := " " + Key(name) + " "
+	has := func(ws ...string) bool {
+		for _, w := range ws {
+			if strings.Contains(k, " "+w+" ") {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("examination", "exam", "vital signs", "inspection", "palpation", "auscultation"):
+		return Exam
+	case has("mri", "magnetic resonance"):
+		return MRI
+	case has("ct", "computed tomography", "cta"):
+		return CT
+	case has("ultrasound", "echocardiogram", "echocardiography", "echo", "doppler", "sonography", "duplex"):
+		return Ultrasound
+	case has("x ray", "radiograph", "radiography", "mammography", "mammogram", "barium"):
+		return XRay
+	case has("spirometry", "pulmonary function", "pft"):
+		return Spirometry
+	case has("ecg", "ekg"):
+		return ECG
+	case has("troponin"):
+		return Troponin
+	case has("thyroid", "tsh", "t4", "t3"):
+		return Thyroid
+	case has("urinalysis", "urine"):
+		return Urinalysis
+	case has("complete blood count", "cbc", "blood count", "hematology", "haematology"):
+		return CBC
+	case has("glucose", "hba1c"):
+		return Glucose
+	case has("rapid", "dipstick", "pregnancy", "strep"):
+		return Rapid
+	case has("metabolic", "electrolytes", "chemistry", "creatinine", "renal function", "liver function", "biochemistry", "lipase", "amylase", "bun"):
+		return Chemistry
+	}
+	return Other
+}

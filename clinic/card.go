@@ -1,0 +1,37 @@
+package clinic
+
+// CardKind is the kind of a memory card.
+type CardKind string
+
+// Card kinds.
+const (
+	CardSuccess    CardKind = "success"    // IF <context> THEN <what worked>
+	CardCorrection CardKind = "correction" // IF <context> AVOID <what failed> [USE <correction>]
+	CardRule       CardKind = "rule"       // ACTION=<ASK|REQUEST_TEST|CALL_MDT|FINALIZE> <target> WHEN <context>
+	CardAdvice     CardKind = "advice"     // compressed context, action, outcome, grade
+)
+
+// Card is one memory card. The hint fields are what the doctor may see; the
+// bookkeeping fields are provenance and never reach the doctor.
+type Card struct {
+	CardHint
+	SearchText     string `json:"search_text"`
+	Bank           string `json:"bank"`
+	Run            string `json:"run"`
+	Pass           int    `json:"pass"`
+	Stage          int    `json:"stage"`
+	SourceCase     string `json:"source_case"`
+	CreatedEpisode int    `json:"created_episode"`
+	EvictedEpisode int    `json:"evicted_episode,omitempty"` // 0: live
+	Retrievals     int    `json:"retrievals"`
+	LastRetrieved  int    `json:"last_retrieved,omitempty"` // episode number of the last counted retrieval
+	Grade          string `json:"grade,omitempty"`          // process label of the action it came from
+}
+
+// Rule is one prompt rule of the doctor's rule book.
+type Rule struct {
+	ID        string `json:"id"`
+	Text      string `json:"text"`
+	Citations int    `json:"citations"` // graded actions that supported it
+	Created   int    `json:"created"`   // episode number
+}

@@ -1,0 +1,53 @@
+package clinic
+
+// DoctorView is the doctor's whole input for one turn. It is built by the episode
+// environment from what has been revealed so far and deliberately has no field
+// that could hold a hidden fact, an unrevealed result, the answer key or a
+// case's provenance.
+type DoctorView struct {
+	Demographics     Demographics `json:"demographics"`
+	OpeningComplaint string       `json:"opening_complaint"`
+	Exchanges        []Exchange   `json:"exchanges"`     // questions asked and what the patient said
+	Results          []Result     `json:"results"`       // tests returned (and refusals)
+	ConsultNotes     []string     `json:"consult_notes"` // consultant replies
+	Cards            []CardHint   `json:"cards"`         // retrieved memory cards
+	Rules            []string     `json:"rules"`         // prompt rules in force
+	Catalog          []string     `json:"catalog"`       // tests that may be requested
+	MDTAllowed       bool         `json:"mdt_allowed"`
+	Turn             int          `json:"turn"` // 0-based index of the turn being decided
+	MaxTurns         int          `json:"max_turns"`
+	TestsUsed        int          `json:"tests_used"`
+	MaxTests         int          `json:"max_tests"`
+}
+
+// Exchange is one question and the patient's reply.
+type Exchange struct {
+	Question string `json:"question"`
+	Topic    string `json:"topic,omitempty"`
+	Answer   string `json:"answer"`
+}
+
+// Result is one test request and what came back.
+type Result struct {
+	Test   string `json:"test"`
+	Status Status `json:"status"`
+	Text   string `json:"text,omitempty"`
+}
+
+// CardHint is a memory card as the doctor sees it: no provenance.
+type CardHint struct {
+	ID         string   `json:"id"`
+	Kind       CardKind `json:"kind"`
+	Text       string   `json:"text"`
+	Similarity float64  `json:"similarity"`
+	// Structured advice the built-in doctor reads; model doctors read Text.
+	Diagnosis string   `json:"diagnosis,omitempty"`
+	Avoid     string   `json:"avoid,omitempty"`
+	Ask       []string `json:"ask,omitempty"`
+	Tests     []string `json:"tests,omitempty"`
+	Evidence  []string `json:"evidence,omitempty"`
+	Plan      []string `json:"plan,omitempty"`
+	Followup  []string `json:"followup,omitempty"`
+	Action    string   `json:"action,omitempty"` // for rule and advice cards: ASK:<topic>, REQUEST_TEST:<test>, ...
+	Context   string   `json:"context,omitempty"`
+}

@@ -1,0 +1,175 @@
+// Package textmatch is the lexical matching shared by the built-in roles and the
+// manager: normalisation, content tokens with light stemming, and coverage
+// measures. One implementation keeps the patient, exam service, doctor and judge
+// agreeing on what "the same words" means.
+package textmatch
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// Normalize lowercases s, maps punctuation and underscores to spaces, folds a few
+// typographic characters and collapses whitespace.
+func Normalize(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := true
+	for _, r := range strings.ToLower(s) {
+		switch r {
+		case '’', '‘', '\'':
+			continue // "Hirschsprung’s" and "Hirschsprung's" both become "hirschsprungs"
+		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			space = false
+			continue
+		}
+		if !space {
+			b.WriteByte(' ')
+			space = true
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// stop words carry no clinical content.
+var stop = set(`a an and are as at be been being but by can could did do does doing for from had has have having he her
+hers him his how i if in into is it its just me my no nor not of on or our out over she so some such than that the their them
+then there these they this those to too under up very was we were what when where which while who whom why will with would you
+your yours any all also about after again against before below between both during each few more most other own same
+only further once here until off through am any tell describe please ok okay well doctor patient s t
+worried serious probably nothing neighbour muddled sorry look fine need know begin think maybe sure remember quite
+something let see get looked said hmm why where`)
+
+// generic words do not distinguish one diagnosis from another.
+var generic = set(`acute chronic disease disorder syndrome condition unspecified undifferentiated primary secondary
+type likely probable possible suspected left right bilateral mild moderate severe simple`)
+
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// Stem strips a few English suffixes so that "pains", "painful" and "pain" meet.
+func Stem(w string) string {
+	if len(w) <= 3 {
+		return w
+	}
+	for _, suf := range []string{"ational", "ness", "ment", "ing", "ful", "ies", "ed", "es", "ly", "s"} {
+		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
+			w = strings.TrimSuffix(w, suf)
+			if suf == "ies" {
+				w += "y"
+			}
+			break
+		}
+	}
+	return w
+}
+
+// Tokens returns the stemmed content tokens of s in order, without stop words.
+func Tokens(s string) []string {
+	var out []string
+	for _, w := range strings.Fields(Normalize(s)) {
+		if stop[w] {
+			continue
+		}
+		out = append(out, Stem(w))
+	}
+	return out
+}
+
+// Set returns the distinct content tokens of s.
+func Set(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range Tokens(s) {
+		m[t] = true
+	}
+	return m
+}
+
+// Specific returns the content tokens of a diagnosis name without generic words.
+func Specific(s string) map[string]bool {
+	m := Set(s)
+	for w := range m {
+		if generic[w] {
+			delete(m, w)
+		}
+	}
+	return m
+}
+
+// Coverage is the fraction of part's tokens that occur in whole (0 if part has none).
+func Coverage(part, whole map[string]bool) float64 {
+	if len(part) == 0 {
+		return 0
+	}
+	n := 0
+	for t := range part {
+		if whole[t] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(part))
+}
+
+// Jaccard is |a∩b| / |a∪b| (0 for two empty sets).
+func Jaccard(a, b map[string]bool) float64 {
+	inter := 0
+	for t := range a {
+		if b[t] {
+			inter++
+		}
+	}
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+// Subset reports whether every token of a is in b.
+func Subset(a, b map[string]bool) bool {
+	for t := range a {
+		if !b[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// Union merges token sets.
+func Union(sets ...map[string]bool) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range sets {
+		for t := range s {
+			m[t] = true
+		}
+	}
+	return m
+}
+
+// Sorted returns the tokens of a set in order, for deterministic output.
+func Sorted(s map[string]bool) []string {
+	out := make([]string, 0, len(s))
+	for t := range s {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ContainsPhrase reports whether the normalised text contains the normalised
+// phrase on word boundaries.
+func ContainsPhrase(text, phrase string) bool {
+	p := Normalize(phrase)
+	if p == "" {
+		return false
+	}
+	return strings.Contains(" "+Normalize(text)+" ", " "+p+" ")
+}
