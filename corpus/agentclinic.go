@@ -1,0 +1,392 @@
+package corpus
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/clinevo/clinevo/catalog"
+	"github.com/clinevo/clinevo/clinic"
+)
+
+// AgentClinicSource is the provenance source of imported AgentClinic cases.
+const AgentClinicSource = "agentclinic-medqa"
+
+// Import rules for AgentClinic OSCE cases (documented in the README):
+//
+//   - Patient_Actor: History, Past_Medical_History, Social_History, Review_of_Systems
+//     and any medication or family field are split into sentences; each sentence is
+//     a fact tagged by cue words (InferTopics) on top of its section's topic.
+//     Secondary symptoms are "associated" facts. Texts such as "Information not
+//     provided" are dropped. The opening complaint is the primary symptom.
+//   - Physical_Examination_Findings: each top-level key maps to a body system by
+//     its name (Vital_Signs -> vitals, Neurological_Examination -> neurological, ...);
+//     unknown keys go to "general". The finding text is the flattened object.
+//   - Test_Results: a generic container (Blood_Tests, Imaging, Laboratory_Tests, ...)
+//     is split: each child becomes its own catalog item, and scalar children
+//     (analytes such as WBC) also stay in the container's combined result. Any other
+//     key is one item whose result is its flattened object. Names are normalised
+//     with catalog.Key and take the canonical name of a built-in catalog item
+//     when one matches. Every case gets the same corpus-wide catalog (built-in items
+//     plus every imported test name), so the catalog does not hint at a diagnosis.
+//   - Correct_Diagnosis: the display name; a bracketed abbreviation becomes an
+//     acceptable name.
+//   - Evidence key points: every abnormal leaf of the test results and the physical
+//     examination, as "<name>: <value>", tests first, at most 8 (see abnormalLeaf).
+//     There are no management key points (the plan is not scored), no must-ask
+//     topics, no referral information.
+type agentClinicCase struct {
+	OSCE struct {
+		Patient  node   `json:"Patient_Actor"`
+		Physical node   `json:"Physical_Examination_Findings"`
+		Tests    node   `json:"Test_Results"`
+		Dx       string `json:"Correct_Diagnosis"`
+	} `json:"OSCE_Examination"`
+}
+
+// MaxImportedEvidence caps the derived evidence key points of one imported case.
+const MaxImportedEvidence = 8
+
+// ImportAgentClinic reads AgentClinic OSCE JSONL and returns native cases with
+// IDs "agentclinic-NNN" (line numbers). Errors name the line and the field.
+func ImportAgentClinic(r io.Reader, name string) ([]clinic.Case, error) {
+	var cases []clinic.Case
+	var extra []catalog.Item
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		var ac agentClinicCase
+		if err := json.Unmarshal(raw, &ac); err != nil {
+			return nil, fmt.Errorf("%s:%d: %s", name, line, describeJSONError(err))
+		}
+		c, items, err := convertAgentClinic(ac, line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		cases = append(cases, c)
+		extra = append(extra, items...)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: read: %w", name, line+1, err)
+	}
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("%s: no cases", name)
+	}
+	names := catalog.Default().Extend(extra).Names()
+	for i := range cases {
+		cases[i].Exam.Catalog = names
+		if err := Validate(&cases[i]); err != nil {
+			return nil, fmt.Errorf("%s: case %q: %w", name, cases[i].ID, err)
+		}
+	}
+	return cases, nil
+}
+
+func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.Item, error) {
+	o := ac.OSCE
+	if o.Patient.kind != 'o' {
+		return clinic.Case{}, nil, FieldError{"OSCE_Examination.Patient_Actor", "required object"}
+	}
+	if strings.TrimSpace(o.Dx) == "" {
+		return clinic.Case{}, nil, FieldError{"OSCE_Examination.Correct_Diagnosis", "required"}
+	}
+	c := clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, ID: fmt.Sprintf("agentclinic-%03d", line),
+		Provenance: clinic.Provenance{Source: AgentClinicSource, SourceCaseID: "line " + strconv.Itoa(line), License: "MIT"}}
+	c.Meta.Split = "agentclinic"
+
+	pa := o.Patient
+	demo, _ := pa.get("Demographics")
+	c.Patient.Demographics = ParseDemographics(demo.text())
+	c.Patient.Persona = clinic.Persona{Personality: "neutral", Language: "fluent", Recall: "high", Clarity: "clear"}
+	if sym, ok := pa.get("Symptoms"); ok {
+		if p, ok := sym.get("Primary_Symptom"); ok {
+			c.Patient.OpeningComplaint = p.text()
+		}
+	}
+	if c.Patient.OpeningComplaint == "" {
+		return clinic.Case{}, nil, FieldError{"OSCE_Examination.Patient_Actor.Symptoms.Primary_Symptom", "required"}
+	}
+	var facts []clinic.Fact
+	addFact := func(text, section string) {
+		if uninformative(text) {
+			return
+		}
+		facts = append(facts, clinic.Fact{ID: "f" + strconv.Itoa(len(facts)+1), Text: text, Topics: InferTopics(text, section)})
+	}
+	for i, k := range pa.keys {
+		v := pa.vals[i]
+		section := sectionTopic(k)
+		switch k {
+		case "Demographics":
+			continue
+		case "Symptoms":
+			if sec, ok := v.get("Secondary_Symptoms"); ok {
+				for _, s := range sec.leaves("") {
+					addFact(s[1], clinic.TopicAssociated)
+				}
+			}
+			for j, sk := range v.keys {
+				if sk != "Primary_Symptom" && sk != "Secondary_Symptoms" {
+					addFact(v.vals[j].text(), clinic.TopicAssociated)
+				}
+			}
+			continue
+		}
+		for _, s := range Sentences(v.text()) {
+			addFact(s, section)
+		}
+	}
+	c.Patient.Facts = facts
+
+	var leaves []evidenceLeaf
+	for i, k := range o.Physical.keys {
+		v := o.Physical.vals[i]
+		sys := examSystem(k)
+		text := v.text()
+		if text == "" {
+			continue
+		}
+		abnormal := false
+		for _, lf := range v.leaves(humanKey(k)) {
+			if abnormalLeaf(lf[0], lf[1]) {
+				abnormal = true
+				leaves = append(leaves, evidenceLeaf{name: lf[0], value: lf[1], exam: true})
+			}
+		}
+		if j := findingIndex(c.Exam.Findings, sys); j >= 0 {
+			c.Exam.Findings[j].Text += "; " + text
+			c.Exam.Findings[j].Abnormal = c.Exam.Findings[j].Abnormal || abnormal
+		} else {
+			c.Exam.Findings = append(c.Exam.Findings, clinic.Finding{System: sys, Text: text, Abnormal: abnormal})
+		}
+	}
+
+	var items []catalog.Item
+	tests := map[string]*clinic.TestValue{}
+	var order []string
+	addTest := func(rawName, result string, abnormal bool) {
+		name, aliases := testName(rawName)
+		if name == "" || uninformative(result) {
+			return
+		}
+		if t, ok := tests[name]; ok {
+			t.Result += "; " + result
+			t.Abnormal = t.Abnormal || abnormal
+			return
+		}
+		tests[name] = &clinic.TestValue{Name: name, Aliases: aliases, Result: result, Abnormal: abnormal}
+		order = append(order, name)
+		items = append(items, catalog.Item{Name: name, Aliases: aliases, Category: catalog.Infer(name)})
+	}
+	var testLeaves []evidenceLeaf
+	for i, k := range o.Tests.keys {
+		v := o.Tests.vals[i]
+		if isContainer(k) && v.kind == 'o' {
+			var scalars []string
+			anyAbnormal := false
+			for j, ck := range v.keys {
+				cv := v.vals[j]
+				ab := false
+				for _, lf := range cv.leaves(humanKey(ck)) {
+					if abnormalLeaf(lf[0], lf[1]) {
+						ab = true
+						testLeaves = append(testLeaves, evidenceLeaf{name: lf[0], value: lf[1]})
+					}
+				}
+				anyAbnormal = anyAbnormal || ab
+				if cv.kind == 's' {
+					scalars = append(scalars, humanKey(ck)+": "+cv.text())
+				}
+				addTest(ck, cv.text(), ab)
+			}
+			if len(scalars) > 0 {
+				addTest(k, strings.Join(scalars, "; "), anyAbnormal)
+			}
+			continue
+		}
+		ab := false
+		for _, lf := range v.leaves(humanKey(k)) {
+			if abnormalLeaf(lf[0], lf[1]) {
+				ab = true
+				testLeaves = append(testLeaves, evidenceLeaf{name: lf[0], value: lf[1]})
+			}
+		}
+		addTest(k, v.text(), ab)
+	}
+	for _, n := range order {
+		c.Exam.Tests = append(c.Exam.Tests, *tests[n])
+	}
+
+	dx, alias := splitAbbreviation(o.Dx)
+	c.Manager.Diagnosis = clinic.Diagnosis{Name: dx, Acceptable: alias}
+	for _, lf := range append(testLeaves, leaves...) {
+		if len(c.Manager.Evidence) == MaxImportedEvidence {
+			break
+		}
+		c.Manager.Evidence = append(c.Manager.Evidence, lf.name+": "+lf.value)
+	}
+	c.Condition = conditionKey(dx)
+	return c, items, nil
+}
+
+type evidenceLeaf struct {
+	name, value string
+	exam        bool
+}
+
+func findingIndex(fs []clinic.Finding, sys string) int {
+	for i, f := range fs {
+		if f.System == sys {
+			return i
+		}
+	}
+	return -1
+}
+
+func sectionTopic(key string) string {
+	k := strings.ToLower(key)
+	switch {
+	case strings.Contains(k, "past_medical"):
+		return clinic.TopicPastHistory
+	case strings.Contains(k, "social"):
+		return clinic.TopicSocial
+	case strings.Contains(k, "review_of_systems"):
+		return clinic.TopicSystems
+	case strings.Contains(k, "medication"):
+		return clinic.TopicMedications
+	case strings.Contains(k, "allerg"):
+		return clinic.TopicAllergies
+	case strings.Contains(k, "family"):
+		return clinic.TopicFamily
+	}
+	return "" // History: topics come from cue words alone
+}
+
+var systemByWord = []struct{ word, system string }{
+	{"vital", "vitals"}, {"neuro", "neurological"}, {"cranial", "neurological"}, {"mental", "mental state"},
+	{"abdom", "abdominal"}, {"rect", "abdominal"}, {"anal", "abdominal"}, {"cardiopulm", "cardiovascular"},
+	{"cardi", "cardiovascular"}, {"heart", "cardiovascular"}, {"respir", "respiratory"}, {"lung", "respiratory"},
+	{"pulmon", "respiratory"}, {"chest", "respiratory"}, {"skin", "skin"}, {"derma", "skin"}, {"ent", "ent"},
+	{"ear", "ent"}, {"oral", "ent"}, {"throat", "ent"}, {"neck", "ent"}, {"audio", "ent"}, {"eye", "eye"},
+	{"ophthal", "eye"}, {"pelvic", "genitourinary"}, {"genit", "genitourinary"}, {"obstet", "genitourinary"},
+	{"breast", "genitourinary"}, {"kidney", "genitourinary"}, {"testic", "genitourinary"}, {"musculo", "musculoskeletal"},
+	{"extrem", "musculoskeletal"}, {"joint", "musculoskeletal"}, {"hand", "musculoskeletal"}, {"knee", "musculoskeletal"},
+	{"limb", "musculoskeletal"}, {"spine", "musculoskeletal"}, {"back", "musculoskeletal"},
+}
+
+func examSystem(key string) string {
+	for _, w := range strings.Split(strings.ToLower(key), "_") {
+		for _, sb := range systemByWord {
+			if strings.HasPrefix(w, sb.word) {
+				return sb.system
+			}
+		}
+	}
+	return "general"
+}
+
+var containers = map[string]bool{"blood tests": true, "blood test": true, "blood work": true, "laboratory tests": true,
+	"laboratory studies": true, "laboratory": true, "labs": true, "imaging": true, "additional tests": true,
+	"other tests": true, "investigations": true, "laboratory results": true, "laboratory investigations": true}
+
+func isContainer(key string) bool { return containers[strings.ToLower(humanKey(key))] }
+
+var bracketed = regexp.MustCompile(`\s*\(([^)]*)\)\s*`)
+
+// testName returns the catalog name of an imported test key and its aliases.
+func testName(raw string) (string, []string) {
+	var aliases []string
+	if m := bracketed.FindStringSubmatch(raw); m != nil {
+		aliases = append(aliases, m[1])
+		raw = bracketed.ReplaceAllString(raw, " ")
+	}
+	if it, match := catalog.Default().Lookup(raw); match != catalog.MatchNone {
+		return it.Name, aliases
+	}
+	return catalog.Key(humanKey(raw)), aliases
+}
+
+// splitAbbreviation turns "Benign Paroxysmal Positional Vertigo (BPPV)" into the
+// name and its abbreviation.
+func splitAbbreviation(dx string) (string, []string) {
+	dx = strings.TrimSpace(dx)
+	m := bracketed.FindStringSubmatch(dx)
+	if m == nil {
+		return dx, nil
+	}
+	return strings.TrimSpace(bracketed.ReplaceAllString(dx, " ")), []string{strings.TrimSpace(m[1])}
+}
+
+func conditionKey(dx string) string {
+	return strings.ReplaceAll(catalog.Key(dx), " ", "_")
+}
+
+var (
+	normalCue   = regexp.MustCompile(`(?i)^(normal|within normal|unremarkable|negative|non-?reactive|clear|intact|no |none|not |absence|absent of|regular|symmetric|soft|appropriate|stable|benign|nontender|non-tender|well)`)
+	abnormalCue = regexp.MustCompile(`(?i)(elevat|raised|increas|decreas|reduc|diminish|low|high|positive|present|abnormal|enlarg|tender|mass|lesion|detected|consistent with|suggest|dilat|opacit|fracture|effusion|infiltrat|thicken|atroph|swell|erythem|rash|ulcer|nodul|cyst|deformit|murmur|crackle|wheez|distension|distended|palpable|weak|absent|impaired|prolonged|deficit|\+)`)
+	number      = regexp.MustCompile(`\d+(\.\d+)?`)
+)
+
+// abnormalLeaf is the documented rule for deriving evidence: vital signs are
+// abnormal outside adult reference ranges (temperature >= 38.0 C or 100.4 F, heart
+// rate > 100 or < 50, systolic >= 140 or < 90, respiratory rate > 20, oxygen
+// saturation < 94%); any other value is abnormal when it carries an abnormal cue
+// word and does not open with a normal or negating phrase.
+func abnormalLeaf(name, value string) bool {
+	n := strings.ToLower(name)
+	v := strings.TrimSpace(value)
+	if v == "" || uninformative(v) || strings.Contains(n, "optional") || strings.Contains(n, "note") {
+		return false
+	}
+	first := func() (float64, bool) {
+		m := number.FindString(v)
+		if m == "" {
+			return 0, false
+		}
+		f, err := strconv.ParseFloat(m, 64)
+		return f, err == nil
+	}
+	switch {
+	case strings.Contains(n, "temperature"):
+		f, ok := first()
+		return ok && ((f < 50 && f >= 38.0) || (f > 50 && f >= 100.4))
+	case strings.Contains(n, "heart rate") || strings.Contains(n, "pulse"):
+		f, ok := first()
+		return ok && (f > 100 || f < 50)
+	case strings.Contains(n, "blood pressure"):
+		f, ok := first()
+		return ok && (f >= 140 || f < 90)
+	case strings.Contains(n, "respiratory rate"):
+		f, ok := first()
+		return ok && f > 20
+	case strings.Contains(n, "oxygen") || strings.Contains(n, "spo2") || strings.Contains(n, "saturation"):
+		f, ok := first()
+		return ok && f < 94
+	}
+	if normalCue.MatchString(v) {
+		return false
+	}
+	return abnormalCue.MatchString(v)
+}
+
+// sortedKeys is used by tests and stats for deterministic output.
+func sortedKeys[M ~map[string]V, V any](m M) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

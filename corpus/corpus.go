@@ -1,0 +1,290 @@
+// Package corpus loads, validates, writes and imports case corpora: the native
+// JSONL format, AgentClinic OSCE JSONL, MedEvoEval three-view JSON, and the
+// embedded synthetic corpus (package synth).
+package corpus
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus/synth"
+)
+
+// DefaultSeed is the seed of the built-in corpus references.
+const DefaultSeed = 7
+
+// Corpus is an ordered set of cases with an ID index.
+type Corpus struct {
+	Name  string
+	Cases []clinic.Case
+	byID  map[string]int
+}
+
+// New indexes cases; duplicate IDs are an error.
+func New(name string, cases []clinic.Case) (*Corpus, error) {
+	c := &Corpus{Name: name, Cases: cases, byID: make(map[string]int, len(cases))}
+	for i, cs := range cases {
+		if j, ok := c.byID[cs.ID]; ok {
+			return nil, fmt.Errorf("%s: case %d: id: duplicate case ID %q (first at case %d)", name, i+1, cs.ID, j+1)
+		}
+		c.byID[cs.ID] = i
+	}
+	return c, nil
+}
+
+// Case returns the case with the given ID.
+func (c *Corpus) Case(id string) (clinic.Case, bool) {
+	i, ok := c.byID[id]
+	if !ok {
+		return clinic.Case{}, false
+	}
+	return c.Cases[i], true
+}
+
+// FieldError is a validation failure of one field of one case.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
+
+// Validate checks that a case has every required field and only allowed values.
+// It returns the first problem as a FieldError.
+func Validate(c *clinic.Case) error {
+	fail := func(field, msg string) error { return FieldError{field, msg} }
+	switch {
+	case c.SchemaVersion == 0:
+		return fail("schema_version", "required")
+	case c.SchemaVersion != clinic.CaseSchemaVersion:
+		return fail("schema_version", fmt.Sprintf("unknown version %d, want %d", c.SchemaVersion, clinic.CaseSchemaVersion))
+	case strings.TrimSpace(c.ID) == "":
+		return fail("id", "required")
+	case strings.TrimSpace(c.Patient.OpeningComplaint) == "":
+		return fail("patient_view.opening_complaint", "required")
+	case len(c.Patient.Facts) == 0:
+		return fail("patient_view.facts", "at least one fact is required")
+	case strings.TrimSpace(c.Manager.Diagnosis.Name) == "":
+		return fail("manager_view.diagnosis.display_name", "required")
+	case strings.TrimSpace(c.Provenance.Source) == "":
+		return fail("provenance.source", "required")
+	}
+	seen := map[string]bool{}
+	for i, f := range c.Patient.Facts {
+		field := fmt.Sprintf("patient_view.facts[%d]", i)
+		switch {
+		case f.ID == "":
+			return fail(field+".id", "required")
+		case seen[f.ID]:
+			return fail(field+".id", fmt.Sprintf("duplicate fact ID %q", f.ID))
+		case strings.TrimSpace(f.Text) == "":
+			return fail(field+".text", "required")
+		case len(f.Topics) == 0:
+			return fail(field+".topics", "at least one topic is required")
+		}
+		seen[f.ID] = true
+		for j, t := range f.Topics {
+			if !oneOf(t, clinic.Topics) {
+				return fail(fmt.Sprintf("%s.topics[%d]", field, j), fmt.Sprintf("unknown topic %q, want one of %s", t, strings.Join(clinic.Topics, ", ")))
+			}
+		}
+	}
+	p := c.Patient.Persona
+	for _, chk := range []struct {
+		field, v string
+		allowed  []string
+	}{{"personality", p.Personality, clinic.Personalities}, {"language", p.Language, clinic.Languages},
+		{"recall", p.Recall, clinic.Recalls}, {"clarity", p.Clarity, clinic.Clarities}} {
+		if chk.v != "" && !oneOf(chk.v, chk.allowed) {
+			return fail("patient_view.persona."+chk.field, fmt.Sprintf("unknown value %q, want one of %s", chk.v, strings.Join(chk.allowed, ", ")))
+		}
+	}
+	for i, t := range c.Exam.Tests {
+		if t.Name == "" {
+			return fail(fmt.Sprintf("exam_view.tests[%d].name", i), "required")
+		}
+		if t.Result == "" {
+			return fail(fmt.Sprintf("exam_view.tests[%d].result", i), "required")
+		}
+	}
+	for i, t := range c.Manager.MustAsk {
+		if !oneOf(t, clinic.Topics) {
+			return fail(fmt.Sprintf("manager_view.must_ask_topics[%d]", i), fmt.Sprintf("unknown topic %q", t))
+		}
+	}
+	for i, a := range c.Manager.RequiredActions {
+		kind, _, _ := strings.Cut(a, ":")
+		if !clinic.ActionKind(kind).Valid() {
+			return fail(fmt.Sprintf("manager_view.required_actions[%d]", i), fmt.Sprintf("%q does not start with an action (ASK, REQUEST_TEST, CALL_MDT, FINALIZE)", a))
+		}
+	}
+	if r := c.Manager.Referral; r != nil && r.Urgency != "" && !oneOf(r.Urgency, []string{"routine", "urgent", "emergency"}) {
+		return fail("manager_view.referral.urgency", fmt.Sprintf("unknown urgency %q, want routine, urgent or emergency", r.Urgency))
+	}
+	return nil
+}
+
+func oneOf(v string, allowed []string) bool {
+	for _, a := range allowed {
+		if a == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadJSONL reads native cases, one JSON object a line, validating each. Errors
+// name the file, the line and the field.
+func ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
+	var cases []clinic.Case
+	firstLine := map[string]int{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		var c clinic.Case
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("%s:%d: %s", name, line, describeJSONError(err))
+		}
+		if err := Validate(&c); err != nil {
+			return nil, fmt.Errorf("%s:%d: case %q: %w", name, line, c.ID, err)
+		}
+		if first, ok := firstLine[c.ID]; ok {
+			return nil, fmt.Errorf("%s:%d: field id: duplicate case ID %q (first on line %d)", name, line, c.ID, first)
+		}
+		firstLine[c.ID] = line
+		cases = append(cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: read: %w", name, line+1, err)
+	}
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("%s: no cases", name)
+	}
+	return cases, nil
+}
+
+func describeJSONError(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		return fmt.Sprintf("field %s: expected %s, got JSON %s", typeErr.Field, typeErr.Type, typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, err)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "field " + strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`) + ": unknown field"
+	}
+	return "malformed JSON: " + err.Error()
+}
+
+// WriteJSONL validates every case and writes them atomically: the file appears
+// whole or not at all.
+func WriteJSONL(path string, cases []clinic.Case) error {
+	seen := map[string]int{}
+	for i := range cases {
+		if err := Validate(&cases[i]); err != nil {
+			return fmt.Errorf("write %s: case %d (%q): %w", path, i+1, cases[i].ID, err)
+		}
+		if j, ok := seen[cases[i].ID]; ok {
+			return fmt.Errorf("write %s: case %d: field id: duplicate case ID %q (first at case %d)", path, i+1, cases[i].ID, j)
+		}
+		seen[cases[i].ID] = i + 1
+	}
+	return WriteAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		for i := range cases {
+			if err := enc.Encode(&cases[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// WriteAtomic writes a file through a temporary file in the same directory and
+// renames it into place, so a failure leaves no partial file behind.
+func WriteAtomic(path string, write func(io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriter(tmp)
+	if err = write(bw); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// BuiltinPrefix marks a reference to the embedded synthetic corpus:
+// "builtin:<split>" or "builtin:<split>@<seed>", split one of stream, heldout, cross, update.
+const BuiltinPrefix = "builtin:"
+
+// Load opens a corpus by reference: a builtin reference or a native JSONL file.
+func Load(ref string) (*Corpus, error) {
+	if strings.HasPrefix(ref, BuiltinPrefix) {
+		split, seedText, hasSeed := strings.Cut(strings.TrimPrefix(ref, BuiltinPrefix), "@")
+		seed := uint64(DefaultSeed)
+		if hasSeed {
+			s, err := strconv.ParseUint(seedText, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("corpus %q: seed %q is not a non-negative integer", ref, seedText)
+			}
+			seed = s
+		}
+		cases, ok := synth.Generate(seed)[split]
+		if !ok {
+			return nil, fmt.Errorf("corpus %q: unknown split %q, want one of %s", ref, split, strings.Join(synth.Splits, ", "))
+		}
+		return New(ref, cases)
+	}
+	f, err := os.Open(ref)
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	defer f.Close()
+	cases, err := ReadJSONL(f, ref)
+	if err != nil {
+		return nil, err
+	}
+	return New(ref, cases)
+}

@@ -1,0 +1,224 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/clinevo/clinevo/catalog"
+	"github.com/clinevo/clinevo/clinic"
+)
+
+// MedEvoEvalSource is the default provenance source of imported MedEvoEval cases.
+const MedEvoEvalSource = "medevoeval"
+
+// medEvoCase is the MedEvoEval three-view case. Demographics, history facts and
+// test results are accepted both as text and as objects, since published files
+// use both shapes.
+type medEvoCase struct {
+	CaseID  string `json:"case_id"`
+	Source  string `json:"source"`
+	Patient struct {
+		Demographics node   `json:"demographics"`
+		Complaint    string `json:"chief_complaint"`
+		Facts        []node `json:"history_facts"`
+	} `json:"patient_view"`
+	Exam struct {
+		Tests   node     `json:"tests"`
+		Catalog []string `json:"test_catalog"`
+	} `json:"exam_view"`
+	Manager struct {
+		Truth struct {
+			Diagnosis struct {
+				Name       string   `json:"display_name"`
+				Acceptable []string `json:"acceptable_names"`
+			} `json:"diagnosis"`
+			Evidence struct {
+				Points []string `json:"key_points"`
+			} `json:"evidence_rubric"`
+			Management struct {
+				Points []string `json:"key_points"`
+			} `json:"management_rubric"`
+		} `json:"ground_truth"`
+	} `json:"manager_view"`
+}
+
+// ImportMedEvoEval reads MedEvoEval cases: a JSON array, a single object, or one
+// object a line. Errors name the record (and line for JSONL) and the field.
+func ImportMedEvoEval(r io.Reader, name string) ([]clinic.Case, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: read: %w", name, err)
+	}
+	type rec struct {
+		where string
+		raw   []byte
+	}
+	var recs []rec
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case len(trimmed) == 0:
+		return nil, fmt.Errorf("%s: no cases", name)
+	case trimmed[0] == '[':
+		var arr []json.RawMessage
+		if err := json.Unmarshal(trimmed, &arr); err != nil {
+			return nil, fmt.Errorf("%s: %s", name, describeJSONError(err))
+		}
+		for i, a := range arr {
+			recs = append(recs, rec{fmt.Sprintf("%s: record %d", name, i+1), a})
+		}
+	default:
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		for dec.More() {
+			var one json.RawMessage
+			start := int(dec.InputOffset())
+			for start < len(trimmed) && (trimmed[start] == '\n' || trimmed[start] == ' ' || trimmed[start] == '\t' || trimmed[start] == '\r') {
+				start++
+			}
+			line := 1 + bytes.Count(trimmed[:start], []byte("\n"))
+			if err := dec.Decode(&one); err != nil {
+				return nil, fmt.Errorf("%s:%d: %s", name, line, describeJSONError(err))
+			}
+			recs = append(recs, rec{fmt.Sprintf("%s:%d", name, line), one})
+		}
+	}
+	var cases []clinic.Case
+	var extra []catalog.Item
+	seen := map[string]string{}
+	for _, rc := range recs {
+		var m medEvoCase
+		if err := json.Unmarshal(rc.raw, &m); err != nil {
+			return nil, fmt.Errorf("%s: %s", rc.where, describeJSONError(err))
+		}
+		c, items, err := convertMedEvo(m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rc.where, err)
+		}
+		if first, ok := seen[c.ID]; ok {
+			return nil, fmt.Errorf("%s: field case_id: duplicate case ID %q (first at %s)", rc.where, c.ID, first)
+		}
+		seen[c.ID] = rc.where
+		cases = append(cases, c)
+		extra = append(extra, items...)
+	}
+	names := catalog.Default().Extend(extra).Names()
+	for i := range cases {
+		if len(cases[i].Exam.Catalog) == 0 {
+			cases[i].Exam.Catalog = names
+		}
+		if err := Validate(&cases[i]); err != nil {
+			return nil, fmt.Errorf("%s: case %q: %w", name, cases[i].ID, err)
+		}
+	}
+	return cases, nil
+}
+
+func convertMedEvo(m medEvoCase) (clinic.Case, []catalog.Item, error) {
+	switch {
+	case strings.TrimSpace(m.CaseID) == "":
+		return clinic.Case{}, nil, FieldError{"case_id", "required"}
+	case strings.TrimSpace(m.Patient.Complaint) == "":
+		return clinic.Case{}, nil, FieldError{"patient_view.chief_complaint", "required"}
+	case strings.TrimSpace(m.Manager.Truth.Diagnosis.Name) == "":
+		return clinic.Case{}, nil, FieldError{"manager_view.ground_truth.diagnosis.display_name", "required"}
+	case len(m.Patient.Facts) == 0:
+		return clinic.Case{}, nil, FieldError{"patient_view.history_facts", "at least one fact is required"}
+	}
+	src := m.Source
+	if src == "" {
+		src = MedEvoEvalSource
+	}
+	c := clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, ID: m.CaseID, Condition: conditionKey(m.Manager.Truth.Diagnosis.Name),
+		Provenance: clinic.Provenance{Source: src, SourceCaseID: m.CaseID}}
+	c.Meta.Split = "medevoeval"
+	d := m.Patient.Demographics
+	switch d.kind {
+	case 'o':
+		text := d.text()
+		c.Patient.Demographics = ParseDemographics(text)
+		if a, ok := d.get("age"); ok {
+			c.Patient.Demographics.Age, _ = strconv.Atoi(a.scalar)
+		}
+		if s, ok := d.get("sex"); ok {
+			c.Patient.Demographics.Sex = strings.ToLower(s.scalar)
+		}
+	default:
+		c.Patient.Demographics = ParseDemographics(d.text())
+	}
+	c.Patient.OpeningComplaint = strings.TrimSpace(m.Patient.Complaint)
+	c.Patient.Persona = clinic.Persona{Personality: "neutral", Language: "fluent", Recall: "high", Clarity: "clear"}
+	for i, f := range m.Patient.Facts {
+		id := "f" + strconv.Itoa(i+1)
+		var text, topic string
+		switch f.kind {
+		case 's':
+			text = f.scalar
+		case 'o':
+			for _, k := range []string{"text", "fact", "content", "value"} {
+				if v, ok := f.get(k); ok {
+					text = v.text()
+					break
+				}
+			}
+			if v, ok := f.get("id"); ok && v.scalar != "" {
+				id = v.scalar
+			}
+			for _, k := range []string{"topic", "category"} {
+				if v, ok := f.get(k); ok {
+					topic = normaliseTopic(v.text())
+				}
+			}
+		}
+		if strings.TrimSpace(text) == "" {
+			return clinic.Case{}, nil, FieldError{fmt.Sprintf("patient_view.history_facts[%d]", i), "no text"}
+		}
+		c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: id, Text: text, Topics: InferTopics(text, topic)})
+	}
+	var items []catalog.Item
+	for i, k := range m.Exam.Tests.keys {
+		name, aliases := testName(k)
+		v := m.Exam.Tests.vals[i]
+		ab := false
+		for _, lf := range v.leaves(humanKey(k)) {
+			ab = ab || abnormalLeaf(lf[0], lf[1])
+		}
+		c.Exam.Tests = append(c.Exam.Tests, clinic.TestValue{Name: name, Aliases: aliases, Result: v.text(), Abnormal: ab})
+		items = append(items, catalog.Item{Name: name, Aliases: aliases, Category: catalog.Infer(name)})
+	}
+	for _, n := range m.Exam.Catalog {
+		name, _ := testName(n)
+		c.Exam.Catalog = append(c.Exam.Catalog, name)
+		items = append(items, catalog.Item{Name: name, Category: catalog.Infer(name)})
+	}
+	t := m.Manager.Truth
+	c.Manager.Diagnosis = clinic.Diagnosis{Name: t.Diagnosis.Name, Acceptable: t.Diagnosis.Acceptable}
+	c.Manager.Evidence = t.Evidence.Points
+	c.Manager.Management = t.Management.Points
+	return c, items, nil
+}
+
+// normaliseTopic maps a source topic label onto ours; unknown labels give "".
+func normaliseTopic(s string) string {
+	k := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), " ", "_")
+	switch k {
+	case "pmh", "past_medical_history", "history", "past_history":
+		return clinic.TopicPastHistory
+	case "meds", "medication", "medications", "drug_history":
+		return clinic.TopicMedications
+	case "ros", "review_of_systems":
+		return clinic.TopicSystems
+	case "social_history":
+		return clinic.TopicSocial
+	case "family_history":
+		return clinic.TopicFamily
+	case "associated_symptoms", "symptoms":
+		return clinic.TopicAssociated
+	}
+	if contains(clinic.Topics, k) {
+		return k
+	}
+	return ""
+}
