@@ -1,0 +1,308 @@
+// Package grader holds the manager, which scores an episode's outcome and process
+// against the answer key, and the process grader, which labels every action.
+package grader
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/clinevo/clinevo/catalog"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/textmatch"
+)
+
+// Weights are the manager's weights and thresholds.
+type Weights struct {
+	Diagnosis, Evidence, Plan float64 // S = wd·diag + we·evi + wp·plan over the scored parts
+	Lambda                    float64 // hallucination penalty in S_evi
+	Mu                        float64 // unsafe-plan penalty in S_plan
+	PassAt                    float64 // pass if S >= PassAt
+	US, UT, UE, UR            float64 // U = US·S − UT·T/Tmax − UE·E/Emax − UR·R
+	MatchAt                   float64 // share of a key point's words an item must contain to match it
+	SupportAt                 float64 // share of an evidence item's words the revealed text must contain
+}
+
+// DefaultWeights are the published defaults: S = 0.5·diag + 0.3·evi + 0.2·plan,
+// pass at 0.7, U = 0.6·S − 0.2·T/Tmax − 0.1·E/Emax − 0.1·R.
+func DefaultWeights() Weights {
+	return Weights{Diagnosis: 0.5, Evidence: 0.3, Plan: 0.2, Lambda: 0.5, Mu: 1, PassAt: 0.7,
+		US: 0.6, UT: 0.2, UE: 0.1, UR: 0.1, MatchAt: 0.5, SupportAt: 0.5}
+}
+
+// Validate reports the first invalid weight.
+func (w Weights) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"diagnosis", w.Diagnosis}, {"evidence", w.Evidence}, {"plan", w.Plan}, {"lambda", w.Lambda}, {"mu", w.Mu},
+		{"pass_at", w.PassAt}, {"match_at", w.MatchAt}, {"support_at", w.SupportAt}} {
+		if f.v < 0 || math.IsNaN(f.v) {
+			return fmt.Errorf("scoring: %s must be a non-negative number, got %v", f.name, f.v)
+		}
+	}
+	if w.Diagnosis+w.Evidence+w.Plan == 0 {
+		return fmt.Errorf("scoring: the diagnosis, evidence and plan weights must not all be zero")
+	}
+	return nil
+}
+
+// GradeDiagnosis grades a predicted diagnosis against the reference:
+//
+//	1    the prediction names the reference or an acceptable name (same words after normalisation);
+//	0.75 the specific words of one name contain those of the other (a more or less specific name);
+//	0.5  the specific words overlap by Jaccard >= 0.5;
+//	0.25 they share at least one specific word;
+//	0    otherwise, and always when the prediction names a dangerous alternative
+//	     at 0.75 or better.
+//
+// "Specific words" are content words without generic ones (acute, chronic,
+// disease, syndrome, ...), see textmatch.Specific.
+func GradeDiagnosis(pred string, dx clinic.Diagnosis) float64 {
+	if strings.TrimSpace(pred) == "" {
+		return 0
+	}
+	for _, d := range dx.Dangerous {
+		if nameGrade(pred, d) >= 0.75 && nameGrade(pred, dx.Name) < 1 && bestAcceptable(pred, dx) < 1 {
+			return 0
+		}
+	}
+	return bestAcceptable(pred, dx)
+}
+
+func bestAcceptable(pred string, dx clinic.Diagnosis) float64 {
+	best := nameGrade(pred, dx.Name)
+	for _, a := range dx.Acceptable {
+		best = math.Max(best, nameGrade(pred, a))
+	}
+	return best
+}
+
+func nameGrade(pred, ref string) float64 {
+	pa, ra := textmatch.Set(pred), textmatch.Set(ref)
+	if len(pa) > 0 && textmatch.Subset(pa, ra) && textmatch.Subset(ra, pa) {
+		return 1
+	}
+	p, r := textmatch.Specific(pred), textmatch.Specific(ref)
+	if len(p) == 0 || len(r) == 0 {
+		return 0
+	}
+	switch j := textmatch.Jaccard(p, r); {
+	case textmatch.Subset(p, r) || textmatch.Subset(r, p):
+		return 0.75
+	case j >= 0.5:
+		return 0.5
+	case j > 0:
+		return 0.25
+	}
+	return 0
+}
+
+// Score computes the manager's scores of a finished episode.
+func Score(c *clinic.Case, cfg episode.Config, events []clinic.Event, final clinic.FinalOutput, w Weights) clinic.Scores {
+	var s clinic.Scores
+	m := c.Manager
+	if len(final.Diagnosis) > 0 {
+		s.Diagnosis = GradeDiagnosis(final.Diagnosis[0], m.Diagnosis)
+	}
+	s.Strict = s.Diagnosis == 1
+
+	revealed := RevealedText(c, events)
+	if k := len(m.Evidence); k > 0 {
+		matched, _ := matchPoints(m.Evidence, final.Evidence, w.MatchAt)
+		var halluc []string
+		for _, e := range final.Evidence {
+			if textmatch.Coverage(textmatch.Set(e), revealed) < w.SupportAt {
+				halluc = append(halluc, e)
+			}
+		}
+		v := math.Max(0, (float64(len(matched))-w.Lambda*float64(len(halluc)))/float64(k))
+		s.Evidence, s.Matched, s.Halluc = &v, matched, halluc
+	}
+	planItems := append(append([]string(nil), final.Plan...), final.Followup...)
+	if k := len(m.Management); k > 0 {
+		matched, _ := matchPoints(m.Management, planItems, w.MatchAt)
+		var unsafe []string
+		for _, p := range planItems {
+			for _, u := range m.UnsafeManagement {
+				if textmatch.Coverage(textmatch.Set(u), textmatch.Set(p)) >= 0.6 {
+					unsafe = append(unsafe, p)
+					break
+				}
+			}
+		}
+		v := math.Max(0, (float64(len(matched))-w.Mu*float64(len(unsafe)))/float64(k))
+		s.Plan, s.PlanHit, s.Unsafe = &v, matched, unsafe
+	}
+	num, den := w.Diagnosis*s.Diagnosis, w.Diagnosis
+	if s.Evidence != nil {
+		num, den = num+w.Evidence**s.Evidence, den+w.Evidence
+	}
+	if s.Plan != nil {
+		num, den = num+w.Plan**s.Plan, den+w.Plan
+	}
+	s.S = round4(num / den)
+	s.Pass = s.S >= w.PassAt
+	s.Grade = int(math.Round(100 * s.S))
+	s.Referral = referral(m.Referral, planItems)
+
+	bad := 0
+	for _, ev := range events {
+		if ev.Status != clinic.StatusFinalized {
+			s.T++
+		}
+		if ev.Action == clinic.RequestTest && !ev.Free && ev.Status != clinic.StatusOverBudget && ev.Status != clinic.StatusInvalid {
+			s.E++
+			switch ev.Status {
+			case clinic.StatusUnavailable, clinic.StatusUnparseable, clinic.StatusDuplicate:
+				bad++
+			}
+		}
+		s.Cost += ev.Cost
+	}
+	if s.E > 0 {
+		s.R = round4(float64(bad) / float64(s.E))
+	}
+	u := w.US*s.S - w.UT*float64(s.T)/float64(cfg.MaxTurns) - w.UR*s.R
+	if cfg.MaxTests > 0 {
+		u -= w.UE * float64(s.E) / float64(cfg.MaxTests)
+	}
+	s.U = round4(u)
+	s.Cost = round4(s.Cost)
+	s.MustAsk = mustAsk(m.MustAsk, events)
+	s.Required = required(m.RequiredActions, events)
+	return s
+}
+
+// RevealedText is every word the doctor could have seen: demographics, the
+// opening complaint, patient answers and returned results.
+func RevealedText(c *clinic.Case, events []clinic.Event) map[string]bool {
+	parts := []string{c.Patient.Demographics.Text, c.Patient.OpeningComplaint}
+	for _, ev := range events {
+		if ev.Status == clinic.StatusReturned && (ev.Action == clinic.Ask || ev.Action == clinic.RequestTest) {
+			parts = append(parts, ev.Reply)
+		}
+	}
+	return textmatch.Set(strings.Join(parts, " "))
+}
+
+// matchPoints returns the key points that some item covers.
+func matchPoints(points, items []string, at float64) (matched, missed []string) {
+	sets := make([]map[string]bool, len(items))
+	for i, it := range items {
+		sets[i] = textmatch.Set(it)
+	}
+	for _, p := range points {
+		ps := textmatch.Set(p)
+		hit := false
+		for _, s := range sets {
+			if textmatch.Coverage(ps, s) >= at {
+				hit = true
+				break
+			}
+		}
+		if hit {
+			matched = append(matched, p)
+		} else {
+			missed = append(missed, p)
+		}
+	}
+	return matched, missed
+}
+
+// Referral outcomes.
+const (
+	ReferralCorrect   = "correct"
+	ReferralMissed    = "missed"
+	ReferralUnneeded  = "unneeded"
+	ReferralNotScored = "not_scored"
+	ReferralNone      = "none_needed"
+)
+
+func referral(r *clinic.Referral, plan []string) string {
+	if r == nil {
+		return ReferralNotScored
+	}
+	refers := false
+	for _, p := range plan {
+		t := textmatch.Normalize(p)
+		if strings.Contains(t, "refer") || strings.Contains(t, "admit") || strings.Contains(t, "emergency") || strings.Contains(t, "transfer") || strings.Contains(t, "same day") {
+			refers = true
+		}
+	}
+	switch {
+	case r.Needed && refers:
+		return ReferralCorrect
+	case r.Needed:
+		return ReferralMissed
+	case refers:
+		return ReferralUnneeded
+	}
+	return ReferralNone
+}
+
+// AskedTopics returns the history topics covered by answered questions.
+func AskedTopics(events []clinic.Event) map[string]bool {
+	covered := map[string]bool{}
+	for _, ev := range events {
+		if ev.Action != clinic.Ask || ev.Status != clinic.StatusReturned {
+			continue
+		}
+		for _, t := range episode.QuestionTopics(ev.Question) {
+			covered[t] = true
+		}
+		if ev.Topic != "" {
+			covered[ev.Topic] = true
+		}
+	}
+	return covered
+}
+
+func mustAsk(topics []string, events []clinic.Event) float64 {
+	if len(topics) == 0 {
+		return 1
+	}
+	covered := AskedTopics(events)
+	n := 0
+	for _, t := range topics {
+		if covered[t] {
+			n++
+		}
+	}
+	return round4(float64(n) / float64(len(topics)))
+}
+
+func required(actions []string, events []clinic.Event) float64 {
+	if len(actions) == 0 {
+		return 1
+	}
+	covered := AskedTopics(events)
+	n := 0
+	for _, a := range actions {
+		kind, target, _ := strings.Cut(a, ":")
+		for _, ev := range events {
+			if string(ev.Action) != kind {
+				continue
+			}
+			ok := false
+			switch ev.Action {
+			case clinic.RequestTest:
+				done := ev.Status == clinic.StatusReturned || ev.Status == clinic.StatusDuplicate
+				full := ev.Test == catalog.PhysicalKey && strings.HasSuffix(target, " examination")
+				ok = done && (full || catalog.Key(ev.Test) == catalog.Key(target))
+			case clinic.Ask:
+				ok = covered[target]
+			default:
+				ok = ev.Status == clinic.StatusReturned || ev.Status == clinic.StatusFinalized
+			}
+			if ok {
+				n++
+				break
+			}
+		}
+	}
+	return round4(float64(n) / float64(len(actions)))
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }

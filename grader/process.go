@@ -1,0 +1,161 @@
+package grader
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/clinevo/clinevo/catalog"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/textmatch"
+)
+
+// Label is the process grader's verdict on one action.
+type Label string
+
+// Process labels.
+const (
+	HighYield     Label = "HIGH_YIELD"
+	LowYield      Label = "LOW_YIELD"
+	Inefficient   Label = "INEFFICIENT"
+	CriticalError Label = "CRITICAL_ERROR"
+)
+
+// ActionGrade is the label of one action with its reason.
+type ActionGrade struct {
+	Turn      int               `json:"turn"`
+	Action    clinic.ActionKind `json:"action"`
+	Target    string            `json:"target,omitempty"` // topic, question or test
+	Label     Label             `json:"label"`
+	Rationale string            `json:"rationale"`
+}
+
+// ProcessGrade is the graded trace of one episode.
+type ProcessGrade struct {
+	Actions []ActionGrade `json:"actions"`
+	Summary string        `json:"summary"`
+	Counts  map[Label]int `json:"counts"`
+}
+
+// Key is what the process grader may know of the answer key: nothing in
+// score-only mode, the manager's write-back otherwise.
+type Key struct {
+	Evidence   []string
+	Management []string
+	Dangerous  []string
+}
+
+// expensive tests cost at least this much; returning one that nobody used is inefficient.
+const expensive = 250.0
+
+// GradeProcess labels every action from clinical value and efficiency:
+// information revealed and used, cost against cheaper alternatives, dangerous
+// actions. It reads the trace, the scores and, when given, the write-back key.
+func GradeProcess(events []clinic.Event, final clinic.FinalOutput, s clinic.Scores, key *Key, prices map[catalog.Category]float64) ProcessGrade {
+	used := textmatch.Set(strings.Join(final.Evidence, " "))
+	supports := func(reply string) bool {
+		rs := textmatch.Set(reply)
+		for _, e := range final.Evidence {
+			if textmatch.Coverage(textmatch.Set(e), rs) >= 0.5 {
+				return true
+			}
+		}
+		if key != nil {
+			for _, p := range key.Evidence {
+				if textmatch.Coverage(textmatch.Set(p), rs) >= 0.5 {
+					return true
+				}
+			}
+		}
+		return textmatch.Coverage(rs, used) >= 0.5
+	}
+	g := ProcessGrade{Counts: map[Label]int{}}
+	seenFacts := map[string]bool{}
+	for _, ev := range events {
+		a := ActionGrade{Turn: ev.Turn, Action: ev.Action}
+		switch ev.Action {
+		case clinic.Ask:
+			a.Target = ev.Topic
+			if a.Target == "" {
+				a.Target = ev.Question
+			}
+			fresh := 0
+			for _, f := range ev.RevealedFacts {
+				if !seenFacts[f] {
+					fresh++
+					seenFacts[f] = true
+				}
+			}
+			switch {
+			case ev.Status != clinic.StatusReturned:
+				a.Label, a.Rationale = Inefficient, "the question was "+string(ev.Status)
+			case ev.Cached:
+				a.Label, a.Rationale = Inefficient, "repeated a question already answered"
+			case fresh > 0 && supports(ev.Reply):
+				a.Label, a.Rationale = HighYield, fmt.Sprintf("revealed %d new fact(s) that the assessment used", fresh)
+			case fresh > 0:
+				a.Label, a.Rationale = LowYield, fmt.Sprintf("revealed %d new fact(s) that the assessment did not use", fresh)
+			default:
+				a.Label, a.Rationale = Inefficient, "revealed nothing new"
+			}
+		case clinic.RequestTest:
+			a.Target = ev.Test
+			it := catalog.Item{Name: ev.Test, Category: catalog.Infer(ev.Test)}
+			if d, m := catalog.Default().Lookup(ev.Test); m != catalog.MatchNone {
+				it = d
+			}
+			price := catalog.Price(it, prices)
+			switch {
+			case ev.Status == clinic.StatusOverBudget:
+				a.Label, a.Rationale = Inefficient, "requested past the test budget"
+			case ev.Status != clinic.StatusReturned:
+				a.Label, a.Rationale = Inefficient, "the request was "+string(ev.Status)
+			case supports(ev.Reply):
+				a.Label, a.Rationale = HighYield, "the result was used in the assessment"
+			case price >= expensive:
+				a.Label, a.Rationale = Inefficient, fmt.Sprintf("a %.0f USD test whose result was not used; a cheaper step would have done", price)
+			default:
+				a.Label, a.Rationale = LowYield, "the result did not change the assessment"
+			}
+		case clinic.CallMDT:
+			if ev.Status == clinic.StatusReturned {
+				a.Label, a.Rationale = LowYield, "a consultation spends a turn; value depends on the next step"
+			} else {
+				a.Label, a.Rationale = Inefficient, "the consultant was not available"
+			}
+		case clinic.Finalize:
+			switch {
+			case ev.Status != clinic.StatusFinalized:
+				a.Label, a.Rationale = Inefficient, "FINALIZE was incomplete: "+ev.Reply
+			case len(s.Unsafe) > 0:
+				a.Label, a.Rationale = CriticalError, "the plan contains unsafe management: "+strings.Join(s.Unsafe, "; ")
+			case key != nil && dangerous(final, key.Dangerous):
+				a.Label, a.Rationale = CriticalError, "the diagnosis names a dangerous alternative"
+			case s.Referral == ReferralMissed:
+				a.Label, a.Rationale = CriticalError, "a needed referral was missed"
+			case s.Pass:
+				a.Label, a.Rationale = HighYield, fmt.Sprintf("a passing assessment (S=%.2f)", s.S)
+			default:
+				a.Label, a.Rationale = LowYield, fmt.Sprintf("the assessment did not pass (S=%.2f)", s.S)
+			}
+		default:
+			a.Label, a.Rationale = Inefficient, "not a valid action"
+		}
+		g.Counts[a.Label]++
+		g.Actions = append(g.Actions, a)
+	}
+	g.Summary = fmt.Sprintf("%d actions: %d high yield, %d low yield, %d inefficient, %d critical; S=%.2f, U=%.2f, cost %.0f USD",
+		len(g.Actions), g.Counts[HighYield], g.Counts[LowYield], g.Counts[Inefficient], g.Counts[CriticalError], s.S, s.U, s.Cost)
+	return g
+}
+
+func dangerous(final clinic.FinalOutput, names []string) bool {
+	if len(final.Diagnosis) == 0 {
+		return false
+	}
+	for _, d := range names {
+		if nameGrade(final.Diagnosis[0], d) >= 0.75 {
+			return true
+		}
+	}
+	return false
+}
