@@ -1,0 +1,456 @@
+package actor
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/clinevo/clinevo/catalog"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/textmatch"
+)
+
+// Builtin is the deterministic case-based clinician. It reads only the
+// DoctorView: the presentation, what it has been told, the retrieved cards and
+// the prompt rules. With no cards it takes a structured history, examines, and
+// closes with a low-confidence syndromic diagnosis; with cards it asks, tests and
+// diagnoses as the most similar cards suggest. Everything it gets better at comes
+// from cards and rules.
+type Builtin struct{}
+
+var _ Doctor = Builtin{}
+
+// StructuredHistory is the history a doctor without memory takes, in order.
+var StructuredHistory = []string{clinic.TopicOnset, clinic.TopicCharacter, clinic.TopicAssociated, clinic.TopicTriggers, clinic.TopicPastHistory, clinic.TopicMedications}
+
+// questions phrase each topic.
+var questions = map[string]string{
+	clinic.TopicOnset:       "When did this start, and did it come on suddenly or gradually?",
+	clinic.TopicDuration:    "How long does it last, and does it come and go?",
+	clinic.TopicCharacter:   "Can you describe what it feels like?",
+	clinic.TopicLocation:    "Where exactly is it, and does it spread anywhere?",
+	clinic.TopicSeverity:    "How bad is it, and how is it affecting you?",
+	clinic.TopicTriggers:    "What makes it worse or better?",
+	clinic.TopicAssociated:  "Have you noticed any other symptoms along with it?",
+	clinic.TopicSystems:     "Any other problems elsewhere in your body?",
+	clinic.TopicPastHistory: "Have you had any medical conditions or operations in the past?",
+	clinic.TopicMedications: "Are you taking any medicines, tablets or inhalers?",
+	clinic.TopicAllergies:   "Do you have any allergies to medicines?",
+	clinic.TopicFamily:      "Does anything run in your family?",
+	clinic.TopicSocial:      "Do you smoke or drink, and what do you do for work?",
+}
+
+// QuestionFor phrases a history topic as a question.
+func QuestionFor(topic string) string {
+	if q, ok := questions[topic]; ok {
+		return q
+	}
+	return "Tell me about " + strings.ReplaceAll(topic, "_", " ") + "."
+}
+
+type candidate struct {
+	name  string
+	score float64
+	cards []clinic.CardHint
+}
+
+// Decide picks the next action.
+func (Builtin) Decide(_ context.Context, v clinic.DoctorView) (Decision, error) {
+	st := newState(v)
+	cands := st.rank()
+	working := workingNames(cands, v)
+	out := func(o clinic.DoctorOutput) (Decision, error) {
+		o.WorkingDiagnoses = working
+		return Decision{Output: o}, nil
+	}
+	// Keep the last turn for FINALIZE.
+	if v.Turn >= v.MaxTurns-1 || (st.finalizeBy > 0 && v.Turn >= st.finalizeBy) {
+		return out(st.finalize(cands, working))
+	}
+	turnsLeft := v.MaxTurns - 1 - v.Turn
+
+	// 1. History topics: learned ones when cards exist, a structured history otherwise.
+	for _, t := range st.topicPlan(cands) {
+		if !st.asked[t] && turnsLeft > st.reserve(cands) {
+			return out(clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: QuestionFor(t), Utterance: QuestionFor(t),
+				Rationale: []string{"history: " + strings.ReplaceAll(t, "_", " ")}, CardIDs: cardIDs(cands, 1)})
+		}
+	}
+	// 2. Examination is free.
+	if !st.requested[catalog.PhysicalKey] {
+		return out(clinic.DoctorOutput{Action: clinic.RequestTest, TestName: catalog.PhysicalKey, Utterance: "I would like to examine you.",
+			Rationale: []string{"a physical examination costs nothing and often separates the candidates"}})
+	}
+	// 3. Tests the leading candidate's cards call for, within the test budget.
+	if v.TestsUsed < v.MaxTests {
+		for _, t := range st.testPlan(cands) {
+			if !st.requested[t] && !st.avoid[t] {
+				return out(clinic.DoctorOutput{Action: clinic.RequestTest, TestName: t, Utterance: "I'd like to arrange a " + t + ".",
+					Rationale: []string{"memory suggests " + t + " for this presentation"}, CardIDs: cardIDs(cands, 1)})
+			}
+		}
+	}
+	// 4. Questions aimed at evidence the leading candidate needs and nothing has shown yet.
+	if len(cands) > 0 {
+		for _, p := range cands[0].evidenceGaps(st) {
+			q := "Have you noticed " + strings.ToLower(strings.TrimSuffix(p, ".")) + "?"
+			if !st.questions[textmatch.Normalize(q)] {
+				return out(clinic.DoctorOutput{Action: clinic.Ask, Question: q, Utterance: q,
+					Rationale: []string{"checking a feature that would support " + cands[0].name}, CardIDs: cardIDs(cands, 1)})
+			}
+		}
+	}
+	return out(st.finalize(cands, working))
+}
+
+// state is what the doctor derives from the view.
+type state struct {
+	v          clinic.DoctorView
+	asked      map[string]bool // topics
+	questions  map[string]bool // normalised questions
+	requested  map[string]bool // catalog names
+	revealed   map[string]bool // tokens the doctor has seen
+	catalog    *catalog.Catalog
+	ruleAsk    []string
+	ruleTests  []string
+	avoid      map[string]bool
+	finalizeBy int
+}
+
+func newState(v clinic.DoctorView) *state {
+	st := &state{v: v, asked: map[string]bool{}, questions: map[string]bool{}, requested: map[string]bool{}, avoid: map[string]bool{}}
+	var items []catalog.Item
+	for _, n := range v.Catalog {
+		items = append(items, catalog.Item{Name: n, Category: catalog.Infer(n)})
+	}
+	st.catalog = catalog.Default().Extend(items)
+	texts := []string{v.OpeningComplaint}
+	for _, ex := range v.Exchanges {
+		st.questions[textmatch.Normalize(ex.Question)] = true
+		if ex.Topic != "" {
+			st.asked[ex.Topic] = true
+		}
+		texts = append(texts, ex.Answer)
+	}
+	for _, r := range v.Results {
+		st.requested[st.canonical(r.Test)] = true
+		if r.Status == clinic.StatusReturned {
+			texts = append(texts, r.Text)
+		}
+	}
+	st.revealed = textmatch.Set(strings.Join(texts, " "))
+	context := textmatch.Set(v.OpeningComplaint)
+	for _, r := range v.Rules {
+		d, ok := clinic.ParseRule(r)
+		if !ok || (d.When != "" && textmatch.Coverage(textmatch.Set(d.When), context) < 0.5) {
+			continue
+		}
+		switch d.Verb {
+		case clinic.VerbAsk:
+			st.ruleAsk = append(st.ruleAsk, d.Target)
+		case clinic.VerbTest:
+			st.ruleTests = append(st.ruleTests, st.canonical(d.Target))
+		case clinic.VerbAvoidTest:
+			st.avoid[st.canonical(d.Target)] = true
+		case clinic.VerbFinalizeBy:
+			if n, err := strconv.Atoi(d.Target); err == nil && n > 0 {
+				st.finalizeBy = n
+			}
+		}
+	}
+	return st
+}
+
+func (st *state) canonical(test string) string {
+	if it, m := st.catalog.Lookup(test); m != catalog.MatchNone {
+		return it.Name
+	}
+	return catalog.Key(test)
+}
+
+// rank scores candidate diagnoses: similarity of each supporting card, plus how
+// much of its evidence the revealed information already shows; AVOID cards subtract.
+func (st *state) rank() []candidate {
+	by := map[string]*candidate{}
+	get := func(name string) *candidate {
+		k := textmatch.Normalize(name)
+		if by[k] == nil {
+			by[k] = &candidate{name: name}
+		}
+		return by[k]
+	}
+	for _, c := range st.v.Cards {
+		w := c.Similarity
+		if w <= 0 {
+			continue
+		}
+		if c.Avoid != "" {
+			get(c.Avoid).score -= w
+		}
+		if c.Diagnosis != "" {
+			support := 0.0
+			for _, p := range c.Evidence {
+				support += textmatch.Coverage(textmatch.Set(p), st.revealed)
+			}
+			if len(c.Evidence) > 0 {
+				support /= float64(len(c.Evidence))
+			}
+			cd := get(c.Diagnosis)
+			cd.score += w * (0.5 + support)
+			cd.cards = append(cd.cards, c)
+		}
+	}
+	var out []candidate
+	for _, c := range by {
+		if c.score > 0 && len(c.cards) > 0 {
+			out = append(out, *c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].name < out[j].name
+	})
+	return out
+}
+
+func workingNames(cands []candidate, v clinic.DoctorView) []string {
+	var out []string
+	for i, c := range cands {
+		if i == 3 {
+			break
+		}
+		out = append(out, c.name)
+	}
+	if len(out) == 0 {
+		out = []string{undifferentiated(v)}
+	}
+	return out
+}
+
+// undifferentiated is the syndromic label a doctor without memory commits to.
+func undifferentiated(v clinic.DoctorView) string {
+	var words []string
+	for _, w := range strings.Fields(textmatch.Normalize(v.OpeningComplaint)) {
+		if len(textmatch.Tokens(w)) > 0 && len(words) < 4 {
+			words = append(words, w)
+		}
+	}
+	return "undifferentiated presentation: " + strings.Join(words, " ")
+}
+
+// topicPlan is the order of history topics to cover.
+func (st *state) topicPlan(cands []candidate) []string {
+	plan := append([]string(nil), st.ruleAsk...)
+	if len(cands) == 0 {
+		return append(plan, StructuredHistory...)
+	}
+	seen := map[string]bool{}
+	for _, t := range plan {
+		seen[t] = true
+	}
+	for i, c := range cands {
+		if i == 2 {
+			break
+		}
+		for _, card := range c.cards {
+			for _, t := range card.Ask {
+				if !seen[t] {
+					seen[t] = true
+					plan = append(plan, t)
+				}
+			}
+		}
+	}
+	if len(plan) == 0 {
+		plan = StructuredHistory[:3]
+	}
+	return plan
+}
+
+// testPlan lists tests the leading candidate's cards used, then tests its
+// evidence names, then tests the rules ask for.
+func (st *state) testPlan(cands []candidate) []string {
+	var plan []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		t = st.canonical(t)
+		if it, m := st.catalog.Lookup(t); m != catalog.MatchNone && !it.Free() && !seen[t] {
+			seen[t] = true
+			plan = append(plan, t)
+		}
+	}
+	plan = append(plan, st.ruleTests...)
+	for _, t := range st.ruleTests {
+		seen[t] = true
+	}
+	if len(cands) == 0 {
+		return plan
+	}
+	for _, card := range cands[0].cards {
+		for _, t := range card.Tests {
+			add(t)
+		}
+	}
+	for _, card := range cands[0].cards {
+		for _, p := range card.Evidence {
+			for _, t := range st.testsNamedIn(p) {
+				add(t)
+			}
+		}
+	}
+	return plan
+}
+
+// testsNamedIn finds catalog tests whose name or alias appears in a text.
+func (st *state) testsNamedIn(text string) []string {
+	var out []string
+	for _, it := range st.catalog.Items() {
+		if it.Free() {
+			continue
+		}
+		for _, n := range append([]string{it.Name}, it.Aliases...) {
+			if len(catalog.Key(n)) >= 3 && textmatch.ContainsPhrase(catalog.Key(text), catalog.Key(n)) {
+				out = append(out, it.Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// reserve is how many turns to keep for tests after the history.
+func (st *state) reserve(cands []candidate) int {
+	n := 0
+	if !st.requested[catalog.PhysicalKey] {
+		n++
+	}
+	if len(cands) > 0 {
+		left := st.v.MaxTests - st.v.TestsUsed
+		for _, t := range st.testPlan(cands) {
+			if left == 0 {
+				break
+			}
+			if !st.requested[t] {
+				n++
+				left--
+			}
+		}
+	}
+	return n
+}
+
+// evidenceGaps lists a candidate's evidence points that nothing revealed supports yet.
+func (c candidate) evidenceGaps(st *state) []string {
+	var gaps []string
+	seen := map[string]bool{}
+	for _, card := range c.cards {
+		for _, p := range card.Evidence {
+			if seen[p] || len(st.testsNamedIn(p)) > 0 {
+				continue
+			}
+			seen[p] = true
+			if textmatch.Coverage(textmatch.Set(p), st.revealed) < 0.5 {
+				gaps = append(gaps, p)
+			}
+		}
+	}
+	if len(gaps) > 2 {
+		gaps = gaps[:2]
+	}
+	return gaps
+}
+
+// finalize commits to the leading candidate, citing only evidence the revealed
+// information supports.
+func (st *state) finalize(cands []candidate, working []string) clinic.DoctorOutput {
+	o := clinic.DoctorOutput{Action: clinic.Finalize, Diagnosis: working, Utterance: "Here is what I think is going on and what we will do."}
+	if len(cands) == 0 {
+		o.Rationale = []string{"no similar experience in memory; low confidence"}
+		o.Evidence = st.revealedStatements(3)
+		o.Plan = []string{"symptomatic treatment and safety-netting advice", "review the results and the history at the next visit"}
+		o.Followup = []string{"review in one to two weeks, sooner if worse"}
+		return o
+	}
+	best := cands[0]
+	o.Rationale = []string{"closest experience: " + best.name}
+	o.CardIDs = cardIDs(cands, 1)
+	seen := map[string]bool{}
+	for _, card := range best.cards {
+		for _, p := range card.Evidence {
+			if !seen[p] && textmatch.Coverage(textmatch.Set(p), st.revealed) >= 0.5 {
+				seen[p] = true
+				o.Evidence = append(o.Evidence, p)
+			}
+		}
+		for _, p := range card.Plan {
+			if !contains(o.Plan, p) {
+				o.Plan = append(o.Plan, p)
+			}
+		}
+		for _, p := range card.Followup {
+			if !contains(o.Followup, p) {
+				o.Followup = append(o.Followup, p)
+			}
+		}
+	}
+	if len(o.Evidence) == 0 {
+		o.Evidence = st.revealedStatements(3)
+	}
+	if len(o.Plan) == 0 {
+		o.Plan = []string{"treat according to the working diagnosis", "safety-netting advice"}
+	}
+	if len(o.Followup) == 0 {
+		o.Followup = []string{"review in one to two weeks, sooner if worse"}
+	}
+	return o
+}
+
+// revealedStatements quotes what the patient said and what tests showed.
+func (st *state) revealedStatements(n int) []string {
+	var out []string
+	for _, ex := range st.v.Exchanges {
+		if len(out) == n {
+			return out
+		}
+		if ex.Answer != "" && !strings.Contains(ex.Answer, "don't know") {
+			out = append(out, ex.Answer)
+		}
+	}
+	for _, r := range st.v.Results {
+		if len(out) == n {
+			break
+		}
+		if r.Status == clinic.StatusReturned {
+			out = append(out, r.Text)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{st.v.OpeningComplaint}
+	}
+	return out
+}
+
+func cardIDs(cands []candidate, n int) []string {
+	var ids []string
+	for i, c := range cands {
+		if i == n {
+			break
+		}
+		for _, card := range c.cards {
+			ids = append(ids, card.ID)
+		}
+	}
+	return ids
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

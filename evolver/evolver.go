@@ -1,0 +1,438 @@
+// Package evolver turns a graded episode into edits of the doctor's rule book
+// (add, merge, retire within the rule budget B_P) and memory cards (write, and
+// evict down to the memory budget B_M by keep score). It is deterministic.
+package evolver
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/clinevo/clinevo/catalog"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/textmatch"
+)
+
+// Feedback modes.
+const (
+	ScoreOnly = "score_only" // EvoClinician: the evolver sees scores and process labels only
+	WriteBack = "write_back" // MedEvoEval: the manager writes the answer key back
+)
+
+// Config bounds the evolver.
+type Config struct {
+	Mode           string  // score_only | write_back
+	RuleBudget     int     // B_P: rules in the rule book
+	MemoryBudget   int     // B_M: live cards
+	SuccessCards   bool    // write success cards (off: correction cards only, an ablation)
+	KeepReuse      float64 // keep score per counted retrieval
+	KeepAge        float64 // keep score lost per episode of age
+	WriteRules     bool    // edit the rule book
+	WriteCards     bool    // write memory cards
+	TranscriptOnly bool    // ablation: learn from the transcript-level score only, not per-action labels
+}
+
+// DefaultConfig is write-back feedback, B_P 12, B_M 300, success and correction cards.
+func DefaultConfig() Config {
+	return Config{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, SuccessCards: true, KeepReuse: 1, KeepAge: 0.01, WriteRules: true, WriteCards: true}
+}
+
+// Validate reports the first invalid field.
+func (c Config) Validate() error {
+	switch {
+	case c.Mode != ScoreOnly && c.Mode != WriteBack:
+		return fmt.Errorf("evolver: mode %q, want %s or %s", c.Mode, ScoreOnly, WriteBack)
+	case c.RuleBudget < 0:
+		return fmt.Errorf("evolver: rule_budget (B_P) must not be negative, got %d", c.RuleBudget)
+	case c.MemoryBudget < 1:
+		return fmt.Errorf("evolver: memory_budget (B_M) must be at least 1, got %d", c.MemoryBudget)
+	case c.KeepReuse < 0 || c.KeepAge < 0:
+		return fmt.Errorf("evolver: keep score constants must not be negative")
+	}
+	return nil
+}
+
+// Input is one graded episode as the evolver sees it.
+type Input struct {
+	Run     string
+	Pass    int
+	Stage   int
+	Episode int    // episode number within the run (1-based)
+	CaseID  string // provenance only: never written into a rule or card text
+	// Presentation is what the doctor saw at the door.
+	Demographics clinic.Demographics
+	Opening      string
+	Events       []clinic.Event
+	Final        clinic.FinalOutput
+	Scores       clinic.Scores
+	Grade        grader.ProcessGrade
+	// Truth is the manager's write-back; nil in score-only mode.
+	Truth *Truth
+	// Forbidden strings must never appear in a rule or card (case IDs, names).
+	Forbidden []string
+}
+
+// Truth is the answer key the manager writes back in write-back mode.
+type Truth struct {
+	Diagnosis  string
+	Evidence   []string
+	Management []string
+}
+
+// Output is the evolver's decision for one episode.
+type Output struct {
+	Rules   []clinic.Rule // the new rule book
+	Cards   []clinic.Card // cards to upsert
+	Edits   []string      // human-readable log of rule edits
+	Skipped []string      // edits rejected by the leak check
+}
+
+var uuidSpace = uuid.MustParse("6f1c5bb4-6c36-4f0e-9d4a-0c3f2a3b7e11")
+
+// CardID is the deterministic ID of a card: UUIDv5 of run, case, pass, turn and kind.
+func CardID(run, caseID string, pass, turn int, kind string) string {
+	return uuid.NewSHA1(uuidSpace, []byte(fmt.Sprintf("%s|%s|%d|%d|%s", run, caseID, pass, turn, kind))).String()
+}
+
+// Evolve computes rule edits and cards for one graded episode.
+func Evolve(cfg Config, in Input, rules []clinic.Rule) Output {
+	var out Output
+	ctxWords := contextWords(in.Opening)
+	if cfg.WriteCards {
+		out.Cards = cards(cfg, in, ctxWords)
+	}
+	out.Rules = append([]clinic.Rule(nil), rules...)
+	if cfg.WriteRules {
+		for _, d := range proposals(cfg, in, ctxWords) {
+			text := ruleText(d)
+			if leak := Leaks(text, in.Forbidden); leak != "" {
+				out.Skipped = append(out.Skipped, fmt.Sprintf("rule %q rejected: contains %q", d.String(), leak))
+				continue
+			}
+			var edit string
+			out.Rules, edit = applyRule(out.Rules, d, text, in.Episode, cfg.RuleBudget)
+			out.Edits = append(out.Edits, edit)
+		}
+	}
+	kept := out.Cards[:0]
+	for _, c := range out.Cards {
+		if leak := Leaks(c.Text+" "+c.SearchText+" "+strings.Join(c.Evidence, " ")+" "+strings.Join(c.Plan, " "), in.Forbidden); leak != "" {
+			out.Skipped = append(out.Skipped, fmt.Sprintf("card %s rejected: contains %q", c.ID, leak))
+			continue
+		}
+		kept = append(kept, c)
+	}
+	out.Cards = kept
+	return out
+}
+
+// Leaks returns the first forbidden string found in text (case-insensitive), or "".
+func Leaks(text string, forbidden []string) string {
+	t := strings.ToLower(text)
+	for _, f := range forbidden {
+		if f = strings.ToLower(strings.TrimSpace(f)); len(f) >= 3 && strings.Contains(t, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+var digits = regexp.MustCompile(`\d`)
+
+// contextWords compresses a presentation to at most six content words, without
+// numbers or demographics, so rules stay general.
+func contextWords(opening string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.Fields(textmatch.Normalize(opening)) {
+		t := textmatch.Stem(w)
+		if len(t) < 3 || digits.MatchString(t) || seen[t] || len(textmatch.Tokens(w)) == 0 {
+			continue
+		}
+		seen[t] = true
+		out = append(out, w)
+		if len(out) == 6 {
+			break
+		}
+	}
+	return out
+}
+
+func topicOf(ev clinic.Event) []string {
+	if ev.Topic != "" {
+		return []string{ev.Topic}
+	}
+	return episode.QuestionTopics(ev.Question)
+}
+
+func cards(cfg Config, in Input, ctxWords []string) []clinic.Card {
+	labels := map[int]grader.Label{}
+	for _, a := range in.Grade.Actions {
+		labels[a.Turn] = a.Label
+	}
+	var ask, tests []string
+	for _, ev := range in.Events {
+		good := labels[ev.Turn] == grader.HighYield
+		if cfg.TranscriptOnly {
+			good = in.Scores.Pass && ev.Status == clinic.StatusReturned // no per-action labels
+		}
+		if !good {
+			continue
+		}
+		switch ev.Action {
+		case clinic.Ask:
+			for _, t := range topicOf(ev) {
+				if !has(ask, t) {
+					ask = append(ask, t)
+				}
+			}
+		case clinic.RequestTest:
+			if !ev.Free && !has(tests, ev.Test) {
+				tests = append(tests, ev.Test)
+			}
+		}
+	}
+	var revealed []string
+	for _, ev := range in.Events {
+		if ev.Action == clinic.Ask && ev.Status == clinic.StatusReturned && len(ev.RevealedFacts) > 0 && labels[ev.Turn] == grader.HighYield {
+			revealed = append(revealed, ev.Reply)
+		}
+	}
+	presentation := in.Opening
+	search := strings.Join(append([]string{in.Opening}, revealed...), " ")
+	base := func(kind clinic.CardKind, turn int) clinic.Card {
+		c := clinic.Card{Run: in.Run, Pass: in.Pass, Stage: in.Stage, SourceCase: in.CaseID, CreatedEpisode: in.Episode,
+			Bank: memory.BankOf(kind), SearchText: search}
+		c.ID = CardID(in.Run, in.CaseID, in.Pass, turn, string(kind))
+		c.Kind = kind
+		c.Context = presentation
+		return c
+	}
+	predicted := ""
+	if len(in.Final.Diagnosis) > 0 {
+		predicted = in.Final.Diagnosis[0]
+	}
+	finalTurn := len(in.Events)
+	var out []clinic.Card
+	success := in.Scores.Diagnosis >= 0.75 || (in.Truth == nil && in.Scores.Pass)
+	switch {
+	case success && cfg.SuccessCards:
+		c := base(clinic.CardSuccess, finalTurn)
+		c.Diagnosis = predicted
+		c.Ask, c.Tests = ask, tests
+		c.Evidence, c.Plan, c.Followup = in.Final.Evidence, in.Final.Plan, in.Final.Followup
+		if in.Truth != nil {
+			c.Diagnosis, c.Evidence, c.Plan = in.Truth.Diagnosis, in.Truth.Evidence, in.Truth.Management
+		}
+		c.Grade = string(grader.HighYield)
+		c.Text = fmt.Sprintf("IF %s THEN consider %s; ask about %s; tests: %s", presentation, c.Diagnosis, list(ask), list(tests))
+		out = append(out, c)
+	case !success:
+		c := base(clinic.CardCorrection, finalTurn)
+		if predicted != "" && !strings.HasPrefix(predicted, "undifferentiated") {
+			c.Avoid = predicted
+		}
+		c.Ask, c.Tests = ask, tests
+		c.Grade = string(grader.LowYield)
+		c.Text = fmt.Sprintf("IF %s AVOID %s", presentation, orNone(c.Avoid))
+		if in.Truth != nil {
+			c.Diagnosis, c.Evidence, c.Plan = in.Truth.Diagnosis, in.Truth.Evidence, in.Truth.Management
+			c.Text += "; USE " + in.Truth.Diagnosis
+		}
+		if c.Avoid == "" && c.Diagnosis == "" {
+			break // nothing to learn without a wrong answer or a correction
+		}
+		out = append(out, c)
+	}
+	// Rule cards and advice for actions that stood out.
+	for _, a := range in.Grade.Actions {
+		if a.Action == clinic.Finalize || cfg.TranscriptOnly {
+			continue
+		}
+		var target string
+		ev := in.Events[a.Turn]
+		switch ev.Action {
+		case clinic.Ask:
+			if ts := topicOf(ev); len(ts) > 0 {
+				target = ts[0]
+			}
+		case clinic.RequestTest:
+			target = ev.Test
+		}
+		if target == "" {
+			continue
+		}
+		action := string(ev.Action) + ":" + target
+		switch {
+		case a.Label == grader.HighYield && in.Scores.Pass && ev.Action == clinic.RequestTest && !ev.Free:
+			c := base(clinic.CardRule, a.Turn)
+			c.Action = action
+			c.Grade = string(a.Label)
+			c.Text = fmt.Sprintf("ACTION=%s %s WHEN %s", ev.Action, target, strings.Join(ctxWords, " "))
+			out = append(out, c)
+		case (a.Label == grader.Inefficient && ev.Action == clinic.RequestTest && ev.Status == clinic.StatusReturned) || a.Label == grader.CriticalError:
+			c := base(clinic.CardAdvice, a.Turn)
+			c.Action = action
+			c.Grade = string(a.Label)
+			c.Text = fmt.Sprintf("CONTEXT %s | ACTION %s | OUTCOME %s | GRADE %s", strings.Join(ctxWords, " "), action, a.Rationale, a.Label)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "nothing specific"
+	}
+	return s
+}
+
+func has(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// proposals are the rule edits a graded episode suggests: keep doing high-yield
+// tests of passing episodes, stop inefficient expensive ones, and finalise sooner
+// when an episode spent turns that revealed nothing.
+func proposals(cfg Config, in Input, ctxWords []string) []clinic.RuleDirective {
+	when := strings.Join(ctxWords, " ")
+	var out []clinic.RuleDirective
+	if cfg.TranscriptOnly {
+		return nil
+	}
+	for _, a := range in.Grade.Actions {
+		ev := in.Events[a.Turn]
+		switch {
+		case ev.Action == clinic.RequestTest && !ev.Free && a.Label == grader.HighYield && in.Scores.Pass:
+			out = append(out, clinic.RuleDirective{Verb: clinic.VerbTest, Target: ev.Test, When: when})
+		case ev.Action == clinic.RequestTest && !ev.Free && a.Label == grader.Inefficient && ev.Status == clinic.StatusReturned:
+			out = append(out, clinic.RuleDirective{Verb: clinic.VerbAvoidTest, Target: ev.Test, When: when})
+		}
+	}
+	return out
+}
+
+func ruleText(d clinic.RuleDirective) string {
+	switch d.Verb {
+	case clinic.VerbTest:
+		return d.String() + ": this test changed the assessment for presentations like this"
+	case clinic.VerbAvoidTest:
+		return d.String() + ": this test cost much and changed nothing for presentations like this"
+	}
+	return d.String()
+}
+
+// applyRule adds or merges a rule and retires the least cited when over budget.
+func applyRule(rules []clinic.Rule, d clinic.RuleDirective, text string, episodeN, budget int) ([]clinic.Rule, string) {
+	for i, r := range rules {
+		rd, ok := clinic.ParseRule(r.Text)
+		if !ok || rd.Verb != d.Verb || catalog.Key(rd.Target) != catalog.Key(d.Target) {
+			continue
+		}
+		a, b := strings.Fields(rd.When), strings.Fields(d.When)
+		if textmatch.Jaccard(textmatch.Set(rd.When), textmatch.Set(d.When)) >= 0.2 || len(a) == 0 {
+			merged := mergeWords(a, b)
+			rd.When = strings.Join(merged, " ")
+			rules[i].Text = ruleText(rd)
+			rules[i].Citations++
+			return rules, "merge " + rules[i].ID
+		}
+	}
+	if budget == 0 {
+		return rules, "skip (B_P is 0)"
+	}
+	id := fmt.Sprintf("r%d-%s", episodeN, strings.ReplaceAll(catalog.Key(d.Verb+" "+d.Target), " ", "-"))
+	rules = append(rules, clinic.Rule{ID: id, Text: text, Citations: 1, Created: episodeN})
+	edit := "add " + id
+	if len(rules) > budget {
+		// Retire the least cited; among equals the oldest.
+		worst := 0
+		for i, r := range rules {
+			if r.Citations < rules[worst].Citations || (r.Citations == rules[worst].Citations && r.Created < rules[worst].Created) {
+				worst = i
+			}
+		}
+		edit += "; retire " + rules[worst].ID
+		rules = append(rules[:worst], rules[worst+1:]...)
+	}
+	return rules, edit
+}
+
+// mergeWords keeps the words both contexts share first, then the rest, at most six.
+func mergeWords(a, b []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	bs := map[string]bool{}
+	for _, w := range b {
+		bs[w] = true
+	}
+	for _, w := range a {
+		if bs[w] && !seen[w] {
+			out, seen[w] = append(out, w), true
+		}
+	}
+	for _, w := range append(a, b...) {
+		if len(out) == 6 {
+			break
+		}
+		if !seen[w] {
+			out, seen[w] = append(out, w), true
+		}
+	}
+	return out
+}
+
+// Evictions returns the IDs to evict so that at most budget live cards remain
+// after adding incoming: lowest keep score first (keep = reuse·retrievals −
+// age·(episode − created)), ties by older, then ID. Incoming cards are never evicted.
+func Evictions(live []clinic.Card, incoming int, budget, episodeN int, cfg Config) []string {
+	over := len(live) + incoming - budget
+	if over <= 0 {
+		return nil
+	}
+	type kc struct {
+		id      string
+		keep    float64
+		created int
+	}
+	ks := make([]kc, len(live))
+	for i, c := range live {
+		ks[i] = kc{c.ID, cfg.KeepReuse*float64(c.Retrievals) - cfg.KeepAge*float64(episodeN-c.CreatedEpisode), c.CreatedEpisode}
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].keep != ks[j].keep {
+			return ks[i].keep < ks[j].keep
+		}
+		if ks[i].created != ks[j].created {
+			return ks[i].created < ks[j].created
+		}
+		return ks[i].id < ks[j].id
+	})
+	if over > len(ks) {
+		over = len(ks)
+	}
+	ids := make([]string, over)
+	for i := range ids {
+		ids[i] = ks[i].id
+	}
+	return ids
+}

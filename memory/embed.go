@@ -1,0 +1,96 @@
+package memory
+
+import (
+	"hash/fnv"
+	"math"
+
+	"github.com/clinevo/clinevo/textmatch"
+)
+
+// Embedder turns text into a vector. The built-in one hashes features; a model
+// endpoint can stand in for it (package llm).
+type Embedder interface {
+	// Model names the embedding model; it is stored with a bank so that vectors of
+	// different models are never mixed.
+	Model() string
+	Dim() int
+	Embed(texts []string) ([][]float32, error)
+}
+
+// HashEmbedder is the feature-hashing embedder: stemmed content unigrams and
+// bigrams hashed with a sign bit into Dim buckets, L2-normalised. It needs no
+// network and is deterministic.
+type HashEmbedder struct{ D int }
+
+var _ Embedder = HashEmbedder{}
+
+// DefaultDim is the default dimension of the hashing embedder.
+const DefaultDim = 512
+
+// Model names the embedder and its dimension.
+func (h HashEmbedder) Model() string { return "clinevo-hash-v1" }
+
+// Dim returns the vector size.
+func (h HashEmbedder) Dim() int {
+	if h.D <= 0 {
+		return DefaultDim
+	}
+	return h.D
+}
+
+// Embed embeds each text; it never fails.
+func (h HashEmbedder) Embed(texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = h.Vector(t)
+	}
+	return out, nil
+}
+
+// Vector embeds one text.
+func (h HashEmbedder) Vector(text string) []float32 {
+	d := h.Dim()
+	v := make([]float32, d)
+	toks := textmatch.Tokens(text)
+	add := func(f string, w float32) {
+		hs := fnv.New64a()
+		hs.Write([]byte(f))
+		x := hs.Sum64()
+		sign := float32(1)
+		if x>>63 == 1 {
+			sign = -1
+		}
+		v[x%uint64(d)] += sign * w
+	}
+	for i, t := range toks {
+		add(t, 1)
+		if i > 0 {
+			add(toks[i-1]+" "+t, 0.5)
+		}
+	}
+	normalize(v)
+	return v
+}
+
+func normalize(v []float32) {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(n))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// Cosine is the cosine similarity of two L2-normalised vectors.
+func Cosine(a, b []float32) float64 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return float64(s)
+}

@@ -1,0 +1,127 @@
+// Package memory defines the card store the doctor learns from: idempotent
+// upserts, soft eviction by episode number, and similarity search "as of" any
+// episode. memory/local is the embedded backend.
+package memory
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	"github.com/clinevo/clinevo/clinic"
+)
+
+// ErrNotFound is returned by Get for an unknown card ID.
+var ErrNotFound = errors.New("memory: card not found")
+
+// Filter selects cards. Zero fields select everything.
+type Filter struct {
+	Run   string
+	Bank  string
+	Kinds []clinic.CardKind
+	Pass  int
+	Stage int
+	// AsOf selects the cards live after episode AsOf was evolved: created at or
+	// before AsOf and not evicted by then. 0 means now (all live cards).
+	AsOf int
+	// IncludeEvicted selects evicted cards too (ignored when AsOf is set).
+	IncludeEvicted bool
+}
+
+// Query is a similarity search.
+type Query struct {
+	Filter
+	Text string
+	K    int
+}
+
+// Hit is one search result.
+type Hit struct {
+	Card  clinic.Card
+	Score float64
+}
+
+// Stats summarises a bank.
+type Stats struct {
+	Total, Live, Evicted int
+	ByKind               map[clinic.CardKind]int
+	ByBank               map[string]int
+	ByStage              map[int]int
+	MostRetrieved        []clinic.Card
+	Model                string
+	Dim                  int
+}
+
+// Store is a card store. Every write is idempotent so activities may retry.
+type Store interface {
+	// Upsert writes cards by ID; writing the same card twice changes nothing.
+	// Fails if the embedder does not match the one the store was created with.
+	Upsert(ctx context.Context, cards []clinic.Card) error
+	// Search returns up to K live cards most similar to the query text, best first,
+	// ties broken by ID.
+	Search(ctx context.Context, q Query) ([]Hit, error)
+	// Get returns one card (live or evicted) or ErrNotFound.
+	Get(ctx context.Context, id string) (clinic.Card, error)
+	// List returns the cards a filter selects, ordered by creation episode then ID.
+	List(ctx context.Context, f Filter) ([]clinic.Card, error)
+	// Evict soft-deletes cards at an episode; a card already evicted keeps its
+	// first eviction episode.
+	Evict(ctx context.Context, ids []string, episode int) error
+	// MarkRetrieved counts one retrieval per card per episode: repeating the call
+	// for the same episode changes nothing.
+	MarkRetrieved(ctx context.Context, ids []string, episode int) error
+	// Stats summarises the cards a filter selects.
+	Stats(ctx context.Context, f Filter) (Stats, error)
+	Close() error
+}
+
+// Live reports whether a card passes a filter's liveness rule.
+func Live(c clinic.Card, f Filter) bool {
+	if f.AsOf > 0 {
+		return c.CreatedEpisode <= f.AsOf && (c.EvictedEpisode == 0 || c.EvictedEpisode > f.AsOf)
+	}
+	return f.IncludeEvicted || c.EvictedEpisode == 0
+}
+
+// Match reports whether a card passes every field of a filter.
+func Match(c clinic.Card, f Filter) bool {
+	if (f.Run != "" && c.Run != f.Run) || (f.Bank != "" && c.Bank != f.Bank) ||
+		(f.Pass != 0 && c.Pass != f.Pass) || (f.Stage != 0 && c.Stage != f.Stage) {
+		return false
+	}
+	if len(f.Kinds) > 0 {
+		ok := false
+		for _, k := range f.Kinds {
+			ok = ok || c.Kind == k
+		}
+		if !ok {
+			return false
+		}
+	}
+	return Live(c, f)
+}
+
+// BankOf is the bank a card kind is stored in.
+func BankOf(k clinic.CardKind) string {
+	switch k {
+	case clinic.CardRule:
+		return "rules"
+	case clinic.CardAdvice:
+		return "advice"
+	}
+	return string(k)
+}
+
+// TopK orders scored hits best first (ties by ID) and keeps k.
+func TopK(hits []Hit, k int) []Hit {
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].Card.ID < hits[j].Card.ID
+	})
+	if k > 0 && len(hits) > k {
+		hits = hits[:k]
+	}
+	return hits
+}

@@ -1,0 +1,254 @@
+// Package runner plays episodes and learns from them in process: the loop the
+// Temporal workflows run step by step through activities, and the baseline
+// their overhead is measured against.
+package runner
+
+import (
+	"encoding/json"
+	"io"
+
+	"context"
+	"fmt"
+	"github.com/clinevo/clinevo/corpus"
+	"strings"
+
+	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/catalog"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/evolver"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/memory"
+)
+
+// Deps are the parts one episode needs.
+type Deps struct {
+	Doctor  actor.Doctor
+	Roles   episode.Roles
+	Env     episode.Config
+	Weights grader.Weights
+	Memory  memory.Store // nil: memory disabled
+	K       int          // cards retrieved per turn
+}
+
+// Meta places an episode in a run.
+type Meta struct {
+	RunID     string
+	EpisodeID string
+	Number    int // episode number within the run, 1-based
+	Pass      int
+	Stage     int
+	Rules     []string
+	// AsOf fixes the memory the episode reads (frozen evaluations); 0 reads the
+	// memory as it was after the previous episode.
+	AsOf int
+	// MemoryRun scopes retrieval to one run's cards; "" reads every run.
+	MemoryRun string
+	// Frozen episodes do not count retrievals.
+	Frozen bool
+}
+
+// Retrieve returns the cards shown to the doctor for a view.
+func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, k int, m Meta) ([]clinic.CardHint, error) {
+	if store == nil || k <= 0 {
+		return nil, nil
+	}
+	asOf := m.AsOf
+	if asOf == 0 {
+		asOf = m.Number - 1
+	}
+	if asOf <= 0 {
+		return nil, nil // nothing can have been written before the first episode
+	}
+	hits, err := store.Search(ctx, memory.Query{Text: QueryText(view), K: k, Filter: memory.Filter{Run: m.MemoryRun, AsOf: asOf}})
+	if err != nil {
+		return nil, fmt.Errorf("retrieve: %w", err)
+	}
+	out := make([]clinic.CardHint, len(hits))
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Card.CardHint
+		out[i].Similarity = h.Score
+		ids[i] = h.Card.ID
+	}
+	if !m.Frozen {
+		if err := store.MarkRetrieved(ctx, ids, m.Number); err != nil {
+			return nil, fmt.Errorf("retrieve: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// QueryText is the memory query for a view: the presentation and what the
+// patient has said so far.
+func QueryText(v clinic.DoctorView) string {
+	parts := []string{v.OpeningComplaint}
+	for _, ex := range v.Exchanges {
+		parts = append(parts, ex.Answer)
+	}
+	return strings.Join(parts, " ")
+}
+
+// Play runs one episode to its end and scores it.
+func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, error) {
+	ep := episode.New(c, d.Env, d.Roles)
+	for !ep.Done() {
+		view := ep.View(nil, m.Rules)
+		cards, err := Retrieve(ctx, d.Memory, view, d.K, m)
+		if err != nil {
+			return clinic.Trace{}, err
+		}
+		view.Cards = cards
+		dec, err := d.Doctor.Decide(ctx, view)
+		if err != nil {
+			return clinic.Trace{}, fmt.Errorf("doctor: %w", err)
+		}
+		if _, err := ep.Step(ctx, episode.StepInput{Output: dec.Output, RetrievedCards: cardIDs(cards), LLMError: dec.LLMError}); err != nil {
+			return clinic.Trace{}, err
+		}
+	}
+	return Finish(c, d, m, ep.Events()), nil
+}
+
+// Finish scores a finished episode's events into a trace.
+func Finish(c clinic.Case, d Deps, m Meta, events []clinic.Event) clinic.Trace {
+	ep := episode.Restore(c, d.Env, d.Roles, events)
+	final, end := ep.Final()
+	s := grader.Score(&c, d.Env, events, final, d.Weights)
+	t := clinic.Trace{SchemaVersion: clinic.TraceSchemaVersion, EpisodeID: m.EpisodeID, RunID: m.RunID, CaseID: c.ID,
+		Condition: c.Condition, Events: events, Termination: end, Final: final, Scores: &s, LLMErrorTurns: []int{}}
+	for _, ev := range events {
+		if ev.LLMError {
+			t.LLMErrorTurns = append(t.LLMErrorTurns, ev.Turn)
+		}
+	}
+	return t
+}
+
+func cardIDs(cards []clinic.CardHint) []string {
+	var ids []string
+	for _, c := range cards {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+// Lesson is what learning from one episode produced.
+type Lesson struct {
+	Grade   grader.ProcessGrade
+	Rules   []clinic.Rule
+	Written []string
+	Evicted []string
+	Edits   []string
+	Skipped []string
+}
+
+// Learn grades an episode's process, evolves the rule book and writes and evicts
+// cards. Every write is idempotent, so Learn may be repeated for the same episode.
+func Learn(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case, t clinic.Trace, m Meta, rules []clinic.Rule) (Lesson, error) {
+	var key *grader.Key
+	var truth *evolver.Truth
+	if cfg.Mode == evolver.WriteBack {
+		key = &grader.Key{Evidence: c.Manager.Evidence, Management: c.Manager.Management, Dangerous: c.Manager.Diagnosis.Dangerous}
+		truth = &evolver.Truth{Diagnosis: c.Manager.Diagnosis.Name, Evidence: c.Manager.Evidence, Management: c.Manager.Management}
+	}
+	pg := grader.GradeProcess(t.Events, t.Final, *t.Scores, key, d.Env.Prices)
+	in := evolver.Input{Run: m.RunID, Pass: m.Pass, Stage: m.Stage, Episode: m.Number, CaseID: c.ID,
+		Demographics: c.Patient.Demographics, Opening: c.Patient.OpeningComplaint, Events: t.Events, Final: t.Final,
+		Scores: *t.Scores, Grade: pg, Truth: truth, Forbidden: Forbidden(c)}
+	out := evolver.Evolve(cfg, in, rules)
+	l := Lesson{Grade: pg, Rules: out.Rules, Edits: out.Edits, Skipped: out.Skipped}
+	if d.Memory == nil || len(out.Cards) == 0 {
+		return l, nil
+	}
+	live, err := d.Memory.List(ctx, memory.Filter{Run: m.RunID, AsOf: m.Number - 1})
+	if err != nil {
+		return Lesson{}, fmt.Errorf("learn: %w", err)
+	}
+	// Cards this episode already wrote (a retry) are not counted twice.
+	written := map[string]bool{}
+	for _, c := range out.Cards {
+		written[c.ID] = true
+		l.Written = append(l.Written, c.ID)
+	}
+	var older []clinic.Card
+	for _, c := range live {
+		if !written[c.ID] {
+			older = append(older, c)
+		}
+	}
+	l.Evicted = evolver.Evictions(older, len(out.Cards), cfg.MemoryBudget, m.Number, cfg)
+	if err := d.Memory.Upsert(ctx, out.Cards); err != nil {
+		return Lesson{}, fmt.Errorf("learn: %w", err)
+	}
+	if err := d.Memory.Evict(ctx, l.Evicted, m.Number); err != nil {
+		return Lesson{}, fmt.Errorf("learn: %w", err)
+	}
+	return l, nil
+}
+
+// Forbidden lists the strings of a case that must never reach a rule or card:
+// its identifiers.
+func Forbidden(c clinic.Case) []string {
+	return []string{c.ID, c.Provenance.SourceCaseID}
+}
+
+// RuleTexts returns the texts of a rule book.
+func RuleTexts(rules []clinic.Rule) []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.Text
+	}
+	return out
+}
+
+// Format renders a trace for a terminal.
+func Format(t clinic.Trace) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "episode %s  case %s  (%s)\n", t.EpisodeID, t.CaseID, t.Condition)
+	for _, ev := range t.Events {
+		target := ev.Question
+		if ev.Action == clinic.RequestTest {
+			target = ev.Test
+		}
+		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, target)
+		if ev.Reply != "" && ev.Action != clinic.Finalize {
+			for _, line := range strings.Split(ev.Reply, "\n") {
+				fmt.Fprintf(&b, "     > %s\n", line)
+			}
+		}
+		if len(ev.RetrievedCards) > 0 {
+			fmt.Fprintf(&b, "     cards: %d retrieved\n", len(ev.RetrievedCards))
+		}
+	}
+	fmt.Fprintf(&b, "end: %s\n", t.Termination)
+	fmt.Fprintf(&b, "diagnosis: %s\nevidence:  %s\nplan:      %s\nfollow-up: %s\n",
+		strings.Join(t.Final.Diagnosis, "; "), strings.Join(t.Final.Evidence, " | "), strings.Join(t.Final.Plan, "; "), strings.Join(t.Final.Followup, "; "))
+	if s := t.Scores; s != nil {
+		fmt.Fprintf(&b, "scores: S=%.3f diag=%.2f evi=%s plan=%s strict=%v pass=%v grade=%d\n", s.S, s.Diagnosis, part(s.Evidence), part(s.Plan), s.Strict, s.Pass, s.Grade)
+		fmt.Fprintf(&b, "process: T=%d E=%d R=%.2f U=%.3f cost=%.2f USD referral=%s must-ask=%.2f required=%.2f (catalog %s)\n",
+			s.T, s.E, s.R, s.U, s.Cost, s.Referral, s.MustAsk, s.Required, catalog.Version)
+	}
+	return b.String()
+}
+
+func part(p *float64) string {
+	if p == nil {
+		return "not scored"
+	}
+	return fmt.Sprintf("%.2f", *p)
+}
+
+// WriteTraces writes traces as JSONL, one episode a line, atomically.
+func WriteTraces(path string, traces []clinic.Trace) error {
+	return corpus.WriteAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		for i := range traces {
+			if err := enc.Encode(&traces[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
