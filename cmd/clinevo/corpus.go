@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/corpus/synth"
+)
+
+func (a *app) corpusCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "corpus", Short: "Validate, generate, import and summarise case corpora"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "validate FILE",
+		Short: "Check a native JSONL corpus; errors name the line and field",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := corpus.Load(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases, all valid (schema_version %d)\n", args[0], len(c.Cases), clinic.CaseSchemaVersion)
+			return nil
+		},
+	})
+	var seed uint64
+	var out string
+	gen := &cobra.Command{
+		Use:   "gen",
+		Short: "Write the synthetic corpus splits (stream, heldout, cross, update) as JSONL",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return fmt.Errorf("corpus gen: --out DIR is required")
+			}
+			splits := synth.Generate(seed)
+			for _, name := range synth.Splits {
+				path := filepath.Join(out, name+".jsonl")
+				if err := corpus.WriteJSONL(path, splits[name]); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases\n", path, len(splits[name]))
+			}
+			return nil
+		},
+	}
+	gen.Flags().Uint64Var(&seed, "seed", corpus.DefaultSeed, "generator seed")
+	gen.Flags().StringVar(&out, "out", "", "output directory")
+	cmd.AddCommand(gen)
+	cmd.AddCommand(&cobra.Command{
+		Use:   "stats REF",
+		Short: "Summarise a corpus (a JSONL file or builtin:<split>[@seed])",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := corpus.Load(args[0])
+			if err != nil {
+				return err
+			}
+			corpus.WriteStats(cmd.OutOrStdout(), c)
+			return nil
+		},
+	})
+	var importOut string
+	imp := &cobra.Command{
+		Use:   "import FORMAT IN",
+		Short: "Convert an external corpus to native JSONL; FORMAT is agentclinic or medevoeval",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if importOut == "" {
+				return fmt.Errorf("corpus import: --out FILE is required")
+			}
+			f, err := os.Open(args[1])
+			if err != nil {
+				return fmt.Errorf("corpus import: %w", err)
+			}
+			defer f.Close()
+			var cases []clinic.Case
+			switch args[0] {
+			case "agentclinic":
+				cases, err = corpus.ImportAgentClinic(f, args[1])
+			case "medevoeval":
+				cases, err = corpus.ImportMedEvoEval(f, args[1])
+			default:
+				return fmt.Errorf("corpus import: unknown format %q, want agentclinic or medevoeval", args[0])
+			}
+			if err != nil {
+				return err
+			}
+			if err := corpus.WriteJSONL(importOut, cases); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases imported from %s\n", importOut, len(cases), args[1])
+			return nil
+		},
+	}
+	imp.Flags().StringVar(&importOut, "out", "", "output JSONL file")
+	cmd.AddCommand(imp)
+	return cmd
+}

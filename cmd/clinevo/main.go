@@ -1,0 +1,50 @@
+// Command clinevo runs doctor agents through durable streams of simulated
+// outpatient episodes. This package is wiring only.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/clinevo/clinevo/config"
+)
+
+// app carries the loaded configuration to every command.
+type app struct {
+	v    *viper.Viper
+	file string
+	cfg  config.Config
+}
+
+func main() {
+	if err := newRoot().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "clinevo:", err)
+		os.Exit(1)
+	}
+}
+
+func newRoot() *cobra.Command {
+	a := &app{v: config.New()}
+	root := &cobra.Command{
+		Use:           "clinevo",
+		Short:         "Doctor agents that learn from experience, on durable streams of simulated outpatients",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := config.Load(a.v, a.file)
+			if err != nil {
+				return err
+			}
+			a.cfg = cfg
+			return nil
+		},
+	}
+	root.PersistentFlags().StringVar(&a.file, "config", "", "config file (YAML, TOML or JSON)")
+	root.PersistentFlags().String("data-dir", "", "data directory (default ~/.clinevo)")
+	_ = a.v.BindPFlag("data_dir", root.PersistentFlags().Lookup("data-dir"))
+	root.AddCommand(a.corpusCmd(), a.episodeCmd())
+	return root
+}
