@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
@@ -120,11 +121,7 @@ type state struct {
 
 func newState(v clinic.DoctorView) *state {
 	st := &state{v: v, asked: map[string]bool{}, questions: map[string]bool{}, requested: map[string]bool{}, avoid: map[string]bool{}}
-	var items []catalog.Item
-	for _, n := range v.Catalog {
-		items = append(items, catalog.Item{Name: n, Category: catalog.Infer(n)})
-	}
-	st.catalog = catalog.Default().Extend(items)
+	st.catalog = viewCatalog(v.Catalog)
 	texts := []string{v.OpeningComplaint}
 	for _, ex := range v.Exchanges {
 		st.questions[textmatch.Normalize(ex.Question)] = true
@@ -136,7 +133,7 @@ func newState(v clinic.DoctorView) *state {
 	for _, r := range v.Results {
 		st.requested[st.canonical(r.Test)] = true
 		if r.Status == clinic.StatusReturned {
-			texts = append(texts, r.Text)
+			texts = append(texts, r.Test+": "+r.Text)
 		}
 	}
 	st.revealed = textmatch.Set(strings.Join(texts, " "))
@@ -169,45 +166,81 @@ func (st *state) canonical(test string) string {
 	return catalog.Key(test)
 }
 
-// rank scores candidate diagnoses: similarity of each supporting card, plus how
-// much of its evidence the revealed information already shows; AVOID cards subtract.
+// catalogs caches the catalog of each distinct allowed list: views of one corpus
+// share it, and building it per turn would dominate the doctor's time.
+var catalogs sync.Map // joined names -> *catalog.Catalog
+
+func viewCatalog(names []string) *catalog.Catalog {
+	key := strings.Join(names, "\n")
+	if c, ok := catalogs.Load(key); ok {
+		return c.(*catalog.Catalog)
+	}
+	items := make([]catalog.Item, len(names))
+	for i, n := range names {
+		items[i] = catalog.Item{Name: n, Category: catalog.Infer(n)}
+	}
+	c, _ := catalogs.LoadOrStore(key, catalog.Default().Extend(items))
+	return c.(*catalog.Catalog)
+}
+
+// rank scores candidate diagnoses: (0.3 + the best similarity among the cards
+// that support a candidate) times (0.2 + the share of the candidate's evidence
+// that the revealed information already shows), scaled down by the similarity
+// of the cards that say to AVOID it.
 func (st *state) rank() []candidate {
-	by := map[string]*candidate{}
-	get := func(name string) *candidate {
+	type acc struct {
+		candidate
+		sim, avoid float64
+		evidence   []string
+	}
+	by := map[string]*acc{}
+	var order []string
+	get := func(name string) *acc {
 		k := textmatch.Normalize(name)
 		if by[k] == nil {
-			by[k] = &candidate{name: name}
+			by[k] = &acc{candidate: candidate{name: name}}
+			order = append(order, k)
 		}
 		return by[k]
 	}
 	for _, c := range st.v.Cards {
-		w := c.Similarity
-		if w <= 0 {
+		if c.Similarity <= 0 {
 			continue
 		}
 		if c.Avoid != "" {
-			get(c.Avoid).score -= w
+			get(c.Avoid).avoid += c.Similarity
 		}
 		if c.Diagnosis != "" {
-			support := 0.0
+			a := get(c.Diagnosis)
+			a.sim = max(a.sim, c.Similarity)
+			a.cards = append(a.cards, c)
 			for _, p := range c.Evidence {
-				support += textmatch.Coverage(textmatch.Set(p), st.revealed)
+				if !contains(a.evidence, p) {
+					a.evidence = append(a.evidence, p)
+				}
 			}
-			if len(c.Evidence) > 0 {
-				support /= float64(len(c.Evidence))
-			}
-			cd := get(c.Diagnosis)
-			cd.score += w * (0.5 + support)
-			cd.cards = append(cd.cards, c)
 		}
 	}
 	var out []candidate
-	for _, c := range by {
-		if c.score > 0 && len(c.cards) > 0 {
-			out = append(out, *c)
+	for _, k := range order {
+		a := by[k]
+		if len(a.cards) == 0 {
+			continue
+		}
+		support := 0.0
+		for _, p := range a.evidence {
+			support += textmatch.Coverage(textmatch.Set(p), st.revealed)
+		}
+		if len(a.evidence) > 0 {
+			support /= float64(len(a.evidence))
+		}
+		// What the patient and the tests showed outweighs how alike the presentations read.
+		a.score = (0.3 + a.sim) * (0.2 + support) * (1 - min(0.9, a.avoid))
+		if a.score > 0 {
+			out = append(out, a.candidate)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
+	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].score != out[j].score {
 			return out[i].score > out[j].score
 		}
@@ -305,21 +338,7 @@ func (st *state) testPlan(cands []candidate) []string {
 }
 
 // testsNamedIn finds catalog tests whose name or alias appears in a text.
-func (st *state) testsNamedIn(text string) []string {
-	var out []string
-	for _, it := range st.catalog.Items() {
-		if it.Free() {
-			continue
-		}
-		for _, n := range append([]string{it.Name}, it.Aliases...) {
-			if len(catalog.Key(n)) >= 3 && textmatch.ContainsPhrase(catalog.Key(text), catalog.Key(n)) {
-				out = append(out, it.Name)
-				break
-			}
-		}
-	}
-	return out
-}
+func (st *state) testsNamedIn(text string) []string { return st.catalog.Mentions(text) }
 
 // reserve is how many turns to keep for tests after the history.
 func (st *state) reserve(cands []candidate) int {
@@ -415,7 +434,7 @@ func (st *state) revealedStatements(n int) []string {
 		if len(out) == n {
 			return out
 		}
-		if ex.Answer != "" && !strings.Contains(ex.Answer, "don't know") {
+		if ex.Answered {
 			out = append(out, ex.Answer)
 		}
 	}

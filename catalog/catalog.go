@@ -62,6 +62,25 @@ type Catalog struct {
 	index map[string]int // key -> item
 }
 
+// Mentions returns the billable items whose name or alias appears as a phrase
+// in text, in catalog order.
+func (c *Catalog) Mentions(text string) []string {
+	t := " " + Key(text) + " "
+	seen := map[int]bool{}
+	for k, i := range c.index {
+		if len(k) >= 3 && !c.items[i].Free() && !seen[i] && strings.Contains(t, " "+k+" ") {
+			seen[i] = true
+		}
+	}
+	var out []string
+	for i, it := range c.items {
+		if seen[i] {
+			out = append(out, it.Name)
+		}
+	}
+	return out
+}
+
 // filler words do not change which test is meant.
 var filler = map[string]bool{"test": true, "tests": true, "level": true, "levels": true, "scan": true,
 	"study": true, "serum": true, "measurement": true, "please": true, "order": true, "check": true,

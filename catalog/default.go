@@ -24,7 +24,12 @@ var examAliases = map[string][]string{
 func ExamItemName(system string) string { return system + " examination" }
 
 // Default returns the built-in catalog the synthetic corpus is written against.
-func Default() *Catalog {
+// It is built once; a Catalog is never changed after New (Extend copies).
+func Default() *Catalog { return builtin }
+
+var builtin = buildDefault()
+
+func buildDefault() *Catalog {
 	items := []Item{{Name: PhysicalKey, Category: Exam, Aliases: []string{"examine", "examination", "full examination", "physical exam", "exam"}}}
 	for _, s := range ExamSystems {
 		items = append(items, Item{Name: ExamItemName(s), Category: Exam, Aliases: examAliases[s]})

@@ -25,6 +25,9 @@ type Exchange struct {
 	Question string `json:"question"`
 	Topic    string `json:"topic,omitempty"`
 	Answer   string `json:"answer"`
+	// Answered is false when the patient said nothing of substance (did not
+	// know, did not understand, or held back).
+	Answered bool `json:"answered"`
 }
 
 // Result is one test request and what came back.

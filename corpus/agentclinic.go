@@ -13,6 +13,7 @@ import (
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/textmatch"
 )
 
 // AgentClinicSource is the provenance source of imported AgentClinic cases.
@@ -315,7 +316,7 @@ func testName(raw string) (string, []string) {
 	if it, match := catalog.Default().Lookup(raw); match != catalog.MatchNone {
 		return it.Name, aliases
 	}
-	return catalog.Key(humanKey(raw)), aliases
+	return strings.ReplaceAll(textmatch.Normalize(humanKey(raw)), "xray", "x ray"), aliases
 }
 
 // splitAbbreviation turns "Benign Paroxysmal Positional Vertigo (BPPV)" into the
@@ -335,7 +336,7 @@ func conditionKey(dx string) string {
 
 var (
 	normalCue   = regexp.MustCompile(`(?i)^(normal|within normal|unremarkable|negative|non-?reactive|clear|intact|no |none|not |absence|absent of|regular|symmetric|soft|appropriate|stable|benign|nontender|non-tender|well)`)
-	abnormalCue = regexp.MustCompile(`(?i)(elevat|raised|increas|decreas|reduc|diminish|low|high|positive|present|abnormal|enlarg|tender|mass|lesion|detected|consistent with|suggest|dilat|opacit|fracture|effusion|infiltrat|thicken|atroph|swell|erythem|rash|ulcer|nodul|cyst|deformit|murmur|crackle|wheez|distension|distended|palpable|weak|absent|impaired|prolonged|deficit|\+)`)
+	abnormalCue = regexp.MustCompile(`(?i)(elevat|raised|increas|decreas|reduc|diminish|low|high|positive|present|abnormal|enlarg|tender|mass|lesion|detected|consistent with|suggest|dilat|opacit|fracture|effusion|infiltrat|thicken|atroph|swell|erythem|rash|ulcer|nodul|cyst|deformit|murmur|crackle|wheez|distension|distended|palpable|weak|absent|impaired|prolonged|deficit|compatible with|indicativ|evidence of|obstruct|stenosis|narrow|tumou?r|carcinoma|malignan|infection|abscess|ha?emorrhag|bleed|presence of|too numerous|thromb|infarct|necros|\+)`)
 	number      = regexp.MustCompile(`\d+(\.\d+)?`)
 )
 
@@ -349,6 +350,10 @@ func abnormalLeaf(name, value string) bool {
 	v := strings.TrimSpace(value)
 	if v == "" || uninformative(v) || strings.Contains(n, "optional") || strings.Contains(n, "note") {
 		return false
+	}
+	lv := strings.ToLower(v)
+	if strings.Contains(lv, "normal") && !strings.Contains(lv, "abnormal") && strings.Contains(lv, "(normal") {
+		return false // "120 bpm (normal for age)"
 	}
 	first := func() (float64, bool) {
 		m := number.FindString(v)

@@ -156,7 +156,7 @@ func (e *Episode) View(cards []clinic.CardHint, rules []string) clinic.DoctorVie
 		switch ev.Action {
 		case clinic.Ask:
 			if ev.Status == clinic.StatusReturned {
-				v.Exchanges = append(v.Exchanges, clinic.Exchange{Question: ev.Question, Topic: ev.Topic, Answer: ev.Reply})
+				v.Exchanges = append(v.Exchanges, clinic.Exchange{Question: ev.Question, Topic: ev.Topic, Answer: ev.Reply, Answered: len(ev.RevealedFacts) > 0})
 			}
 		case clinic.RequestTest:
 			v.Results = append(v.Results, clinic.Result{Test: ev.Test, Status: ev.Status, Text: ev.Reply})

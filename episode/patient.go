@@ -48,7 +48,7 @@ var topicCues = map[string][]string{
 	clinic.TopicCharacter:   {"describe", "feel like", "kind of", "type of", "what is it like", "character", "quality", "sharp", "dull", "burning", "nature"},
 	clinic.TopicLocation:    {"where", "locat", "radiat", "spread", "which side", "move", "point to", "area"},
 	clinic.TopicSeverity:    {"how bad", "severe", "severity", "scale", "intens", "worst", "cope", "interfer"},
-	clinic.TopicTriggers:    {"worse", "better", "trigger", "bring on", "brings on", "relie", "ease", "aggravat", "make it", "set off", "exert", "position"},
+	clinic.TopicTriggers:    {"worse", "better", "trigger", "bring on", "brings on", "bring it on", "brings it on", "set it off", "relie", "ease", "aggravat", "make it", "set off", "exert", "position"},
 	clinic.TopicAssociated:  {"other symptom", "anything else", "associated", "along with", "fever", "nausea", "vomit", "cough", "breath", "discharge", "rash", "dizz", "tired", "weight", "urine", "bowel", "sweat", "appetite"},
 	clinic.TopicSystems:     {"review of systems", "other problems", "any other", "systems", "elsewhere"},
 	clinic.TopicPastHistory: {"past", "medical history", "previous", "before", "conditions", "illness", "operation", "surgery", "health problem", "ever had", "history"},

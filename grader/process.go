@@ -47,26 +47,30 @@ type Key struct {
 // expensive tests cost at least this much; returning one that nobody used is inefficient.
 const expensive = 250.0
 
+// usedAt is the share of an evidence item's words a reply must hold to count as used.
+const usedAt = 0.6
+
 // GradeProcess labels every action from clinical value and efficiency:
 // information revealed and used, cost against cheaper alternatives, dangerous
 // actions. It reads the trace, the scores and, when given, the write-back key.
 func GradeProcess(events []clinic.Event, final clinic.FinalOutput, s clinic.Scores, key *Key, prices map[catalog.Category]float64) ProcessGrade {
-	used := textmatch.Set(strings.Join(final.Evidence, " "))
+	// A reply was used when it covers most of a cited evidence item (or, with the
+	// write-back key, of a key point).
 	supports := func(reply string) bool {
 		rs := textmatch.Set(reply)
 		for _, e := range final.Evidence {
-			if textmatch.Coverage(textmatch.Set(e), rs) >= 0.5 {
+			if textmatch.Coverage(textmatch.Set(e), rs) >= usedAt {
 				return true
 			}
 		}
 		if key != nil {
 			for _, p := range key.Evidence {
-				if textmatch.Coverage(textmatch.Set(p), rs) >= 0.5 {
+				if textmatch.Coverage(textmatch.Set(p), rs) >= usedAt {
 					return true
 				}
 			}
 		}
-		return textmatch.Coverage(rs, used) >= 0.5
+		return false
 	}
 	g := ProcessGrade{Counts: map[Label]int{}}
 	seenFacts := map[string]bool{}

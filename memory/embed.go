@@ -3,6 +3,7 @@ package memory
 import (
 	"hash/fnv"
 	"math"
+	"strings"
 
 	"github.com/clinevo/clinevo/textmatch"
 )
@@ -28,7 +29,7 @@ var _ Embedder = HashEmbedder{}
 const DefaultDim = 512
 
 // Model names the embedder and its dimension.
-func (h HashEmbedder) Model() string { return "clinevo-hash-v1" }
+func (h HashEmbedder) Model() string { return "clinevo-hash-v2" }
 
 // Dim returns the vector size.
 func (h HashEmbedder) Dim() int {
@@ -64,6 +65,9 @@ func (h HashEmbedder) Vector(text string) []float32 {
 	}
 	for i, t := range toks {
 		add(t, 1)
+		if c, ok := concepts[t]; ok {
+			add("#"+c, 1)
+		}
 		if i > 0 {
 			add(toks[i-1]+" "+t, 0.5)
 		}
@@ -71,6 +75,40 @@ func (h HashEmbedder) Vector(text string) []float32 {
 	normalize(v)
 	return v
 }
+
+// concepts map lay and clinical words (stemmed) onto a shared feature, so that
+// "squeezing when I climb stairs" and "tight when I walk uphill" land near each
+// other. Each word keeps its own feature too.
+var concepts = func() map[string]string {
+	groups := map[string]string{
+		"constrict":   "tight tightness squeezing squeeze pressure pressing heavy heaviness band crushing",
+		"exert":       "stairs stair hill hills uphill hurry exertion exert exercise walk walking climb climbing running",
+		"urine":       "wee urine urinate urinating pee water bladder",
+		"burn":        "burn burning burns sting stings stinging",
+		"abdomen":     "tummy stomach belly abdomen abdominal",
+		"breath":      "breath breathless breathlessness breathing wheeze wheezy",
+		"fever":       "feverish fever temperature shivers shivery chills rigors hot",
+		"vomit":       "vomit vomiting vomited throw",
+		"vertigo":     "dizzy dizziness spin spins spinning vertigo whirl",
+		"itch":        "itch itchy itching",
+		"rash":        "rash patch patches blisters blistering spots",
+		"fatigue":     "tired tiredness exhausted exhaustion fatigue weary energy",
+		"mood":        "low flat sad enjoy",
+		"anxiety":     "worry worrying anxious edge nerves panic",
+		"palpitation": "palpitations racing pounding fluttering",
+		"swell":       "swollen swelling swelled bigger puffy",
+		"headache":    "headache headaches head",
+		"throat":      "throat swallow swallowing tonsils",
+		"numb":        "numb numbness tingling pins needles",
+	}
+	m := map[string]string{}
+	for c, words := range groups {
+		for _, w := range strings.Fields(words) {
+			m[textmatch.Stem(w)] = c
+		}
+	}
+	return m
+}()
 
 func normalize(v []float32) {
 	var n float64

@@ -48,7 +48,11 @@ type Meta struct {
 	Frozen bool
 }
 
-// Retrieve returns the cards shown to the doctor for a view.
+// Retrieve returns the cards shown to the doctor for a view: the top K by the
+// presentation alone and the top K by the whole conversation, merged, each card
+// with its better similarity, best first. The presentation query keeps the
+// cards of a similar complaint in view once the conversation has moved on; the
+// conversation query finds cards that the revealed findings point to.
 func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, k int, m Meta) ([]clinic.CardHint, error) {
 	if store == nil || k <= 0 {
 		return nil, nil
@@ -60,10 +64,27 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, k
 	if asOf <= 0 {
 		return nil, nil // nothing can have been written before the first episode
 	}
-	hits, err := store.Search(ctx, memory.Query{Text: QueryText(view), K: k, Filter: memory.Filter{Run: m.MemoryRun, AsOf: asOf}})
-	if err != nil {
-		return nil, fmt.Errorf("retrieve: %w", err)
+	f := memory.Filter{Run: m.MemoryRun, AsOf: asOf}
+	best := map[string]memory.Hit{}
+	for _, q := range []string{view.OpeningComplaint, QueryText(view)} {
+		hits, err := store.Search(ctx, memory.Query{Text: q, K: k, Filter: f})
+		if err != nil {
+			return nil, fmt.Errorf("retrieve: %w", err)
+		}
+		for _, h := range hits {
+			if b, ok := best[h.Card.ID]; !ok || h.Score > b.Score {
+				best[h.Card.ID] = h
+			}
+		}
+		if len(view.Exchanges) == 0 {
+			break // both queries are the same before the first answer
+		}
 	}
+	hits := make([]memory.Hit, 0, len(best))
+	for _, h := range best {
+		hits = append(hits, h)
+	}
+	hits = memory.TopK(hits, 0)
 	out := make([]clinic.CardHint, len(hits))
 	ids := make([]string, len(hits))
 	for i, h := range hits {
@@ -79,12 +100,14 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, k
 	return out, nil
 }
 
-// QueryText is the memory query for a view: the presentation and what the
-// patient has said so far.
+// QueryText is the memory query for a view: the presentation, weighted twice,
+// and the answers in which the patient told something.
 func QueryText(v clinic.DoctorView) string {
-	parts := []string{v.OpeningComplaint}
+	parts := []string{v.OpeningComplaint, v.OpeningComplaint}
 	for _, ex := range v.Exchanges {
-		parts = append(parts, ex.Answer)
+		if ex.Answered {
+			parts = append(parts, ex.Answer)
+		}
 	}
 	return strings.Join(parts, " ")
 }

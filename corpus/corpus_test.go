@@ -1,0 +1,256 @@
+package corpus_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/corpus/corpustest"
+	"github.com/clinevo/clinevo/corpus/synth"
+)
+
+func TestGeneratorSplits(t *testing.T) {
+	splits := synth.Generate(corpus.DefaultSeed)
+	want := map[string]int{"stream": synth.StreamSize, "heldout": synth.HeldOutSize, "cross": synth.CrossSize, "update": synth.StreamSize}
+	total := 0
+	conditions, systems := map[string]bool{}, map[string]bool{}
+	ids := map[string]bool{}
+	for name, n := range want {
+		cs := splits[name]
+		require.Len(t, cs, n, name)
+		for i := range cs {
+			require.NoError(t, corpus.Validate(&cs[i]), "%s %s", name, cs[i].ID)
+			require.False(t, ids[cs[i].ID], "duplicate id %s", cs[i].ID)
+			ids[cs[i].ID] = true
+			conditions[cs[i].Condition] = true
+			systems[cs[i].System] = true
+		}
+		if name != "update" {
+			total += n
+		}
+	}
+	require.Equal(t, 700, total, "stream + heldout + cross")
+	require.GreaterOrEqual(t, len(conditions), 40)
+	require.GreaterOrEqual(t, len(systems), 10)
+
+	// Every stage of the stream holds every condition: conditions recur.
+	stream := splits["stream"]
+	for s := 1; s <= synth.StreamStages; s++ {
+		seen := map[string]bool{}
+		for _, c := range stream[(s-1)*synth.StageSize : s*synth.StageSize] {
+			require.Equal(t, s, c.Meta.Stage)
+			seen[c.Condition] = true
+		}
+		require.Len(t, seen, len(synth.Conditions()), "stage %d", s)
+	}
+	// The update stream equals the stream outside stages 4-6 and shifts inside them.
+	upd := splits["update"]
+	for i := range upd {
+		u, s := upd[i], stream[i]
+		require.Equal(t, s.Condition, u.Condition)
+		shifted := u.Meta.Stage >= 4 && u.Meta.Stage <= 6
+		require.Equal(t, shifted, u.Meta.Shifted, u.ID)
+		if !shifted {
+			require.Equal(t, s.Patient, u.Patient, u.ID)
+		}
+	}
+	// Held-out cases are new instances, not copies of stream cases.
+	seen := map[string]bool{}
+	for _, c := range stream {
+		seen[c.Patient.OpeningComplaint+"|"+c.Patient.Demographics.Text+"|"+c.Patient.Facts[0].Text] = true
+	}
+	copies := 0
+	for _, c := range splits["heldout"] {
+		if seen[c.Patient.OpeningComplaint+"|"+c.Patient.Demographics.Text+"|"+c.Patient.Facts[0].Text] {
+			copies++
+		}
+	}
+	require.Less(t, copies, 5, "held-out cases should be new instances")
+}
+
+func TestGeneratorIsDeterministicBySeed(t *testing.T) {
+	dir := t.TempDir()
+	write := func(seed uint64, name string) []byte {
+		p := filepath.Join(dir, name)
+		require.NoError(t, corpus.WriteJSONL(p, synth.Generate(seed)["stream"]))
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		return b
+	}
+	a, b, c := write(7, "a.jsonl"), write(7, "b.jsonl"), write(8, "c.jsonl")
+	require.Equal(t, a, b)
+	require.NotEqual(t, a, c)
+}
+
+func TestAgentClinicImportsAll(t *testing.T) {
+	cases := corpustest.AgentClinic(t)
+	require.Len(t, cases, 107)
+	for i := range cases {
+		require.NoError(t, corpus.Validate(&cases[i]))
+		require.Equal(t, corpus.AgentClinicSource, cases[i].Provenance.Source)
+		require.Empty(t, cases[i].Manager.Management, "AgentClinic has no management key points")
+		require.Nil(t, cases[i].Manager.Referral)
+		require.NotEmpty(t, cases[i].Exam.Catalog)
+	}
+	// Every case shares one catalog, so it cannot hint at a diagnosis.
+	require.Equal(t, cases[0].Exam.Catalog, cases[106].Exam.Catalog)
+}
+
+func TestAgentClinicFieldByField(t *testing.T) {
+	cases := corpustest.AgentClinic(t)
+	byID := map[string]clinic.Case{}
+	for _, c := range cases {
+		byID[c.ID] = c
+	}
+
+	mg := byID["agentclinic-001"]
+	require.Equal(t, clinic.Demographics{Age: 35, Sex: "female", Text: "35-year-old female"}, mg.Patient.Demographics)
+	require.Equal(t, "Double vision", mg.Patient.OpeningComplaint)
+	require.Equal(t, "Myasthenia gravis", mg.Manager.Diagnosis.Name)
+	require.Empty(t, mg.Manager.Diagnosis.Acceptable)
+	require.Equal(t, "The patient reports a 1-month history of experiencing double vision (diplopia), difficulty in climbing stairs, and weakness when trying to brush her hair.", mg.Patient.Facts[0].Text)
+	require.Contains(t, mg.Patient.Facts[0].Topics, clinic.TopicOnset)
+	require.Equal(t, clinic.Fact{ID: "f3", Text: "Difficulty climbing stairs", Topics: []string{clinic.TopicAssociated}}, mg.Patient.Facts[2])
+	require.Equal(t, []string{"social"}, mg.Patient.Facts[6].Topics) // "Non-smoker, drinks wine occasionally."
+	require.Len(t, mg.Patient.Facts, 9)
+	require.Equal(t, []string{"vitals", "neurological"}, systemsOf(mg))
+	require.True(t, mg.Exam.Findings[1].Abnormal)
+	require.False(t, mg.Exam.Findings[0].Abnormal, "normal vital signs")
+	require.Equal(t, []string{"acetylcholine receptor antibodies", "blood tests", "electromyography", "ct chest"}, testNames(mg))
+	require.Equal(t, "Present (elevated)", mg.Exam.Tests[0].Result)
+	require.Equal(t, "Findings: Normal, no thymoma or other masses detected.", mg.Exam.Tests[3].Result)
+	require.False(t, mg.Exam.Tests[3].Abnormal)
+	require.Equal(t, []string{
+		"Acetylcholine Receptor Antibodies: Present (elevated)",
+		"Electromyography Findings: Decreased muscle response with repetitive stimulation",
+		"Neurological Examination Cranial Nerves: Presence of ptosis (drooping of the right upper eyelid) that worsens with sustained upward gaze.",
+		"Neurological Examination Motor Strength: Diminished motor strength observed in the upper extremities, with normal tone and no obvious atrophy.",
+	}, mg.Manager.Evidence)
+
+	hd := byID["agentclinic-003"]
+	require.Equal(t, clinic.Demographics{Age: 0, Sex: "male", Text: "8-month-old boy"}, hd.Patient.Demographics)
+	require.Equal(t, "Hirschsprung disease", hd.Manager.Diagnosis.Name)
+	require.Equal(t, []string{"vitals", "abdominal"}, systemsOf(hd))
+	require.False(t, hd.Exam.Findings[0].Abnormal, "a heart rate of 120 is normal for an infant, as the case says")
+	require.Equal(t, []string{"wbc", "hemoglobin", "platelets", "blood test", "abdominal x ray", "barium enema"}, testNames(hd))
+	require.Equal(t, "WBC: Normal; Hemoglobin: Normal; Platelets: Normal", hd.Exam.Tests[3].Result)
+	require.True(t, hd.Exam.Tests[5].Abnormal)
+	require.Equal(t, "Barium Enema Findings: A transition zone in the distal colon, compatible with Hirschsprung disease", hd.Manager.Evidence[1])
+
+	msk := byID["agentclinic-041"]
+	require.Equal(t, "Medullary Sponge Kidney", msk.Manager.Diagnosis.Name)
+	require.Equal(t, "Hematuria and right flank pain", msk.Patient.OpeningComplaint)
+	require.Equal(t, []string{"vitals", "genitourinary"}, systemsOf(msk), "Kidney_Examination maps to genitourinary")
+	require.Equal(t, []string{"urinalysis", "creatinine", "bun", "complete blood count", "blood work", "intravenous pyelogram"}, testNames(msk))
+	require.Equal(t, "1.1 mg/dL", msk.Exam.Tests[1].Result)
+	require.Equal(t, "Findings: Multiple cysts present in the collecting ducts of the medulla. No obstruction noted.", msk.Exam.Tests[5].Result)
+
+	bppv := byID["agentclinic-054"]
+	require.Equal(t, "Benign Paroxysmal Positional Vertigo", bppv.Manager.Diagnosis.Name)
+	require.Equal(t, []string{"BPPV"}, bppv.Manager.Diagnosis.Acceptable, "a bracketed abbreviation becomes an acceptable name")
+}
+
+func systemsOf(c clinic.Case) []string {
+	var out []string
+	for _, f := range c.Exam.Findings {
+		out = append(out, f.System)
+	}
+	return out
+}
+
+func testNames(c clinic.Case) []string {
+	var out []string
+	for _, t := range c.Exam.Tests {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+func TestMedEvoEvalImport(t *testing.T) {
+	in := `[{"case_id":"mee-1","source":"medevoeval-demo","patient_view":{"demographics":{"age":54,"sex":"male"},"chief_complaint":"Chest pain on exertion",
+ "history_facts":["The pain started two months ago.",{"id":"h2","text":"I smoke twenty a day.","topic":"social"}]},
+ "exam_view":{"tests":{"ECG":"ST depression in V4-V6","Troponin":{"value":"normal"}},"test_catalog":["ECG","Troponin","Chest X-ray"]},
+ "manager_view":{"ground_truth":{"diagnosis":{"display_name":"Stable angina","acceptable_names":["angina pectoris"]},
+ "evidence_rubric":{"key_points":["exertional chest pain"]},"management_rubric":{"key_points":["aspirin","GTN spray"]}}}}]`
+	cases, err := corpus.ImportMedEvoEval(strings.NewReader(in), "demo.json")
+	require.NoError(t, err)
+	require.Len(t, cases, 1)
+	c := cases[0]
+	require.Equal(t, "mee-1", c.ID)
+	require.Equal(t, 54, c.Patient.Demographics.Age)
+	require.Equal(t, "male", c.Patient.Demographics.Sex)
+	require.Equal(t, "h2", c.Patient.Facts[1].ID)
+	require.Equal(t, clinic.TopicSocial, c.Patient.Facts[1].Topics[0])
+	require.Contains(t, c.Patient.Facts[0].Topics, clinic.TopicOnset)
+	require.Equal(t, []string{"ecg", "troponin", "chest x ray"}, c.Exam.Catalog)
+	require.Equal(t, "ST depression in V4-V6", c.Exam.Tests[0].Result)
+	require.Equal(t, []string{"aspirin", "GTN spray"}, c.Manager.Management)
+
+	// The same record as JSONL, two lines, the second broken.
+	jsonl := strings.ReplaceAll(in[1:len(in)-1], "\n", " ") + "\n" + `{"case_id":"mee-2","patient_view":{"chief_complaint":"x","history_facts":["a"]},"manager_view":{"ground_truth":{"diagnosis":{}}}}`
+	_, err = corpus.ImportMedEvoEval(strings.NewReader(jsonl), "demo.jsonl")
+	require.ErrorContains(t, err, "demo.jsonl:2")
+	require.ErrorContains(t, err, "manager_view.ground_truth.diagnosis.display_name")
+}
+
+func TestBadInputNamesLineAndField(t *testing.T) {
+	good := synth.Generate(7)["heldout"][:2]
+	dir := t.TempDir()
+	src := filepath.Join(dir, "good.jsonl")
+	require.NoError(t, corpus.WriteJSONL(src, good))
+	raw, err := os.ReadFile(src)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+
+	tests := []struct {
+		name, second string
+		want         []string
+	}{
+		{"malformed JSON", `{"schema_version": 1, "id": `, []string{":2:", "malformed JSON"}},
+		{"missing required field", strings.Replace(lines[1], `"opening_complaint":`, `"opening_complaint_x":`, 1), []string{":2:", "opening_complaint"}},
+		{"duplicate case ID", lines[0], []string{":2:", "field id", "duplicate case ID", "first on line 1"}},
+		{"unknown schema version", strings.Replace(lines[1], `"schema_version":1`, `"schema_version":9`, 1), []string{":2:", "schema_version", "unknown version 9"}},
+		{"wrong type", strings.Replace(lines[1], `"schema_version":1`, `"schema_version":"one"`, 1), []string{":2:", "field schema_version", "expected int"}},
+		{"unknown topic", strings.Replace(lines[1], `"topics":["`, `"topics":["gossip","`, 1), []string{":2:", "patient_view.facts[0].topics[0]", "gossip"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".jsonl")
+			require.NoError(t, os.WriteFile(p, []byte(lines[0]+"\n"+tc.second+"\n"), 0o644))
+			_, err := corpus.Load(p)
+			require.Error(t, err)
+			for _, w := range tc.want {
+				require.Contains(t, err.Error(), w)
+			}
+			require.Contains(t, err.Error(), p)
+		})
+	}
+}
+
+func TestFailedWriteLeavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	cases := synth.Generate(7)["cross"][:3]
+	cases[2].Manager.Diagnosis.Name = ""
+	out := filepath.Join(dir, "out.jsonl")
+	err := corpus.WriteJSONL(out, cases)
+	require.ErrorContains(t, err, "manager_view.diagnosis.display_name")
+	entries, _ := os.ReadDir(dir)
+	require.Empty(t, entries, "no partial or temporary file is left")
+
+	// A failing import writes nothing either: the CLI imports fully before writing.
+	_, err = corpus.ImportAgentClinic(strings.NewReader("{\"OSCE_Examination\": {\"Patient_Actor\": {}}}\n{broken"), "x.jsonl")
+	require.ErrorContains(t, err, "x.jsonl:1")
+	require.ErrorContains(t, err, "Correct_Diagnosis")
+
+	// An existing file is not touched by a failed rewrite.
+	require.NoError(t, corpus.WriteJSONL(out, cases[:2]))
+	before, _ := os.ReadFile(out)
+	require.Error(t, corpus.WriteJSONL(out, cases))
+	after, _ := os.ReadFile(out)
+	require.Equal(t, before, after)
+}

@@ -1,0 +1,42 @@
+// Package corpustest gives tests the real AgentClinic cases shipped beside the
+// repository (../shared/data/agentclinic, MIT licence).
+package corpustest
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
+)
+
+// AgentClinicPath is the path of agentclinic_medqa.jsonl, found from the
+// repository root whatever package the test runs in.
+func AgentClinicPath(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	p := filepath.Join(root, "..", "shared", "data", "agentclinic", "agentclinic_medqa.jsonl")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("AgentClinic data not found at %s (shared/ must sit beside the repository): %v", p, err)
+	}
+	return p
+}
+
+// AgentClinic imports all AgentClinic cases.
+func AgentClinic(t testing.TB) []clinic.Case {
+	t.Helper()
+	p := AgentClinicPath(t)
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cases, err := corpus.ImportAgentClinic(f, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}

@@ -1,0 +1,138 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus/synth"
+	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/evolver"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/memory/local"
+	"github.com/clinevo/clinevo/runner"
+)
+
+func deps(t testing.TB, withMemory bool) runner.Deps {
+	d := runner.Deps{Doctor: actor.Builtin{}, Roles: episode.BuiltinRoles(), Env: episode.DefaultConfig(), Weights: grader.DefaultWeights(), K: 5}
+	if withMemory {
+		st, err := local.Open(context.Background(), filepath.Join(t.TempDir(), "memory.db"), memory.HashEmbedder{})
+		require.NoError(t, err)
+		t.Cleanup(func() { st.Close() })
+		d.Memory = st
+	}
+	return d
+}
+
+// stream plays and learns from cases in order and returns their traces.
+func stream(t testing.TB, d runner.Deps, cases []clinic.Case, run string) []clinic.Trace {
+	ctx := context.Background()
+	var rules []clinic.Rule
+	var out []clinic.Trace
+	for i, c := range cases {
+		m := runner.Meta{RunID: run, EpisodeID: fmt.Sprintf("%s/e%d-%s", run, i+1, c.ID), Number: i + 1, Pass: 1, Stage: c.Meta.Stage,
+			Rules: runner.RuleTexts(rules), MemoryRun: run}
+		tr, err := runner.Play(ctx, c, d, m)
+		require.NoError(t, err)
+		l, err := runner.Learn(ctx, d, evolver.DefaultConfig(), c, tr, m, rules)
+		require.NoError(t, err)
+		rules = l.Rules
+		out = append(out, tr)
+	}
+	return out
+}
+
+// TestDoctorImprovesWithCardsOfTheSameCondition plays a case twice: with empty
+// memory, and after learning from earlier cases of the same condition (with the
+// rest of the stream in between, so retrieval has to find the right cards).
+func TestDoctorImprovesWithCardsOfTheSameCondition(t *testing.T) {
+	all := synth.Generate(7)["stream"]
+	for _, cond := range []string{"stable_angina", "gerd", "migraine", "pyelonephritis", "renal_colic"} {
+		t.Run(cond, func(t *testing.T) {
+			var earlier []clinic.Case
+			var target clinic.Case
+			for _, c := range all {
+				if c.Meta.Stage <= 2 {
+					earlier = append(earlier, c) // two stages: every condition twice
+				}
+				if c.Meta.Stage == 3 && c.Condition == cond {
+					target = c
+				}
+			}
+			ctx := context.Background()
+			cold, err := runner.Play(ctx, target, deps(t, false), runner.Meta{RunID: "cold", EpisodeID: "cold", Number: 1})
+			require.NoError(t, err)
+
+			d := deps(t, true)
+			stream(t, d, earlier, "warm")
+			warm, err := runner.Play(ctx, target, d, runner.Meta{RunID: "warm", EpisodeID: "warm", Number: len(earlier) + 1, MemoryRun: "warm"})
+			require.NoError(t, err)
+			require.Greater(t, warm.Scores.S, cold.Scores.S, "cold:\n%s\nwarm:\n%s", runner.Format(cold), runner.Format(warm))
+			require.NotEmpty(t, warm.Events[0].RetrievedCards)
+		})
+	}
+}
+
+func TestDoctorDoesNotReadTheAnswerKey(t *testing.T) {
+	// Two cases identical but for the answer key must give identical traces.
+	c := synth.Generate(7)["stream"][0]
+	other := c
+	other.Manager = clinic.ManagerView{Diagnosis: clinic.Diagnosis{Name: "Something else entirely"}}
+	ctx := context.Background()
+	a, err := runner.Play(ctx, c, deps(t, false), runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
+	require.NoError(t, err)
+	b, err := runner.Play(ctx, other, deps(t, false), runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
+	require.NoError(t, err)
+	require.Equal(t, a.Events, b.Events)
+	require.Equal(t, a.Final, b.Final)
+}
+
+// TestTracesAreByteIdentical runs the same stream twice from empty memory.
+func TestTracesAreByteIdentical(t *testing.T) {
+	cases := synth.Generate(7)["stream"][:60]
+	dir := t.TempDir()
+	write := func(name string) []byte {
+		traces := stream(t, deps(t, true), cases, "det")
+		p := filepath.Join(dir, name)
+		require.NoError(t, runner.WriteTraces(p, traces))
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		return b
+	}
+	a, b := write("a.jsonl"), write("b.jsonl")
+	require.Equal(t, a, b)
+	require.Contains(t, string(a), `"schema_version":1`)
+}
+
+func BenchmarkEpisode(b *testing.B) {
+	cases := synth.Generate(7)["stream"]
+	ctx := context.Background()
+	b.Run("empty-memory", func(b *testing.B) {
+		d := deps(b, false)
+		for i := 0; b.Loop(); i++ {
+			c := cases[i%len(cases)]
+			if _, err := runner.Play(ctx, c, d, runner.Meta{RunID: "bench", EpisodeID: "e", Number: 1}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "episodes/s")
+	})
+	b.Run("with-300-cards", func(b *testing.B) {
+		d := deps(b, true)
+		stream(b, d, cases[:300], "bench")
+		for i := 0; b.Loop(); i++ {
+			c := cases[300+i%200]
+			if _, err := runner.Play(ctx, c, d, runner.Meta{RunID: "bench", EpisodeID: "e", Number: 301, MemoryRun: "bench", Frozen: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "episodes/s")
+	})
+}
