@@ -6,6 +6,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 
 	"github.com/clinevo/clinevo/clinic"
@@ -16,7 +17,9 @@ var ErrNotFound = errors.New("memory: card not found")
 
 // Filter selects cards. Zero fields select everything.
 type Filter struct {
-	Run   string
+	// Runs selects the cards written by these runs: a memory lineage (a run and
+	// the runs it carries memory from). Empty selects every run.
+	Runs  []string
 	Bank  string
 	Kinds []clinic.CardKind
 	Pass  int
@@ -85,7 +88,10 @@ func Live(c clinic.Card, f Filter) bool {
 
 // Match reports whether a card passes every field of a filter.
 func Match(c clinic.Card, f Filter) bool {
-	if (f.Run != "" && c.Run != f.Run) || (f.Bank != "" && c.Bank != f.Bank) ||
+	if len(f.Runs) > 0 && !slices.Contains(f.Runs, c.Run) {
+		return false
+	}
+	if (f.Bank != "" && c.Bank != f.Bank) ||
 		(f.Pass != 0 && c.Pass != f.Pass) || (f.Stage != 0 && c.Stage != f.Stage) {
 		return false
 	}

@@ -42,8 +42,9 @@ type Meta struct {
 	// AsOf fixes the memory the episode reads (frozen evaluations); 0 reads the
 	// memory as it was after the previous episode.
 	AsOf int
-	// MemoryRun scopes retrieval to one run's cards; "" reads every run.
-	MemoryRun string
+	// MemoryRuns is the memory lineage retrieval reads: this run and the runs it
+	// carries memory from. Empty reads every run.
+	MemoryRuns []string
 	// Frozen episodes do not count retrievals.
 	Frozen bool
 }
@@ -64,7 +65,7 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, k
 	if asOf <= 0 {
 		return nil, nil // nothing can have been written before the first episode
 	}
-	f := memory.Filter{Run: m.MemoryRun, AsOf: asOf}
+	f := memory.Filter{Runs: m.MemoryRuns, AsOf: asOf}
 	best := map[string]memory.Hit{}
 	for _, q := range []string{view.OpeningComplaint, QueryText(view)} {
 		hits, err := store.Search(ctx, memory.Query{Text: q, K: k, Filter: f})
@@ -166,16 +167,23 @@ type Lesson struct {
 	Skipped []string
 }
 
-// Learn grades an episode's process, evolves the rule book and writes and evicts
-// cards. Every write is idempotent, so Learn may be repeated for the same episode.
+// Learn grades an episode's process, then learns from it (LearnGraded).
 func Learn(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case, t clinic.Trace, m Meta, rules []clinic.Rule) (Lesson, error) {
 	var key *grader.Key
-	var truth *evolver.Truth
 	if cfg.Mode == evolver.WriteBack {
 		key = &grader.Key{Evidence: c.Manager.Evidence, Management: c.Manager.Management, Dangerous: c.Manager.Diagnosis.Dangerous}
-		truth = &evolver.Truth{Diagnosis: c.Manager.Diagnosis.Name, Evidence: c.Manager.Evidence, Management: c.Manager.Management}
 	}
 	pg := grader.GradeProcess(t.Events, t.Final, *t.Scores, key, d.Env.Prices)
+	return LearnGraded(ctx, d, cfg, c, t, pg, m, rules)
+}
+
+// LearnGraded evolves the rule book and writes and evicts cards from a graded
+// episode. Every write is idempotent, so it may be repeated for the same episode.
+func LearnGraded(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, rules []clinic.Rule) (Lesson, error) {
+	var truth *evolver.Truth
+	if cfg.Mode == evolver.WriteBack {
+		truth = &evolver.Truth{Diagnosis: c.Manager.Diagnosis.Name, Evidence: c.Manager.Evidence, Management: c.Manager.Management}
+	}
 	in := evolver.Input{Run: m.RunID, Pass: m.Pass, Stage: m.Stage, Episode: m.Number, CaseID: c.ID,
 		Demographics: c.Patient.Demographics, Opening: c.Patient.OpeningComplaint, Events: t.Events, Final: t.Final,
 		Scores: *t.Scores, Grade: pg, Truth: truth, Forbidden: Forbidden(c)}
@@ -184,7 +192,7 @@ func Learn(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case, t cli
 	if d.Memory == nil || len(out.Cards) == 0 {
 		return l, nil
 	}
-	live, err := d.Memory.List(ctx, memory.Filter{Run: m.RunID, AsOf: m.Number - 1})
+	live, err := d.Memory.List(ctx, memory.Filter{Runs: m.MemoryRuns, AsOf: m.Number - 1})
 	if err != nil {
 		return Lesson{}, fmt.Errorf("learn: %w", err)
 	}

@@ -38,7 +38,7 @@ func stream(t testing.TB, d runner.Deps, cases []clinic.Case, run string) []clin
 	var out []clinic.Trace
 	for i, c := range cases {
 		m := runner.Meta{RunID: run, EpisodeID: fmt.Sprintf("%s/e%d-%s", run, i+1, c.ID), Number: i + 1, Pass: 1, Stage: c.Meta.Stage,
-			Rules: runner.RuleTexts(rules), MemoryRun: run}
+			Rules: runner.RuleTexts(rules), MemoryRuns: []string{run}}
 		tr, err := runner.Play(ctx, c, d, m)
 		require.NoError(t, err)
 		l, err := runner.Learn(ctx, d, evolver.DefaultConfig(), c, tr, m, rules)
@@ -72,7 +72,7 @@ func TestDoctorImprovesWithCardsOfTheSameCondition(t *testing.T) {
 
 			d := deps(t, true)
 			stream(t, d, earlier, "warm")
-			warm, err := runner.Play(ctx, target, d, runner.Meta{RunID: "warm", EpisodeID: "warm", Number: len(earlier) + 1, MemoryRun: "warm"})
+			warm, err := runner.Play(ctx, target, d, runner.Meta{RunID: "warm", EpisodeID: "warm", Number: len(earlier) + 1, MemoryRuns: []string{"warm"}})
 			require.NoError(t, err)
 			require.Greater(t, warm.Scores.S, cold.Scores.S, "cold:\n%s\nwarm:\n%s", runner.Format(cold), runner.Format(warm))
 			require.NotEmpty(t, warm.Events[0].RetrievedCards)
@@ -129,7 +129,7 @@ func BenchmarkEpisode(b *testing.B) {
 		stream(b, d, cases[:300], "bench")
 		for i := 0; b.Loop(); i++ {
 			c := cases[300+i%200]
-			if _, err := runner.Play(ctx, c, d, runner.Meta{RunID: "bench", EpisodeID: "e", Number: 301, MemoryRun: "bench", Frozen: true}); err != nil {
+			if _, err := runner.Play(ctx, c, d, runner.Meta{RunID: "bench", EpisodeID: "e", Number: 301, MemoryRuns: []string{"bench"}, Frozen: true}); err != nil {
 				b.Fatal(err)
 			}
 		}

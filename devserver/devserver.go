@@ -1,0 +1,197 @@
+// Package devserver runs a real Temporal server inside the clinevo process:
+// one history shard, SQLite persistence in a file (WAL), the default namespace
+// with clinevo's search attributes. It is what makes `clinevo demo` and `clinevo
+// dev` work with no Docker and no network.
+package devserver
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/membership/static"
+	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	"go.temporal.io/server/common/primitives"
+	sqliteschema "go.temporal.io/server/schema/sqlite"
+	"go.temporal.io/server/temporal"
+)
+
+// SearchAttributes are the custom search attributes every episode and stream
+// workflow carries. Temporal reserves "RunId" for its own run IDs, so the
+// clinevo run is ClinevoRun.
+var SearchAttributes = map[string]enumspb.IndexedValueType{
+	"ClinevoRun":   enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+	"CaseId":       enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+	"Condition":    enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+	"Kind":         enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+	"Stage":        enumspb.INDEXED_VALUE_TYPE_INT,
+	"Pass":         enumspb.INDEXED_VALUE_TYPE_INT,
+	"EpisodeIndex": enumspb.INDEXED_VALUE_TYPE_INT,
+	"Score":        enumspb.INDEXED_VALUE_TYPE_DOUBLE,
+}
+
+// Options configure the embedded server.
+type Options struct {
+	DataDir   string // the SQLite file is DataDir/temporal.db
+	IP        string // default 127.0.0.1
+	Port      int    // frontend gRPC port; default 7233
+	Namespace string // default "default"
+	LogFile   string // server log; default DataDir/temporal.log
+	LogLevel  string // default "warn"
+}
+
+// Server is a running embedded Temporal server.
+type Server struct {
+	srv  temporal.Server
+	addr string
+}
+
+// Address is the frontend host:port.
+func (s *Server) Address() string { return s.addr }
+
+// Stop stops the server.
+func (s *Server) Stop() { s.srv.Stop() }
+
+// Start starts a server on the data directory, creating the database on first
+// use. Starting again on the same directory resumes every workflow in it.
+func Start(o Options) (*Server, error) {
+	if o.DataDir == "" {
+		return nil, errors.New("devserver: data dir is required")
+	}
+	if o.IP == "" {
+		o.IP = "127.0.0.1"
+	}
+	if o.Port == 0 {
+		o.Port = 7233
+	}
+	if o.Namespace == "" {
+		o.Namespace = "default"
+	}
+	if o.LogFile == "" {
+		o.LogFile = filepath.Join(o.DataDir, "temporal.log")
+	}
+	if o.LogLevel == "" {
+		o.LogLevel = "warn"
+	}
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("devserver: %w", err)
+	}
+	if err := portFree(o.IP, o.Port); err != nil {
+		return nil, err
+	}
+	sqlCfg, err := database(o)
+	if err != nil {
+		return nil, err
+	}
+	ports := map[string]int{"frontend": o.Port}
+	for _, svc := range []string{"history", "matching", "worker", "frontend-http"} {
+		p, err := freePort(o.IP)
+		if err != nil {
+			return nil, err
+		}
+		ports[svc] = p
+	}
+	hostPort := func(p int) string { return net.JoinHostPort(o.IP, strconv.Itoa(p)) }
+	cfg := &config.Config{}
+	cfg.Global.Membership.MaxJoinDuration = 30 * time.Second
+	cfg.Global.Membership.BroadcastAddress = o.IP
+	cfg.Persistence.DefaultStore = "sqlite"
+	cfg.Persistence.VisibilityStore = "sqlite"
+	cfg.Persistence.NumHistoryShards = 1
+	cfg.Persistence.DataStores = map[string]config.DataStore{"sqlite": {SQL: sqlCfg}}
+	cfg.ClusterMetadata = &cluster.Config{
+		FailoverVersionIncrement: 10, MasterClusterName: "active", CurrentClusterName: "active",
+		ClusterInformation: map[string]cluster.ClusterInformation{"active": {
+			Enabled: true, InitialFailoverVersion: 1, ClusterID: "clinevo-embedded",
+			RPCAddress: hostPort(o.Port), HTTPAddress: hostPort(ports["frontend-http"]),
+		}},
+	}
+	cfg.DCRedirectionPolicy.Policy = "noop"
+	service := func(name string) config.Service {
+		var s config.Service
+		s.RPC.BindOnIP = o.IP
+		s.RPC.GRPCPort = ports[name]
+		if name == "frontend" {
+			s.RPC.HTTPPort = ports["frontend-http"]
+		}
+		return s
+	}
+	cfg.Services = map[string]config.Service{"frontend": service("frontend"), "history": service("history"),
+		"matching": service("matching"), "worker": service("worker")}
+	cfg.Archival.History.State, cfg.Archival.Visibility.State = "disabled", "disabled"
+	cfg.NamespaceDefaults.Archival.History.State, cfg.NamespaceDefaults.Archival.Visibility.State = "disabled", "disabled"
+	cfg.PublicClient.HostPort = hostPort(o.Port)
+
+	logger := log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile}))
+	dyn := dynamicconfig.StaticClient{
+		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 200,
+		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():                  8192,
+	}
+	hosts := map[primitives.ServiceName]static.Hosts{
+		primitives.FrontendService: static.SingleLocalHost(hostPort(ports["frontend"])),
+		primitives.HistoryService:  static.SingleLocalHost(hostPort(ports["history"])),
+		primitives.MatchingService: static.SingleLocalHost(hostPort(ports["matching"])),
+		primitives.WorkerService:   static.SingleLocalHost(hostPort(ports["worker"])),
+	}
+	srv, err := temporal.NewServer(
+		temporal.WithConfig(cfg),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(hosts),
+		temporal.WithLogger(logger),
+		temporal.WithDynamicConfigClient(dyn),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: build: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("devserver: start: %w (server log: %s)", err, o.LogFile)
+	}
+	return &Server{srv: srv, addr: hostPort(o.Port)}, nil
+}
+
+// database prepares the SQLite file: the schema on first use, the namespace and
+// search attributes on every start (a no-op when they exist).
+func database(o Options) (*config.SQL, error) {
+	file := filepath.Join(o.DataDir, "temporal.db")
+	c := &config.SQL{PluginName: sqliteplugin.PluginName, DatabaseName: file,
+		ConnectAttributes: map[string]string{"mode": "rwc", "_journal_mode": "WAL", "_busy_timeout": "10000"}}
+	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
+		if err := sqliteschema.SetupSchema(c); err != nil {
+			return nil, fmt.Errorf("devserver: create schema in %s: %w", file, err)
+		}
+	}
+	ns, err := sqliteschema.NewNamespaceConfig("active", o.Namespace, false, SearchAttributes)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: namespace: %w", err)
+	}
+	if err := sqliteschema.CreateNamespaces(c, ns); err != nil {
+		return nil, fmt.Errorf("devserver: namespace: %w", err)
+	}
+	return c, nil
+}
+
+func portFree(ip string, port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("devserver: port %d on %s is taken (another Temporal server?): %w", port, ip, err)
+	}
+	return l.Close()
+}
+
+func freePort(ip string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("devserver: no free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

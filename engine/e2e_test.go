@@ -1,0 +1,70 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+func TestStreamEndToEnd(t *testing.T) {
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	spec := activities.StreamSpec{RunID: "e2e", Corpus: "builtin:stream", Limit: 20, StageSize: 10, Rules: true}
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.StreamWorkflowID(spec.RunID), TaskQueue: workflows.TaskQueue},
+		workflows.StreamWorkflow, spec)
+	require.NoError(t, err)
+	var res workflows.StreamResult
+	require.NoError(t, run.Get(ctx, &res)) // follows continue-as-new to the last run
+	require.Equal(t, 20, res.Episodes)
+
+	// The stream continued as new at the stage boundary: two runs, the first closed by continue-as-new.
+	list := func(q string) []*workflowservice.ListWorkflowExecutionsResponse {
+		resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: 100})
+		require.NoError(t, err)
+		return []*workflowservice.ListWorkflowExecutionsResponse{resp}
+	}
+	var statuses []enumspb.WorkflowExecutionStatus
+	enginetest.Eventually(t, 10*time.Second, "two stream runs in visibility", func() bool {
+		statuses = nil
+		for _, e := range list(fmt.Sprintf(`WorkflowId = %q`, activities.StreamWorkflowID("e2e")))[0].Executions {
+			statuses = append(statuses, e.Status)
+		}
+		return len(statuses) == 2
+	})
+	require.ElementsMatch(t, []enumspb.WorkflowExecutionStatus{enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED}, statuses)
+
+	// Every episode exists under its stable ID with its search attributes.
+	records, err := env.Engine.Results.Records(ctx, "e2e")
+	require.NoError(t, err)
+	require.Len(t, records, 20, "the results store holds every episode exactly once")
+	seen := map[string]bool{}
+	for i, r := range records {
+		require.False(t, seen[r.EpisodeID])
+		seen[r.EpisodeID] = true
+		require.Equal(t, i+1, r.Index)
+		stage := i/10 + 1
+		want := workflows.EpisodeWorkflowID("e2e", 1, stage, i+1, r.CaseID)
+		require.Equal(t, want, r.EpisodeID)
+		desc, err := env.Client.DescribeWorkflowExecution(ctx, want, "")
+		require.NoError(t, err)
+		require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
+		sa := desc.WorkflowExecutionInfo.SearchAttributes.GetIndexedFields()
+		for _, k := range []string{"ClinevoRun", "CaseId", "Condition", "Kind", "Stage", "Pass", "EpisodeIndex", "Score"} {
+			require.Contains(t, sa, k, "episode %s lacks search attribute %s", want, k)
+		}
+	}
+	enginetest.Eventually(t, 10*time.Second, "a visibility query over episode search attributes", func() bool {
+		resp := list(`ClinevoRun = "e2e" AND Kind = "stream" AND WorkflowType = "EpisodeWorkflow" AND Stage = 2 AND Score >= 0`)[0]
+		return len(resp.Executions) == 10
+	})
+}

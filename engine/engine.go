@@ -1,0 +1,76 @@
+// Package engine wires clinevo's ports into a Temporal worker: it opens the
+// results store and the memory bank under the data directory, builds the
+// activities with the configured roles, and registers the workflows.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/memory/local"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+// Options choose the engine's parts.
+type Options struct {
+	DataDir   string
+	MemoryDim int // hashing embedder dimension; 0: default
+}
+
+// Engine holds the open stores and the activities built on them.
+type Engine struct {
+	Results    *results.Store
+	Memory     memory.Store
+	Activities *activities.Activities
+}
+
+// Open opens DataDir/results.db and DataDir/memory.db.
+func Open(ctx context.Context, o Options) (*Engine, error) {
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	res, err := results.Open(ctx, filepath.Join(o.DataDir, "results.db"))
+	if err != nil {
+		return nil, err
+	}
+	mem, err := local.Open(ctx, filepath.Join(o.DataDir, "memory.db"), memory.HashEmbedder{D: o.MemoryDim})
+	if err != nil {
+		res.Close()
+		return nil, err
+	}
+	acts := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Memory: mem,
+		Doctor: actor.Builtin{}, Roles: episode.BuiltinRoles()}
+	return &Engine{Results: res, Memory: mem, Activities: acts}, nil
+}
+
+// Close closes the stores.
+func (e *Engine) Close() error {
+	err := e.Memory.Close()
+	if err2 := e.Results.Close(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+// NewWorker returns a worker on the clinevo task queue with every workflow and
+// activity registered.
+func (e *Engine) NewWorker(c client.Client, taskQueue string) worker.Worker {
+	if taskQueue == "" {
+		taskQueue = workflows.TaskQueue
+	}
+	w := worker.New(c, taskQueue, worker.Options{})
+	w.RegisterWorkflow(workflows.StreamWorkflow)
+	w.RegisterWorkflow(workflows.EpisodeWorkflow)
+	w.RegisterActivity(e.Activities)
+	return w
+}

@@ -1,0 +1,83 @@
+// Package enginetest starts an embedded Temporal server and a clinevo worker for
+// end-to-end tests, on loopback ports and a temporary data directory.
+package enginetest
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/clinevo/clinevo/devserver"
+	"github.com/clinevo/clinevo/engine"
+)
+
+// Env is a running server, client, engine and worker.
+type Env struct {
+	Server  *devserver.Server
+	Client  client.Client
+	Engine  *engine.Engine
+	Worker  worker.Worker
+	DataDir string
+}
+
+// FreePort returns a free loopback port.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Start starts everything on a fresh data directory; Stop runs at cleanup.
+func Start(t testing.TB) *Env {
+	t.Helper()
+	dir := t.TempDir()
+	srv, err := devserver.Start(devserver.Options{DataDir: dir, Port: FreePort(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	c, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quiet{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	eng, err := engine.Open(context.Background(), engine.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	w := eng.NewWorker(c, "")
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return &Env{Server: srv, Client: c, Engine: eng, Worker: w, DataDir: dir}
+}
+
+// Eventually polls cond every 50 ms until it holds or the deadline passes.
+func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", within, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// quiet drops the SDK's informational logs in tests.
+type quiet struct{}
+
+func (quiet) Debug(string, ...any) {}
+func (quiet) Info(string, ...any)  {}
+func (quiet) Warn(string, ...any)  {}
+func (quiet) Error(string, ...any) {}
