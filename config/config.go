@@ -124,6 +124,13 @@ func Load(v *viper.Viper, file string) (Config, error) {
 	if err := v.Unmarshal(&c); err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
+	if strings.HasPrefix(c.DataDir, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return Config{}, fmt.Errorf("config: data_dir %s: %w", c.DataDir, err)
+		}
+		c.DataDir = filepath.Join(home, c.DataDir[2:])
+	}
 	if err := c.Validate(); err != nil {
 		return Config{}, err
 	}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/runner"
+)
+
+func (a *app) episodeShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show EPISODE_ID",
+		Short: "Show a recorded episode (its ID is its workflow ID, <run>/p<pass>/s<stage>/e<index>-<case>)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			eng, err := a.openEngine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			rec, t, err := eng.Results.RecordTrace(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd, map[string]any{"record": rec, "trace": t})
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprint(out, runner.Format(t))
+			fmt.Fprintf(out, "labels: %s\n", strings.Join(rec.Labels, " "))
+			fmt.Fprintf(out, "cards: %d retrieved, %d written, %d evicted; rule edits: %s\n", len(rec.Retrieved), len(rec.Written), len(rec.Evicted), strings.Join(rec.RuleEdits, "; "))
+			fmt.Fprintf(out, "history: temporal workflow show --workflow-id %q\n", rec.WorkflowID)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the record and trace as JSON")
+	return cmd
+}
+
+func (a *app) memoryCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "memory", Short: "Query the memory bank"}
+	var f memory.Filter
+	var runs []string
+	var kinds []string
+	var top int
+	query := &cobra.Command{
+		Use:   "query TEXT",
+		Short: "Cards most similar to TEXT, optionally as of an episode number",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			eng, err := a.openEngine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			f.Runs = runs
+			for _, k := range kinds {
+				f.Kinds = append(f.Kinds, clinic.CardKind(k))
+			}
+			hits, err := eng.Memory.Search(cmd.Context(), memory.Query{Text: args[0], K: top, Filter: f})
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "SCORE\tID\tKIND\tRUN\tEPISODE\tEVICTED\tTEXT")
+			for _, h := range hits {
+				fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\t%d\t%d\t%s\n", h.Score, h.Card.ID, h.Card.Kind, h.Card.Run, h.Card.CreatedEpisode, h.Card.EvictedEpisode, clip(h.Card.Text, 100))
+			}
+			return tw.Flush()
+		},
+	}
+	query.Flags().IntVar(&f.AsOf, "as-of", 0, "episode number: cards live after that episode was evolved (0: now)")
+	query.Flags().StringSliceVar(&runs, "run", nil, "only cards written by these runs")
+	query.Flags().StringSliceVar(&kinds, "kind", nil, "only these kinds: success, correction, rule, advice")
+	query.Flags().StringVar(&f.Bank, "bank", "", "only this bank: success, correction, rules, advice")
+	query.Flags().IntVar(&top, "top", 5, "number of cards")
+	cmd.AddCommand(query)
+	var statRuns []string
+	stats := &cobra.Command{
+		Use:   "stats",
+		Short: "Counts by kind, bank and stage; the most retrieved cards; evictions",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			eng, err := a.openEngine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			st, err := eng.Memory.Stats(cmd.Context(), memory.Filter{Runs: statRuns})
+			if err != nil {
+				return err
+			}
+			return printJSON(cmd, st)
+		},
+	}
+	stats.Flags().StringSliceVar(&statRuns, "run", nil, "only cards written by these runs")
+	cmd.AddCommand(stats)
+	return cmd
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+func (a *app) runsCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "runs", Short: "List and export recorded runs"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "Every run with its episode count and stage means",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			eng, err := a.openEngine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			runs, counts, err := eng.Results.Runs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tWORKFLOW")
+			for _, r := range runs {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.Run, r.Kind, counts[r.Run], r.WorkflowID)
+			}
+			return tw.Flush()
+		},
+	})
+	var format, out, run string
+	export := &cobra.Command{
+		Use:   "export",
+		Short: "Export episode records (with traces) as JSONL",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "jsonl" {
+				return fmt.Errorf("runs export: format %q, want jsonl", format)
+			}
+			eng, err := a.openEngine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			recs, err := eng.Results.Records(cmd.Context(), run)
+			if err != nil {
+				return err
+			}
+			write := func(w io.Writer) error {
+				enc := json.NewEncoder(w)
+				for _, r := range recs {
+					_, t, err := eng.Results.RecordTrace(cmd.Context(), r.EpisodeID)
+					if err != nil {
+						return err
+					}
+					if err := enc.Encode(map[string]any{"record": r, "trace": t}); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			if out == "" {
+				return write(cmd.OutOrStdout())
+			}
+			f, err := os.Create(out)
+			if err != nil {
+				return err
+			}
+			if err := write(f); err != nil {
+				f.Close()
+				os.Remove(out)
+				return err
+			}
+			return f.Close()
+		},
+	}
+	export.Flags().StringVar(&format, "format", "jsonl", "output format (jsonl)")
+	export.Flags().StringVar(&out, "out", "", "output file (default stdout)")
+	export.Flags().StringVar(&run, "run", "", "only this run")
+	cmd.AddCommand(export)
+	return cmd
+}
+
+// writeStageTable prints stage means of runs side by side.
+func writeStageTable(w io.Writer, means []analysis.StageMean, labels map[string]string) {
+	sort.SliceStable(means, func(i, j int) bool {
+		if means[i].Stage != means[j].Stage {
+			return means[i].Stage < means[j].Stage
+		}
+		return labels[means[i].Run] < labels[means[j].Run]
+	})
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "stage\tcondition\tn\tS\tstrict acc\tU\tturns\ttests\tcost USD\t")
+	for _, m := range means {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%.3f\t%.2f\t%.3f\t%.1f\t%.2f\t%.0f\t\n", m.Stage, labels[m.Run], m.N, m.S, m.Strict, m.U, m.T, m.E, m.Cost)
+	}
+	tw.Flush()
+}

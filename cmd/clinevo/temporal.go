@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/clinevo/clinevo/devserver"
+	"github.com/clinevo/clinevo/engine"
+)
+
+// dial connects to the configured Temporal frontend.
+func (a *app) dial(address string) (client.Client, error) {
+	if address == "" {
+		address = a.cfg.Temporal.Address
+	}
+	c, err := client.Dial(client.Options{HostPort: address, Namespace: a.cfg.Temporal.Namespace,
+		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))})
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal at %s: %w (is `clinevo dev` running?)", address, err)
+	}
+	return c, nil
+}
+
+func (a *app) openEngine(ctx context.Context) (*engine.Engine, error) {
+	return engine.Open(ctx, engine.Options{DataDir: a.cfg.DataDir, MemoryDim: a.cfg.Memory.Dim})
+}
+
+// runWorker runs a worker until ctx ends.
+func (a *app) runWorker(ctx context.Context, c client.Client, eng *engine.Engine) error {
+	w := eng.NewWorker(c, a.cfg.Temporal.TaskQueue)
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	defer w.Stop()
+	<-ctx.Done()
+	return nil
+}
+
+func interrupted() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func (a *app) devCmd() *cobra.Command {
+	var port int
+	var withWorker bool
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run an embedded Temporal server (SQLite under the data dir) and a worker in one process",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := interrupted()
+			defer stop()
+			srv, err := devserver.Start(devserver.Options{DataDir: a.cfg.DataDir, Port: port, Namespace: a.cfg.Temporal.Namespace})
+			if err != nil {
+				return err
+			}
+			defer srv.Stop()
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "Temporal frontend  %s (namespace %s)\n", srv.Address(), a.cfg.Temporal.Namespace)
+			fmt.Fprintf(out, "data directory     %s\n", a.cfg.DataDir)
+			fmt.Fprintf(out, "temporal CLI       temporal --address %s workflow list\n", srv.Address())
+			if !withWorker {
+				fmt.Fprintln(out, "worker             not started (--worker=false)")
+				<-ctx.Done()
+				return nil
+			}
+			c, err := a.dial(srv.Address())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			eng, err := a.openEngine(ctx)
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			fmt.Fprintf(out, "worker             task queue %s\n", a.cfg.Temporal.TaskQueue)
+			return a.runWorker(ctx, c, eng)
+		},
+	}
+	cmd.Flags().IntVar(&port, "port", 7233, "frontend gRPC port")
+	cmd.Flags().BoolVar(&withWorker, "worker", true, "also run a worker in this process")
+	return cmd
+}
+
+func (a *app) workerCmd() *cobra.Command {
+	var address string
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run a worker against an existing Temporal frontend",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := interrupted()
+			defer stop()
+			c, err := a.dial(address)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			eng, err := a.openEngine(ctx)
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			fmt.Fprintf(cmd.OutOrStdout(), "worker on %s, task queue %s, data %s\n", orDefault(address, a.cfg.Temporal.Address), a.cfg.Temporal.TaskQueue, a.cfg.DataDir)
+			return a.runWorker(ctx, c, eng)
+		},
+	}
+	cmd.Flags().StringVar(&address, "address", "", "Temporal frontend host:port (default: temporal.address)")
+	return cmd
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// waitPoll is how often commands that wait on a workflow poll its state.
+const waitPoll = 500 * time.Millisecond
