@@ -63,6 +63,7 @@ func TestStreamEndToEnd(t *testing.T) {
 			require.Contains(t, sa, k, "episode %s lacks search attribute %s", want, k)
 		}
 	}
+	requireSameAsReference(t, env.Engine.Results, env.Engine.Memory, spec)
 	enginetest.Eventually(t, 10*time.Second, "a visibility query over episode search attributes", func() bool {
 		resp := list(`ClinevoRun = "e2e" AND Kind = "stream" AND WorkflowType = "EpisodeWorkflow" AND Stage = 2 AND Score >= 0`)[0]
 		return len(resp.Executions) == 10

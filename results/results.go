@@ -340,3 +340,14 @@ func (s *Store) Runs(ctx context.Context) ([]Run, map[string]int, error) {
 	}
 	return out, counts, crow.Err()
 }
+
+// Counts returns how many episode records and stored turns there are.
+func (s *Store) Counts(ctx context.Context) (records, turns int, err error) {
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes`).Scan(&records); err != nil {
+		return 0, 0, fmt.Errorf("results: counts: %w", err)
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns WHERE event IS NOT NULL`).Scan(&turns); err != nil {
+		return 0, 0, fmt.Errorf("results: counts: %w", err)
+	}
+	return records, turns, nil
+}

@@ -56,6 +56,6 @@ func (a *app) episodeCmd() *cobra.Command {
 	run.Flags().StringVar(&tracePath, "trace", "", "also write the trace as JSONL to this file")
 	run.Flags().BoolVar(&asJSON, "json", false, "print the trace as JSON")
 	_ = run.MarkFlagRequired("case")
-	cmd.AddCommand(run, a.episodeShowCmd())
+	cmd.AddCommand(run, a.episodeShowCmd(), a.historyCmd())
 	return cmd
 }

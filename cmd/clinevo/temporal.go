@@ -99,7 +99,7 @@ func (a *app) workerCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := interrupted()
 			defer stop()
-			c, err := a.dial(address)
+			c, err := a.dialPatiently(ctx, cmd, address)
 			if err != nil {
 				return err
 			}
@@ -115,6 +115,26 @@ func (a *app) workerCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&address, "address", "", "Temporal frontend host:port (default: temporal.address)")
 	return cmd
+}
+
+// dialPatiently waits for the frontend to come up (a worker may start before
+// its server), retrying every waitPoll until ctx ends or a minute has passed.
+func (a *app) dialPatiently(ctx context.Context, cmd *cobra.Command, address string) (client.Client, error) {
+	deadline := time.Now().Add(time.Minute)
+	for noted := false; ; noted = true {
+		c, err := a.dial(address)
+		if err == nil || time.Now().After(deadline) {
+			return c, err
+		}
+		if !noted {
+			fmt.Fprintln(cmd.ErrOrStderr(), "waiting for the Temporal frontend:", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(waitPoll):
+		}
+	}
 }
 
 func orDefault(s, d string) string {

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/clinevo/clinevo/activities"
+)
+
+// history reads a workflow run's full history.
+func history(ctx context.Context, c client.Client, workflowID, runID string) (*historypb.History, error) {
+	it := c.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return nil, fmt.Errorf("history of %s: %w", workflowID, err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	return h, nil
+}
+
+func (a *app) historyCmd() *cobra.Command {
+	var out, runID string
+	cmd := &cobra.Command{
+		Use:   "history WORKFLOW_ID",
+		Short: "Export a workflow history as JSON (the format `temporal workflow show --output json` and replayers read)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.dial("")
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			h, err := history(cmd.Context(), c, args[0], runID)
+			if err != nil {
+				return err
+			}
+			b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				_, err = cmd.OutOrStdout().Write(b)
+				return err
+			}
+			return os.WriteFile(out, b, 0o644)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "output file (default stdout)")
+	cmd.Flags().StringVar(&runID, "run-id", "", "a Temporal run ID (default: the latest run)")
+	return cmd
+}
+
+// streamSizeCmd measures the histories of a stream: every run of the stream
+// workflow (one per stage after continue-as-new) and its largest episode.
+func (a *app) streamSizeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "size RUN",
+		Short: "Count the history events of every run of a stream workflow and of its largest episode",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.dial("")
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx := cmd.Context()
+			var token []byte
+			type row struct {
+				id, runID string
+				events    int
+			}
+			var streams, episodes []row
+			for {
+				resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+					Query: fmt.Sprintf(`ClinevoRun = %q`, args[0]), PageSize: 1000, NextPageToken: token})
+				if err != nil {
+					return err
+				}
+				for _, e := range resp.Executions {
+					r := row{id: e.Execution.WorkflowId, runID: e.Execution.RunId, events: int(e.HistoryLength)}
+					if e.Execution.WorkflowId == activities.StreamWorkflowID(args[0]) {
+						streams = append(streams, r)
+					} else {
+						episodes = append(episodes, r)
+					}
+				}
+				if token = resp.NextPageToken; len(token) == 0 {
+					break
+				}
+			}
+			maxOf := func(rs []row) row {
+				var m row
+				for _, r := range rs {
+					if r.events > m.events {
+						m = r
+					}
+				}
+				return m
+			}
+			ms, me := maxOf(streams), maxOf(episodes)
+			return printJSON(cmd, map[string]any{"stream_runs": len(streams), "largest_stream_run_events": ms.events,
+				"largest_stream_run": ms.runID, "episodes": len(episodes), "largest_episode_events": me.events, "largest_episode": me.id})
+		},
+	}
+}

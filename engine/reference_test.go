@@ -1,0 +1,90 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/memory/local"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+// reference plays a stream spec with the in-process loop: what a Temporal run
+// must reproduce exactly, crashes or not. It returns the traces and card IDs.
+func reference(t *testing.T, spec activities.StreamSpec) ([]clinic.Trace, []string) {
+	t.Helper()
+	ctx := context.Background()
+	spec = spec.WithDefaults()
+	cp, err := corpus.Load(spec.Corpus)
+	require.NoError(t, err)
+	st, err := local.Open(ctx, filepath.Join(t.TempDir(), "ref.db"), memory.HashEmbedder{})
+	require.NoError(t, err)
+	defer st.Close()
+	d := runner.Deps{Doctor: actor.Builtin{}, Roles: episode.BuiltinRoles(), Env: spec.Env.Config(), Weights: grader.DefaultWeights(), K: spec.K, Memory: st}
+	var rules []clinic.Rule
+	var traces []clinic.Trace
+	for i, c := range cp.Cases[:spec.Limit] {
+		stage := i/spec.StageSize + 1
+		m := runner.Meta{RunID: spec.RunID, EpisodeID: workflows.EpisodeWorkflowID(spec.RunID, spec.Pass, stage, i+1, c.ID),
+			Number: i + 1, Pass: spec.Pass, Stage: stage, MemoryRuns: spec.MemoryRuns()}
+		if spec.Rules {
+			m.Rules = runner.RuleTexts(rules)
+		}
+		tr, err := runner.Play(ctx, c, d, m)
+		require.NoError(t, err)
+		l, err := runner.Learn(ctx, d, spec.EvolverConfig(), c, tr, m, rules)
+		require.NoError(t, err)
+		rules = l.Rules
+		traces = append(traces, tr)
+	}
+	cards, err := st.List(ctx, memory.Filter{IncludeEvicted: true})
+	require.NoError(t, err)
+	var ids []string
+	for _, c := range cards {
+		ids = append(ids, c.ID)
+	}
+	return traces, ids
+}
+
+// requireSameAsReference compares a finished Temporal run with the reference:
+// every episode recorded once, with identical events and scores, and the same cards.
+func requireSameAsReference(t *testing.T, res *results.Store, mem memory.Store, spec activities.StreamSpec) {
+	t.Helper()
+	ctx := context.Background()
+	want, wantCards := reference(t, spec)
+	recs, err := res.Records(ctx, spec.RunID)
+	require.NoError(t, err)
+	require.Len(t, recs, len(want), "every episode recorded exactly once")
+	for i, r := range recs {
+		require.Equal(t, want[i].EpisodeID, r.EpisodeID)
+		_, got, err := res.RecordTrace(ctx, r.EpisodeID)
+		require.NoError(t, err)
+		gb, _ := json.Marshal(got.Events)
+		wb, _ := json.Marshal(want[i].Events)
+		require.JSONEq(t, string(wb), string(gb), "events of episode %d (%s)", i+1, r.EpisodeID)
+		require.Equal(t, *want[i].Scores, *got.Scores, "scores of episode %d", i+1)
+		require.Equal(t, want[i].Final, got.Final)
+	}
+	cards, err := mem.List(ctx, memory.Filter{Runs: []string{spec.RunID}, IncludeEvicted: true})
+	require.NoError(t, err)
+	var got []string
+	seen := map[string]bool{}
+	for _, c := range cards {
+		require.False(t, seen[c.ID], "duplicate card %s", c.ID)
+		seen[c.ID] = true
+		got = append(got, c.ID)
+	}
+	require.ElementsMatch(t, wantCards, got)
+}

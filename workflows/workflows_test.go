@@ -1,0 +1,168 @@
+package workflows_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+var acts *activities.Activities
+
+// fakeStream mocks every activity: episodes end after two turns, Evolve adds
+// one rule per batch, and the calls are recorded in order.
+type fakeStream struct {
+	calls   []string
+	records []string
+}
+
+func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int) {
+	ids := make([]string, cases)
+	conds := make([]string, cases)
+	for i := range ids {
+		ids[i] = "c" + string(rune('a'+i))
+		conds[i] = "cond"
+	}
+	env.RegisterWorkflow(workflows.EpisodeWorkflow)
+	env.OnActivity(acts.ValidateStream, mock.Anything, mock.Anything).Return(activities.StreamPlan{CaseIDs: ids, Conditions: conds}, nil)
+	env.OnActivity(acts.Decide, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.TurnInput) (activities.TurnSummary, error) {
+		return activities.TurnSummary{Action: "ASK"}, nil
+	})
+	env.OnActivity(acts.Step, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.TurnInput) (activities.TurnSummary, error) {
+		return activities.TurnSummary{Action: "ASK", Status: "returned", Done: in.Turn == 1}, nil
+	})
+	env.OnActivity(acts.Score, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EpisodeInput) (activities.ScoreSummary, error) {
+		f.calls = append(f.calls, "episode:"+in.EpisodeID)
+		return activities.ScoreSummary{S: 0.5, T: 1}, nil
+	})
+	env.OnActivity(acts.Grade, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.GradeInput) (map[grader.Label]int, error) {
+		f.calls = append(f.calls, "grade:"+in.CaseID)
+		return nil, nil
+	})
+	env.OnActivity(acts.Evolve, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EvolveInput) (activities.EvolveOutput, error) {
+		f.calls = append(f.calls, "evolve")
+		out := activities.EvolveOutput{RuleBook: append(in.RuleBook, clinic.Rule{ID: "r", Text: "ASK onset"})}
+		for _, e := range in.Episodes {
+			out.Lessons = append(out.Lessons, activities.EpisodeLesson{EpisodeID: e.EpisodeID})
+		}
+		return out, nil
+	})
+	env.OnActivity(acts.Record, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.RecordInput) error {
+		f.calls = append(f.calls, "record:"+in.CaseID)
+		f.records = append(f.records, in.EpisodeID)
+		return nil
+	})
+}
+
+func spec(limit, stage int) activities.StreamSpec {
+	return activities.StreamSpec{RunID: "t", Corpus: "builtin:stream", StageSize: stage, Rules: true, Limit: limit}
+}
+
+func TestStreamOrderAndContinueAsNew(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	f := &fakeStream{}
+	f.register(env, 4)
+	env.ExecuteWorkflow(workflows.StreamWorkflow, spec(0, 2))
+	require.True(t, env.IsWorkflowCompleted())
+	err := env.GetWorkflowError()
+	require.Error(t, err)
+	require.True(t, workflow.IsContinueAsNewError(err), "a stage boundary continues as new: %v", err)
+	require.Equal(t, []string{
+		"episode:t/p1/s01/e0001-ca", "grade:ca", "evolve", "record:ca",
+		"episode:t/p1/s01/e0002-cb", "grade:cb", "evolve", "record:cb",
+	}, f.calls)
+}
+
+func TestStreamCarriesCursorAndRuleBook(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	f := &fakeStream{}
+	f.register(env, 4)
+	sp := spec(0, 2).WithDefaults()
+	sp.Cursor = 2
+	sp.RuleBook = []clinic.Rule{{ID: "r0", Text: "ASK onset"}}
+	sp.UpdateInterval = 2 // evolve once per two episodes
+	env.ExecuteWorkflow(workflows.StreamWorkflow, sp)
+	require.NoError(t, env.GetWorkflowError())
+	var res workflows.StreamResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	require.Equal(t, 4, res.Episodes)
+	require.Equal(t, []string{
+		"episode:t/p1/s02/e0003-cc", "grade:cc", "episode:t/p1/s02/e0004-cd", "grade:cd",
+		"evolve", "record:cc", "record:cd",
+	}, f.calls)
+	v, err := env.QueryWorkflow(workflows.QueryRules)
+	require.NoError(t, err)
+	var rules []string
+	require.NoError(t, v.Get(&rules))
+	require.Len(t, rules, 2, "the carried rule and the one Evolve added")
+}
+
+func TestStreamPauseResumeStop(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	f := &fakeStream{}
+	f.register(env, 6)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(workflows.SignalPause, nil)
+	}, time.Millisecond)
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(workflows.QueryProgress)
+		require.NoError(t, err)
+		var p workflows.Progress
+		require.NoError(t, v.Get(&p))
+		require.True(t, p.Paused)
+		paused := p.Cursor
+		require.Less(t, paused, 6)
+		// While paused, nothing moves.
+		env.RegisterDelayedCallback(func() {
+			v, _ := env.QueryWorkflow(workflows.QueryProgress)
+			var q workflows.Progress
+			require.NoError(t, v.Get(&q))
+			require.Equal(t, paused, q.Cursor)
+			env.SignalWorkflow(workflows.SignalResume, nil)
+			env.SignalWorkflow(workflows.SignalStop, nil)
+		}, time.Hour)
+	}, time.Minute)
+	env.ExecuteWorkflow(workflows.StreamWorkflow, spec(0, 100))
+	require.NoError(t, env.GetWorkflowError())
+	var res workflows.StreamResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	require.True(t, res.Stopped)
+	require.Less(t, res.Episodes, 6)
+	require.Len(t, f.records, res.Episodes, "every played episode is recorded before stopping")
+}
+
+func TestStreamContinuesAsNewWhenSuggested(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	f := &fakeStream{}
+	f.register(env, 6)
+	env.SetContinueAsNewSuggested(true)
+	env.ExecuteWorkflow(workflows.StreamWorkflow, spec(0, 100))
+	require.True(t, workflow.IsContinueAsNewError(env.GetWorkflowError()))
+	require.Len(t, f.records, 1, "continues as new after the first flushed episode")
+}
+
+func TestEpisodeWorkflowTurnLoop(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	(&fakeStream{}).register(env, 1)
+	env.ExecuteWorkflow(workflows.EpisodeWorkflow, activities.EpisodeInput{Run: "t", EpisodeID: "t/p1/s01/e0001-ca", CaseID: "ca", ActivityTimeoutSeconds: 5})
+	require.NoError(t, env.GetWorkflowError())
+	var s2 activities.ScoreSummary
+	require.NoError(t, env.GetWorkflowResult(&s2))
+	require.Equal(t, 0.5, s2.S)
+	env.AssertNumberOfCalls(t, "Decide", 2)
+	env.AssertNumberOfCalls(t, "Step", 2)
+}
