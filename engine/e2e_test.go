@@ -64,6 +64,31 @@ func TestStreamEndToEnd(t *testing.T) {
 		}
 	}
 	requireSameAsReference(t, env.Engine.Results, env.Engine.Memory, spec)
+
+	// Bad input fails the stream before any episode runs.
+	for name, bad := range map[string]activities.StreamSpec{
+		"unknown corpus":   {RunID: "bad-corpus", Corpus: "nope.jsonl"},
+		"unknown case":     {RunID: "bad-case", Corpus: "builtin:stream", CaseIDs: []string{"stream-0001", "no-such-case"}},
+		"invalid budget":   {RunID: "bad-budget", Corpus: "builtin:stream", MemoryBudget: -1},
+		"invalid interval": {RunID: "bad-interval", Corpus: "builtin:stream", UpdateInterval: -2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.StreamWorkflowID(bad.RunID), TaskQueue: workflows.TaskQueue},
+				workflows.StreamWorkflow, bad)
+			require.NoError(t, err)
+			err = r.Get(ctx, nil)
+			require.Error(t, err)
+			want := map[string]string{"unknown corpus": "nope.jsonl", "unknown case": `case "no-such-case" is not in corpus builtin:stream`,
+				"invalid budget": "memory_budget (B_M) must be at least 1", "invalid interval": "update_interval must be at least 1"}[name]
+			require.ErrorContains(t, err, want)
+			recs, err := env.Engine.Results.Records(ctx, bad.RunID)
+			require.NoError(t, err)
+			require.Empty(t, recs)
+			resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf(`WorkflowId STARTS_WITH %q AND WorkflowType = "EpisodeWorkflow"`, bad.RunID+"/")})
+			require.NoError(t, err)
+			require.Empty(t, resp.Executions, "no episode started")
+		})
+	}
 	enginetest.Eventually(t, 10*time.Second, "a visibility query over episode search attributes", func() bool {
 		resp := list(`ClinevoRun = "e2e" AND Kind = "stream" AND WorkflowType = "EpisodeWorkflow" AND Stage = 2 AND Score >= 0`)[0]
 		return len(resp.Executions) == 10

@@ -46,7 +46,10 @@ func TestGating(t *testing.T) {
 		check  func(t *testing.T, ev clinic.Event, e *episode.Episode)
 	}{
 		{name: "unknown action is an invalid turn", out: clinic.DoctorOutput{Action: "PRESCRIBE"}, status: clinic.StatusInvalid,
-			check: func(t *testing.T, ev clinic.Event, e *episode.Episode) { require.Equal(t, 1, len(e.Events())); require.False(t, e.Done()) }},
+			check: func(t *testing.T, ev clinic.Event, e *episode.Episode) {
+				require.Equal(t, 1, len(e.Events()))
+				require.False(t, e.Done())
+			}},
 		{name: "ask without a question is unparseable", out: clinic.DoctorOutput{Action: clinic.Ask}, status: clinic.StatusUnparseable},
 		{name: "ask is answered from facts", out: clinic.DoctorOutput{Action: clinic.Ask, Question: "What brings it on?"}, status: clinic.StatusReturned,
 			check: func(t *testing.T, ev clinic.Event, _ *episode.Episode) { require.NotEmpty(t, ev.RevealedFacts) }},
@@ -67,12 +70,20 @@ func TestGating(t *testing.T) {
 		{name: "over budget is refused and not billed", cfg: func(c *episode.Config) { c.MaxTests = 1 },
 			before: []clinic.DoctorOutput{{Action: clinic.RequestTest, TestName: "ecg"}},
 			out:    clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "troponin"}, status: clinic.StatusOverBudget,
-			check: func(t *testing.T, ev clinic.Event, e *episode.Episode) { require.Equal(t, 1, e.TestsUsed()); require.Equal(t, 5.0, ev.Cost) }},
+			check: func(t *testing.T, ev clinic.Event, e *episode.Episode) {
+				require.Equal(t, 1, e.TestsUsed())
+				require.Equal(t, 5.0, ev.Cost)
+			}},
 		{name: "physical examination is free and outside the budget", cfg: func(c *episode.Config) { c.MaxTests = 0 },
 			out: clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "cardiac examination"}, status: clinic.StatusReturned,
-			check: func(t *testing.T, ev clinic.Event, e *episode.Episode) { require.True(t, ev.Free); require.Equal(t, 0, e.TestsUsed()) }},
+			check: func(t *testing.T, ev clinic.Event, e *episode.Episode) {
+				require.True(t, ev.Free)
+				require.Equal(t, 0, e.TestsUsed())
+			}},
 		{name: "consultant disabled", cfg: func(c *episode.Config) { c.AllowMDT = false }, out: clinic.DoctorOutput{Action: clinic.CallMDT}, status: clinic.StatusInvalid,
-			check: func(t *testing.T, ev clinic.Event, _ *episode.Episode) { require.Equal(t, "disabled", ev.ConsultantStatus) }},
+			check: func(t *testing.T, ev clinic.Event, _ *episode.Episode) {
+				require.Equal(t, "disabled", ev.ConsultantStatus)
+			}},
 		{name: "consultant suggests one next step", out: clinic.DoctorOutput{Action: clinic.CallMDT}, status: clinic.StatusReturned,
 			check: func(t *testing.T, ev clinic.Event, _ *episode.Episode) {
 				require.Equal(t, "answered", ev.ConsultantStatus)

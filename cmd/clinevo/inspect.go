@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
 )
 
@@ -138,6 +140,34 @@ func (a *app) runsCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	})
+	var stagesRun []string
+	stages := &cobra.Command{
+		Use:   "stages",
+		Short: "Stage means (S, strict accuracy, U, turns, tests, cost) of recorded runs",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			eng, err := a.openEngine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			recs, err := eng.Results.Records(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			labels := map[string]string{}
+			var keep []results.Record
+			for _, r := range recs {
+				if len(stagesRun) == 0 || slices.Contains(stagesRun, r.Run) {
+					keep = append(keep, r)
+					labels[r.Run] = r.Run
+				}
+			}
+			writeStageTable(cmd.OutOrStdout(), analysis.StageMeans(keep), labels)
+			return nil
+		},
+	}
+	stages.Flags().StringSliceVar(&stagesRun, "run", nil, "only these runs")
+	cmd.AddCommand(stages)
 	var format, out, run string
 	export := &cobra.Command{
 		Use:   "export",
@@ -199,7 +229,7 @@ func writeStageTable(w io.Writer, means []analysis.StageMean, labels map[string]
 		return labels[means[i].Run] < labels[means[j].Run]
 	})
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "stage\tcondition\tn\tS\tstrict acc\tU\tturns\ttests\tcost USD\t")
+	fmt.Fprintln(tw, "stage\trun\tn\tS\tstrict acc\tU\tturns\ttests\tcost USD\t")
 	for _, m := range means {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%.3f\t%.2f\t%.3f\t%.1f\t%.2f\t%.0f\t\n", m.Stage, labels[m.Run], m.N, m.S, m.Strict, m.U, m.T, m.E, m.Cost)
 	}

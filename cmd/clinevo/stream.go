@@ -26,6 +26,7 @@ func (a *app) bindStreamFlags(cmd *cobra.Command, f *streamFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.spec.RunID, "run", "", "run ID (required)")
 	fl.StringVar(&f.spec.Corpus, "corpus", "", "corpus: a JSONL file or builtin:<split>[@seed] (default: config corpus)")
+	fl.StringSliceVar(&f.spec.CaseIDs, "cases", nil, "case IDs in the order to play (default: the corpus order)")
 	fl.IntVar(&f.spec.Limit, "limit", 0, "play only the first N cases")
 	fl.IntVar(&f.spec.StageSize, "stage-size", 50, "episodes per stage")
 	fl.IntVar(&f.spec.Pass, "pass", 1, "pass number")

@@ -91,7 +91,7 @@ func TestWritesAreIdempotent(t *testing.T) {
 	c := card("a", 1, "sore throat fever")
 	require.NoError(t, s.Upsert(ctx, []clinic.Card{c}))
 	require.NoError(t, s.Evict(ctx, []string{"a"}, 3))
-	require.NoError(t, s.Evict(ctx, []string{"a"}, 5)) // a repeated eviction keeps the first episode
+	require.NoError(t, s.Evict(ctx, []string{"a"}, 5))  // a repeated eviction keeps the first episode
 	require.NoError(t, s.Upsert(ctx, []clinic.Card{c})) // a replayed write does not resurrect it
 	got, err := s.Get(ctx, "a")
 	require.NoError(t, err)

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func run(t *testing.T, env map[string]string, args ...string) (string, error) {
+	t.Helper()
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(append([]string{"--data-dir", t.TempDir()}, args...))
+	err := root.Execute()
+	return out.String(), err
+}
+
+// TestStreamStartValidatesFirst checks that bad input is refused before any
+// connection to Temporal is made (none is running here).
+func TestStreamStartValidatesFirst(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"unknown corpus", nil, []string{"stream", "start", "--run", "r", "--corpus", "missing.jsonl"}, "missing.jsonl"},
+		{"unknown split", nil, []string{"stream", "start", "--run", "r", "--corpus", "builtin:nope"}, `unknown split "nope"`},
+		{"unknown case", nil, []string{"stream", "start", "--run", "r", "--cases", "stream-0001,stream-9999"}, `case "stream-9999" is not in corpus builtin:stream`},
+		{"invalid memory budget", map[string]string{"CLINEVO_EVOLVER_MEMORY_BUDGET": "0"}, []string{"stream", "start", "--run", "r"}, "memory_budget (B_M) must be at least 1"},
+		{"invalid stage size", nil, []string{"stream", "start", "--run", "r", "--stage-size", "-1"}, "stage_size must be at least 1"},
+		{"missing run", nil, []string{"stream", "start"}, "run_id is required"},
+		{"bad memory mode", nil, []string{"stream", "start", "--run", "r", "--memory", "forever"}, `memory "forever"`},
+		{"carry without source", nil, []string{"stream", "start", "--run", "r", "--memory", "carry"}, "carry_from"},
+		{"invalid max turns", map[string]string{"CLINEVO_EPISODE_MAX_TURNS": "0"}, []string{"stream", "start", "--run", "r"}, "max_turns must be at least 1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := run(t, tc.env, tc.args...)
+			require.ErrorContains(t, err, tc.want)
+			require.NotContains(t, err.Error(), "connect to Temporal")
+		})
+	}
+}
+
+func TestCorpusCommands(t *testing.T) {
+	dir := t.TempDir()
+	out, err := run(t, nil, "corpus", "gen", "--seed", "7", "--out", dir)
+	require.NoError(t, err)
+	require.Contains(t, out, "stream.jsonl: 500 cases")
+	out, err = run(t, nil, "corpus", "validate", filepath.Join(dir, "heldout.jsonl"))
+	require.NoError(t, err)
+	require.Contains(t, out, "100 cases, all valid")
+	bad := filepath.Join(dir, "bad.jsonl")
+	require.NoError(t, os.WriteFile(bad, []byte("{\"schema_version\": 2}\n"), 0o644))
+	_, err = run(t, nil, "corpus", "validate", bad)
+	require.ErrorContains(t, err, "bad.jsonl:1")
+	require.ErrorContains(t, err, "schema_version")
+	out, err = run(t, nil, "episode", "run", "--case", "heldout-0003", "--corpus", filepath.Join(dir, "heldout.jsonl"))
+	require.NoError(t, err)
+	require.Contains(t, out, "scores: S=")
+	_, err = run(t, nil, "episode", "run", "--case", "nope")
+	require.ErrorContains(t, err, `case "nope" is not in corpus builtin:stream`)
+}

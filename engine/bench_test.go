@@ -1,0 +1,72 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/memory/local"
+	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+// BenchmarkOrchestration compares one learning episode played by the
+// in-process loop with the same episode as Temporal workflows and activities on
+// the embedded server. Run with -benchtime=Nx (N ≤ 500).
+func BenchmarkOrchestration(b *testing.B) {
+	ctx := context.Background()
+	cp, err := corpus.Load("builtin:stream")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("in-process", func(b *testing.B) {
+		st, err := local.Open(ctx, filepath.Join(b.TempDir(), "m.db"), memory.HashEmbedder{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		spec := activities.StreamSpec{RunID: "bench", Corpus: "builtin:stream", Rules: true}.WithDefaults()
+		d := runner.Deps{Doctor: actor.Builtin{}, Roles: episode.BuiltinRoles(), Env: spec.Env.Config(), Weights: grader.DefaultWeights(), K: spec.K, Memory: st}
+		var rules []clinic.Rule
+		for i := 0; b.Loop(); i++ {
+			c := cp.Cases[i%len(cp.Cases)]
+			m := runner.Meta{RunID: "bench", EpisodeID: fmt.Sprint(i), Number: i + 1, Pass: 1, Stage: 1, MemoryRuns: []string{"bench"}, Rules: runner.RuleTexts(rules)}
+			t, err := runner.Play(ctx, c, d, m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			l, err := runner.Learn(ctx, d, spec.EvolverConfig(), c, t, m, rules)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rules = l.Rules
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N), "ms/episode")
+	})
+	b.Run("temporal", func(b *testing.B) {
+		env := enginetest.Start(b)
+		n := min(b.N, len(cp.Cases))
+		spec := activities.StreamSpec{RunID: fmt.Sprintf("bench-%d", b.N), Corpus: "builtin:stream", Limit: n, StageSize: 50, Rules: true}
+		b.ResetTimer()
+		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.StreamWorkflowID(spec.RunID), TaskQueue: workflows.TaskQueue},
+			workflows.StreamWorkflow, spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := run.Get(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1000/float64(n), "ms/episode")
+	})
+}
