@@ -32,6 +32,9 @@ type Activities struct {
 	Memory  memory.Store // nil: no memory backend in this worker
 	Doctor  actor.Doctor
 	Roles   episode.Roles
+	Judge   grader.Judge         // nil: the rubric judge
+	Grader  grader.ProcessGrader // nil: the built-in process grader
+	Evolver evolver.Evolver      // nil: the built-in evolver
 }
 
 // ErrBadInput marks non-retryable errors.
@@ -129,7 +132,7 @@ func (a *Activities) deps(in EpisodeInput) runner.Deps {
 	if in.Weights != nil {
 		w = *in.Weights
 	}
-	d := runner.Deps{Doctor: a.Doctor, Roles: a.Roles, Env: in.Env.Config(), Weights: w, K: in.K}
+	d := runner.Deps{Doctor: a.Doctor, Roles: a.Roles, Env: in.Env.Config(), Weights: w, K: in.K, Judge: a.Judge, Grader: a.Grader, Evolver: a.Evolver}
 	if len(in.MemoryRuns) > 0 && in.K > 0 {
 		d.Memory = a.Memory
 	}
@@ -245,7 +248,10 @@ func (a *Activities) Score(ctx context.Context, in EpisodeInput) (ScoreSummary, 
 		return ScoreSummary{}, err
 	}
 	d := a.deps(in)
-	t := runner.Finish(c, d, meta(in), events)
+	t, err := runner.Finish(ctx, c, d, meta(in), events)
+	if err != nil {
+		return ScoreSummary{}, err
+	}
 	if t.Termination == "" {
 		return ScoreSummary{}, badInput(fmt.Errorf("episode %s has not ended (%d turns stored)", in.EpisodeID, len(events)))
 	}
@@ -270,7 +276,14 @@ func (a *Activities) Grade(ctx context.Context, in GradeInput) (map[grader.Label
 	if in.Feedback == evolver.WriteBack {
 		key = &grader.Key{Evidence: c.Manager.Evidence, Management: c.Manager.Management, Dangerous: c.Manager.Diagnosis.Dangerous}
 	}
-	g := grader.GradeProcess(t.Events, t.Final, *t.Scores, key, in.Env.Config().Prices)
+	pg := a.Grader
+	if pg == nil {
+		pg = grader.BuiltinProcessGrader{}
+	}
+	g, err := pg.GradeProcess(ctx, t.Events, t.Final, *t.Scores, key, in.Env.Config().Prices)
+	if err != nil {
+		return nil, fmt.Errorf("process grader: %w", err)
+	}
 	if err := a.Results.PutGrade(ctx, in.EpisodeID, g); err != nil {
 		return nil, err
 	}
@@ -283,7 +296,7 @@ func (a *Activities) Grade(ctx context.Context, in GradeInput) (map[grader.Label
 func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (EvolveOutput, error) {
 	cfg := in.Spec.Config()
 	out := EvolveOutput{RuleBook: in.RuleBook}
-	d := runner.Deps{Memory: a.Memory}
+	d := runner.Deps{Memory: a.Memory, Evolver: a.Evolver}
 	if !cfg.WriteCards {
 		d.Memory = nil
 	}

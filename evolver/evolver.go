@@ -4,6 +4,7 @@
 package evolver
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"sort"
@@ -100,36 +101,116 @@ func CardID(run, caseID string, pass, turn int, kind string) string {
 	return uuid.NewSHA1(uuidSpace, []byte(fmt.Sprintf("%s|%s|%d|%d|%s", run, caseID, pass, turn, kind))).String()
 }
 
+// Evolver turns one graded episode into a new rule book and cards.
+type Evolver interface {
+	Evolve(ctx context.Context, cfg Config, in Input, rules []clinic.Rule) (Output, error)
+}
+
+// Builtin is the deterministic evolver.
+type Builtin struct{}
+
+var _ Evolver = Builtin{}
+
+// Evolve applies the built-in rules (see Evolve).
+func (Builtin) Evolve(_ context.Context, cfg Config, in Input, rules []clinic.Rule) (Output, error) {
+	return Evolve(cfg, in, rules), nil
+}
+
 // Evolve computes rule edits and cards for one graded episode.
 func Evolve(cfg Config, in Input, rules []clinic.Rule) Output {
 	var out Output
 	ctxWords := contextWords(in.Opening)
-	if cfg.WriteCards {
-		out.Cards = cards(cfg, in, ctxWords)
-	}
 	out.Rules = append([]clinic.Rule(nil), rules...)
 	if cfg.WriteRules {
+		var edits []Edit
 		for _, d := range proposals(cfg, in, ctxWords) {
-			text := ruleText(d)
-			if leak := Leaks(text, in.Forbidden); leak != "" {
-				out.Skipped = append(out.Skipped, fmt.Sprintf("rule %q rejected: contains %q", d.String(), leak))
+			edits = append(edits, Edit{Op: OpAdd, Text: ruleText(d)})
+		}
+		out.Rules, out.Edits, out.Skipped = ApplyEdits(out.Rules, edits, in.Episode, cfg.RuleBudget, in.Forbidden)
+	}
+	if cfg.WriteCards {
+		var skipped []string
+		out.Cards, skipped = ScreenCards(cards(cfg, in, ctxWords), in.Forbidden)
+		out.Skipped = append(out.Skipped, skipped...)
+	}
+	return out
+}
+
+// Edit operations on the rule book.
+const (
+	OpAdd    = "add"
+	OpMerge  = "merge"
+	OpRetire = "retire"
+)
+
+// Edit is one proposed change to the rule book. Add merges into an existing rule
+// with the same directive; merge replaces the text of rule ID; retire removes it.
+type Edit struct {
+	Op   string `json:"op"`
+	ID   string `json:"id,omitempty"`
+	Text string `json:"text,omitempty"`
+}
+
+// ApplyEdits applies edits in order within budget B_P, rejecting any whose text
+// contains a forbidden string. It returns the new book, a log and the rejections.
+func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN, budget int, forbidden []string) (out []clinic.Rule, log, skipped []string) {
+	out = append([]clinic.Rule(nil), rules...)
+	for _, e := range edits {
+		if leak := Leaks(e.Text, forbidden); leak != "" {
+			skipped = append(skipped, fmt.Sprintf("%s rejected: contains %q", e.Op, leak))
+			continue
+		}
+		switch e.Op {
+		case OpAdd:
+			if d, ok := clinic.ParseRule(e.Text); ok {
+				var entry string
+				out, entry = applyRule(out, d, e.Text, episodeN, budget)
+				log = append(log, entry)
 				continue
 			}
-			var edit string
-			out.Rules, edit = applyRule(out.Rules, d, text, in.Episode, cfg.RuleBudget)
-			out.Edits = append(out.Edits, edit)
+			if strings.TrimSpace(e.Text) == "" || budget == 0 {
+				continue
+			}
+			id := fmt.Sprintf("r%d-%d", episodeN, len(out)+1)
+			out = append(out, clinic.Rule{ID: id, Text: e.Text, Citations: 1, Created: episodeN})
+			log = append(log, "add "+id)
+			if len(out) > budget {
+				var retired string
+				out, retired = retireLeastCited(out)
+				log = append(log, "retire "+retired)
+			}
+		case OpMerge:
+			for i := range out {
+				if out[i].ID == e.ID && strings.TrimSpace(e.Text) != "" {
+					out[i].Text = e.Text
+					out[i].Citations++
+					log = append(log, "merge "+e.ID)
+				}
+			}
+		case OpRetire:
+			for i := range out {
+				if out[i].ID == e.ID {
+					out = append(out[:i], out[i+1:]...)
+					log = append(log, "retire "+e.ID)
+					break
+				}
+			}
 		}
 	}
-	kept := out.Cards[:0]
-	for _, c := range out.Cards {
-		if leak := Leaks(c.Text+" "+c.SearchText+" "+strings.Join(c.Evidence, " ")+" "+strings.Join(c.Plan, " "), in.Forbidden); leak != "" {
-			out.Skipped = append(out.Skipped, fmt.Sprintf("card %s rejected: contains %q", c.ID, leak))
+	return out, log, skipped
+}
+
+// ScreenCards drops cards whose text contains a forbidden string.
+func ScreenCards(cards []clinic.Card, forbidden []string) (kept []clinic.Card, skipped []string) {
+	for _, c := range cards {
+		text := strings.Join([]string{c.Text, c.SearchText, c.Context, c.Diagnosis, c.Avoid, strings.Join(c.Evidence, " "), strings.Join(c.Plan, " "), strings.Join(c.Followup, " ")}, " ")
+		if leak := Leaks(text, forbidden); leak != "" {
+			skipped = append(skipped, fmt.Sprintf("card %s rejected: contains %q", c.ID, leak))
 			continue
 		}
 		kept = append(kept, c)
 	}
-	out.Cards = kept
-	return out
+	return kept, skipped
 }
 
 // Leaks returns the first forbidden string found in text (case-insensitive), or "".
@@ -364,17 +445,23 @@ func applyRule(rules []clinic.Rule, d clinic.RuleDirective, text string, episode
 	rules = append(rules, clinic.Rule{ID: id, Text: text, Citations: 1, Created: episodeN})
 	edit := "add " + id
 	if len(rules) > budget {
-		// Retire the least cited; among equals the oldest.
-		worst := 0
-		for i, r := range rules {
-			if r.Citations < rules[worst].Citations || (r.Citations == rules[worst].Citations && r.Created < rules[worst].Created) {
-				worst = i
-			}
-		}
-		edit += "; retire " + rules[worst].ID
-		rules = append(rules[:worst], rules[worst+1:]...)
+		var retired string
+		rules, retired = retireLeastCited(rules)
+		edit += "; retire " + retired
 	}
 	return rules, edit
+}
+
+// retireLeastCited removes the least cited rule, the oldest among equals.
+func retireLeastCited(rules []clinic.Rule) ([]clinic.Rule, string) {
+	worst := 0
+	for i, r := range rules {
+		if r.Citations < rules[worst].Citations || (r.Citations == rules[worst].Citations && r.Created < rules[worst].Created) {
+			worst = i
+		}
+	}
+	id := rules[worst].ID
+	return append(rules[:worst], rules[worst+1:]...), id
 }
 
 // mergeWords keeps the words both contexts share first, then the rest, at most six.

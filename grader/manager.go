@@ -3,6 +3,7 @@
 package grader
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -99,41 +100,76 @@ func nameGrade(pred, ref string) float64 {
 	return 0
 }
 
-// Score computes the manager's scores of a finished episode.
-func Score(c *clinic.Case, cfg episode.Config, events []clinic.Event, final clinic.FinalOutput, w Weights) clinic.Scores {
-	var s clinic.Scores
-	m := c.Manager
-	if len(final.Diagnosis) > 0 {
-		s.Diagnosis = GradeDiagnosis(final.Diagnosis[0], m.Diagnosis)
-	}
-	s.Strict = s.Diagnosis == 1
+// Judgement is what a judge decides about a final output: the diagnosis grade
+// and which evidence and plan items match, are unsupported, or are unsafe.
+type Judgement struct {
+	Diagnosis    float64  `json:"diagnosis"`
+	Matched      []string `json:"matched_evidence"`      // key points matched
+	Hallucinated []string `json:"hallucinated_evidence"` // evidence items not supported by anything revealed
+	PlanMatched  []string `json:"matched_plan"`          // management key points matched
+	Unsafe       []string `json:"unsafe_plan"`           // plan items that are unsafe
+}
 
-	revealed := RevealedText(c, events)
-	if k := len(m.Evidence); k > 0 {
-		matched, _ := matchPoints(m.Evidence, final.Evidence, w.MatchAt)
-		var halluc []string
-		for _, e := range final.Evidence {
-			if textmatch.Coverage(textmatch.Set(e), revealed) < w.SupportAt {
-				halluc = append(halluc, e)
+// Judge grades a final output against the answer key.
+type Judge interface {
+	// Judge returns the judgement; revealed is everything the doctor saw.
+	Judge(ctx context.Context, c *clinic.Case, revealed string, final clinic.FinalOutput) (Judgement, error)
+}
+
+// RubricJudge is the built-in judge: GradeDiagnosis and lexical key-point
+// matching with the thresholds of Weights.
+type RubricJudge struct{ W Weights }
+
+var _ Judge = RubricJudge{}
+
+// Judge applies the rubric.
+func (r RubricJudge) Judge(_ context.Context, c *clinic.Case, revealed string, final clinic.FinalOutput) (Judgement, error) {
+	w := r.W
+	m := c.Manager
+	var j Judgement
+	if len(final.Diagnosis) > 0 {
+		j.Diagnosis = GradeDiagnosis(final.Diagnosis[0], m.Diagnosis)
+	}
+	seen := textmatch.Set(revealed)
+	j.Matched, _ = matchPoints(m.Evidence, final.Evidence, w.MatchAt)
+	for _, e := range final.Evidence {
+		if textmatch.Coverage(textmatch.Set(e), seen) < w.SupportAt {
+			j.Hallucinated = append(j.Hallucinated, e)
+		}
+	}
+	planItems := append(append([]string(nil), final.Plan...), final.Followup...)
+	j.PlanMatched, _ = matchPoints(m.Management, planItems, w.MatchAt)
+	for _, p := range planItems {
+		for _, u := range m.UnsafeManagement {
+			if textmatch.Coverage(textmatch.Set(u), textmatch.Set(p)) >= 0.6 {
+				j.Unsafe = append(j.Unsafe, p)
+				break
 			}
 		}
-		v := math.Max(0, (float64(len(matched))-w.Lambda*float64(len(halluc)))/float64(k))
-		s.Evidence, s.Matched, s.Halluc = &v, matched, halluc
+	}
+	return j, nil
+}
+
+// Score computes the manager's scores of a finished episode with the built-in judge.
+func Score(c *clinic.Case, cfg episode.Config, events []clinic.Event, final clinic.FinalOutput, w Weights) clinic.Scores {
+	j, _ := RubricJudge{W: w}.Judge(context.Background(), c, RevealedText(c, events), final) // the rubric never fails
+	return Combine(c, cfg, events, final, w, j)
+}
+
+// Combine turns a judgement and the episode's process into scores.
+func Combine(c *clinic.Case, cfg episode.Config, events []clinic.Event, final clinic.FinalOutput, w Weights, j Judgement) clinic.Scores {
+	var s clinic.Scores
+	m := c.Manager
+	s.Diagnosis = j.Diagnosis
+	s.Strict = s.Diagnosis == 1
+	if k := len(m.Evidence); k > 0 {
+		v := math.Max(0, (float64(len(j.Matched))-w.Lambda*float64(len(j.Hallucinated)))/float64(k))
+		s.Evidence, s.Matched, s.Halluc = &v, j.Matched, j.Hallucinated
 	}
 	planItems := append(append([]string(nil), final.Plan...), final.Followup...)
 	if k := len(m.Management); k > 0 {
-		matched, _ := matchPoints(m.Management, planItems, w.MatchAt)
-		var unsafe []string
-		for _, p := range planItems {
-			for _, u := range m.UnsafeManagement {
-				if textmatch.Coverage(textmatch.Set(u), textmatch.Set(p)) >= 0.6 {
-					unsafe = append(unsafe, p)
-					break
-				}
-			}
-		}
-		v := math.Max(0, (float64(len(matched))-w.Mu*float64(len(unsafe)))/float64(k))
-		s.Plan, s.PlanHit, s.Unsafe = &v, matched, unsafe
+		v := math.Max(0, (float64(len(j.PlanMatched))-w.Mu*float64(len(j.Unsafe)))/float64(k))
+		s.Plan, s.PlanHit, s.Unsafe = &v, j.PlanMatched, j.Unsafe
 	}
 	num, den := w.Diagnosis*s.Diagnosis, w.Diagnosis
 	if s.Evidence != nil {
@@ -175,16 +211,16 @@ func Score(c *clinic.Case, cfg episode.Config, events []clinic.Event, final clin
 	return s
 }
 
-// RevealedText is every word the doctor could have seen: demographics, the
+// RevealedText is everything the doctor could have seen: demographics, the
 // opening complaint, patient answers and returned results.
-func RevealedText(c *clinic.Case, events []clinic.Event) map[string]bool {
+func RevealedText(c *clinic.Case, events []clinic.Event) string {
 	parts := []string{c.Patient.Demographics.Text, c.Patient.OpeningComplaint}
 	for _, ev := range events {
 		if ev.Status == clinic.StatusReturned && (ev.Action == clinic.Ask || ev.Action == clinic.RequestTest) {
 			parts = append(parts, ev.Reply)
 		}
 	}
-	return textmatch.Set(strings.Join(parts, " "))
+	return strings.Join(parts, "\n")
 }
 
 // matchPoints returns the key points that some item covers.

@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -49,6 +50,21 @@ const expensive = 250.0
 
 // usedAt is the share of an evidence item's words a reply must hold to count as used.
 const usedAt = 0.6
+
+// ProcessGrader labels every action of an episode.
+type ProcessGrader interface {
+	GradeProcess(ctx context.Context, events []clinic.Event, final clinic.FinalOutput, s clinic.Scores, key *Key, prices map[catalog.Category]float64) (ProcessGrade, error)
+}
+
+// BuiltinProcessGrader is the deterministic process grader (GradeProcess).
+type BuiltinProcessGrader struct{}
+
+var _ ProcessGrader = BuiltinProcessGrader{}
+
+// GradeProcess labels every action with the built-in rules.
+func (BuiltinProcessGrader) GradeProcess(_ context.Context, events []clinic.Event, final clinic.FinalOutput, s clinic.Scores, key *Key, prices map[catalog.Category]float64) (ProcessGrade, error) {
+	return GradeProcess(events, final, s, key, prices), nil
+}
 
 // GradeProcess labels every action from clinical value and efficiency:
 // information revealed and used, cost against cheaper alternatives, dangerous

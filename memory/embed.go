@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"hash/fnv"
 	"math"
 	"strings"
@@ -15,7 +16,8 @@ type Embedder interface {
 	// different models are never mixed.
 	Model() string
 	Dim() int
-	Embed(texts []string) ([][]float32, error)
+	// Embed embeds texts; errors are transient faults of a model endpoint.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
 // HashEmbedder is the feature-hashing embedder: stemmed content unigrams and
@@ -40,7 +42,7 @@ func (h HashEmbedder) Dim() int {
 }
 
 // Embed embeds each text; it never fails.
-func (h HashEmbedder) Embed(texts []string) ([][]float32, error) {
+func (h HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		out[i] = h.Vector(t)

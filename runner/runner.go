@@ -29,6 +29,30 @@ type Deps struct {
 	Weights grader.Weights
 	Memory  memory.Store // nil: memory disabled
 	K       int          // cards retrieved per turn
+	Judge   grader.Judge         // nil: the rubric judge
+	Grader  grader.ProcessGrader // nil: the built-in process grader
+	Evolver evolver.Evolver      // nil: the built-in evolver
+}
+
+func (d Deps) judge() grader.Judge {
+	if d.Judge == nil {
+		return grader.RubricJudge{W: d.Weights}
+	}
+	return d.Judge
+}
+
+func (d Deps) grader() grader.ProcessGrader {
+	if d.Grader == nil {
+		return grader.BuiltinProcessGrader{}
+	}
+	return d.Grader
+}
+
+func (d Deps) evolver() evolver.Evolver {
+	if d.Evolver == nil {
+		return evolver.Builtin{}
+	}
+	return d.Evolver
 }
 
 // Meta places an episode in a run.
@@ -131,14 +155,18 @@ func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, err
 			return clinic.Trace{}, err
 		}
 	}
-	return Finish(c, d, m, ep.Events()), nil
+	return Finish(ctx, c, d, m, ep.Events())
 }
 
 // Finish scores a finished episode's events into a trace.
-func Finish(c clinic.Case, d Deps, m Meta, events []clinic.Event) clinic.Trace {
+func Finish(ctx context.Context, c clinic.Case, d Deps, m Meta, events []clinic.Event) (clinic.Trace, error) {
 	ep := episode.Restore(c, d.Env, d.Roles, events)
 	final, end := ep.Final()
-	s := grader.Score(&c, d.Env, events, final, d.Weights)
+	j, err := d.judge().Judge(ctx, &c, grader.RevealedText(&c, events), final)
+	if err != nil {
+		return clinic.Trace{}, fmt.Errorf("judge: %w", err)
+	}
+	s := grader.Combine(&c, d.Env, events, final, d.Weights, j)
 	t := clinic.Trace{SchemaVersion: clinic.TraceSchemaVersion, EpisodeID: m.EpisodeID, RunID: m.RunID, CaseID: c.ID,
 		Condition: c.Condition, Events: events, Termination: end, Final: final, Scores: &s, LLMErrorTurns: []int{}}
 	for _, ev := range events {
@@ -146,7 +174,7 @@ func Finish(c clinic.Case, d Deps, m Meta, events []clinic.Event) clinic.Trace {
 			t.LLMErrorTurns = append(t.LLMErrorTurns, ev.Turn)
 		}
 	}
-	return t
+	return t, nil
 }
 
 func cardIDs(cards []clinic.CardHint) []string {
@@ -173,7 +201,10 @@ func Learn(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case, t cli
 	if cfg.Mode == evolver.WriteBack {
 		key = &grader.Key{Evidence: c.Manager.Evidence, Management: c.Manager.Management, Dangerous: c.Manager.Diagnosis.Dangerous}
 	}
-	pg := grader.GradeProcess(t.Events, t.Final, *t.Scores, key, d.Env.Prices)
+	pg, err := d.grader().GradeProcess(ctx, t.Events, t.Final, *t.Scores, key, d.Env.Prices)
+	if err != nil {
+		return Lesson{}, fmt.Errorf("process grader: %w", err)
+	}
 	return LearnGraded(ctx, d, cfg, c, t, pg, m, rules)
 }
 
@@ -186,8 +217,11 @@ func LearnGraded(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case,
 	}
 	in := evolver.Input{Run: m.RunID, Pass: m.Pass, Stage: m.Stage, Episode: m.Number, CaseID: c.ID,
 		Demographics: c.Patient.Demographics, Opening: c.Patient.OpeningComplaint, Events: t.Events, Final: t.Final,
-		Scores: *t.Scores, Grade: pg, Truth: truth, Forbidden: Forbidden(c)}
-	out := evolver.Evolve(cfg, in, rules)
+		Scores: *t.Scores, Grade: pg, Truth: truth, Forbidden: Forbidden(c, t.Events)}
+	out, err := d.evolver().Evolve(ctx, cfg, in, rules)
+	if err != nil {
+		return Lesson{}, fmt.Errorf("evolver: %w", err)
+	}
 	l := Lesson{Grade: pg, Rules: out.Rules, Edits: out.Edits, Skipped: out.Skipped}
 	if d.Memory == nil || len(out.Cards) == 0 {
 		return l, nil
@@ -219,9 +253,31 @@ func LearnGraded(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case,
 }
 
 // Forbidden lists the strings of a case that must never reach a rule or card:
-// its identifiers.
-func Forbidden(c clinic.Case) []string {
-	return []string{c.ID, c.Provenance.SourceCaseID}
+// its identifiers, and every hidden value (fact, finding or test result) the
+// episode did not reveal.
+func Forbidden(c clinic.Case, events []clinic.Event) []string {
+	out := []string{c.ID, c.Provenance.SourceCaseID}
+	var seen strings.Builder
+	for _, ev := range events {
+		seen.WriteString(ev.Reply)
+		seen.WriteByte('\n')
+	}
+	shown := strings.ToLower(seen.String())
+	hidden := func(v string) {
+		if len(v) >= 12 && !strings.Contains(shown, strings.ToLower(v)) {
+			out = append(out, v)
+		}
+	}
+	for _, f := range c.Patient.Facts {
+		hidden(f.Text)
+	}
+	for _, f := range c.Exam.Findings {
+		hidden(f.Text)
+	}
+	for _, tv := range c.Exam.Tests {
+		hidden(tv.Result)
+	}
+	return out
 }
 
 // RuleTexts returns the texts of a rule book.

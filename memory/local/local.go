@@ -173,7 +173,7 @@ func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) error {
 		}
 		texts[i] = c.SearchText
 	}
-	vecs, err := s.emb.Embed(texts)
+	vecs, err := s.emb.Embed(ctx, texts)
 	if err != nil {
 		return fmt.Errorf("memory/local: upsert: embed: %w", err)
 	}
@@ -224,7 +224,7 @@ func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) error {
 
 // Search scores every card the filter selects by exact cosine similarity.
 func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
-	vecs, err := s.emb.Embed([]string{q.Text})
+	vecs, err := s.emb.Embed(ctx, []string{q.Text})
 	if err != nil {
 		return nil, fmt.Errorf("memory/local: search: embed: %w", err)
 	}
