@@ -19,6 +19,7 @@ import (
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
@@ -35,6 +36,9 @@ type Activities struct {
 	Judge   grader.Judge         // nil: the rubric judge
 	Grader  grader.ProcessGrader // nil: the built-in process grader
 	Evolver evolver.Evolver      // nil: the built-in evolver
+	// RoleInfo describes every role (model, decoding, template version, cache)
+	// for the run log; it never holds a key.
+	RoleInfo []string
 }
 
 // ErrBadInput marks non-retryable errors.
@@ -117,6 +121,7 @@ func (a *Activities) ValidateStream(ctx context.Context, s StreamSpec) (StreamPl
 	if s.Memory != MemoryDisabled && a.Memory == nil {
 		return StreamPlan{}, badInput(errors.New("this worker has no memory backend; start the stream with memory disabled"))
 	}
+	a.logRoles(ctx, s.RunID)
 	spec, _ := json.Marshal(s)
 	if err := a.Results.PutRun(ctx, results.Run{Run: s.RunID, Kind: KindStream, WorkflowID: StreamWorkflowID(s.RunID), Spec: spec}); err != nil {
 		return StreamPlan{}, err
@@ -133,6 +138,10 @@ func (a *Activities) deps(in EpisodeInput) runner.Deps {
 		w = *in.Weights
 	}
 	d := runner.Deps{Doctor: a.Doctor, Roles: a.Roles, Env: in.Env.Config(), Weights: w, K: in.K, Judge: a.Judge, Grader: a.Grader, Evolver: a.Evolver}
+	if j, ok := a.Judge.(llm.Judge); ok && j.Fallback == nil {
+		j.Fallback = grader.RubricJudge{W: w}
+		d.Judge = j
+	}
 	if len(in.MemoryRuns) > 0 && in.K > 0 {
 		d.Memory = a.Memory
 	}
@@ -175,14 +184,20 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (TurnSummary, err
 	d := a.deps(in.EpisodeInput)
 	ep := episode.Restore(c, d.Env, d.Roles, events)
 	view := ep.View(nil, in.Rules)
-	cards, err := runner.Retrieve(ctx, d.Memory, view, d.K, meta(in.EpisodeInput))
-	if err != nil {
+	var cards []clinic.CardHint
+	var dec actor.Decision
+	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
+		var err error
+		if cards, err = runner.Retrieve(ctx, d.Memory, view, d.K, meta(in.EpisodeInput)); err != nil {
+			return err
+		}
+		view.Cards = cards
+		if dec, err = d.Doctor.Decide(ctx, view); err != nil {
+			return fmt.Errorf("doctor: %w", err)
+		}
+		return nil
+	}); err != nil {
 		return TurnSummary{}, err
-	}
-	view.Cards = cards
-	dec, err := d.Doctor.Decide(ctx, view)
-	if err != nil {
-		return TurnSummary{}, fmt.Errorf("doctor: %w", err)
 	}
 	rec := decision{Output: dec.Output, LLMError: dec.LLMError}
 	for _, c := range cards {
@@ -226,8 +241,12 @@ func (a *Activities) Step(ctx context.Context, in TurnInput) (TurnSummary, error
 	if ep.Done() {
 		return TurnSummary{}, badInput(fmt.Errorf("episode %s ended before turn %d", in.EpisodeID, in.Turn))
 	}
-	ev, err := ep.Step(ctx, episode.StepInput{Output: dec.Output, RetrievedCards: dec.Cards, LLMError: dec.LLMError})
-	if err != nil {
+	var ev clinic.Event
+	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
+		var err error
+		ev, err = ep.Step(ctx, episode.StepInput{Output: dec.Output, RetrievedCards: dec.Cards, LLMError: dec.LLMError})
+		return err
+	}); err != nil {
 		return TurnSummary{}, err
 	}
 	if _, err := a.Results.PutEvent(ctx, in.EpisodeID, ev); err != nil {
@@ -248,8 +267,12 @@ func (a *Activities) Score(ctx context.Context, in EpisodeInput) (ScoreSummary, 
 		return ScoreSummary{}, err
 	}
 	d := a.deps(in)
-	t, err := runner.Finish(ctx, c, d, meta(in), events)
-	if err != nil {
+	var t clinic.Trace
+	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
+		var err error
+		t, err = runner.Finish(ctx, c, d, meta(in), events)
+		return err
+	}); err != nil {
 		return ScoreSummary{}, err
 	}
 	if t.Termination == "" {
@@ -280,9 +303,13 @@ func (a *Activities) Grade(ctx context.Context, in GradeInput) (map[grader.Label
 	if pg == nil {
 		pg = grader.BuiltinProcessGrader{}
 	}
-	g, err := pg.GradeProcess(ctx, t.Events, t.Final, *t.Scores, key, in.Env.Config().Prices)
-	if err != nil {
-		return nil, fmt.Errorf("process grader: %w", err)
+	var g grader.ProcessGrade
+	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
+		var err error
+		g, err = pg.GradeProcess(ctx, t.Events, t.Final, *t.Scores, key, in.Env.Config().Prices)
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	if err := a.Results.PutGrade(ctx, in.EpisodeID, g); err != nil {
 		return nil, err
@@ -314,8 +341,30 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (EvolveOutput, 
 			return EvolveOutput{}, err
 		}
 		m := runner.Meta{RunID: in.Run, EpisodeID: ref.EpisodeID, Number: ref.Number, Pass: in.Pass, Stage: ref.Stage, MemoryRuns: in.MemoryRuns}
-		l, err := runner.LearnGraded(ctx, d, cfg, c, t, g, m, out.RuleBook)
-		if err != nil {
+		// The evolver's proposal is stored before it is applied, so a retry
+		// applies the same proposal even when the evolver is a sampling model.
+		var prop evolver.Output
+		if err := a.Results.Proposal(ctx, ref.EpisodeID, &prop); err != nil {
+			if !errors.Is(err, results.ErrNotFound) {
+				return EvolveOutput{}, err
+			}
+			if err := a.metered(ctx, ref.EpisodeID, func(ctx context.Context) error {
+				var err error
+				prop, err = runner.Propose(ctx, d, cfg, c, t, g, m, out.RuleBook)
+				return err
+			}); err != nil {
+				return EvolveOutput{}, err
+			}
+			if err := a.Results.PutProposal(ctx, ref.EpisodeID, prop); err != nil {
+				return EvolveOutput{}, err
+			}
+		}
+		var l runner.Lesson
+		if err := a.metered(ctx, ref.EpisodeID, func(ctx context.Context) error { // card embeddings
+			var err error
+			l, err = runner.Apply(ctx, d, cfg, prop, m, g)
+			return err
+		}); err != nil {
 			return EvolveOutput{}, err
 		}
 		out.RuleBook = l.Rules
@@ -336,6 +385,13 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) error {
 		Stage: in.Stage, Index: in.Index, Number: in.Number, CaseID: in.CaseID, Condition: t.Condition, Scores: *t.Scores,
 		Final: t.Final, Termination: t.Termination, Turns: len(t.Events), Written: in.Lesson.Written, Evicted: in.Lesson.Evicted,
 		RuleEdits: in.Lesson.Edits, LLMErrorTurns: t.LLMErrorTurns}
+	usage, err := a.Results.UsageOf(ctx, in.EpisodeID)
+	if err != nil {
+		return err
+	}
+	if len(usage) > 0 {
+		r.Usage = usage
+	}
 	seen := map[string]bool{}
 	for _, ev := range t.Events {
 		target := ev.Question

@@ -14,6 +14,7 @@ import (
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/llm"
 )
 
 // Config is clinevo's whole configuration.
@@ -25,6 +26,7 @@ type Config struct {
 	Evolver  EvolverConfig  `mapstructure:"evolver"`
 	Memory   MemoryConfig   `mapstructure:"memory"`
 	Temporal TemporalConfig `mapstructure:"temporal"`
+	Roles    llm.Roles      `mapstructure:"roles"`
 }
 
 // EpisodeConfig mirrors episode.Config.
@@ -99,6 +101,22 @@ func Defaults(v *viper.Viper) {
 	for k, val := range set {
 		v.SetDefault(k, val)
 	}
+	for _, role := range llm.RoleNames {
+		temp, cache := 0.0, false
+		switch role {
+		case "patient":
+			temp = 0.7
+		case "doctor", "evolver":
+			temp = 0.2
+		case "judge", "exam":
+			cache = true
+		}
+		for k, val := range map[string]any{"backend": llm.Builtin, "base_url": "", "model": "", "temperature": temp, "top_p": 1.0,
+			"max_tokens": 1024, "timeout": "60s", "concurrency": 4, "api_key_env": "OPENAI_API_KEY", "api_key_file": "",
+			"json_mode": true, "cache": cache, "price_prompt": 0.0, "price_completion": 0.0, "dim": 0} {
+			v.SetDefault("roles."+role+"."+k, val)
+		}
+	}
 }
 
 // New returns a viper with defaults and CLINEVO_* environment binding
@@ -161,6 +179,9 @@ func (c Config) Validate() error {
 	}
 	if c.Memory.Backend != "local" {
 		return fmt.Errorf("config: memory.backend %q, want local", c.Memory.Backend)
+	}
+	if err := c.Roles.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
 	}
 	if c.Memory.K < 0 || c.Memory.Dim < 16 {
 		return fmt.Errorf("config: memory.k must be >= 0 and memory.dim >= 16")

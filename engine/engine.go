@@ -15,6 +15,7 @@ import (
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/results"
@@ -24,7 +25,8 @@ import (
 // Options choose the engine's parts.
 type Options struct {
 	DataDir   string
-	MemoryDim int // hashing embedder dimension; 0: default
+	MemoryDim int       // hashing embedder dimension; 0: default
+	Roles     llm.Roles // model-backed roles; absent roles are built in
 }
 
 // Engine holds the open stores and the activities built on them.
@@ -43,14 +45,53 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	mem, err := local.Open(ctx, filepath.Join(o.DataDir, "memory.db"), memory.HashEmbedder{D: o.MemoryDim})
+	acts := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Doctor: actor.Builtin{},
+		Roles: episode.BuiltinRoles(), RoleInfo: o.Roles.Describe()}
+	clients := map[string]*llm.Client{}
+	for _, name := range llm.RoleNames {
+		if !o.Roles.Model(name) {
+			continue
+		}
+		c, err := llm.NewClient(name, o.Roles[name].Settings, res)
+		if err != nil {
+			res.Close()
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		clients[name] = c
+	}
+	var emb memory.Embedder = memory.HashEmbedder{D: o.MemoryDim}
+	if c := clients["embeddings"]; c != nil {
+		emb = llm.Embedder{C: c}
+	}
+	if c := clients["doctor"]; c != nil {
+		acts.Doctor = llm.Doctor{C: c}
+	}
+	if c := clients["patient"]; c != nil {
+		acts.Roles.Patient = llm.Patient{C: c}
+	}
+	if c := clients["exam"]; c != nil {
+		acts.Roles.Exam = llm.Exam{C: c}
+	}
+	if c := clients["consultant"]; c != nil {
+		acts.Roles.Consultant = llm.Consultant{C: c}
+	}
+	if c := clients["grader"]; c != nil {
+		acts.Grader = llm.ProcessGrader{C: c}
+	}
+	if c := clients["evolver"]; c != nil {
+		acts.Evolver = llm.Evolver{C: c}
+	}
+	mem, err := local.Open(ctx, filepath.Join(o.DataDir, "memory.db"), emb)
 	if err != nil {
 		res.Close()
 		return nil, err
 	}
-	acts := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Memory: mem,
-		Doctor: actor.Builtin{}, Roles: episode.BuiltinRoles()}
-	return &Engine{Results: res, Memory: mem, Activities: acts}, nil
+	acts.Memory = mem
+	e := &Engine{Results: res, Memory: mem, Activities: acts}
+	if c := clients["judge"]; c != nil {
+		acts.Judge = llm.Judge{C: c} // its rubric fallback takes each run's weights (activities)
+	}
+	return e, nil
 }
 
 // Close closes the stores.

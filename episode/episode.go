@@ -308,6 +308,7 @@ func (e *Episode) ask(ctx context.Context, out clinic.DoctorOutput, ev *clinic.E
 		return fmt.Errorf("patient: %w", err)
 	}
 	ev.Status, ev.Reply, ev.RevealedFacts, ev.HeldFacts, ev.Unanswered = clinic.StatusReturned, rep.Text, rep.FactIDs, rep.Held, rep.Unanswered
+	ev.LLMError = ev.LLMError || rep.LLMError
 	return nil
 }
 

@@ -39,6 +39,7 @@ type PatientReply struct {
 	FactIDs    []string // facts revealed by this answer
 	Held       []string // facts that matched but were held back
 	Unanswered string   // none | not_in_patient_view | unclear_question
+	LLMError   bool     // a model-backed patient's reply stayed malformed after repair
 }
 
 // topicCues are the words that point a question at a history topic.

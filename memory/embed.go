@@ -134,3 +134,6 @@ func Cosine(a, b []float32) float64 {
 	}
 	return float64(s)
 }
+
+// Normalize scales a vector to unit length in place (cosine search assumes it).
+func Normalize(v []float32) { normalize(v) }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -76,6 +77,10 @@ CREATE TABLE IF NOT EXISTS turns (
   episode_id TEXT NOT NULL, turn INTEGER NOT NULL, decision TEXT, event TEXT,
   PRIMARY KEY (episode_id, turn));
 CREATE TABLE IF NOT EXISTS traces (episode_id TEXT PRIMARY KEY, trace TEXT NOT NULL, grade TEXT);
+CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, reply TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS proposals (episode_id TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS usage (episode_id TEXT NOT NULL, role TEXT NOT NULL, calls INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, cache_hits INTEGER NOT NULL, PRIMARY KEY (episode_id, role));
 CREATE TABLE IF NOT EXISTS runs (run TEXT PRIMARY KEY, kind TEXT NOT NULL, workflow_id TEXT NOT NULL, spec TEXT NOT NULL, created TEXT NOT NULL);
 `
 
@@ -350,4 +355,96 @@ func (s *Store) Counts(ctx context.Context) (records, turns int, err error) {
 		return 0, 0, fmt.Errorf("results: counts: %w", err)
 	}
 	return records, turns, nil
+}
+
+// PutProposal stores an evolver proposal for an episode unless one is stored.
+func (s *Store) PutProposal(ctx context.Context, episodeID string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO proposals(episode_id, body) VALUES(?,?) ON CONFLICT(episode_id) DO NOTHING`, episodeID, string(b)); err != nil {
+		return fmt.Errorf("results: put proposal %s: %w", episodeID, err)
+	}
+	return nil
+}
+
+// Proposal decodes the stored evolver proposal of an episode into v.
+func (s *Store) Proposal(ctx context.Context, episodeID string, v any) error {
+	var body string
+	err := s.db.QueryRowContext(ctx, `SELECT body FROM proposals WHERE episode_id=?`, episodeID).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("results: proposal %s: %w", episodeID, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("results: proposal %s: %w", episodeID, err)
+	}
+	return json.Unmarshal([]byte(body), v)
+}
+
+// AddUsage adds model use to an episode's account. Usage is spend: a retried
+// call is spent again and counted again.
+func (s *Store) AddUsage(ctx context.Context, episodeID string, u Usage, role string) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits)
+		VALUES(?,?,?,?,?,?,?) ON CONFLICT(episode_id, role) DO UPDATE SET calls=calls+excluded.calls,
+		prompt_tokens=prompt_tokens+excluded.prompt_tokens, completion_tokens=completion_tokens+excluded.completion_tokens,
+		cost_usd=cost_usd+excluded.cost_usd, cache_hits=cache_hits+excluded.cache_hits`,
+		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits)
+	if err != nil {
+		return fmt.Errorf("results: add usage %s: %w", episodeID, err)
+	}
+	return nil
+}
+
+// UsageOf returns an episode's model use by role.
+func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]Usage, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits FROM usage WHERE episode_id=? ORDER BY role`, episodeID)
+	if err != nil {
+		return nil, fmt.Errorf("results: usage %s: %w", episodeID, err)
+	}
+	defer rows.Close()
+	out := map[string]Usage{}
+	for rows.Next() {
+		var role string
+		var u Usage
+		if err := rows.Scan(&role, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits); err != nil {
+			return nil, err
+		}
+		out[role] = u
+	}
+	return out, rows.Err()
+}
+
+// Get returns a cached model reply (llm.Cache).
+func (s *Store) Get(ctx context.Context, key string) (string, bool) {
+	var reply string
+	if err := s.db.QueryRowContext(ctx, `SELECT reply FROM llm_cache WHERE key=?`, key).Scan(&reply); err != nil {
+		return "", false
+	}
+	return reply, true
+}
+
+// Put caches a model reply (llm.Cache); a failed write only loses the cache entry.
+func (s *Store) Put(ctx context.Context, key, reply string) {
+	_, _ = s.db.ExecContext(ctx, `INSERT INTO llm_cache(key, reply) VALUES(?,?) ON CONFLICT(key) DO NOTHING`, key, reply)
+}
+
+// RunUsage sums the model use of a run's episodes by role.
+func (s *Store) RunUsage(ctx context.Context, run string) (map[string]Usage, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT role, SUM(calls), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd), SUM(cache_hits)
+		FROM usage WHERE episode_id LIKE ? GROUP BY role ORDER BY role`, strings.ReplaceAll(run, "%", "")+"/%")
+	if err != nil {
+		return nil, fmt.Errorf("results: run usage %s: %w", run, err)
+	}
+	defer rows.Close()
+	out := map[string]Usage{}
+	for rows.Next() {
+		var role string
+		var u Usage
+		if err := rows.Scan(&role, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits); err != nil {
+			return nil, err
+		}
+		out[role] = u
+	}
+	return out, rows.Err()
 }

@@ -27,8 +27,8 @@ type Deps struct {
 	Roles   episode.Roles
 	Env     episode.Config
 	Weights grader.Weights
-	Memory  memory.Store // nil: memory disabled
-	K       int          // cards retrieved per turn
+	Memory  memory.Store         // nil: memory disabled
+	K       int                  // cards retrieved per turn
 	Judge   grader.Judge         // nil: the rubric judge
 	Grader  grader.ProcessGrader // nil: the built-in process grader
 	Evolver evolver.Evolver      // nil: the built-in evolver
@@ -209,8 +209,17 @@ func Learn(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case, t cli
 }
 
 // LearnGraded evolves the rule book and writes and evicts cards from a graded
-// episode. Every write is idempotent, so it may be repeated for the same episode.
+// episode: Propose, then Apply.
 func LearnGraded(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, rules []clinic.Rule) (Lesson, error) {
+	out, err := Propose(ctx, d, cfg, c, t, pg, m, rules)
+	if err != nil {
+		return Lesson{}, err
+	}
+	return Apply(ctx, d, cfg, out, m, pg)
+}
+
+// Propose asks the evolver for the new rule book and the cards to write.
+func Propose(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, rules []clinic.Rule) (evolver.Output, error) {
 	var truth *evolver.Truth
 	if cfg.Mode == evolver.WriteBack {
 		truth = &evolver.Truth{Diagnosis: c.Manager.Diagnosis.Name, Evidence: c.Manager.Evidence, Management: c.Manager.Management}
@@ -220,8 +229,14 @@ func LearnGraded(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case,
 		Scores: *t.Scores, Grade: pg, Truth: truth, Forbidden: Forbidden(c, t.Events)}
 	out, err := d.evolver().Evolve(ctx, cfg, in, rules)
 	if err != nil {
-		return Lesson{}, fmt.Errorf("evolver: %w", err)
+		return evolver.Output{}, fmt.Errorf("evolver: %w", err)
 	}
+	return out, nil
+}
+
+// Apply writes an evolver output's cards and evicts down to B_M. Card IDs are
+// deterministic and evictions keep their first episode, so Apply may be repeated.
+func Apply(ctx context.Context, d Deps, cfg evolver.Config, out evolver.Output, m Meta, pg grader.ProcessGrade) (Lesson, error) {
 	l := Lesson{Grade: pg, Rules: out.Rules, Edits: out.Edits, Skipped: out.Skipped}
 	if d.Memory == nil || len(out.Cards) == 0 {
 		return l, nil

@@ -44,7 +44,7 @@ func (a *app) demoCmd() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			eng, err := engine.Open(ctx, engine.Options{DataDir: dir, MemoryDim: a.cfg.Memory.Dim})
+			eng, err := engine.Open(ctx, engine.Options{DataDir: dir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles})
 			if err != nil {
 				return err
 			}

@@ -133,9 +133,28 @@ func (a *app) runsCmd() *cobra.Command {
 				return err
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tWORKFLOW")
+			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tMODEL CALLS\tTOKENS IN\tTOKENS OUT\tCACHE HITS\tMODEL COST USD\tWORKFLOW")
 			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.Run, r.Kind, counts[r.Run], r.WorkflowID)
+				usage, err := eng.Results.RunUsage(cmd.Context(), r.Run)
+				if err != nil {
+					return err
+				}
+				var tot results.Usage
+				for _, u := range usage {
+					tot.Calls, tot.PromptTokens, tot.CompletionTokens = tot.Calls+u.Calls, tot.PromptTokens+u.PromptTokens, tot.CompletionTokens+u.CompletionTokens
+					tot.CacheHits, tot.CostUSD = tot.CacheHits+u.CacheHits, tot.CostUSD+u.CostUSD
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Run, r.Kind, counts[r.Run], tot.Calls, tot.PromptTokens,
+					tot.CompletionTokens, tot.CacheHits, tot.CostUSD, r.WorkflowID)
+				roles := make([]string, 0, len(usage))
+				for role := range usage {
+					roles = append(roles, role)
+				}
+				sort.Strings(roles)
+				for _, role := range roles {
+					u := usage[role]
+					fmt.Fprintf(tw, "  %s\t\t\t%d\t%d\t%d\t%d\t%.4f\t\n", role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CacheHits, u.CostUSD)
+				}
 			}
 			return tw.Flush()
 		},

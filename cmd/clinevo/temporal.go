@@ -31,7 +31,7 @@ func (a *app) dial(address string) (client.Client, error) {
 }
 
 func (a *app) openEngine(ctx context.Context) (*engine.Engine, error) {
-	return engine.Open(ctx, engine.Options{DataDir: a.cfg.DataDir, MemoryDim: a.cfg.Memory.Dim})
+	return engine.Open(ctx, engine.Options{DataDir: a.cfg.DataDir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles})
 }
 
 // runWorker runs a worker until ctx ends.

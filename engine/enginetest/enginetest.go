@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/llm"
 )
 
 // Env is a running server, client, engine and worker.
@@ -35,8 +37,12 @@ func FreePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// Start starts everything on a fresh data directory; Stop runs at cleanup.
-func Start(t testing.TB) *Env {
+// Start starts everything on a fresh data directory with the built-in roles;
+// everything stops at cleanup.
+func Start(t testing.TB) *Env { return StartWith(t, nil, quiet{}) }
+
+// StartWith starts everything with the given roles and SDK logger.
+func StartWith(t testing.TB, roles llm.Roles, logger log.Logger) *Env {
 	t.Helper()
 	dir := t.TempDir()
 	srv, err := devserver.Start(devserver.Options{DataDir: dir, Port: FreePort(t)})
@@ -44,12 +50,12 @@ func Start(t testing.TB) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
-	c, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quiet{}})
+	c, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	eng, err := engine.Open(context.Background(), engine.Options{DataDir: dir})
+	eng, err := engine.Open(context.Background(), engine.Options{DataDir: dir, Roles: roles})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,149 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/llm"
+	"github.com/clinevo/clinevo/llm/llmtest"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+func modelRoles(srv *llmtest.Server, keyEnv string, names ...string) llm.Roles {
+	roles := llm.Roles{}
+	for _, n := range names {
+		roles[n] = llm.RoleSpec{Backend: llm.OpenAI, Settings: llm.Settings{BaseURL: srv.BaseURL(), Model: "fake-" + n,
+			JSONMode: true, Timeout: 5 * time.Second, Concurrency: 4, APIKeyEnv: keyEnv, PricePrompt: 0.5, PriceCompletion: 1.5}}
+	}
+	return roles
+}
+
+func runStream(t *testing.T, env *enginetest.Env, spec activities.StreamSpec) workflows.StreamResult {
+	t.Helper()
+	ctx := context.Background()
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.StreamWorkflowID(spec.RunID), TaskQueue: workflows.TaskQueue},
+		workflows.StreamWorkflow, spec)
+	require.NoError(t, err)
+	var res workflows.StreamResult
+	require.NoError(t, run.Get(ctx, &res))
+	return res
+}
+
+// TestModelRolesSurviveFailingEndpoint runs 20 episodes with a model-backed
+// doctor, process grader and evolver against a fake endpoint that fails every
+// fifth request with a 500: the stream completes with every episode recorded
+// once and every card written once.
+func TestModelRolesSurviveFailingEndpoint(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.FailEvery = 5
+	env := enginetest.StartWith(t, modelRoles(srv, "", "doctor", "grader", "evolver"), quietLogger{})
+	spec := activities.StreamSpec{RunID: "models", Corpus: "builtin:stream", Limit: 20, StageSize: 10, Rules: true, ActivityTimeoutSeconds: 20}
+	res := runStream(t, env, spec)
+	require.Equal(t, 20, res.Episodes)
+
+	ctx := context.Background()
+	recs, err := env.Engine.Results.Records(ctx, "models")
+	require.NoError(t, err)
+	require.Len(t, recs, 20)
+	seen := map[string]bool{}
+	for _, r := range recs {
+		require.False(t, seen[r.EpisodeID])
+		seen[r.EpisodeID] = true
+		require.Equal(t, "Migraine", r.Final.Diagnosis[0], "the model doctor's decisions were used")
+		require.Equal(t, 2, r.Scores.T)
+		require.Contains(t, r.Usage, "doctor")
+		require.Contains(t, r.Usage, "grader")
+		require.Contains(t, r.Usage, "evolver")
+		for _, l := range r.Labels {
+			require.Equal(t, "LOW_YIELD", l, "the model grader's labels were used")
+		}
+	}
+	require.GreaterOrEqual(t, len(srv.Requests())/srv.FailEvery, 10, "at least ten requests failed with a 500")
+	cards, err := env.Engine.Memory.List(ctx, memory.Filter{Runs: []string{"models"}, IncludeEvicted: true})
+	require.NoError(t, err)
+	require.Len(t, cards, 20, "one model card per episode, none lost or doubled")
+	usage, err := env.Engine.Results.RunUsage(ctx, "models")
+	require.NoError(t, err)
+	require.Positive(t, usage["doctor"].PromptTokens)
+	require.Positive(t, usage["doctor"].CostUSD)
+}
+
+// syncBuffer is a log sink safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestAPIKeyNeverLeaks sets an API key in the environment, runs episodes with a
+// model doctor, and looks for the key in every workflow history, the results
+// store, the memory bank and the logs.
+func TestAPIKeyNeverLeaks(t *testing.T) {
+	const key = "sk-clinevo-test-9f8e7d6c5b4a"
+	t.Setenv("CLINEVO_TEST_API_KEY", key)
+	srv := llmtest.New(t)
+	var logs syncBuffer
+	logger := sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	env := enginetest.StartWith(t, modelRoles(srv, "CLINEVO_TEST_API_KEY", "doctor", "judge"), logger)
+	runStream(t, env, activities.StreamSpec{RunID: "secret", Corpus: "builtin:stream", Limit: 3, StageSize: 2, Rules: true})
+
+	reqs := srv.Requests()
+	require.NotEmpty(t, reqs)
+	require.Equal(t, "Bearer "+key, reqs[0].Auth, "the key is used")
+
+	ctx := context.Background()
+	resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: `ClinevoRun = "secret"`, PageSize: 100})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(resp.Executions), 4, "the stream runs and its episodes")
+	for _, e := range resp.Executions {
+		it := env.Client.GetWorkflowHistory(ctx, e.Execution.WorkflowId, e.Execution.RunId, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			ev, err := it.Next()
+			require.NoError(t, err)
+			b, err := protojson.Marshal(ev)
+			require.NoError(t, err)
+			require.NotContains(t, string(b), key, "history of %s", e.Execution.WorkflowId)
+		}
+	}
+	for _, f := range []string{"results.db", "results.db-wal", "memory.db", "memory.db-wal", "temporal.log"} {
+		b, err := os.ReadFile(filepath.Join(env.DataDir, f))
+		if os.IsNotExist(err) {
+			continue
+		}
+		require.NoError(t, err)
+		require.False(t, bytes.Contains(b, []byte(key)), "%s holds the key", f)
+	}
+	require.Contains(t, logs.String(), "fake-doctor", "the run log names the model")
+	require.NotContains(t, logs.String(), key, "the logs hold the key")
+	require.False(t, strings.Contains(fmt.Sprint(env.Engine.Activities.RoleInfo), key))
+}

@@ -1,0 +1,394 @@
+// Package llm runs clinevo's roles on any OpenAI-compatible endpoint (hosted
+// APIs, vLLM, Ollama, a llama.cpp server) through go-openai: one client per
+// role with its own model, decoding settings, timeout, concurrency limit and
+// prices; JSON replies parsed into typed structs with one fixed repair policy;
+// errors classified so Temporal can own retrying; token and cost accounting; a
+// response cache for temperature-0 calls.
+package llm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Settings configure one role's client. The API key is never part of them: it
+// is read from the environment variable APIKeyEnv or the file APIKeyFile.
+type Settings struct {
+	BaseURL         string        `mapstructure:"base_url" json:"base_url"`
+	Model           string        `mapstructure:"model" json:"model"`
+	Temperature     float32       `mapstructure:"temperature" json:"temperature"`
+	TopP            float32       `mapstructure:"top_p" json:"top_p"`
+	MaxTokens       int           `mapstructure:"max_tokens" json:"max_tokens"`
+	Timeout         time.Duration `mapstructure:"timeout" json:"timeout"`
+	Concurrency     int           `mapstructure:"concurrency" json:"concurrency"`
+	APIKeyEnv       string        `mapstructure:"api_key_env" json:"api_key_env"`
+	APIKeyFile      string        `mapstructure:"api_key_file" json:"api_key_file"`
+	JSONMode        bool          `mapstructure:"json_mode" json:"json_mode"`               // send response_format json_object
+	Cache           bool          `mapstructure:"cache" json:"cache"`                       // cache temperature-0 replies
+	PricePrompt     float64       `mapstructure:"price_prompt" json:"price_prompt"`         // USD per million prompt tokens
+	PriceCompletion float64       `mapstructure:"price_completion" json:"price_completion"` // USD per million completion tokens
+	Dim             int           `mapstructure:"dim" json:"dim"`                           // embeddings only
+}
+
+// Validate names the first missing or invalid field of a role.
+func (s Settings) Validate(role string) error {
+	switch {
+	case s.BaseURL == "":
+		return fmt.Errorf("roles.%s.base_url is required for a model-backed role", role)
+	case s.Model == "":
+		return fmt.Errorf("roles.%s.model is required", role)
+	case s.Timeout < 0 || s.Concurrency < 0 || s.MaxTokens < 0:
+		return fmt.Errorf("roles.%s: timeout, concurrency and max_tokens must not be negative", role)
+	case s.Temperature < 0 || s.TopP < 0 || s.TopP > 1:
+		return fmt.Errorf("roles.%s: temperature must be >= 0 and top_p within [0, 1]", role)
+	}
+	return nil
+}
+
+// Kind classifies a failed call.
+type Kind string
+
+// Error kinds.
+const (
+	RateLimited Kind = "rate_limited" // 429: retry after RetryAfter
+	Transient   Kind = "transient"    // 5xx, timeouts, connection errors: retry with backoff
+	Fatal       Kind = "fatal"        // 400, 401, 403, 404, context length: do not retry
+	Malformed   Kind = "malformed"    // the reply was not valid even after the repair request
+)
+
+// Error is a failed model call.
+type Error struct {
+	Role       string
+	Kind       Kind
+	Status     int
+	RetryAfter time.Duration
+	Msg        string
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("llm %s: %s", e.Role, e.Kind)
+	if e.Status != 0 {
+		s += fmt.Sprintf(" (HTTP %d)", e.Status)
+	}
+	if e.RetryAfter > 0 {
+		s += fmt.Sprintf(", retry after %v", e.RetryAfter)
+	}
+	return s + ": " + e.Msg
+}
+
+// IsMalformed reports whether err is a reply that stayed invalid after repair.
+func IsMalformed(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == Malformed
+}
+
+// Usage is model use by one role.
+type Usage struct {
+	Role             string  `json:"role"`
+	Calls            int     `json:"calls"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+	CacheHits        int     `json:"cache_hits"`
+}
+
+// Meter receives usage; activities put one in the context to account usage per episode.
+type Meter interface{ Add(u Usage) }
+
+type meterKey struct{}
+
+// WithMeter returns a context whose model calls report usage to m.
+func WithMeter(ctx context.Context, m Meter) context.Context {
+	return context.WithValue(ctx, meterKey{}, m)
+}
+
+func meter(ctx context.Context) Meter {
+	m, _ := ctx.Value(meterKey{}).(Meter)
+	return m
+}
+
+// Tally is a Meter that sums usage by role.
+type Tally struct {
+	mu   sync.Mutex
+	byRo map[string]Usage
+}
+
+// Add counts usage.
+func (t *Tally) Add(u Usage) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byRo == nil {
+		t.byRo = map[string]Usage{}
+	}
+	a := t.byRo[u.Role]
+	a.Role = u.Role
+	a.Calls += u.Calls
+	a.PromptTokens += u.PromptTokens
+	a.CompletionTokens += u.CompletionTokens
+	a.CostUSD += u.CostUSD
+	a.CacheHits += u.CacheHits
+	t.byRo[u.Role] = a
+}
+
+// ByRole returns the sums.
+func (t *Tally) ByRole() map[string]Usage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string]Usage, len(t.byRo))
+	for k, v := range t.byRo {
+		out[k] = v
+	}
+	return out
+}
+
+// Cache stores replies of temperature-0 calls by a hash of model, messages and parameters.
+type Cache interface {
+	Get(ctx context.Context, key string) (string, bool)
+	Put(ctx context.Context, key, reply string)
+}
+
+// Client is one role's connection to a model endpoint.
+type Client struct {
+	Role     string
+	Settings Settings
+	api      *openai.Client
+	sem      chan struct{}
+	cache    Cache
+}
+
+// APIKey resolves the key of a role: the environment variable, else the file.
+// A missing key is allowed (local servers need none).
+func APIKey(s Settings) (string, error) {
+	if s.APIKeyEnv != "" {
+		if k := os.Getenv(s.APIKeyEnv); k != "" {
+			return k, nil
+		}
+	}
+	if s.APIKeyFile != "" {
+		b, err := os.ReadFile(s.APIKeyFile)
+		if err != nil {
+			return "", fmt.Errorf("api key file: %w", err) // the path, never the content
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	return "", nil
+}
+
+// NewClient builds a role's client. The go-openai client makes one attempt per
+// call: retries belong to the Temporal activity.
+func NewClient(role string, s Settings, cache Cache) (*Client, error) {
+	if err := s.Validate(role); err != nil {
+		return nil, err
+	}
+	key, err := APIKey(s)
+	if err != nil {
+		return nil, fmt.Errorf("roles.%s: %w", role, err)
+	}
+	cfg := openai.DefaultConfig(key)
+	cfg.BaseURL = strings.TrimSuffix(s.BaseURL, "/")
+	timeout := s.Timeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	cfg.HTTPClient = &retryAfterDoer{c: &http.Client{Timeout: timeout}}
+	c := &Client{Role: role, Settings: s, api: openai.NewClientWithConfig(cfg)}
+	if s.Concurrency > 0 {
+		c.sem = make(chan struct{}, s.Concurrency)
+	}
+	if s.Cache && s.Temperature == 0 {
+		c.cache = cache
+	}
+	return c, nil
+}
+
+// retryAfterDoer records the Retry-After header of a 429 in the request's context.
+type retryAfterDoer struct{ c *http.Client }
+
+type retryAfterKey struct{}
+
+func (d *retryAfterDoer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.c.Do(req)
+	if err == nil && resp.StatusCode == http.StatusTooManyRequests {
+		if p, ok := req.Context().Value(retryAfterKey{}).(*time.Duration); ok {
+			*p = parseRetryAfter(resp.Header.Get("Retry-After"))
+		}
+	}
+	return resp, err
+}
+
+func parseRetryAfter(v string) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
+		return time.Duration(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := time.Until(t); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// Message is one chat message.
+type Message = openai.ChatCompletionMessage
+
+// System and User build messages.
+func System(s string) Message { return Message{Role: openai.ChatMessageRoleSystem, Content: s} }
+
+// User builds a user message.
+func User(s string) Message { return Message{Role: openai.ChatMessageRoleUser, Content: s} }
+
+// RepairPrompt is the one repair request sent after an invalid reply. It does
+// not count as a turn.
+const RepairPrompt = "Your previous reply could not be used: %s. Reply again with only the JSON object described above, nothing else."
+
+// JSON sends messages, parses the reply into out and checks it with validate.
+// The policy for a malformed reply, the same for every role: one repair request
+// quoting the problem; if that reply is malformed too, an *Error of kind
+// Malformed, which the caller records as an llm_error_turn.
+func (c *Client) JSON(ctx context.Context, msgs []Message, out any, validate func() error) error {
+	reply, err := c.complete(ctx, msgs)
+	if err != nil {
+		return err
+	}
+	problem := decode(reply, out, validate)
+	if problem == nil {
+		return nil
+	}
+	repair := append(append([]Message(nil), msgs...), Message{Role: openai.ChatMessageRoleAssistant, Content: reply},
+		User(fmt.Sprintf(RepairPrompt, problem)))
+	reply, err = c.complete(ctx, repair)
+	if err != nil {
+		return err
+	}
+	if problem := decode(reply, out, validate); problem != nil {
+		return &Error{Role: c.Role, Kind: Malformed, Msg: problem.Error()}
+	}
+	return nil
+}
+
+// decode extracts the first JSON object of a reply (tolerating code fences and
+// prose around it), unmarshals it strictly and validates it.
+func decode(reply string, out any, validate func() error) error {
+	start, end := strings.Index(reply, "{"), strings.LastIndex(reply, "}")
+	if start < 0 || end < start {
+		return errors.New("no JSON object in the reply")
+	}
+	dec := json.NewDecoder(strings.NewReader(reply[start : end+1]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(out); err != nil {
+		return fmt.Errorf("invalid JSON: %v", err)
+	}
+	if validate != nil {
+		if err := validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Client) request(msgs []Message) openai.ChatCompletionRequest {
+	r := openai.ChatCompletionRequest{Model: c.Settings.Model, Messages: msgs, Temperature: c.Settings.Temperature,
+		TopP: c.Settings.TopP, MaxTokens: c.Settings.MaxTokens}
+	if c.Settings.JSONMode {
+		r.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	}
+	return r
+}
+
+// CacheKey is the hash of model, messages and decoding parameters.
+func CacheKey(r openai.ChatCompletionRequest) string {
+	b, _ := json.Marshal(struct {
+		Model       string
+		Messages    []Message
+		Temperature float32
+		TopP        float32
+		MaxTokens   int
+		JSON        bool
+	}{r.Model, r.Messages, r.Temperature, r.TopP, r.MaxTokens, r.ResponseFormat != nil})
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// complete makes one chat call, through the cache when it applies.
+func (c *Client) complete(ctx context.Context, msgs []Message) (string, error) {
+	req := c.request(msgs)
+	key := ""
+	if c.cache != nil {
+		key = CacheKey(req)
+		if reply, ok := c.cache.Get(ctx, key); ok {
+			if m := meter(ctx); m != nil {
+				m.Add(Usage{Role: c.Role, CacheHits: 1})
+			}
+			return reply, nil
+		}
+	}
+	if c.sem != nil {
+		select {
+		case c.sem <- struct{}{}:
+			defer func() { <-c.sem }()
+		case <-ctx.Done():
+			return "", &Error{Role: c.Role, Kind: Transient, Msg: ctx.Err().Error()}
+		}
+	}
+	var retryAfter time.Duration
+	resp, err := c.api.CreateChatCompletion(context.WithValue(ctx, retryAfterKey{}, &retryAfter), req)
+	if err != nil {
+		return "", c.classify(err, retryAfter)
+	}
+	if m := meter(ctx); m != nil {
+		m.Add(Usage{Role: c.Role, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+			CostUSD: float64(resp.Usage.PromptTokens)*c.Settings.PricePrompt/1e6 + float64(resp.Usage.CompletionTokens)*c.Settings.PriceCompletion/1e6})
+	}
+	if len(resp.Choices) == 0 {
+		return "", &Error{Role: c.Role, Kind: Transient, Msg: "the reply has no choices"}
+	}
+	reply := resp.Choices[0].Message.Content
+	if c.cache != nil {
+		c.cache.Put(ctx, key, reply)
+	}
+	return reply, nil
+}
+
+// classify maps an API error to a kind. The message never includes request
+// headers, so the key cannot leak through it.
+func (c *Client) classify(err error, retryAfter time.Duration) error {
+	status := 0
+	msg := err.Error()
+	var api *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &api):
+		status, msg = api.HTTPStatusCode, api.Message
+	case errors.As(err, &reqErr):
+		status = reqErr.HTTPStatusCode
+	}
+	e := &Error{Role: c.Role, Status: status, Msg: msg}
+	lower := strings.ToLower(msg)
+	switch {
+	case status == http.StatusTooManyRequests:
+		e.Kind, e.RetryAfter = RateLimited, retryAfter
+	case status >= 500 || status == 0 || status == http.StatusRequestTimeout:
+		e.Kind = Transient
+	case strings.Contains(lower, "context length") || strings.Contains(lower, "context_length") || strings.Contains(lower, "maximum context"):
+		e.Kind, e.Msg = Fatal, "the prompt exceeds the model's context length: "+msg
+	default:
+		e.Kind = Fatal
+	}
+	return e
+}

@@ -1,0 +1,189 @@
+// Package llmtest is an in-process OpenAI-compatible server for tests: it
+// answers chat completions per role with scripted policies, and can be told to
+// fail, rate-limit, stall or send malformed replies.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Reply is what the server sends for one request: a status, a body's content,
+// headers, and a delay.
+type Reply struct {
+	Status  int
+	Content string
+	Header  map[string]string
+	Delay   time.Duration
+}
+
+// Request is one received chat request.
+type Request struct {
+	Role         string
+	Auth         string
+	System, User string
+	Body         map[string]any
+}
+
+// Server is the fake endpoint.
+type Server struct {
+	*httptest.Server
+	mu       sync.Mutex
+	requests []Request
+	// Script, when set, decides the reply to request n (0-based) before the policies.
+	Script func(n int, r Request) *Reply
+	// FailEvery makes every FailEvery-th chat request (1-based) a 500.
+	FailEvery int
+	Dim       int // embedding dimension, default 32
+}
+
+// New starts a server on a loopback port; it stops at test cleanup.
+func New(t testing.TB) *Server {
+	s := &Server{Dim: 32}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// BaseURL is what a client's base_url should be.
+func (s *Server) BaseURL() string { return s.URL + "/v1" }
+
+// Requests returns the chat requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// roleOf recognises a role from the first words of its system prompt.
+func roleOf(system string) string {
+	for prefix, role := range map[string]string{
+		"You are the doctor": "doctor", "You play a patient": "patient", "You match a doctor": "exam",
+		"You are a consultant": "consultant", "You are the examiner": "judge", "You review how": "grader", "You maintain": "evolver",
+	} {
+		if strings.HasPrefix(system, prefix) {
+			return role
+		}
+	}
+	return "unknown"
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	var body map[string]any
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, `{"error":{"message":"bad json"}}`, 400)
+		return
+	}
+	if strings.HasSuffix(r.URL.Path, "/embeddings") {
+		s.embeddings(w, body)
+		return
+	}
+	req := Request{Auth: r.Header.Get("Authorization"), Body: body}
+	msgs, _ := body["messages"].([]any)
+	for _, m := range msgs {
+		mm, _ := m.(map[string]any)
+		content, _ := mm["content"].(string)
+		switch mm["role"] {
+		case "system":
+			req.System = content
+		case "user":
+			req.User = content // the last user message
+		}
+	}
+	req.Role = roleOf(req.System)
+	s.mu.Lock()
+	n := len(s.requests)
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+
+	var rep *Reply
+	if s.Script != nil {
+		rep = s.Script(n, req)
+	}
+	if rep == nil && s.FailEvery > 0 && (n+1)%s.FailEvery == 0 {
+		rep = &Reply{Status: 500, Content: "injected failure"}
+	}
+	if rep == nil {
+		rep = &Reply{Status: 200, Content: policy(req)}
+	}
+	if rep.Delay > 0 {
+		time.Sleep(rep.Delay)
+	}
+	for k, v := range rep.Header {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if rep.Status != 200 {
+		w.WriteHeader(rep.Status)
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": rep.Content, "type": "test"}})
+		return
+	}
+	prompt := len(strings.Fields(req.System + " " + req.User))
+	completion := len(strings.Fields(rep.Content))
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": fmt.Sprintf("chat-%d", n), "object": "chat.completion", "model": body["model"],
+		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": rep.Content}, "finish_reason": "stop"}},
+		"usage":   map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+	})
+}
+
+func (s *Server) embeddings(w http.ResponseWriter, body map[string]any) {
+	inputs, _ := body["input"].([]any)
+	var data []any
+	tokens := 0
+	for i, in := range inputs {
+		text, _ := in.(string)
+		tokens += len(strings.Fields(text))
+		v := make([]float32, s.Dim)
+		for _, word := range strings.Fields(strings.ToLower(text)) {
+			h := fnv.New32a()
+			h.Write([]byte(word))
+			v[int(h.Sum32())%s.Dim]++
+		}
+		data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": v})
+	}
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": body["model"],
+		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens}})
+}
+
+var questionLine = regexp.MustCompile(`(?m)^- Q: `)
+var actionLine = regexp.MustCompile(`(?m)^\d+\. `)
+
+// policy is a plausible reply per role.
+func policy(r Request) string {
+	switch r.Role {
+	case "doctor":
+		if len(questionLine.FindAllString(r.User, -1)) < 2 {
+			return `{"action":"ASK","question":"When did it start and what makes it worse?","utterance":"Tell me more.","rationale":["history"],"working_diagnoses":["viral illness"]}`
+		}
+		return `{"action":"FINALIZE","utterance":"Here is my view.","rationale":["enough history"],"working_diagnoses":["Migraine"],
+"diagnosis":["Migraine"],"evidence":["headache"],"plan":["simple analgesia"],"followup":["review in two weeks"]}`
+	case "patient":
+		return `{"answer":"It started a few days ago.","revealed_fact_ids":["f1"],"unanswered_reason":"none"}`
+	case "exam":
+		return `{"match":"none","item":""}`
+	case "consultant":
+		return `{"advice":"Take a fuller history.","next_action":"ASK","question":"Any fever?"}`
+	case "judge":
+		return `{"diagnosis_grade":0.5,"matched_evidence":[],"hallucinated_evidence":[],"matched_plan":[],"unsafe_plan":[]}`
+	case "grader":
+		n := len(actionLine.FindAllString(r.User, -1))
+		var labels []string
+		for i := 0; i < n; i++ {
+			labels = append(labels, fmt.Sprintf(`{"turn":%d,"label":"LOW_YIELD","rationale":"scripted"}`, i))
+		}
+		return `{"labels":[` + strings.Join(labels, ",") + `],"summary":"scripted review"}`
+	case "evolver":
+		return `{"edits":[{"op":"add","text":"ASK triggers WHEN headache: triggers separate the common headaches"}],
+"cards":[{"kind":"correction","text":"IF headache AVOID guessing without a history","avoid":"","ask":["triggers"],"tests":[],"evidence":[],"plan":[]}]}`
+	}
+	return `{}`
+}

@@ -1,0 +1,51 @@
+package llm
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+	"text/template"
+)
+
+//go:embed prompts/*.tmpl
+var promptFiles embed.FS
+
+// TemplateVersions name the version of each role's prompt template; runs log them.
+var TemplateVersions = map[string]string{
+	"doctor": "doctor/1", "patient": "patient/1", "exam": "exam/1", "consultant": "consultant/1",
+	"judge": "judge/1", "grader": "grader/1", "evolver": "evolver/1",
+}
+
+var templates = func() map[string]*template.Template {
+	funcs := template.FuncMap{
+		"join": strings.Join,
+		"add":  func(a, b int) int { return a + b },
+		"clip": func(s string, n int) string {
+			if len(s) <= n {
+				return s
+			}
+			return s[:n] + "…"
+		},
+	}
+	out := map[string]*template.Template{}
+	for role := range TemplateVersions {
+		out[role] = template.Must(template.New(role).Funcs(funcs).ParseFS(promptFiles, "prompts/"+role+".tmpl"))
+	}
+	return out
+}()
+
+// Render renders a role's system and user messages.
+func Render(role string, system, user any) ([]Message, error) {
+	t, ok := templates[role]
+	if !ok {
+		return nil, fmt.Errorf("llm: no prompt template for role %q", role)
+	}
+	var s, u strings.Builder
+	if err := t.ExecuteTemplate(&s, "system", system); err != nil {
+		return nil, fmt.Errorf("llm: render %s system prompt: %w", role, err)
+	}
+	if err := t.ExecuteTemplate(&u, "user", user); err != nil {
+		return nil, fmt.Errorf("llm: render %s user prompt: %w", role, err)
+	}
+	return []Message{System(strings.TrimSpace(s.String())), User(strings.TrimSpace(u.String()))}, nil
+}

@@ -1,0 +1,385 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/catalog"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/evolver"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/memory"
+)
+
+// Doctor is a model-backed doctor. It renders only the DoctorView.
+type Doctor struct{ C *Client }
+
+var _ actor.Doctor = Doctor{}
+
+// DoctorPrompt renders the doctor's messages for a view.
+func DoctorPrompt(v clinic.DoctorView) ([]Message, error) { return Render("doctor", v, v) }
+
+// Decide asks the model for the next action. A reply still malformed after the
+// repair request is an llm_error turn, not an error.
+func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
+	msgs, err := DoctorPrompt(v)
+	if err != nil {
+		return actor.Decision{}, err
+	}
+	var out clinic.DoctorOutput
+	err = d.C.JSON(ctx, msgs, &out, func() error {
+		if !out.Action.Valid() {
+			return fmt.Errorf("action %q is not one of ASK, REQUEST_TEST, CALL_MDT, FINALIZE", out.Action)
+		}
+		switch {
+		case out.Action == clinic.Ask && strings.TrimSpace(out.Question) == "":
+			return errors.New("ASK needs a question")
+		case out.Action == clinic.RequestTest && strings.TrimSpace(out.TestName) == "":
+			return errors.New("REQUEST_TEST needs a test_name")
+		case out.Action == clinic.Finalize && (len(out.Diagnosis) == 0 || len(out.Evidence) == 0 || len(out.Plan) == 0 || len(out.Followup) == 0):
+			return errors.New("FINALIZE needs diagnosis, evidence, plan and followup")
+		}
+		return nil
+	})
+	if IsMalformed(err) {
+		return actor.Decision{LLMError: true}, nil
+	}
+	if err != nil {
+		return actor.Decision{}, err
+	}
+	out.Topic, out.CardIDs = "", nil // the model may not set harness fields
+	return actor.Decision{Output: out}, nil
+}
+
+// Patient is a model-backed patient that answers from the patient view only.
+type Patient struct{ C *Client }
+
+var _ episode.Patient = Patient{}
+
+type patientReply struct {
+	Answer     string   `json:"answer"`
+	Revealed   []string `json:"revealed_fact_ids"`
+	Unanswered string   `json:"unanswered_reason"`
+}
+
+// Answer asks the model; a malformed reply is an honest "I don't know" marked as an llm error.
+func (p Patient) Answer(ctx context.Context, q episode.PatientQuery) (episode.PatientReply, error) {
+	msgs, err := Render("patient", q.View, q)
+	if err != nil {
+		return episode.PatientReply{}, err
+	}
+	ids := map[string]bool{}
+	for _, f := range q.View.Facts {
+		ids[f.ID] = true
+	}
+	var r patientReply
+	err = p.C.JSON(ctx, msgs, &r, func() error {
+		for _, id := range r.Revealed {
+			if !ids[id] {
+				return fmt.Errorf("revealed_fact_ids holds %q, which is not one of your facts", id)
+			}
+		}
+		if !slices.Contains([]string{episode.AnsweredNone, episode.NotInPatientView, episode.UnclearQuestion}, r.Unanswered) {
+			return fmt.Errorf("unanswered_reason %q is not none, not_in_patient_view or unclear_question", r.Unanswered)
+		}
+		if strings.TrimSpace(r.Answer) == "" {
+			return errors.New("answer is empty")
+		}
+		return nil
+	})
+	if IsMalformed(err) {
+		return episode.PatientReply{Text: "(no usable answer)", Unanswered: episode.UnclearQuestion, LLMError: true}, nil
+	}
+	if err != nil {
+		return episode.PatientReply{}, err
+	}
+	return episode.PatientReply{Text: r.Answer, FactIDs: r.Revealed, Unanswered: r.Unanswered}, nil
+}
+
+// Exam is a model-backed test matcher. The result text always comes from the exam view.
+type Exam struct{ C *Client }
+
+var _ episode.ExamService = Exam{}
+
+type examReply struct {
+	Match string `json:"match"`
+	Item  string `json:"item"`
+}
+
+// Resolve tries the catalog first and asks the model only when no name or alias matches.
+func (e Exam) Resolve(ctx context.Context, request string, cat *catalog.Catalog) (catalog.Item, catalog.Match, error) {
+	if it, m := cat.Lookup(request); m != catalog.MatchNone {
+		return it, m, nil
+	}
+	names := cat.Names()
+	msgs, err := Render("exam", names, request)
+	if err != nil {
+		return catalog.Item{}, catalog.MatchNone, err
+	}
+	var r examReply
+	err = e.C.JSON(ctx, msgs, &r, func() error {
+		switch r.Match {
+		case "none":
+			return nil
+		case "exact", "alias":
+			if _, m := cat.Lookup(r.Item); m == catalog.MatchNone {
+				return fmt.Errorf("item %q is not in the catalog", r.Item)
+			}
+			return nil
+		}
+		return fmt.Errorf("match %q is not exact, alias or none", r.Match)
+	})
+	if IsMalformed(err) || (err == nil && r.Match == "none") {
+		return catalog.Item{}, catalog.MatchNone, nil
+	}
+	if err != nil {
+		return catalog.Item{}, catalog.MatchNone, err
+	}
+	it, _ := cat.Lookup(r.Item)
+	return it, catalog.MatchAlias, nil
+}
+
+// Consultant is a model-backed consultant reading the revealed context only.
+type Consultant struct{ C *Client }
+
+var _ episode.Consultant = Consultant{}
+
+type consultReply struct {
+	Advice   string `json:"advice"`
+	Next     string `json:"next_action"`
+	Question string `json:"question"`
+}
+
+// Advise returns the consultant's note.
+func (c Consultant) Advise(ctx context.Context, v clinic.DoctorView, question string) (string, error) {
+	msgs, err := Render("consultant", nil, struct {
+		View     clinic.DoctorView
+		Question string
+	}{v, question})
+	if err != nil {
+		return "", err
+	}
+	var r consultReply
+	err = c.C.JSON(ctx, msgs, &r, func() error {
+		if r.Next != "ASK" && r.Next != "FINALIZE" {
+			return fmt.Errorf("next_action %q is not ASK or FINALIZE", r.Next)
+		}
+		return nil
+	})
+	if IsMalformed(err) {
+		return "Consultant: no usable advice this time.", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	note := "Consultant: " + r.Advice
+	if r.Next == "ASK" && r.Question != "" {
+		note += " Suggested question: " + r.Question
+	} else if r.Next == "FINALIZE" {
+		note += " Suggested next step: FINALIZE."
+	}
+	return note, nil
+}
+
+// Judge is a model-backed judge (run it at temperature 0). A reply still
+// malformed after repair falls back to the rubric judge, and the fallback is
+// counted as an llm error of the judge.
+type Judge struct {
+	C        *Client
+	Fallback grader.Judge
+}
+
+var _ grader.Judge = Judge{}
+
+type judgeReply struct {
+	Grade        float64  `json:"diagnosis_grade"`
+	Matched      []string `json:"matched_evidence"`
+	Hallucinated []string `json:"hallucinated_evidence"`
+	PlanMatched  []string `json:"matched_plan"`
+	Unsafe       []string `json:"unsafe_plan"`
+}
+
+// Judge grades a final output.
+func (j Judge) Judge(ctx context.Context, c *clinic.Case, revealed string, final clinic.FinalOutput) (grader.Judgement, error) {
+	msgs, err := Render("judge", nil, struct {
+		Case     *clinic.Case
+		Revealed string
+		Final    clinic.FinalOutput
+	}{c, revealed, final})
+	if err != nil {
+		return grader.Judgement{}, err
+	}
+	plan := append(append([]string(nil), final.Plan...), final.Followup...)
+	var r judgeReply
+	err = j.C.JSON(ctx, msgs, &r, func() error {
+		if !slices.Contains([]float64{1, 0.75, 0.5, 0.25, 0}, r.Grade) {
+			return fmt.Errorf("diagnosis_grade %v is not one of 1, 0.75, 0.5, 0.25, 0", r.Grade)
+		}
+		for _, chk := range []struct {
+			field string
+			got   []string
+			from  []string
+		}{{"matched_evidence", r.Matched, c.Manager.Evidence}, {"hallucinated_evidence", r.Hallucinated, final.Evidence},
+			{"matched_plan", r.PlanMatched, c.Manager.Management}, {"unsafe_plan", r.Unsafe, plan}} {
+			for _, x := range chk.got {
+				if !slices.Contains(chk.from, x) {
+					return fmt.Errorf("%s holds %q, which is not copied exactly from the list it must come from", chk.field, x)
+				}
+			}
+		}
+		return nil
+	})
+	if IsMalformed(err) && j.Fallback != nil {
+		if m := meter(ctx); m != nil {
+			m.Add(Usage{Role: j.C.Role + "_fallback", Calls: 1})
+		}
+		return j.Fallback.Judge(ctx, c, revealed, final)
+	}
+	if err != nil {
+		return grader.Judgement{}, err
+	}
+	return grader.Judgement{Diagnosis: r.Grade, Matched: r.Matched, Hallucinated: r.Hallucinated, PlanMatched: r.PlanMatched, Unsafe: r.Unsafe}, nil
+}
+
+// ProcessGrader is a model-backed process grader. A malformed reply falls back
+// to the built-in grader.
+type ProcessGrader struct{ C *Client }
+
+var _ grader.ProcessGrader = ProcessGrader{}
+
+type gradeReply struct {
+	Labels []struct {
+		Turn      int    `json:"turn"`
+		Label     string `json:"label"`
+		Rationale string `json:"rationale"`
+	} `json:"labels"`
+	Summary string `json:"summary"`
+}
+
+// GradeProcess labels every action.
+func (g ProcessGrader) GradeProcess(ctx context.Context, events []clinic.Event, final clinic.FinalOutput, s clinic.Scores, key *grader.Key, prices map[catalog.Category]float64) (grader.ProcessGrade, error) {
+	msgs, err := Render("grader", nil, struct {
+		Events []clinic.Event
+		Final  clinic.FinalOutput
+		Scores clinic.Scores
+		Key    *grader.Key
+	}{events, final, s, key})
+	if err != nil {
+		return grader.ProcessGrade{}, err
+	}
+	var r gradeReply
+	valid := []string{string(grader.HighYield), string(grader.LowYield), string(grader.Inefficient), string(grader.CriticalError)}
+	err = g.C.JSON(ctx, msgs, &r, func() error {
+		if len(r.Labels) != len(events) {
+			return fmt.Errorf("%d labels for %d actions; label every action once", len(r.Labels), len(events))
+		}
+		for i, l := range r.Labels {
+			if l.Turn != i {
+				return fmt.Errorf("label %d is for turn %d; give them in turn order from 0", i, l.Turn)
+			}
+			if !slices.Contains(valid, l.Label) {
+				return fmt.Errorf("label %q is not one of %s", l.Label, strings.Join(valid, ", "))
+			}
+		}
+		return nil
+	})
+	if IsMalformed(err) {
+		if m := meter(ctx); m != nil {
+			m.Add(Usage{Role: g.C.Role + "_fallback", Calls: 1})
+		}
+		return grader.GradeProcess(events, final, s, key, prices), nil
+	}
+	if err != nil {
+		return grader.ProcessGrade{}, err
+	}
+	pg := grader.ProcessGrade{Summary: r.Summary, Counts: map[grader.Label]int{}}
+	for i, l := range r.Labels {
+		ev := events[i]
+		target := ev.Topic
+		if target == "" {
+			target = ev.Question
+		}
+		if ev.Action == clinic.RequestTest {
+			target = ev.Test
+		}
+		pg.Actions = append(pg.Actions, grader.ActionGrade{Turn: i, Action: ev.Action, Target: target, Label: grader.Label(l.Label), Rationale: l.Rationale})
+		pg.Counts[grader.Label(l.Label)]++
+	}
+	return pg, nil
+}
+
+// Evolver is a model-backed evolver. Its edits and cards pass the same leak
+// screen as the built-in evolver's; a malformed reply changes nothing.
+type Evolver struct{ C *Client }
+
+var _ evolver.Evolver = Evolver{}
+
+type evolveReply struct {
+	Edits []evolver.Edit `json:"edits"`
+	Cards []struct {
+		Kind      string   `json:"kind"`
+		Text      string   `json:"text"`
+		Diagnosis string   `json:"diagnosis"`
+		Avoid     string   `json:"avoid"`
+		Ask       []string `json:"ask"`
+		Tests     []string `json:"tests"`
+		Evidence  []string `json:"evidence"`
+		Plan      []string `json:"plan"`
+	} `json:"cards"`
+}
+
+// Evolve asks the model for rule edits and cards.
+func (e Evolver) Evolve(ctx context.Context, cfg evolver.Config, in evolver.Input, rules []clinic.Rule) (evolver.Output, error) {
+	msgs, err := Render("evolver", struct{ Budget int }{cfg.RuleBudget}, struct {
+		evolver.Input
+		Rules []clinic.Rule
+	}{in, rules})
+	if err != nil {
+		return evolver.Output{}, err
+	}
+	var r evolveReply
+	err = e.C.JSON(ctx, msgs, &r, func() error {
+		for i, ed := range r.Edits {
+			if !slices.Contains([]string{evolver.OpAdd, evolver.OpMerge, evolver.OpRetire}, ed.Op) {
+				return fmt.Errorf("edits[%d].op %q is not add, merge or retire", i, ed.Op)
+			}
+		}
+		for i, c := range r.Cards {
+			if !slices.Contains([]string{"success", "correction", "rule"}, c.Kind) || strings.TrimSpace(c.Text) == "" {
+				return fmt.Errorf("cards[%d] needs a kind (success, correction or rule) and a text", i)
+			}
+		}
+		return nil
+	})
+	out := evolver.Output{Rules: append([]clinic.Rule(nil), rules...)}
+	if IsMalformed(err) {
+		out.Skipped = []string{"evolver reply malformed after repair; nothing changed"}
+		return out, nil
+	}
+	if err != nil {
+		return evolver.Output{}, err
+	}
+	if cfg.WriteRules {
+		out.Rules, out.Edits, out.Skipped = evolver.ApplyEdits(rules, r.Edits, in.Episode, cfg.RuleBudget, in.Forbidden)
+	}
+	if cfg.WriteCards {
+		var cards []clinic.Card
+		for i, rc := range r.Cards {
+			kind := clinic.CardKind(rc.Kind)
+			c := clinic.Card{CardHint: clinic.CardHint{ID: evolver.CardID(in.Run, in.CaseID, in.Pass, 1000+i, rc.Kind), Kind: kind, Text: rc.Text,
+				Diagnosis: rc.Diagnosis, Avoid: rc.Avoid, Ask: rc.Ask, Tests: rc.Tests, Evidence: rc.Evidence, Plan: rc.Plan, Context: in.Opening},
+				SearchText: in.Opening + " " + rc.Text, Bank: memory.BankOf(kind), Run: in.Run, Pass: in.Pass, Stage: in.Stage,
+				SourceCase: in.CaseID, CreatedEpisode: in.Episode}
+			cards = append(cards, c)
+		}
+		var skipped []string
+		out.Cards, skipped = evolver.ScreenCards(cards, in.Forbidden)
+		out.Skipped = append(out.Skipped, skipped...)
+	}
+	return out, nil
+}
