@@ -41,6 +41,7 @@ func TestRolesFromEnvironmentAndValidation(t *testing.T) {
 	_, err = config.Load(config.New(), "")
 	require.ErrorContains(t, err, "roles.doctor.model is required")
 
+	t.Setenv("CLINEVO_ROLES_DOCTOR_BACKEND", "builtin")
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("roles:\n  surgeon:\n    backend: openai\n"), 0o644))
 	_, err = config.Load(config.New(), bad)

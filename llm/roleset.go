@@ -26,7 +26,13 @@ type Roles map[string]RoleSpec
 
 // Validate names the first bad role.
 func (r Roles) Validate() error {
-	for name, spec := range r {
+	names := make([]string, 0, len(r))
+	for name := range r {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		spec := r[name]
 		known := false
 		for _, n := range RoleNames {
 			known = known || n == name
