@@ -411,3 +411,54 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) error {
 	}
 	return a.Results.PutRecord(ctx, r, t)
 }
+
+// RunCompletion records a finished run's result.
+type RunCompletion struct {
+	Run    string `json:"run"`
+	Kind   string `json:"kind"`
+	Result any    `json:"result"`
+}
+
+// CompleteRun stores a run's result, so an experiment resumed later reuses it.
+func (a *Activities) CompleteRun(ctx context.Context, c RunCompletion) error {
+	b, err := json.Marshal(c.Result)
+	if err != nil {
+		return badInput(err)
+	}
+	return a.Results.CompleteRun(ctx, c.Run, c.Kind, b)
+}
+
+// RunResult returns a finished run's stored result, or found=false.
+func (a *Activities) RunResult(ctx context.Context, run string) (RunResultReply, error) {
+	b, err := a.Results.RunResult(ctx, run)
+	if errors.Is(err, results.ErrNotFound) {
+		return RunResultReply{}, nil
+	}
+	if err != nil {
+		return RunResultReply{}, err
+	}
+	return RunResultReply{Found: true, Result: b}, nil
+}
+
+// RunResultReply carries a stored run result.
+type RunResultReply struct {
+	Found  bool            `json:"found"`
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// PlanCases lists the case IDs (and conditions) of a corpus, the first limit of them.
+func (a *Activities) PlanCases(ctx context.Context, ref string, limit int) (StreamPlan, error) {
+	cp, err := a.Corpora.Get(ref)
+	if err != nil {
+		return StreamPlan{}, badInput(err)
+	}
+	var p StreamPlan
+	for i, c := range cp.Cases {
+		if limit > 0 && i == limit {
+			break
+		}
+		p.CaseIDs = append(p.CaseIDs, c.ID)
+		p.Conditions = append(p.Conditions, c.Condition)
+	}
+	return p, nil
+}

@@ -48,6 +48,9 @@ type StreamSpec struct {
 	Feedback               string          `json:"feedback"`        // score_only | write_back
 	SuccessCards           *bool           `json:"success_cards,omitempty"`
 	TranscriptOnly         bool            `json:"transcript_only,omitempty"`
+	StageEval              bool            `json:"stage_eval,omitempty"` // after each stage, re-run it with memory frozen: A[j][j]
+	Retention              string          `json:"retention,omitempty"`  // "" | final (A[K][j]) | matrix (A[k][j] for all k >= j)
+	EvalConcurrency        int             `json:"eval_concurrency,omitempty"`
 	Env                    EnvSpec         `json:"env"`
 	Weights                *grader.Weights `json:"weights,omitempty"`
 	ActivityTimeoutSeconds int             `json:"activity_timeout_seconds,omitempty"`
@@ -59,6 +62,10 @@ type StreamSpec struct {
 	Stage    Totals        `json:"stage_totals,omitempty"`
 	Paused   bool          `json:"paused,omitempty"`
 	Stopping bool          `json:"stopping,omitempty"`
+	// StageEnds and RuleSnapshots record, per finished stage, the last episode
+	// number and the rule book then: what stage evaluations and replays read.
+	StageEnds     []int           `json:"stage_ends,omitempty"`
+	RuleSnapshots [][]clinic.Rule `json:"rule_snapshots,omitempty"`
 }
 
 // EnvSpec mirrors episode.Config in a workflow input.
@@ -153,6 +160,9 @@ func (s StreamSpec) WithDefaults() StreamSpec {
 	if s.ActivityTimeoutSeconds == 0 {
 		s.ActivityTimeoutSeconds = 120
 	}
+	if s.EvalConcurrency == 0 {
+		s.EvalConcurrency = 8
+	}
 	return s
 }
 
@@ -183,6 +193,10 @@ func (s StreamSpec) Validate() error {
 		return fmt.Errorf("stream spec: feedback %q, want %s or %s", s.Feedback, evolver.ScoreOnly, evolver.WriteBack)
 	case s.Limit < 0:
 		return fmt.Errorf("stream spec: limit must not be negative")
+	case s.Retention != "" && s.Retention != "final" && s.Retention != "matrix":
+		return fmt.Errorf("stream spec: retention %q, want final or matrix", s.Retention)
+	case s.EvalConcurrency < 1:
+		return fmt.Errorf("stream spec: eval_concurrency must be at least 1")
 	}
 	if err := s.Env.Config().Validate(); err != nil {
 		return fmt.Errorf("stream spec: env: %w", err)
@@ -338,4 +352,36 @@ type RecordInput struct {
 	Kind   string        `json:"kind"`
 	Pass   int           `json:"pass"`
 	Lesson EpisodeLesson `json:"lesson"`
+}
+
+// EvalSpec is the input of EvaluationWorkflow: a set of cases played with
+// memory and rules frozen as of an episode, with no write-back.
+type EvalSpec struct {
+	RunID                  string          `json:"run_id"` // the evaluation's own run ID (its records' run)
+	Kind                   string          `json:"kind"`   // stage_eval | replay | heldout
+	Label                  string          `json:"label,omitempty"`
+	Corpus                 string          `json:"corpus"`
+	CaseIDs                []string        `json:"case_ids"`
+	Conditions             []string        `json:"conditions,omitempty"`
+	FirstIndex             int             `json:"first_index,omitempty"` // index of the first case in its source order (0-based)
+	Stage                  int             `json:"stage"`                 // the stage evaluated (j)
+	Pass                   int             `json:"pass"`
+	MemoryRuns             []string        `json:"memory_runs,omitempty"` // empty: no memory (H0)
+	AsOf                   int             `json:"as_of"`                 // memory as of this episode number
+	Rules                  []string        `json:"rules,omitempty"`       // frozen rule book
+	K                      int             `json:"k"`
+	Concurrency            int             `json:"concurrency"`
+	Env                    EnvSpec         `json:"env"`
+	Weights                *grader.Weights `json:"weights,omitempty"`
+	ActivityTimeoutSeconds int             `json:"activity_timeout_seconds"`
+}
+
+// EvalResult summarises an evaluation.
+type EvalResult struct {
+	RunID  string         `json:"run_id"`
+	Label  string         `json:"label,omitempty"`
+	Stage  int            `json:"stage"`
+	AsOf   int            `json:"as_of"`
+	Means  Means          `json:"means"`
+	Scores []ScoreSummary `json:"scores"` // per case, in case order
 }

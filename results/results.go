@@ -77,6 +77,7 @@ CREATE TABLE IF NOT EXISTS turns (
   episode_id TEXT NOT NULL, turn INTEGER NOT NULL, decision TEXT, event TEXT,
   PRIMARY KEY (episode_id, turn));
 CREATE TABLE IF NOT EXISTS traces (episode_id TEXT PRIMARY KEY, trace TEXT NOT NULL, grade TEXT);
+CREATE TABLE IF NOT EXISTS run_results (run TEXT PRIMARY KEY, kind TEXT NOT NULL, result TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, reply TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS proposals (episode_id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS usage (episode_id TEXT NOT NULL, role TEXT NOT NULL, calls INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
@@ -447,4 +448,28 @@ func (s *Store) RunUsage(ctx context.Context, run string) (map[string]Usage, err
 		out[role] = u
 	}
 	return out, rows.Err()
+}
+
+// CompleteRun stores a finished run's result (the last write wins: a rerun of
+// a deterministic run writes the same).
+func (s *Store) CompleteRun(ctx context.Context, run, kind string, result []byte) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO run_results(run, kind, result) VALUES(?,?,?) ON CONFLICT(run) DO UPDATE SET kind=excluded.kind, result=excluded.result`,
+		run, kind, string(result))
+	if err != nil {
+		return fmt.Errorf("results: complete run %s: %w", run, err)
+	}
+	return nil
+}
+
+// RunResult returns a finished run's stored result.
+func (s *Store) RunResult(ctx context.Context, run string) ([]byte, error) {
+	var body string
+	err := s.db.QueryRowContext(ctx, `SELECT result FROM run_results WHERE run=?`, run).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("results: run result %s: %w", run, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("results: run result %s: %w", run, err)
+	}
+	return []byte(body), nil
 }

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/clinic"
 )
 
 // Names of signals and queries.
@@ -101,10 +102,15 @@ type Progress struct {
 
 // StreamResult is what a finished (or stopped) stream returns.
 type StreamResult struct {
-	Run      string           `json:"run"`
-	Episodes int              `json:"episodes"`
-	Stopped  bool             `json:"stopped"`
-	Overall  activities.Means `json:"overall"`
+	Run         string                  `json:"run"`
+	Episodes    int                     `json:"episodes"`
+	Stopped     bool                    `json:"stopped"`
+	Overall     activities.Means        `json:"overall"`
+	LastEpisode int                     `json:"last_episode"` // the episode number a carry run continues from
+	MemoryRuns  []string                `json:"memory_runs,omitempty"`
+	RuleBook    []clinic.Rule           `json:"rule_book,omitempty"`
+	StageEnds   []int                   `json:"stage_ends,omitempty"`
+	Evaluations []activities.EvalResult `json:"evaluations,omitempty"` // stage evaluations and replays
 }
 
 // StreamWorkflow runs a stream's cases in order: for each, an EpisodeWorkflow
@@ -165,7 +171,32 @@ func StreamWorkflow(ctx workflow.Context, spec activities.StreamSpec) (StreamRes
 	}
 
 	result := func() StreamResult {
-		return StreamResult{Run: spec.RunID, Episodes: spec.Cursor, Stopped: spec.Stopping && spec.Cursor < total, Overall: spec.Totals.Means()}
+		return StreamResult{Run: spec.RunID, Episodes: spec.Cursor, Stopped: spec.Stopping && spec.Cursor < total, Overall: spec.Totals.Means(),
+			LastEpisode: spec.FirstEpisode + spec.Cursor, MemoryRuns: spec.MemoryRuns(), RuleBook: spec.RuleBook, StageEnds: spec.StageEnds}
+	}
+	// evaluate re-plays stage j's cases with memory and rules frozen as of the end of stage k.
+	evaluate := func(k, j int, kind string) (activities.EvalResult, error) {
+		lo, hi := (j-1)*spec.StageSize, min(j*spec.StageSize, total)
+		es := activities.EvalSpec{RunID: StageEvalRunID(spec.RunID, j), Kind: kind, Label: fmt.Sprintf("A[%d][%d]", k, j),
+			Corpus: spec.Corpus, CaseIDs: plan.CaseIDs[lo:hi], Conditions: plan.Conditions[lo:hi], FirstIndex: lo, Stage: j,
+			Pass: spec.Pass, MemoryRuns: spec.MemoryRuns(), AsOf: spec.StageEnds[k-1], K: spec.K, Concurrency: spec.EvalConcurrency,
+			Env: spec.Env, Weights: spec.Weights, ActivityTimeoutSeconds: spec.ActivityTimeoutSeconds}
+		if kind == activities.KindReplay {
+			es.RunID = ReplayRunID(spec.RunID, k, j)
+		}
+		if spec.Rules {
+			for _, r := range spec.RuleSnapshots[k-1] {
+				es.Rules = append(es.Rules, r.Text)
+			}
+		}
+		if spec.Memory == activities.MemoryDisabled {
+			es.MemoryRuns = nil
+		}
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: es.RunID + "/evaluation",
+			StaticSummary: fmt.Sprintf("%s %s of %s", kind, es.Label, spec.RunID)})
+		var r activities.EvalResult
+		err := workflow.ExecuteChildWorkflow(cctx, EvaluationWorkflow, es).Get(ctx, &r)
+		return r, err
 	}
 	evolve := activities.EvolveSpecOf(spec)
 	var pending []activities.EpisodeRef
@@ -231,6 +262,15 @@ func StreamWorkflow(ctx workflow.Context, spec activities.StreamSpec) (StreamRes
 				return StreamResult{}, err
 			}
 		}
+		if stageEnd {
+			spec.StageEnds = append(spec.StageEnds, spec.FirstEpisode+spec.Cursor)
+			spec.RuleSnapshots = append(spec.RuleSnapshots, append([]clinic.Rule(nil), spec.RuleBook...))
+			if spec.StageEval {
+				if _, err := evaluate(len(spec.StageEnds), len(spec.StageEnds), activities.KindStageEval); err != nil {
+					return StreamResult{}, err
+				}
+			}
+		}
 		if spec.Cursor < total && len(pending) == 0 && (stageEnd || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
 			drain()
 			if stageEnd {
@@ -242,7 +282,26 @@ func StreamWorkflow(ctx workflow.Context, spec activities.StreamSpec) (StreamRes
 	if err := flush(); err != nil {
 		return StreamResult{}, err
 	}
-	return result(), nil
+	out := result()
+	if K := len(spec.StageEnds); spec.Retention != "" && !out.Stopped && K > 1 {
+		for j := 1; j < K; j++ {
+			from := K
+			if spec.Retention == "matrix" {
+				from = j + 1
+			}
+			for k := from; k <= K; k++ {
+				r, err := evaluate(k, j, activities.KindReplay)
+				if err != nil {
+					return StreamResult{}, err
+				}
+				out.Evaluations = append(out.Evaluations, r)
+			}
+		}
+	}
+	if err := workflow.ExecuteActivity(actx, a.CompleteRun, activities.RunCompletion{Run: spec.RunID, Kind: activities.KindStream, Result: out}).Get(ctx, nil); err != nil {
+		return StreamResult{}, err
+	}
+	return out, nil
 }
 
 func ruleTexts(spec activities.StreamSpec) []string {

@@ -56,6 +56,10 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		}
 		return out, nil
 	})
+	env.OnActivity(acts.CompleteRun, mock.Anything, mock.Anything).Return(func(_ context.Context, c activities.RunCompletion) error {
+		f.calls = append(f.calls, "complete:"+c.Run)
+		return nil
+	})
 	env.OnActivity(acts.Record, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.RecordInput) error {
 		f.calls = append(f.calls, "record:"+in.CaseID)
 		f.records = append(f.records, in.EpisodeID)
@@ -99,7 +103,7 @@ func TestStreamCarriesCursorAndRuleBook(t *testing.T) {
 	require.Equal(t, 4, res.Episodes)
 	require.Equal(t, []string{
 		"episode:t/p1/s02/e0003-cc", "grade:cc", "episode:t/p1/s02/e0004-cd", "grade:cd",
-		"evolve", "record:cc", "record:cd",
+		"evolve", "record:cc", "record:cd", "complete:t",
 	}, f.calls)
 	v, err := env.QueryWorkflow(workflows.QueryRules)
 	require.NoError(t, err)
@@ -165,4 +169,36 @@ func TestEpisodeWorkflowTurnLoop(t *testing.T) {
 	require.Equal(t, 0.5, s2.S)
 	env.AssertNumberOfCalls(t, "Decide", 2)
 	env.AssertNumberOfCalls(t, "Step", 2)
+}
+
+func TestStageEvaluationAndRetentionReplay(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	f := &fakeStream{}
+	f.register(env, 4)
+	env.RegisterWorkflow(workflows.EvaluationWorkflow)
+	sp := spec(0, 2).WithDefaults()
+	sp.StageEval, sp.Retention = true, "matrix"
+	sp.Cursor = 2 // stage 1 is done: it ended at episode 2 with one rule
+	sp.StageEnds = []int{2}
+	sp.RuleSnapshots = [][]clinic.Rule{{{ID: "r0", Text: "ASK onset"}}}
+	env.ExecuteWorkflow(workflows.StreamWorkflow, sp)
+	require.NoError(t, env.GetWorkflowError())
+	var res workflows.StreamResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	require.Equal(t, []int{2, 4}, res.StageEnds)
+	require.Len(t, res.Evaluations, 1)
+	require.Equal(t, "A[2][1]", res.Evaluations[0].Label)
+	require.Equal(t, 4, res.Evaluations[0].AsOf, "the replay of stage 1 reads memory as of the end of stage 2 (episode 4)")
+	c := f.calls
+	require.Len(t, c, 19)
+	require.Equal(t, []string{
+		"episode:t/p1/s02/e0003-cc", "grade:cc", "evolve", "record:cc",
+		"episode:t/p1/s02/e0004-cd", "grade:cd", "evolve", "record:cd"}, c[:8])
+	// A[2][2]: stage 2 re-played in parallel with memory frozen at its end, recorded, no write-back.
+	require.ElementsMatch(t, []string{"episode:t/eval-s02/p1/s02/e0003-cc", "record:cc", "episode:t/eval-s02/p1/s02/e0004-cd", "record:cd"}, c[8:12])
+	require.Equal(t, "complete:t/eval-s02", c[12])
+	// A[2][1]: stage 1 re-played with the memory as of the end of stage 2.
+	require.ElementsMatch(t, []string{"episode:t/replay-k02-s01/p1/s01/e0001-ca", "record:ca", "episode:t/replay-k02-s01/p1/s01/e0002-cb", "record:cb"}, c[13:17])
+	require.Equal(t, []string{"complete:t/replay-k02-s01", "complete:t"}, c[17:])
 }
