@@ -462,3 +462,15 @@ func (a *Activities) PlanCases(ctx context.Context, ref string, limit int) (Stre
 	}
 	return p, nil
 }
+
+// PutExperiment records an experiment's spec, which the report reads.
+func (a *Activities) PutExperiment(ctx context.Context, spec ExperimentSpec) error {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return badInput(err)
+	}
+	return a.Results.PutRun(ctx, results.Run{Run: spec.Name, Kind: "experiment", WorkflowID: ExperimentWorkflowID(spec.Name), Spec: b})
+}
+
+// ExperimentWorkflowID is the workflow ID of an experiment.
+func ExperimentWorkflowID(name string) string { return name + "/experiment" }

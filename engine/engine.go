@@ -31,6 +31,7 @@ type Options struct {
 
 // Engine holds the open stores and the activities built on them.
 type Engine struct {
+	dir        string
 	Results    *results.Store
 	Memory     memory.Store
 	Activities *activities.Activities
@@ -87,12 +88,15 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		return nil, err
 	}
 	acts.Memory = mem
-	e := &Engine{Results: res, Memory: mem, Activities: acts}
+	e := &Engine{dir: o.DataDir, Results: res, Memory: mem, Activities: acts}
 	if c := clients["judge"]; c != nil {
 		acts.Judge = llm.Judge{C: c} // its rubric fallback takes each run's weights (activities)
 	}
 	return e, nil
 }
+
+// DataDir is where the engine's files are.
+func (e *Engine) DataDir() string { return e.dir }
 
 // Close closes the stores.
 func (e *Engine) Close() error {
@@ -112,6 +116,8 @@ func (e *Engine) NewWorker(c client.Client, taskQueue string) worker.Worker {
 	w := worker.New(c, taskQueue, worker.Options{})
 	w.RegisterWorkflow(workflows.StreamWorkflow)
 	w.RegisterWorkflow(workflows.EpisodeWorkflow)
+	w.RegisterWorkflow(workflows.EvaluationWorkflow)
+	w.RegisterWorkflow(workflows.ExperimentWorkflow)
 	w.RegisterActivity(e.Activities)
 	return w
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/experiments"
+	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -22,7 +25,7 @@ func (a *app) demoCmd() *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Run the demo on embedded defaults: a 100-case stream in 4 stages under E0 (no memory) and E1 (memory from empty)",
+		Short: "Run the quick experiment on embedded defaults: E0, E1, E2 over a 100-case stream in 4 stages, H0/H3 held-out, BWT; print the summary and write the report",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			out := cmd.OutOrStdout()
@@ -55,83 +58,92 @@ func (a *app) demoCmd() *cobra.Command {
 			}
 			defer w.Stop()
 
-			labels := map[string]string{"demo-e0": "E0 (memory disabled)", "demo-e1": "E1 (memory from empty)"}
-			var runs []client.WorkflowRun
-			for _, run := range []string{"demo-e0", "demo-e1"} {
-				f := streamFlags{spec: activities.StreamSpec{RunID: run, Corpus: "builtin:stream", Limit: cases, StageSize: stageSize, Memory: activities.MemoryEmpty}}
-				if run == "demo-e0" {
-					f.spec.Memory, f.noRules = activities.MemoryDisabled, true
-				}
-				s, err := a.buildSpec(&f)
-				if err != nil {
-					return err
-				}
-				r, err := startStream(ctx, c, s)
-				if err != nil {
-					return err
-				}
-				runs = append(runs, r)
+			spec, err := parseExperiment("quick.yaml", experiments.Quick)
+			if err != nil {
+				return err
 			}
-			fmt.Fprintf(out, "temporal frontend %s; streams demo-e0/stream and demo-e1/stream started (%d episodes each)\n", srv.Address(), cases)
-			if err := follow(ctx, c, out, runs, cases, stageSize); err != nil {
+			if cases != 100 || stageSize != 25 {
+				spec.Limit, spec.StageSize = cases, stageSize
+			}
+			r, err := startExperiment(ctx, c, spec)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "temporal frontend %s; experiment %s started: E0, E1 (stage evaluations, retention replay), E2, H0, H3\n", srv.Address(), spec.Name)
+			if err := followExperiment(ctx, c, out, r, spec); err != nil {
 				return err
 			}
 			recs, err := eng.Results.Records(ctx, "")
 			if err != nil {
 				return err
 			}
+			labels := map[string]string{}
+			var streams []results.Record
+			for _, cd := range spec.Conditions {
+				labels[spec.RunID(cd.Name)] = cd.Name
+			}
+			for _, rec := range recs {
+				if cd, ok := labels[rec.Run]; ok && (cd == "E0" || cd == "E1" || cd == "E2") {
+					streams = append(streams, rec)
+				}
+			}
+			labels[spec.RunID("E0")] = "E0 (memory disabled)"
+			labels[spec.RunID("E1")] = "E1 (memory from empty)"
+			labels[spec.RunID("E2")] = "E2 (second pass)"
 			fmt.Fprintln(out)
-			writeStageTable(out, analysis.StageMeans(recs), labels)
-			fmt.Fprintf(out, "\nresults: %s (results.db, memory.db, temporal.db)\n", dir)
-			fmt.Fprintf(out, "inspect: clinevo --data-dir %s runs list | runs export --format jsonl | memory stats\n", dir)
-			fmt.Fprintf(out, "         clinevo --data-dir %s episode show %s\n", dir, workflows.EpisodeWorkflowID("demo-e1", 1, 4, cases, recs[len(recs)-1].CaseID))
-			fmt.Fprintf(out, "browse histories: clinevo --data-dir %s dev  (then temporal --address 127.0.0.1:7233 workflow list)\n", dir)
+			writeStageTable(out, analysis.StageMeans(streams), labels)
+			reportDir := filepath.Join(dir, "report")
+			rep, err := buildReport(ctx, eng, spec.Name, reportDir)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(out)
+			writeSummary(out, rep)
+			fmt.Fprintf(out, "\nreport:  %s\n", filepath.Join(reportDir, "index.html"))
+			fmt.Fprintf(out, "results: %s (results.db, memory.db, temporal.db)\n", dir)
+			fmt.Fprintf(out, "inspect: clinevo --data-dir %s runs list | runs stages | memory stats\n", dir)
+			fmt.Fprintf(out, "         clinevo --data-dir %s episode show %s\n", dir, workflows.EpisodeWorkflowID(spec.RunID("E1"), 1, 1, 1, streams[0].CaseID))
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&cases, "cases", 100, "episodes per run")
+	cmd.Flags().IntVar(&cases, "cases", 100, "episodes per stream condition")
 	cmd.Flags().IntVar(&stageSize, "stage-size", 25, "episodes per stage")
 	cmd.Flags().StringVar(&dir, "dir", "", "data directory of this demo (default: a new folder under <data_dir>/demo)")
 	return cmd
 }
 
-// follow waits for every run, printing running means as stages finish.
-func follow(ctx context.Context, c client.Client, out interface{ Write([]byte) (int, error) }, runs []client.WorkflowRun, total, stageSize int) error {
-	done := make(chan error, len(runs))
-	for _, r := range runs {
-		go func(r client.WorkflowRun) {
-			var res workflows.StreamResult
-			done <- r.Get(ctx, &res)
-		}(r)
-	}
-	last := map[string]int{}
+// followExperiment waits for an experiment, printing each condition as it finishes.
+func followExperiment(ctx context.Context, c client.Client, out io.Writer, r client.WorkflowRun, spec activities.ExperimentSpec) error {
+	done := make(chan error, 1)
+	go func() { done <- r.Get(ctx, nil) }()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	for finished := 0; finished < len(runs); {
+	reported := map[string]bool{}
+	for {
 		select {
 		case err := <-done:
-			if err != nil {
-				return err
-			}
-			finished++
+			return err
 		case <-tick.C:
-			for _, r := range runs {
-				v, err := c.QueryWorkflow(ctx, r.GetID(), "", workflows.QueryProgress)
-				if err != nil {
+			for _, cd := range spec.Conditions {
+				run := spec.RunID(cd.Name)
+				if reported[run] {
 					continue
 				}
-				var p workflows.Progress
-				if v.Get(&p) != nil || p.Cursor/stageSize == last[p.Run] {
+				id := activities.StreamWorkflowID(run)
+				if cd.Kind != "stream" {
+					id = run + "/evaluation"
+				}
+				desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+				if err != nil || desc.WorkflowExecutionInfo.Status.String() != "Completed" {
 					continue
 				}
-				last[p.Run] = p.Cursor / stageSize
-				fmt.Fprintf(out, "  %s: %d/%d episodes, running S=%.3f strict=%.2f U=%.3f\n", p.Run, p.Cursor, total, p.Overall.S, p.Overall.Strict, p.Overall.U)
+				reported[run] = true
+				fmt.Fprintf(out, "  %s finished\n", cd.Name)
 			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
-	return nil
 }
 
 func freeLoopbackPort() (int, error) {

@@ -45,6 +45,6 @@ func newRoot() *cobra.Command {
 	root.PersistentFlags().StringVar(&a.file, "config", "", "config file (YAML, TOML or JSON)")
 	root.PersistentFlags().String("data-dir", "", "data directory (default ~/.clinevo)")
 	_ = a.v.BindPFlag("data_dir", root.PersistentFlags().Lookup("data-dir"))
-	root.AddCommand(a.corpusCmd(), a.episodeCmd(), a.devCmd(), a.workerCmd(), a.streamCmd(), a.memoryCmd(), a.runsCmd(), a.demoCmd())
+	root.AddCommand(a.corpusCmd(), a.episodeCmd(), a.devCmd(), a.workerCmd(), a.streamCmd(), a.memoryCmd(), a.runsCmd(), a.demoCmd(), a.experimentCmd(), a.reportCmd())
 	return root
 }

@@ -1,0 +1,426 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+// Input is everything a report reads: the experiment, its conditions' results
+// and every episode record by run ID.
+type Input struct {
+	Spec    activities.ExperimentSpec
+	Result  workflows.ExperimentResult
+	Records map[string][]results.Record
+	Env     map[string]activities.EnvSpec // per run, for utility sensitivity
+}
+
+// Report is every number of an experiment's report.
+type Report struct {
+	Experiment  string            `json:"experiment"`
+	Conditions  []ConditionReport `json:"conditions"`
+	Retention   []Retention       `json:"retention,omitempty"`
+	Transfer    []Transfer        `json:"transfer,omitempty"`
+	Updates     []UpdateResponse  `json:"updates,omitempty"`
+	Comparisons []Comparison      `json:"comparisons,omitempty"`
+	Sensitivity []Sensitivity     `json:"sensitivity,omitempty"`
+}
+
+// ConditionReport summarises one condition.
+type ConditionReport struct {
+	Name         string            `json:"name"`
+	Kind         string            `json:"kind"`
+	Run          string            `json:"run"`
+	Stages       []StageMean       `json:"stages,omitempty"`
+	StageCI      []Interval        `json:"stage_ci_s,omitempty"` // bootstrap 95% interval of S per stage
+	Overall      StageMean         `json:"overall"`
+	LearningGain *Gain             `json:"learning_gain,omitempty"`
+	Trend        MannKendallResult `json:"trend_s"`
+	CUSUM        CUSUMResult       `json:"cusum_s"`
+	Episodes     []results.Record  `json:"-"`
+}
+
+// Gain is late minus early stage means.
+type Gain struct {
+	Early, Late []int   `json:"-"`
+	S           float64 `json:"s"`
+	U           float64 `json:"u"`
+	Strict      float64 `json:"strict_accuracy"`
+}
+
+// Retention is the retention matrix of a stream and its backward transfer.
+type Retention struct {
+	Name string       `json:"name"`
+	K    int          `json:"k"`
+	S    [][]*float64 `json:"a_s"` // S[k-1][j-1] = A[k][j]
+	U    [][]*float64 `json:"a_u"`
+	BWTS *float64     `json:"bwt_s"`
+	BWTU *float64     `json:"bwt_u"`
+}
+
+// Transfer compares a held-out condition with mature memory against one without.
+type Transfer struct {
+	Name     string         `json:"name"`
+	Baseline string         `json:"baseline"`
+	N        int            `json:"n"`
+	ETS      float64        `json:"et_s"`
+	ETU      float64        `json:"et_u"`
+	ETStrict float64        `json:"et_strict"`
+	CI       Interval       `json:"ci_s"`
+	Wilcoxon WilcoxonResult `json:"wilcoxon_s"`
+	McNemar  float64        `json:"mcnemar_strict_p"`
+	Deltas   []float64      `json:"deltas_s"`
+}
+
+// UpdateResponse is the response of a stream to its update stages.
+type UpdateResponse struct {
+	Name      string   `json:"name"`
+	Pre       float64  `json:"pre_s"`
+	Upd       float64  `json:"update_s"`
+	Post      float64  `json:"post_s"`
+	DeltaUpd  float64  `json:"delta_upd"`
+	DeltaPost float64  `json:"delta_post"`
+	Recovery  *float64 `json:"recovery,omitempty"` // only where the update stages dropped
+}
+
+// Comparison is a paired comparison of two conditions on the same cases.
+type Comparison struct {
+	A        string         `json:"a"`
+	B        string         `json:"b"`
+	Metric   string         `json:"metric"`
+	N        int            `json:"n"`
+	MeanDiff float64        `json:"mean_diff"`
+	CI       Interval       `json:"ci"`
+	Wilcoxon WilcoxonResult `json:"wilcoxon"`
+	McNemar  *float64       `json:"mcnemar_p,omitempty"`
+}
+
+// Sensitivity ranks stream conditions by mean U under one set of utility weights.
+type Sensitivity struct {
+	Weights string    `json:"weights"`
+	Ranking []string  `json:"ranking"`
+	MeanU   []float64 `json:"mean_u"`
+}
+
+// Seed fixes every bootstrap of a report.
+const Seed = 7
+
+// Build computes a report.
+func Build(in Input) Report {
+	rep := Report{Experiment: in.Spec.Name}
+	byName := map[string]workflows.ConditionResult{}
+	for _, c := range in.Result.Conditions {
+		byName[c.Name] = c
+	}
+	for _, c := range in.Spec.Conditions {
+		res := byName[c.Name]
+		recs := in.Records[res.Run]
+		cr := ConditionReport{Name: c.Name, Kind: c.Kind, Run: res.Run, Episodes: recs}
+		if all := StageMeans(recs); len(all) > 0 {
+			cr.Overall = overall(recs)
+			if c.Kind == "stream" {
+				cr.Stages = all
+				var series []float64
+				for _, m := range all {
+					series = append(series, m.S)
+					cr.StageCI = append(cr.StageCI, BootstrapMean(stageScores(recs, m.Stage), 1000, Seed))
+				}
+				cr.Trend, cr.CUSUM = MannKendall(series), CUSUM(series)
+				cr.LearningGain = learningGain(all)
+			}
+		}
+		rep.Conditions = append(rep.Conditions, cr)
+		if c.Kind == "stream" && res.Stream != nil {
+			if r := retention(c.Name, res.Run, len(res.Stream.StageEnds), in.Records); r != nil {
+				rep.Retention = append(rep.Retention, *r)
+			}
+			if len(in.Spec.UpdateStages) > 0 && c.Corpus != "" && c.Corpus != in.Spec.Corpus {
+				rep.Updates = append(rep.Updates, updateResponse(c.Name, recs, in.Spec.UpdateStages))
+			}
+		}
+	}
+	// Held-out transfer: every H3 condition against the experiment's H0.
+	var h0 *activities.ConditionSpec
+	for i, c := range in.Spec.Conditions {
+		if c.Kind == "heldout" && c.From == "" {
+			h0 = &in.Spec.Conditions[i]
+			break
+		}
+	}
+	for _, c := range in.Spec.Conditions {
+		if c.Kind == "heldout" && c.From != "" && h0 != nil {
+			rep.Transfer = append(rep.Transfer, transfer(c.Name, h0.Name, in.Records[byName[c.Name].Run], in.Records[byName[h0.Name].Run]))
+		}
+	}
+	// Paired comparisons of streams over the same cases, against the first stream.
+	var streams []activities.ConditionSpec
+	for _, c := range in.Spec.Conditions {
+		if c.Kind == "stream" && (c.Corpus == "" || c.Corpus == in.Spec.Corpus) {
+			streams = append(streams, c)
+		}
+	}
+	for i := 1; i < len(streams); i++ {
+		a, b := byName[streams[i].Name], byName[streams[0].Name]
+		rep.Comparisons = append(rep.Comparisons, compare(streams[i].Name, streams[0].Name, in.Records[a.Run], in.Records[b.Run])...)
+	}
+	rep.Sensitivity = sensitivity(in, streams, byName)
+	return rep
+}
+
+func overall(recs []results.Record) StageMean {
+	cp := make([]results.Record, len(recs))
+	for i, r := range recs {
+		r.Stage = 0
+		cp[i] = r
+	}
+	m := StageMeans(cp)[0]
+	m.Stage = 0
+	return m
+}
+
+func stageScores(recs []results.Record, stage int) []float64 {
+	var out []float64
+	for _, r := range recs {
+		if r.Stage == stage {
+			out = append(out, r.Scores.S)
+		}
+	}
+	return out
+}
+
+// learningGain is the mean of the last third of stages minus the first third (at least one each).
+func learningGain(stages []StageMean) *Gain {
+	if len(stages) < 2 {
+		return nil
+	}
+	k := max(1, len(stages)/3)
+	g := &Gain{}
+	var e, l StageMean
+	for i := 0; i < k; i++ {
+		e.S, e.U, e.Strict = e.S+stages[i].S, e.U+stages[i].U, e.Strict+stages[i].Strict
+		last := stages[len(stages)-1-i]
+		l.S, l.U, l.Strict = l.S+last.S, l.U+last.U, l.Strict+last.Strict
+		g.Early = append(g.Early, stages[i].Stage)
+		g.Late = append(g.Late, last.Stage)
+	}
+	kf := float64(k)
+	g.S, g.U, g.Strict = (l.S-e.S)/kf, (l.U-e.U)/kf, (l.Strict-e.Strict)/kf
+	return g
+}
+
+// retention reads A[j][j] from the stage evaluations and A[k][j] from the
+// replays; BWT = mean over j < K of A[K][j] − A[j][j].
+func retention(name, run string, K int, records map[string][]results.Record) *Retention {
+	if K < 2 {
+		return nil
+	}
+	r := &Retention{Name: name, K: K, S: make([][]*float64, K), U: make([][]*float64, K)}
+	found := false
+	for k := 1; k <= K; k++ {
+		r.S[k-1], r.U[k-1] = make([]*float64, K), make([]*float64, K)
+		for j := 1; j <= k; j++ {
+			id := workflows.ReplayRunID(run, k, j)
+			if k == j {
+				id = workflows.StageEvalRunID(run, j)
+			}
+			recs := records[id]
+			if len(recs) == 0 {
+				continue
+			}
+			m := overall(recs)
+			s, u := m.S, m.U
+			r.S[k-1][j-1], r.U[k-1][j-1] = &s, &u
+			found = true
+		}
+	}
+	if !found {
+		return nil
+	}
+	bwt := func(a [][]*float64) *float64 {
+		var d []float64
+		for j := 1; j < K; j++ {
+			if a[K-1][j-1] != nil && a[j-1][j-1] != nil {
+				d = append(d, *a[K-1][j-1]-*a[j-1][j-1])
+			}
+		}
+		if len(d) == 0 {
+			return nil
+		}
+		m := Mean(d)
+		return &m
+	}
+	r.BWTS, r.BWTU = bwt(r.S), bwt(r.U)
+	return r
+}
+
+func byCase(recs []results.Record) map[string]results.Record {
+	m := map[string]results.Record{}
+	for _, r := range recs {
+		m[r.CaseID] = r
+	}
+	return m
+}
+
+// pairs returns records of a and b paired by case ID, in a's order.
+func pairs(a, b []results.Record) (pa, pb []results.Record) {
+	bm := byCase(b)
+	for _, r := range a {
+		if o, ok := bm[r.CaseID]; ok {
+			pa, pb = append(pa, r), append(pb, o)
+		}
+	}
+	return pa, pb
+}
+
+func transfer(name, base string, h3, h0 []results.Record) Transfer {
+	a, b := pairs(h3, h0)
+	t := Transfer{Name: name, Baseline: base, N: len(a)}
+	var ds, du, dstrict []float64
+	bc, cb := 0, 0
+	for i := range a {
+		ds = append(ds, a[i].Scores.S-b[i].Scores.S)
+		du = append(du, a[i].Scores.U-b[i].Scores.U)
+		dstrict = append(dstrict, boolf(a[i].Scores.Strict)-boolf(b[i].Scores.Strict))
+		switch {
+		case a[i].Scores.Strict && !b[i].Scores.Strict:
+			bc++
+		case !a[i].Scores.Strict && b[i].Scores.Strict:
+			cb++
+		}
+	}
+	t.ETS, t.ETU, t.ETStrict = Mean(ds), Mean(du), Mean(dstrict)
+	t.CI, t.Wilcoxon, t.McNemar, t.Deltas = BootstrapMean(ds, 2000, Seed), Wilcoxon(ds), McNemarExact(bc, cb), ds
+	return t
+}
+
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func compare(an, bn string, a, b []results.Record) []Comparison {
+	pa, pb := pairs(a, b)
+	if len(pa) == 0 {
+		return nil
+	}
+	var out []Comparison
+	for _, metric := range []string{"S", "U", "strict"} {
+		var d []float64
+		bc, cb := 0, 0
+		for i := range pa {
+			x, y := metricOf(pa[i], metric), metricOf(pb[i], metric)
+			d = append(d, x-y)
+			if metric == "strict" {
+				if x > y {
+					bc++
+				} else if y > x {
+					cb++
+				}
+			}
+		}
+		c := Comparison{A: an, B: bn, Metric: metric, N: len(d), MeanDiff: Mean(d), CI: BootstrapMean(d, 2000, Seed), Wilcoxon: Wilcoxon(d)}
+		if metric == "strict" {
+			p := McNemarExact(bc, cb)
+			c.McNemar = &p
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func metricOf(r results.Record, m string) float64 {
+	switch m {
+	case "U":
+		return r.Scores.U
+	case "strict":
+		return boolf(r.Scores.Strict)
+	}
+	return r.Scores.S
+}
+
+func updateResponse(name string, recs []results.Record, upd []int) UpdateResponse {
+	first, last := upd[0], upd[len(upd)-1]
+	var pre, mid, post []float64
+	for _, r := range recs {
+		switch {
+		case r.Stage < first:
+			pre = append(pre, r.Scores.S)
+		case r.Stage <= last:
+			mid = append(mid, r.Scores.S)
+		default:
+			post = append(post, r.Scores.S)
+		}
+	}
+	u := UpdateResponse{Name: name, Pre: Mean(pre), Upd: Mean(mid), Post: Mean(post)}
+	u.DeltaUpd, u.DeltaPost = u.Upd-u.Pre, u.Post-u.Upd
+	if u.DeltaUpd < 0 && len(post) > 0 {
+		rec := u.DeltaPost / -u.DeltaUpd
+		u.Recovery = &rec
+	}
+	return u
+}
+
+// utilityWeights are the alternative weights of the sensitivity analysis: (S, T, E, R).
+var utilityWeights = []struct {
+	name string
+	w    [4]float64
+}{
+	{"default 0.6/0.2/0.1/0.1", [4]float64{0.6, 0.2, 0.1, 0.1}},
+	{"outcome-heavy 0.8/0.1/0.05/0.05", [4]float64{0.8, 0.1, 0.05, 0.05}},
+	{"cost-averse 0.5/0.25/0.2/0.05", [4]float64{0.5, 0.25, 0.2, 0.05}},
+	{"outcome only 1/0/0/0", [4]float64{1, 0, 0, 0}},
+}
+
+// sensitivity re-ranks stream conditions by mean U recomputed from the same
+// records under alternative utility weights.
+func sensitivity(in Input, streams []activities.ConditionSpec, byName map[string]workflows.ConditionResult) []Sensitivity {
+	if len(streams) < 2 {
+		return nil
+	}
+	var out []Sensitivity
+	for _, uw := range utilityWeights {
+		type row struct {
+			name string
+			u    float64
+		}
+		var rows []row
+		for _, c := range streams {
+			run := byName[c.Name].Run
+			env := in.Env[run]
+			if env.MaxTurns == 0 {
+				env = activities.StreamSpec{}.WithDefaults().Env
+			}
+			var us []float64
+			for _, r := range in.Records[run] {
+				s := r.Scores
+				u := uw.w[0]*s.S - uw.w[1]*float64(s.T)/float64(env.MaxTurns) - uw.w[3]*s.R
+				if env.MaxTests > 0 {
+					u -= uw.w[2] * float64(s.E) / float64(env.MaxTests)
+				}
+				us = append(us, u)
+			}
+			rows = append(rows, row{c.Name, Mean(us)})
+		}
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].u > rows[j].u })
+		s := Sensitivity{Weights: uw.name}
+		for _, r := range rows {
+			s.Ranking = append(s.Ranking, r.name)
+			s.MeanU = append(s.MeanU, r.u)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// label formats an optional number.
+func label(p *float64) string {
+	if p == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}

@@ -1,0 +1,126 @@
+package analysis_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+// fixture is a small finished experiment: two streams of 2 stages × 4 cases,
+// stage evaluations and a replay for E1, and H0/H3 over 4 held-out cases.
+func fixture() analysis.Input {
+	spec := activities.ExperimentSpec{Name: "t", Corpus: "builtin:stream", StageSize: 4, HeldOut: "builtin:heldout", Conditions: []activities.ConditionSpec{
+		{Name: "E0", Kind: "stream", Memory: "disabled"}, {Name: "E1", Kind: "stream", Memory: "empty"},
+		{Name: "H0", Kind: "heldout"}, {Name: "H3", Kind: "heldout", From: "E1"}}}
+	rec := func(run string, stage, idx int, s float64, strict bool) results.Record {
+		id := workflows.EpisodeWorkflowID(run, 1, stage, idx, "c"+string(rune('a'+idx)))
+		return results.Record{EpisodeID: id, WorkflowID: id, Run: run, Stage: stage, Index: idx, CaseID: "c" + string(rune('a'+idx)),
+			Scores: clinic.Scores{S: s, Strict: strict, U: 0.6*s - 0.1, T: 5, E: 1, Cost: 60}}
+	}
+	in := analysis.Input{Spec: spec, Records: map[string][]results.Record{}}
+	for i := 1; i <= 8; i++ {
+		stage := (i-1)/4 + 1
+		in.Records["t-E0"] = append(in.Records["t-E0"], rec("t-E0", stage, i, 0.1, false))
+		in.Records["t-E1"] = append(in.Records["t-E1"], rec("t-E1", stage, i, 0.2*float64(stage)+0.05*float64(i%2), stage == 2))
+	}
+	for i := 1; i <= 4; i++ {
+		in.Records[workflows.StageEvalRunID("t-E1", 1)] = append(in.Records[workflows.StageEvalRunID("t-E1", 1)], rec("x", 1, i, 0.6, true))
+		in.Records[workflows.StageEvalRunID("t-E1", 2)] = append(in.Records[workflows.StageEvalRunID("t-E1", 2)], rec("x", 2, i+4, 0.7, true))
+		in.Records[workflows.ReplayRunID("t-E1", 2, 1)] = append(in.Records[workflows.ReplayRunID("t-E1", 2, 1)], rec("x", 1, i, 0.5, true))
+		in.Records["t-H0"] = append(in.Records["t-H0"], rec("t-H0", 1, i, 0.1, false))
+		in.Records["t-H3"] = append(in.Records["t-H3"], rec("t-H3", 1, i, 0.1+0.2*float64(i), i > 1))
+	}
+	in.Result = workflows.ExperimentResult{Name: "t", Conditions: []workflows.ConditionResult{
+		{Name: "E0", Kind: "stream", Run: "t-E0", Stream: &workflows.StreamResult{StageEnds: []int{4, 8}}},
+		{Name: "E1", Kind: "stream", Run: "t-E1", Stream: &workflows.StreamResult{StageEnds: []int{4, 8}}},
+		{Name: "H0", Kind: "heldout", Run: "t-H0"}, {Name: "H3", Kind: "heldout", Run: "t-H3"}}}
+	return in
+}
+
+func TestBuildLongitudinalMetrics(t *testing.T) {
+	rep := analysis.Build(fixture())
+	require.Len(t, rep.Conditions, 4)
+	e1 := rep.Conditions[1]
+	require.Len(t, e1.Stages, 2)
+	// E1 stage means: stage 1 = 0.2 + 0.05·(2/4) = 0.225, stage 2 = 0.425; gain (last third vs first third, one stage each) = 0.2.
+	require.InDelta(t, 0.225, e1.Stages[0].S, 1e-9)
+	require.InDelta(t, 0.425, e1.Stages[1].S, 1e-9)
+	require.InDelta(t, 0.2, e1.LearningGain.S, 1e-9)
+	// Retention: A[1][1] = 0.6, A[2][2] = 0.7, A[2][1] = 0.5: BWT(S) = 0.5 − 0.6 = −0.1.
+	require.Len(t, rep.Retention, 1)
+	require.InDelta(t, -0.1, *rep.Retention[0].BWTS, 1e-9)
+	require.Nil(t, rep.Retention[0].S[0][1], "A[1][2] does not exist")
+	// Transfer: H3 − H0 per case = 0.2, 0.4, 0.6, 0.8: ET(S) = 0.5; strict 3 of 4 gained: ET(strict) = 0.75.
+	require.Len(t, rep.Transfer, 1)
+	require.InDelta(t, 0.5, rep.Transfer[0].ETS, 1e-9)
+	require.InDelta(t, 0.75, rep.Transfer[0].ETStrict, 1e-9)
+	require.InDelta(t, 0.125, rep.Transfer[0].Wilcoxon.P, 1e-12, "exact: all 4 positive, p = 2/16")
+	require.InDelta(t, 0.25, rep.Transfer[0].McNemar, 1e-12, "b = 3, c = 0: p = 2/8")
+	// E1 against E0, paired by case, S first.
+	require.Equal(t, "S", rep.Comparisons[0].Metric)
+	require.Equal(t, 8, rep.Comparisons[0].N)
+	require.Len(t, rep.Sensitivity, 4)
+	require.Equal(t, []string{"E1", "E0"}, rep.Sensitivity[0].Ranking)
+}
+
+func TestUpdateResponse(t *testing.T) {
+	in := fixture()
+	in.Spec.UpdateStages = []int{2}
+	in.Spec.Conditions[1].Corpus = "builtin:update"
+	// E1: stage 1 = 0.225, "update" stage 2 = 0.425 (a rise): no recovery ratio.
+	rep := analysis.Build(in)
+	require.Len(t, rep.Updates, 1)
+	u := rep.Updates[0]
+	require.InDelta(t, 0.2, u.DeltaUpd, 1e-9)
+	require.Nil(t, u.Recovery, "recovery only where the update produced a drop")
+}
+
+// TestReportRendersInChromium writes the report and loads it in headless
+// Chromium: no console errors, and every chart is in the DOM.
+func TestReportRendersInChromium(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatalf("chromium is required for this test (.ci/run installs Debian's chromium): %v", err)
+	}
+	dir := t.TempDir()
+	rep := analysis.Build(fixture())
+	require.NoError(t, analysis.Write(dir, rep, func(id string) (clinic.Trace, error) {
+		return clinic.Trace{SchemaVersion: 1, EpisodeID: id, Events: []clinic.Event{{Turn: 0, Action: clinic.Ask, Question: "q", Status: clinic.StatusReturned, Reply: "a"},
+			{Turn: 1, Action: clinic.Finalize, Status: clinic.StatusFinalized}}, Scores: &clinic.Scores{S: 0.8}}, nil
+	}))
+	for _, f := range analysis.Files {
+		_, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err, f)
+	}
+	page := "file://" + filepath.Join(dir, "index.html")
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + t.TempDir()}
+	out, err := exec.Command(browser, append(args, "--dump-dom", page)...).Output()
+	require.NoError(t, err)
+	dom := string(out)
+	for _, chart := range []string{`class="chart curve"`, `class="chart heatmap"`, `class="chart deltas"`, `class="chart costs"`, `class="band"`} {
+		require.Contains(t, dom, chart)
+	}
+	require.Contains(t, dom, `href="episodes/`)
+	shot := filepath.Join(dir, "shot.png")
+	cmd := exec.Command(browser, append(args, "--window-size=1100,2000", "--screenshot="+shot, page)...)
+	logs, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(logs))
+	for _, line := range strings.Split(string(logs), "\n") {
+		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
+			t.Errorf("console message: %s", line)
+		}
+	}
+	info, err := os.Stat(shot)
+	require.NoError(t, err)
+	require.Greater(t, info.Size(), int64(10000), "a screenshot with content")
+}

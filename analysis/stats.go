@@ -1,0 +1,252 @@
+package analysis
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// WilcoxonResult is a Wilcoxon signed-rank test of paired differences.
+type WilcoxonResult struct {
+	N      int     `json:"n"`       // non-zero differences
+	Zeros  int     `json:"zeros"`   // dropped zero differences
+	WPlus  float64 `json:"w_plus"`  // sum of ranks of positive differences (V)
+	WMinus float64 `json:"w_minus"` // sum of ranks of negative differences
+	Z      float64 `json:"z"`       // normal approximation (0 when exact)
+	P      float64 `json:"p"`       // two-sided
+	Exact  bool    `json:"exact"`
+}
+
+// ExactMaxN is the largest sample tested with the exact null distribution.
+const ExactMaxN = 25
+
+// Wilcoxon tests whether paired differences are centred on zero. Zero
+// differences are dropped (Wilcoxon's method); tied absolute values get
+// average ranks. With at most ExactMaxN differences and no ties the p-value
+// comes from the exact distribution of W+; otherwise from the normal
+// approximation with the tie correction of the variance and a continuity
+// correction of 0.5.
+func Wilcoxon(diffs []float64) WilcoxonResult {
+	var r WilcoxonResult
+	var nz []float64
+	for _, d := range diffs {
+		if d == 0 {
+			r.Zeros++
+			continue
+		}
+		nz = append(nz, d)
+	}
+	r.N = len(nz)
+	if r.N == 0 {
+		r.P = 1
+		return r
+	}
+	idx := make([]int, r.N)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return math.Abs(nz[idx[a]]) < math.Abs(nz[idx[b]]) })
+	ranks := make([]float64, r.N)
+	var tieTerm float64
+	ties := false
+	for i := 0; i < r.N; {
+		j := i
+		for j+1 < r.N && math.Abs(nz[idx[j+1]]) == math.Abs(nz[idx[i]]) {
+			j++
+		}
+		avg := float64(i+j+2) / 2
+		for k := i; k <= j; k++ {
+			ranks[idx[k]] = avg
+		}
+		if t := float64(j - i + 1); t > 1 {
+			ties = true
+			tieTerm += t*t*t - t
+		}
+		i = j + 1
+	}
+	for i, d := range nz {
+		if d > 0 {
+			r.WPlus += ranks[i]
+		} else {
+			r.WMinus += ranks[i]
+		}
+	}
+	n := float64(r.N)
+	if r.N <= ExactMaxN && !ties {
+		r.Exact = true
+		r.P = exactSignedRankP(r.N, r.WPlus)
+		return r
+	}
+	mean := n * (n + 1) / 4
+	variance := n*(n+1)*(2*n+1)/24 - tieTerm/48
+	if variance <= 0 {
+		r.P = 1
+		return r
+	}
+	dev := math.Abs(r.WPlus-mean) - 0.5
+	if dev < 0 {
+		dev = 0
+	}
+	r.Z = math.Copysign(dev/math.Sqrt(variance), r.WPlus-mean)
+	r.P = math.Min(1, 2*normalUpper(math.Abs(r.Z)))
+	return r
+}
+
+// exactSignedRankP is the two-sided exact p-value of W+ = w with n untied ranks.
+func exactSignedRankP(n int, w float64) float64 {
+	max := n * (n + 1) / 2
+	counts := make([]float64, max+1) // counts[s] = subsets of {1..n} with sum s
+	counts[0] = 1
+	for k := 1; k <= n; k++ {
+		for s := max; s >= k; s-- {
+			counts[s] += counts[s-k]
+		}
+	}
+	total := math.Pow(2, float64(n))
+	lower, upper := 0.0, 0.0
+	for s, c := range counts {
+		if float64(s) <= w {
+			lower += c
+		}
+		if float64(s) >= w {
+			upper += c
+		}
+	}
+	return math.Min(1, 2*math.Min(lower, upper)/total)
+}
+
+func normalUpper(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
+
+// McNemarExact is the exact two-sided McNemar test of paired binary outcomes:
+// b pairs changed one way, c the other; a binomial test of b against b+c at 1/2.
+func McNemarExact(b, c int) float64 {
+	n := b + c
+	if n == 0 {
+		return 1
+	}
+	k := min(b, c)
+	cdf := 0.0
+	for i := 0; i <= k; i++ {
+		cdf += binom(n, i)
+	}
+	return math.Min(1, 2*cdf/math.Pow(2, float64(n)))
+}
+
+func binom(n, k int) float64 {
+	r := 1.0
+	for i := 1; i <= k; i++ {
+		r = r * float64(n-k+i) / float64(i)
+	}
+	return r
+}
+
+// Interval is a confidence interval.
+type Interval struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+// BootstrapMean is a seeded percentile bootstrap 95% interval of the mean of
+// paired differences (or of any sample), from b resamples.
+func BootstrapMean(xs []float64, b int, seed uint64) Interval {
+	if len(xs) == 0 {
+		return Interval{}
+	}
+	r := rand.New(rand.NewPCG(seed, uint64(len(xs))))
+	means := make([]float64, b)
+	for i := range means {
+		s := 0.0
+		for range xs {
+			s += xs[r.IntN(len(xs))]
+		}
+		means[i] = s / float64(len(xs))
+	}
+	sort.Float64s(means)
+	q := func(p float64) float64 { return means[int(math.Round(p*float64(b-1)))] }
+	return Interval{Low: q(0.025), High: q(0.975)}
+}
+
+// MannKendallResult is a Mann–Kendall trend test.
+type MannKendallResult struct {
+	S   int     `json:"s"`
+	Var float64 `json:"var"`
+	Z   float64 `json:"z"`
+	P   float64 `json:"p"` // two-sided
+}
+
+// MannKendall tests a series for a monotonic trend, with the tie correction of
+// the variance and a continuity correction of 1.
+func MannKendall(xs []float64) MannKendallResult {
+	n := len(xs)
+	var r MannKendallResult
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			switch {
+			case xs[j] > xs[i]:
+				r.S++
+			case xs[j] < xs[i]:
+				r.S--
+			}
+		}
+	}
+	groups := map[float64]int{}
+	for _, x := range xs {
+		groups[x]++
+	}
+	tie := 0.0
+	for _, t := range groups {
+		tf := float64(t)
+		tie += tf * (tf - 1) * (2*tf + 5)
+	}
+	nf := float64(n)
+	r.Var = (nf*(nf-1)*(2*nf+5) - tie) / 18
+	if r.Var <= 0 {
+		r.P = 1
+		return r
+	}
+	switch {
+	case r.S > 0:
+		r.Z = float64(r.S-1) / math.Sqrt(r.Var)
+	case r.S < 0:
+		r.Z = float64(r.S+1) / math.Sqrt(r.Var)
+	}
+	r.P = math.Min(1, 2*normalUpper(math.Abs(r.Z)))
+	return r
+}
+
+// CUSUMResult is the cumulative sum of deviations from the series mean.
+type CUSUMResult struct {
+	Values []float64 `json:"values"`
+	Max    float64   `json:"max_abs"`
+	At     int       `json:"at"` // index of the largest |value|: the most likely change point is after it
+}
+
+// CUSUM computes the cumulative sums of deviations from the mean.
+func CUSUM(xs []float64) CUSUMResult {
+	var r CUSUMResult
+	if len(xs) == 0 {
+		return r
+	}
+	mean := Mean(xs)
+	s := 0.0
+	for i, x := range xs {
+		s += x - mean
+		r.Values = append(r.Values, s)
+		if math.Abs(s) > r.Max+1e-12 {
+			r.Max, r.At = math.Abs(s), i
+		}
+	}
+	return r
+}
+
+// Mean is the arithmetic mean (0 for none).
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}

@@ -1,0 +1,363 @@
+package analysis
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+)
+
+// Files lists what Write produces in the output directory.
+var Files = []string{"index.html", "report.json", "stages.csv", "episodes.csv", "retention.csv", "transfer.csv", "comparisons.csv",
+	"trajectories.jsonl", "steps.jsonl"}
+
+// TraceOf fetches an episode's trace for the trajectory exports.
+type TraceOf func(episodeID string) (clinic.Trace, error)
+
+// Write writes the report into dir: a self-contained HTML page with inline SVG
+// charts, CSV and JSON of every number, one JSON file per episode (linked from
+// the page), and trajectory and step JSONL for policy-training research.
+func Write(dir string, rep Report, traces TraceOf) error {
+	if err := os.MkdirAll(filepath.Join(dir, "episodes"), 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	write := func(name string, fn func(io.Writer) error) error {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		if err := fn(f); err != nil {
+			f.Close()
+			return fmt.Errorf("report: %s: %w", name, err)
+		}
+		return f.Close()
+	}
+	if err := write("report.json", func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}); err != nil {
+		return err
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+	csvs := map[string][][]string{}
+	rows := [][]string{{"condition", "run", "stage", "n", "s", "s_ci_low", "s_ci_high", "strict_accuracy", "u", "turns", "tests", "cost_usd"}}
+	eps := [][]string{{"condition", "run", "episode_id", "workflow_id", "case_id", "case_condition", "stage", "index", "s", "diagnosis", "strict", "pass", "u", "t", "e", "r", "cost_usd"}}
+	for _, c := range rep.Conditions {
+		for i, m := range c.Stages {
+			rows = append(rows, []string{c.Name, c.Run, strconv.Itoa(m.Stage), strconv.Itoa(m.N), f(m.S), f(c.StageCI[i].Low), f(c.StageCI[i].High), f(m.Strict), f(m.U), f(m.T), f(m.E), f(m.Cost)})
+		}
+		for _, r := range c.Episodes {
+			s := r.Scores
+			eps = append(eps, []string{c.Name, c.Run, r.EpisodeID, r.WorkflowID, r.CaseID, r.Condition, strconv.Itoa(r.Stage), strconv.Itoa(r.Index),
+				f(s.S), f(s.Diagnosis), strconv.FormatBool(s.Strict), strconv.FormatBool(s.Pass), f(s.U), strconv.Itoa(s.T), strconv.Itoa(s.E), f(s.R), f(s.Cost)})
+		}
+	}
+	csvs["stages.csv"], csvs["episodes.csv"] = rows, eps
+	ret := [][]string{{"condition", "k", "j", "a_s", "a_u"}}
+	for _, r := range rep.Retention {
+		for k := range r.S {
+			for j := range r.S[k] {
+				if r.S[k][j] != nil {
+					ret = append(ret, []string{r.Name, strconv.Itoa(k + 1), strconv.Itoa(j + 1), f(*r.S[k][j]), f(*r.U[k][j])})
+				}
+			}
+		}
+		ret = append(ret, []string{r.Name, "BWT", "", label(r.BWTS), label(r.BWTU)})
+	}
+	csvs["retention.csv"] = ret
+	tr := [][]string{{"condition", "baseline", "n", "et_s", "et_u", "et_strict", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_p"}}
+	for _, t := range rep.Transfer {
+		tr = append(tr, []string{t.Name, t.Baseline, strconv.Itoa(t.N), f(t.ETS), f(t.ETU), f(t.ETStrict), f(t.CI.Low), f(t.CI.High), f(t.Wilcoxon.P), f(t.McNemar)})
+	}
+	csvs["transfer.csv"] = tr
+	cmp := [][]string{{"a", "b", "metric", "n", "mean_diff", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_p"}}
+	for _, c := range rep.Comparisons {
+		cmp = append(cmp, []string{c.A, c.B, c.Metric, strconv.Itoa(c.N), f(c.MeanDiff), f(c.CI.Low), f(c.CI.High), f(c.Wilcoxon.P), label(c.McNemar)})
+	}
+	csvs["comparisons.csv"] = cmp
+	for name, rows := range csvs {
+		if err := write(name, func(w io.Writer) error { cw := csv.NewWriter(w); cw.WriteAll(rows); return cw.Error() }); err != nil {
+			return err
+		}
+	}
+	// One JSON per episode, linked from the page; trajectories and successful steps.
+	var traj, steps strings.Builder
+	for _, c := range rep.Conditions {
+		for _, r := range c.Episodes {
+			t, err := traces(r.EpisodeID)
+			if err != nil {
+				return err
+			}
+			b, _ := json.MarshalIndent(map[string]any{"record": r, "trace": t}, "", "  ")
+			if err := os.WriteFile(filepath.Join(dir, "episodes", EpisodeFile(r.EpisodeID)), b, 0o644); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			line, _ := json.Marshal(map[string]any{"condition": c.Name, "episode_id": r.EpisodeID, "case_id": r.CaseID, "stage": r.Stage,
+				"scores": r.Scores, "events": t.Events, "final": t.Final})
+			traj.Write(append(line, '\n'))
+			if r.Scores.S >= 0.7 {
+				for _, st := range Steps(t) {
+					line, _ := json.Marshal(st)
+					steps.Write(append(line, '\n'))
+				}
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "trajectories.jsonl"), []byte(traj.String()), 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "steps.jsonl"), []byte(steps.String()), 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return write("index.html", func(w io.Writer) error { return page.Execute(w, view(rep)) })
+}
+
+// Step is one state-action pair of a successful episode.
+type Step struct {
+	EpisodeID string              `json:"episode_id"`
+	Turn      int                 `json:"turn"`
+	State     []string            `json:"state"` // what the doctor had seen before acting
+	Action    clinic.DoctorOutput `json:"action"`
+	Status    clinic.Status       `json:"status"`
+	Reward    float64             `json:"reward"` // the episode's S on the last step, 0 before
+}
+
+// Steps turns a trace into state-action steps.
+func Steps(t clinic.Trace) []Step {
+	var out []Step
+	var seen []string
+	for i, ev := range t.Events {
+		a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Rationale: ev.Rationale, WorkingDiagnoses: ev.WorkingDiagnoses}
+		if ev.Final != nil {
+			a.Diagnosis, a.Evidence, a.Plan, a.Followup = ev.Final.Diagnosis, ev.Final.Evidence, ev.Final.Plan, ev.Final.Followup
+		}
+		st := Step{EpisodeID: t.EpisodeID, Turn: ev.Turn, State: append([]string(nil), seen...), Action: a, Status: ev.Status}
+		if i == len(t.Events)-1 && t.Scores != nil {
+			st.Reward = t.Scores.S
+		}
+		out = append(out, st)
+		if ev.Reply != "" {
+			seen = append(seen, fmt.Sprintf("%s %s%s -> %s", ev.Action, ev.Question, ev.Test, ev.Reply))
+		}
+	}
+	return out
+}
+
+// EpisodeFile is the file name of an episode's JSON in the report.
+func EpisodeFile(id string) string {
+	return strings.NewReplacer("/", "_", " ", "_").Replace(id) + ".json"
+}
+
+// ---- the page ----
+
+type pageView struct {
+	Report     Report
+	Curves     template.HTML
+	UCurves    template.HTML
+	Heatmaps   []template.HTML
+	Deltas     []template.HTML
+	CostBars   template.HTML
+	Conditions []ConditionReport
+}
+
+func view(rep Report) pageView {
+	v := pageView{Report: rep, Conditions: rep.Conditions}
+	v.Curves = curves(rep, "S", func(m StageMean) float64 { return m.S }, 0, 1, true)
+	v.UCurves = curves(rep, "U", func(m StageMean) float64 { return m.U }, -0.5, 0.6, false)
+	for _, r := range rep.Retention {
+		v.Heatmaps = append(v.Heatmaps, heatmap(r))
+	}
+	for _, t := range rep.Transfer {
+		v.Deltas = append(v.Deltas, deltas(t))
+	}
+	v.CostBars = costBars(rep)
+	return v
+}
+
+var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"}
+
+func curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, band bool) template.HTML {
+	const W, H, L, B, T, R = 640, 300, 50, 40, 20, 160
+	maxStage := 1
+	for _, c := range rep.Conditions {
+		for _, m := range c.Stages {
+			maxStage = max(maxStage, m.Stage)
+		}
+	}
+	px := func(stage int) float64 {
+		if maxStage == 1 {
+			return L
+		}
+		return L + float64(stage-1)*float64(W-L-R)/float64(maxStage-1)
+	}
+	py := func(v float64) float64 { return T + (hi-v)*float64(H-T-B)/(hi-lo) }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart curve" role="img" aria-label="learning curves of %s" viewBox="0 0 %d %d" width="%d" height="%d">`, name, W, H, W, H)
+	for i := 0; i <= 4; i++ {
+		v := lo + float64(i)*(hi-lo)/4
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" font-size="11" text-anchor="end">%.2f</text>`, L, W-R, py(v), py(v), L-6, py(v)+4, v)
+	}
+	for s := 1; s <= maxStage; s++ {
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" text-anchor="middle">%d</text>`, px(s), H-B+16, s)
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">stage</text>`, (L+W-R)/2, H-6)
+	n := 0
+	for _, c := range rep.Conditions {
+		if len(c.Stages) == 0 {
+			continue
+		}
+		col := palette[n%len(palette)]
+		if band && len(c.StageCI) == len(c.Stages) {
+			var pts []string
+			for i, m := range c.Stages {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(m.Stage), py(c.StageCI[i].High)))
+			}
+			for i := len(c.Stages) - 1; i >= 0; i-- {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(c.Stages[i].Stage), py(c.StageCI[i].Low)))
+			}
+			fmt.Fprintf(&b, `<polygon class="band" points="%s" fill="%s" fill-opacity="0.15" stroke="none"/>`, strings.Join(pts, " "), col)
+		}
+		var pts []string
+		for _, m := range c.Stages {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(m.Stage), py(y(m))))
+		}
+		fmt.Fprintf(&b, `<polyline class="line" points="%s" fill="none" stroke="%s" stroke-width="2"/>`, strings.Join(pts, " "), col)
+		for _, m := range c.Stages {
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s stage %d: %s=%.3f (n=%d)</title></circle>`, px(m.Stage), py(y(m)), col, c.Name, m.Stage, name, y(m), m.N)
+		}
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="12">%s</text>`, W-R+12, T+n*18, col, W-R+30, T+n*18+11, template.HTMLEscapeString(c.Name))
+		n++
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+func heatmap(r Retention) template.HTML {
+	const cell, L, T = 56, 70, 30
+	W, H := L+cell*r.K+20, T+cell*r.K+40
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart heatmap" role="img" aria-label="retention matrix of %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(r.Name), W, H, W, H)
+	for k := 0; k < r.K; k++ {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end">after %d</text>`, L-6, T+k*cell+cell/2+4, k+1)
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="middle">stage %d</text>`, L+k*cell+cell/2, T-8, k+1)
+		for j := 0; j < r.K; j++ {
+			v := r.S[k][j]
+			fill, text := "#f4f4f4", ""
+			if v != nil {
+				x := max(0, min(1, *v))
+				fill = fmt.Sprintf("rgb(%d,%d,%d)", int(255-170*x), int(255-90*x), int(255-30*x))
+				text = fmt.Sprintf("%.2f", *v)
+			}
+			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#fff"><title>A[%d][%d] S=%s</title></rect>`, L+j*cell, T+k*cell, cell, cell, fill, k+1, j+1, text)
+			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="middle">%s</text>`, L+j*cell+cell/2, T+k*cell+cell/2+4, text)
+		}
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12">BWT(S) = %s, BWT(U) = %s</text></svg>`, L, H-10, label(r.BWTS), label(r.BWTU))
+	return template.HTML(b.String())
+}
+
+func deltas(t Transfer) template.HTML {
+	const W, H, L, T, B = 640, 220, 50, 20, 30
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart deltas" role="img" aria-label="paired deltas %s minus %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(t.Name), template.HTMLEscapeString(t.Baseline), W, H, W, H)
+	py := func(v float64) float64 { return T + (1-v)*float64(H-T-B)/2 }
+	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#999"/>`, L, W-10, py(0), py(0))
+	for _, v := range []float64{-1, -0.5, 0.5, 1} {
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end">%+.1f</text>`, L-6, py(v)+4, v)
+	}
+	sorted := append([]float64(nil), t.Deltas...)
+	for i := 1; i < len(sorted); i++ {
+		for j := i; j > 0 && sorted[j] < sorted[j-1]; j-- {
+			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
+		}
+	}
+	bw := float64(W-L-10) / float64(max(1, len(sorted)))
+	for i, d := range sorted {
+		y0, y1 := py(0), py(d)
+		col := "#2ca02c"
+		if d < 0 {
+			col = "#d62728"
+			y0, y1 = y1, y0
+		}
+		fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, float64(L)+float64(i)*bw, y1, max(bw-1, 0.5), max(y0-y1, 0.5), col)
+	}
+	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#1f77b4" stroke-dasharray="4 3"/><text x="%d" y="%d" font-size="12">ET(S) = %.3f, 95%% CI [%.3f, %.3f], Wilcoxon p = %.4f, n = %d</text></svg>`,
+		L, W-10, py(t.ETS), py(t.ETS), L, H-8, t.ETS, t.CI.Low, t.CI.High, t.Wilcoxon.P, t.N)
+	return template.HTML(b.String())
+}
+
+func costBars(rep Report) template.HTML {
+	const W, row, L = 640, 26, 170
+	H := 30 + row*len(rep.Conditions)
+	maxCost := 1.0
+	for _, c := range rep.Conditions {
+		maxCost = max(maxCost, c.Overall.Cost)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart costs" role="img" aria-label="process cost" viewBox="0 0 %d %d" width="%d" height="%d">`, W, H, W, H)
+	for i, c := range rep.Conditions {
+		y := 10 + i*row
+		w := float64(W-L-240) * c.Overall.Cost / maxCost
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s</text><rect class="bar" x="%d" y="%d" width="%.1f" height="16" fill="%s"/><text x="%.1f" y="%d" font-size="11">%.0f USD, %.1f turns, %.2f tests</text>`,
+			L-8, y+12, template.HTMLEscapeString(c.Name), L, y, w, palette[i%len(palette)], float64(L)+w+6, y+12, c.Overall.Cost, c.Overall.T, c.Overall.E)
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+var page = template.Must(template.New("page").Funcs(template.FuncMap{
+	"f3":   func(x float64) string { return fmt.Sprintf("%.3f", x) },
+	"opt":  label,
+	"file": EpisodeFile,
+	"gain": func(g *Gain) string {
+		if g == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%+.3f", g.S)
+	},
+}).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>clinevo report: {{.Report.Experiment}}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222}
+table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}
+th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}h2{margin-top:2em;border-bottom:1px solid #eee}
+details{margin:.5em 0}code{font-size:12px}
+</style></head><body>
+<h1>clinevo report: {{.Report.Experiment}}</h1>
+<h2>Learning curves</h2>
+<p>Stage means of the outcome score S with seeded bootstrap 95% bands, and of the utility U.</p>
+{{.Curves}}
+{{.UCurves}}
+<h2>Conditions</h2>
+<table><tr><th>condition</th><th>kind</th><th>episodes</th><th>S</th><th>strict acc</th><th>U</th><th>turns</th><th>tests</th><th>cost USD</th><th>learning gain (S)</th><th>Mann–Kendall p</th></tr>
+{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{.Overall.N}}</td><td>{{f3 .Overall.S}}</td><td>{{f3 .Overall.Strict}}</td><td>{{f3 .Overall.U}}</td><td>{{f3 .Overall.T}}</td><td>{{f3 .Overall.E}}</td><td>{{f3 .Overall.Cost}}</td><td>{{gain .LearningGain}}</td><td>{{if .Stages}}{{f3 .Trend.P}}{{else}}–{{end}}</td></tr>
+{{end}}</table>
+{{if .Report.Retention}}<h2>Retention</h2><p>A[k][j]: stage j re-played with memory and rules frozen at the end of stage k (diagonal: stage evaluations). BWT = mean over j &lt; K of A[K][j] − A[j][j].</p>
+{{range .Heatmaps}}{{.}}{{end}}{{end}}
+{{if .Report.Transfer}}<h2>Held-out transfer</h2><p>Per-case differences of S between the condition with mature frozen memory and the one without, sorted.</p>
+{{range .Deltas}}{{.}}{{end}}
+<table><tr><th>condition</th><th>baseline</th><th>n</th><th>ET(S)</th><th>ET(U)</th><th>ET(strict)</th><th>95% CI (S)</th><th>Wilcoxon p</th><th>McNemar p</th></tr>
+{{range .Report.Transfer}}<tr><td>{{.Name}}</td><td>{{.Baseline}}</td><td>{{.N}}</td><td>{{f3 .ETS}}</td><td>{{f3 .ETU}}</td><td>{{f3 .ETStrict}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{f3 .Wilcoxon.P}}</td><td>{{f3 .McNemar}}</td></tr>{{end}}</table>{{end}}
+{{if .Report.Updates}}<h2>Update response</h2><table><tr><th>condition</th><th>pre</th><th>update</th><th>post</th><th>Δupd</th><th>Δpost</th><th>recovery</th></tr>
+{{range .Report.Updates}}<tr><td>{{.Name}}</td><td>{{f3 .Pre}}</td><td>{{f3 .Upd}}</td><td>{{f3 .Post}}</td><td>{{f3 .DeltaUpd}}</td><td>{{f3 .DeltaPost}}</td><td>{{opt .Recovery}}</td></tr>{{end}}</table>{{end}}
+{{if .Report.Comparisons}}<h2>Paired comparisons</h2><table><tr><th>a</th><th>b</th><th>metric</th><th>n</th><th>mean a − b</th><th>95% CI</th><th>Wilcoxon p</th><th>McNemar p</th></tr>
+{{range .Report.Comparisons}}<tr><td>{{.A}}</td><td>{{.B}}</td><td>{{.Metric}}</td><td>{{.N}}</td><td>{{f3 .MeanDiff}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{f3 .Wilcoxon.P}}</td><td>{{opt .McNemar}}</td></tr>{{end}}</table>{{end}}
+<h2>Process cost</h2>
+{{.CostBars}}
+{{if .Report.Sensitivity}}<h2>Utility-weight sensitivity</h2><table><tr><th>weights (S/T/E/R)</th><th>ranking by mean U</th></tr>
+{{range .Report.Sensitivity}}<tr><td>{{.Weights}}</td><td>{{range $i, $n := .Ranking}}{{if $i}} &gt; {{end}}{{$n}}{{end}}</td></tr>{{end}}</table>{{end}}
+<h2>Episodes</h2>
+{{range .Conditions}}<details><summary>{{.Name}}: {{len .Episodes}} episodes</summary><table><tr><th>workflow ID</th><th>case</th><th>stage</th><th>S</th><th>U</th></tr>
+{{range .Episodes}}<tr><td><a href="episodes/{{file .EpisodeID}}"><code>{{.WorkflowID}}</code></a></td><td>{{.CaseID}}</td><td>{{.Stage}}</td><td>{{f3 .Scores.S}}</td><td>{{f3 .Scores.U}}</td></tr>
+{{end}}</table></details>{{end}}
+<p>Numbers: report.json, stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
+</body></html>
+`))

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+// loadExperiment reads and checks an experiment spec: YAML with known fields
+// only, every corpus loadable.
+func loadExperiment(path string) (activities.ExperimentSpec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return activities.ExperimentSpec{}, fmt.Errorf("experiment: %w", err)
+	}
+	return parseExperiment(path, b)
+}
+
+func parseExperiment(path string, b []byte) (activities.ExperimentSpec, error) {
+	var spec activities.ExperimentSpec
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&spec); err != nil {
+		return spec, fmt.Errorf("experiment %s: %w", path, err)
+	}
+	if err := spec.Validate(); err != nil {
+		return spec, fmt.Errorf("%s: %w", path, err)
+	}
+	refs := []string{spec.Corpus, spec.HeldOut}
+	for _, c := range spec.Conditions {
+		refs = append(refs, c.Corpus)
+	}
+	for _, ref := range refs {
+		if ref == "" {
+			continue
+		}
+		if _, err := corpus.Load(ref); err != nil {
+			return spec, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return spec, nil
+}
+
+func startExperiment(ctx context.Context, c client.Client, spec activities.ExperimentSpec) (client.WorkflowRun, error) {
+	return c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.ExperimentWorkflowID(spec.Name), TaskQueue: workflows.TaskQueue,
+		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrRun.ValueSet(spec.Name), workflows.AttrKind.ValueSet("experiment")),
+		StaticSummary:         "clinevo experiment " + spec.Name}, workflows.ExperimentWorkflow, spec)
+}
+
+func (a *app) experimentCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "experiment", Short: "Run, follow and resume experiments (a named set of conditions)"}
+	var wait bool
+	run := &cobra.Command{
+		Use:   "run FILE",
+		Short: "Validate an experiment spec and start it (workflow ID <name>/experiment)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := loadExperiment(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := a.dial("")
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			r, err := startExperiment(cmd.Context(), c, spec)
+			if err != nil {
+				return fmt.Errorf("start experiment %s: %w", spec.Name, err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "started experiment %s: workflow %s\n", spec.Name, r.GetID())
+			if !wait {
+				return nil
+			}
+			return r.Get(cmd.Context(), nil)
+		},
+	}
+	run.Flags().BoolVar(&wait, "wait", false, "wait for the experiment to finish")
+	cmd.AddCommand(run)
+	cmd.AddCommand(&cobra.Command{
+		Use:   "status NAME",
+		Short: "The experiment's workflow status and each condition's progress",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.dial("")
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			desc, err := c.DescribeWorkflowExecution(cmd.Context(), activities.ExperimentWorkflowID(args[0]), "")
+			if err != nil {
+				return fmt.Errorf("experiment %s: %w", args[0], err)
+			}
+			out := map[string]any{"status": desc.WorkflowExecutionInfo.Status.String()}
+			var conds []any
+			for _, ch := range desc.PendingChildren {
+				item := map[string]any{"workflow_id": ch.WorkflowId, "type": ch.WorkflowTypeName}
+				if v, err := c.QueryWorkflow(cmd.Context(), ch.WorkflowId, "", workflows.QueryProgress); err == nil {
+					var p workflows.Progress
+					if v.Get(&p) == nil {
+						item["progress"] = p
+					}
+				}
+				conds = append(conds, item)
+			}
+			out["running"] = conds
+			return printJSON(cmd, out)
+		},
+	})
+	var file string
+	resume := &cobra.Command{
+		Use:   "resume NAME",
+		Short: "Restart an experiment that failed or was terminated; finished conditions are not run again",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.dial("")
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			id := activities.ExperimentWorkflowID(args[0])
+			desc, err := c.DescribeWorkflowExecution(cmd.Context(), id, "")
+			if err == nil && desc.WorkflowExecutionInfo.Status.String() == "Running" {
+				fmt.Fprintf(cmd.OutOrStdout(), "experiment %s is running; a restarted worker continues it where it stopped\n", args[0])
+				return nil
+			}
+			var spec activities.ExperimentSpec
+			if file != "" {
+				if spec, err = loadExperiment(file); err != nil {
+					return err
+				}
+			} else {
+				eng, err := a.openEngine(cmd.Context())
+				if err != nil {
+					return err
+				}
+				spec, err = storedExperiment(cmd.Context(), eng, args[0])
+				eng.Close()
+				if err != nil {
+					return err
+				}
+			}
+			r, err := startExperiment(cmd.Context(), c, spec)
+			if err != nil {
+				return fmt.Errorf("resume experiment %s: %w", args[0], err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "resumed experiment %s: workflow %s (run %s)\n", args[0], r.GetID(), r.GetRunID())
+			return nil
+		},
+	}
+	resume.Flags().StringVar(&file, "file", "", "the spec file (default: the spec the experiment recorded)")
+	cmd.AddCommand(resume)
+	return cmd
+}
+
+func storedExperiment(ctx context.Context, eng *engine.Engine, name string) (activities.ExperimentSpec, error) {
+	runs, _, err := eng.Results.Runs(ctx)
+	if err != nil {
+		return activities.ExperimentSpec{}, err
+	}
+	for _, r := range runs {
+		if r.Run == name && r.Kind == "experiment" {
+			var spec activities.ExperimentSpec
+			return spec, json.Unmarshal(r.Spec, &spec)
+		}
+	}
+	return activities.ExperimentSpec{}, fmt.Errorf("experiment %q is not in %s (pass --file)", name, eng.DataDir())
+}
+
+// buildReport gathers an experiment's results and writes its report.
+func buildReport(ctx context.Context, eng *engine.Engine, name, dir string) (analysis.Report, error) {
+	spec, err := storedExperiment(ctx, eng, name)
+	if err != nil {
+		return analysis.Report{}, err
+	}
+	raw, err := eng.Results.RunResult(ctx, name)
+	if errors.Is(err, results.ErrNotFound) {
+		return analysis.Report{}, fmt.Errorf("experiment %s has not finished (see clinevo experiment status %s)", name, name)
+	}
+	if err != nil {
+		return analysis.Report{}, err
+	}
+	var res workflows.ExperimentResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return analysis.Report{}, err
+	}
+	in := analysis.Input{Spec: spec, Result: res, Records: map[string][]results.Record{}, Env: map[string]activities.EnvSpec{}}
+	all, err := eng.Results.Records(ctx, "")
+	if err != nil {
+		return analysis.Report{}, err
+	}
+	for _, r := range all {
+		if strings.HasPrefix(r.Run, name+"-") {
+			in.Records[r.Run] = append(in.Records[r.Run], r)
+		}
+	}
+	runs, _, err := eng.Results.Runs(ctx)
+	if err != nil {
+		return analysis.Report{}, err
+	}
+	for _, r := range runs {
+		var s activities.StreamSpec
+		if r.Kind == activities.KindStream && json.Unmarshal(r.Spec, &s) == nil {
+			in.Env[r.Run] = s.Env
+		}
+	}
+	rep := analysis.Build(in)
+	err = analysis.Write(dir, rep, func(id string) (clinic.Trace, error) {
+		_, t, err := eng.Results.RecordTrace(ctx, id)
+		return t, err
+	})
+	return rep, err
+}
+
+func (a *app) reportCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "report EXPERIMENT",
+		Short: "Write an experiment's report: HTML with charts, CSV and JSON of every number, trajectory JSONL",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return fmt.Errorf("report: --out DIR is required")
+			}
+			eng, err := a.openEngine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			rep, err := buildReport(cmd.Context(), eng, args[0], out)
+			if err != nil {
+				return err
+			}
+			writeSummary(cmd.OutOrStdout(), rep)
+			fmt.Fprintf(cmd.OutOrStdout(), "report: %s/index.html\n", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "output directory")
+	return cmd
+}
+
+// writeSummary prints the headline numbers of a report.
+func writeSummary(w io.Writer, rep analysis.Report) {
+	for _, c := range rep.Conditions {
+		late := "–"
+		if n := len(c.Stages); n > 0 {
+			late = fmt.Sprintf("%.3f", c.Stages[n-1].S)
+		}
+		fmt.Fprintf(w, "%-4s %-8s n=%-4d S=%.3f strict=%.2f U=%.3f last-stage S=%s\n", c.Name, c.Kind, c.Overall.N, c.Overall.S, c.Overall.Strict, c.Overall.U, late)
+	}
+	for _, t := range rep.Transfer {
+		fmt.Fprintf(w, "ET(S) %s vs %s = %+.3f  [%.3f, %.3f]  Wilcoxon p=%.4f  (n=%d)\n", t.Name, t.Baseline, t.ETS, t.CI.Low, t.CI.High, t.Wilcoxon.P, t.N)
+	}
+	for _, r := range rep.Retention {
+		fmt.Fprintf(w, "BWT %s: S %s, U %s\n", r.Name, optf(r.BWTS), optf(r.BWTU))
+	}
+}
+
+func optf(p *float64) string {
+	if p == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%+.3f", *p)
+}
