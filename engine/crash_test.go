@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/results"
@@ -56,9 +57,11 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
-// TestCrashRecovery kills the worker with SIGKILL in the middle of episodes
-// three times, then the whole process (server and worker) once, and checks the
-// finished stream is identical to an uninterrupted in-process run.
+// TestCrashRecovery kills the worker with SIGKILL in the middle of stream
+// episodes, of a stage evaluation and of the retention replay, and the whole
+// process (server and worker) once in the middle of another stage evaluation,
+// and checks that the finished stream and every evaluation are identical to an
+// uninterrupted in-process run.
 func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs subprocesses")
@@ -80,8 +83,28 @@ func TestCrashRecovery(t *testing.T) {
 		return c
 	}
 	c := dial()
-	spec := activities.StreamSpec{RunID: "crash", Corpus: "builtin:stream", Limit: 24, StageSize: 8, Rules: true, ActivityTimeoutSeconds: 3}
+	spec := activities.StreamSpec{RunID: "crash", Corpus: "builtin:stream", Limit: 16, StageSize: 8, Rules: true, ActivityTimeoutSeconds: 3,
+		StageEval: true, Retention: "final", EvalConcurrency: 4}
 	ctx := context.Background()
+	// Phase lengths in stored turns, from the reference run: stream stage 1,
+	// its evaluation, stream stage 2, its evaluation, the replay of stage 1.
+	refTraces, _, refEvals := referenceWithEvals(t, spec.WithDefaults())
+	turns := func(ts []clinic.Trace) int {
+		n := 0
+		for _, tr := range ts {
+			n += len(tr.Events)
+		}
+		return n
+	}
+	phases := []int{turns(refTraces[:8]), turns(refEvals[workflows.StageEvalRunID("crash", 1)]), turns(refTraces[8:]),
+		turns(refEvals[workflows.StageEvalRunID("crash", 2)]), turns(refEvals[workflows.ReplayRunID("crash", 2, 1)])}
+	mid := func(p int) int { // the middle of phase p, in cumulative turns
+		n := 0
+		for i := 0; i < p; i++ {
+			n += phases[i]
+		}
+		return n + phases[p]/2
+	}
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.StreamWorkflowID(spec.RunID), TaskQueue: workflows.TaskQueue}, workflows.StreamWorkflow, spec)
 	require.NoError(t, err)
 	c.Close()
@@ -95,18 +118,19 @@ func TestCrashRecovery(t *testing.T) {
 			return err == nil && turns >= n
 		})
 	}
-	// Three worker kills in the middle of episodes.
-	for _, at := range []int{15, 50, 95} {
+	// Worker kills: mid stream stage 1, mid its evaluation, mid stream stage 2.
+	for _, at := range []int{mid(0), mid(1), mid(2)} {
 		waitTurns(at)
 		worker.kill()
 		worker = start(t, bin, dir, "worker.log", "worker", "--address", addr)
 	}
-	// The whole process once: server and worker together, then one process for both.
-	waitTurns(130)
+	// The whole process once, mid the stage-2 evaluation; then one process for both,
+	// killed once more mid the retention replay.
+	waitTurns(mid(3))
 	worker.kill()
 	server.kill()
 	all := start(t, bin, dir, "dev.log", "dev", "--port", strconv.Itoa(port))
-	waitTurns(150)
+	waitTurns(mid(4))
 	all.kill()
 	start(t, bin, dir, "dev.log", "dev", "--port", strconv.Itoa(port))
 
@@ -116,12 +140,13 @@ func TestCrashRecovery(t *testing.T) {
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	require.NoError(t, c.GetWorkflow(wctx, activities.StreamWorkflowID(spec.RunID), "").Get(wctx, &out))
-	require.Equal(t, 24, out.Episodes)
+	require.Equal(t, 16, out.Episodes)
 
 	eng, err := engine.Open(ctx, engine.Options{DataDir: dir})
 	require.NoError(t, err)
 	defer eng.Close()
 	requireSameAsReference(t, eng.Results, eng.Memory, spec)
+	requireEvaluationsAsReference(t, eng.Results, refEvals)
 }
 
 type quietLogger struct{}

@@ -24,6 +24,13 @@ import (
 // reference plays a stream spec with the in-process loop: what a Temporal run
 // must reproduce exactly, crashes or not. It returns the traces and card IDs.
 func reference(t *testing.T, spec activities.StreamSpec) ([]clinic.Trace, []string) {
+	traces, cards, _ := referenceWithEvals(t, spec)
+	return traces, cards
+}
+
+// referenceWithEvals also plays the spec's stage evaluations and final
+// retention replay, keyed by evaluation run ID, in case order.
+func referenceWithEvals(t *testing.T, spec activities.StreamSpec) ([]clinic.Trace, []string, map[string][]clinic.Trace) {
 	t.Helper()
 	ctx := context.Background()
 	spec = spec.WithDefaults()
@@ -35,6 +42,21 @@ func reference(t *testing.T, spec activities.StreamSpec) ([]clinic.Trace, []stri
 	d := runner.Deps{Doctor: actor.Builtin{}, Roles: episode.BuiltinRoles(), Env: spec.Env.Config(), Weights: grader.DefaultWeights(), K: spec.K, Memory: st}
 	var rules []clinic.Rule
 	var traces []clinic.Trace
+	evals := map[string][]clinic.Trace{}
+	var snapshots [][]clinic.Rule
+	evaluate := func(id string, k, j int, kind string) {
+		for i, c := range cp.Cases[(j-1)*spec.StageSize : min(j*spec.StageSize, spec.Limit)] {
+			index := (j-1)*spec.StageSize + i + 1
+			m := runner.Meta{RunID: id, EpisodeID: workflows.EpisodeWorkflowID(id, spec.Pass, j, index, c.ID), Number: k*spec.StageSize + 1,
+				Pass: spec.Pass, Stage: j, MemoryRuns: spec.MemoryRuns(), AsOf: min(k*spec.StageSize, spec.Limit), Frozen: true}
+			if spec.Rules {
+				m.Rules = runner.RuleTexts(snapshots[k-1])
+			}
+			tr, err := runner.Play(ctx, c, d, m)
+			require.NoError(t, err)
+			evals[id] = append(evals[id], tr)
+		}
+	}
 	for i, c := range cp.Cases[:spec.Limit] {
 		stage := i/spec.StageSize + 1
 		m := runner.Meta{RunID: spec.RunID, EpisodeID: workflows.EpisodeWorkflowID(spec.RunID, spec.Pass, stage, i+1, c.ID),
@@ -48,6 +70,17 @@ func reference(t *testing.T, spec activities.StreamSpec) ([]clinic.Trace, []stri
 		require.NoError(t, err)
 		rules = l.Rules
 		traces = append(traces, tr)
+		if (i+1)%spec.StageSize == 0 || i+1 == spec.Limit {
+			snapshots = append(snapshots, append([]clinic.Rule(nil), rules...))
+			if spec.StageEval {
+				evaluate(workflows.StageEvalRunID(spec.RunID, stage), stage, stage, activities.KindStageEval)
+			}
+		}
+	}
+	if K := len(snapshots); spec.Retention == "final" {
+		for j := 1; j < K; j++ {
+			evaluate(workflows.ReplayRunID(spec.RunID, K, j), K, j, activities.KindReplay)
+		}
 	}
 	cards, err := st.List(ctx, memory.Filter{IncludeEvicted: true})
 	require.NoError(t, err)
@@ -55,7 +88,28 @@ func reference(t *testing.T, spec activities.StreamSpec) ([]clinic.Trace, []stri
 	for _, c := range cards {
 		ids = append(ids, c.ID)
 	}
-	return traces, ids
+	return traces, ids, evals
+}
+
+// requireEvaluationsAsReference compares every evaluation run of a finished
+// Temporal stream with the in-process evaluations, episode by episode.
+func requireEvaluationsAsReference(t *testing.T, res *results.Store, evals map[string][]clinic.Trace) {
+	t.Helper()
+	ctx := context.Background()
+	require.NotEmpty(t, evals)
+	for id, want := range evals {
+		recs, err := res.Records(ctx, id)
+		require.NoError(t, err)
+		require.Len(t, recs, len(want), "evaluation %s", id)
+		for i, r := range recs {
+			_, got, err := res.RecordTrace(ctx, r.EpisodeID)
+			require.NoError(t, err)
+			gb, _ := json.Marshal(got.Events)
+			wb, _ := json.Marshal(want[i].Events)
+			require.JSONEq(t, string(wb), string(gb), "%s episode %d", id, i+1)
+			require.Equal(t, *want[i].Scores, *got.Scores, "%s episode %d", id, i+1)
+		}
+	}
 }
 
 // requireSameAsReference compares a finished Temporal run with the reference:

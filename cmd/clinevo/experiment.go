@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -17,10 +15,8 @@ import (
 
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/analysis"
-	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
-	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -187,47 +183,12 @@ func storedExperiment(ctx context.Context, eng *engine.Engine, name string) (act
 
 // buildReport gathers an experiment's results and writes its report.
 func buildReport(ctx context.Context, eng *engine.Engine, name, dir string) (analysis.Report, error) {
-	spec, err := storedExperiment(ctx, eng, name)
+	in, err := analysis.Load(ctx, eng.Results, name)
 	if err != nil {
 		return analysis.Report{}, err
-	}
-	raw, err := eng.Results.RunResult(ctx, name)
-	if errors.Is(err, results.ErrNotFound) {
-		return analysis.Report{}, fmt.Errorf("experiment %s has not finished (see clinevo experiment status %s)", name, name)
-	}
-	if err != nil {
-		return analysis.Report{}, err
-	}
-	var res workflows.ExperimentResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return analysis.Report{}, err
-	}
-	in := analysis.Input{Spec: spec, Result: res, Records: map[string][]results.Record{}, Env: map[string]activities.EnvSpec{}}
-	all, err := eng.Results.Records(ctx, "")
-	if err != nil {
-		return analysis.Report{}, err
-	}
-	for _, r := range all {
-		if strings.HasPrefix(r.Run, name+"-") {
-			in.Records[r.Run] = append(in.Records[r.Run], r)
-		}
-	}
-	runs, _, err := eng.Results.Runs(ctx)
-	if err != nil {
-		return analysis.Report{}, err
-	}
-	for _, r := range runs {
-		var s activities.StreamSpec
-		if r.Kind == activities.KindStream && json.Unmarshal(r.Spec, &s) == nil {
-			in.Env[r.Run] = s.Env
-		}
 	}
 	rep := analysis.Build(in)
-	err = analysis.Write(dir, rep, func(id string) (clinic.Trace, error) {
-		_, t, err := eng.Results.RecordTrace(ctx, id)
-		return t, err
-	})
-	return rep, err
+	return rep, analysis.Write(dir, rep, analysis.StoreTraces(ctx, eng.Results))
 }
 
 func (a *app) reportCmd() *cobra.Command {

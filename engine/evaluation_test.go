@@ -1,0 +1,97 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+// TestEvaluationsReadMemoryAsOf runs a stream with stage evaluations and the
+// retention replay and checks every evaluation episode against the in-process
+// play with memory as of the right episode; the replay of stage 1 (memory as
+// of the end of stage 2) must differ from its stage evaluation (memory as of
+// the end of stage 1), so later cards would have changed the answer.
+func TestEvaluationsReadMemoryAsOf(t *testing.T) {
+	env := enginetest.Start(t)
+	spec := activities.StreamSpec{RunID: "asof", Corpus: "builtin:stream", Limit: 16, StageSize: 8, Rules: true, StageEval: true, Retention: "final"}
+	res := runStream(t, env, spec)
+	require.Equal(t, []int{8, 16}, res.StageEnds)
+	require.Len(t, res.Evaluations, 1)
+
+	_, _, evals := referenceWithEvals(t, spec)
+	requireEvaluationsAsReference(t, env.Engine.Results, evals)
+	a11, a21 := evals[workflows.StageEvalRunID("asof", 1)], evals[workflows.ReplayRunID("asof", 2, 1)]
+	differ := 0
+	for i := range a11 {
+		ab, _ := json.Marshal(a11[i].Events)
+		bb, _ := json.Marshal(a21[i].Events)
+		if string(ab) != string(bb) {
+			differ++
+		}
+	}
+	require.Positive(t, differ, "cards written in stage 2 change how stage-1 cases are played")
+	for _, r := range a11 {
+		for _, ev := range r.Events {
+			for _, id := range ev.RetrievedCards {
+				c, err := env.Engine.Memory.Get(context.Background(), id)
+				require.NoError(t, err)
+				require.LessOrEqual(t, c.CreatedEpisode, 8, "a stage-1 evaluation saw a card written after stage 1")
+			}
+		}
+	}
+}
+
+// TestQuickExperimentEndToEnd runs a small experiment (E0, E1 with stage
+// evaluations and replay, E2 carrying memory, H0, H3) through Temporal and
+// writes its report.
+func TestQuickExperimentEndToEnd(t *testing.T) {
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	spec := activities.ExperimentSpec{Name: "mini", Corpus: "builtin:stream", Limit: 12, StageSize: 6, HeldOut: "builtin:heldout", HeldOutLimit: 6,
+		EvalConcurrency: 4, Conditions: []activities.ConditionSpec{
+			{Name: "E0", Kind: "stream", Memory: "disabled"}, {Name: "E1", Kind: "stream", Memory: "empty", StageEval: true, Retention: "final"},
+			{Name: "E2", Kind: "stream", Memory: "carry", CarryFrom: "E1"}, {Name: "H0", Kind: "heldout"}, {Name: "H3", Kind: "heldout", From: "E2"}}}
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.ExperimentWorkflowID("mini"), TaskQueue: workflows.TaskQueue},
+		workflows.ExperimentWorkflow, spec)
+	require.NoError(t, err)
+	var out workflows.ExperimentResult
+	require.NoError(t, run.Get(ctx, &out))
+	require.Len(t, out.Conditions, 5)
+	e1, e2 := out.Conditions[1].Stream, out.Conditions[2].Stream
+	require.Equal(t, []int{18, 24}, e2.StageEnds, "E2 continues E1's episode numbering")
+	require.Equal(t, []string{"mini-E1", "mini-E2"}, e2.MemoryRuns)
+	require.Equal(t, 24, e2.LastEpisode)
+	require.Equal(t, 12, e1.LastEpisode)
+	require.Equal(t, e2.LastEpisode, out.Conditions[4].Eval.AsOf, "H3 freezes E2's final memory")
+	require.Zero(t, out.Conditions[3].Eval.AsOf, "H0 has no memory")
+
+	in, err := analysis.Load(ctx, env.Engine.Results, "mini")
+	require.NoError(t, err)
+	rep := analysis.Build(in)
+	require.Len(t, rep.Transfer, 1)
+	require.Len(t, rep.Retention, 1)
+	dir := t.TempDir()
+	require.NoError(t, analysis.Write(dir, rep, analysis.StoreTraces(ctx, env.Engine.Results)))
+	for _, f := range analysis.Files {
+		_, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err, f)
+	}
+
+	// Resuming a finished experiment reuses every stored result.
+	run, err = env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.ExperimentWorkflowID("mini") + "-again", TaskQueue: workflows.TaskQueue},
+		workflows.ExperimentWorkflow, spec)
+	require.NoError(t, err)
+	var again workflows.ExperimentResult
+	require.NoError(t, run.Get(ctx, &again))
+	require.Equal(t, out.Conditions[1].Stream.Overall, again.Conditions[1].Stream.Overall)
+}
