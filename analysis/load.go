@@ -69,4 +69,3 @@ func StoreTraces(ctx context.Context, store *results.Store) TraceOf {
 		return t, err
 	}
 }
-

@@ -41,8 +41,9 @@ func FreePort(t testing.TB) int {
 // everything stops at cleanup.
 func Start(t testing.TB) *Env { return StartWith(t, nil, quiet{}) }
 
-// StartWith starts everything with the given roles and SDK logger.
-func StartWith(t testing.TB, roles llm.Roles, logger log.Logger) *Env {
+// StartWith starts everything with the given roles and SDK logger; each
+// option may change the engine before the worker starts.
+func StartWith(t testing.TB, roles llm.Roles, logger log.Logger, options ...func(*engine.Engine)) *Env {
 	t.Helper()
 	dir := t.TempDir()
 	srv, err := devserver.Start(devserver.Options{DataDir: dir, Port: FreePort(t)})
@@ -60,6 +61,9 @@ func StartWith(t testing.TB, roles llm.Roles, logger log.Logger) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
+	for _, o := range options {
+		o(eng)
+	}
 	w := eng.NewWorker(c, "")
 	if err := w.Start(); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,62 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+// slowDoctor simulates a model endpoint's latency.
+type slowDoctor struct {
+	actor.Doctor
+	latency time.Duration
+}
+
+func (s slowDoctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
+	select {
+	case <-time.After(s.latency):
+	case <-ctx.Done():
+		return actor.Decision{}, ctx.Err()
+	}
+	return s.Doctor.Decide(ctx, v)
+}
+
+// BenchmarkHeldOutConcurrency evaluates 100 held-out cases with a doctor that
+// takes 200 ms per turn, at evaluation concurrency 1 and 8. Run with
+// -benchtime=1x; the speedup is the ratio of the two s/op.
+func BenchmarkHeldOutConcurrency(b *testing.B) {
+	for _, conc := range []int{1, 8} {
+		b.Run(fmt.Sprintf("concurrency-%d", conc), func(b *testing.B) {
+			env := enginetest.StartWith(b, nil, quietLogger{}, func(e *engine.Engine) {
+				e.Activities.Doctor = slowDoctor{Doctor: actor.Builtin{}, latency: 200 * time.Millisecond}
+			})
+			ctx := context.Background()
+			var ids []string
+			for i := 1; i <= 100; i++ {
+				ids = append(ids, fmt.Sprintf("heldout-%04d", i))
+			}
+			for i := 0; b.Loop(); i++ {
+				spec := activities.EvalSpec{RunID: fmt.Sprintf("bench-h%d-%d", conc, i), Kind: activities.KindHeldOut, Corpus: "builtin:heldout",
+					CaseIDs: ids, Stage: 1, Concurrency: conc}
+				run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: spec.RunID + "/evaluation", TaskQueue: workflows.TaskQueue},
+					workflows.EvaluationWorkflow, spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := run.Get(ctx, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
