@@ -15,6 +15,7 @@ import (
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
+	"github.com/clinevo/clinevo/memory/qdrant"
 )
 
 // Config is clinevo's whole configuration.
@@ -66,9 +67,29 @@ type EvolverConfig struct {
 
 // MemoryConfig selects the card store.
 type MemoryConfig struct {
-	Backend string `mapstructure:"backend"` // local
-	K       int    `mapstructure:"k"`
-	Dim     int    `mapstructure:"dim"`
+	Backend string       `mapstructure:"backend"` // local | qdrant
+	K       int          `mapstructure:"k"`
+	Dim     int          `mapstructure:"dim"`
+	Qdrant  QdrantConfig `mapstructure:"qdrant"`
+}
+
+// QdrantConfig points at a Qdrant server; the API key comes from the
+// environment variable APIKeyEnv.
+type QdrantConfig struct {
+	Host       string `mapstructure:"host"`
+	Port       int    `mapstructure:"port"`
+	TLS        bool   `mapstructure:"tls"`
+	Collection string `mapstructure:"collection"`
+	APIKeyEnv  string `mapstructure:"api_key_env"`
+}
+
+// QdrantOptions returns the Qdrant connection when the backend is qdrant, else nil.
+func (c Config) QdrantOptions() *qdrant.Config {
+	if c.Memory.Backend != "qdrant" {
+		return nil
+	}
+	q := c.Memory.Qdrant
+	return &qdrant.Config{Host: q.Host, Port: q.Port, UseTLS: q.TLS, Collection: q.Collection, APIKey: os.Getenv(q.APIKeyEnv)}
 }
 
 // TemporalConfig points at a Temporal frontend, or the embedded one.
@@ -95,7 +116,8 @@ func Defaults(v *viper.Viper) {
 		"scoring.u_t": w.UT, "scoring.u_e": w.UE, "scoring.u_r": w.UR, "scoring.match_at": w.MatchAt, "scoring.support_at": w.SupportAt,
 		"evolver.mode": ev.Mode, "evolver.rule_budget": ev.RuleBudget, "evolver.memory_budget": ev.MemoryBudget,
 		"evolver.success_cards": ev.SuccessCards, "evolver.keep_reuse": ev.KeepReuse, "evolver.keep_age": ev.KeepAge,
-		"memory.backend": "local", "memory.k": 5, "memory.dim": 512,
+		"memory.backend": "local", "memory.k": 5, "memory.dim": 512, "memory.qdrant.host": "127.0.0.1", "memory.qdrant.port": 6334,
+		"memory.qdrant.tls": false, "memory.qdrant.collection": "clinevo_cards", "memory.qdrant.api_key_env": "QDRANT_API_KEY",
 		"temporal.address": "127.0.0.1:7233", "temporal.namespace": "default", "temporal.task_queue": "clinevo", "temporal.ui_port": 0,
 	}
 	for k, val := range set {
@@ -177,8 +199,8 @@ func (c Config) Validate() error {
 	if err := c.EvolverConfig().Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	if c.Memory.Backend != "local" {
-		return fmt.Errorf("config: memory.backend %q, want local", c.Memory.Backend)
+	if c.Memory.Backend != "local" && c.Memory.Backend != "qdrant" {
+		return fmt.Errorf("config: memory.backend %q, want local or qdrant", c.Memory.Backend)
 	}
 	if err := c.Roles.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)

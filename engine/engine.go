@@ -18,6 +18,7 @@ import (
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
+	"github.com/clinevo/clinevo/memory/qdrant"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/workflows"
 )
@@ -25,6 +26,8 @@ import (
 // Options choose the engine's parts.
 type Options struct {
 	DataDir   string
+	Qdrant    *qdrant.Config // nil: the embedded bank (memory.db)
+	ReadOnly  bool           // do not create a missing Qdrant collection
 	MemoryDim int       // hashing embedder dimension; 0: default
 	Roles     llm.Roles // model-backed roles; absent roles are built in
 }
@@ -82,7 +85,12 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if c := clients["evolver"]; c != nil {
 		acts.Evolver = llm.Evolver{C: c}
 	}
-	mem, err := local.Open(ctx, filepath.Join(o.DataDir, "memory.db"), emb)
+	var mem memory.Store
+	if o.Qdrant != nil {
+		mem, err = qdrant.Open(ctx, *o.Qdrant, emb, !o.ReadOnly)
+	} else {
+		mem, err = local.Open(ctx, filepath.Join(o.DataDir, "memory.db"), emb)
+	}
 	if err != nil {
 		res.Close()
 		return nil, err
@@ -113,7 +121,8 @@ func (e *Engine) NewWorker(c client.Client, taskQueue string) worker.Worker {
 	if taskQueue == "" {
 		taskQueue = workflows.TaskQueue
 	}
-	w := worker.New(c, taskQueue, worker.Options{})
+	// More pollers than the default two: evaluations run many episodes at once.
+	w := worker.New(c, taskQueue, worker.Options{MaxConcurrentWorkflowTaskPollers: 8, MaxConcurrentActivityTaskPollers: 8})
 	w.RegisterWorkflow(workflows.StreamWorkflow)
 	w.RegisterWorkflow(workflows.EpisodeWorkflow)
 	w.RegisterWorkflow(workflows.EvaluationWorkflow)

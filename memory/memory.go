@@ -131,3 +131,29 @@ func TopK(hits []Hit, k int) []Hit {
 	}
 	return hits
 }
+
+// Summarise computes Stats over cards (live or not) under a filter's liveness rule.
+func Summarise(cards []clinic.Card, f Filter, emb Embedder) Stats {
+	st := Stats{ByKind: map[clinic.CardKind]int{}, ByBank: map[string]int{}, ByStage: map[int]int{}, Model: emb.Model(), Dim: emb.Dim()}
+	var live []clinic.Card
+	for _, c := range cards {
+		st.Total++
+		if !Live(c, f) {
+			st.Evicted++
+			continue
+		}
+		st.Live++
+		st.ByKind[c.Kind]++
+		st.ByBank[c.Bank]++
+		st.ByStage[c.Stage]++
+		live = append(live, c)
+	}
+	sort.SliceStable(live, func(i, j int) bool { return live[i].Retrievals > live[j].Retrievals })
+	for _, c := range live {
+		if len(st.MostRetrieved) == 5 || c.Retrievals == 0 {
+			break
+		}
+		st.MostRetrieved = append(st.MostRetrieved, c)
+	}
+	return st
+}

@@ -12,7 +12,7 @@ import (
 // an episode and no write-back: stage evaluations (A[j][j]), retention replays
 // (A[k][j]) and held-out transfer (H0, H3). Episodes run in parallel, at most
 // Concurrency at a time; each is an EpisodeWorkflow with a stable ID under the
-// evaluation's run ID and is recorded once.
+// evaluation's run ID, which records itself once.
 func EvaluationWorkflow(ctx workflow.Context, spec activities.EvalSpec) (activities.EvalResult, error) {
 	if spec.Concurrency < 1 {
 		spec.Concurrency = 1
@@ -37,7 +37,6 @@ func EvaluationWorkflow(ctx workflow.Context, spec activities.EvalSpec) (activit
 	if len(spec.MemoryRuns) == 0 {
 		k = 0
 	}
-	refs := make([]activities.EpisodeRef, len(spec.CaseIDs))
 	start := func(i int) workflow.ChildWorkflowFuture {
 		index := spec.FirstIndex + i + 1
 		id := EpisodeWorkflowID(spec.RunID, spec.Pass, spec.Stage, index, spec.CaseIDs[i])
@@ -49,7 +48,6 @@ func EvaluationWorkflow(ctx workflow.Context, spec activities.EvalSpec) (activit
 			Condition: cond, Index: index, Number: spec.AsOf + 1, Pass: spec.Pass, Stage: spec.Stage, Rules: spec.Rules, K: k,
 			MemoryRuns: spec.MemoryRuns, AsOf: spec.AsOf, Frozen: true, Env: spec.Env, Weights: spec.Weights,
 			ActivityTimeoutSeconds: spec.ActivityTimeoutSeconds}
-		refs[i] = activities.EpisodeRef{EpisodeID: id, Corpus: spec.Corpus, CaseID: in.CaseID, Index: index, Number: in.Number, Stage: spec.Stage}
 		return workflow.ExecuteChildWorkflow(episodeOptions(ctx, in), EpisodeWorkflow, in)
 	}
 	sel := workflow.NewSelector(ctx)
@@ -70,11 +68,7 @@ func EvaluationWorkflow(ctx workflow.Context, spec activities.EvalSpec) (activit
 					}
 					return
 				}
-				res.Scores[i] = s
-				rec := activities.RecordInput{EpisodeRef: refs[i], Run: spec.RunID, Kind: spec.Kind, Pass: spec.Pass}
-				if err := workflow.ExecuteActivity(actx, a.Record, rec).Get(ctx, nil); err != nil && firstErr == nil {
-					firstErr = err
-				}
+				res.Scores[i] = s // the episode recorded itself
 			})
 		}
 	}

@@ -84,6 +84,15 @@ func EpisodeWorkflow(ctx workflow.Context, in activities.EpisodeInput) (activiti
 	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrScore.ValueSet(s.S)); err != nil {
 		return activities.ScoreSummary{}, err
 	}
+	if in.Frozen {
+		// Evaluation episodes learn nothing, so they record themselves; stream
+		// episodes are recorded by the stream after Evolve.
+		rec := activities.RecordInput{EpisodeRef: activities.EpisodeRef{EpisodeID: in.EpisodeID, Corpus: in.Corpus, CaseID: in.CaseID,
+			Index: in.Index, Number: in.Number, Stage: in.Stage}, Run: in.Run, Kind: in.Kind, Pass: in.Pass}
+		if err := workflow.ExecuteActivity(ctx, a.Record, rec).Get(ctx, nil); err != nil {
+			return activities.ScoreSummary{}, err
+		}
+	}
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("case %s: S=%.2f diag=%.2f U=%.2f T=%d E=%d (%s)", in.CaseID, s.S, s.Diagnosis, s.U, s.T, s.E, s.Termination))
 	return s, nil
 }

@@ -51,7 +51,8 @@ func (a *app) episodeShowCmd() *cobra.Command {
 }
 
 func (a *app) memoryCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "memory", Short: "Query the memory bank"}
+	cmd := &cobra.Command{Use: "memory", Short: "Query, inspect, export and import the memory bank (local or Qdrant)"}
+	backendFlag(cmd.PersistentFlags())
 	var f memory.Filter
 	var runs []string
 	var kinds []string
@@ -61,7 +62,7 @@ func (a *app) memoryCmd() *cobra.Command {
 		Short: "Cards most similar to TEXT, optionally as of an episode number",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.openEngine(cmd.Context())
+			eng, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -93,7 +94,7 @@ func (a *app) memoryCmd() *cobra.Command {
 		Use:   "stats",
 		Short: "Counts by kind, bank and stage; the most retrieved cards; evictions",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			eng, err := a.openEngine(cmd.Context())
+			eng, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -107,6 +108,7 @@ func (a *app) memoryCmd() *cobra.Command {
 	}
 	stats.Flags().StringSliceVar(&statRuns, "run", nil, "only cards written by these runs")
 	cmd.AddCommand(stats)
+	a.memoryBankCmds(cmd)
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
 	"github.com/clinevo/clinevo/config"
@@ -34,6 +35,13 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			// Flags annotated with a config key bind to it when their command runs
+			// (viper binds one flag per key, and several commands share keys).
+			cmd.Flags().VisitAll(func(f *pflag.Flag) {
+				if keys := f.Annotations[configKey]; len(keys) == 1 && f.Changed {
+					_ = a.v.BindPFlag(keys[0], f)
+				}
+			})
 			cfg, err := config.Load(a.v, a.file)
 			if err != nil {
 				return err
@@ -47,4 +55,13 @@ func newRoot() *cobra.Command {
 	_ = a.v.BindPFlag("data_dir", root.PersistentFlags().Lookup("data-dir"))
 	root.AddCommand(a.corpusCmd(), a.episodeCmd(), a.devCmd(), a.workerCmd(), a.streamCmd(), a.memoryCmd(), a.runsCmd(), a.demoCmd(), a.experimentCmd(), a.reportCmd())
 	return root
+}
+
+// configKey annotates a command flag with the config key it sets.
+const configKey = "clinevo/config-key"
+
+// backendFlag adds --memory (local or qdrant) to a command.
+func backendFlag(fs *pflag.FlagSet) {
+	fs.String("memory", "", "memory backend: local or qdrant (default: memory.backend)")
+	_ = fs.SetAnnotation("memory", configKey, []string{"memory.backend"})
 }

@@ -70,3 +70,18 @@ func TestCorpusCommands(t *testing.T) {
 	_, err = run(t, nil, "episode", "run", "--case", "nope")
 	require.ErrorContains(t, err, `case "nope" is not in corpus builtin:stream`)
 }
+
+func TestShippedExperimentSpecsAreValid(t *testing.T) {
+	for _, f := range []string{"../../experiments/quick.yaml", "../../experiments/medevoeval.yaml"} {
+		spec, err := loadExperiment(f)
+		require.NoError(t, err, f)
+		require.NotEmpty(t, spec.Conditions)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("name: x\ncorpus: builtin:stream\nconditions:\n  - {name: E2, kind: stream, memory: carry, carry_from: E1}\n"), 0o644))
+	_, err := loadExperiment(bad)
+	require.ErrorContains(t, err, `conditions[0] (E2): depends on "E1", which is not an earlier condition`)
+	require.NoError(t, os.WriteFile(bad, []byte("name: x\ncorpus: builtin:stream\nconditoins: []\n"), 0o644))
+	_, err = loadExperiment(bad)
+	require.ErrorContains(t, err, "line 3")
+}

@@ -31,7 +31,12 @@ func (a *app) dial(address string) (client.Client, error) {
 }
 
 func (a *app) openEngine(ctx context.Context) (*engine.Engine, error) {
-	return engine.Open(ctx, engine.Options{DataDir: a.cfg.DataDir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles})
+	return engine.Open(ctx, engine.Options{DataDir: a.cfg.DataDir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles, Qdrant: a.cfg.QdrantOptions()})
+}
+
+// openReader opens the engine for reading: a missing Qdrant collection is an error.
+func (a *app) openReader(ctx context.Context) (*engine.Engine, error) {
+	return engine.Open(ctx, engine.Options{DataDir: a.cfg.DataDir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles, Qdrant: a.cfg.QdrantOptions(), ReadOnly: true})
 }
 
 // runWorker runs a worker until ctx ends.
@@ -88,6 +93,7 @@ func (a *app) devCmd() *cobra.Command {
 	}
 	cmd.Flags().IntVar(&port, "port", 7233, "frontend gRPC port")
 	cmd.Flags().BoolVar(&withWorker, "worker", true, "also run a worker in this process")
+	backendFlag(cmd.Flags())
 	return cmd
 }
 
@@ -114,6 +120,7 @@ func (a *app) workerCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&address, "address", "", "Temporal frontend host:port (default: temporal.address)")
+	backendFlag(cmd.Flags())
 	return cmd
 }
 

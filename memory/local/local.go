@@ -361,29 +361,7 @@ func (s *Store) Stats(ctx context.Context, f memory.Filter) (memory.Stats, error
 	if err != nil {
 		return memory.Stats{}, err
 	}
-	st := memory.Stats{ByKind: map[clinic.CardKind]int{}, ByBank: map[string]int{}, ByStage: map[int]int{},
-		Model: s.emb.Model(), Dim: s.emb.Dim()}
-	var live []clinic.Card
-	for _, c := range cards {
-		st.Total++
-		if !memory.Live(c, f) {
-			st.Evicted++
-			continue
-		}
-		st.Live++
-		st.ByKind[c.Kind]++
-		st.ByBank[c.Bank]++
-		st.ByStage[c.Stage]++
-		live = append(live, c)
-	}
-	sort.SliceStable(live, func(i, j int) bool { return live[i].Retrievals > live[j].Retrievals })
-	for _, c := range live {
-		if len(st.MostRetrieved) == 5 || c.Retrievals == 0 {
-			break
-		}
-		st.MostRetrieved = append(st.MostRetrieved, c)
-	}
-	return st, nil
+	return memory.Summarise(cards, f, s.emb), nil
 }
 
 // Close closes the file.
