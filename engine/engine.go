@@ -28,8 +28,8 @@ type Options struct {
 	DataDir   string
 	Qdrant    *qdrant.Config // nil: the embedded bank (memory.db)
 	ReadOnly  bool           // do not create a missing Qdrant collection
-	MemoryDim int       // hashing embedder dimension; 0: default
-	Roles     llm.Roles // model-backed roles; absent roles are built in
+	MemoryDim int            // hashing embedder dimension; 0: default
+	Roles     llm.Roles      // model-backed roles; absent roles are built in
 }
 
 // Engine holds the open stores and the activities built on them.

@@ -186,7 +186,6 @@ func retrieved(p *point) *qc.RetrievedPoint {
 	return &qc.RetrievedPoint{Id: qc.NewID(p.id), Payload: p.payload}
 }
 
-
 // Scroll pages through matching points in ID order.
 func (s points) Scroll(_ context.Context, r *qc.ScrollPoints) (*qc.ScrollResponse, error) {
 	s.mu.Lock()
