@@ -11,6 +11,9 @@ import (
 	"fmt"
 	"sync"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/clinevo/clinevo/actor"
@@ -40,6 +43,12 @@ type Activities struct {
 	// for the run log; it never holds a key.
 	RoleInfo []string
 }
+
+var (
+	meterActs       = otel.Meter("clinevo/activities")
+	episodesDone, _ = meterActs.Int64Counter("clinevo.episodes", metric.WithDescription("episodes scored, by kind"))
+	scoreS, _       = meterActs.Float64Histogram("clinevo.episode.s", metric.WithDescription("outcome score S of scored episodes"))
+)
 
 // ErrBadInput marks non-retryable errors.
 const ErrBadInput = "BadInput"
@@ -282,6 +291,9 @@ func (a *Activities) Score(ctx context.Context, in EpisodeInput) (ScoreSummary, 
 		return ScoreSummary{}, err
 	}
 	s := t.Scores
+	kind := metric.WithAttributes(attribute.String("kind", in.Kind))
+	episodesDone.Add(ctx, 1, kind)
+	scoreS.Record(ctx, s.S, kind)
 	return ScoreSummary{S: s.S, Diagnosis: s.Diagnosis, Strict: s.Strict, Pass: s.Pass, U: s.U, T: s.T, E: s.E, Termination: string(t.Termination)}, nil
 }
 

@@ -16,18 +16,20 @@ import (
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/memory/qdrant"
+	"github.com/clinevo/clinevo/telemetry"
 )
 
 // Config is clinevo's whole configuration.
 type Config struct {
-	DataDir  string         `mapstructure:"data_dir"`
-	Corpus   string         `mapstructure:"corpus"`
-	Episode  EpisodeConfig  `mapstructure:"episode"`
-	Scoring  ScoringConfig  `mapstructure:"scoring"`
-	Evolver  EvolverConfig  `mapstructure:"evolver"`
-	Memory   MemoryConfig   `mapstructure:"memory"`
-	Temporal TemporalConfig `mapstructure:"temporal"`
-	Roles    llm.Roles      `mapstructure:"roles"`
+	DataDir   string           `mapstructure:"data_dir"`
+	Corpus    string           `mapstructure:"corpus"`
+	Episode   EpisodeConfig    `mapstructure:"episode"`
+	Scoring   ScoringConfig    `mapstructure:"scoring"`
+	Evolver   EvolverConfig    `mapstructure:"evolver"`
+	Memory    MemoryConfig     `mapstructure:"memory"`
+	Temporal  TemporalConfig   `mapstructure:"temporal"`
+	Roles     llm.Roles        `mapstructure:"roles"`
+	Telemetry telemetry.Config `mapstructure:"telemetry"`
 }
 
 // EpisodeConfig mirrors episode.Config.
@@ -118,6 +120,7 @@ func Defaults(v *viper.Viper) {
 		"evolver.success_cards": ev.SuccessCards, "evolver.keep_reuse": ev.KeepReuse, "evolver.keep_age": ev.KeepAge,
 		"memory.backend": "local", "memory.k": 5, "memory.dim": 512, "memory.qdrant.host": "127.0.0.1", "memory.qdrant.port": 6334,
 		"memory.qdrant.tls": false, "memory.qdrant.collection": "clinevo_cards", "memory.qdrant.api_key_env": "QDRANT_API_KEY",
+		"telemetry.exporter": "off", "telemetry.otlp_endpoint": "", "telemetry.insecure": true, "telemetry.file": "", "telemetry.prompt_text": false,
 		"temporal.address": "127.0.0.1:7233", "temporal.namespace": "default", "temporal.task_queue": "clinevo", "temporal.ui_port": 0,
 	}
 	for k, val := range set {
@@ -201,6 +204,9 @@ func (c Config) Validate() error {
 	}
 	if c.Memory.Backend != "local" && c.Memory.Backend != "qdrant" {
 		return fmt.Errorf("config: memory.backend %q, want local or qdrant", c.Memory.Backend)
+	}
+	if err := c.Telemetry.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
 	}
 	if err := c.Roles.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)

@@ -165,7 +165,9 @@ func database(o Options) (*config.SQL, error) {
 	// WAL with synchronous=NORMAL survives a killed process (what the crash test
 	// does); it trades the last commits on a power cut for a tenfold faster commit.
 	c := &config.SQL{PluginName: sqliteplugin.PluginName, DatabaseName: file,
-		ConnectAttributes: map[string]string{"mode": "rwc", "journal_mode": "wal", "synchronous": "normal", "busy_timeout": "10000"}}
+		ConnectAttributes: map[string]string{"mode": "rwc", "journal_mode": "wal", "synchronous": "normal", "busy_timeout": "10000"},
+		// WAL lets readers run beside the writer; one connection would serialise them.
+		MaxConns: 4, MaxIdleConns: 4}
 	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
 		if err := sqliteschema.SetupSchema(c); err != nil {
 			return nil, fmt.Errorf("devserver: create schema in %s: %w", file, err)

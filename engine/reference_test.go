@@ -142,3 +142,11 @@ func requireSameAsReference(t *testing.T, res *results.Store, mem memory.Store, 
 	}
 	require.ElementsMatch(t, wantCards, got)
 }
+
+func ids(cards []clinic.Card) []string {
+	out := make([]string, len(cards))
+	for i, c := range cards {
+		out[i] = c.ID
+	}
+	return out
+}

@@ -21,6 +21,11 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Settings configure one role's client. The API key is never part of them: it
@@ -325,8 +330,39 @@ func CacheKey(r openai.ChatCompletionRequest) string {
 	return hex.EncodeToString(h[:])
 }
 
+// RecordPrompts puts prompt text on model-call spans; off unless configured
+// (telemetry.prompt_text), since prompts carry what patients said.
+var RecordPrompts bool
+
+var (
+	tracer     = otel.Tracer("clinevo/llm")
+	meterLLM   = otel.Meter("clinevo/llm")
+	tokens, _  = meterLLM.Int64Counter("clinevo.llm.tokens", metric.WithDescription("model tokens by role and direction"))
+	spend, _   = meterLLM.Float64Counter("clinevo.llm.cost_usd", metric.WithDescription("model spend in USD by role"))
+	latency, _ = meterLLM.Float64Histogram("clinevo.llm.latency_ms", metric.WithDescription("model call latency"))
+)
+
 // complete makes one chat call, through the cache when it applies.
-func (c *Client) complete(ctx context.Context, msgs []Message) (string, error) {
+func (c *Client) complete(ctx context.Context, msgs []Message) (reply string, err error) {
+	ctx, span := tracer.Start(ctx, "llm.chat", trace.WithAttributes(attribute.String("llm.role", c.Role), attribute.String("llm.model", c.Settings.Model)))
+	start := time.Now()
+	defer func() {
+		ms := float64(time.Since(start).Microseconds()) / 1000
+		span.SetAttributes(attribute.Float64("llm.latency_ms", ms))
+		latency.Record(ctx, ms, metric.WithAttributes(attribute.String("role", c.Role)))
+		if RecordPrompts {
+			var b strings.Builder
+			for _, m := range msgs {
+				b.WriteString(m.Role + ": " + m.Content + "\n")
+			}
+			span.SetAttributes(attribute.String("llm.prompt", b.String()))
+		}
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}()
 	req := c.request(msgs)
 	key := ""
 	if c.cache != nil {
@@ -335,8 +371,10 @@ func (c *Client) complete(ctx context.Context, msgs []Message) (string, error) {
 			if m := meter(ctx); m != nil {
 				m.Add(Usage{Role: c.Role, CacheHits: 1})
 			}
+			span.SetAttributes(attribute.Bool("llm.cache_hit", true))
 			return reply, nil
 		}
+		span.SetAttributes(attribute.Bool("llm.cache_hit", false))
 	}
 	if c.sem != nil {
 		select {
@@ -351,14 +389,19 @@ func (c *Client) complete(ctx context.Context, msgs []Message) (string, error) {
 	if err != nil {
 		return "", c.classify(err, retryAfter)
 	}
+	cost := float64(resp.Usage.PromptTokens)*c.Settings.PricePrompt/1e6 + float64(resp.Usage.CompletionTokens)*c.Settings.PriceCompletion/1e6
 	if m := meter(ctx); m != nil {
-		m.Add(Usage{Role: c.Role, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-			CostUSD: float64(resp.Usage.PromptTokens)*c.Settings.PricePrompt/1e6 + float64(resp.Usage.CompletionTokens)*c.Settings.PriceCompletion/1e6})
+		m.Add(Usage{Role: c.Role, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CostUSD: cost})
 	}
+	span.SetAttributes(attribute.Int("llm.prompt_tokens", resp.Usage.PromptTokens), attribute.Int("llm.completion_tokens", resp.Usage.CompletionTokens))
+	role := attribute.String("role", c.Role)
+	tokens.Add(ctx, int64(resp.Usage.PromptTokens), metric.WithAttributes(role, attribute.String("direction", "prompt")))
+	tokens.Add(ctx, int64(resp.Usage.CompletionTokens), metric.WithAttributes(role, attribute.String("direction", "completion")))
+	spend.Add(ctx, cost, metric.WithAttributes(role))
 	if len(resp.Choices) == 0 {
 		return "", &Error{Role: c.Role, Kind: Transient, Msg: "the reply has no choices"}
 	}
-	reply := resp.Choices[0].Message.Content
+	reply = resp.Choices[0].Message.Content
 	if c.cache != nil {
 		c.cache.Put(ctx, key, reply)
 	}

@@ -4,21 +4,33 @@
 package runner
 
 import (
-	"encoding/json"
-	"io"
-
 	"context"
+	"encoding/json"
 	"fmt"
-	"github.com/clinevo/clinevo/corpus"
+	"io"
 	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
+)
+
+var (
+	tracer         = otel.Tracer("clinevo/memory")
+	meterRunner    = otel.Meter("clinevo/runner")
+	retrievalMS, _ = meterRunner.Float64Histogram("clinevo.memory.retrieval_ms", metric.WithDescription("memory retrieval latency per doctor turn"))
+	evictions, _   = meterRunner.Int64Counter("clinevo.memory.evictions", metric.WithDescription("cards evicted"))
 )
 
 // Deps are the parts one episode needs.
@@ -90,6 +102,10 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, k
 		return nil, nil // nothing can have been written before the first episode
 	}
 	f := memory.Filter{Runs: m.MemoryRuns, AsOf: asOf}
+	ctx, span := tracer.Start(ctx, "memory.search", trace.WithAttributes(attribute.Int("memory.k", k), attribute.Int("memory.as_of", asOf)))
+	defer span.End()
+	start := time.Now()
+	defer func() { retrievalMS.Record(ctx, float64(time.Since(start).Microseconds())/1000) }()
 	best := map[string]memory.Hit{}
 	for _, q := range []string{view.OpeningComplaint, QueryText(view)} {
 		hits, err := store.Search(ctx, memory.Query{Text: q, K: k, Filter: f})
@@ -110,6 +126,7 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, k
 		hits = append(hits, h)
 	}
 	hits = memory.TopK(hits, 0)
+	span.SetAttributes(attribute.Int("memory.hits", len(hits)))
 	out := make([]clinic.CardHint, len(hits))
 	ids := make([]string, len(hits))
 	for i, h := range hits {
@@ -264,6 +281,7 @@ func Apply(ctx context.Context, d Deps, cfg evolver.Config, out evolver.Output, 
 	if err := d.Memory.Evict(ctx, l.Evicted, m.Number); err != nil {
 		return Lesson{}, fmt.Errorf("learn: %w", err)
 	}
+	evictions.Add(ctx, int64(len(l.Evicted)))
 	return l, nil
 }
 

@@ -61,15 +61,24 @@ func activityOptions(ctx workflow.Context, timeoutSeconds int) workflow.Context 
 // live in the results store under its workflow ID.
 func EpisodeWorkflow(ctx workflow.Context, in activities.EpisodeInput) (activities.ScoreSummary, error) {
 	ctx = activityOptions(ctx, in.ActivityTimeoutSeconds)
+	// The turn loop runs as local activities: each turn's decision and event are
+	// kept in the results store, so a turn re-run after a crash returns what it
+	// stored, and the loop costs the server a few writes per episode instead of
+	// four per turn. The history records each turn as a marker.
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: time.Duration(in.ActivityTimeoutSeconds) * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+			NonRetryableErrorTypes: []string{activities.ErrBadInput, activities.ErrModelFatal}},
+	})
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("case %s, turn 0", in.CaseID))
 	for turn := 0; turn < MaxTurnsPerLoop; turn++ {
 		ti := activities.TurnInput{EpisodeInput: in, Turn: turn}
 		var dec activities.TurnSummary
-		if err := workflow.ExecuteActivity(ctx, a.Decide, ti).Get(ctx, &dec); err != nil {
+		if err := workflow.ExecuteLocalActivity(lctx, a.Decide, ti).Get(ctx, &dec); err != nil {
 			return activities.ScoreSummary{}, err
 		}
 		var st activities.TurnSummary
-		if err := workflow.ExecuteActivity(ctx, a.Step, ti).Get(ctx, &st); err != nil {
+		if err := workflow.ExecuteLocalActivity(lctx, a.Step, ti).Get(ctx, &st); err != nil {
 			return activities.ScoreSummary{}, err
 		}
 		workflow.SetCurrentDetails(ctx, fmt.Sprintf("case %s, turn %d: %s %s", in.CaseID, turn, st.Action, st.Status))

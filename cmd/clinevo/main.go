@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -11,13 +12,19 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/clinevo/clinevo/config"
+	"github.com/clinevo/clinevo/llm"
+	"github.com/clinevo/clinevo/telemetry"
 )
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
 
 // app carries the loaded configuration to every command.
 type app struct {
 	v    *viper.Viper
 	file string
 	cfg  config.Config
+	tel  *telemetry.Telemetry
 }
 
 func main() {
@@ -47,12 +54,23 @@ func newRoot() *cobra.Command {
 				return err
 			}
 			a.cfg = cfg
-			return nil
+			llm.RecordPrompts = cfg.Telemetry.PromptText
+			a.tel, err = telemetry.Setup(cmd.Context(), cfg.Telemetry, "clinevo")
+			return err
+		},
+		PersistentPostRunE: func(cmd *cobra.Command, _ []string) error {
+			if a.tel == nil {
+				return nil
+			}
+			return a.tel.Shutdown(context.Background())
 		},
 	}
 	root.PersistentFlags().StringVar(&a.file, "config", "", "config file (YAML, TOML or JSON)")
 	root.PersistentFlags().String("data-dir", "", "data directory (default ~/.clinevo)")
 	_ = a.v.BindPFlag("data_dir", root.PersistentFlags().Lookup("data-dir"))
+	root.AddCommand(&cobra.Command{Use: "version", Short: "Print the version", Run: func(cmd *cobra.Command, _ []string) {
+		fmt.Fprintln(cmd.OutOrStdout(), "clinevo", version)
+	}})
 	root.AddCommand(a.corpusCmd(), a.episodeCmd(), a.devCmd(), a.workerCmd(), a.streamCmd(), a.memoryCmd(), a.runsCmd(), a.demoCmd(), a.experimentCmd(), a.reportCmd())
 	return root
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/telemetry"
 )
 
 // dial connects to the configured Temporal frontend.
@@ -22,8 +23,14 @@ func (a *app) dial(address string) (client.Client, error) {
 	if address == "" {
 		address = a.cfg.Temporal.Address
 	}
-	c, err := client.Dial(client.Options{HostPort: address, Namespace: a.cfg.Temporal.Namespace,
-		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))})
+	opts := client.Options{HostPort: address, Namespace: a.cfg.Temporal.Namespace,
+		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))}
+	if a.tel != nil && a.tel.Tracer != nil {
+		if err := telemetry.ClientOptions(&opts); err != nil {
+			return nil, err
+		}
+	}
+	c, err := client.Dial(opts)
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w (is `clinevo dev` running?)", address, err)
 	}

@@ -44,14 +44,37 @@ func Start(t testing.TB) *Env { return StartWith(t, nil, quiet{}) }
 // StartWith starts everything with the given roles and SDK logger; each
 // option may change the engine before the worker starts.
 func StartWith(t testing.TB, roles llm.Roles, logger log.Logger, options ...func(*engine.Engine)) *Env {
+	return StartSetup(t, Setup{Roles: roles, Logger: logger, Engine: options})
+}
+
+// Setup is everything a test may change before the worker starts.
+type Setup struct {
+	Roles  llm.Roles
+	Logger log.Logger
+	Client func(*client.Options) error // e.g. tracing interceptors
+	Engine []func(*engine.Engine)
+}
+
+// StartSetup starts everything as the setup says.
+func StartSetup(t testing.TB, s Setup) *Env {
 	t.Helper()
+	roles, logger, options := s.Roles, s.Logger, s.Engine
+	if logger == nil {
+		logger = quiet{}
+	}
 	dir := t.TempDir()
 	srv, err := devserver.Start(devserver.Options{DataDir: dir, Port: FreePort(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
-	c, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: logger})
+	copts := client.Options{HostPort: srv.Address(), Logger: logger}
+	if s.Client != nil {
+		if err := s.Client(&copts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := client.Dial(copts)
 	if err != nil {
 		t.Fatal(err)
 	}
