@@ -34,9 +34,12 @@ func TestStreamEndToEnd(t *testing.T) {
 		return []*workflowservice.ListWorkflowExecutionsResponse{resp}
 	}
 	var statuses []enumspb.WorkflowExecutionStatus
-	enginetest.Eventually(t, 10*time.Second, "two stream runs in visibility", func() bool {
+	enginetest.Eventually(t, 10*time.Second, "two closed stream runs in visibility", func() bool {
 		statuses = nil
 		for _, e := range list(fmt.Sprintf(`WorkflowId = %q`, activities.StreamWorkflowID("e2e")))[0].Executions {
+			if e.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+				return false // visibility catches up after the result
+			}
 			statuses = append(statuses, e.Status)
 		}
 		return len(statuses) == 2
