@@ -79,7 +79,7 @@ type Store interface {
 }
 
 // Live reports whether a card passes a filter's liveness rule.
-func Live(c clinic.Card, f Filter) bool {
+func Live(c *clinic.Card, f Filter) bool {
 	if f.AsOf > 0 {
 		return c.CreatedEpisode <= f.AsOf && (c.EvictedEpisode == 0 || c.EvictedEpisode > f.AsOf)
 	}
@@ -87,7 +87,7 @@ func Live(c clinic.Card, f Filter) bool {
 }
 
 // Match reports whether a card passes every field of a filter.
-func Match(c clinic.Card, f Filter) bool {
+func Match(c *clinic.Card, f Filter) bool {
 	if len(f.Runs) > 0 && !slices.Contains(f.Runs, c.Run) {
 		return false
 	}
@@ -118,14 +118,17 @@ func BankOf(k clinic.CardKind) string {
 	return string(k)
 }
 
+// Better reports whether hit a ranks before hit b: higher score, then lower ID.
+func Better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.Card.ID < b.Card.ID
+}
+
 // TopK orders scored hits best first (ties by ID) and keeps k.
 func TopK(hits []Hit, k int) []Hit {
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return hits[i].Card.ID < hits[j].Card.ID
-	})
+	sort.Slice(hits, func(i, j int) bool { return Better(hits[i], hits[j]) })
 	if k > 0 && len(hits) > k {
 		hits = hits[:k]
 	}
@@ -136,9 +139,10 @@ func TopK(hits []Hit, k int) []Hit {
 func Summarise(cards []clinic.Card, f Filter, emb Embedder) Stats {
 	st := Stats{ByKind: map[clinic.CardKind]int{}, ByBank: map[string]int{}, ByStage: map[int]int{}, Model: emb.Model(), Dim: emb.Dim()}
 	var live []clinic.Card
-	for _, c := range cards {
+	for i := range cards {
+		c := cards[i]
 		st.Total++
-		if !Live(c, f) {
+		if !Live(&c, f) {
 			st.Evicted++
 			continue
 		}

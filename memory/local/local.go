@@ -30,6 +30,7 @@ type Store struct {
 	mu      sync.Mutex
 	version int64
 	index   map[string]*entry
+	list    []*entry // the same entries, for scanning without map iteration
 }
 
 type entry struct {
@@ -123,6 +124,10 @@ func (s *Store) reload(ctx context.Context) error {
 		return err
 	}
 	s.index, s.version = idx, v
+	s.list = s.list[:0]
+	for _, e := range idx {
+		s.list = append(s.list, e)
+	}
 	return nil
 }
 
@@ -217,7 +222,13 @@ func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) error {
 		} else {
 			c.EvictedEpisode, c.Retrievals, c.LastRetrieved = 0, 0, 0
 		}
-		s.index[c.ID] = &entry{card: slim(c), vec: vecs[i]}
+		if ok {
+			e.card, e.vec = slim(c), vecs[i]
+			continue
+		}
+		ne := &entry{card: slim(c), vec: vecs[i]}
+		s.index[c.ID] = ne
+		s.list = append(s.list, ne)
 	}
 	return nil
 }
@@ -233,14 +244,49 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 		s.mu.Unlock()
 		return nil, fmt.Errorf("memory/local: search: %w", err)
 	}
-	hits := make([]memory.Hit, 0, 64)
-	for _, e := range s.index {
-		if memory.Match(e.card, q.Filter) {
-			hits = append(hits, memory.Hit{Card: e.card, Score: memory.Cosine(vecs[0], e.vec)})
+	// Keep only the best K while scanning: sorting every candidate would cost
+	// more than the similarities at 100K cards.
+	type cand struct {
+		e     *entry
+		score float64
+	}
+	better := func(a, b cand) bool {
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return a.e.card.ID < b.e.card.ID
+	}
+	var top []cand
+	for _, e := range s.list {
+		if !memory.Match(&e.card, q.Filter) {
+			continue
+		}
+		c := cand{e, memory.Cosine(vecs[0], e.vec)}
+		if q.K <= 0 {
+			top = append(top, c)
+			continue
+		}
+		if len(top) == q.K && !better(c, top[len(top)-1]) {
+			continue
+		}
+		i := len(top)
+		top = append(top, c)
+		for ; i > 0 && better(c, top[i-1]); i-- {
+			top[i] = top[i-1]
+		}
+		top[i] = c
+		if len(top) > q.K {
+			top = top[:q.K]
 		}
 	}
+	if q.K <= 0 {
+		sort.Slice(top, func(i, j int) bool { return better(top[i], top[j]) })
+	}
+	hits := make([]memory.Hit, len(top))
+	for i, c := range top {
+		hits[i] = memory.Hit{Card: c.e.card, Score: c.score}
+	}
 	s.mu.Unlock()
-	hits = memory.TopK(hits, q.K)
 	for i := range hits {
 		c, err := s.Get(ctx, hits[i].Card.ID)
 		if err != nil {
@@ -279,7 +325,7 @@ func (s *Store) List(ctx context.Context, f memory.Filter) ([]clinic.Card, error
 	}
 	var ids []string
 	for id, e := range s.index {
-		if memory.Match(e.card, f) {
+		if memory.Match(&e.card, f) {
 			ids = append(ids, id)
 		}
 	}
