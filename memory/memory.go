@@ -135,6 +135,18 @@ func TopK(hits []Hit, k int) []Hit {
 	return hits
 }
 
+// StatsOf summarises the cards a filter selects in any store: it lists them
+// all, evicted ones too, and applies the filter's liveness rule.
+func StatsOf(ctx context.Context, st Store, f Filter, emb Embedder) (Stats, error) {
+	all := f
+	all.IncludeEvicted, all.AsOf = true, 0
+	cards, err := st.List(ctx, all)
+	if err != nil {
+		return Stats{}, err
+	}
+	return Summarise(cards, f, emb), nil
+}
+
 // Summarise computes Stats over cards (live or not) under a filter's liveness rule.
 func Summarise(cards []clinic.Card, f Filter, emb Embedder) Stats {
 	st := Stats{ByKind: map[clinic.CardKind]int{}, ByBank: map[string]int{}, ByStage: map[int]int{}, Model: emb.Model(), Dim: emb.Dim()}

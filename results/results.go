@@ -403,17 +403,7 @@ func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]Usage
 	if err != nil {
 		return nil, fmt.Errorf("results: usage %s: %w", episodeID, err)
 	}
-	defer rows.Close()
-	out := map[string]Usage{}
-	for rows.Next() {
-		var role string
-		var u Usage
-		if err := rows.Scan(&role, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits); err != nil {
-			return nil, err
-		}
-		out[role] = u
-	}
-	return out, rows.Err()
+	return scanUsage(rows)
 }
 
 // Get returns a cached model reply (llm.Cache).
@@ -437,17 +427,7 @@ func (s *Store) RunUsage(ctx context.Context, run string) (map[string]Usage, err
 	if err != nil {
 		return nil, fmt.Errorf("results: run usage %s: %w", run, err)
 	}
-	defer rows.Close()
-	out := map[string]Usage{}
-	for rows.Next() {
-		var role string
-		var u Usage
-		if err := rows.Scan(&role, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits); err != nil {
-			return nil, err
-		}
-		out[role] = u
-	}
-	return out, rows.Err()
+	return scanUsage(rows)
 }
 
 // CompleteRun stores a finished run's result (the last write wins: a rerun of
@@ -472,4 +452,19 @@ func (s *Store) RunResult(ctx context.Context, run string) ([]byte, error) {
 		return nil, fmt.Errorf("results: run result %s: %w", run, err)
 	}
 	return []byte(body), nil
+}
+
+// scanUsage reads (role, calls, prompt, completion, cost, cache hits) rows.
+func scanUsage(rows *sql.Rows) (map[string]Usage, error) {
+	defer rows.Close()
+	out := map[string]Usage{}
+	for rows.Next() {
+		var role string
+		var u Usage
+		if err := rows.Scan(&role, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits); err != nil {
+			return nil, err
+		}
+		out[role] = u
+	}
+	return out, rows.Err()
 }

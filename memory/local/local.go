@@ -401,13 +401,7 @@ func (s *Store) update(ctx context.Context, op string, ids []string, stmt string
 
 // Stats summarises the selected cards.
 func (s *Store) Stats(ctx context.Context, f memory.Filter) (memory.Stats, error) {
-	all := f
-	all.IncludeEvicted, all.AsOf = true, 0
-	cards, err := s.List(ctx, all)
-	if err != nil {
-		return memory.Stats{}, err
-	}
-	return memory.Summarise(cards, f, s.emb), nil
+	return memory.StatsOf(ctx, s, f, s.emb)
 }
 
 // Close closes the file.

@@ -345,13 +345,7 @@ func (s *Store) MarkRetrieved(ctx context.Context, ids []string, episode int) er
 
 // Stats summarises the selected cards.
 func (s *Store) Stats(ctx context.Context, f memory.Filter) (memory.Stats, error) {
-	all := f
-	all.IncludeEvicted, all.AsOf = true, 0
-	cards, err := s.List(ctx, all)
-	if err != nil {
-		return memory.Stats{}, err
-	}
-	return memory.Summarise(cards, f, s.emb), nil
+	return memory.StatsOf(ctx, s, f, s.emb)
 }
 
 // Purge deletes every card of a run, for good.
