@@ -19,7 +19,6 @@ const (
 // Workflow kinds, stored as the Kind search attribute and in records.
 const (
 	KindStream    = "stream"
-	KindEpisode   = "episode"
 	KindStageEval = "stage_eval"
 	KindReplay    = "replay"
 	KindHeldOut   = "heldout"

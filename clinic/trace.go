@@ -51,6 +51,14 @@ type Event struct {
 	ForcedFinal      *FinalOutput `json:"forced_final,omitempty"` // built at the turn limit
 }
 
+// Memory write-back outcomes of an episode.
+const (
+	MemoryWritten  = "written"  // the evolver wrote cards from it
+	MemoryNone     = "none"     // learning ran and wrote no card
+	MemoryDisabled = "disabled" // no memory in this run
+	MemoryFrozen   = "frozen"   // an evaluation: memory is read, never written
+)
+
 // Trace is the full record of one episode, written as one JSONL line.
 type Trace struct {
 	SchemaVersion int         `json:"schema_version"`
@@ -62,6 +70,6 @@ type Trace struct {
 	Termination   Termination `json:"termination"`
 	Final         FinalOutput `json:"final"`
 	Scores        *Scores     `json:"scores,omitempty"`
-	MemoryWrite   string      `json:"memory_write_back,omitempty"` // written | skipped | disabled | failed
+	MemoryWrite   string      `json:"memory_write_back,omitempty"` // written | none | disabled | frozen
 	LLMErrorTurns []int       `json:"llm_error_turns"`
 }

@@ -99,7 +99,6 @@ type TemporalConfig struct {
 	Address   string `mapstructure:"address"`
 	Namespace string `mapstructure:"namespace"`
 	TaskQueue string `mapstructure:"task_queue"`
-	UIPort    int    `mapstructure:"ui_port"`
 }
 
 // Defaults writes every default into v, so every key is known to viper (and
@@ -121,7 +120,7 @@ func Defaults(v *viper.Viper) {
 		"memory.backend": "local", "memory.k": 5, "memory.dim": 512, "memory.qdrant.host": "127.0.0.1", "memory.qdrant.port": 6334,
 		"memory.qdrant.tls": false, "memory.qdrant.collection": "clinevo_cards", "memory.qdrant.api_key_env": "QDRANT_API_KEY",
 		"telemetry.exporter": "off", "telemetry.otlp_endpoint": "", "telemetry.insecure": true, "telemetry.file": "", "telemetry.prompt_text": false,
-		"temporal.address": "127.0.0.1:7233", "temporal.namespace": "default", "temporal.task_queue": "clinevo", "temporal.ui_port": 0,
+		"temporal.address": "127.0.0.1:7233", "temporal.namespace": "default", "temporal.task_queue": "clinevo",
 	}
 	for k, val := range set {
 		v.SetDefault(k, val)

@@ -186,6 +186,12 @@ func Finish(ctx context.Context, c clinic.Case, d Deps, m Meta, events []clinic.
 	s := grader.Combine(&c, d.Env, events, final, d.Weights, j)
 	t := clinic.Trace{SchemaVersion: clinic.TraceSchemaVersion, EpisodeID: m.EpisodeID, RunID: m.RunID, CaseID: c.ID,
 		Condition: c.Condition, Events: events, Termination: end, Final: final, Scores: &s, LLMErrorTurns: []int{}}
+	switch {
+	case m.Frozen:
+		t.MemoryWrite = clinic.MemoryFrozen
+	case d.Memory == nil:
+		t.MemoryWrite = clinic.MemoryDisabled
+	}
 	for _, ev := range events {
 		if ev.LLMError {
 			t.LLMErrorTurns = append(t.LLMErrorTurns, ev.Turn)
