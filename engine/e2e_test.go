@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/workflows"
 )
@@ -58,6 +59,12 @@ func TestStreamEndToEnd(t *testing.T) {
 		stage := i/10 + 1
 		want := workflows.EpisodeWorkflowID("e2e", 1, stage, i+1, r.CaseID)
 		require.Equal(t, want, r.EpisodeID)
+		_, tr, err := env.Engine.Results.RecordTrace(ctx, r.EpisodeID)
+		require.NoError(t, err)
+		require.Contains(t, []string{clinic.MemoryWritten, clinic.MemoryNone}, tr.MemoryWrite, "memory write-back status")
+		if len(r.Written) > 0 {
+			require.Equal(t, clinic.MemoryWritten, tr.MemoryWrite)
+		}
 		desc, err := env.Client.DescribeWorkflowExecution(ctx, want, "")
 		require.NoError(t, err)
 		require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
