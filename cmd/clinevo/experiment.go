@@ -95,12 +95,7 @@ func (a *app) experimentCmd() *cobra.Command {
 		Use:   "status NAME",
 		Short: "The experiment's workflow status and each condition's progress",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.dial("")
-			if err != nil {
-				return err
-			}
-			defer c.Close()
+		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 			desc, err := c.DescribeWorkflowExecution(cmd.Context(), activities.ExperimentWorkflowID(args[0]), "")
 			if err != nil {
 				return fmt.Errorf("experiment %s: %w", args[0], err)
@@ -119,19 +114,14 @@ func (a *app) experimentCmd() *cobra.Command {
 			}
 			out["running"] = conds
 			return printJSON(cmd, out)
-		},
+		}),
 	})
 	var file string
 	resume := &cobra.Command{
 		Use:   "resume NAME",
 		Short: "Restart an experiment that failed or was terminated; finished conditions are not run again",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.dial("")
-			if err != nil {
-				return err
-			}
-			defer c.Close()
+		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 			id := activities.ExperimentWorkflowID(args[0])
 			desc, err := c.DescribeWorkflowExecution(cmd.Context(), id, "")
 			if err == nil && desc.WorkflowExecutionInfo.Status.String() == "Running" {
@@ -160,7 +150,7 @@ func (a *app) experimentCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "resumed experiment %s: workflow %s (run %s)\n", args[0], r.GetID(), r.GetRunID())
 			return nil
-		},
+		}),
 	}
 	resume.Flags().StringVar(&file, "file", "", "the spec file (default: the spec the experiment recorded)")
 	cmd.AddCommand(resume)

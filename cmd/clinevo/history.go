@@ -35,12 +35,7 @@ func (a *app) historyCmd() *cobra.Command {
 		Use:   "history WORKFLOW_ID",
 		Short: "Export a workflow history as JSON (the format `temporal workflow show --output json` and replayers read)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.dial("")
-			if err != nil {
-				return err
-			}
-			defer c.Close()
+		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 			h, err := history(cmd.Context(), c, args[0], runID)
 			if err != nil {
 				return err
@@ -54,7 +49,7 @@ func (a *app) historyCmd() *cobra.Command {
 				return err
 			}
 			return os.WriteFile(out, b, 0o644)
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output file (default stdout)")
 	cmd.Flags().StringVar(&runID, "run-id", "", "a Temporal run ID (default: the latest run)")
@@ -68,12 +63,7 @@ func (a *app) streamSizeCmd() *cobra.Command {
 		Use:   "size RUN",
 		Short: "Count the history events of every run of a stream workflow and of its largest episode",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.dial("")
-			if err != nil {
-				return err
-			}
-			defer c.Close()
+		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 			ctx := cmd.Context()
 			var token []byte
 			type row struct {
@@ -111,6 +101,6 @@ func (a *app) streamSizeCmd() *cobra.Command {
 			ms, me := maxOf(streams), maxOf(episodes)
 			return printJSON(cmd, map[string]any{"stream_runs": len(streams), "largest_stream_run_events": ms.events,
 				"largest_stream_run": ms.runID, "episodes": len(episodes), "largest_episode_events": me.events, "largest_episode": me.id})
-		},
+		}),
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
@@ -25,12 +26,7 @@ func (a *app) episodeShowCmd() *cobra.Command {
 		Use:   "show EPISODE_ID",
 		Short: "Show a recorded episode (its ID is its workflow ID, <run>/p<pass>/s<stage>/e<index>-<case>)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.openEngine(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
+		RunE: a.withEngine(false, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
 			rec, t, err := eng.Results.RecordTrace(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -44,7 +40,7 @@ func (a *app) episodeShowCmd() *cobra.Command {
 			fmt.Fprintf(out, "cards: %d retrieved, %d written, %d evicted; rule edits: %s\n", len(rec.Retrieved), len(rec.Written), len(rec.Evicted), strings.Join(rec.RuleEdits, "; "))
 			fmt.Fprintf(out, "history: temporal workflow show --workflow-id %q\n", rec.WorkflowID)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the record and trace as JSON")
 	return cmd
@@ -61,12 +57,7 @@ func (a *app) memoryCmd() *cobra.Command {
 		Use:   "query TEXT",
 		Short: "Cards most similar to TEXT, optionally as of an episode number",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.openReader(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
+		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
 			f.Runs = runs
 			for _, k := range kinds {
 				f.Kinds = append(f.Kinds, clinic.CardKind(k))
@@ -81,7 +72,7 @@ func (a *app) memoryCmd() *cobra.Command {
 				fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\t%d\t%d\t%s\n", h.Score, h.Card.ID, h.Card.Kind, h.Card.Run, h.Card.CreatedEpisode, h.Card.EvictedEpisode, clip(h.Card.Text, 100))
 			}
 			return tw.Flush()
-		},
+		}),
 	}
 	query.Flags().IntVar(&f.AsOf, "as-of", 0, "episode number: cards live after that episode was evolved (0: now)")
 	query.Flags().StringSliceVar(&runs, "run", nil, "only cards written by these runs")
@@ -93,18 +84,13 @@ func (a *app) memoryCmd() *cobra.Command {
 	stats := &cobra.Command{
 		Use:   "stats",
 		Short: "Counts by kind, bank and stage; the most retrieved cards; evictions",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			eng, err := a.openReader(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
+		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
 			st, err := eng.Memory.Stats(cmd.Context(), memory.Filter{Runs: statRuns})
 			if err != nil {
 				return err
 			}
 			return printJSON(cmd, st)
-		},
+		}),
 	}
 	stats.Flags().StringSliceVar(&statRuns, "run", nil, "only cards written by these runs")
 	cmd.AddCommand(stats)
@@ -124,12 +110,7 @@ func (a *app) runsCmd() *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "Every run with its episode count and stage means",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			eng, err := a.openEngine(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
+		RunE: a.withEngine(false, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
 			runs, counts, err := eng.Results.Runs(cmd.Context())
 			if err != nil {
 				return err
@@ -159,18 +140,13 @@ func (a *app) runsCmd() *cobra.Command {
 				}
 			}
 			return tw.Flush()
-		},
+		}),
 	})
 	var stagesRun []string
 	stages := &cobra.Command{
 		Use:   "stages",
 		Short: "Stage means (S, strict accuracy, U, turns, tests, cost) of recorded runs",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			eng, err := a.openEngine(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
+		RunE: a.withEngine(false, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
 			recs, err := eng.Results.Records(cmd.Context(), "")
 			if err != nil {
 				return err
@@ -185,7 +161,7 @@ func (a *app) runsCmd() *cobra.Command {
 			}
 			writeStageTable(cmd.OutOrStdout(), analysis.StageMeans(keep), labels)
 			return nil
-		},
+		}),
 	}
 	stages.Flags().StringSliceVar(&stagesRun, "run", nil, "only these runs")
 	cmd.AddCommand(stages)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/memory"
 )
 
@@ -55,12 +56,7 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 		Use:   "show ID",
 		Short: "One card with where it came from: run, episode, source case, the graded action",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.openReader(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
+		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
 			c, err := eng.Memory.Get(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -76,19 +72,14 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 				}
 			}
 			return printJSON(cmd, out)
-		},
+		}),
 	})
 	var exportOut string
 	var exportRuns []string
 	export := &cobra.Command{
 		Use:   "export",
 		Short: "Write every card (evicted ones too) as JSONL, to seed another run or backend",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			eng, err := a.openReader(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
+		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
 			cards, err := eng.Memory.List(cmd.Context(), memory.Filter{Runs: exportRuns, IncludeEvicted: true})
 			if err != nil {
 				return err
@@ -110,7 +101,7 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cards\n", exportOut, len(cards))
 			return nil
-		},
+		}),
 	}
 	export.Flags().StringVar(&exportOut, "out", "", "output file (default stdout)")
 	export.Flags().StringSliceVar(&exportRuns, "run", nil, "only cards of these runs")

@@ -121,18 +121,13 @@ func (a *app) streamCmd() *cobra.Command {
 	signalCmd := func(name, signal, short string) *cobra.Command {
 		return &cobra.Command{
 			Use: name + " RUN", Short: short, Args: cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				c, err := a.dial("")
-				if err != nil {
-					return err
-				}
-				defer c.Close()
+			RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 				if err := c.SignalWorkflow(cmd.Context(), activities.StreamWorkflowID(args[0]), "", signal, nil); err != nil {
 					return fmt.Errorf("%s stream %s: %w", name, args[0], err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s\n", signal, args[0])
 				return nil
-			},
+			}),
 		}
 	}
 	cmd.AddCommand(signalCmd("pause", workflows.SignalPause, "Pause a stream before its next episode"),
@@ -141,12 +136,7 @@ func (a *app) streamCmd() *cobra.Command {
 	cmd.AddCommand(a.streamSizeCmd())
 	cmd.AddCommand(&cobra.Command{
 		Use: "status RUN", Short: "Show a stream's progress, running means and rule book", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.dial("")
-			if err != nil {
-				return err
-			}
-			defer c.Close()
+		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 			id := activities.StreamWorkflowID(args[0])
 			desc, err := c.DescribeWorkflowExecution(cmd.Context(), id, "")
 			if err != nil {
@@ -169,7 +159,7 @@ func (a *app) streamCmd() *cobra.Command {
 				}
 			}
 			return printJSON(cmd, out)
-		},
+		}),
 	})
 	return cmd
 }

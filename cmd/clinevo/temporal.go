@@ -160,3 +160,32 @@ func orDefault(s, d string) string {
 
 // waitPoll is how often commands that wait on a workflow poll its state.
 const waitPoll = 500 * time.Millisecond
+
+// withEngine runs a command with the engine open (read-only: a missing Qdrant
+// collection is an error, not a new empty bank).
+func (a *app) withEngine(readOnly bool, fn func(*cobra.Command, []string, *engine.Engine) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		open := a.openEngine
+		if readOnly {
+			open = a.openReader
+		}
+		eng, err := open(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer eng.Close()
+		return fn(cmd, args, eng)
+	}
+}
+
+// withClient runs a command with a client of the configured Temporal frontend.
+func (a *app) withClient(fn func(*cobra.Command, []string, client.Client) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		c, err := a.dial("")
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		return fn(cmd, args, c)
+	}
+}
