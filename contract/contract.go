@@ -1,0 +1,339 @@
+// Package contract is the workflow contract: the specs that start streams,
+// evaluations and experiments, the results they return, workflow IDs, kinds,
+// signal and query names, and their defaults. Workflows, activities, analysis
+// and the command line share it; it imports only the standard library and the
+// domain packages, never the Temporal SDK.
+package contract
+
+import (
+	"fmt"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/settings"
+)
+
+// TaskQueue is the default task queue of workers and starts.
+const TaskQueue = "clinevo"
+
+// Names of signals and queries of a stream.
+const (
+	SignalPause   = "pause"
+	SignalResume  = "resume"
+	SignalStop    = "stop" // stop after the current episode
+	QueryProgress = "progress"
+	QueryRules    = "rules"
+)
+
+// Kind says what a run or an episode is; it is the Kind search attribute and
+// the kind of records and runs in the results store.
+type Kind string
+
+// Kinds.
+const (
+	KindStream     Kind = "stream"
+	KindStageEval  Kind = "stage_eval"
+	KindReplay     Kind = "replay"
+	KindHeldOut    Kind = "heldout"
+	KindExperiment Kind = "experiment"
+)
+
+// MemoryMode says where a stream's memory starts.
+type MemoryMode string
+
+// Memory modes of a stream.
+const (
+	MemoryDisabled MemoryMode = "disabled" // no cards are read or written
+	MemoryEmpty    MemoryMode = "empty"    // start from an empty bank
+	MemoryCarry    MemoryMode = "carry"    // read the bank of earlier runs (CarryFrom) and keep writing
+)
+
+// Retention modes of a stream.
+const (
+	RetentionFinal  = "final"  // A[K][j] for every j < K
+	RetentionMatrix = "matrix" // A[k][j] for every k ≥ j
+)
+
+// Defaults of specs. Zero fields of a spec take these.
+const (
+	DefaultStageSize       = 50
+	DefaultEvalConcurrency = 8
+	DefaultActivityTimeout = 120 // seconds
+)
+
+// StreamWorkflowID is the workflow ID of a stream run.
+func StreamWorkflowID(run string) string { return run + "/stream" }
+
+// EvaluationWorkflowID is the workflow ID of an evaluation run.
+func EvaluationWorkflowID(run string) string { return run + "/evaluation" }
+
+// ExperimentWorkflowID is the workflow ID of an experiment.
+func ExperimentWorkflowID(name string) string { return name + "/experiment" }
+
+// EpisodeWorkflowID is the stable ID of an episode: <run>/p<pass>/s<stage>/e<index>-<case>.
+func EpisodeWorkflowID(run string, pass, stage, index int, caseID string) string {
+	return fmt.Sprintf("%s/p%d/s%02d/e%04d-%s", run, pass, stage, index, caseID)
+}
+
+// StageEvalRunID names the stage evaluation of stage j.
+func StageEvalRunID(run string, j int) string { return fmt.Sprintf("%s/eval-s%02d", run, j) }
+
+// ReplayRunID names the replay of stage j with memory as of the end of stage k.
+func ReplayRunID(run string, k, j int) string { return fmt.Sprintf("%s/replay-k%02d-s%02d", run, k, j) }
+
+// StreamSpec is the input of StreamWorkflow.
+type StreamSpec struct {
+	RunID     string     `json:"run_id"`
+	Corpus    string     `json:"corpus"`             // a JSONL path or builtin:<split>[@seed]
+	CaseIDs   []string   `json:"case_ids,omitempty"` // case order; empty: the corpus order
+	Limit     int        `json:"limit,omitempty"`    // play only the first Limit cases (0: all)
+	StageSize int        `json:"stage_size"`         // episodes per stage
+	Pass      int        `json:"pass"`               // 1 for a first pass
+	Memory    MemoryMode `json:"memory"`             // disabled | empty | carry
+	// CarryFrom lists the runs whose memory a carry run reads, oldest first.
+	CarryFrom []string `json:"carry_from,omitempty"`
+	// FirstEpisode is the episode number before this run's first episode: a carry
+	// run continues the numbering of the runs it carries from, so "as of" stays
+	// meaningful across the lineage.
+	FirstEpisode int `json:"first_episode,omitempty"`
+	// RuleBook is the rule book a run starts from (a carry run continues its
+	// lineage's book).
+	RuleBook               []clinic.Rule     `json:"rule_book,omitempty"`
+	StageEval              bool              `json:"stage_eval,omitempty"` // after each stage, re-run it with memory frozen: A[j][j]
+	Retention              string            `json:"retention,omitempty"`  // "" | final | matrix
+	EvalConcurrency        int               `json:"eval_concurrency,omitempty"`
+	ActivityTimeoutSeconds int               `json:"activity_timeout_seconds,omitempty"`
+	Settings               settings.Settings `json:"settings"`
+	// State is what the stream carries across Continue-As-New; leave it zero.
+	State StreamState `json:"state"`
+}
+
+// StreamState is a stream's cursor and what it has learned so far.
+type StreamState struct {
+	Cursor   int           `json:"cursor,omitempty"`
+	RuleBook []clinic.Rule `json:"rule_book,omitempty"`
+	Totals   Totals        `json:"totals,omitempty"`
+	Stage    Totals        `json:"stage_totals,omitempty"`
+	Paused   bool          `json:"paused,omitempty"`
+	Stopping bool          `json:"stopping,omitempty"`
+	// StageEnds and RuleSnapshots record, per finished stage, the last episode
+	// number and the rule book then: what stage evaluations and replays read.
+	StageEnds     []int           `json:"stage_ends,omitempty"`
+	RuleSnapshots [][]clinic.Rule `json:"rule_snapshots,omitempty"`
+}
+
+// WithDefaults fills zero fields with the defaults.
+func (s StreamSpec) WithDefaults() StreamSpec {
+	if s.StageSize == 0 {
+		s.StageSize = DefaultStageSize
+	}
+	if s.Pass == 0 {
+		s.Pass = 1
+	}
+	if s.Memory == "" {
+		s.Memory = MemoryEmpty
+	}
+	if s.ActivityTimeoutSeconds == 0 {
+		s.ActivityTimeoutSeconds = DefaultActivityTimeout
+	}
+	if s.EvalConcurrency == 0 {
+		s.EvalConcurrency = DefaultEvalConcurrency
+	}
+	s.Settings = s.Settings.OrDefault()
+	return s
+}
+
+// Validate checks the fields that need no I/O; the ValidateStream activity
+// checks the corpus.
+func (s StreamSpec) Validate() error {
+	switch {
+	case s.RunID == "":
+		return fmt.Errorf("stream spec: run_id is required")
+	case s.Corpus == "":
+		return fmt.Errorf("stream spec: corpus is required")
+	case s.StageSize < 1:
+		return fmt.Errorf("stream spec: stage_size must be at least 1, got %d", s.StageSize)
+	case s.Pass < 1:
+		return fmt.Errorf("stream spec: pass must be at least 1, got %d", s.Pass)
+	case s.Memory != MemoryDisabled && s.Memory != MemoryEmpty && s.Memory != MemoryCarry:
+		return fmt.Errorf("stream spec: memory %q, want disabled, empty or carry", s.Memory)
+	case s.Memory == MemoryCarry && len(s.CarryFrom) == 0:
+		return fmt.Errorf("stream spec: memory carry needs carry_from (the runs whose memory to read)")
+	case s.Memory != MemoryCarry && len(s.CarryFrom) > 0:
+		return fmt.Errorf("stream spec: carry_from needs memory carry")
+	case s.Limit < 0:
+		return fmt.Errorf("stream spec: limit must not be negative")
+	case s.FirstEpisode < 0:
+		return fmt.Errorf("stream spec: first_episode must not be negative")
+	case s.Retention != "" && s.Retention != RetentionFinal && s.Retention != RetentionMatrix:
+		return fmt.Errorf("stream spec: retention %q, want final or matrix", s.Retention)
+	case s.EvalConcurrency < 1:
+		return fmt.Errorf("stream spec: eval_concurrency must be at least 1")
+	}
+	if err := s.Settings.Validate(); err != nil {
+		return fmt.Errorf("stream spec: settings: %w", err)
+	}
+	return nil
+}
+
+// MemoryRuns is the lineage a stream reads and evicts within.
+func (s StreamSpec) MemoryRuns() []string {
+	if s.Memory == MemoryDisabled {
+		return nil
+	}
+	return append(append([]string(nil), s.CarryFrom...), s.RunID)
+}
+
+// Totals accumulate episode outcomes for running means.
+type Totals struct {
+	N      int     `json:"n"`
+	S      float64 `json:"s"`
+	Strict float64 `json:"strict"`
+	U      float64 `json:"u"`
+	T      float64 `json:"t"`
+	E      float64 `json:"e"`
+	Cost   float64 `json:"cost"`
+}
+
+// Add counts one episode.
+func (t *Totals) Add(s ScoreSummary) {
+	t.N++
+	t.S += s.S
+	if s.Strict {
+		t.Strict++
+	}
+	t.U += s.U
+	t.T += float64(s.T)
+	t.E += float64(s.E)
+	t.Cost += s.Cost
+}
+
+// Means returns the running means.
+func (t Totals) Means() Means {
+	if t.N == 0 {
+		return Means{}
+	}
+	n := float64(t.N)
+	return Means{N: t.N, S: t.S / n, Strict: t.Strict / n, U: t.U / n, T: t.T / n, E: t.E / n, Cost: t.Cost / n}
+}
+
+// Means are running means of a stream.
+type Means struct {
+	N      int     `json:"n"`
+	S      float64 `json:"s"`
+	Strict float64 `json:"strict_accuracy"`
+	U      float64 `json:"u"`
+	T      float64 `json:"turns"`
+	E      float64 `json:"tests"`
+	Cost   float64 `json:"cost_usd"`
+}
+
+// ScoreSummary is what a workflow history keeps of an episode's scores.
+type ScoreSummary struct {
+	S           float64 `json:"s"`
+	Diagnosis   float64 `json:"diagnosis"`
+	Strict      bool    `json:"strict"`
+	Pass        bool    `json:"pass"`
+	U           float64 `json:"u"`
+	T           int     `json:"t"`
+	E           int     `json:"e"`
+	Cost        float64 `json:"cost_usd"`
+	Termination string  `json:"termination"`
+}
+
+// Progress is the answer to the progress query.
+type Progress struct {
+	Run       string `json:"run"`
+	Cursor    int    `json:"cursor"`
+	Total     int    `json:"total"`
+	Stage     int    `json:"stage"`
+	Paused    bool   `json:"paused"`
+	Stopping  bool   `json:"stopping"`
+	Overall   Means  `json:"overall"`
+	ThisStage Means  `json:"this_stage"`
+}
+
+// StreamResult is what a finished (or stopped) stream returns; a carry run
+// continues from it.
+type StreamResult struct {
+	Run         string        `json:"run"`
+	Episodes    int           `json:"episodes"`
+	Stopped     bool          `json:"stopped"`
+	Overall     Means         `json:"overall"`
+	LastEpisode int           `json:"last_episode"` // the episode number a carry run continues from
+	MemoryRuns  []string      `json:"memory_runs,omitempty"`
+	RuleBook    []clinic.Rule `json:"rule_book,omitempty"`
+	StageEnds   []int         `json:"stage_ends,omitempty"`
+	Pass        int           `json:"pass,omitempty"`
+	Evaluations []EvalResult  `json:"evaluations,omitempty"` // stage evaluations and replays
+}
+
+// CarryFrom is the spec of a run that continues r's memory lineage, episode
+// numbering and rule book.
+func (r StreamResult) CarryFrom(s StreamSpec) StreamSpec {
+	s.Memory = MemoryCarry
+	s.CarryFrom = append([]string(nil), r.MemoryRuns...)
+	s.FirstEpisode = r.LastEpisode
+	s.RuleBook = append([]clinic.Rule(nil), r.RuleBook...)
+	s.Pass = len(r.MemoryRuns) + 1
+	return s
+}
+
+// EvalSpec is the input of EvaluationWorkflow: a set of cases played with
+// memory and rules frozen as of an episode, with no write-back.
+type EvalSpec struct {
+	RunID                  string            `json:"run_id"` // the evaluation's own run ID (its records' run)
+	Kind                   Kind              `json:"kind"`   // stage_eval | replay | heldout
+	Label                  string            `json:"label,omitempty"`
+	Corpus                 string            `json:"corpus"`
+	CaseIDs                []string          `json:"case_ids"`
+	Conditions             []string          `json:"conditions,omitempty"`
+	FirstIndex             int               `json:"first_index,omitempty"` // index of the first case in its source order (0-based)
+	Stage                  int               `json:"stage"`                 // the stage evaluated (j)
+	Pass                   int               `json:"pass"`
+	MemoryRuns             []string          `json:"memory_runs,omitempty"` // empty: no memory (H0)
+	AsOf                   int               `json:"as_of"`                 // memory as of this episode number
+	Rules                  []string          `json:"rules,omitempty"`       // frozen rule book
+	Concurrency            int               `json:"concurrency"`
+	ActivityTimeoutSeconds int               `json:"activity_timeout_seconds"`
+	Settings               settings.Settings `json:"settings"`
+}
+
+// WithDefaults fills zero fields with the defaults.
+func (e EvalSpec) WithDefaults() EvalSpec {
+	if e.Concurrency < 1 {
+		e.Concurrency = 1
+	}
+	if e.Pass == 0 {
+		e.Pass = 1
+	}
+	if e.ActivityTimeoutSeconds == 0 {
+		e.ActivityTimeoutSeconds = DefaultActivityTimeout
+	}
+	e.Settings = e.Settings.OrDefault()
+	return e
+}
+
+// EvalResult summarises an evaluation.
+type EvalResult struct {
+	RunID  string         `json:"run_id"`
+	Label  string         `json:"label,omitempty"`
+	Stage  int            `json:"stage"`
+	AsOf   int            `json:"as_of"`
+	Means  Means          `json:"means"`
+	Scores []ScoreSummary `json:"scores"` // per case, in case order
+}
+
+// ConditionResult is one finished condition of an experiment.
+type ConditionResult struct {
+	Name   string        `json:"name"`
+	Kind   Kind          `json:"kind"`
+	Run    string        `json:"run"`
+	Stream *StreamResult `json:"stream,omitempty"`
+	Eval   *EvalResult   `json:"eval,omitempty"`
+}
+
+// ExperimentResult lists the conditions' results in spec order.
+type ExperimentResult struct {
+	Name       string            `json:"name"`
+	Conditions []ConditionResult `json:"conditions"`
+}

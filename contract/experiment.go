@@ -1,0 +1,176 @@
+package contract
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/clinevo/clinevo/settings"
+)
+
+// ExperimentSpec is a named set of conditions run as one experiment
+// (ExperimentWorkflow) and reported together.
+type ExperimentSpec struct {
+	Name            string `yaml:"name" json:"name"`
+	Description     string `yaml:"description" json:"description,omitempty"`
+	Corpus          string `yaml:"corpus" json:"corpus"`
+	Limit           int    `yaml:"limit" json:"limit,omitempty"`
+	StageSize       int    `yaml:"stage_size" json:"stage_size"`
+	HeldOut         string `yaml:"heldout" json:"heldout,omitempty"`
+	HeldOutLimit    int    `yaml:"heldout_limit" json:"heldout_limit,omitempty"`
+	UpdateStages    []int  `yaml:"update_stages" json:"update_stages,omitempty"` // stages of shifted presentations, for the update response
+	EvalConcurrency int    `yaml:"eval_concurrency" json:"eval_concurrency,omitempty"`
+	ActivityTimeout int    `yaml:"activity_timeout_seconds" json:"activity_timeout_seconds,omitempty"`
+	// Settings apply to every condition, on top of Base.
+	Settings settings.Overrides `yaml:"settings" json:"settings,omitempty"`
+	// Base is the configuration the experiment was submitted with (the
+	// submitter's config file, environment and flags); zero means the defaults.
+	Base       settings.Settings `yaml:"-" json:"base"`
+	Conditions []ConditionSpec   `yaml:"conditions" json:"conditions"`
+}
+
+// ConditionSpec is one condition: a stream, or a held-out evaluation.
+type ConditionSpec struct {
+	Name      string     `yaml:"name" json:"name"`
+	Label     string     `yaml:"label" json:"label,omitempty"` // a longer name for tables
+	Kind      Kind       `yaml:"kind" json:"kind"`             // stream | heldout
+	Corpus    string     `yaml:"corpus" json:"corpus,omitempty"`
+	Limit     int        `yaml:"limit" json:"limit,omitempty"`
+	Memory    MemoryMode `yaml:"memory" json:"memory,omitempty"`         // stream: disabled | empty | carry
+	CarryFrom string     `yaml:"carry_from" json:"carry_from,omitempty"` // a stream condition whose memory and rules to continue
+	StageEval bool       `yaml:"stage_eval" json:"stage_eval,omitempty"`
+	Retention string     `yaml:"retention" json:"retention,omitempty"` // final | matrix
+	// From names, for a held-out condition, the stream condition whose final
+	// memory and rules are frozen for it (H3); empty: no memory (H0).
+	From string `yaml:"from" json:"from,omitempty"`
+	// PairedWith names a condition played on the same cases; the report
+	// compares the two case by case (e.g. static full-vignette vs interactive).
+	PairedWith string `yaml:"paired_with" json:"paired_with,omitempty"`
+	// Settings apply to this condition, on top of the experiment's.
+	Settings settings.Overrides `yaml:"settings" json:"settings,omitempty"`
+}
+
+// RunID is the run ID of a condition.
+func (e ExperimentSpec) RunID(cond string) string { return e.Name + "-" + cond }
+
+// Dependency is the condition a condition waits for ("" for none).
+func (c ConditionSpec) Dependency() string {
+	if c.Kind == KindHeldOut {
+		return c.From
+	}
+	return c.CarryFrom
+}
+
+// Title is the label, or the name.
+func (c ConditionSpec) Title() string {
+	if c.Label != "" {
+		return c.Label
+	}
+	return c.Name
+}
+
+// SettingsOf resolves a condition's settings: Base (or the defaults), then the
+// experiment's overrides, then the condition's.
+func (e ExperimentSpec) SettingsOf(i int) (settings.Settings, error) {
+	c := e.Conditions[i]
+	s, err := settings.Apply(e.Base.OrDefault(), fmt.Sprintf("conditions[%d] (%s).settings", i, c.Name), e.Settings, c.Settings)
+	if err != nil {
+		return s, fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	if err := s.Validate(); err != nil {
+		return s, fmt.Errorf("experiment %s: conditions[%d] (%s): settings: %w", e.Name, i, c.Name, err)
+	}
+	return s, nil
+}
+
+// Validate names the condition and field of the first problem, every
+// condition's settings included.
+func (e ExperimentSpec) Validate() error {
+	if e.Name == "" {
+		return fmt.Errorf("experiment: name is required")
+	}
+	if len(e.Conditions) == 0 {
+		return fmt.Errorf("experiment %s: conditions: at least one is required", e.Name)
+	}
+	if _, err := settings.Apply(e.Base.OrDefault(), "settings", e.Settings); err != nil {
+		return fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	seen := map[string]int{}
+	for i, c := range e.Conditions {
+		where := fmt.Sprintf("experiment %s: conditions[%d] (%s)", e.Name, i, c.Name)
+		if c.Name == "" {
+			return fmt.Errorf("%s: name is required", where)
+		}
+		if _, dup := seen[c.Name]; dup {
+			return fmt.Errorf("%s: duplicate condition name", where)
+		}
+		switch c.Kind {
+		case KindStream:
+			switch {
+			case c.Memory != "" && c.Memory != MemoryDisabled && c.Memory != MemoryEmpty && c.Memory != MemoryCarry:
+				return fmt.Errorf("%s: memory %q, want disabled, empty or carry", where, c.Memory)
+			case c.Memory == MemoryCarry && c.CarryFrom == "":
+				return fmt.Errorf("%s: memory carry needs carry_from", where)
+			case c.CarryFrom != "" && c.Memory != MemoryCarry:
+				return fmt.Errorf("%s: carry_from needs memory: carry", where)
+			case c.Retention != "" && c.Retention != RetentionFinal && c.Retention != RetentionMatrix:
+				return fmt.Errorf("%s: retention %q, want final or matrix", where, c.Retention)
+			case c.From != "":
+				return fmt.Errorf("%s: from is for heldout conditions; a stream continues another with memory: carry and carry_from", where)
+			}
+		case KindHeldOut:
+			switch {
+			case e.HeldOut == "" && c.Corpus == "":
+				return fmt.Errorf("%s: a heldout condition needs the experiment's heldout corpus or its own corpus", where)
+			case c.Memory != "" || c.CarryFrom != "" || c.StageEval || c.Retention != "":
+				return fmt.Errorf("%s: memory, carry_from, stage_eval and retention are for stream conditions", where)
+			}
+		default:
+			return fmt.Errorf("%s: kind %q, want stream or heldout", where, c.Kind)
+		}
+		if dep := c.Dependency(); dep != "" {
+			j, ok := seen[dep]
+			if !ok {
+				return fmt.Errorf("%s: depends on %q, which is not an earlier condition", where, dep)
+			}
+			if e.Conditions[j].Kind != KindStream {
+				return fmt.Errorf("%s: depends on %q, which is not a stream", where, dep)
+			}
+		}
+		if _, err := e.SettingsOf(i); err != nil {
+			return err
+		}
+		seen[c.Name] = i
+	}
+	for i, c := range e.Conditions {
+		if c.PairedWith == "" {
+			continue
+		}
+		j, ok := seen[c.PairedWith]
+		if !ok || j == i {
+			return fmt.Errorf("experiment %s: conditions[%d] (%s): paired_with %q is not another condition", e.Name, i, c.Name, c.PairedWith)
+		}
+	}
+	if e.Corpus == "" && slices.ContainsFunc(e.Conditions, func(c ConditionSpec) bool { return c.Kind == KindStream && c.Corpus == "" }) {
+		return fmt.Errorf("experiment %s: corpus is required", e.Name)
+	}
+	return nil
+}
+
+// Corpora lists every corpus reference the experiment names.
+func (e ExperimentSpec) Corpora() []string {
+	var out []string
+	for _, r := range append([]string{e.Corpus, e.HeldOut}, condCorpora(e.Conditions)...) {
+		if r != "" && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func condCorpora(cs []ConditionSpec) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Corpus)
+	}
+	return out
+}

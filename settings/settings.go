@@ -1,0 +1,420 @@
+// Package settings is the one value that configures a run: the benchmark
+// profile, the episode environment, scoring, the evolver, memory retrieval and
+// the role choices. Configuration is read into it once; streams, evaluations and
+// experiments carry it in their specs (with per-condition overrides) and every
+// activity reads it from there. Default holds the only copy of every default.
+// It imports only the standard library: every layer may depend on it.
+package settings
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Settings configure one run. The key names (json and mapstructure tags) are
+// the configuration file's keys, so an experiment's `settings:` overrides use
+// the same spelling as clinevo.yaml.
+type Settings struct {
+	Profile string  `json:"profile" mapstructure:"profile"` // medevoeval | medinquire | gpagent | klinike
+	Episode Episode `json:"episode" mapstructure:"episode"`
+	Scoring Scoring `json:"scoring" mapstructure:"scoring"`
+	Evolver Evolver `json:"evolver" mapstructure:"evolver"`
+	Memory  Memory  `json:"memory" mapstructure:"memory"`
+	Roles   Roles   `json:"roles" mapstructure:"roles"`
+}
+
+// Profiles are the benchmark environments a run can play.
+const (
+	MedEvoEval = "medevoeval" // ASK, REQUEST_TEST, CALL_MDT, FINALIZE (MedEvoEval §3.2)
+	MedInquire = "medinquire" // ask, order test by free text, submit diagnosis (EvoClinician §3)
+	GPAgent    = "gpagent"    // six actions under a workflow mask (GPAgentBench §4)
+	Klinike    = "klinike"    // patient turns and a tool sandbox (KlinikeBench §2)
+)
+
+// ProfileNames lists every profile.
+var ProfileNames = []string{MedEvoEval, MedInquire, GPAgent, Klinike}
+
+// Episode is the environment: budgets, the consultant, prices and mode.
+type Episode struct {
+	MaxTurns     int     `json:"max_turns" mapstructure:"max_turns"`           // Tmax: turns including the final one
+	MaxTests     int     `json:"max_tests" mapstructure:"max_tests"`           // Emax: billable test requests
+	MDT          string  `json:"mdt" mapstructure:"mdt"`                       // off | consultant | same_model
+	BaseTurnCost float64 `json:"base_turn_cost" mapstructure:"base_turn_cost"` // USD per turn
+	// Prices override catalog price categories (physical_exam, cbc, ct, ...).
+	Prices map[string]float64 `json:"prices" mapstructure:"prices"`
+	// UnknownTestPrice is what a free-text test request that matches nothing in
+	// the cost table pays (EvoClinician appendix: one fixed default cost).
+	UnknownTestPrice float64 `json:"unknown_test_price" mapstructure:"unknown_test_price"`
+	// Mode is interactive (the doctor earns every fact) or static (the whole
+	// case in one view, one turn to finalise: MedEvoEval's full-vignette
+	// baseline, KlinikeBench's single-turn chart mode).
+	Mode string `json:"mode" mapstructure:"mode"`
+	// Steps and patient turns are KlinikeBench's budgets (appendix: 32 agent
+	// steps including tool calls, 10 patient turns); 0 means no cap.
+	MaxSteps        int `json:"max_steps" mapstructure:"max_steps"`
+	MaxPatientTurns int `json:"max_patient_turns" mapstructure:"max_patient_turns"`
+	// WorkflowPenalty and TimeoutPenalty are GPAgentBench's c_workflow (a masked
+	// action attempted) and c_timeout (no terminal action within the limit).
+	WorkflowPenalty float64 `json:"workflow_penalty" mapstructure:"workflow_penalty"`
+	TimeoutPenalty  float64 `json:"timeout_penalty" mapstructure:"timeout_penalty"`
+	// Actions restricts a profile's action set (GPAgentBench's action-space
+	// ablation); empty means all of the profile's actions.
+	Actions []string `json:"actions" mapstructure:"actions"`
+}
+
+// MDT modes.
+const (
+	MDTOff        = "off"        // no consultant: CALL_MDT is an invalid action
+	MDTConsultant = "consultant" // the consultant role (roles.consultant)
+	MDTSameModel  = "same_model" // the consultant runs on the doctor's model
+)
+
+// Episode modes.
+const (
+	Interactive = "interactive"
+	Static      = "static"
+)
+
+// Scoring holds the manager's weights and thresholds (MedEvoEval §4, appendix C.1–C.2).
+type Scoring struct {
+	Diagnosis float64 `json:"w_diagnosis" mapstructure:"w_diagnosis"` // S = w_d·S_diag + w_e·S_evi + w_p·S_plan
+	Evidence  float64 `json:"w_evidence" mapstructure:"w_evidence"`
+	Plan      float64 `json:"w_plan" mapstructure:"w_plan"`
+	Lambda    float64 `json:"lambda" mapstructure:"lambda"`   // λ_evi: hallucination penalty in S_evi (C.1)
+	Mu        float64 `json:"mu" mapstructure:"mu"`           // μ_plan: unsafe-plan penalty in S_plan (C.1)
+	PassAt    float64 `json:"pass_at" mapstructure:"pass_at"` // τ_pass (C.1)
+	US        float64 `json:"u_s" mapstructure:"u_s"`         // U = w1·S − w2·T/Tmax − w3·E/Emax − w4·R (C.2)
+	UT        float64 `json:"u_t" mapstructure:"u_t"`
+	UE        float64 `json:"u_e" mapstructure:"u_e"`
+	UR        float64 `json:"u_r" mapstructure:"u_r"`
+	MatchAt   float64 `json:"match_at" mapstructure:"match_at"`     // share of a key point's words an item must hold
+	SupportAt float64 `json:"support_at" mapstructure:"support_at"` // share of an evidence item's words that must have been revealed
+}
+
+// Evolver bounds what the evolver learns and how.
+type Evolver struct {
+	Mode         string  `json:"mode" mapstructure:"mode"`                   // write_back (MedEvoEval) | score_only (EvoClinician)
+	RuleBudget   int     `json:"rule_budget" mapstructure:"rule_budget"`     // B_P; 0: no rule book (a static prompt)
+	MemoryBudget int     `json:"memory_budget" mapstructure:"memory_budget"` // B_M
+	KeepReuse    float64 `json:"keep_reuse" mapstructure:"keep_reuse"`       // keep score per counted retrieval
+	KeepAge      float64 `json:"keep_age" mapstructure:"keep_age"`           // keep score lost per episode of age
+	// CardKinds are the kinds of card the evolver writes: success, correction,
+	// rule, advice. [correction] is MedEvoEval's failure-only ablation (D.6).
+	CardKinds []string `json:"card_kinds" mapstructure:"card_kinds"`
+	// TranscriptOnly learns from the transcript-level score only, without the
+	// per-action labels (EvoClinician's ablation).
+	TranscriptOnly bool `json:"transcript_only" mapstructure:"transcript_only"`
+	// UpdateInterval runs Evolve after every N episodes (and at stage ends).
+	UpdateInterval int `json:"update_interval" mapstructure:"update_interval"`
+	// CiteWindow is W: a full rule book retires the rule least cited by the
+	// process grader in the last W episodes (EvoClinician §3, prompt evolution).
+	CiteWindow int `json:"cite_window" mapstructure:"cite_window"`
+	// LeakNGram and LeakOverlap tune the leak screen: a card or rule is
+	// rejected when it shares at least LeakOverlap of the LeakNGram-token
+	// shingles of a value the episode did not reveal.
+	LeakNGram   int     `json:"leak_ngram" mapstructure:"leak_ngram"`
+	LeakOverlap float64 `json:"leak_overlap" mapstructure:"leak_overlap"`
+}
+
+// Feedback modes.
+const (
+	WriteBack = "write_back" // MedEvoEval §3.4: the manager writes the answer key back
+	ScoreOnly = "score_only" // EvoClinician §4.1: the learner sees the score and cost only
+)
+
+// Card kinds the evolver may write.
+var CardKinds = []string{"success", "correction", "rule", "advice"}
+
+// Memory is retrieval.
+type Memory struct {
+	K       int    `json:"k" mapstructure:"k"`             // cards shown to the doctor per turn
+	Backend string `json:"backend" mapstructure:"backend"` // local | qdrant: the worker must have this backend
+}
+
+// Role chooses a role's backend and, for a model, its endpoint and decoding.
+// A key never travels: APIKeyEnv names the environment variable that holds it
+// on the worker (APIKeyFile a file there).
+type Role struct {
+	Backend         string   `json:"backend" mapstructure:"backend"` // builtin | openai
+	BaseURL         string   `json:"base_url" mapstructure:"base_url"`
+	Model           string   `json:"model" mapstructure:"model"`
+	Temperature     float32  `json:"temperature" mapstructure:"temperature"`
+	TopP            float32  `json:"top_p" mapstructure:"top_p"`
+	MaxTokens       int      `json:"max_tokens" mapstructure:"max_tokens"`
+	Timeout         Duration `json:"timeout" mapstructure:"timeout"`
+	Concurrency     int      `json:"concurrency" mapstructure:"concurrency"` // calls in flight per worker
+	APIKeyEnv       string   `json:"api_key_env" mapstructure:"api_key_env"`
+	APIKeyFile      string   `json:"api_key_file" mapstructure:"api_key_file"`
+	JSONMode        bool     `json:"json_mode" mapstructure:"json_mode"` // send response_format json_object
+	Format          string   `json:"format" mapstructure:"format"`       // reply format: json | tags (GPAgentBench's <action> tags) | tools (function calling)
+	Cache           bool     `json:"cache" mapstructure:"cache"`         // cache temperature-0 replies
+	PricePrompt     float64  `json:"price_prompt" mapstructure:"price_prompt"`
+	PriceCompletion float64  `json:"price_completion" mapstructure:"price_completion"`
+	Dim             int      `json:"dim" mapstructure:"dim"` // embeddings only
+}
+
+// Roles maps role names to their choices.
+type Roles map[string]Role
+
+// Role backends.
+const (
+	Builtin = "builtin"
+	OpenAI  = "openai"
+)
+
+// RoleNames lists every role, each configurable as roles.<name>.
+var RoleNames = []string{"doctor", "patient", "exam", "consultant", "judge", "grader", "evolver", "embeddings"}
+
+// Duration is a time.Duration written as text ("60s") in files and JSON.
+type Duration time.Duration
+
+// MarshalText writes "1m0s".
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText reads a Go duration ("90s", "2m").
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("duration %q: want a value like 60s or 2m", string(b))
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Default returns every default: MedEvoEval's environment and scoring
+// (Tmax 10, Emax 3, S = 0.5·diag + 0.3·evi + 0.2·plan, pass at 0.7,
+// U = 0.6·S − 0.2·T/Tmax − 0.1·E/Emax − 0.1·R: MedEvoEval §4 and C.2),
+// write-back feedback, B_P 12, B_M 300, K 5, and built-in roles.
+func Default() Settings {
+	s := Settings{
+		Profile: MedEvoEval,
+		// The price table (USD) by catalog category: physical examination is free and
+		// outside Emax; other is what a test no category rule recognises pays.
+		Episode: Episode{MaxTurns: 10, MaxTests: 3, MDT: MDTConsultant, BaseTurnCost: 5, Prices: map[string]float64{
+			"physical_exam": 0, "rapid_test": 25, "cbc": 30, "glucose": 30, "chemistry": 35, "urinalysis": 35, "troponin": 40,
+			"ecg": 50, "thyroid": 50, "xray": 80, "spirometry": 100, "ultrasound": 250, "ct": 500, "mri": 700, "other": 60},
+			UnknownTestPrice: 60, Mode: Interactive, MaxSteps: 32, MaxPatientTurns: 10, WorkflowPenalty: 5, TimeoutPenalty: 5},
+		Scoring: Scoring{Diagnosis: 0.5, Evidence: 0.3, Plan: 0.2, Lambda: 0.5, Mu: 1, PassAt: 0.7,
+			US: 0.6, UT: 0.2, UE: 0.1, UR: 0.1, MatchAt: 0.5, SupportAt: 0.5},
+		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
+			CardKinds: slices.Clone(CardKinds), UpdateInterval: 1, CiteWindow: 50, LeakNGram: 3, LeakOverlap: 0.5},
+		Memory: Memory{K: 5, Backend: "local"},
+		Roles:  Roles{},
+	}
+	for _, name := range RoleNames {
+		r := Role{Backend: Builtin, TopP: 1, MaxTokens: 1024, Timeout: Duration(60 * time.Second), Concurrency: 4,
+			APIKeyEnv: "OPENAI_API_KEY", JSONMode: true, Format: "json"}
+		switch name {
+		case "patient":
+			r.Temperature = 0.7
+		case "doctor", "evolver":
+			r.Temperature = 0.2
+		case "judge", "exam":
+			r.Cache = true
+		}
+		s.Roles[name] = r
+	}
+	return s
+}
+
+// Clone returns a deep copy: settings are values, and a copy shares no map or
+// slice with the original.
+func (s Settings) Clone() Settings {
+	out := s
+	out.Episode.Prices = cloneMap(s.Episode.Prices)
+	out.Episode.Actions = slices.Clone(s.Episode.Actions)
+	out.Evolver.CardKinds = slices.Clone(s.Evolver.CardKinds)
+	out.Roles = cloneMap(s.Roles)
+	return out
+}
+
+func cloneMap[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// IsZero reports whether s was never set (a spec started without settings).
+func (s Settings) IsZero() bool { return s.Profile == "" }
+
+// OrDefault returns s, or Default() when s was never set.
+func (s Settings) OrDefault() Settings {
+	if s.IsZero() {
+		return Default()
+	}
+	return s
+}
+
+// Validate names the key of the first invalid value.
+func (s Settings) Validate() error {
+	if !slices.Contains(ProfileNames, s.Profile) {
+		return fmt.Errorf("profile %q, want one of %s", s.Profile, strings.Join(ProfileNames, ", "))
+	}
+	e := s.Episode
+	switch {
+	case e.MaxTurns < 1:
+		return fmt.Errorf("episode.max_turns must be at least 1, got %d", e.MaxTurns)
+	case e.MaxTests < 0:
+		return fmt.Errorf("episode.max_tests must not be negative, got %d", e.MaxTests)
+	case !slices.Contains([]string{MDTOff, MDTConsultant, MDTSameModel}, e.MDT):
+		return fmt.Errorf("episode.mdt %q, want off, consultant or same_model", e.MDT)
+	case e.BaseTurnCost < 0 || math.IsNaN(e.BaseTurnCost):
+		return fmt.Errorf("episode.base_turn_cost must not be negative, got %v", e.BaseTurnCost)
+	case e.UnknownTestPrice < 0:
+		return fmt.Errorf("episode.unknown_test_price must not be negative, got %v", e.UnknownTestPrice)
+	case e.Mode != Interactive && e.Mode != Static:
+		return fmt.Errorf("episode.mode %q, want interactive or static", e.Mode)
+	case e.MaxSteps < 0 || e.MaxPatientTurns < 0:
+		return fmt.Errorf("episode.max_steps and episode.max_patient_turns must not be negative")
+	case e.WorkflowPenalty < 0 || e.TimeoutPenalty < 0:
+		return fmt.Errorf("episode.workflow_penalty and episode.timeout_penalty must not be negative")
+	}
+	known := Default().Episode.Prices
+	for _, k := range sortedKeys(e.Prices) {
+		if _, ok := known[k]; !ok {
+			return fmt.Errorf("episode.prices.%s: unknown price category, want one of %s", k, strings.Join(sortedKeys(known), ", "))
+		}
+		if p := e.Prices[k]; p < 0 || math.IsNaN(p) {
+			return fmt.Errorf("episode.prices.%s must not be negative, got %v", k, p)
+		}
+	}
+	if err := s.Scoring.validate(); err != nil {
+		return err
+	}
+	v := s.Evolver
+	switch {
+	case v.Mode != WriteBack && v.Mode != ScoreOnly:
+		return fmt.Errorf("evolver.mode %q, want %s or %s", v.Mode, WriteBack, ScoreOnly)
+	case v.RuleBudget < 0:
+		return fmt.Errorf("evolver.rule_budget (B_P) must not be negative, got %d", v.RuleBudget)
+	case v.MemoryBudget < 1:
+		return fmt.Errorf("evolver.memory_budget (B_M) must be at least 1, got %d", v.MemoryBudget)
+	case v.KeepReuse < 0 || v.KeepAge < 0:
+		return fmt.Errorf("evolver.keep_reuse and evolver.keep_age must not be negative")
+	case v.UpdateInterval < 1:
+		return fmt.Errorf("evolver.update_interval must be at least 1, got %d", v.UpdateInterval)
+	case v.CiteWindow < 1:
+		return fmt.Errorf("evolver.cite_window must be at least 1, got %d", v.CiteWindow)
+	case v.LeakNGram < 1 || v.LeakOverlap <= 0 || v.LeakOverlap > 1:
+		return fmt.Errorf("evolver.leak_ngram must be at least 1 and evolver.leak_overlap within (0, 1]")
+	}
+	for i, k := range v.CardKinds {
+		if !slices.Contains(CardKinds, k) {
+			return fmt.Errorf("evolver.card_kinds[%d] %q, want one of %s", i, k, strings.Join(CardKinds, ", "))
+		}
+	}
+	switch {
+	case s.Memory.K < 0:
+		return fmt.Errorf("memory.k must not be negative, got %d", s.Memory.K)
+	case s.Memory.Backend != "local" && s.Memory.Backend != "qdrant":
+		return fmt.Errorf("memory.backend %q, want local or qdrant", s.Memory.Backend)
+	}
+	return s.Roles.Validate()
+}
+
+func (w Scoring) validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"w_diagnosis", w.Diagnosis}, {"w_evidence", w.Evidence}, {"w_plan", w.Plan}, {"lambda", w.Lambda}, {"mu", w.Mu},
+		{"pass_at", w.PassAt}, {"u_s", w.US}, {"u_t", w.UT}, {"u_e", w.UE}, {"u_r", w.UR}, {"match_at", w.MatchAt}, {"support_at", w.SupportAt}} {
+		if f.v < 0 || math.IsNaN(f.v) {
+			return fmt.Errorf("scoring.%s must be a non-negative number, got %v", f.name, f.v)
+		}
+	}
+	if w.Diagnosis+w.Evidence+w.Plan == 0 {
+		return errors.New("scoring: w_diagnosis, w_evidence and w_plan must not all be zero")
+	}
+	return nil
+}
+
+// Validate names the first bad role.
+func (r Roles) Validate() error {
+	for _, name := range sortedKeys(r) {
+		spec := r[name]
+		if !slices.Contains(RoleNames, name) {
+			return fmt.Errorf("roles.%s: unknown role, want one of %s", name, strings.Join(RoleNames, ", "))
+		}
+		switch spec.Format {
+		case "", "json", "tags", "tools":
+		default:
+			return fmt.Errorf("roles.%s.format %q, want json, tags or tools", name, spec.Format)
+		}
+		switch spec.Backend {
+		case "", Builtin:
+		case OpenAI:
+			switch {
+			case spec.BaseURL == "":
+				return fmt.Errorf("roles.%s.base_url is required for a model-backed role", name)
+			case spec.Model == "":
+				return fmt.Errorf("roles.%s.model is required", name)
+			case spec.Timeout < 0 || spec.Concurrency < 0 || spec.MaxTokens < 0:
+				return fmt.Errorf("roles.%s: timeout, concurrency and max_tokens must not be negative", name)
+			case spec.Temperature < 0 || spec.TopP < 0 || spec.TopP > 1:
+				return fmt.Errorf("roles.%s: temperature must be >= 0 and top_p within [0, 1]", name)
+			case name == "embeddings" && spec.Dim < 1:
+				return fmt.Errorf("roles.embeddings.dim is required for a model embedder (the bank stores it)")
+			}
+		default:
+			return fmt.Errorf("roles.%s.backend %q, want builtin or openai", name, spec.Backend)
+		}
+	}
+	return nil
+}
+
+// Model reports whether a role runs on a model.
+func (r Roles) Model(name string) bool { return r[name].Backend == OpenAI }
+
+// Describe lists every role's backend, model and decoding settings for run
+// logs. It never includes a key.
+func (r Roles) Describe() []string {
+	var out []string
+	for _, name := range RoleNames {
+		s, ok := r[name]
+		if !ok || s.Backend != OpenAI {
+			out = append(out, name+": builtin")
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: model %s at %s, temperature %g, top_p %g, max_tokens %d, format %s, cache %v",
+			name, s.Model, s.BaseURL, s.Temperature, s.TopP, s.MaxTokens, s.Format, s.Cache && s.Temperature == 0))
+	}
+	return out
+}
+
+// WritesCards reports whether the evolver writes cards of kind k.
+func (v Evolver) WritesCards(k string) bool { return slices.Contains(v.CardKinds, k) }
+
+// Rules reports whether the run keeps a rule book (B_P > 0).
+func (v Evolver) Rules() bool { return v.RuleBudget > 0 }
+
+// MDTAllowed reports whether CALL_MDT reaches a consultant.
+func (e Episode) MDTAllowed() bool { return e.MDT != MDTOff }
+
+// Fingerprint is a stable digest of the settings as JSON, for logs and cache keys.
+func (s Settings) Fingerprint() string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "unprintable settings: " + err.Error()
+	}
+	return string(b)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

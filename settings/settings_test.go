@@ -1,0 +1,98 @@
+package settings_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/settings"
+)
+
+func TestDefaultIsValidAndRoundTrips(t *testing.T) {
+	d := settings.Default()
+	require.NoError(t, d.Validate())
+	b, err := json.Marshal(d)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"timeout":"1m0s"`, "durations travel as text")
+	var back settings.Settings
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Equal(t, d, back)
+	require.True(t, settings.Settings{}.IsZero())
+	require.Equal(t, d, settings.Settings{}.OrDefault())
+}
+
+func TestApplyOverrides(t *testing.T) {
+	base := settings.Default()
+	got, err := settings.Apply(base, "settings",
+		settings.Overrides{"episode": map[string]any{"max_turns": 6, "prices": map[string]any{"cbc": 999}}, "memory": map[string]any{"k": 1}},
+		settings.Overrides{"episode": settings.Overrides{"max_turns": 3}, "roles": map[string]any{"doctor": map[string]any{"model": "m", "timeout": "2m"}}})
+	require.NoError(t, err)
+	require.Equal(t, 3, got.Episode.MaxTurns, "later overrides win")
+	require.Equal(t, 999.0, got.Episode.Prices["cbc"])
+	require.Equal(t, 500.0, got.Episode.Prices["ct"], "maps merge key by key")
+	require.Equal(t, 1, got.Memory.K)
+	require.Equal(t, "m", got.Roles["doctor"].Model)
+	require.Equal(t, settings.Duration(2*time.Minute), got.Roles["doctor"].Timeout)
+	require.Equal(t, settings.Builtin, got.Roles["doctor"].Backend, "the rest of a role is kept")
+	require.Equal(t, 10, base.Episode.MaxTurns, "the base is not changed")
+	require.Equal(t, 30.0, base.Episode.Prices["cbc"])
+
+	tests := []struct {
+		name string
+		o    settings.Overrides
+		want string
+	}{
+		{"unknown section", settings.Overrides{"episodes": map[string]any{}}, "c.settings.episodes: unknown settings key"},
+		{"unknown key", settings.Overrides{"evolver": map[string]any{"budget": 3}}, "c.settings.evolver.budget: unknown settings key"},
+		{"unknown role field", settings.Overrides{"roles": map[string]any{"doctor": map[string]any{"modle": "x"}}}, "c.settings.roles.doctor.modle: unknown settings key"},
+		{"not a mapping", settings.Overrides{"episode": 3}, "c.settings.episode: want a mapping"},
+		{"wrong type", settings.Overrides{"episode": map[string]any{"max_turns": "many"}}, "episode.max_turns"},
+		{"bad duration", settings.Overrides{"roles": map[string]any{"judge": map[string]any{"timeout": "soon"}}}, `duration "soon"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := settings.Apply(base, "c.settings", tc.o)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+func TestValidateNamesTheKey(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(*settings.Settings)
+		want string
+	}{
+		{"profile", func(s *settings.Settings) { s.Profile = "nope" }, `profile "nope"`},
+		{"max turns", func(s *settings.Settings) { s.Episode.MaxTurns = 0 }, "episode.max_turns"},
+		{"mdt", func(s *settings.Settings) { s.Episode.MDT = "maybe" }, "episode.mdt"},
+		{"mode", func(s *settings.Settings) { s.Episode.Mode = "dream" }, "episode.mode"},
+		{"price", func(s *settings.Settings) { s.Episode.Prices["cbc"] = -1 }, "episode.prices.cbc"},
+		{"price category", func(s *settings.Settings) { s.Episode.Prices["gold"] = 1 }, "episode.prices.gold: unknown price category"},
+		{"weights", func(s *settings.Settings) { s.Scoring.Lambda = -1 }, "scoring.lambda"},
+		{"feedback", func(s *settings.Settings) { s.Evolver.Mode = "telepathy" }, "evolver.mode"},
+		{"memory budget", func(s *settings.Settings) { s.Evolver.MemoryBudget = 0 }, "evolver.memory_budget (B_M)"},
+		{"card kind", func(s *settings.Settings) { s.Evolver.CardKinds = []string{"poem"} }, "evolver.card_kinds[0]"},
+		{"k", func(s *settings.Settings) { s.Memory.K = -1 }, "memory.k"},
+		{"role", func(s *settings.Settings) { s.Roles["surgeon"] = settings.Role{} }, "roles.surgeon: unknown role"},
+		{"model role", func(s *settings.Settings) { s.Roles["doctor"] = settings.Role{Backend: settings.OpenAI, BaseURL: "http://x"} }, "roles.doctor.model is required"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := settings.Default()
+			tc.mod(&s)
+			require.ErrorContains(t, s.Validate(), tc.want)
+		})
+	}
+}
+
+func TestCloneSharesNothing(t *testing.T) {
+	a := settings.Default()
+	b := a.Clone()
+	b.Episode.Prices["cbc"] = 1
+	b.Evolver.CardKinds[0] = "advice"
+	b.Roles["doctor"] = settings.Role{Model: "x"}
+	require.Equal(t, settings.Default(), a)
+}
