@@ -1,15 +1,67 @@
-// Package experiments ships the experiment specs: quick.yaml (the demo) and
-// medevoeval.yaml (the MedEvoEval protocol shape), embedded in the binary.
+// Package experiments ships the experiment specs embedded in the binary and
+// reads experiment files: YAML with known fields only, every condition's
+// settings resolved and checked, every corpus loadable.
 package experiments
 
-import _ "embed"
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"os"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/settings"
+)
 
 // Quick is the demo's experiment.
 //
 //go:embed quick.yaml
 var Quick []byte
 
-// MedEvoEval is the full protocol.
+// MedEvoEval is the MedEvoEval protocol.
 //
 //go:embed medevoeval.yaml
 var MedEvoEval []byte
+
+// ModelComparison compares doctor models (MedEvoEval §5.1); it needs model endpoints.
+//
+//go:embed model-comparison.yaml
+var ModelComparison []byte
+
+// Shipped lists the specs embedded in the binary by file name.
+var Shipped = map[string][]byte{"quick.yaml": Quick, "medevoeval.yaml": MedEvoEval, "model-comparison.yaml": ModelComparison}
+
+// Load reads an experiment file (see Parse).
+func Load(path string, base settings.Settings) (contract.ExperimentSpec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return contract.ExperimentSpec{}, fmt.Errorf("experiment: %w", err)
+	}
+	return Parse(path, b, base)
+}
+
+// Parse reads an experiment spec submitted with the base settings (the
+// submitter's configuration): unknown YAML fields and unknown settings keys
+// are errors naming them, every condition's settings must validate, and every
+// corpus the spec names must load.
+func Parse(name string, b []byte, base settings.Settings) (contract.ExperimentSpec, error) {
+	var spec contract.ExperimentSpec
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&spec); err != nil {
+		return spec, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	spec.Base = base
+	if err := spec.Validate(); err != nil {
+		return spec, fmt.Errorf("%s: %w", name, err)
+	}
+	for _, ref := range spec.Corpora() {
+		if _, err := corpus.Load(ref); err != nil {
+			return spec, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return spec, nil
+}

@@ -1,0 +1,50 @@
+package experiments_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/experiments"
+	"github.com/clinevo/clinevo/settings"
+)
+
+func TestShippedSpecsAreValid(t *testing.T) {
+	for name, b := range experiments.Shipped {
+		t.Run(name, func(t *testing.T) {
+			spec, err := experiments.Parse(name, b, settings.Default())
+			require.NoError(t, err)
+			require.NotEmpty(t, spec.Conditions)
+			onDisk, err := os.ReadFile(name)
+			require.NoError(t, err)
+			require.Equal(t, onDisk, b, "the embedded spec is the file")
+		})
+	}
+}
+
+func TestBadSpecsNameTheProblem(t *testing.T) {
+	tests := []struct{ name, yaml, want string }{
+		{"unknown dependency", "name: x\ncorpus: builtin:stream\nconditions:\n  - {name: E2, kind: stream, memory: carry, carry_from: E1}\n",
+			`conditions[0] (E2): depends on "E1", which is not an earlier condition`},
+		{"unknown field", "name: x\ncorpus: builtin:stream\nconditoins: []\n", "line 3"},
+		{"unknown settings key", "name: x\ncorpus: builtin:stream\nconditions:\n  - {name: A, kind: stream, settings: {evolver: {budget: 3}}}\n",
+			"conditions[0] (A).settings.evolver.budget: unknown settings key"},
+		{"unknown experiment settings key", "name: x\ncorpus: builtin:stream\nsettings: {episodes: {max_turns: 3}}\nconditions:\n  - {name: A, kind: stream}\n",
+			"settings.episodes: unknown settings key"},
+		{"invalid settings value", "name: x\ncorpus: builtin:stream\nconditions:\n  - {name: A, kind: stream, settings: {episode: {max_turns: 0}}}\n",
+			"conditions[0] (A): settings: episode.max_turns must be at least 1"},
+		{"wrong type", "name: x\ncorpus: builtin:stream\nconditions:\n  - {name: A, kind: stream, settings: {episode: {max_turns: many}}}\n",
+			"episode.max_turns"},
+		{"unknown corpus", "name: x\ncorpus: nowhere.jsonl\nconditions:\n  - {name: A, kind: stream}\n", "nowhere.jsonl"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "spec.yaml")
+			require.NoError(t, os.WriteFile(f, []byte(tc.yaml), 0o644))
+			_, err := experiments.Load(f, settings.Default())
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
