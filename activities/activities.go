@@ -1,7 +1,8 @@
 // Package activities holds the thin side-effecting steps of the workflows:
 // methods on a struct of ports. Prompts, transcripts and retrieved texts are
 // built and kept here (and in the results store), never in workflow history.
-// Bad input is a non-retryable error; anything else is retried by Temporal.
+// Every activity reads the run's settings from its input. Bad input is a
+// non-retryable error; anything else is retried by Temporal.
 package activities
 
 import (
@@ -14,18 +15,19 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
-	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // Activities are the workflows' side effects. The workflows call them through
@@ -34,14 +36,15 @@ type Activities struct {
 	Corpora *Corpora
 	Results *results.Store
 	Memory  memory.Store // nil: no memory backend in this worker
-	Doctor  actor.Doctor
-	Roles   episode.Roles
-	Judge   grader.Judge         // nil: the rubric judge
-	Grader  grader.ProcessGrader // nil: the built-in process grader
-	Evolver evolver.Evolver      // nil: the built-in evolver
-	// RoleInfo describes every role (model, decoding, template version, cache)
-	// for the run log; it never holds a key.
-	RoleInfo []string
+	// MemoryBackend names Memory's backend (local or qdrant): a run whose
+	// settings name another is refused.
+	MemoryBackend string
+	// Roles returns the roles of a run's settings, building model clients the
+	// first time a setting is seen; keys come only from this worker's
+	// environment. Nil: the built-in roles.
+	Roles func(settings.Settings) (runner.Roles, error)
+	// RoleInfo describes the roles of a run for the run log; it never holds a key.
+	RoleInfo func(settings.Settings) []string
 }
 
 var (
@@ -94,67 +97,103 @@ func (c *Corpora) Case(ref, id string) (clinic.Case, error) {
 	return cs, nil
 }
 
-// StreamPlan is the validated case order of a stream.
-type StreamPlan struct {
-	CaseIDs    []string `json:"case_ids"`
-	Conditions []string `json:"conditions"`
-}
-
-// ValidateStream checks a stream before any episode runs: the spec, the
-// corpus, every case ID, and records the run. It returns the case order.
-func (a *Activities) ValidateStream(ctx context.Context, s StreamSpec) (StreamPlan, error) {
+// ValidateStream checks a stream before any episode runs: the spec with its
+// settings, the corpus, every case ID, the memory backend, and records the
+// run. It returns the case order.
+func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) (StreamPlan, error) {
 	if err := s.Validate(); err != nil {
 		return StreamPlan{}, badInput(err)
 	}
-	cp, err := a.Corpora.Get(s.Corpus)
+	plan, err := a.plan(s.Corpus, s.CaseIDs, s.Limit)
+	if err != nil {
+		return StreamPlan{}, badInput(fmt.Errorf("stream %s: %w", s.RunID, err))
+	}
+	if s.Memory != contract.MemoryDisabled {
+		if a.Memory == nil {
+			return StreamPlan{}, badInput(errors.New("this worker has no memory backend; start the stream with memory disabled"))
+		}
+		if b := s.Settings.Memory.Backend; a.MemoryBackend != "" && b != a.MemoryBackend {
+			return StreamPlan{}, badInput(fmt.Errorf("stream %s: settings memory.backend is %s but this worker serves %s", s.RunID, b, a.MemoryBackend))
+		}
+	}
+	if _, err := a.roles(s.Settings); err != nil {
+		return StreamPlan{}, err
+	}
+	log := activity.GetLogger(ctx)
+	if a.RoleInfo != nil {
+		for _, line := range a.RoleInfo(s.Settings) {
+			log.Info("role", "run", s.RunID, "setting", line)
+		}
+	}
+	spec, err := json.Marshal(s)
 	if err != nil {
 		return StreamPlan{}, badInput(err)
 	}
-	ids := s.CaseIDs
-	if len(ids) == 0 {
-		for _, c := range cp.Cases {
-			ids = append(ids, c.ID)
-		}
-	}
-	if s.Limit > 0 && s.Limit < len(ids) {
-		ids = ids[:s.Limit]
-	}
-	plan := StreamPlan{CaseIDs: ids}
-	for _, id := range ids {
-		c, ok := cp.Case(id)
-		if !ok {
-			return StreamPlan{}, badInput(fmt.Errorf("stream %s: case %q is not in corpus %s", s.RunID, id, s.Corpus))
-		}
-		plan.Conditions = append(plan.Conditions, c.Condition)
-	}
-	if s.Memory != MemoryDisabled && a.Memory == nil {
-		return StreamPlan{}, badInput(errors.New("this worker has no memory backend; start the stream with memory disabled"))
-	}
-	a.logRoles(ctx, s.RunID)
-	spec, _ := json.Marshal(s)
-	if err := a.Results.PutRun(ctx, results.Run{Run: s.RunID, Kind: KindStream, WorkflowID: StreamWorkflowID(s.RunID), Spec: spec}); err != nil {
+	if err := a.Results.PutRun(ctx, results.Run{Run: s.RunID, Kind: string(contract.KindStream), WorkflowID: contract.StreamWorkflowID(s.RunID), Spec: spec}); err != nil {
 		return StreamPlan{}, err
 	}
 	return plan, nil
 }
 
-// StreamWorkflowID is the workflow ID of a stream run.
-func StreamWorkflowID(run string) string { return run + "/stream" }
+// plan lists the case IDs in order (the corpus order when ids is empty), the
+// first limit of them, with their conditions; an unknown case is an error.
+func (a *Activities) plan(ref string, ids []string, limit int) (StreamPlan, error) {
+	cp, err := a.Corpora.Get(ref)
+	if err != nil {
+		return StreamPlan{}, err
+	}
+	if len(ids) == 0 {
+		for _, c := range cp.Cases {
+			ids = append(ids, c.ID)
+		}
+	}
+	if limit > 0 && limit < len(ids) {
+		ids = ids[:limit]
+	}
+	plan := StreamPlan{CaseIDs: ids}
+	for _, id := range ids {
+		c, ok := cp.Case(id)
+		if !ok {
+			return StreamPlan{}, fmt.Errorf("case %q is not in corpus %s", id, ref)
+		}
+		plan.Conditions = append(plan.Conditions, c.Condition)
+	}
+	return plan, nil
+}
 
-func (a *Activities) deps(in EpisodeInput) runner.Deps {
-	w := grader.DefaultWeights()
-	if in.Weights != nil {
-		w = *in.Weights
+// PlanCases lists the case IDs (and conditions) of a corpus, the first limit of them.
+func (a *Activities) PlanCases(ctx context.Context, ref string, limit int) (StreamPlan, error) {
+	p, err := a.plan(ref, nil, limit)
+	if err != nil {
+		return StreamPlan{}, badInput(err)
 	}
-	d := runner.Deps{Doctor: a.Doctor, Roles: a.Roles, Env: in.Env.Config(), Weights: w, K: in.K, Judge: a.Judge, Grader: a.Grader, Evolver: a.Evolver}
-	if j, ok := a.Judge.(llm.Judge); ok && j.Fallback == nil {
-		j.Fallback = grader.RubricJudge{W: w}
-		d.Judge = j
+	return p, nil
+}
+
+// roles returns the run's roles; a setting that cannot make a role is bad input.
+func (a *Activities) roles(s settings.Settings) (runner.Roles, error) {
+	if a.Roles == nil {
+		return runner.BuiltinRoles(), nil
 	}
-	if len(in.MemoryRuns) > 0 && in.K > 0 {
+	r, err := a.Roles(s)
+	if err != nil {
+		return runner.Roles{}, badInput(fmt.Errorf("roles: %w", err))
+	}
+	return r, nil
+}
+
+// deps are an episode's parts: the run's settings and roles, and the memory
+// bank when the run has memory.
+func (a *Activities) deps(in EpisodeInput) (runner.Deps, error) {
+	r, err := a.roles(in.Settings)
+	if err != nil {
+		return runner.Deps{}, err
+	}
+	d := runner.Deps{Roles: r, Settings: in.Settings}
+	if len(in.MemoryRuns) > 0 && in.Settings.Memory.K > 0 {
 		d.Memory = a.Memory
 	}
-	return d
+	return d, nil
 }
 
 func meta(in EpisodeInput) runner.Meta {
@@ -169,19 +208,37 @@ type decision struct {
 	Cards    []string            `json:"cards"`
 }
 
-// Decide builds the doctor's view from the stored turns, retrieves cards, asks
-// the doctor and stores its decision. A retry returns the stored decision.
-func (a *Activities) Decide(ctx context.Context, in TurnInput) (TurnSummary, error) {
-	if raw, err := a.Results.Decision(ctx, in.EpisodeID, in.Turn); err == nil {
-		var d decision
-		if err := json.Unmarshal(raw, &d); err != nil {
-			return TurnSummary{}, err
-		}
-		return TurnSummary{Action: string(d.Output.Action), Cards: len(d.Cards)}, nil
-	}
+func (d decision) summary() TurnSummary {
+	return TurnSummary{Action: string(d.Output.Action), Cards: len(d.Cards)}
+}
+
+// start rebuilds an episode from its stored events.
+func (a *Activities) start(in EpisodeInput, d runner.Deps, events []clinic.Event) (clinic.Case, episode.Env, error) {
 	c, err := a.Corpora.Case(in.Corpus, in.CaseID)
 	if err != nil {
-		return TurnSummary{}, err
+		return clinic.Case{}, nil, err
+	}
+	ep, err := d.Start(c, events)
+	if err != nil {
+		return clinic.Case{}, nil, badInput(err)
+	}
+	return c, ep, nil
+}
+
+// Decide builds the doctor's view from the stored turns, retrieves cards, asks
+// the doctor and stores its decision. A retry returns the stored decision, and
+// so does a second worker racing the first: the first stored decision wins.
+func (a *Activities) Decide(ctx context.Context, in TurnInput) (TurnSummary, error) {
+	raw, err := a.Results.Decision(ctx, in.EpisodeID, in.Turn)
+	switch {
+	case err == nil:
+		var d decision
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return TurnSummary{}, badInput(fmt.Errorf("episode %s turn %d: stored decision: %w", in.EpisodeID, in.Turn, err))
+		}
+		return d.summary(), nil
+	case !errors.Is(err, results.ErrNotFound):
+		return TurnSummary{}, err // the store failed: retry
 	}
 	events, err := a.Results.Events(ctx, in.EpisodeID, in.Turn)
 	if err != nil {
@@ -190,63 +247,85 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (TurnSummary, err
 	if len(events) != in.Turn {
 		return TurnSummary{}, badInput(fmt.Errorf("episode %s: turn %d asked with %d turns stored", in.EpisodeID, in.Turn, len(events)))
 	}
-	d := a.deps(in.EpisodeInput)
-	ep := episode.Restore(c, d.Env, d.Roles, events)
+	d, err := a.deps(in.EpisodeInput)
+	if err != nil {
+		return TurnSummary{}, err
+	}
+	_, ep, err := a.start(in.EpisodeInput, d, events)
+	if err != nil {
+		return TurnSummary{}, err
+	}
 	view := ep.View(nil, in.Rules)
-	var cards []clinic.CardHint
-	var dec actor.Decision
+	var dec decision
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
-		var err error
-		if cards, err = runner.Retrieve(ctx, d.Memory, view, d.K, meta(in.EpisodeInput)); err != nil {
+		cards, err := runner.Retrieve(ctx, d.Memory, view, in.Settings.Memory.K, meta(in.EpisodeInput))
+		if err != nil {
 			return err
 		}
 		view.Cards = cards
-		if dec, err = d.Doctor.Decide(ctx, view); err != nil {
+		out, err := d.Roles.Doctor.Decide(ctx, view)
+		if err != nil {
 			return fmt.Errorf("doctor: %w", err)
+		}
+		dec = decision{Output: out.Output, LLMError: out.LLMError}
+		for _, c := range cards {
+			dec.Cards = append(dec.Cards, c.ID)
 		}
 		return nil
 	}); err != nil {
 		return TurnSummary{}, err
 	}
-	rec := decision{Output: dec.Output, LLMError: dec.LLMError}
-	for _, c := range cards {
-		rec.Cards = append(rec.Cards, c.ID)
+	if dec.LLMError {
+		activity.GetLogger(ctx).Warn("doctor reply unusable after one repair request: llm_error turn", "episode", in.EpisodeID, "turn", in.Turn)
 	}
-	b, err := json.Marshal(rec)
+	b, err := json.Marshal(dec)
+	if err != nil {
+		return TurnSummary{}, badInput(err)
+	}
+	stored, err := a.Results.PutDecision(ctx, in.EpisodeID, in.Turn, b)
 	if err != nil {
 		return TurnSummary{}, err
 	}
-	if _, err := a.Results.PutDecision(ctx, in.EpisodeID, in.Turn, b); err != nil {
-		return TurnSummary{}, err
+	var first decision
+	if err := json.Unmarshal(stored, &first); err != nil {
+		return TurnSummary{}, badInput(fmt.Errorf("episode %s turn %d: stored decision: %w", in.EpisodeID, in.Turn, err))
 	}
-	return TurnSummary{Action: string(dec.Output.Action), Cards: len(cards)}, nil
+	return first.summary(), nil
 }
 
 // Step applies the stored decision of a turn to the environment and stores the
 // event. A retry returns the stored event.
 func (a *Activities) Step(ctx context.Context, in TurnInput) (TurnSummary, error) {
-	c, err := a.Corpora.Case(in.Corpus, in.CaseID)
-	if err != nil {
-		return TurnSummary{}, err
-	}
 	events, err := a.Results.Events(ctx, in.EpisodeID, in.Turn+1)
 	if err != nil {
 		return TurnSummary{}, err
 	}
-	d := a.deps(in.EpisodeInput)
+	d, err := a.deps(in.EpisodeInput)
+	if err != nil {
+		return TurnSummary{}, err
+	}
 	if len(events) == in.Turn+1 { // already stepped
-		ep := episode.Restore(c, d.Env, d.Roles, events)
+		_, ep, err := a.start(in.EpisodeInput, d, events)
+		if err != nil {
+			return TurnSummary{}, err
+		}
 		return TurnSummary{Action: string(events[in.Turn].Action), Status: string(events[in.Turn].Status), Done: ep.Done()}, nil
 	}
 	raw, err := a.Results.Decision(ctx, in.EpisodeID, in.Turn)
+	if errors.Is(err, results.ErrNotFound) {
+		return TurnSummary{}, badInput(fmt.Errorf("episode %s turn %d: stepped before a decision was stored", in.EpisodeID, in.Turn))
+	}
 	if err != nil {
-		return TurnSummary{}, badInput(err)
+		return TurnSummary{}, err // the store failed: retry
 	}
 	var dec decision
 	if err := json.Unmarshal(raw, &dec); err != nil {
-		return TurnSummary{}, badInput(err)
+		return TurnSummary{}, badInput(fmt.Errorf("episode %s turn %d: stored decision: %w", in.EpisodeID, in.Turn, err))
 	}
-	ep := episode.Restore(c, d.Env, d.Roles, events)
+	_, ep, err := a.start(in.EpisodeInput, d, events)
+	if err != nil {
+		return TurnSummary{}, err
+	}
 	if ep.Done() {
 		return TurnSummary{}, badInput(fmt.Errorf("episode %s ended before turn %d", in.EpisodeID, in.Turn))
 	}
@@ -258,46 +337,62 @@ func (a *Activities) Step(ctx context.Context, in TurnInput) (TurnSummary, error
 	}); err != nil {
 		return TurnSummary{}, err
 	}
-	if _, err := a.Results.PutEvent(ctx, in.EpisodeID, ev); err != nil {
+	stored, err := a.Results.PutEvent(ctx, in.EpisodeID, ev)
+	if err != nil {
 		return TurnSummary{}, err
 	}
-	return TurnSummary{Action: string(ev.Action), Status: string(ev.Status), Done: ep.Done()}, nil
+	// The first stored event wins: a worker that raced this one stepped first.
+	_, ep, err = a.start(in.EpisodeInput, d, append(events, stored))
+	if err != nil {
+		return TurnSummary{}, err
+	}
+	return TurnSummary{Action: string(stored.Action), Status: string(stored.Status), Done: ep.Done()}, nil
 }
 
 // Score builds the scored trace from the stored turns and keeps it for Grade,
 // Evolve and Record.
-func (a *Activities) Score(ctx context.Context, in EpisodeInput) (ScoreSummary, error) {
+func (a *Activities) Score(ctx context.Context, in EpisodeInput) (contract.ScoreSummary, error) {
 	c, err := a.Corpora.Case(in.Corpus, in.CaseID)
 	if err != nil {
-		return ScoreSummary{}, err
+		return contract.ScoreSummary{}, err
 	}
 	events, err := a.Results.Events(ctx, in.EpisodeID, 1<<30)
 	if err != nil {
-		return ScoreSummary{}, err
+		return contract.ScoreSummary{}, err
 	}
-	d := a.deps(in)
+	d, err := a.deps(in)
+	if err != nil {
+		return contract.ScoreSummary{}, err
+	}
 	var t clinic.Trace
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
 		var err error
 		t, err = runner.Finish(ctx, c, d, meta(in), events)
 		return err
 	}); err != nil {
-		return ScoreSummary{}, err
+		return contract.ScoreSummary{}, err
 	}
 	if t.Termination == "" {
-		return ScoreSummary{}, badInput(fmt.Errorf("episode %s has not ended (%d turns stored)", in.EpisodeID, len(events)))
+		return contract.ScoreSummary{}, badInput(fmt.Errorf("episode %s has not ended (%d turns stored)", in.EpisodeID, len(events)))
 	}
 	if err := a.Results.PutTrace(ctx, t); err != nil {
-		return ScoreSummary{}, err
+		return contract.ScoreSummary{}, err
 	}
 	s := t.Scores
-	kind := metric.WithAttributes(attribute.String("kind", in.Kind))
+	kind := metric.WithAttributes(attribute.String("kind", string(in.Kind)))
 	episodesDone.Add(ctx, 1, kind)
 	scoreS.Record(ctx, s.S, kind)
-	return ScoreSummary{S: s.S, Diagnosis: s.Diagnosis, Strict: s.Strict, Pass: s.Pass, U: s.U, T: s.T, E: s.E, Termination: string(t.Termination)}, nil
+	return Summary(*s, t.Termination), nil
 }
 
-// Grade labels every action of an episode and stores the labels.
+// Summary is what a workflow history keeps of an episode's scores.
+func Summary(s clinic.Scores, end clinic.Termination) contract.ScoreSummary {
+	return contract.ScoreSummary{S: s.S, Diagnosis: s.Diagnosis, Strict: s.Strict, Pass: s.Pass, U: s.U, T: s.T, E: s.E,
+		Cost: s.Cost, Termination: string(end)}
+}
+
+// Grade labels every action of an episode and stores the labels. The grader
+// reads the manager's key only in write-back mode (runner.ProcessInput).
 func (a *Activities) Grade(ctx context.Context, in GradeInput) (map[grader.Label]int, error) {
 	c, err := a.Corpora.Case(in.Corpus, in.CaseID)
 	if err != nil {
@@ -307,18 +402,18 @@ func (a *Activities) Grade(ctx context.Context, in GradeInput) (map[grader.Label
 	if err != nil {
 		return nil, err
 	}
-	var key *grader.Key
-	if in.Feedback == evolver.WriteBack {
-		key = &grader.Key{Evidence: c.Manager.Evidence, Management: c.Manager.Management, Dangerous: c.Manager.Diagnosis.Dangerous}
+	r, err := a.roles(in.Settings)
+	if err != nil {
+		return nil, err
 	}
-	pg := a.Grader
+	pg := r.Grader
 	if pg == nil {
 		pg = grader.BuiltinProcessGrader{}
 	}
 	var g grader.ProcessGrade
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
 		var err error
-		g, err = pg.GradeProcess(ctx, t.Events, t.Final, *t.Scores, key, in.Env.Config().Prices)
+		g, err = pg.GradeProcess(ctx, runner.ProcessInput(&c, t, in.Settings))
 		return err
 	}); err != nil {
 		return nil, err
@@ -333,12 +428,16 @@ func (a *Activities) Grade(ctx context.Context, in GradeInput) (map[grader.Label
 // writes and evictions. Card IDs are deterministic and evictions keep their
 // first episode, so a retry changes nothing.
 func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (EvolveOutput, error) {
-	cfg := in.Spec.Config()
-	out := EvolveOutput{RuleBook: in.RuleBook}
-	d := runner.Deps{Memory: a.Memory, Evolver: a.Evolver}
-	if !cfg.WriteCards {
-		d.Memory = nil
+	r, err := a.roles(in.Settings)
+	if err != nil {
+		return EvolveOutput{}, err
 	}
+	d := runner.Deps{Roles: r, Settings: in.Settings}
+	if len(in.MemoryRuns) > 0 {
+		d.Memory = a.Memory
+	}
+	out := EvolveOutput{RuleBook: in.RuleBook}
+	log := activity.GetLogger(ctx)
 	for _, ref := range in.Episodes {
 		c, err := a.Corpora.Case(ref.Corpus, ref.CaseID)
 		if err != nil {
@@ -362,7 +461,7 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (EvolveOutput, 
 			}
 			if err := a.metered(ctx, ref.EpisodeID, func(ctx context.Context) error {
 				var err error
-				prop, err = runner.Propose(ctx, d, cfg, c, t, g, m, out.RuleBook)
+				prop, err = runner.Propose(ctx, d, c, t, g, m, out.RuleBook)
 				return err
 			}); err != nil {
 				return EvolveOutput{}, err
@@ -374,10 +473,16 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (EvolveOutput, 
 		var l runner.Lesson
 		if err := a.metered(ctx, ref.EpisodeID, func(ctx context.Context) error { // card embeddings
 			var err error
-			l, err = runner.Apply(ctx, d, cfg, prop, m, g)
+			l, err = runner.Apply(ctx, d, prop, m, g)
 			return err
 		}); err != nil {
 			return EvolveOutput{}, err
+		}
+		if len(l.Evicted) > 0 {
+			log.Info("cards evicted", "run", in.Run, "episode", ref.EpisodeID, "evicted", len(l.Evicted), "memory_budget", in.Settings.Evolver.MemoryBudget)
+		}
+		if len(l.Skipped) > 0 {
+			log.Info("evolver edits rejected by the leak screen", "run", in.Run, "episode", ref.EpisodeID, "rejected", len(l.Skipped))
 		}
 		out.RuleBook = l.Rules
 		out.Lessons = append(out.Lessons, EpisodeLesson{EpisodeID: ref.EpisodeID, Written: l.Written, Evicted: l.Evicted, Edits: l.Edits})
@@ -392,8 +497,10 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) error {
 		return err
 	}
 	var g grader.ProcessGrade
-	_ = a.Results.Grade(ctx, in.EpisodeID, &g) // episodes of frozen evaluations are not graded
-	r := results.Record{EpisodeID: in.EpisodeID, WorkflowID: in.EpisodeID, Run: in.Run, Kind: in.Kind, Pass: in.Pass,
+	if err := a.Results.Grade(ctx, in.EpisodeID, &g); err != nil && !errors.Is(err, results.ErrNotFound) {
+		return err // frozen evaluations are not graded (not found); anything else is a fault
+	}
+	r := results.Record{EpisodeID: in.EpisodeID, WorkflowID: in.EpisodeID, Run: in.Run, Kind: string(in.Kind), Pass: in.Pass,
 		Stage: in.Stage, Index: in.Index, Number: in.Number, CaseID: in.CaseID, Condition: t.Condition, Scores: *t.Scores,
 		Final: t.Final, Termination: t.Termination, Turns: len(t.Events), Written: in.Lesson.Written, Evicted: in.Lesson.Evicted,
 		RuleEdits: in.Lesson.Edits, LLMErrorTurns: t.LLMErrorTurns}
@@ -430,20 +537,18 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) error {
 	return a.Results.PutRecord(ctx, r, t)
 }
 
-// RunCompletion records a finished run's result.
-type RunCompletion struct {
-	Run    string `json:"run"`
-	Kind   string `json:"kind"`
-	Result any    `json:"result"`
-}
-
-// CompleteRun stores a run's result, so an experiment resumed later reuses it.
+// CompleteRun stores a run's result, so an experiment resumed later reuses it
+// and a carry run continues from it.
 func (a *Activities) CompleteRun(ctx context.Context, c RunCompletion) error {
 	b, err := json.Marshal(c.Result)
 	if err != nil {
 		return badInput(err)
 	}
-	return a.Results.CompleteRun(ctx, c.Run, c.Kind, b)
+	if err := a.Results.CompleteRun(ctx, c.Run, string(c.Kind), b); err != nil {
+		return err
+	}
+	activity.GetLogger(ctx).Info("run completed", "run", c.Run, "kind", string(c.Kind))
+	return nil
 }
 
 // RunResult returns a finished run's stored result, or found=false.
@@ -458,37 +563,11 @@ func (a *Activities) RunResult(ctx context.Context, run string) (RunResultReply,
 	return RunResultReply{Found: true, Result: b}, nil
 }
 
-// RunResultReply carries a stored run result.
-type RunResultReply struct {
-	Found  bool            `json:"found"`
-	Result json.RawMessage `json:"result,omitempty"`
-}
-
-// PlanCases lists the case IDs (and conditions) of a corpus, the first limit of them.
-func (a *Activities) PlanCases(ctx context.Context, ref string, limit int) (StreamPlan, error) {
-	cp, err := a.Corpora.Get(ref)
-	if err != nil {
-		return StreamPlan{}, badInput(err)
-	}
-	var p StreamPlan
-	for i, c := range cp.Cases {
-		if limit > 0 && i == limit {
-			break
-		}
-		p.CaseIDs = append(p.CaseIDs, c.ID)
-		p.Conditions = append(p.Conditions, c.Condition)
-	}
-	return p, nil
-}
-
 // PutExperiment records an experiment's spec, which the report reads.
-func (a *Activities) PutExperiment(ctx context.Context, spec ExperimentSpec) error {
+func (a *Activities) PutExperiment(ctx context.Context, spec contract.ExperimentSpec) error {
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return badInput(err)
 	}
-	return a.Results.PutRun(ctx, results.Run{Run: spec.Name, Kind: "experiment", WorkflowID: ExperimentWorkflowID(spec.Name), Spec: b})
+	return a.Results.PutRun(ctx, results.Run{Run: spec.Name, Kind: string(contract.KindExperiment), WorkflowID: contract.ExperimentWorkflowID(spec.Name), Spec: b})
 }
-
-// ExperimentWorkflowID is the workflow ID of an experiment.
-func ExperimentWorkflowID(name string) string { return name + "/experiment" }

@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -41,20 +42,21 @@ func (a *Activities) metered(ctx context.Context, episodeID string, fn func(cont
 	var t llm.Tally
 	err := fn(llm.WithMeter(ctx, &t))
 	for role, u := range t.ByRole() {
-		if aerr := a.Results.AddUsage(ctx, episodeID, results.Usage{Calls: u.Calls, PromptTokens: u.PromptTokens,
+		if fallback, ok := strings.CutSuffix(role, "_fallback"); ok {
+			activity.GetLogger(ctx).Warn("model reply unusable after repair: built-in fallback used", "role", fallback, "episode", episodeID)
+		}
+		if aerr := a.Results.AddUsage(ctx, episodeID, results.Usage{Model: u.Model, Calls: u.Calls, PromptTokens: u.PromptTokens,
 			CompletionTokens: u.CompletionTokens, CostUSD: u.CostUSD, CacheHits: u.CacheHits}, role); aerr != nil && err == nil {
 			err = aerr
 		}
 	}
 	if err != nil {
+		var e *llm.Error
+		if errors.As(err, &e) && activity.IsActivity(ctx) {
+			activity.GetLogger(ctx).Warn("model call failed", "role", e.Role, "class", string(e.Kind), "status", e.Status,
+				"retry_after", e.RetryAfter.String(), "attempt", activity.GetInfo(ctx).Attempt, "episode", episodeID)
+		}
 		return modelError(err)
 	}
 	return nil
-}
-
-// logRoles writes the roles of this worker into the activity log of a run.
-func (a *Activities) logRoles(ctx context.Context, run string) {
-	for _, line := range a.RoleInfo {
-		activity.GetLogger(ctx).Info("role", "run", run, "setting", line)
-	}
 }

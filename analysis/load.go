@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // Load gathers a finished experiment from the results store: its spec, its
@@ -21,7 +22,7 @@ func Load(ctx context.Context, store *results.Store, name string) (Input, error)
 		return in, err
 	}
 	found := false
-	in.Env = map[string]activities.EnvSpec{}
+	in.Settings = map[string]settings.Settings{}
 	for _, r := range runs {
 		switch {
 		case r.Run == name && r.Kind == "experiment":
@@ -29,11 +30,12 @@ func Load(ctx context.Context, store *results.Store, name string) (Input, error)
 				return in, fmt.Errorf("experiment %s: %w", name, err)
 			}
 			found = true
-		case r.Kind == activities.KindStream:
-			var s activities.StreamSpec
-			if json.Unmarshal(r.Spec, &s) == nil {
-				in.Env[r.Run] = s.Env
+		case r.Kind == string(contract.KindStream):
+			var s contract.StreamSpec
+			if err := json.Unmarshal(r.Spec, &s); err != nil {
+				return in, fmt.Errorf("run %s: stored spec: %w", r.Run, err)
 			}
+			in.Settings[r.Run] = s.Settings.OrDefault()
 		}
 	}
 	if !found {

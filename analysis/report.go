@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
-	"github.com/clinevo/clinevo/workflows"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // Input is everything a report reads: the experiment, its conditions' results
 // and every episode record by run ID.
 type Input struct {
-	Spec    activities.ExperimentSpec
-	Result  workflows.ExperimentResult
-	Records map[string][]results.Record
-	Env     map[string]activities.EnvSpec // per run, for utility sensitivity
+	Spec     contract.ExperimentSpec
+	Result   contract.ExperimentResult
+	Records  map[string][]results.Record
+	Settings map[string]settings.Settings // per stream run, for utility sensitivity
 }
 
 // Report is every number of an experiment's report.
@@ -111,14 +111,14 @@ const Seed = 7
 // Build computes a report.
 func Build(in Input) Report {
 	rep := Report{Experiment: in.Spec.Name}
-	byName := map[string]workflows.ConditionResult{}
+	byName := map[string]contract.ConditionResult{}
 	for _, c := range in.Result.Conditions {
 		byName[c.Name] = c
 	}
 	for _, c := range in.Spec.Conditions {
 		res := byName[c.Name]
 		recs := in.Records[res.Run]
-		cr := ConditionReport{Name: c.Name, Kind: c.Kind, Run: res.Run, Episodes: recs}
+		cr := ConditionReport{Name: c.Name, Kind: string(c.Kind), Run: res.Run, Episodes: recs}
 		if all := StageMeans(recs); len(all) > 0 {
 			cr.Overall = overall(recs)
 			if c.Kind == "stream" {
@@ -143,7 +143,7 @@ func Build(in Input) Report {
 		}
 	}
 	// Held-out transfer: every H3 condition against the experiment's H0.
-	var h0 *activities.ConditionSpec
+	var h0 *contract.ConditionSpec
 	for i, c := range in.Spec.Conditions {
 		if c.Kind == "heldout" && c.From == "" {
 			h0 = &in.Spec.Conditions[i]
@@ -156,7 +156,7 @@ func Build(in Input) Report {
 		}
 	}
 	// Paired comparisons of streams over the same cases, against the first stream.
-	var streams []activities.ConditionSpec
+	var streams []contract.ConditionSpec
 	for _, c := range in.Spec.Conditions {
 		if c.Kind == "stream" && (c.Corpus == "" || c.Corpus == in.Spec.Corpus) {
 			streams = append(streams, c)
@@ -222,9 +222,9 @@ func retention(name, run string, K int, records map[string][]results.Record) *Re
 	for k := 1; k <= K; k++ {
 		r.S[k-1], r.U[k-1] = make([]*float64, K), make([]*float64, K)
 		for j := 1; j <= k; j++ {
-			id := workflows.ReplayRunID(run, k, j)
+			id := contract.ReplayRunID(run, k, j)
 			if k == j {
-				id = workflows.StageEvalRunID(run, j)
+				id = contract.StageEvalRunID(run, j)
 			}
 			recs := records[id]
 			if len(recs) == 0 {
@@ -378,7 +378,7 @@ var utilityWeights = []struct {
 
 // sensitivity re-ranks stream conditions by mean U recomputed from the same
 // records under alternative utility weights.
-func sensitivity(in Input, streams []activities.ConditionSpec, byName map[string]workflows.ConditionResult) []Sensitivity {
+func sensitivity(in Input, streams []contract.ConditionSpec, byName map[string]contract.ConditionResult) []Sensitivity {
 	if len(streams) < 2 {
 		return nil
 	}
@@ -391,10 +391,7 @@ func sensitivity(in Input, streams []activities.ConditionSpec, byName map[string
 		var rows []row
 		for _, c := range streams {
 			run := byName[c.Name].Run
-			env := in.Env[run]
-			if env.MaxTurns == 0 {
-				env = activities.StreamSpec{}.WithDefaults().Env
-			}
+			env := in.Settings[run].OrDefault().Episode
 			var us []float64
 			for _, r := range in.Records[run] {
 				s := r.Scores

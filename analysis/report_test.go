@@ -9,21 +9,20 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/results"
-	"github.com/clinevo/clinevo/workflows"
 )
 
 // fixture is a small finished experiment: two streams of 2 stages × 4 cases,
 // stage evaluations and a replay for E1, and H0/H3 over 4 held-out cases.
 func fixture() analysis.Input {
-	spec := activities.ExperimentSpec{Name: "t", Corpus: "builtin:stream", StageSize: 4, HeldOut: "builtin:heldout", Conditions: []activities.ConditionSpec{
+	spec := contract.ExperimentSpec{Name: "t", Corpus: "builtin:stream", StageSize: 4, HeldOut: "builtin:heldout", Conditions: []contract.ConditionSpec{
 		{Name: "E0", Kind: "stream", Memory: "disabled"}, {Name: "E1", Kind: "stream", Memory: "empty"},
 		{Name: "H0", Kind: "heldout"}, {Name: "H3", Kind: "heldout", From: "E1"}}}
 	rec := func(run string, stage, idx int, s float64, strict bool) results.Record {
-		id := workflows.EpisodeWorkflowID(run, 1, stage, idx, "c"+string(rune('a'+idx)))
+		id := contract.EpisodeWorkflowID(run, 1, stage, idx, "c"+string(rune('a'+idx)))
 		return results.Record{EpisodeID: id, WorkflowID: id, Run: run, Stage: stage, Index: idx, CaseID: "c" + string(rune('a'+idx)),
 			Scores: clinic.Scores{S: s, Strict: strict, U: 0.6*s - 0.1, T: 5, E: 1, Cost: 60}}
 	}
@@ -34,15 +33,15 @@ func fixture() analysis.Input {
 		in.Records["t-E1"] = append(in.Records["t-E1"], rec("t-E1", stage, i, 0.2*float64(stage)+0.05*float64(i%2), stage == 2))
 	}
 	for i := 1; i <= 4; i++ {
-		in.Records[workflows.StageEvalRunID("t-E1", 1)] = append(in.Records[workflows.StageEvalRunID("t-E1", 1)], rec("x", 1, i, 0.6, true))
-		in.Records[workflows.StageEvalRunID("t-E1", 2)] = append(in.Records[workflows.StageEvalRunID("t-E1", 2)], rec("x", 2, i+4, 0.7, true))
-		in.Records[workflows.ReplayRunID("t-E1", 2, 1)] = append(in.Records[workflows.ReplayRunID("t-E1", 2, 1)], rec("x", 1, i, 0.5, true))
+		in.Records[contract.StageEvalRunID("t-E1", 1)] = append(in.Records[contract.StageEvalRunID("t-E1", 1)], rec("x", 1, i, 0.6, true))
+		in.Records[contract.StageEvalRunID("t-E1", 2)] = append(in.Records[contract.StageEvalRunID("t-E1", 2)], rec("x", 2, i+4, 0.7, true))
+		in.Records[contract.ReplayRunID("t-E1", 2, 1)] = append(in.Records[contract.ReplayRunID("t-E1", 2, 1)], rec("x", 1, i, 0.5, true))
 		in.Records["t-H0"] = append(in.Records["t-H0"], rec("t-H0", 1, i, 0.1, false))
 		in.Records["t-H3"] = append(in.Records["t-H3"], rec("t-H3", 1, i, 0.1+0.2*float64(i), i > 1))
 	}
-	in.Result = workflows.ExperimentResult{Name: "t", Conditions: []workflows.ConditionResult{
-		{Name: "E0", Kind: "stream", Run: "t-E0", Stream: &workflows.StreamResult{StageEnds: []int{4, 8}}},
-		{Name: "E1", Kind: "stream", Run: "t-E1", Stream: &workflows.StreamResult{StageEnds: []int{4, 8}}},
+	in.Result = contract.ExperimentResult{Name: "t", Conditions: []contract.ConditionResult{
+		{Name: "E0", Kind: "stream", Run: "t-E0", Stream: &contract.StreamResult{StageEnds: []int{4, 8}}},
+		{Name: "E1", Kind: "stream", Run: "t-E1", Stream: &contract.StreamResult{StageEnds: []int{4, 8}}},
 		{Name: "H0", Kind: "heldout", Run: "t-H0"}, {Name: "H3", Kind: "heldout", Run: "t-H3"}}}
 	return in
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
@@ -36,12 +37,8 @@ const (
 	PhysicalKey          = "physical examination"
 )
 
-// Prices maps each category to its price in USD. Other is the default for tests
-// that no rule recognises; config may override any price.
-var Prices = map[Category]float64{
-	Exam: 0, Rapid: 25, CBC: 30, Glucose: 30, Chemistry: 35, Urinalysis: 35, Troponin: 40,
-	ECG: 50, Thyroid: 50, XRay: 80, Spirometry: 100, Ultrasound: 250, CT: 500, MRI: 700, Other: 60,
-}
+// defaultPrices is the price table of settings.Default: the one copy of it.
+var defaultPrices = settings.Default().Episode.Prices
 
 // Item is one catalog entry.
 type Item struct {
@@ -188,15 +185,21 @@ func (c *Catalog) Names() []string {
 	return out
 }
 
-// Price returns the cost of an item under the given price table (nil: Prices).
-func Price(it Item, prices map[Category]float64) float64 {
-	if prices == nil {
-		prices = Prices
+// Price returns the cost in USD of an item under a price table keyed by
+// category (settings episode.prices); a category the table lacks takes the
+// default table's price, and an unknown category the price of Other.
+func Price(it Item, prices map[string]float64) float64 {
+	for _, table := range []map[string]float64{prices, defaultPrices} {
+		if p, ok := table[string(it.Category)]; ok {
+			return p
+		}
 	}
-	if p, ok := prices[it.Category]; ok {
-		return p
+	for _, table := range []map[string]float64{prices, defaultPrices} {
+		if p, ok := table[string(Other)]; ok {
+			return p
+		}
 	}
-	return prices[Other]
+	return 0
 }
 
 // Infer guesses the price category of a test name from its words. Importers use

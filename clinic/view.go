@@ -12,8 +12,10 @@ type DoctorView struct {
 	ConsultNotes     []string     `json:"consult_notes"` // consultant replies
 	Cards            []CardHint   `json:"cards"`         // retrieved memory cards
 	Rules            []string     `json:"rules"`         // prompt rules in force
-	Catalog          []string     `json:"catalog"`       // tests that may be requested
+	Catalog          []string     `json:"catalog"`       // tests that may be requested; empty where the profile shows no list
 	MDTAllowed       bool         `json:"mdt_allowed"`
+	Actions          []string     `json:"actions"`                // the actions the doctor may take this turn
+	FinalFields      []string     `json:"final_fields,omitempty"` // what the closing action must fill
 	Turn             int          `json:"turn"` // 0-based index of the turn being decided
 	MaxTurns         int          `json:"max_turns"`
 	TestsUsed        int          `json:"tests_used"`

@@ -1,78 +1,43 @@
-// Package config is the only place viper lives: a typed Config with defaults,
-// loaded from a file, CLINEVO_* environment variables and flags, and validated.
+// Package config is the only place viper lives: it reads the configuration file,
+// CLINEVO_* environment variables and flags once, into the run settings (the
+// settings package, with their defaults) and the deployment of this process
+// (data directory, memory store, Temporal, telemetry), and validates both.
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 
-	"github.com/clinevo/clinevo/catalog"
-	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/evolver"
-	"github.com/clinevo/clinevo/grader"
-	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/memory/qdrant"
+	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/telemetry"
 )
 
-// Config is clinevo's whole configuration.
+// Config is clinevo's whole configuration: the run settings and this process's
+// deployment.
 type Config struct {
-	DataDir   string           `mapstructure:"data_dir"`
-	Corpus    string           `mapstructure:"corpus"`
-	Episode   EpisodeConfig    `mapstructure:"episode"`
-	Scoring   ScoringConfig    `mapstructure:"scoring"`
-	Evolver   EvolverConfig    `mapstructure:"evolver"`
-	Memory    MemoryConfig     `mapstructure:"memory"`
-	Temporal  TemporalConfig   `mapstructure:"temporal"`
-	Roles     llm.Roles        `mapstructure:"roles"`
-	Telemetry telemetry.Config `mapstructure:"telemetry"`
+	DataDir string `mapstructure:"data_dir"`
+	Corpus  string `mapstructure:"corpus"`
+	// Settings are the run settings every stream, evaluation and experiment
+	// started from this configuration carries (profile, episode, scoring,
+	// evolver, memory.k and memory.backend, roles).
+	Settings  settings.Settings `mapstructure:"-"`
+	Memory    MemoryStore       `mapstructure:"memory"`
+	Temporal  TemporalConfig    `mapstructure:"temporal"`
+	Telemetry telemetry.Config  `mapstructure:"telemetry"`
 }
 
-// EpisodeConfig mirrors episode.Config.
-type EpisodeConfig struct {
-	MaxTurns     int                `mapstructure:"max_turns"`
-	MaxTests     int                `mapstructure:"max_tests"`
-	AllowMDT     bool               `mapstructure:"allow_mdt"`
-	BaseTurnCost float64            `mapstructure:"base_turn_cost"`
-	Prices       map[string]float64 `mapstructure:"prices"`
-}
-
-// ScoringConfig mirrors grader.Weights.
-type ScoringConfig struct {
-	Diagnosis float64 `mapstructure:"w_diagnosis"`
-	Evidence  float64 `mapstructure:"w_evidence"`
-	Plan      float64 `mapstructure:"w_plan"`
-	Lambda    float64 `mapstructure:"lambda"`
-	Mu        float64 `mapstructure:"mu"`
-	PassAt    float64 `mapstructure:"pass_at"`
-	US        float64 `mapstructure:"u_s"`
-	UT        float64 `mapstructure:"u_t"`
-	UE        float64 `mapstructure:"u_e"`
-	UR        float64 `mapstructure:"u_r"`
-	MatchAt   float64 `mapstructure:"match_at"`
-	SupportAt float64 `mapstructure:"support_at"`
-}
-
-// EvolverConfig mirrors evolver.Config.
-type EvolverConfig struct {
-	Mode         string  `mapstructure:"mode"`
-	RuleBudget   int     `mapstructure:"rule_budget"`
-	MemoryBudget int     `mapstructure:"memory_budget"`
-	SuccessCards bool    `mapstructure:"success_cards"`
-	KeepReuse    float64 `mapstructure:"keep_reuse"`
-	KeepAge      float64 `mapstructure:"keep_age"`
-}
-
-// MemoryConfig selects the card store.
-type MemoryConfig struct {
-	Backend string       `mapstructure:"backend"` // local | qdrant
-	K       int          `mapstructure:"k"`
-	Dim     int          `mapstructure:"dim"`
-	Qdrant  QdrantConfig `mapstructure:"qdrant"`
+// MemoryStore is where this process keeps cards: the embedder dimension and the
+// Qdrant connection (the backend choice itself is a run setting, memory.backend).
+type MemoryStore struct {
+	Dim    int          `mapstructure:"dim"`
+	Qdrant QdrantConfig `mapstructure:"qdrant"`
 }
 
 // QdrantConfig points at a Qdrant server; the API key comes from the
@@ -87,7 +52,7 @@ type QdrantConfig struct {
 
 // QdrantOptions returns the Qdrant connection when the backend is qdrant, else nil.
 func (c Config) QdrantOptions() *qdrant.Config {
-	if c.Memory.Backend != "qdrant" {
+	if c.Settings.Memory.Backend != "qdrant" {
 		return nil
 	}
 	q := c.Memory.Qdrant
@@ -102,45 +67,50 @@ type TemporalConfig struct {
 }
 
 // Defaults writes every default into v, so every key is known to viper (and
-// can be set by environment variable).
+// can be set by environment variable). The run settings' defaults come from
+// settings.Default, their only copy.
 func Defaults(v *viper.Viper) {
-	e := episode.DefaultConfig()
-	w := grader.DefaultWeights()
-	ev := evolver.DefaultConfig()
-	home, _ := os.UserHomeDir()
-	set := map[string]any{
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = "." // no home directory: the data directory defaults to ./.clinevo
+	}
+	for k, val := range map[string]any{
 		"data_dir": filepath.Join(home, ".clinevo"), "corpus": "builtin:stream",
-		"episode.max_turns": e.MaxTurns, "episode.max_tests": e.MaxTests, "episode.allow_mdt": e.AllowMDT,
-		"episode.base_turn_cost": e.BaseTurnCost, "episode.prices": map[string]float64{},
-		"scoring.w_diagnosis": w.Diagnosis, "scoring.w_evidence": w.Evidence, "scoring.w_plan": w.Plan,
-		"scoring.lambda": w.Lambda, "scoring.mu": w.Mu, "scoring.pass_at": w.PassAt, "scoring.u_s": w.US,
-		"scoring.u_t": w.UT, "scoring.u_e": w.UE, "scoring.u_r": w.UR, "scoring.match_at": w.MatchAt, "scoring.support_at": w.SupportAt,
-		"evolver.mode": ev.Mode, "evolver.rule_budget": ev.RuleBudget, "evolver.memory_budget": ev.MemoryBudget,
-		"evolver.success_cards": ev.SuccessCards, "evolver.keep_reuse": ev.KeepReuse, "evolver.keep_age": ev.KeepAge,
-		"memory.backend": "local", "memory.k": 5, "memory.dim": 512, "memory.qdrant.host": "127.0.0.1", "memory.qdrant.port": 6334,
+		"memory.dim": 512, "memory.qdrant.host": "127.0.0.1", "memory.qdrant.port": 6334,
 		"memory.qdrant.tls": false, "memory.qdrant.collection": "clinevo_cards", "memory.qdrant.api_key_env": "QDRANT_API_KEY",
 		"telemetry.exporter": "off", "telemetry.otlp_endpoint": "", "telemetry.insecure": true, "telemetry.file": "", "telemetry.prompt_text": false,
 		"temporal.address": "127.0.0.1:7233", "temporal.namespace": "default", "temporal.task_queue": "clinevo",
-	}
-	for k, val := range set {
+	} {
 		v.SetDefault(k, val)
 	}
-	for _, role := range llm.RoleNames {
-		temp, cache := 0.0, false
-		switch role {
-		case "patient":
-			temp = 0.7
-		case "doctor", "evolver":
-			temp = 0.2
-		case "judge", "exam":
-			cache = true
-		}
-		for k, val := range map[string]any{"backend": llm.Builtin, "base_url": "", "model": "", "temperature": temp, "top_p": 1.0,
-			"max_tokens": 1024, "timeout": "60s", "concurrency": 4, "api_key_env": "OPENAI_API_KEY", "api_key_file": "",
-			"json_mode": true, "cache": cache, "price_prompt": 0.0, "price_completion": 0.0, "dim": 0} {
-			v.SetDefault("roles."+role+"."+k, val)
-		}
+	for k, val := range Flatten(settings.Default()) {
+		v.SetDefault(k, val)
 	}
+}
+
+// Flatten lists the leaves of settings as dotted configuration keys
+// ("episode.max_turns", "roles.doctor.model"); lists stay whole.
+func Flatten(s settings.Settings) map[string]any {
+	// Settings are plain data (numbers, strings, maps, slices and a text
+	// duration): Marshal and Unmarshal of them cannot fail.
+	b, _ := json.Marshal(s)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	out := map[string]any{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		if sub, ok := v.(map[string]any); ok && len(sub) > 0 {
+			for k, e := range sub {
+				walk(prefix+"."+k, e)
+			}
+			return
+		}
+		out[prefix] = v
+	}
+	for k, v := range m {
+		walk(k, v)
+	}
+	return out
 }
 
 // New returns a viper with defaults and CLINEVO_* environment binding
@@ -166,6 +136,11 @@ func Load(v *viper.Viper, file string) (Config, error) {
 	if err := v.Unmarshal(&c); err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
+	hooks := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(mapstructure.TextUnmarshallerHookFunc(),
+		mapstructure.StringToSliceHookFunc(",")))
+	if err := v.Unmarshal(&c.Settings, hooks); err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
 	if strings.HasPrefix(c.DataDir, "~/") {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -184,62 +159,14 @@ func (c Config) Validate() error {
 	if c.DataDir == "" {
 		return fmt.Errorf("config: data_dir is required")
 	}
-	if err := c.EpisodeConfig().Validate(); err != nil {
+	if err := c.Settings.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	for k, p := range c.Episode.Prices {
-		if _, ok := catalog.Prices[catalog.Category(k)]; !ok {
-			return fmt.Errorf("config: episode.prices.%s: unknown price category", k)
-		}
-		if p < 0 {
-			return fmt.Errorf("config: episode.prices.%s: price must not be negative", k)
-		}
-	}
-	if err := c.Weights().Validate(); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	if err := c.EvolverConfig().Validate(); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	if c.Memory.Backend != "local" && c.Memory.Backend != "qdrant" {
-		return fmt.Errorf("config: memory.backend %q, want local or qdrant", c.Memory.Backend)
+	if c.Memory.Dim < 16 {
+		return fmt.Errorf("config: memory.dim must be at least 16, got %d", c.Memory.Dim)
 	}
 	if err := c.Telemetry.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	if err := c.Roles.Validate(); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	if c.Memory.K < 0 || c.Memory.Dim < 16 {
-		return fmt.Errorf("config: memory.k must be >= 0 and memory.dim >= 16")
-	}
 	return nil
-}
-
-// EpisodeConfig converts to the environment's config.
-func (c Config) EpisodeConfig() episode.Config {
-	prices := map[catalog.Category]float64{}
-	for k, v := range catalog.Prices {
-		prices[k] = v
-	}
-	for k, v := range c.Episode.Prices {
-		prices[catalog.Category(k)] = v
-	}
-	return episode.Config{MaxTurns: c.Episode.MaxTurns, MaxTests: c.Episode.MaxTests, AllowMDT: c.Episode.AllowMDT,
-		BaseTurnCost: c.Episode.BaseTurnCost, Prices: prices}
-}
-
-// Weights converts to the manager's weights.
-func (c Config) Weights() grader.Weights {
-	s := c.Scoring
-	return grader.Weights{Diagnosis: s.Diagnosis, Evidence: s.Evidence, Plan: s.Plan, Lambda: s.Lambda, Mu: s.Mu, PassAt: s.PassAt,
-		US: s.US, UT: s.UT, UE: s.UE, UR: s.UR, MatchAt: s.MatchAt, SupportAt: s.SupportAt}
-}
-
-// EvolverConfig converts to the evolver's config.
-func (c Config) EvolverConfig() evolver.Config {
-	e := c.Evolver
-	cfg := evolver.DefaultConfig()
-	cfg.Mode, cfg.RuleBudget, cfg.MemoryBudget, cfg.SuccessCards, cfg.KeepReuse, cfg.KeepAge = e.Mode, e.RuleBudget, e.MemoryBudget, e.SuccessCards, e.KeepReuse, e.KeepAge
-	return cfg
 }

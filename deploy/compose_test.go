@@ -80,7 +80,7 @@ func TestComposeFile(t *testing.T) {
 	}
 	cfg, err := config.Load(config.New(), "")
 	require.NoError(t, err)
-	require.Equal(t, "qdrant", cfg.Memory.Backend)
+	require.Equal(t, "qdrant", cfg.Settings.Memory.Backend)
 	require.Equal(t, "qdrant", cfg.Memory.Qdrant.Host)
 	require.Equal(t, 6334, cfg.Memory.Qdrant.Port)
 	require.Equal(t, "temporal:7233", cfg.Temporal.Address)

@@ -8,13 +8,10 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/activities"
-	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine/enginetest"
-	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/runner"
@@ -36,8 +33,8 @@ func BenchmarkOrchestration(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer st.Close()
-		spec := activities.StreamSpec{RunID: "bench", Corpus: "builtin:stream", Rules: true}.WithDefaults()
-		d := runner.Deps{Doctor: actor.Builtin{}, Roles: episode.BuiltinRoles(), Env: spec.Env.Config(), Weights: grader.DefaultWeights(), K: spec.K, Memory: st}
+		spec := contract.StreamSpec{RunID: "bench", Corpus: "builtin:stream"}.WithDefaults()
+		d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: spec.Settings, Memory: st}
 		var rules []clinic.Rule
 		for i := 0; b.Loop(); i++ {
 			c := cp.Cases[i%len(cp.Cases)]
@@ -46,7 +43,7 @@ func BenchmarkOrchestration(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			l, err := runner.Learn(ctx, d, spec.EvolverConfig(), c, t, m, rules)
+			l, err := runner.Learn(ctx, d, c, t, m, rules)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -57,9 +54,9 @@ func BenchmarkOrchestration(b *testing.B) {
 	b.Run("temporal", func(b *testing.B) {
 		env := enginetest.Start(b)
 		n := min(b.N, len(cp.Cases))
-		spec := activities.StreamSpec{RunID: fmt.Sprintf("bench-%d", b.N), Corpus: "builtin:stream", Limit: n, StageSize: 50, Rules: true}
+		spec := contract.StreamSpec{RunID: fmt.Sprintf("bench-%d", b.N), Corpus: "builtin:stream", Limit: n, StageSize: 50}
 		b.ResetTimer()
-		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.StreamWorkflowID(spec.RunID), TaskQueue: workflows.TaskQueue},
+		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(spec.RunID), TaskQueue: contract.TaskQueue},
 			workflows.StreamWorkflow, spec)
 		if err != nil {
 			b.Fatal(err)

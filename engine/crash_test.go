@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/results"
@@ -83,7 +83,7 @@ func TestCrashRecovery(t *testing.T) {
 		return c
 	}
 	c := dial()
-	spec := activities.StreamSpec{RunID: "crash", Corpus: "builtin:stream", Limit: 16, StageSize: 8, Rules: true, ActivityTimeoutSeconds: 3,
+	spec := contract.StreamSpec{RunID: "crash", Corpus: "builtin:stream", Limit: 16, StageSize: 8, ActivityTimeoutSeconds: 3,
 		StageEval: true, Retention: "final", EvalConcurrency: 4}
 	ctx := context.Background()
 	// Phase lengths in stored turns, from the reference run: stream stage 1,
@@ -96,8 +96,8 @@ func TestCrashRecovery(t *testing.T) {
 		}
 		return n
 	}
-	phases := []int{turns(refTraces[:8]), turns(refEvals[workflows.StageEvalRunID("crash", 1)]), turns(refTraces[8:]),
-		turns(refEvals[workflows.StageEvalRunID("crash", 2)]), turns(refEvals[workflows.ReplayRunID("crash", 2, 1)])}
+	phases := []int{turns(refTraces[:8]), turns(refEvals[contract.StageEvalRunID("crash", 1)]), turns(refTraces[8:]),
+		turns(refEvals[contract.StageEvalRunID("crash", 2)]), turns(refEvals[contract.ReplayRunID("crash", 2, 1)])}
 	mid := func(p int) int { // the middle of phase p, in cumulative turns
 		n := 0
 		for i := 0; i < p; i++ {
@@ -105,7 +105,7 @@ func TestCrashRecovery(t *testing.T) {
 		}
 		return n + phases[p]/2
 	}
-	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.StreamWorkflowID(spec.RunID), TaskQueue: workflows.TaskQueue}, workflows.StreamWorkflow, spec)
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(spec.RunID), TaskQueue: contract.TaskQueue}, workflows.StreamWorkflow, spec)
 	require.NoError(t, err)
 	c.Close()
 
@@ -136,10 +136,10 @@ func TestCrashRecovery(t *testing.T) {
 
 	c = dial()
 	defer c.Close()
-	var out workflows.StreamResult
+	var out contract.StreamResult
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	require.NoError(t, c.GetWorkflow(wctx, activities.StreamWorkflowID(spec.RunID), "").Get(wctx, &out))
+	require.NoError(t, c.GetWorkflow(wctx, contract.StreamWorkflowID(spec.RunID), "").Get(wctx, &out))
 	require.Equal(t, 16, out.Episodes)
 
 	eng, err := engine.Open(ctx, engine.Options{DataDir: dir})

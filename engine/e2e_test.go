@@ -11,20 +11,21 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
 )
 
 func TestStreamEndToEnd(t *testing.T) {
 	env := enginetest.Start(t)
 	ctx := context.Background()
-	spec := activities.StreamSpec{RunID: "e2e", Corpus: "builtin:stream", Limit: 20, StageSize: 10, Rules: true}
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.StreamWorkflowID(spec.RunID), TaskQueue: workflows.TaskQueue},
+	spec := contract.StreamSpec{RunID: "e2e", Corpus: "builtin:stream", Limit: 20, StageSize: 10}
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(spec.RunID), TaskQueue: contract.TaskQueue},
 		workflows.StreamWorkflow, spec)
 	require.NoError(t, err)
-	var res workflows.StreamResult
+	var res contract.StreamResult
 	require.NoError(t, run.Get(ctx, &res)) // follows continue-as-new to the last run
 	require.Equal(t, 20, res.Episodes)
 
@@ -37,7 +38,7 @@ func TestStreamEndToEnd(t *testing.T) {
 	var statuses []enumspb.WorkflowExecutionStatus
 	enginetest.Eventually(t, 10*time.Second, "two closed stream runs in visibility", func() bool {
 		statuses = nil
-		for _, e := range list(fmt.Sprintf(`WorkflowId = %q`, activities.StreamWorkflowID("e2e")))[0].Executions {
+		for _, e := range list(fmt.Sprintf(`WorkflowId = %q`, contract.StreamWorkflowID("e2e")))[0].Executions {
 			if e.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 				return false // visibility catches up after the result
 			}
@@ -57,7 +58,7 @@ func TestStreamEndToEnd(t *testing.T) {
 		seen[r.EpisodeID] = true
 		require.Equal(t, i+1, r.Index)
 		stage := i/10 + 1
-		want := workflows.EpisodeWorkflowID("e2e", 1, stage, i+1, r.CaseID)
+		want := contract.EpisodeWorkflowID("e2e", 1, stage, i+1, r.CaseID)
 		require.Equal(t, want, r.EpisodeID)
 		_, tr, err := env.Engine.Results.RecordTrace(ctx, r.EpisodeID)
 		require.NoError(t, err)
@@ -76,14 +77,14 @@ func TestStreamEndToEnd(t *testing.T) {
 	requireSameAsReference(t, env.Engine.Results, env.Engine.Memory, spec)
 
 	// Bad input fails the stream before any episode runs.
-	for name, bad := range map[string]activities.StreamSpec{
+	for name, bad := range map[string]contract.StreamSpec{
 		"unknown corpus":   {RunID: "bad-corpus", Corpus: "nope.jsonl"},
 		"unknown case":     {RunID: "bad-case", Corpus: "builtin:stream", CaseIDs: []string{"stream-0001", "no-such-case"}},
-		"invalid budget":   {RunID: "bad-budget", Corpus: "builtin:stream", MemoryBudget: -1},
-		"invalid interval": {RunID: "bad-interval", Corpus: "builtin:stream", UpdateInterval: -2},
+		"invalid budget":   {RunID: "bad-budget", Corpus: "builtin:stream", Settings: tweak(func(s *settings.Settings) { s.Evolver.MemoryBudget = -1 })},
+		"invalid interval": {RunID: "bad-interval", Corpus: "builtin:stream", Settings: tweak(func(s *settings.Settings) { s.Evolver.UpdateInterval = -2 })},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.StreamWorkflowID(bad.RunID), TaskQueue: workflows.TaskQueue},
+			r, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(bad.RunID), TaskQueue: contract.TaskQueue},
 				workflows.StreamWorkflow, bad)
 			require.NoError(t, err)
 			err = r.Get(ctx, nil)
@@ -103,4 +104,11 @@ func TestStreamEndToEnd(t *testing.T) {
 		resp := list(`ClinevoRun = "e2e" AND Kind = "stream" AND WorkflowType = "EpisodeWorkflow" AND Stage = 2 AND Score >= 0`)[0]
 		return len(resp.Executions) == 10
 	})
+}
+
+// tweak returns the default settings changed by f.
+func tweak(f func(*settings.Settings)) settings.Settings {
+	s := settings.Default()
+	f(&s)
+	return s
 }

@@ -1,25 +1,29 @@
 // Package engine wires clinevo's ports into a Temporal worker: it opens the
-// results store and the memory bank under the data directory, builds the
-// activities with the configured roles, and registers the workflows.
+// results store and the memory bank under the data directory, builds each
+// run's roles from the settings the run carries, and registers the workflows.
 package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/clinevo/clinevo/activities"
-	"github.com/clinevo/clinevo/actor"
-	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/memory/qdrant"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -29,7 +33,9 @@ type Options struct {
 	Qdrant    *qdrant.Config // nil: the embedded bank (memory.db)
 	ReadOnly  bool           // do not create a missing Qdrant collection
 	MemoryDim int            // hashing embedder dimension; 0: default
-	Roles     llm.Roles      // model-backed roles; absent roles are built in
+	// Embeddings is the embedder of this worker's bank (roles.embeddings): it
+	// is fixed with the bank, unlike the other roles, which each run chooses.
+	Embeddings settings.Role
 }
 
 // Engine holds the open stores and the activities built on them.
@@ -38,9 +44,10 @@ type Engine struct {
 	Results    *results.Store
 	Memory     memory.Store
 	Activities *activities.Activities
+	roles      *roleSet
 }
 
-// Open opens DataDir/results.db and DataDir/memory.db.
+// Open opens DataDir/results.db and the memory bank (DataDir/memory.db or Qdrant).
 func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -49,44 +56,20 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	acts := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Doctor: actor.Builtin{},
-		Roles: episode.BuiltinRoles(), RoleInfo: o.Roles.Describe()}
-	clients := map[string]*llm.Client{}
-	for _, name := range llm.RoleNames {
-		if !o.Roles.Model(name) {
-			continue
-		}
-		c, err := llm.NewClient(name, o.Roles[name].Settings, res)
+	rs := &roleSet{cache: res, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
+	var emb memory.Embedder = memory.HashEmbedder{D: o.MemoryDim}
+	if o.Embeddings.Backend == settings.OpenAI {
+		c, err := rs.client("embeddings", o.Embeddings)
 		if err != nil {
 			res.Close()
 			return nil, fmt.Errorf("engine: %w", err)
 		}
-		clients[name] = c
-	}
-	var emb memory.Embedder = memory.HashEmbedder{D: o.MemoryDim}
-	if c := clients["embeddings"]; c != nil {
 		emb = llm.Embedder{C: c}
 	}
-	if c := clients["doctor"]; c != nil {
-		acts.Doctor = llm.Doctor{C: c}
-	}
-	if c := clients["patient"]; c != nil {
-		acts.Roles.Patient = llm.Patient{C: c}
-	}
-	if c := clients["exam"]; c != nil {
-		acts.Roles.Exam = llm.Exam{C: c}
-	}
-	if c := clients["consultant"]; c != nil {
-		acts.Roles.Consultant = llm.Consultant{C: c}
-	}
-	if c := clients["grader"]; c != nil {
-		acts.Grader = llm.ProcessGrader{C: c}
-	}
-	if c := clients["evolver"]; c != nil {
-		acts.Evolver = llm.Evolver{C: c}
-	}
 	var mem memory.Store
+	backend := "local"
 	if o.Qdrant != nil {
+		backend = "qdrant"
 		mem, err = qdrant.Open(ctx, *o.Qdrant, emb, !o.ReadOnly)
 	} else {
 		mem, err = local.Open(ctx, filepath.Join(o.DataDir, "memory.db"), emb)
@@ -95,16 +78,17 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		res.Close()
 		return nil, err
 	}
-	acts.Memory = mem
-	e := &Engine{dir: o.DataDir, Results: res, Memory: mem, Activities: acts}
-	if c := clients["judge"]; c != nil {
-		acts.Judge = llm.Judge{C: c} // its rubric fallback takes each run's weights (activities)
-	}
-	return e, nil
+	acts := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Memory: mem, MemoryBackend: backend,
+		Roles: rs.get, RoleInfo: func(s settings.Settings) []string { return llm.Describe(s.Roles) }}
+	return &Engine{dir: o.DataDir, Results: res, Memory: mem, Activities: acts, roles: rs}, nil
 }
 
 // DataDir is where the engine's files are.
 func (e *Engine) DataDir() string { return e.dir }
+
+// Roles returns the roles of a run's settings (model clients built once per
+// distinct role setting).
+func (e *Engine) Roles(s settings.Settings) (runner.Roles, error) { return e.roles.get(s) }
 
 // Close closes the stores.
 func (e *Engine) Close() error {
@@ -119,7 +103,7 @@ func (e *Engine) Close() error {
 // activity registered.
 func (e *Engine) NewWorker(c client.Client, taskQueue string) worker.Worker {
 	if taskQueue == "" {
-		taskQueue = workflows.TaskQueue
+		taskQueue = contract.TaskQueue
 	}
 	// More pollers than the default two: evaluations run many episodes at once.
 	w := worker.New(c, taskQueue, worker.Options{MaxConcurrentWorkflowTaskPollers: 8, MaxConcurrentActivityTaskPollers: 8})
@@ -129,4 +113,94 @@ func (e *Engine) NewWorker(c client.Client, taskQueue string) worker.Worker {
 	w.RegisterWorkflow(workflows.ExperimentWorkflow)
 	w.RegisterActivity(e.Activities)
 	return w
+}
+
+// RolesFor builds the roles of settings once, outside a worker (an episode run
+// in process); cache may be nil.
+func RolesFor(s settings.Settings, cache llm.Cache) (runner.Roles, error) {
+	rs := &roleSet{cache: cache, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
+	return rs.get(s)
+}
+
+// roleSet builds the roles of each run's settings on first use and keeps
+// them: runs with equal role settings share clients (and so their concurrency
+// limits and cache). Keys are read from this process's environment only.
+type roleSet struct {
+	mu      sync.Mutex
+	cache   llm.Cache
+	clients map[string]*llm.Client  // role name + setting -> client
+	built   map[string]runner.Roles // the settings that shape roles -> roles
+}
+
+func (r *roleSet) client(name string, s settings.Role) (*llm.Client, error) {
+	key := name + "\x00" + mustJSON(s)
+	if c, ok := r.clients[key]; ok {
+		return c, nil
+	}
+	c, err := llm.NewClient(name, s, r.cache)
+	if err != nil {
+		return nil, err
+	}
+	r.clients[key] = c
+	return c, nil
+}
+
+// get returns the roles of s: the built-in ones, with a model client for
+// every role set to openai. With MDT same_model the consultant runs on the
+// doctor's model (MedEvoEval §5.2's same-model consultation).
+func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
+	key := mustJSON(struct {
+		Roles   settings.Roles
+		MDT     string
+		Scoring settings.Scoring
+	}{s.Roles, s.Episode.MDT, s.Scoring})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if out, ok := r.built[key]; ok {
+		return out, nil
+	}
+	out := runner.BuiltinRoles()
+	model := func(name string) (*llm.Client, error) {
+		spec := s.Roles[name]
+		if name == "consultant" && s.Episode.MDT == settings.MDTSameModel {
+			spec = s.Roles["doctor"]
+		}
+		if spec.Backend != settings.OpenAI {
+			return nil, nil
+		}
+		return r.client(name, spec)
+	}
+	for _, name := range []string{"doctor", "patient", "exam", "consultant", "judge", "grader", "evolver"} {
+		c, err := model(name)
+		if err != nil {
+			return runner.Roles{}, err
+		}
+		if c == nil {
+			continue
+		}
+		switch name {
+		case "doctor":
+			out.Doctor = llm.Doctor{C: c}
+		case "patient":
+			out.Env.Patient = llm.Patient{C: c}
+		case "exam":
+			out.Env.Exam = llm.Exam{C: c}
+		case "consultant":
+			out.Env.Consultant = llm.Consultant{C: c}
+		case "judge":
+			out.Judge = llm.Judge{C: c, Fallback: grader.RubricJudge{W: s.Scoring}}
+		case "grader":
+			out.Grader = llm.ProcessGrader{C: c}
+		case "evolver":
+			out.Evolver = llm.Evolver{C: c}
+		}
+	}
+	r.built[key] = out
+	return out, nil
+}
+
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v) // role settings are plain data: Marshal cannot fail
+	return string(b)
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/workflows"
 )
@@ -23,14 +23,14 @@ import (
 // the end of stage 1), so later cards would have changed the answer.
 func TestEvaluationsReadMemoryAsOf(t *testing.T) {
 	env := enginetest.Start(t)
-	spec := activities.StreamSpec{RunID: "asof", Corpus: "builtin:stream", Limit: 16, StageSize: 8, Rules: true, StageEval: true, Retention: "final"}
+	spec := contract.StreamSpec{RunID: "asof", Corpus: "builtin:stream", Limit: 16, StageSize: 8, StageEval: true, Retention: "final"}
 	res := runStream(t, env, spec)
 	require.Equal(t, []int{8, 16}, res.StageEnds)
 	require.Len(t, res.Evaluations, 1)
 
 	_, _, evals := referenceWithEvals(t, spec)
 	requireEvaluationsAsReference(t, env.Engine.Results, evals)
-	a11, a21 := evals[workflows.StageEvalRunID("asof", 1)], evals[workflows.ReplayRunID("asof", 2, 1)]
+	a11, a21 := evals[contract.StageEvalRunID("asof", 1)], evals[contract.ReplayRunID("asof", 2, 1)]
 	differ := 0
 	for i := range a11 {
 		ab, _ := json.Marshal(a11[i].Events)
@@ -57,14 +57,14 @@ func TestEvaluationsReadMemoryAsOf(t *testing.T) {
 func TestQuickExperimentEndToEnd(t *testing.T) {
 	env := enginetest.Start(t)
 	ctx := context.Background()
-	spec := activities.ExperimentSpec{Name: "mini", Corpus: "builtin:stream", Limit: 12, StageSize: 6, HeldOut: "builtin:heldout", HeldOutLimit: 6,
-		EvalConcurrency: 4, Conditions: []activities.ConditionSpec{
+	spec := contract.ExperimentSpec{Name: "mini", Corpus: "builtin:stream", Limit: 12, StageSize: 6, HeldOut: "builtin:heldout", HeldOutLimit: 6,
+		EvalConcurrency: 4, Conditions: []contract.ConditionSpec{
 			{Name: "E0", Kind: "stream", Memory: "disabled"}, {Name: "E1", Kind: "stream", Memory: "empty", StageEval: true, Retention: "final"},
 			{Name: "E2", Kind: "stream", Memory: "carry", CarryFrom: "E1"}, {Name: "H0", Kind: "heldout"}, {Name: "H3", Kind: "heldout", From: "E2"}}}
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.ExperimentWorkflowID("mini"), TaskQueue: workflows.TaskQueue},
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ExperimentWorkflowID("mini"), TaskQueue: contract.TaskQueue},
 		workflows.ExperimentWorkflow, spec)
 	require.NoError(t, err)
-	var out workflows.ExperimentResult
+	var out contract.ExperimentResult
 	require.NoError(t, run.Get(ctx, &out))
 	require.Len(t, out.Conditions, 5)
 	e1, e2 := out.Conditions[1].Stream, out.Conditions[2].Stream
@@ -88,10 +88,10 @@ func TestQuickExperimentEndToEnd(t *testing.T) {
 	}
 
 	// Resuming a finished experiment reuses every stored result.
-	run, err = env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.ExperimentWorkflowID("mini") + "-again", TaskQueue: workflows.TaskQueue},
+	run, err = env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ExperimentWorkflowID("mini") + "-again", TaskQueue: contract.TaskQueue},
 		workflows.ExperimentWorkflow, spec)
 	require.NoError(t, err)
-	var again workflows.ExperimentResult
+	var again contract.ExperimentResult
 	require.NoError(t, run.Get(ctx, &again))
 	require.Equal(t, out.Conditions[1].Stream.Overall, again.Conditions[1].Stream.Overall)
 }

@@ -8,11 +8,13 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -37,8 +39,12 @@ func (s slowDoctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Deci
 func BenchmarkHeldOutConcurrency(b *testing.B) {
 	for _, conc := range []int{1, 8} {
 		b.Run(fmt.Sprintf("concurrency-%d", conc), func(b *testing.B) {
-			env := enginetest.StartWith(b, nil, quietLogger{}, func(e *engine.Engine) {
-				e.Activities.Doctor = slowDoctor{Doctor: actor.Builtin{}, latency: 200 * time.Millisecond}
+			env := enginetest.StartWith(b, quietLogger{}, func(e *engine.Engine) {
+				e.Activities.Roles = func(settings.Settings) (runner.Roles, error) {
+					r := runner.BuiltinRoles()
+					r.Doctor = slowDoctor{Doctor: actor.Builtin{}, latency: 200 * time.Millisecond}
+					return r, nil
+				}
 			})
 			ctx := context.Background()
 			var ids []string
@@ -46,9 +52,9 @@ func BenchmarkHeldOutConcurrency(b *testing.B) {
 				ids = append(ids, fmt.Sprintf("heldout-%04d", i))
 			}
 			for i := 0; b.Loop(); i++ {
-				spec := activities.EvalSpec{RunID: fmt.Sprintf("bench-h%d-%d", conc, i), Kind: activities.KindHeldOut, Corpus: "builtin:heldout",
+				spec := contract.EvalSpec{RunID: fmt.Sprintf("bench-h%d-%d", conc, i), Kind: contract.KindHeldOut, Corpus: "builtin:heldout",
 					CaseIDs: ids, Stage: 1, Concurrency: conc}
-				run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: spec.RunID + "/evaluation", TaskQueue: workflows.TaskQueue},
+				run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: spec.RunID + "/evaluation", TaskQueue: contract.TaskQueue},
 					workflows.EvaluationWorkflow, spec)
 				if err != nil {
 					b.Fatal(err)

@@ -20,30 +20,33 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
-	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
 )
 
-func modelRoles(srv *llmtest.Server, keyEnv string, names ...string) llm.Roles {
-	roles := llm.Roles{}
+// modelSettings are the default settings with the named roles on the fake
+// endpoint, each model named fake-<role>.
+func modelSettings(srv *llmtest.Server, keyEnv string, names ...string) settings.Settings {
+	s := settings.Default()
 	for _, n := range names {
-		roles[n] = llm.RoleSpec{Backend: llm.OpenAI, Settings: llm.Settings{BaseURL: srv.BaseURL(), Model: "fake-" + n,
-			JSONMode: true, Timeout: 5 * time.Second, Concurrency: 4, APIKeyEnv: keyEnv, PricePrompt: 0.5, PriceCompletion: 1.5}}
+		s.Roles[n] = settings.Role{Backend: settings.OpenAI, BaseURL: srv.BaseURL(), Model: "fake-" + n, JSONMode: true, Format: "json",
+			Timeout: settings.Duration(5 * time.Second), Concurrency: 4, APIKeyEnv: keyEnv, PricePrompt: 0.5, PriceCompletion: 1.5}
 	}
-	return roles
+	return s
 }
 
-func runStream(t *testing.T, env *enginetest.Env, spec activities.StreamSpec) workflows.StreamResult {
+func runStream(t *testing.T, env *enginetest.Env, spec contract.StreamSpec) contract.StreamResult {
 	t.Helper()
 	ctx := context.Background()
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.StreamWorkflowID(spec.RunID), TaskQueue: workflows.TaskQueue},
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(spec.RunID), TaskQueue: contract.TaskQueue},
 		workflows.StreamWorkflow, spec)
 	require.NoError(t, err)
-	var res workflows.StreamResult
+	var res contract.StreamResult
 	require.NoError(t, run.Get(ctx, &res))
 	return res
 }
@@ -55,8 +58,9 @@ func runStream(t *testing.T, env *enginetest.Env, spec activities.StreamSpec) wo
 func TestModelRolesSurviveFailingEndpoint(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.FailEvery = 5
-	env := enginetest.StartWith(t, modelRoles(srv, "", "doctor", "grader", "evolver"), quietLogger{})
-	spec := activities.StreamSpec{RunID: "models", Corpus: "builtin:stream", Limit: 20, StageSize: 10, Rules: true, ActivityTimeoutSeconds: 20}
+	env := enginetest.StartWith(t, quietLogger{})
+	spec := contract.StreamSpec{RunID: "models", Corpus: "builtin:stream", Limit: 20, StageSize: 10, ActivityTimeoutSeconds: 20,
+		Settings: modelSettings(srv, "", "doctor", "grader", "evolver")}
 	res := runStream(t, env, spec)
 	require.Equal(t, 20, res.Episodes)
 
@@ -114,8 +118,9 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	srv := llmtest.New(t)
 	var logs syncBuffer
 	logger := sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	env := enginetest.StartWith(t, modelRoles(srv, "CLINEVO_TEST_API_KEY", "doctor", "judge"), logger)
-	runStream(t, env, activities.StreamSpec{RunID: "secret", Corpus: "builtin:stream", Limit: 3, StageSize: 2, Rules: true})
+	env := enginetest.StartWith(t, logger)
+	runStream(t, env, contract.StreamSpec{RunID: "secret", Corpus: "builtin:stream", Limit: 3, StageSize: 2,
+		Settings: modelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor", "judge")})
 
 	reqs := srv.Requests()
 	require.NotEmpty(t, reqs)
@@ -145,5 +150,40 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	}
 	require.Contains(t, logs.String(), "fake-doctor", "the run log names the model")
 	require.NotContains(t, logs.String(), key, "the logs hold the key")
-	require.False(t, strings.Contains(fmt.Sprint(env.Engine.Activities.RoleInfo), key))
+	require.False(t, strings.Contains(fmt.Sprint(env.Engine.Activities.RoleInfo(modelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor"))), key))
+}
+
+// TestDoctorModelsPerCondition runs one experiment whose two conditions name
+// two doctor models: the worker builds each condition's client from the
+// settings it carries, and every episode's requests and usage belong to its
+// own condition's model, nothing shared.
+func TestDoctorModelsPerCondition(t *testing.T) {
+	srv := llmtest.New(t)
+	env := enginetest.StartWith(t, quietLogger{})
+	doctor := func(model string) settings.Overrides {
+		return settings.Overrides{"roles": map[string]any{"doctor": map[string]any{"backend": "openai", "base_url": srv.BaseURL(), "model": model, "timeout": "5s"}}}
+	}
+	spec := contract.ExperimentSpec{Name: "models2", HeldOut: "builtin:heldout", HeldOutLimit: 3, EvalConcurrency: 2, Conditions: []contract.ConditionSpec{
+		{Name: "A", Kind: contract.KindHeldOut, Settings: doctor("model-a")},
+		{Name: "B", Kind: contract.KindHeldOut, Settings: doctor("model-b")}}}
+	ctx := context.Background()
+	run, err := engine.StartExperiment(ctx, env.Client, "", spec)
+	require.NoError(t, err)
+	require.NoError(t, run.Get(ctx, nil))
+	byModel := map[string]int{}
+	for _, r := range srv.Requests() {
+		byModel[fmt.Sprint(r.Body["model"])]++
+	}
+	require.Positive(t, byModel["model-a"])
+	require.Positive(t, byModel["model-b"])
+	require.Equal(t, len(srv.Requests()), byModel["model-a"]+byModel["model-b"], "no other model was called")
+	for cond, model := range map[string]string{"A": "model-a", "B": "model-b"} {
+		recs, err := env.Engine.Results.Records(ctx, spec.RunID(cond))
+		require.NoError(t, err)
+		require.Len(t, recs, 3)
+		for _, r := range recs {
+			require.Contains(t, r.Usage, "doctor", "episode %s", r.EpisodeID)
+			require.Equal(t, model, r.Usage["doctor"].Model, "episode %s names its own model", r.EpisodeID)
+		}
+	}
 }

@@ -6,12 +6,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/qdrant"
 	"github.com/clinevo/clinevo/memory/qdrant/qdranttest"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // TestStreamOnQdrant runs 20 episodes through Temporal with the Qdrant backend
@@ -19,14 +20,15 @@ import (
 // episodes are identical, and as-of queries return the same cards, card for card.
 func TestStreamOnQdrant(t *testing.T) {
 	qs := qdranttest.Start(t)
-	qenv := enginetest.StartWith(t, nil, quietLogger{}, func(e *engine.Engine) {
+	qenv := enginetest.StartWith(t, quietLogger{}, func(e *engine.Engine) {
 		st, err := qdrant.Open(context.Background(), qdrant.Config{Host: qs.Host, Port: qs.Port}, memory.HashEmbedder{}, true)
 		require.NoError(t, err)
 		t.Cleanup(func() { st.Close() })
 		e.Memory.Close() // the embedded bank the engine opened is not used
 		e.Memory, e.Activities.Memory = st, st
 	})
-	spec := activities.StreamSpec{RunID: "qd", Corpus: "builtin:stream", Limit: 20, StageSize: 10, Rules: true, MemoryBudget: 15}
+	spec := contract.StreamSpec{RunID: "qd", Corpus: "builtin:stream", Limit: 20, StageSize: 10,
+		Settings: tweak(func(s *settings.Settings) { s.Evolver.MemoryBudget = 15 })}
 	runStream(t, qenv, spec)
 	requireSameAsReference(t, qenv.Engine.Results, qenv.Engine.Memory, spec)
 

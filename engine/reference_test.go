@@ -8,29 +8,25 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/activities"
-	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
-	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
-	"github.com/clinevo/clinevo/workflows"
 )
 
 // reference plays a stream spec with the in-process loop: what a Temporal run
 // must reproduce exactly, crashes or not. It returns the traces and card IDs.
-func reference(t *testing.T, spec activities.StreamSpec) ([]clinic.Trace, []string) {
+func reference(t *testing.T, spec contract.StreamSpec) ([]clinic.Trace, []string) {
 	traces, cards, _ := referenceWithEvals(t, spec)
 	return traces, cards
 }
 
 // referenceWithEvals also plays the spec's stage evaluations and final
 // retention replay, keyed by evaluation run ID, in case order.
-func referenceWithEvals(t *testing.T, spec activities.StreamSpec) ([]clinic.Trace, []string, map[string][]clinic.Trace) {
+func referenceWithEvals(t *testing.T, spec contract.StreamSpec) ([]clinic.Trace, []string, map[string][]clinic.Trace) {
 	t.Helper()
 	ctx := context.Background()
 	spec = spec.WithDefaults()
@@ -39,17 +35,17 @@ func referenceWithEvals(t *testing.T, spec activities.StreamSpec) ([]clinic.Trac
 	st, err := local.Open(ctx, filepath.Join(t.TempDir(), "ref.db"), memory.HashEmbedder{})
 	require.NoError(t, err)
 	defer st.Close()
-	d := runner.Deps{Doctor: actor.Builtin{}, Roles: episode.BuiltinRoles(), Env: spec.Env.Config(), Weights: grader.DefaultWeights(), K: spec.K, Memory: st}
+	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: spec.Settings, Memory: st}
 	var rules []clinic.Rule
 	var traces []clinic.Trace
 	evals := map[string][]clinic.Trace{}
 	var snapshots [][]clinic.Rule
-	evaluate := func(id string, k, j int, kind string) {
+	evaluate := func(id string, k, j int, kind contract.Kind) {
 		for i, c := range cp.Cases[(j-1)*spec.StageSize : min(j*spec.StageSize, spec.Limit)] {
 			index := (j-1)*spec.StageSize + i + 1
-			m := runner.Meta{RunID: id, EpisodeID: workflows.EpisodeWorkflowID(id, spec.Pass, j, index, c.ID), Number: k*spec.StageSize + 1,
+			m := runner.Meta{RunID: id, EpisodeID: contract.EpisodeWorkflowID(id, spec.Pass, j, index, c.ID), Number: k*spec.StageSize + 1,
 				Pass: spec.Pass, Stage: j, MemoryRuns: spec.MemoryRuns(), AsOf: min(k*spec.StageSize, spec.Limit), Frozen: true}
-			if spec.Rules {
+			if spec.Settings.Evolver.Rules() {
 				m.Rules = runner.RuleTexts(snapshots[k-1])
 			}
 			tr, err := runner.Play(ctx, c, d, m)
@@ -59,27 +55,27 @@ func referenceWithEvals(t *testing.T, spec activities.StreamSpec) ([]clinic.Trac
 	}
 	for i, c := range cp.Cases[:spec.Limit] {
 		stage := i/spec.StageSize + 1
-		m := runner.Meta{RunID: spec.RunID, EpisodeID: workflows.EpisodeWorkflowID(spec.RunID, spec.Pass, stage, i+1, c.ID),
+		m := runner.Meta{RunID: spec.RunID, EpisodeID: contract.EpisodeWorkflowID(spec.RunID, spec.Pass, stage, i+1, c.ID),
 			Number: i + 1, Pass: spec.Pass, Stage: stage, MemoryRuns: spec.MemoryRuns()}
-		if spec.Rules {
+		if spec.Settings.Evolver.Rules() {
 			m.Rules = runner.RuleTexts(rules)
 		}
 		tr, err := runner.Play(ctx, c, d, m)
 		require.NoError(t, err)
-		l, err := runner.Learn(ctx, d, spec.EvolverConfig(), c, tr, m, rules)
+		l, err := runner.Learn(ctx, d, c, tr, m, rules)
 		require.NoError(t, err)
 		rules = l.Rules
 		traces = append(traces, tr)
 		if (i+1)%spec.StageSize == 0 || i+1 == spec.Limit {
 			snapshots = append(snapshots, append([]clinic.Rule(nil), rules...))
 			if spec.StageEval {
-				evaluate(workflows.StageEvalRunID(spec.RunID, stage), stage, stage, activities.KindStageEval)
+				evaluate(contract.StageEvalRunID(spec.RunID, stage), stage, stage, contract.KindStageEval)
 			}
 		}
 	}
 	if K := len(snapshots); spec.Retention == "final" {
 		for j := 1; j < K; j++ {
-			evaluate(workflows.ReplayRunID(spec.RunID, K, j), K, j, activities.KindReplay)
+			evaluate(contract.ReplayRunID(spec.RunID, K, j), K, j, contract.KindReplay)
 		}
 	}
 	cards, err := st.List(ctx, memory.Filter{IncludeEvicted: true})
@@ -114,7 +110,7 @@ func requireEvaluationsAsReference(t *testing.T, res *results.Store, evals map[s
 
 // requireSameAsReference compares a finished Temporal run with the reference:
 // every episode recorded once, with identical events and scores, and the same cards.
-func requireSameAsReference(t *testing.T, res *results.Store, mem memory.Store, spec activities.StreamSpec) {
+func requireSameAsReference(t *testing.T, res *results.Store, mem memory.Store, spec contract.StreamSpec) {
 	t.Helper()
 	ctx := context.Background()
 	want, wantCards := reference(t, spec)

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/telemetry"
@@ -26,8 +26,8 @@ func TestSpanTree(t *testing.T) {
 	t.Cleanup(func() { otel.SetTracerProvider(noop.NewTracerProvider()) })
 
 	srv := llmtest.New(t)
-	env := enginetest.StartSetup(t, enginetest.Setup{Roles: modelRoles(srv, "", "doctor"), Client: telemetry.ClientOptions})
-	runStream(t, env, activities.StreamSpec{RunID: "traced", Corpus: "builtin:stream", Limit: 2, StageSize: 2, Rules: true})
+	env := enginetest.StartSetup(t, enginetest.Setup{Client: telemetry.ClientOptions})
+	runStream(t, env, contract.StreamSpec{RunID: "traced", Corpus: "builtin:stream", Limit: 2, StageSize: 2, Settings: modelSettings(srv, "", "doctor")})
 	require.NoError(t, tp.ForceFlush(t.Context()))
 
 	spans := rec.Ended()

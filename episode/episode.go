@@ -8,38 +8,54 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
-// Config holds the environment's budgets and prices.
-type Config struct {
-	MaxTurns     int                          // Tmax: turns including the final one
-	MaxTests     int                          // Emax: billable test requests
-	AllowMDT     bool                         // whether CALL_MDT is available
-	BaseTurnCost float64                      // USD per turn
-	Prices       map[catalog.Category]float64 // nil: catalog.Prices
+// Env is one encounter of a profile in progress. Its state is its events:
+// Restore rebuilds it from them without calling any role, so a retried
+// activity continues exactly where it stopped.
+type Env interface {
+	// View is the doctor's whole input, built from revealed information only.
+	View(cards []clinic.CardHint, rules []string) clinic.DoctorView
+	// Step applies one doctor decision and returns its event. Role errors are
+	// transient faults and leave the episode unchanged.
+	Step(ctx context.Context, in StepInput) (clinic.Event, error)
+	Done() bool
+	Final() (clinic.FinalOutput, clinic.Termination)
+	Events() []clinic.Event
+	// Revealed is everything the doctor could have seen: what hallucination
+	// checks compare evidence against.
+	Revealed() string
 }
 
-// DefaultConfig returns Tmax 10, Emax 3, MDT on, 5 USD per turn.
-func DefaultConfig() Config {
-	return Config{MaxTurns: 10, MaxTests: 3, AllowMDT: true, BaseTurnCost: 5}
+// Rules are what a profile changes in the shared question-and-test
+// environment of MedEvoEval and Med-Inquire.
+type Rules struct {
+	// Actions the doctor may take; anything else is an invalid turn.
+	Actions []clinic.ActionKind
+	// ShowCatalog puts the case's test list in the doctor's view (MedEvoEval
+	// §3.2); Med-Inquire's doctor proposes tests by free text (EvoClinician §3).
+	ShowCatalog bool
+	// FinalFields are the fields a FINALIZE must fill.
+	FinalFields []string
+	// TestBudget enforces Emax on billable requests.
+	TestBudget bool
+	// FreeText charges a request that matches nothing in the cost table the
+	// unknown-test price and answers NOT AVAILABLE (EvoClinician appendix).
+	FreeText bool
 }
 
-// Validate reports the first invalid field.
-func (c Config) Validate() error {
-	switch {
-	case c.MaxTurns < 1:
-		return fmt.Errorf("episode config: max_turns must be at least 1, got %d", c.MaxTurns)
-	case c.MaxTests < 0:
-		return fmt.Errorf("episode config: max_tests must not be negative, got %d", c.MaxTests)
-	case c.BaseTurnCost < 0:
-		return fmt.Errorf("episode config: base_turn_cost must not be negative, got %g", c.BaseTurnCost)
-	}
-	return nil
+// MedEvoEvalRules are MedEvoEval's: four actions, the catalog shown, Emax, and a
+// FINALIZE with diagnosis, evidence, plan and follow-up (§3.2, B.3).
+func MedEvoEvalRules() Rules {
+	return Rules{Actions: []clinic.ActionKind{clinic.Ask, clinic.RequestTest, clinic.CallMDT, clinic.Finalize}, ShowCatalog: true,
+		FinalFields: []string{"diagnosis", "evidence", "plan", "followup"}, TestBudget: true}
 }
 
 // Roles are the environment's simulated counterparts.
@@ -60,7 +76,8 @@ var ErrDone = errors.New("episode: already ended")
 // Episode is one encounter in progress.
 type Episode struct {
 	c      clinic.Case
-	cfg    Config
+	cfg    settings.Episode
+	rules  Rules
 	roles  Roles
 	cat    *catalog.Catalog
 	allow  map[string]bool
@@ -69,9 +86,11 @@ type Episode struct {
 	end    clinic.Termination
 }
 
+var _ Env = (*Episode)(nil)
+
 // New starts an episode; Restore rebuilds one from earlier events.
-func New(c clinic.Case, cfg Config, roles Roles) *Episode {
-	e := &Episode{c: c, cfg: cfg, roles: roles, cat: CaseCatalog(&c), allow: map[string]bool{}}
+func New(c clinic.Case, cfg settings.Episode, rules Rules, roles Roles) *Episode {
+	e := &Episode{c: c, cfg: cfg, rules: rules, roles: roles, cat: CaseCatalog(&c), allow: map[string]bool{}}
 	for _, n := range c.Exam.Catalog {
 		if it, m := e.cat.Lookup(n); m != catalog.MatchNone {
 			e.allow[it.Name] = true
@@ -87,8 +106,8 @@ func New(c clinic.Case, cfg Config, roles Roles) *Episode {
 
 // Restore rebuilds an episode from the events of its earlier turns without
 // calling any role, so a retried activity continues exactly where it stopped.
-func Restore(c clinic.Case, cfg Config, roles Roles, events []clinic.Event) *Episode {
-	e := New(c, cfg, roles)
+func Restore(c clinic.Case, cfg settings.Episode, rules Rules, roles Roles, events []clinic.Event) *Episode {
+	e := New(c, cfg, rules, roles)
 	for _, ev := range events {
 		e.apply(ev)
 	}
@@ -112,8 +131,19 @@ func (e *Episode) Final() (clinic.FinalOutput, clinic.Termination) {
 // Case returns the case being played; only the manager and the harness read it.
 func (e *Episode) Case() clinic.Case { return e.c }
 
-// Config returns the environment configuration.
-func (e *Episode) Config() Config { return e.cfg }
+// maxTurns is Tmax, or 1 in static mode: the whole case is shown and the
+// doctor finalises at once (MedEvoEval D.2's full-vignette baseline).
+func (e *Episode) maxTurns() int {
+	if e.cfg.Mode == settings.Static {
+		return 1
+	}
+	return e.cfg.MaxTurns
+}
+
+// mdt reports whether CALL_MDT reaches a consultant.
+func (e *Episode) mdt() bool {
+	return e.cfg.MDTAllowed() && slices.Contains(e.rules.Actions, clinic.CallMDT)
+}
 
 // TestsUsed counts the billable requests charged to the test budget.
 func (e *Episode) TestsUsed() int {
@@ -138,19 +168,33 @@ func billable(ev clinic.Event) bool {
 	return !ev.Free
 }
 
-// View builds the doctor's input from revealed information only.
+// View builds the doctor's input from revealed information only. In static
+// mode everything the patient and exam views hold is revealed up front.
 func (e *Episode) View(cards []clinic.CardHint, rules []string) clinic.DoctorView {
 	v := clinic.DoctorView{
 		Demographics:     e.c.Patient.Demographics,
 		OpeningComplaint: e.c.Patient.OpeningComplaint,
 		Cards:            cards,
 		Rules:            rules,
-		Catalog:          e.c.Exam.Catalog,
-		MDTAllowed:       e.cfg.AllowMDT,
+		MDTAllowed:       e.mdt(),
 		Turn:             len(e.events),
-		MaxTurns:         e.cfg.MaxTurns,
+		MaxTurns:         e.maxTurns(),
 		TestsUsed:        e.TestsUsed(),
-		MaxTests:         e.cfg.MaxTests,
+		FinalFields:      e.rules.FinalFields,
+	}
+	for _, a := range e.rules.Actions {
+		if a != clinic.CallMDT || e.mdt() {
+			v.Actions = append(v.Actions, string(a))
+		}
+	}
+	if e.rules.ShowCatalog {
+		v.Catalog = e.c.Exam.Catalog
+	}
+	if e.rules.TestBudget {
+		v.MaxTests = e.cfg.MaxTests
+	}
+	if e.cfg.Mode == settings.Static {
+		v.Exchanges, v.Results = vignette(&e.c)
 	}
 	for _, ev := range e.events {
 		switch ev.Action {
@@ -167,6 +211,47 @@ func (e *Episode) View(cards []clinic.CardHint, rules []string) clinic.DoctorVie
 		}
 	}
 	return v
+}
+
+// vignette is the whole case as the static mode shows it: the history as one
+// exchange, the physical examination and every test result as results. The
+// manager view is never part of it.
+func vignette(c *clinic.Case) ([]clinic.Exchange, []clinic.Result) {
+	var facts []string
+	for _, f := range c.Patient.Facts {
+		facts = append(facts, f.Text)
+	}
+	ex := []clinic.Exchange{{Question: "Full history", Answer: strings.Join(facts, " "), Answered: len(facts) > 0}}
+	var rs []clinic.Result
+	if text, ok := examResult(c, catalog.Item{Name: catalog.PhysicalKey, Category: catalog.Exam}); ok {
+		rs = append(rs, clinic.Result{Test: catalog.PhysicalKey, Status: clinic.StatusReturned, Text: text})
+	}
+	for _, t := range c.Exam.Tests {
+		rs = append(rs, clinic.Result{Test: t.Name, Status: clinic.StatusReturned, Text: t.Result})
+	}
+	return ex, rs
+}
+
+// Revealed is everything the doctor could have seen: demographics, the
+// opening complaint, patient answers and returned results (and, in static
+// mode, the whole vignette).
+func (e *Episode) Revealed() string {
+	parts := []string{e.c.Patient.Demographics.Text, e.c.Patient.OpeningComplaint}
+	if e.cfg.Mode == settings.Static {
+		ex, rs := vignette(&e.c)
+		for _, x := range ex {
+			parts = append(parts, x.Answer)
+		}
+		for _, r := range rs {
+			parts = append(parts, r.Text)
+		}
+	}
+	for _, ev := range e.events {
+		if ev.Status == clinic.StatusReturned && (ev.Action == clinic.Ask || ev.Action == clinic.RequestTest) {
+			parts = append(parts, ev.Reply)
+		}
+	}
+	return strings.Join(parts, "\n")
 }
 
 // StepInput is one doctor decision with what the harness knows about it.
@@ -190,9 +275,12 @@ func (e *Episode) Step(ctx context.Context, in StepInput) (clinic.Event, error) 
 	switch {
 	case in.LLMError:
 		ev.Status = clinic.StatusUnparseable
-	case !out.Action.Valid():
+	case !slices.Contains(e.rules.Actions, out.Action):
 		ev.Status = clinic.StatusInvalid
-		ev.Reply = fmt.Sprintf("unknown action %q; use ASK, REQUEST_TEST, CALL_MDT or FINALIZE", out.Action)
+		ev.Reply = fmt.Sprintf("unknown action %q; use one of %s", out.Action, actionList(e.rules.Actions))
+	case e.cfg.Mode == settings.Static && out.Action != clinic.Finalize:
+		ev.Status = clinic.StatusInvalid
+		ev.Reply = "the whole case is shown; the only action is FINALIZE"
 	case out.Action == clinic.Ask:
 		if err := e.ask(ctx, out, &ev); err != nil {
 			return clinic.Event{}, err
@@ -202,7 +290,7 @@ func (e *Episode) Step(ctx context.Context, in StepInput) (clinic.Event, error) 
 			return clinic.Event{}, err
 		}
 	case out.Action == clinic.CallMDT:
-		if !e.cfg.AllowMDT {
+		if !e.mdt() {
 			ev.Status = clinic.StatusInvalid
 			ev.ConsultantStatus = "disabled"
 			ev.Reply = "the consultant is not available in this configuration"
@@ -214,9 +302,9 @@ func (e *Episode) Step(ctx context.Context, in StepInput) (clinic.Event, error) 
 		}
 		ev.Status, ev.ConsultantStatus, ev.Reply = clinic.StatusReturned, "answered", note
 	case out.Action == clinic.Finalize:
-		if missing := missingFinal(out); missing != "" {
+		if missing := missingFinal(out, e.rules.FinalFields); missing != "" {
 			ev.Status = clinic.StatusInvalid
-			ev.Reply = "FINALIZE needs diagnosis, evidence, plan and followup; missing " + missing
+			ev.Reply = "FINALIZE needs " + strings.Join(e.rules.FinalFields, ", ") + "; missing " + missing
 			break
 		}
 		ev.Status = clinic.StatusFinalized
@@ -234,7 +322,7 @@ func (e *Episode) apply(ev clinic.Event) {
 		e.final, e.end = ev.Final, clinic.EndFinalized
 	case ev.ForcedFinal != nil:
 		e.final, e.end = ev.ForcedFinal, clinic.EndTurnLimit
-	case len(e.events) >= e.cfg.MaxTurns:
+	case len(e.events) >= e.maxTurns():
 		// Forced finalisation from the latest working diagnosis, recorded on the
 		// event so that Restore derives the same end.
 		f := &clinic.FinalOutput{Diagnosis: e.latestWorking(), Forced: true}
@@ -252,17 +340,33 @@ func (e *Episode) latestWorking() []string {
 	return nil
 }
 
-func missingFinal(o clinic.DoctorOutput) string {
+func missingFinal(o clinic.DoctorOutput, fields []string) string {
 	var m []string
-	for _, f := range []struct {
-		name string
-		v    []string
-	}{{"diagnosis", o.Diagnosis}, {"evidence", o.Evidence}, {"plan", o.Plan}, {"followup", o.Followup}} {
-		if len(nonEmpty(f.v)) == 0 {
-			m = append(m, f.name)
+	for _, f := range fields {
+		var v []string
+		switch f {
+		case "diagnosis":
+			v = o.Diagnosis
+		case "evidence":
+			v = o.Evidence
+		case "plan":
+			v = o.Plan
+		case "followup":
+			v = o.Followup
+		}
+		if len(nonEmpty(v)) == 0 {
+			m = append(m, f)
 		}
 	}
 	return strings.Join(m, ", ")
+}
+
+func actionList(as []clinic.ActionKind) string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = string(a)
+	}
+	return strings.Join(out, ", ")
 }
 
 func nonEmpty(xs []string) []string {
@@ -327,6 +431,12 @@ func (e *Episode) test(ctx context.Context, out clinic.DoctorOutput, ev *clinic.
 	if match == catalog.MatchNone {
 		ev.Status = clinic.StatusUnavailable
 		ev.Reply = fmt.Sprintf("%q is not in the test catalog", req)
+		if e.rules.FreeText {
+			// Med-Inquire (EvoClinician appendix): a request the cost table does not
+			// know pays the fixed default price and is NOT AVAILABLE.
+			ev.Reply = "NOT AVAILABLE"
+			ev.Cost += e.cfg.UnknownTestPrice
+		}
 		return e.chargeable(ev)
 	}
 	ev.Test, ev.Free = it.Name, it.Free()
@@ -349,6 +459,11 @@ func (e *Episode) test(ctx context.Context, out clinic.DoctorOutput, ev *clinic.
 	if !ok {
 		ev.Status = clinic.StatusUnavailable
 		ev.Reply = fmt.Sprintf("no %s result is available for this patient", it.Name)
+		if e.rules.FreeText {
+			// Med-Inquire: the ordered test is paid for; the case records no result.
+			ev.Reply = "NOT AVAILABLE"
+			ev.Cost += catalog.Price(it, e.cfg.Prices)
+		}
 		return nil
 	}
 	ev.Status, ev.Reply = clinic.StatusReturned, text
@@ -358,7 +473,7 @@ func (e *Episode) test(ctx context.Context, out clinic.DoctorOutput, ev *clinic.
 
 // chargeable refuses a billable request once the test budget is spent.
 func (e *Episode) chargeable(ev *clinic.Event) error {
-	if !ev.Free && e.TestsUsed() >= e.cfg.MaxTests {
+	if e.rules.TestBudget && !ev.Free && e.TestsUsed() >= e.cfg.MaxTests {
 		ev.Status = clinic.StatusOverBudget
 		ev.Reply = fmt.Sprintf("test budget of %d spent; request refused", e.cfg.MaxTests)
 	}

@@ -2,6 +2,7 @@ package episode_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,6 +10,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/settings"
 )
 
 func testCase(t *testing.T) clinic.Case {
@@ -36,10 +38,10 @@ func final() clinic.DoctorOutput {
 
 func TestGating(t *testing.T) {
 	c := testCase(t)
-	cfg := episode.DefaultConfig()
+	cfg := settings.Default().Episode
 	tests := []struct {
 		name   string
-		cfg    func(*episode.Config)
+		cfg    func(*settings.Episode)
 		before []clinic.DoctorOutput
 		out    clinic.DoctorOutput
 		status clinic.Status
@@ -67,20 +69,20 @@ func TestGating(t *testing.T) {
 		{name: "duplicate test", before: []clinic.DoctorOutput{{Action: clinic.RequestTest, TestName: "troponin"}},
 			out: clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "hs troponin"}, status: clinic.StatusDuplicate,
 			check: func(t *testing.T, _ clinic.Event, e *episode.Episode) { require.Equal(t, 2, e.TestsUsed()) }},
-		{name: "over budget is refused and not billed", cfg: func(c *episode.Config) { c.MaxTests = 1 },
+		{name: "over budget is refused and not billed", cfg: func(c *settings.Episode) { c.MaxTests = 1 },
 			before: []clinic.DoctorOutput{{Action: clinic.RequestTest, TestName: "ecg"}},
 			out:    clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "troponin"}, status: clinic.StatusOverBudget,
 			check: func(t *testing.T, ev clinic.Event, e *episode.Episode) {
 				require.Equal(t, 1, e.TestsUsed())
 				require.Equal(t, 5.0, ev.Cost)
 			}},
-		{name: "physical examination is free and outside the budget", cfg: func(c *episode.Config) { c.MaxTests = 0 },
+		{name: "physical examination is free and outside the budget", cfg: func(c *settings.Episode) { c.MaxTests = 0 },
 			out: clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "cardiac examination"}, status: clinic.StatusReturned,
 			check: func(t *testing.T, ev clinic.Event, e *episode.Episode) {
 				require.True(t, ev.Free)
 				require.Equal(t, 0, e.TestsUsed())
 			}},
-		{name: "consultant disabled", cfg: func(c *episode.Config) { c.AllowMDT = false }, out: clinic.DoctorOutput{Action: clinic.CallMDT}, status: clinic.StatusInvalid,
+		{name: "consultant disabled", cfg: func(c *settings.Episode) { c.MDT = settings.MDTOff }, out: clinic.DoctorOutput{Action: clinic.CallMDT}, status: clinic.StatusInvalid,
 			check: func(t *testing.T, ev clinic.Event, _ *episode.Episode) {
 				require.Equal(t, "disabled", ev.ConsultantStatus)
 			}},
@@ -112,7 +114,7 @@ func TestGating(t *testing.T) {
 			if tc.cfg != nil {
 				tc.cfg(&cf)
 			}
-			e := episode.New(cs, cf, episode.BuiltinRoles())
+			e := episode.New(cs, cf, episode.MedEvoEvalRules(), episode.BuiltinRoles())
 			for _, b := range tc.before {
 				step(t, e, b)
 			}
@@ -136,9 +138,9 @@ func resultOf(c clinic.Case, name string) string {
 
 func TestForcedFinalisationAtTurnLimit(t *testing.T) {
 	c := testCase(t)
-	cfg := episode.DefaultConfig()
+	cfg := settings.Default().Episode
 	cfg.MaxTurns = 3
-	e := episode.New(c, cfg, episode.BuiltinRoles())
+	e := episode.New(c, cfg, episode.MedEvoEvalRules(), episode.BuiltinRoles())
 	step(t, e, clinic.DoctorOutput{Action: clinic.Ask, Question: "When did it start?", WorkingDiagnoses: []string{"GERD"}})
 	step(t, e, clinic.DoctorOutput{Action: clinic.Ask, Question: "What brings it on?", WorkingDiagnoses: []string{"Stable angina", "GERD"}})
 	require.False(t, e.Done())
@@ -152,7 +154,7 @@ func TestForcedFinalisationAtTurnLimit(t *testing.T) {
 	require.ErrorIs(t, err, episode.ErrDone)
 
 	// Rebuilding from the events derives the same end without calling any role.
-	r := episode.Restore(c, cfg, episode.Roles{}, e.Events())
+	r := episode.Restore(c, cfg, episode.MedEvoEvalRules(), episode.Roles{}, e.Events())
 	rf, rend := r.Final()
 	require.True(t, r.Done())
 	require.Equal(t, end, rend)
@@ -160,7 +162,7 @@ func TestForcedFinalisationAtTurnLimit(t *testing.T) {
 }
 
 func TestLLMErrorTurnIsUnparseable(t *testing.T) {
-	e := episode.New(testCase(t), episode.DefaultConfig(), episode.BuiltinRoles())
+	e := episode.New(testCase(t), settings.Default().Episode, episode.MedEvoEvalRules(), episode.BuiltinRoles())
 	ev, err := e.Step(context.Background(), episode.StepInput{Output: clinic.DoctorOutput{}, LLMError: true})
 	require.NoError(t, err)
 	require.Equal(t, clinic.StatusUnparseable, ev.Status)
@@ -168,10 +170,42 @@ func TestLLMErrorTurnIsUnparseable(t *testing.T) {
 }
 
 func TestRepeatedQuestionIsAnsweredFromCache(t *testing.T) {
-	e := episode.New(testCase(t), episode.DefaultConfig(), episode.BuiltinRoles())
+	e := episode.New(testCase(t), settings.Default().Episode, episode.MedEvoEvalRules(), episode.BuiltinRoles())
 	a := step(t, e, clinic.DoctorOutput{Action: clinic.Ask, Question: "What makes it worse?"})
 	b := step(t, e, clinic.DoctorOutput{Action: clinic.Ask, Question: "what makes it worse"})
 	require.False(t, a.Cached)
 	require.True(t, b.Cached)
 	require.Equal(t, a.Reply, b.Reply)
+}
+
+func TestStaticModeShowsTheWholeCaseAndTakesOneTurn(t *testing.T) {
+	c := testCase(t)
+	cfg := settings.Default().Episode
+	cfg.Mode = settings.Static
+	e := episode.New(c, cfg, episode.MedEvoEvalRules(), episode.BuiltinRoles())
+	v := e.View(nil, nil)
+	require.Equal(t, 1, v.MaxTurns)
+	require.Len(t, v.Exchanges, 1)
+	for _, f := range c.Patient.Facts {
+		require.Contains(t, v.Exchanges[0].Answer, f.Text, "every fact is shown")
+	}
+	require.Len(t, v.Results, len(c.Exam.Tests)+1, "the physical examination and every test result")
+	for _, tv := range c.Exam.Tests {
+		require.Contains(t, e.Revealed(), tv.Result)
+	}
+	// Nothing of the manager view is shown.
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	require.NotContains(t, string(b), c.Manager.Diagnosis.Name)
+
+	// Anything but FINALIZE is invalid, and the one turn ends the episode.
+	ev := step(t, e, clinic.DoctorOutput{Action: clinic.Ask, Question: "When did it start?", WorkingDiagnoses: []string{"GERD"}})
+	require.Equal(t, clinic.StatusInvalid, ev.Status)
+	require.True(t, e.Done())
+	f, end := e.Final()
+	require.Equal(t, clinic.EndTurnLimit, end)
+	require.Equal(t, []string{"GERD"}, f.Diagnosis)
+
+	e = episode.New(c, cfg, episode.MedEvoEvalRules(), episode.BuiltinRoles())
+	require.Equal(t, clinic.StatusFinalized, step(t, e, final()).Status)
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,47 +18,9 @@ import (
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/textmatch"
 )
-
-// Feedback modes.
-const (
-	ScoreOnly = "score_only" // EvoClinician: the evolver sees scores and process labels only
-	WriteBack = "write_back" // MedEvoEval: the manager writes the answer key back
-)
-
-// Config bounds the evolver.
-type Config struct {
-	Mode           string  // score_only | write_back
-	RuleBudget     int     // B_P: rules in the rule book
-	MemoryBudget   int     // B_M: live cards
-	SuccessCards   bool    // write success cards (off: correction cards only, an ablation)
-	KeepReuse      float64 // keep score per counted retrieval
-	KeepAge        float64 // keep score lost per episode of age
-	WriteRules     bool    // edit the rule book
-	WriteCards     bool    // write memory cards
-	TranscriptOnly bool    // ablation: learn from the transcript-level score only, not per-action labels
-}
-
-// DefaultConfig is write-back feedback, B_P 12, B_M 300, success and correction cards.
-func DefaultConfig() Config {
-	return Config{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, SuccessCards: true, KeepReuse: 1, KeepAge: 0.01, WriteRules: true, WriteCards: true}
-}
-
-// Validate reports the first invalid field.
-func (c Config) Validate() error {
-	switch {
-	case c.Mode != ScoreOnly && c.Mode != WriteBack:
-		return fmt.Errorf("evolver: mode %q, want %s or %s", c.Mode, ScoreOnly, WriteBack)
-	case c.RuleBudget < 0:
-		return fmt.Errorf("evolver: rule_budget (B_P) must not be negative, got %d", c.RuleBudget)
-	case c.MemoryBudget < 1:
-		return fmt.Errorf("evolver: memory_budget (B_M) must be at least 1, got %d", c.MemoryBudget)
-	case c.KeepReuse < 0 || c.KeepAge < 0:
-		return fmt.Errorf("evolver: keep score constants must not be negative")
-	}
-	return nil
-}
 
 // Input is one graded episode as the evolver sees it.
 type Input struct {
@@ -71,19 +34,16 @@ type Input struct {
 	Opening      string
 	Events       []clinic.Event
 	Final        clinic.FinalOutput
-	Scores       clinic.Scores
-	Grade        grader.ProcessGrade
-	// Truth is the manager's write-back; nil in score-only mode.
-	Truth *Truth
+	// Outcome is the score and cost, all a score-only learner sees.
+	Outcome grader.Outcome
+	Grade   grader.ProcessGrade
+	// Truth is the manager's write-back (the answer key and its judgement of
+	// this episode); nil in score-only mode.
+	Truth *grader.Key
+	// WriteCards is false when the run has no memory: rules only.
+	WriteCards bool
 	// Forbidden strings must never appear in a rule or card (case IDs, names).
 	Forbidden []string
-}
-
-// Truth is the answer key the manager writes back in write-back mode.
-type Truth struct {
-	Diagnosis  string
-	Evidence   []string
-	Management []string
 }
 
 // Output is the evolver's decision for one episode.
@@ -103,7 +63,7 @@ func CardID(run, caseID string, pass, turn int, kind string) string {
 
 // Evolver turns one graded episode into a new rule book and cards.
 type Evolver interface {
-	Evolve(ctx context.Context, cfg Config, in Input, rules []clinic.Rule) (Output, error)
+	Evolve(ctx context.Context, cfg settings.Evolver, in Input, rules []clinic.Rule) (Output, error)
 }
 
 // Builtin is the deterministic evolver.
@@ -112,25 +72,25 @@ type Builtin struct{}
 var _ Evolver = Builtin{}
 
 // Evolve applies the built-in rules (see Evolve).
-func (Builtin) Evolve(_ context.Context, cfg Config, in Input, rules []clinic.Rule) (Output, error) {
+func (Builtin) Evolve(_ context.Context, cfg settings.Evolver, in Input, rules []clinic.Rule) (Output, error) {
 	return Evolve(cfg, in, rules), nil
 }
 
 // Evolve computes rule edits and cards for one graded episode.
-func Evolve(cfg Config, in Input, rules []clinic.Rule) Output {
+func Evolve(cfg settings.Evolver, in Input, rules []clinic.Rule) Output {
 	var out Output
 	ctxWords := contextWords(in.Opening)
 	out.Rules = append([]clinic.Rule(nil), rules...)
-	if cfg.WriteRules {
+	if cfg.Rules() {
 		var edits []Edit
 		for _, d := range proposals(cfg, in, ctxWords) {
 			edits = append(edits, Edit{Op: OpAdd, Text: ruleText(d)})
 		}
 		out.Rules, out.Edits, out.Skipped = ApplyEdits(out.Rules, edits, in.Episode, cfg.RuleBudget, in.Forbidden)
 	}
-	if cfg.WriteCards {
+	if in.WriteCards {
 		var skipped []string
-		out.Cards, skipped = ScreenCards(cards(cfg, in, ctxWords), in.Forbidden)
+		out.Cards, skipped = ScreenCards(KeepKinds(cards(cfg, in, ctxWords), cfg.CardKinds), in.Forbidden)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out
@@ -200,6 +160,17 @@ func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN, budget int, forbidd
 	return out, log, skipped
 }
 
+// KeepKinds drops the cards of kinds the run does not write (evolver.card_kinds).
+func KeepKinds(cards []clinic.Card, kinds []string) []clinic.Card {
+	var out []clinic.Card
+	for _, c := range cards {
+		if slices.Contains(kinds, string(c.Kind)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // ScreenCards drops cards whose text contains a forbidden string.
 func ScreenCards(cards []clinic.Card, forbidden []string) (kept []clinic.Card, skipped []string) {
 	for _, c := range cards {
@@ -252,7 +223,7 @@ func topicOf(ev clinic.Event) []string {
 	return episode.QuestionTopics(ev.Question)
 }
 
-func cards(cfg Config, in Input, ctxWords []string) []clinic.Card {
+func cards(cfg settings.Evolver, in Input, ctxWords []string) []clinic.Card {
 	labels := map[int]grader.Label{}
 	for _, a := range in.Grade.Actions {
 		labels[a.Turn] = a.Label
@@ -261,7 +232,7 @@ func cards(cfg Config, in Input, ctxWords []string) []clinic.Card {
 	for _, ev := range in.Events {
 		good := labels[ev.Turn] == grader.HighYield
 		if cfg.TranscriptOnly {
-			good = in.Scores.Pass && ev.Status == clinic.StatusReturned // no per-action labels
+			good = in.Outcome.Pass && ev.Status == clinic.StatusReturned // no per-action labels
 		}
 		if !good {
 			continue
@@ -301,9 +272,14 @@ func cards(cfg Config, in Input, ctxWords []string) []clinic.Card {
 	}
 	finalTurn := len(in.Events)
 	var out []clinic.Card
-	success := in.Scores.Diagnosis >= 0.75 || (in.Truth == nil && in.Scores.Pass)
+	// With the write-back the manager's diagnosis grade decides; score-only
+	// learners have the pass mark of S only.
+	success := in.Outcome.Pass
+	if in.Truth != nil {
+		success = in.Truth.DiagnosisGrade >= 0.75
+	}
 	switch {
-	case success && cfg.SuccessCards:
+	case success:
 		c := base(clinic.CardSuccess, finalTurn)
 		c.Diagnosis = predicted
 		c.Ask, c.Tests = ask, tests
@@ -351,7 +327,7 @@ func cards(cfg Config, in Input, ctxWords []string) []clinic.Card {
 		}
 		action := string(ev.Action) + ":" + target
 		switch {
-		case a.Label == grader.HighYield && in.Scores.Pass && ev.Action == clinic.RequestTest && !ev.Free:
+		case a.Label == grader.HighYield && in.Outcome.Pass && ev.Action == clinic.RequestTest && !ev.Free:
 			c := base(clinic.CardRule, a.Turn)
 			c.Action = action
 			c.Grade = string(a.Label)
@@ -394,7 +370,7 @@ func has(xs []string, x string) bool {
 // proposals are the rule edits a graded episode suggests: keep doing high-yield
 // tests of passing episodes, stop inefficient expensive ones, and finalise sooner
 // when an episode spent turns that revealed nothing.
-func proposals(cfg Config, in Input, ctxWords []string) []clinic.RuleDirective {
+func proposals(cfg settings.Evolver, in Input, ctxWords []string) []clinic.RuleDirective {
 	when := strings.Join(ctxWords, " ")
 	var out []clinic.RuleDirective
 	if cfg.TranscriptOnly {
@@ -403,7 +379,7 @@ func proposals(cfg Config, in Input, ctxWords []string) []clinic.RuleDirective {
 	for _, a := range in.Grade.Actions {
 		ev := in.Events[a.Turn]
 		switch {
-		case ev.Action == clinic.RequestTest && !ev.Free && a.Label == grader.HighYield && in.Scores.Pass:
+		case ev.Action == clinic.RequestTest && !ev.Free && a.Label == grader.HighYield && in.Outcome.Pass:
 			out = append(out, clinic.RuleDirective{Verb: clinic.VerbTest, Target: ev.Test, When: when})
 		case ev.Action == clinic.RequestTest && !ev.Free && a.Label == grader.Inefficient && ev.Status == clinic.StatusReturned:
 			out = append(out, clinic.RuleDirective{Verb: clinic.VerbAvoidTest, Target: ev.Test, When: when})
@@ -491,7 +467,7 @@ func mergeWords(a, b []string) []string {
 // Evictions returns the IDs to evict so that at most budget live cards remain
 // after adding incoming: lowest keep score first (keep = reuse·retrievals −
 // age·(episode − created)), ties by older, then ID. Incoming cards are never evicted.
-func Evictions(live []clinic.Card, incoming int, budget, episodeN int, cfg Config) []string {
+func Evictions(live []clinic.Card, incoming int, budget, episodeN int, cfg settings.Evolver) []string {
 	over := len(live) + incoming - budget
 	if over <= 0 {
 		return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/evolver"
+	"github.com/clinevo/clinevo/settings"
 )
 
 func TestEditsAndCardsWithHiddenTextAreRejected(t *testing.T) {
@@ -49,7 +50,7 @@ func TestRuleBudgetRetiresLeastCited(t *testing.T) {
 }
 
 func TestEvictionsKeepReusedCards(t *testing.T) {
-	cfg := evolver.DefaultConfig()
+	cfg := settings.Default().Evolver
 	live := []clinic.Card{
 		{CardHint: clinic.CardHint{ID: "old-used"}, CreatedEpisode: 1, Retrievals: 5},
 		{CardHint: clinic.CardHint{ID: "old-unused"}, CreatedEpisode: 2},

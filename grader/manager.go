@@ -4,50 +4,15 @@ package grader
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"strings"
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/textmatch"
 )
-
-// Weights are the manager's weights and thresholds.
-type Weights struct {
-	Diagnosis, Evidence, Plan float64 // S = wd·diag + we·evi + wp·plan over the scored parts
-	Lambda                    float64 // hallucination penalty in S_evi
-	Mu                        float64 // unsafe-plan penalty in S_plan
-	PassAt                    float64 // pass if S >= PassAt
-	US, UT, UE, UR            float64 // U = US·S − UT·T/Tmax − UE·E/Emax − UR·R
-	MatchAt                   float64 // share of a key point's words an item must contain to match it
-	SupportAt                 float64 // share of an evidence item's words the revealed text must contain
-}
-
-// DefaultWeights are the published defaults: S = 0.5·diag + 0.3·evi + 0.2·plan,
-// pass at 0.7, U = 0.6·S − 0.2·T/Tmax − 0.1·E/Emax − 0.1·R.
-func DefaultWeights() Weights {
-	return Weights{Diagnosis: 0.5, Evidence: 0.3, Plan: 0.2, Lambda: 0.5, Mu: 1, PassAt: 0.7,
-		US: 0.6, UT: 0.2, UE: 0.1, UR: 0.1, MatchAt: 0.5, SupportAt: 0.5}
-}
-
-// Validate reports the first invalid weight.
-func (w Weights) Validate() error {
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"diagnosis", w.Diagnosis}, {"evidence", w.Evidence}, {"plan", w.Plan}, {"lambda", w.Lambda}, {"mu", w.Mu},
-		{"pass_at", w.PassAt}, {"match_at", w.MatchAt}, {"support_at", w.SupportAt}} {
-		if f.v < 0 || math.IsNaN(f.v) {
-			return fmt.Errorf("scoring: %s must be a non-negative number, got %v", f.name, f.v)
-		}
-	}
-	if w.Diagnosis+w.Evidence+w.Plan == 0 {
-		return fmt.Errorf("scoring: the diagnosis, evidence and plan weights must not all be zero")
-	}
-	return nil
-}
 
 // GradeDiagnosis grades a predicted diagnosis against the reference:
 //
@@ -117,8 +82,8 @@ type Judge interface {
 }
 
 // RubricJudge is the built-in judge: GradeDiagnosis and lexical key-point
-// matching with the thresholds of Weights.
-type RubricJudge struct{ W Weights }
+// matching with the thresholds of the scoring settings.
+type RubricJudge struct{ W settings.Scoring }
 
 var _ Judge = RubricJudge{}
 
@@ -150,14 +115,16 @@ func (r RubricJudge) Judge(_ context.Context, c *clinic.Case, revealed string, f
 	return j, nil
 }
 
-// Score computes the manager's scores of a finished episode with the built-in judge.
-func Score(c *clinic.Case, cfg episode.Config, events []clinic.Event, final clinic.FinalOutput, w Weights) clinic.Scores {
-	j, _ := RubricJudge{W: w}.Judge(context.Background(), c, RevealedText(c, events), final) // the rubric never fails
-	return Combine(c, cfg, events, final, w, j)
+// Score computes the manager's scores of a finished episode with the
+// built-in judge; revealed is everything the doctor saw (episode.Env.Revealed).
+func Score(c *clinic.Case, s settings.Settings, events []clinic.Event, final clinic.FinalOutput, revealed string) clinic.Scores {
+	j, _ := RubricJudge{W: s.Scoring}.Judge(context.Background(), c, revealed, final) // the rubric never fails
+	return Combine(c, s, events, final, j)
 }
 
 // Combine turns a judgement and the episode's process into scores.
-func Combine(c *clinic.Case, cfg episode.Config, events []clinic.Event, final clinic.FinalOutput, w Weights, j Judgement) clinic.Scores {
+func Combine(c *clinic.Case, set settings.Settings, events []clinic.Event, final clinic.FinalOutput, j Judgement) clinic.Scores {
+	w, cfg := set.Scoring, set.Episode
 	var s clinic.Scores
 	m := c.Manager
 	s.Diagnosis = j.Diagnosis
@@ -183,44 +150,55 @@ func Combine(c *clinic.Case, cfg episode.Config, events []clinic.Event, final cl
 	s.Grade = int(math.Round(100 * s.S))
 	s.Referral = referral(m.Referral, planItems)
 
-	bad := 0
-	for _, ev := range events {
-		if ev.Status != clinic.StatusFinalized {
-			s.T++
-		}
-		if ev.Action == clinic.RequestTest && !ev.Free && ev.Status != clinic.StatusOverBudget && ev.Status != clinic.StatusInvalid {
-			s.E++
-			switch ev.Status {
-			case clinic.StatusUnavailable, clinic.StatusUnparseable, clinic.StatusDuplicate:
-				bad++
-			}
-		}
-		s.Cost += ev.Cost
-	}
-	if s.E > 0 {
-		s.R = round4(float64(bad) / float64(s.E))
-	}
+	s.T, s.E, s.R = Process(events, cfg)
+	// MedEvoEval §4 and C.2: U = w1·S − w2·T/Tmax − w3·E/Emax − w4·R.
 	u := w.US*s.S - w.UT*float64(s.T)/float64(cfg.MaxTurns) - w.UR*s.R
 	if cfg.MaxTests > 0 {
 		u -= w.UE * float64(s.E) / float64(cfg.MaxTests)
 	}
 	s.U = round4(u)
+	for _, ev := range events {
+		s.Cost += ev.Cost
+	}
 	s.Cost = round4(s.Cost)
 	s.MustAsk = mustAsk(m.MustAsk, events)
 	s.Required = required(m.RequiredActions, events)
 	return s
 }
 
-// RevealedText is everything the doctor could have seen: demographics, the
-// opening complaint, patient answers and returned results.
-func RevealedText(c *clinic.Case, events []clinic.Event) string {
-	parts := []string{c.Patient.Demographics.Text, c.Patient.OpeningComplaint}
+// Process computes MedEvoEval's process metrics from the event log (appendix C.3):
+//
+//	T = #ASK + #REQUEST_TEST + #CALL_MDT, where #CALL_MDT = 0 when consultation is disabled;
+//	E = #REQUEST_TEST;
+//	R = I/E (0 when E = 0), where I counts the requests that returned nothing new:
+//	    unavailable, unparseable, invalid or off-catalog, repeated (duplicate) and
+//	    refused over the test budget.
+//
+// Every REQUEST_TEST counts in E, the free physical examination included; a
+// FINALIZE (valid or not) and an unparseable turn with no action count in
+// neither T nor E.
+func Process(events []clinic.Event, cfg settings.Episode) (t, e int, r float64) {
+	invalid := 0
 	for _, ev := range events {
-		if ev.Status == clinic.StatusReturned && (ev.Action == clinic.Ask || ev.Action == clinic.RequestTest) {
-			parts = append(parts, ev.Reply)
+		switch ev.Action {
+		case clinic.Ask:
+			t++
+		case clinic.CallMDT:
+			if cfg.MDTAllowed() {
+				t++
+			}
+		case clinic.RequestTest:
+			t++
+			e++
+			if ev.Status != clinic.StatusReturned {
+				invalid++
+			}
 		}
 	}
-	return strings.Join(parts, "\n")
+	if e > 0 {
+		r = round4(float64(invalid) / float64(e))
+	}
+	return t, e, r
 }
 
 // matchPoints returns the key points that some item covers.

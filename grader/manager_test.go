@@ -8,6 +8,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/settings"
 )
 
 func anginaCase() clinic.Case {
@@ -32,19 +33,25 @@ func anginaEvents() []clinic.Event {
 	}
 }
 
+// score scores events with the built-in judge under the default settings
+// (Tmax 10, Emax 3, λ 0.5, μ 1), reading what was revealed off the episode.
+func score(c *clinic.Case, s settings.Settings, events []clinic.Event, final clinic.FinalOutput) clinic.Scores {
+	env := episode.Restore(*c, s.Episode, episode.MedEvoEvalRules(), episode.Roles{}, events)
+	return grader.Score(c, s, events, final, env.Revealed())
+}
+
 // TestScoreHandComputed checks every formula against numbers worked out by hand
 // (see the comments).
 func TestScoreHandComputed(t *testing.T) {
 	c := anginaCase()
-	cfg := episode.DefaultConfig() // Tmax 10, Emax 3
-	w := grader.DefaultWeights()   // λ 0.5, μ 1
+	set := settings.Default()
 	final := clinic.FinalOutput{
 		Diagnosis: []string{"Angina pectoris"},
 		Evidence:  []string{"chest tightness on exertion", "relieved by rest", "troponin normal", "history of diabetes"},
 		Plan:      []string{"aspirin and statin", "discharge without follow up"},
 		Followup:  []string{"review in two weeks"},
 	}
-	s := grader.Score(&c, cfg, anginaEvents(), final, w)
+	s := score(&c, set, anginaEvents(), final)
 	require.Equal(t, 1.0, s.Diagnosis) // an acceptable name
 	require.True(t, s.Strict)
 	// 3 of 4 key points matched, 1 hallucinated (diabetes was never revealed): (3 − 0.5·1)/4
@@ -57,7 +64,7 @@ func TestScoreHandComputed(t *testing.T) {
 	require.InDelta(t, 0.6875, s.S, 1e-9)
 	require.False(t, s.Pass)
 	require.Equal(t, 69, s.Grade)
-	// T = 3 non-final actions; E = 2 billable tests, 1 unavailable: R = 0.5
+	// MedEvoEval C.3: T = #ASK + #REQUEST_TEST = 1 + 2; E = #REQUEST_TEST = 2, I = 1 unavailable: R = 0.5
 	require.Equal(t, 3, s.T)
 	require.Equal(t, 2, s.E)
 	require.InDelta(t, 0.5, s.R, 1e-9)
@@ -72,7 +79,7 @@ func TestScoreHandComputed(t *testing.T) {
 	// S = 0.5 + 0.3·3/4 + 0.2·1/2 = 0.825
 	final.Evidence = final.Evidence[:3]
 	final.Plan = []string{"aspirin and statin", "refer to the chest pain clinic"}
-	s = grader.Score(&c, cfg, anginaEvents(), final, w)
+	s = score(&c, set, anginaEvents(), final)
 	require.InDelta(t, 0.825+0.2*0.5, s.S, 1e-9) // both management points now matched: plan = 1
 	require.True(t, s.Pass)
 	require.Equal(t, grader.ReferralCorrect, s.Referral)
@@ -82,7 +89,7 @@ func TestPlanNotScoredIsNotZero(t *testing.T) {
 	c := anginaCase()
 	c.Manager.Management = nil
 	final := clinic.FinalOutput{Diagnosis: []string{"stable angina"}, Evidence: []string{"chest tightness on exertion", "relieved by rest", "troponin normal"}}
-	s := grader.Score(&c, episode.DefaultConfig(), anginaEvents(), final, grader.DefaultWeights())
+	s := score(&c, settings.Default(), anginaEvents(), final)
 	require.Nil(t, s.Plan, "no management key points: the plan is not scored")
 	// S renormalises over the scored parts: (0.5·1 + 0.3·0.75) / 0.8
 	require.InDelta(t, 0.9063, s.S, 1e-4)
@@ -122,9 +129,9 @@ func TestProcessLabels(t *testing.T) {
 		clinic.Event{Turn: 4, Action: clinic.Ask, Question: "What brings it on?", Status: clinic.StatusReturned, Cached: true},
 		clinic.Event{Turn: 5, Action: clinic.Finalize, Status: clinic.StatusFinalized})
 	final := clinic.FinalOutput{Diagnosis: []string{"acute coronary syndrome"}, Evidence: []string{"chest tightness on exertion", "troponin normal"}}
-	s := grader.Score(&c, episode.DefaultConfig(), events, final, grader.DefaultWeights())
+	s := score(&c, settings.Default(), events, final)
 	key := &grader.Key{Evidence: c.Manager.Evidence, Dangerous: c.Manager.Diagnosis.Dangerous}
-	g := grader.GradeProcess(events, final, s, key, nil)
+	g := grader.GradeProcess(grader.ProcessInput{Events: events, Final: final, Outcome: grader.OutcomeOf(s), Key: key})
 	var labels []grader.Label
 	for _, a := range g.Actions {
 		labels = append(labels, a.Label)
@@ -132,4 +139,66 @@ func TestProcessLabels(t *testing.T) {
 	require.Equal(t, []grader.Label{grader.HighYield, grader.HighYield, grader.Inefficient, grader.Inefficient, grader.Inefficient, grader.CriticalError}, labels)
 	require.Contains(t, g.Actions[3].Rationale, "700 USD")
 	require.Contains(t, g.Summary, "6 actions")
+}
+
+// TestProcessMetricsAsPublished checks T, E, R and U against MedEvoEval's
+// definitions (appendix C.3, and §4 / C.2 for U) on traces worked out by hand.
+func TestProcessMetricsAsPublished(t *testing.T) {
+	ev := func(turn int, a clinic.ActionKind, test string, st clinic.Status) clinic.Event {
+		return clinic.Event{Turn: turn, Action: a, Test: test, Status: st}
+	}
+	mdtOff := settings.Default().Episode
+	mdtOff.MDT = settings.MDTOff
+	tests := []struct {
+		name   string
+		cfg    settings.Episode
+		events []clinic.Event
+		t, e   int
+		r      float64
+	}{
+		{name: "the issue's trace: an off-catalog and an unmatched request, an incomplete FINALIZE", cfg: settings.Default().Episode,
+			// T = 0 ASK + 3 REQUEST_TEST + 0 CALL_MDT = 3 (neither FINALIZE counts);
+			// E = 3; I = 2 (invalid off-catalog, unavailable): R = 2/3.
+			events: []clinic.Event{ev(0, clinic.RequestTest, "ct head", clinic.StatusInvalid), ev(1, clinic.RequestTest, "serum unobtainium", clinic.StatusUnavailable),
+				ev(2, clinic.RequestTest, "troponin", clinic.StatusReturned), ev(3, clinic.Finalize, "", clinic.StatusInvalid), ev(4, clinic.Finalize, "", clinic.StatusFinalized)},
+			t: 3, e: 3, r: 0.6667},
+		{name: "CALL_MDT counts only when consultation is enabled", cfg: settings.Default().Episode,
+			events: []clinic.Event{ev(0, clinic.Ask, "", clinic.StatusReturned), ev(1, clinic.CallMDT, "", clinic.StatusReturned), ev(2, clinic.Finalize, "", clinic.StatusFinalized)},
+			t:      2, e: 0, r: 0},
+		{name: "#CALL_MDT = 0 when consultation is disabled", cfg: mdtOff,
+			events: []clinic.Event{ev(0, clinic.Ask, "", clinic.StatusReturned), ev(1, clinic.CallMDT, "", clinic.StatusInvalid), ev(2, clinic.Finalize, "", clinic.StatusFinalized)},
+			t:      1, e: 0, r: 0},
+		{name: "the examination counts in E; duplicate, over-budget and unparseable requests are invalid", cfg: settings.Default().Episode,
+			// T = 5 REQUEST_TEST (the llm-error turn has no action) = 5; E = 5;
+			// I = duplicate + over budget + unparseable = 3: R = 3/5.
+			events: []clinic.Event{ev(0, clinic.RequestTest, "physical examination", clinic.StatusReturned), ev(1, clinic.RequestTest, "ecg", clinic.StatusReturned),
+				ev(2, clinic.RequestTest, "ecg", clinic.StatusDuplicate), ev(3, clinic.RequestTest, "troponin", clinic.StatusOverBudget),
+				ev(4, clinic.RequestTest, "", clinic.StatusUnparseable), {Turn: 5, Status: clinic.StatusUnparseable, LLMError: true}},
+			t: 5, e: 5, r: 0.6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			T, E, R := grader.Process(tc.events, tc.cfg)
+			require.Equal(t, tc.t, T)
+			require.Equal(t, tc.e, E)
+			require.InDelta(t, tc.r, R, 1e-9)
+		})
+	}
+
+	// The trace scored whole: diagnosis 1; evidence 2 of 4 key points,
+	// nothing hallucinated: 0.5; plan 2 of 2: 1. S = 0.5·1 + 0.3·0.5 + 0.2·1 = 0.85.
+	// U = 0.6·0.85 − 0.2·3/10 − 0.1·3/3 − 0.1·2/3 = 0.51 − 0.06 − 0.1 − 0.0667 = 0.2833.
+	// (The old count, T = 4, E = 2, R = 0.5, gave U = 0.51 − 0.08 − 0.0667 − 0.05 = 0.3133.)
+	c := anginaCase()
+	c.Patient.OpeningComplaint = "Chest tightness on exertion, relieved by rest."
+	events := tests[0].events
+	events[2].Reply = "Troponin normal."
+	final := clinic.FinalOutput{Diagnosis: []string{"Stable angina"}, Evidence: []string{"chest tightness on exertion", "troponin normal"},
+		Plan: []string{"aspirin and statin", "refer to the chest pain clinic"}, Followup: []string{"review in two weeks"}}
+	s := score(&c, settings.Default(), events, final)
+	require.InDelta(t, 0.85, s.S, 1e-9)
+	require.Equal(t, 3, s.T)
+	require.Equal(t, 3, s.E)
+	require.InDelta(t, 0.667, s.R, 5e-4)
+	require.InDelta(t, 0.283, s.U, 5e-4)
 }

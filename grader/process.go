@@ -37,12 +37,52 @@ type ProcessGrade struct {
 	Counts  map[Label]int `json:"counts"`
 }
 
-// Key is what the process grader may know of the answer key: nothing in
-// score-only mode, the manager's write-back otherwise.
+// Outcome is what the learner may know of an episode's result in every
+// feedback mode: the score and the cost (EvoClinician §4.1: the agent observes
+// the final judge score S and the total cost C), and the process counts it can
+// read off its own trace. No answer-key value fits in it.
+type Outcome struct {
+	S    float64 `json:"s"`
+	Pass bool    `json:"pass"`
+	Cost float64 `json:"cost_usd"`
+	T    int     `json:"t"`
+	E    int     `json:"e"`
+	R    float64 `json:"r"`
+	U    float64 `json:"u"`
+}
+
+// OutcomeOf takes the learner-visible numbers of the manager's scores.
+func OutcomeOf(s clinic.Scores) Outcome {
+	return Outcome{S: s.S, Pass: s.Pass, Cost: s.Cost, T: s.T, E: s.E, R: s.R, U: s.U}
+}
+
+// Key is the answer key and the manager's judgement derived from it, which
+// the manager writes back in write-back mode (MedEvoEval §3.4). Score-only
+// learners get none of it.
 type Key struct {
-	Evidence   []string
-	Management []string
-	Dangerous  []string
+	Diagnosis      string   `json:"diagnosis"`
+	Evidence       []string `json:"evidence"`
+	Management     []string `json:"management"`
+	Dangerous      []string `json:"dangerous"`
+	DiagnosisGrade float64  `json:"diagnosis_grade"` // the manager's grade of the doctor's diagnosis
+	Unsafe         []string `json:"unsafe_plan"`     // plan items the manager judged unsafe
+	Referral       string   `json:"referral"`        // the manager's referral verdict
+}
+
+// KeyOf is the write-back key of a scored episode.
+func KeyOf(c *clinic.Case, s clinic.Scores) *Key {
+	return &Key{Diagnosis: c.Manager.Diagnosis.Name, Evidence: c.Manager.Evidence, Management: c.Manager.Management,
+		Dangerous: c.Manager.Diagnosis.Dangerous, DiagnosisGrade: s.Diagnosis, Unsafe: s.Unsafe, Referral: s.Referral}
+}
+
+// ProcessInput is everything the process grader reads: the trace, the
+// outcome and, in write-back mode only, the key.
+type ProcessInput struct {
+	Events  []clinic.Event     `json:"events"`
+	Final   clinic.FinalOutput `json:"final"`
+	Outcome Outcome            `json:"outcome"`
+	Key     *Key               `json:"key,omitempty"`
+	Prices  map[string]float64 `json:"prices,omitempty"` // the run's price table, for cost judgements
 }
 
 // expensive tests cost at least this much; returning one that nobody used is inefficient.
@@ -53,7 +93,7 @@ const usedAt = 0.6
 
 // ProcessGrader labels every action of an episode.
 type ProcessGrader interface {
-	GradeProcess(ctx context.Context, events []clinic.Event, final clinic.FinalOutput, s clinic.Scores, key *Key, prices map[catalog.Category]float64) (ProcessGrade, error)
+	GradeProcess(ctx context.Context, in ProcessInput) (ProcessGrade, error)
 }
 
 // BuiltinProcessGrader is the deterministic process grader (GradeProcess).
@@ -62,14 +102,16 @@ type BuiltinProcessGrader struct{}
 var _ ProcessGrader = BuiltinProcessGrader{}
 
 // GradeProcess labels every action with the built-in rules.
-func (BuiltinProcessGrader) GradeProcess(_ context.Context, events []clinic.Event, final clinic.FinalOutput, s clinic.Scores, key *Key, prices map[catalog.Category]float64) (ProcessGrade, error) {
-	return GradeProcess(events, final, s, key, prices), nil
+func (BuiltinProcessGrader) GradeProcess(_ context.Context, in ProcessInput) (ProcessGrade, error) {
+	return GradeProcess(in), nil
 }
 
-// GradeProcess labels every action from clinical value and efficiency:
-// information revealed and used, cost against cheaper alternatives, dangerous
-// actions. It reads the trace, the scores and, when given, the write-back key.
-func GradeProcess(events []clinic.Event, final clinic.FinalOutput, s clinic.Scores, key *Key, prices map[catalog.Category]float64) ProcessGrade {
+// GradeProcess labels every action from clinical yield and resource efficiency
+// (EvoClinician §3, process grader): information revealed and used, cost
+// against cheaper alternatives, dangerous actions. It reads the trace, the
+// outcome and, when given, the write-back key.
+func GradeProcess(in ProcessInput) ProcessGrade {
+	events, final, s, key, prices := in.Events, in.Final, in.Outcome, in.Key, in.Prices
 	// A reply was used when it covers most of a cited evidence item (or, with the
 	// write-back key, of a key point).
 	supports := func(reply string) bool {
@@ -146,12 +188,16 @@ func GradeProcess(events []clinic.Event, final clinic.FinalOutput, s clinic.Scor
 			switch {
 			case ev.Status != clinic.StatusFinalized:
 				a.Label, a.Rationale = Inefficient, "FINALIZE was incomplete: "+ev.Reply
-			case len(s.Unsafe) > 0:
-				a.Label, a.Rationale = CriticalError, "the plan contains unsafe management: "+strings.Join(s.Unsafe, "; ")
+			case key != nil && len(key.Unsafe) > 0:
+				a.Label, a.Rationale = CriticalError, "the plan contains unsafe management: "+strings.Join(key.Unsafe, "; ")
 			case key != nil && dangerous(final, key.Dangerous):
 				a.Label, a.Rationale = CriticalError, "the diagnosis names a dangerous alternative"
-			case s.Referral == ReferralMissed:
+			case key != nil && key.Referral == ReferralMissed:
 				a.Label, a.Rationale = CriticalError, "a needed referral was missed"
+			case key == nil && s.S == 0:
+				// Score-only: a grade of 0 is "a dangerous or clearly wrong diagnosis"
+				// (MedEvoEval C.1), the one verdict the score alone can give.
+				a.Label, a.Rationale = CriticalError, "the assessment scored 0: a dangerous or clearly wrong diagnosis"
 			case s.Pass:
 				a.Label, a.Rationale = HighYield, fmt.Sprintf("a passing assessment (S=%.2f)", s.S)
 			default:

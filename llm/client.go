@@ -26,41 +26,9 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/clinevo/clinevo/settings"
 )
-
-// Settings configure one role's client. The API key is never part of them: it
-// is read from the environment variable APIKeyEnv or the file APIKeyFile.
-type Settings struct {
-	BaseURL         string        `mapstructure:"base_url" json:"base_url"`
-	Model           string        `mapstructure:"model" json:"model"`
-	Temperature     float32       `mapstructure:"temperature" json:"temperature"`
-	TopP            float32       `mapstructure:"top_p" json:"top_p"`
-	MaxTokens       int           `mapstructure:"max_tokens" json:"max_tokens"`
-	Timeout         time.Duration `mapstructure:"timeout" json:"timeout"`
-	Concurrency     int           `mapstructure:"concurrency" json:"concurrency"`
-	APIKeyEnv       string        `mapstructure:"api_key_env" json:"api_key_env"`
-	APIKeyFile      string        `mapstructure:"api_key_file" json:"api_key_file"`
-	JSONMode        bool          `mapstructure:"json_mode" json:"json_mode"`               // send response_format json_object
-	Cache           bool          `mapstructure:"cache" json:"cache"`                       // cache temperature-0 replies
-	PricePrompt     float64       `mapstructure:"price_prompt" json:"price_prompt"`         // USD per million prompt tokens
-	PriceCompletion float64       `mapstructure:"price_completion" json:"price_completion"` // USD per million completion tokens
-	Dim             int           `mapstructure:"dim" json:"dim"`                           // embeddings only
-}
-
-// Validate names the first missing or invalid field of a role.
-func (s Settings) Validate(role string) error {
-	switch {
-	case s.BaseURL == "":
-		return fmt.Errorf("roles.%s.base_url is required for a model-backed role", role)
-	case s.Model == "":
-		return fmt.Errorf("roles.%s.model is required", role)
-	case s.Timeout < 0 || s.Concurrency < 0 || s.MaxTokens < 0:
-		return fmt.Errorf("roles.%s: timeout, concurrency and max_tokens must not be negative", role)
-	case s.Temperature < 0 || s.TopP < 0 || s.TopP > 1:
-		return fmt.Errorf("roles.%s: temperature must be >= 0 and top_p within [0, 1]", role)
-	}
-	return nil
-}
 
 // Kind classifies a failed call.
 type Kind string
@@ -102,6 +70,7 @@ func IsMalformed(err error) bool {
 // Usage is model use by one role.
 type Usage struct {
 	Role             string  `json:"role"`
+	Model            string  `json:"model,omitempty"`
 	Calls            int     `json:"calls"`
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
@@ -139,6 +108,9 @@ func (t *Tally) Add(u Usage) {
 	}
 	a := t.byRo[u.Role]
 	a.Role = u.Role
+	if u.Model != "" {
+		a.Model = u.Model
+	}
 	a.Calls += u.Calls
 	a.PromptTokens += u.PromptTokens
 	a.CompletionTokens += u.CompletionTokens
@@ -167,7 +139,7 @@ type Cache interface {
 // Client is one role's connection to a model endpoint.
 type Client struct {
 	Role     string
-	Settings Settings
+	Settings settings.Role
 	api      *openai.Client
 	sem      chan struct{}
 	cache    Cache
@@ -175,7 +147,7 @@ type Client struct {
 
 // APIKey resolves the key of a role: the environment variable, else the file.
 // A missing key is allowed (local servers need none).
-func APIKey(s Settings) (string, error) {
+func APIKey(s settings.Role) (string, error) {
 	if s.APIKeyEnv != "" {
 		if k := os.Getenv(s.APIKeyEnv); k != "" {
 			return k, nil
@@ -193,8 +165,10 @@ func APIKey(s Settings) (string, error) {
 
 // NewClient builds a role's client. The go-openai client makes one attempt per
 // call: retries belong to the Temporal activity.
-func NewClient(role string, s Settings, cache Cache) (*Client, error) {
-	if err := s.Validate(role); err != nil {
+func NewClient(role string, s settings.Role, cache Cache) (*Client, error) {
+	check := s
+	check.Backend = settings.OpenAI
+	if err := (settings.Roles{role: check}).Validate(); err != nil {
 		return nil, err
 	}
 	key, err := APIKey(s)
@@ -203,7 +177,7 @@ func NewClient(role string, s Settings, cache Cache) (*Client, error) {
 	}
 	cfg := openai.DefaultConfig(key)
 	cfg.BaseURL = strings.TrimSuffix(s.BaseURL, "/")
-	timeout := s.Timeout
+	timeout := time.Duration(s.Timeout)
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
@@ -369,7 +343,7 @@ func (c *Client) complete(ctx context.Context, msgs []Message) (reply string, er
 		key = CacheKey(req)
 		if reply, ok := c.cache.Get(ctx, key); ok {
 			if m := meter(ctx); m != nil {
-				m.Add(Usage{Role: c.Role, CacheHits: 1})
+				m.Add(Usage{Role: c.Role, Model: c.Settings.Model, CacheHits: 1})
 			}
 			span.SetAttributes(attribute.Bool("llm.cache_hit", true))
 			return reply, nil
@@ -391,7 +365,7 @@ func (c *Client) complete(ctx context.Context, msgs []Message) (reply string, er
 	}
 	cost := float64(resp.Usage.PromptTokens)*c.Settings.PricePrompt/1e6 + float64(resp.Usage.CompletionTokens)*c.Settings.PriceCompletion/1e6
 	if m := meter(ctx); m != nil {
-		m.Add(Usage{Role: c.Role, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CostUSD: cost})
+		m.Add(Usage{Role: c.Role, Model: c.Settings.Model, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CostUSD: cost})
 	}
 	span.SetAttributes(attribute.Int("llm.prompt_tokens", resp.Usage.PromptTokens), attribute.Int("llm.completion_tokens", resp.Usage.CompletionTokens))
 	role := attribute.String("role", c.Role)

@@ -32,7 +32,7 @@ func (e Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error
 		return nil, e.C.classify(err, 0)
 	}
 	if m := meter(ctx); m != nil {
-		m.Add(Usage{Role: e.C.Role, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CostUSD: float64(resp.Usage.PromptTokens) * e.C.Settings.PricePrompt / 1e6})
+		m.Add(Usage{Role: e.C.Role, Model: e.C.Settings.Model, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CostUSD: float64(resp.Usage.PromptTokens) * e.C.Settings.PricePrompt / 1e6})
 	}
 	if len(resp.Data) != len(texts) {
 		return nil, &Error{Role: e.C.Role, Kind: Transient, Msg: fmt.Sprintf("%d embeddings for %d texts", len(resp.Data), len(texts))}

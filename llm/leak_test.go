@@ -12,6 +12,7 @@ import (
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/llm"
+	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
@@ -26,7 +27,7 @@ func TestDoctorPromptNeverLeaks(t *testing.T) {
 	n := 0
 	for _, split := range synth.Splits {
 		for _, c := range synth.Generate(7)[split] {
-			ep := episode.New(c, episode.DefaultConfig(), episode.BuiltinRoles())
+			ep := episode.New(c, settings.Default().Episode, episode.MedEvoEvalRules(), episode.BuiltinRoles())
 			for !ep.Done() {
 				v := ep.View(nil, []string{"ASK onset WHEN chest pain: a rule"})
 				msgs, err := llm.DoctorPrompt(v)

@@ -11,15 +11,15 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/settings"
 )
 
-func client(t *testing.T, srv *llmtest.Server, role string, mod func(*llm.Settings)) *llm.Client {
+func client(t *testing.T, srv *llmtest.Server, role string, mod func(*settings.Role)) *llm.Client {
 	t.Helper()
-	s := llm.Settings{BaseURL: srv.BaseURL(), Model: "test-model", JSONMode: true, Timeout: 2 * time.Second, PricePrompt: 1, PriceCompletion: 2}
+	s := settings.Role{BaseURL: srv.BaseURL(), Model: "test-model", JSONMode: true, Timeout: settings.Duration(2 * time.Second), PricePrompt: 1, PriceCompletion: 2}
 	if mod != nil {
 		mod(&s)
 	}
@@ -88,7 +88,7 @@ func TestErrorClassification(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.New(t)
 			srv.Script = func(int, llmtest.Request) *llmtest.Reply { r := tc.reply; return &r }
-			c := client(t, srv, "doctor", func(s *llm.Settings) { s.Timeout = time.Second })
+			c := client(t, srv, "doctor", func(s *settings.Role) { s.Timeout = settings.Duration(time.Second) })
 			_, err := llm.Doctor{C: c}.Decide(context.Background(), view())
 			var e *llm.Error
 			require.True(t, errors.As(err, &e), "got %v", err)
@@ -113,7 +113,7 @@ func TestTokenAccountingAndCache(t *testing.T) {
 
 	// Temperature-0 calls of a caching role are answered from the cache the second time.
 	cache := &memCache{m: map[string]string{}}
-	jc, err := llm.NewClient("judge", llm.Settings{BaseURL: srv.BaseURL(), Model: "m", Cache: true}, cache)
+	jc, err := llm.NewClient("judge", settings.Role{BaseURL: srv.BaseURL(), Model: "m", Cache: true}, cache)
 	require.NoError(t, err)
 	c := synth.Generate(7)["stream"][0]
 	j := llm.Judge{C: jc}
@@ -138,9 +138,11 @@ func TestLLMErrorTurns(t *testing.T) {
 	srv.Script = func(int, llmtest.Request) *llmtest.Reply {
 		return &llmtest.Reply{Status: 200, Content: "I think it is a migraine."}
 	}
-	cfg := episode.DefaultConfig()
-	cfg.MaxTurns = 3
-	d := runner.Deps{Doctor: llm.Doctor{C: client(t, srv, "doctor", nil)}, Roles: episode.BuiltinRoles(), Env: cfg, Weights: grader.DefaultWeights()}
+	set := settings.Default()
+	set.Episode.MaxTurns = 3
+	roles := runner.BuiltinRoles()
+	roles.Doctor = llm.Doctor{C: client(t, srv, "doctor", nil)}
+	d := runner.Deps{Roles: roles, Settings: set}
 	tr, err := runner.Play(context.Background(), synth.Generate(7)["stream"][0], d, runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
 	require.NoError(t, err)
 	require.Equal(t, []int{0, 1, 2}, tr.LLMErrorTurns)
@@ -169,7 +171,7 @@ func TestModelPatientAndExam(t *testing.T) {
 func TestEmbedderDimensionMismatch(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.Dim = 16
-	e := llm.Embedder{C: client(t, srv, "embeddings", func(s *llm.Settings) { s.Dim = 32 })}
+	e := llm.Embedder{C: client(t, srv, "embeddings", func(s *settings.Role) { s.Dim = 32 })}
 	_, err := e.Embed(context.Background(), []string{"hello"})
 	var le *llm.Error
 	require.True(t, errors.As(err, &le))

@@ -14,6 +14,7 @@ import (
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // Doctor is a model-backed doctor. It renders only the DoctorView.
@@ -262,13 +263,9 @@ type gradeReply struct {
 }
 
 // GradeProcess labels every action.
-func (g ProcessGrader) GradeProcess(ctx context.Context, events []clinic.Event, final clinic.FinalOutput, s clinic.Scores, key *grader.Key, prices map[catalog.Category]float64) (grader.ProcessGrade, error) {
-	msgs, err := Render("grader", nil, struct {
-		Events []clinic.Event
-		Final  clinic.FinalOutput
-		Scores clinic.Scores
-		Key    *grader.Key
-	}{events, final, s, key})
+func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput) (grader.ProcessGrade, error) {
+	events := in.Events
+	msgs, err := Render("grader", nil, in)
 	if err != nil {
 		return grader.ProcessGrade{}, err
 	}
@@ -292,7 +289,7 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, events []clinic.Event, 
 		if m := meter(ctx); m != nil {
 			m.Add(Usage{Role: g.C.Role + "_fallback", Calls: 1})
 		}
-		return grader.GradeProcess(events, final, s, key, prices), nil
+		return grader.GradeProcess(in), nil
 	}
 	if err != nil {
 		return grader.ProcessGrade{}, err
@@ -334,7 +331,7 @@ type evolveReply struct {
 }
 
 // Evolve asks the model for rule edits and cards.
-func (e Evolver) Evolve(ctx context.Context, cfg evolver.Config, in evolver.Input, rules []clinic.Rule) (evolver.Output, error) {
+func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.Input, rules []clinic.Rule) (evolver.Output, error) {
 	msgs, err := Render("evolver", struct{ Budget int }{cfg.RuleBudget}, struct {
 		evolver.Input
 		Rules []clinic.Rule
@@ -364,10 +361,10 @@ func (e Evolver) Evolve(ctx context.Context, cfg evolver.Config, in evolver.Inpu
 	if err != nil {
 		return evolver.Output{}, err
 	}
-	if cfg.WriteRules {
+	if cfg.Rules() {
 		out.Rules, out.Edits, out.Skipped = evolver.ApplyEdits(rules, r.Edits, in.Episode, cfg.RuleBudget, in.Forbidden)
 	}
-	if cfg.WriteCards {
+	if in.WriteCards {
 		var cards []clinic.Card
 		for i, rc := range r.Cards {
 			kind := clinic.CardKind(rc.Kind)
@@ -378,7 +375,7 @@ func (e Evolver) Evolve(ctx context.Context, cfg evolver.Config, in evolver.Inpu
 			cards = append(cards, c)
 		}
 		var skipped []string
-		out.Cards, skipped = evolver.ScreenCards(cards, in.Forbidden)
+		out.Cards, skipped = evolver.ScreenCards(evolver.KeepKinds(cards, cfg.CardKinds), in.Forbidden)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out, nil

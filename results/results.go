@@ -48,6 +48,7 @@ type Record struct {
 
 // Usage is model use of one role in one episode.
 type Usage struct {
+	Model            string  `json:"model,omitempty"` // the model that served the role
 	Calls            int     `json:"calls"`
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
@@ -81,7 +82,7 @@ CREATE TABLE IF NOT EXISTS run_results (run TEXT PRIMARY KEY, kind TEXT NOT NULL
 CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, reply TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS proposals (episode_id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS usage (episode_id TEXT NOT NULL, role TEXT NOT NULL, calls INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
-  completion_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, cache_hits INTEGER NOT NULL, PRIMARY KEY (episode_id, role));
+  completion_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, cache_hits INTEGER NOT NULL, model TEXT NOT NULL DEFAULT '', PRIMARY KEY (episode_id, role));
 CREATE TABLE IF NOT EXISTS runs (run TEXT PRIMARY KEY, kind TEXT NOT NULL, workflow_id TEXT NOT NULL, spec TEXT NOT NULL, created TEXT NOT NULL);
 `
 
@@ -93,6 +94,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("results: open %s: %w", path, err)
+	}
+	if err := addColumn(ctx, db, "usage", "model", "TEXT NOT NULL DEFAULT ''"); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("results: open %s: %w", path, err)
 	}
@@ -386,11 +391,12 @@ func (s *Store) Proposal(ctx context.Context, episodeID string, v any) error {
 // AddUsage adds model use to an episode's account. Usage is spend: a retried
 // call is spent again and counted again.
 func (s *Store) AddUsage(ctx context.Context, episodeID string, u Usage, role string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits)
-		VALUES(?,?,?,?,?,?,?) ON CONFLICT(episode_id, role) DO UPDATE SET calls=calls+excluded.calls,
+	_, err := s.db.ExecContext(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model)
+		VALUES(?,?,?,?,?,?,?,?) ON CONFLICT(episode_id, role) DO UPDATE SET calls=calls+excluded.calls,
 		prompt_tokens=prompt_tokens+excluded.prompt_tokens, completion_tokens=completion_tokens+excluded.completion_tokens,
-		cost_usd=cost_usd+excluded.cost_usd, cache_hits=cache_hits+excluded.cache_hits`,
-		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits)
+		cost_usd=cost_usd+excluded.cost_usd, cache_hits=cache_hits+excluded.cache_hits,
+		model=CASE WHEN excluded.model<>'' THEN excluded.model ELSE usage.model END`,
+		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.Model)
 	if err != nil {
 		return fmt.Errorf("results: add usage %s: %w", episodeID, err)
 	}
@@ -399,7 +405,7 @@ func (s *Store) AddUsage(ctx context.Context, episodeID string, u Usage, role st
 
 // UsageOf returns an episode's model use by role.
 func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]Usage, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits FROM usage WHERE episode_id=? ORDER BY role`, episodeID)
+	rows, err := s.db.QueryContext(ctx, `SELECT role, model, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits FROM usage WHERE episode_id=? ORDER BY role`, episodeID)
 	if err != nil {
 		return nil, fmt.Errorf("results: usage %s: %w", episodeID, err)
 	}
@@ -422,7 +428,7 @@ func (s *Store) Put(ctx context.Context, key, reply string) {
 
 // RunUsage sums the model use of a run's episodes by role.
 func (s *Store) RunUsage(ctx context.Context, run string) (map[string]Usage, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT role, SUM(calls), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd), SUM(cache_hits)
+	rows, err := s.db.QueryContext(ctx, `SELECT role, MAX(model), SUM(calls), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd), SUM(cache_hits)
 		FROM usage WHERE episode_id LIKE ? GROUP BY role ORDER BY role`, strings.ReplaceAll(run, "%", "")+"/%")
 	if err != nil {
 		return nil, fmt.Errorf("results: run usage %s: %w", run, err)
@@ -454,17 +460,41 @@ func (s *Store) RunResult(ctx context.Context, run string) ([]byte, error) {
 	return []byte(body), nil
 }
 
-// scanUsage reads (role, calls, prompt, completion, cost, cache hits) rows.
+// scanUsage reads (role, model, calls, prompt, completion, cost, cache hits) rows.
 func scanUsage(rows *sql.Rows) (map[string]Usage, error) {
 	defer rows.Close()
 	out := map[string]Usage{}
 	for rows.Next() {
 		var role string
 		var u Usage
-		if err := rows.Scan(&role, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits); err != nil {
+		if err := rows.Scan(&role, &u.Model, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits); err != nil {
 			return nil, err
 		}
 		out[role] = u
 	}
 	return out, rows.Err()
+}
+
+// addColumn adds a column to a table of a file written before the column
+// existed; a table that has it is left alone.
+func addColumn(ctx context.Context, db *sql.DB, table, column, decl string) error {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		if name == column {
+			return nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	_, err = db.ExecContext(ctx, fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", table, column, decl))
+	return err
 }

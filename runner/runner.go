@@ -24,6 +24,8 @@ import (
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/profile"
+	"github.com/clinevo/clinevo/settings"
 )
 
 var (
@@ -33,38 +35,49 @@ var (
 	evictions, _   = meterRunner.Int64Counter("clinevo.memory.evictions", metric.WithDescription("cards evicted"))
 )
 
-// Deps are the parts one episode needs.
-type Deps struct {
+// Roles are the roles a run plays with. A nil judge, grader or evolver is
+// the built-in one.
+type Roles struct {
 	Doctor  actor.Doctor
-	Roles   episode.Roles
-	Env     episode.Config
-	Weights grader.Weights
-	Memory  memory.Store         // nil: memory disabled
-	K       int                  // cards retrieved per turn
-	Judge   grader.Judge         // nil: the rubric judge
-	Grader  grader.ProcessGrader // nil: the built-in process grader
-	Evolver evolver.Evolver      // nil: the built-in evolver
+	Env     episode.Roles // patient, exam service, consultant
+	Judge   grader.Judge
+	Grader  grader.ProcessGrader
+	Evolver evolver.Evolver
 }
 
-func (d Deps) judge() grader.Judge {
-	if d.Judge == nil {
-		return grader.RubricJudge{W: d.Weights}
-	}
-	return d.Judge
+// BuiltinRoles are the deterministic built-in roles.
+func BuiltinRoles() Roles {
+	return Roles{Doctor: actor.Builtin{}, Env: episode.BuiltinRoles()}
+}
+
+// Deps are the parts one episode needs.
+type Deps struct {
+	Roles    Roles
+	Settings settings.Settings
+	Memory   memory.Store // nil: memory disabled
 }
 
 func (d Deps) grader() grader.ProcessGrader {
-	if d.Grader == nil {
+	if d.Roles.Grader == nil {
 		return grader.BuiltinProcessGrader{}
 	}
-	return d.Grader
+	return d.Roles.Grader
 }
 
 func (d Deps) evolver() evolver.Evolver {
-	if d.Evolver == nil {
+	if d.Roles.Evolver == nil {
 		return evolver.Builtin{}
 	}
-	return d.Evolver
+	return d.Roles.Evolver
+}
+
+// Start begins (or rebuilds from events) an episode in the run's profile.
+func (d Deps) Start(c clinic.Case, events []clinic.Event) (episode.Env, error) {
+	p, err := profile.Get(d.Settings.Profile)
+	if err != nil {
+		return nil, err
+	}
+	return p.Start(c, d.Settings, d.Roles.Env, events), nil
 }
 
 // Meta places an episode in a run.
@@ -85,11 +98,12 @@ type Meta struct {
 	Frozen bool
 }
 
-// Retrieve returns the cards shown to the doctor for a view: the top K by the
-// presentation alone and the top K by the whole conversation, merged, each card
-// with its better similarity, best first. The presentation query keeps the
-// cards of a similar complaint in view once the conversation has moved on; the
-// conversation query finds cards that the revealed findings point to.
+// Retrieve returns the cards shown to the doctor for a view: at most K
+// (MedEvoEval §3.4: the top-K relevant cards), from two queries merged: the
+// presentation alone and the whole conversation. Each card appears once with
+// its better similarity, best first, ties by ID. The presentation query keeps
+// the cards of a similar complaint in view once the conversation has moved on;
+// the conversation query finds cards that the revealed findings point to.
 func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, k int, m Meta) ([]clinic.CardHint, error) {
 	if store == nil || k <= 0 {
 		return nil, nil
@@ -125,7 +139,7 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, k
 	for _, h := range best {
 		hits = append(hits, h)
 	}
-	hits = memory.TopK(hits, 0)
+	hits = memory.TopK(hits, k)
 	span.SetAttributes(attribute.Int("memory.hits", len(hits)))
 	out := make([]clinic.CardHint, len(hits))
 	ids := make([]string, len(hits))
@@ -156,15 +170,18 @@ func QueryText(v clinic.DoctorView) string {
 
 // Play runs one episode to its end and scores it.
 func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, error) {
-	ep := episode.New(c, d.Env, d.Roles)
+	ep, err := d.Start(c, nil)
+	if err != nil {
+		return clinic.Trace{}, err
+	}
 	for !ep.Done() {
 		view := ep.View(nil, m.Rules)
-		cards, err := Retrieve(ctx, d.Memory, view, d.K, m)
+		cards, err := Retrieve(ctx, d.Memory, view, d.Settings.Memory.K, m)
 		if err != nil {
 			return clinic.Trace{}, err
 		}
 		view.Cards = cards
-		dec, err := d.Doctor.Decide(ctx, view)
+		dec, err := d.Roles.Doctor.Decide(ctx, view)
 		if err != nil {
 			return clinic.Trace{}, fmt.Errorf("doctor: %w", err)
 		}
@@ -177,13 +194,16 @@ func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, err
 
 // Finish scores a finished episode's events into a trace.
 func Finish(ctx context.Context, c clinic.Case, d Deps, m Meta, events []clinic.Event) (clinic.Trace, error) {
-	ep := episode.Restore(c, d.Env, d.Roles, events)
-	final, end := ep.Final()
-	j, err := d.judge().Judge(ctx, &c, grader.RevealedText(&c, events), final)
+	p, err := profile.Get(d.Settings.Profile)
 	if err != nil {
-		return clinic.Trace{}, fmt.Errorf("judge: %w", err)
+		return clinic.Trace{}, err
 	}
-	s := grader.Combine(&c, d.Env, events, final, d.Weights, j)
+	ep := p.Start(c, d.Settings, d.Roles.Env, events)
+	final, end := ep.Final()
+	s, err := p.Score(ctx, &c, d.Settings, ep, d.Roles.Judge)
+	if err != nil {
+		return clinic.Trace{}, err
+	}
 	t := clinic.Trace{SchemaVersion: clinic.TraceSchemaVersion, EpisodeID: m.EpisodeID, RunID: m.RunID, CaseID: c.ID,
 		Condition: c.Condition, Events: events, Termination: end, Final: final, Scores: &s, LLMErrorTurns: []int{}}
 	switch {
@@ -218,39 +238,51 @@ type Lesson struct {
 	Skipped []string
 }
 
-// Learn grades an episode's process, then learns from it (LearnGraded).
-func Learn(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case, t clinic.Trace, m Meta, rules []clinic.Rule) (Lesson, error) {
-	var key *grader.Key
-	if cfg.Mode == evolver.WriteBack {
-		key = &grader.Key{Evidence: c.Manager.Evidence, Management: c.Manager.Management, Dangerous: c.Manager.Diagnosis.Dangerous}
+// ProcessInput is what the process grader reads of a scored episode under
+// the run's feedback mode: the manager's key only with write-back.
+func ProcessInput(c *clinic.Case, t clinic.Trace, s settings.Settings) grader.ProcessInput {
+	in := grader.ProcessInput{Events: t.Events, Final: t.Final, Outcome: grader.OutcomeOf(*t.Scores), Prices: s.Episode.Prices}
+	if s.Evolver.Mode == settings.WriteBack {
+		in.Key = grader.KeyOf(c, *t.Scores)
 	}
-	pg, err := d.grader().GradeProcess(ctx, t.Events, t.Final, *t.Scores, key, d.Env.Prices)
+	return in
+}
+
+// Learn grades an episode's process, then learns from it (LearnGraded).
+func Learn(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, m Meta, rules []clinic.Rule) (Lesson, error) {
+	pg, err := d.grader().GradeProcess(ctx, ProcessInput(&c, t, d.Settings))
 	if err != nil {
 		return Lesson{}, fmt.Errorf("process grader: %w", err)
 	}
-	return LearnGraded(ctx, d, cfg, c, t, pg, m, rules)
+	return LearnGraded(ctx, d, c, t, pg, m, rules)
 }
 
 // LearnGraded evolves the rule book and writes and evicts cards from a graded
 // episode: Propose, then Apply.
-func LearnGraded(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, rules []clinic.Rule) (Lesson, error) {
-	out, err := Propose(ctx, d, cfg, c, t, pg, m, rules)
+func LearnGraded(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, rules []clinic.Rule) (Lesson, error) {
+	out, err := Propose(ctx, d, c, t, pg, m, rules)
 	if err != nil {
 		return Lesson{}, err
 	}
-	return Apply(ctx, d, cfg, out, m, pg)
+	return Apply(ctx, d, out, m, pg)
+}
+
+// EvolverInput is what the evolver reads of a graded episode: the trace, the
+// outcome (score and cost), the labels and, with write-back only, the key.
+func EvolverInput(c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, s settings.Settings, writeCards bool) evolver.Input {
+	in := evolver.Input{Run: m.RunID, Pass: m.Pass, Stage: m.Stage, Episode: m.Number, CaseID: c.ID,
+		Demographics: c.Patient.Demographics, Opening: c.Patient.OpeningComplaint, Events: t.Events, Final: t.Final,
+		Outcome: grader.OutcomeOf(*t.Scores), Grade: pg, WriteCards: writeCards, Forbidden: Forbidden(c, t.Events)}
+	if s.Evolver.Mode == settings.WriteBack {
+		in.Truth = grader.KeyOf(&c, *t.Scores)
+	}
+	return in
 }
 
 // Propose asks the evolver for the new rule book and the cards to write.
-func Propose(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, rules []clinic.Rule) (evolver.Output, error) {
-	var truth *evolver.Truth
-	if cfg.Mode == evolver.WriteBack {
-		truth = &evolver.Truth{Diagnosis: c.Manager.Diagnosis.Name, Evidence: c.Manager.Evidence, Management: c.Manager.Management}
-	}
-	in := evolver.Input{Run: m.RunID, Pass: m.Pass, Stage: m.Stage, Episode: m.Number, CaseID: c.ID,
-		Demographics: c.Patient.Demographics, Opening: c.Patient.OpeningComplaint, Events: t.Events, Final: t.Final,
-		Scores: *t.Scores, Grade: pg, Truth: truth, Forbidden: Forbidden(c, t.Events)}
-	out, err := d.evolver().Evolve(ctx, cfg, in, rules)
+func Propose(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, rules []clinic.Rule) (evolver.Output, error) {
+	in := EvolverInput(c, t, pg, m, d.Settings, d.Memory != nil)
+	out, err := d.evolver().Evolve(ctx, d.Settings.Evolver, in, rules)
 	if err != nil {
 		return evolver.Output{}, fmt.Errorf("evolver: %w", err)
 	}
@@ -259,7 +291,7 @@ func Propose(ctx context.Context, d Deps, cfg evolver.Config, c clinic.Case, t c
 
 // Apply writes an evolver output's cards and evicts down to B_M. Card IDs are
 // deterministic and evictions keep their first episode, so Apply may be repeated.
-func Apply(ctx context.Context, d Deps, cfg evolver.Config, out evolver.Output, m Meta, pg grader.ProcessGrade) (Lesson, error) {
+func Apply(ctx context.Context, d Deps, out evolver.Output, m Meta, pg grader.ProcessGrade) (Lesson, error) {
 	l := Lesson{Grade: pg, Rules: out.Rules, Edits: out.Edits, Skipped: out.Skipped}
 	if d.Memory == nil || len(out.Cards) == 0 {
 		return l, nil
@@ -280,6 +312,7 @@ func Apply(ctx context.Context, d Deps, cfg evolver.Config, out evolver.Output, 
 			older = append(older, c)
 		}
 	}
+	cfg := d.Settings.Evolver
 	l.Evicted = evolver.Evictions(older, len(out.Cards), cfg.MemoryBudget, m.Number, cfg)
 	if err := d.Memory.Upsert(ctx, out.Cards); err != nil {
 		return Lesson{}, fmt.Errorf("learn: %w", err)

@@ -9,19 +9,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
-	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/evolver"
-	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/settings"
 )
 
 func deps(t testing.TB, withMemory bool) runner.Deps {
-	d := runner.Deps{Doctor: actor.Builtin{}, Roles: episode.BuiltinRoles(), Env: episode.DefaultConfig(), Weights: grader.DefaultWeights(), K: 5}
+	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: settings.Default()}
 	if withMemory {
 		st, err := local.Open(context.Background(), filepath.Join(t.TempDir(), "memory.db"), memory.HashEmbedder{})
 		require.NoError(t, err)
@@ -41,7 +38,7 @@ func stream(t testing.TB, d runner.Deps, cases []clinic.Case, run string) []clin
 			Rules: runner.RuleTexts(rules), MemoryRuns: []string{run}}
 		tr, err := runner.Play(ctx, c, d, m)
 		require.NoError(t, err)
-		l, err := runner.Learn(ctx, d, evolver.DefaultConfig(), c, tr, m, rules)
+		l, err := runner.Learn(ctx, d, c, tr, m, rules)
 		require.NoError(t, err)
 		rules = l.Rules
 		out = append(out, tr)
@@ -92,6 +89,33 @@ func TestDoctorDoesNotReadTheAnswerKey(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, a.Events, b.Events)
 	require.Equal(t, a.Final, b.Final)
+}
+
+// TestAtMostKCardsReachTheDoctor checks MedEvoEval's top-K retrieval (§3.4):
+// the two retrieval queries are merged into at most K cards per turn, each
+// once, best first.
+func TestAtMostKCardsReachTheDoctor(t *testing.T) {
+	cases := synth.Generate(7)["stream"][:60]
+	for _, k := range []int{1, 3, 5} {
+		t.Run(fmt.Sprint("K=", k), func(t *testing.T) {
+			d := deps(t, true)
+			d.Settings.Memory.K = k
+			traces := stream(t, d, cases, fmt.Sprint("k", k))
+			most := 0
+			for _, tr := range traces {
+				for _, ev := range tr.Events {
+					require.LessOrEqual(t, len(ev.RetrievedCards), k, "episode %s turn %d", tr.EpisodeID, ev.Turn)
+					seen := map[string]bool{}
+					for _, id := range ev.RetrievedCards {
+						require.False(t, seen[id], "card %s shown twice in one turn", id)
+						seen[id] = true
+					}
+					most = max(most, len(ev.RetrievedCards))
+				}
+			}
+			require.Equal(t, k, most, "some turn fills all K places")
+		})
+	}
 }
 
 // TestTracesAreByteIdentical runs the same stream twice from empty memory.

@@ -7,40 +7,29 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/contract"
 )
-
-// ConditionResult is one finished condition of an experiment.
-type ConditionResult struct {
-	Name   string                 `json:"name"`
-	Kind   string                 `json:"kind"`
-	Run    string                 `json:"run"`
-	Stream *StreamResult          `json:"stream,omitempty"`
-	Eval   *activities.EvalResult `json:"eval,omitempty"`
-}
-
-// ExperimentResult lists the conditions' results in spec order.
-type ExperimentResult struct {
-	Name       string            `json:"name"`
-	Conditions []ConditionResult `json:"conditions"`
-}
 
 // ExperimentWorkflow runs an experiment's conditions, each as soon as the
 // condition it carries memory from has finished, independent ones in parallel.
 // A condition whose run already finished (an experiment resumed after a
-// failure) is not run again: its stored result is used.
-func ExperimentWorkflow(ctx workflow.Context, spec activities.ExperimentSpec) (ExperimentResult, error) {
+// failure) is not run again: its stored result is used. Every condition runs
+// with its own settings: the experiment's base, then the experiment's and the
+// condition's overrides.
+func ExperimentWorkflow(ctx workflow.Context, spec contract.ExperimentSpec) (contract.ExperimentResult, error) {
 	if err := spec.Validate(); err != nil {
-		return ExperimentResult{}, err
+		return contract.ExperimentResult{}, err
 	}
-	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrRun.ValueSet(spec.Name), AttrKind.ValueSet("experiment")); err != nil {
-		return ExperimentResult{}, err
+	log := workflow.GetLogger(ctx)
+	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrRun.ValueSet(spec.Name), AttrKind.ValueSet(string(contract.KindExperiment))); err != nil {
+		return contract.ExperimentResult{}, err
 	}
 	actx := activityOptions(ctx, 60)
 	if err := workflow.ExecuteActivity(actx, a.PutExperiment, spec).Get(ctx, nil); err != nil {
-		return ExperimentResult{}, err
+		return contract.ExperimentResult{}, err
 	}
 	n := len(spec.Conditions)
-	res := make([]ConditionResult, n)
+	res := make([]contract.ConditionResult, n)
 	state := make([]int, n) // 0 waiting, 1 running, 2 done
 	index := map[string]int{}
 	for i, c := range spec.Conditions {
@@ -53,27 +42,34 @@ func ExperimentWorkflow(ctx workflow.Context, spec activities.ExperimentSpec) (E
 	start := func(i int) error {
 		c := spec.Conditions[i]
 		run := spec.RunID(c.Name)
-		res[i] = ConditionResult{Name: c.Name, Kind: c.Kind, Run: run}
+		res[i] = contract.ConditionResult{Name: c.Name, Kind: c.Kind, Run: run}
 		var prev activities.RunResultReply
 		if err := workflow.ExecuteActivity(actx, a.RunResult, run).Get(ctx, &prev); err != nil {
 			return err
 		}
 		if prev.Found {
 			state[i] = 2
+			log.Info("condition already finished: reusing its result", "experiment", spec.Name, "condition", c.Name)
 			return decodeResult(&res[i], prev.Result)
+		}
+		set, err := spec.SettingsOf(i)
+		if err != nil {
+			return err
 		}
 		state[i] = 1
 		running++
-		var dep *StreamResult
+		var dep *contract.StreamResult
 		if d := c.Dependency(); d != "" {
 			dep = res[index[d]].Stream
 		}
+		log.Info("condition started", "experiment", spec.Name, "condition", c.Name, "kind", string(c.Kind), "profile", set.Profile)
 		var f workflow.ChildWorkflowFuture
 		switch c.Kind {
-		case "stream":
+		case contract.KindStream:
 			s := streamSpec(spec, c, run, dep)
+			s.Settings = set
 			f = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-				WorkflowID: activities.StreamWorkflowID(run), StaticSummary: fmt.Sprintf("experiment %s: %s", spec.Name, c.Name)}), StreamWorkflow, s)
+				WorkflowID: contract.StreamWorkflowID(run), StaticSummary: fmt.Sprintf("experiment %s: %s", spec.Name, c.Name)}), StreamWorkflow, s)
 		default:
 			corpus := c.Corpus
 			if corpus == "" {
@@ -87,33 +83,36 @@ func ExperimentWorkflow(ctx workflow.Context, spec activities.ExperimentSpec) (E
 			if err := workflow.ExecuteActivity(actx, a.PlanCases, corpus, limit).Get(ctx, &plan); err != nil {
 				return err
 			}
-			es := activities.EvalSpec{RunID: run, Kind: activities.KindHeldOut, Label: c.Name, Corpus: corpus, CaseIDs: plan.CaseIDs,
-				Conditions: plan.Conditions, Stage: 1, Pass: 1, K: orInt(c.K, 5), Concurrency: orInt(spec.EvalConcurrency, 8),
-				ActivityTimeoutSeconds: spec.ActivityTimeout}
+			es := contract.EvalSpec{RunID: run, Kind: contract.KindHeldOut, Label: c.Name, Corpus: corpus, CaseIDs: plan.CaseIDs,
+				Conditions: plan.Conditions, Stage: 1, Pass: 1, Concurrency: orInt(spec.EvalConcurrency, contract.DefaultEvalConcurrency),
+				ActivityTimeoutSeconds: spec.ActivityTimeout, Settings: set}
 			if dep != nil { // H3: the mature bank and rules of a finished run, frozen
 				es.MemoryRuns, es.AsOf = dep.MemoryRuns, dep.LastEpisode
-				for _, r := range dep.RuleBook {
-					es.Rules = append(es.Rules, r.Text)
+				if set.Evolver.Rules() {
+					es.Rules = ruleTexts(dep.RuleBook)
 				}
 			}
 			f = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-				WorkflowID: run + "/evaluation", StaticSummary: fmt.Sprintf("experiment %s: %s", spec.Name, c.Name)}), EvaluationWorkflow, es)
+				WorkflowID: contract.EvaluationWorkflowID(run), StaticSummary: fmt.Sprintf("experiment %s: %s", spec.Name, c.Name)}), EvaluationWorkflow, es)
 		}
 		sel.AddFuture(f, func(f workflow.Future) {
 			running--
 			state[i] = 2
 			var err error
-			if c.Kind == "stream" {
-				var r StreamResult
+			if c.Kind == contract.KindStream {
+				var r contract.StreamResult
 				err = f.Get(ctx, &r)
 				res[i].Stream = &r
 			} else {
-				var r activities.EvalResult
+				var r contract.EvalResult
 				err = f.Get(ctx, &r)
 				res[i].Eval = &r
 			}
 			if err != nil && firstErr == nil {
 				firstErr = fmt.Errorf("condition %s: %w", c.Name, err)
+			}
+			if err == nil {
+				log.Info("condition finished", "experiment", spec.Name, "condition", c.Name)
 			}
 		})
 		return nil
@@ -130,7 +129,7 @@ func ExperimentWorkflow(ctx workflow.Context, spec activities.ExperimentSpec) (E
 					continue
 				}
 				if err := start(i); err != nil {
-					return ExperimentResult{}, err
+					return contract.ExperimentResult{}, err
 				}
 				progressed = true
 			}
@@ -140,22 +139,22 @@ func ExperimentWorkflow(ctx workflow.Context, spec activities.ExperimentSpec) (E
 		}
 		sel.Select(ctx)
 		if firstErr != nil {
-			return ExperimentResult{}, firstErr
+			return contract.ExperimentResult{}, firstErr
 		}
 	}
-	out := ExperimentResult{Name: spec.Name, Conditions: res}
-	if err := workflow.ExecuteActivity(actx, a.CompleteRun, activities.RunCompletion{Run: spec.Name, Kind: "experiment", Result: out}).Get(ctx, nil); err != nil {
-		return ExperimentResult{}, err
+	out := contract.ExperimentResult{Name: spec.Name, Conditions: res}
+	if err := workflow.ExecuteActivity(actx, a.CompleteRun, activities.RunCompletion{Run: spec.Name, Kind: contract.KindExperiment, Result: out}).Get(ctx, nil); err != nil {
+		return contract.ExperimentResult{}, err
 	}
 	return out, nil
 }
 
-func decodeResult(r *ConditionResult, b json.RawMessage) error {
-	if r.Kind == "stream" {
-		r.Stream = &StreamResult{}
+func decodeResult(r *contract.ConditionResult, b json.RawMessage) error {
+	if r.Kind == contract.KindStream {
+		r.Stream = &contract.StreamResult{}
 		return json.Unmarshal(b, r.Stream)
 	}
-	r.Eval = &activities.EvalResult{}
+	r.Eval = &contract.EvalResult{}
 	return json.Unmarshal(b, r.Eval)
 }
 
@@ -168,29 +167,20 @@ func orInt(v, d int) int {
 
 // streamSpec builds a condition's stream; a carry condition continues its
 // dependency's memory lineage, episode numbering and rule book.
-func streamSpec(e activities.ExperimentSpec, c activities.ConditionSpec, run string, dep *StreamResult) activities.StreamSpec {
-	s := activities.StreamSpec{RunID: run, Corpus: e.Corpus, Limit: e.Limit, StageSize: e.StageSize, Memory: c.Memory,
-		K: c.K, Feedback: c.Feedback, SuccessCards: c.SuccessCards, TranscriptOnly: c.TranscriptOnly, UpdateInterval: c.UpdateInterval,
-		StageEval: c.StageEval, Retention: c.Retention, EvalConcurrency: e.EvalConcurrency, ActivityTimeoutSeconds: e.ActivityTimeout, Rules: true}
+func streamSpec(e contract.ExperimentSpec, c contract.ConditionSpec, run string, dep *contract.StreamResult) contract.StreamSpec {
+	s := contract.StreamSpec{RunID: run, Corpus: e.Corpus, Limit: e.Limit, StageSize: e.StageSize, Memory: c.Memory,
+		StageEval: c.StageEval, Retention: c.Retention, EvalConcurrency: e.EvalConcurrency, ActivityTimeoutSeconds: e.ActivityTimeout}
 	if c.Corpus != "" {
 		s.Corpus = c.Corpus
 	}
 	if c.Limit != 0 {
 		s.Limit = c.Limit
 	}
-	if c.Rules != nil {
-		s.Rules = *c.Rules
-	}
 	if s.Memory == "" {
-		s.Memory = activities.MemoryEmpty
+		s.Memory = contract.MemoryEmpty
 	}
 	if dep != nil {
-		runs := dep.MemoryRuns
-		s.CarryFrom = runs[: len(runs)-1 : len(runs)-1]
-		s.CarryFrom = append(s.CarryFrom, runs[len(runs)-1])
-		s.FirstEpisode = dep.LastEpisode
-		s.RuleBook = dep.RuleBook
-		s.Pass = len(runs) + 1
+		s = dep.CarryFrom(s)
 	}
 	return s
 }

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/workflows"
 )
@@ -21,8 +23,15 @@ var acts *activities.Activities
 // fakeStream mocks every activity: episodes end after two turns, Evolve adds
 // one rule per batch, and the calls are recorded in order.
 type fakeStream struct {
+	mu      sync.Mutex // evaluation episodes run in parallel child workflows
 	calls   []string
 	records []string
+}
+
+func (f *fakeStream) call(c string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, c)
 }
 
 func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int) {
@@ -40,16 +49,16 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 	env.OnActivity(acts.Step, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.TurnInput) (activities.TurnSummary, error) {
 		return activities.TurnSummary{Action: "ASK", Status: "returned", Done: in.Turn == 1}, nil
 	})
-	env.OnActivity(acts.Score, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EpisodeInput) (activities.ScoreSummary, error) {
-		f.calls = append(f.calls, "episode:"+in.EpisodeID)
-		return activities.ScoreSummary{S: 0.5, T: 1}, nil
+	env.OnActivity(acts.Score, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EpisodeInput) (contract.ScoreSummary, error) {
+		f.call("episode:" + in.EpisodeID)
+		return contract.ScoreSummary{S: 0.5, T: 1}, nil
 	})
 	env.OnActivity(acts.Grade, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.GradeInput) (map[grader.Label]int, error) {
-		f.calls = append(f.calls, "grade:"+in.CaseID)
+		f.call("grade:" + in.CaseID)
 		return nil, nil
 	})
 	env.OnActivity(acts.Evolve, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EvolveInput) (activities.EvolveOutput, error) {
-		f.calls = append(f.calls, "evolve")
+		f.call("evolve")
 		out := activities.EvolveOutput{RuleBook: append(in.RuleBook, clinic.Rule{ID: "r", Text: "ASK onset"})}
 		for _, e := range in.Episodes {
 			out.Lessons = append(out.Lessons, activities.EpisodeLesson{EpisodeID: e.EpisodeID})
@@ -57,18 +66,20 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		return out, nil
 	})
 	env.OnActivity(acts.CompleteRun, mock.Anything, mock.Anything).Return(func(_ context.Context, c activities.RunCompletion) error {
-		f.calls = append(f.calls, "complete:"+c.Run)
+		f.call("complete:" + c.Run)
 		return nil
 	})
 	env.OnActivity(acts.Record, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.RecordInput) error {
-		f.calls = append(f.calls, "record:"+in.CaseID)
+		f.call("record:" + in.CaseID)
+		f.mu.Lock()
 		f.records = append(f.records, in.EpisodeID)
+		f.mu.Unlock()
 		return nil
 	})
 }
 
-func spec(limit, stage int) activities.StreamSpec {
-	return activities.StreamSpec{RunID: "t", Corpus: "builtin:stream", StageSize: stage, Rules: true, Limit: limit}
+func spec(limit, stage int) contract.StreamSpec {
+	return contract.StreamSpec{RunID: "t", Corpus: "builtin:stream", StageSize: stage, Limit: limit}
 }
 
 func TestStreamOrderAndContinueAsNew(t *testing.T) {
@@ -93,19 +104,19 @@ func TestStreamCarriesCursorAndRuleBook(t *testing.T) {
 	f := &fakeStream{}
 	f.register(env, 4)
 	sp := spec(0, 2).WithDefaults()
-	sp.Cursor = 2
-	sp.RuleBook = []clinic.Rule{{ID: "r0", Text: "ASK onset"}}
-	sp.UpdateInterval = 2 // evolve once per two episodes
+	sp.State.Cursor = 2
+	sp.State.RuleBook = []clinic.Rule{{ID: "r0", Text: "ASK onset"}}
+	sp.Settings.Evolver.UpdateInterval = 2 // evolve once per two episodes
 	env.ExecuteWorkflow(workflows.StreamWorkflow, sp)
 	require.NoError(t, env.GetWorkflowError())
-	var res workflows.StreamResult
+	var res contract.StreamResult
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Equal(t, 4, res.Episodes)
 	require.Equal(t, []string{
 		"episode:t/p1/s02/e0003-cc", "grade:cc", "episode:t/p1/s02/e0004-cd", "grade:cd",
 		"evolve", "record:cc", "record:cd", "complete:t",
 	}, f.calls)
-	v, err := env.QueryWorkflow(workflows.QueryRules)
+	v, err := env.QueryWorkflow(contract.QueryRules)
 	require.NoError(t, err)
 	var rules []string
 	require.NoError(t, v.Get(&rules))
@@ -118,29 +129,29 @@ func TestStreamPauseResumeStop(t *testing.T) {
 	f := &fakeStream{}
 	f.register(env, 6)
 	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(workflows.SignalPause, nil)
+		env.SignalWorkflow(contract.SignalPause, nil)
 	}, time.Millisecond)
 	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(workflows.QueryProgress)
+		v, err := env.QueryWorkflow(contract.QueryProgress)
 		require.NoError(t, err)
-		var p workflows.Progress
+		var p contract.Progress
 		require.NoError(t, v.Get(&p))
 		require.True(t, p.Paused)
 		paused := p.Cursor
 		require.Less(t, paused, 6)
 		// While paused, nothing moves.
 		env.RegisterDelayedCallback(func() {
-			v, _ := env.QueryWorkflow(workflows.QueryProgress)
-			var q workflows.Progress
+			v, _ := env.QueryWorkflow(contract.QueryProgress)
+			var q contract.Progress
 			require.NoError(t, v.Get(&q))
 			require.Equal(t, paused, q.Cursor)
-			env.SignalWorkflow(workflows.SignalResume, nil)
-			env.SignalWorkflow(workflows.SignalStop, nil)
+			env.SignalWorkflow(contract.SignalResume, nil)
+			env.SignalWorkflow(contract.SignalStop, nil)
 		}, time.Hour)
 	}, time.Minute)
 	env.ExecuteWorkflow(workflows.StreamWorkflow, spec(0, 100))
 	require.NoError(t, env.GetWorkflowError())
-	var res workflows.StreamResult
+	var res contract.StreamResult
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.True(t, res.Stopped)
 	require.Less(t, res.Episodes, 6)
@@ -164,7 +175,7 @@ func TestEpisodeWorkflowTurnLoop(t *testing.T) {
 	(&fakeStream{}).register(env, 1)
 	env.ExecuteWorkflow(workflows.EpisodeWorkflow, activities.EpisodeInput{Run: "t", EpisodeID: "t/p1/s01/e0001-ca", CaseID: "ca", ActivityTimeoutSeconds: 5})
 	require.NoError(t, env.GetWorkflowError())
-	var s2 activities.ScoreSummary
+	var s2 contract.ScoreSummary
 	require.NoError(t, env.GetWorkflowResult(&s2))
 	require.Equal(t, 0.5, s2.S)
 	env.AssertNumberOfCalls(t, "Decide", 2)
@@ -179,12 +190,12 @@ func TestStageEvaluationAndRetentionReplay(t *testing.T) {
 	env.RegisterWorkflow(workflows.EvaluationWorkflow)
 	sp := spec(0, 2).WithDefaults()
 	sp.StageEval, sp.Retention = true, "matrix"
-	sp.Cursor = 2 // stage 1 is done: it ended at episode 2 with one rule
-	sp.StageEnds = []int{2}
-	sp.RuleSnapshots = [][]clinic.Rule{{{ID: "r0", Text: "ASK onset"}}}
+	sp.State.Cursor = 2 // stage 1 is done: it ended at episode 2 with one rule
+	sp.State.StageEnds = []int{2}
+	sp.State.RuleSnapshots = [][]clinic.Rule{{{ID: "r0", Text: "ASK onset"}}}
 	env.ExecuteWorkflow(workflows.StreamWorkflow, sp)
 	require.NoError(t, env.GetWorkflowError())
-	var res workflows.StreamResult
+	var res contract.StreamResult
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Equal(t, []int{2, 4}, res.StageEnds)
 	require.Len(t, res.Evaluations, 1)

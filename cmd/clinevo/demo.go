@@ -11,13 +11,12 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/experiments"
 	"github.com/clinevo/clinevo/results"
-	"github.com/clinevo/clinevo/workflows"
 )
 
 func (a *app) demoCmd() *cobra.Command {
@@ -47,25 +46,25 @@ func (a *app) demoCmd() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			eng, err := engine.Open(ctx, engine.Options{DataDir: dir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles, Qdrant: a.cfg.QdrantOptions()})
+			eng, err := engine.Open(ctx, a.engineOptions(dir, false))
 			if err != nil {
 				return err
 			}
 			defer eng.Close()
-			w := eng.NewWorker(c, workflows.TaskQueue)
+			w := eng.NewWorker(c, a.cfg.Temporal.TaskQueue)
 			if err := w.Start(); err != nil {
 				return err
 			}
 			defer w.Stop()
 
-			spec, err := parseExperiment("quick.yaml", experiments.Quick)
+			spec, err := experiments.Parse("quick.yaml", experiments.Quick, a.cfg.Settings)
 			if err != nil {
 				return err
 			}
 			if cases != 100 || stageSize != 25 {
 				spec.Limit, spec.StageSize = cases, stageSize
 			}
-			r, err := startExperiment(ctx, c, spec)
+			r, err := engine.StartExperiment(ctx, c, a.cfg.Temporal.TaskQueue, spec)
 			if err != nil {
 				return err
 			}
@@ -102,7 +101,7 @@ func (a *app) demoCmd() *cobra.Command {
 			fmt.Fprintf(out, "\nreport:  %s\n", filepath.Join(reportDir, "index.html"))
 			fmt.Fprintf(out, "results: %s (results.db, memory.db, temporal.db)\n", dir)
 			fmt.Fprintf(out, "inspect: clinevo --data-dir %s runs list | runs stages | memory stats\n", dir)
-			fmt.Fprintf(out, "         clinevo --data-dir %s episode show %s\n", dir, workflows.EpisodeWorkflowID(spec.RunID("E1"), 1, 1, 1, streams[0].CaseID))
+			fmt.Fprintf(out, "         clinevo --data-dir %s episode show %s\n", dir, contract.EpisodeWorkflowID(spec.RunID("E1"), 1, 1, 1, streams[0].CaseID))
 			return nil
 		},
 	}
@@ -113,7 +112,7 @@ func (a *app) demoCmd() *cobra.Command {
 }
 
 // followExperiment waits for an experiment, printing each condition as it finishes.
-func followExperiment(ctx context.Context, c client.Client, out io.Writer, r client.WorkflowRun, spec activities.ExperimentSpec) error {
+func followExperiment(ctx context.Context, c client.Client, out io.Writer, r client.WorkflowRun, spec contract.ExperimentSpec) error {
 	done := make(chan error, 1)
 	go func() { done <- r.Get(ctx, nil) }()
 	tick := time.NewTicker(time.Second)
@@ -129,9 +128,9 @@ func followExperiment(ctx context.Context, c client.Client, out io.Writer, r cli
 				if reported[run] {
 					continue
 				}
-				id := activities.StreamWorkflowID(run)
-				if cd.Kind != "stream" {
-					id = run + "/evaluation"
+				id := contract.StreamWorkflowID(run)
+				if cd.Kind != contract.KindStream {
+					id = contract.EvaluationWorkflowID(run)
 				}
 				desc, err := c.DescribeWorkflowExecution(ctx, id, "")
 				if err != nil || desc.WorkflowExecutionInfo.Status.String() != "Completed" {

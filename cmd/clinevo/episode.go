@@ -6,10 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
-	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/runner"
 )
 
@@ -19,7 +18,7 @@ func (a *app) episodeCmd() *cobra.Command {
 	var asJSON bool
 	run := &cobra.Command{
 		Use:   "run",
-		Short: "Run one episode in process with the built-in roles and print its trace",
+		Short: "Run one episode in process with the configured roles and profile, and print its trace",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if corpusRef == "" {
 				corpusRef = a.cfg.Corpus
@@ -32,7 +31,11 @@ func (a *app) episodeCmd() *cobra.Command {
 			if !ok {
 				return fmt.Errorf("episode run: case %q is not in corpus %s", caseID, corpusRef)
 			}
-			d := runner.Deps{Doctor: actor.Builtin{}, Roles: episode.BuiltinRoles(), Env: a.cfg.EpisodeConfig(), Weights: a.cfg.Weights()}
+			roles, err := engine.RolesFor(a.cfg.Settings, nil)
+			if err != nil {
+				return err
+			}
+			d := runner.Deps{Roles: roles, Settings: a.cfg.Settings}
 			t, err := runner.Play(cmd.Context(), cs, d, runner.Meta{RunID: "adhoc", EpisodeID: "adhoc/" + caseID, Number: 1, Pass: 1})
 			if err != nil {
 				return err
@@ -55,6 +58,8 @@ func (a *app) episodeCmd() *cobra.Command {
 	run.Flags().StringVar(&corpusRef, "corpus", "", "corpus: a JSONL file or builtin:<split>[@seed] (default: config corpus)")
 	run.Flags().StringVar(&tracePath, "trace", "", "also write the trace as JSONL to this file")
 	run.Flags().BoolVar(&asJSON, "json", false, "print the trace as JSON")
+	run.Flags().String("profile", "", "benchmark profile: medevoeval, medinquire, gpagent or klinike (default: profile)")
+	bindKey(run.Flags(), "profile", "profile")
 	_ = run.MarkFlagRequired("case")
 	cmd.AddCommand(run, a.episodeShowCmd(), a.historyCmd())
 	return cmd

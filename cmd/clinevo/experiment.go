@@ -1,64 +1,33 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
-	"go.yaml.in/yaml/v3"
 
-	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/analysis"
-	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
-	"github.com/clinevo/clinevo/workflows"
+	"github.com/clinevo/clinevo/experiments"
+	"github.com/clinevo/clinevo/settings"
 )
 
-// loadExperiment reads and checks an experiment spec: YAML with known fields
-// only, every corpus loadable.
-func loadExperiment(path string) (activities.ExperimentSpec, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return activities.ExperimentSpec{}, fmt.Errorf("experiment: %w", err)
+func orDash(s string) string {
+	if s == "" {
+		return "-"
 	}
-	return parseExperiment(path, b)
+	return s
 }
 
-func parseExperiment(path string, b []byte) (activities.ExperimentSpec, error) {
-	var spec activities.ExperimentSpec
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&spec); err != nil {
-		return spec, fmt.Errorf("experiment %s: %w", path, err)
-	}
-	if err := spec.Validate(); err != nil {
-		return spec, fmt.Errorf("%s: %w", path, err)
-	}
-	refs := []string{spec.Corpus, spec.HeldOut}
-	for _, c := range spec.Conditions {
-		refs = append(refs, c.Corpus)
-	}
-	for _, ref := range refs {
-		if ref == "" {
-			continue
-		}
-		if _, err := corpus.Load(ref); err != nil {
-			return spec, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	return spec, nil
-}
-
-func startExperiment(ctx context.Context, c client.Client, spec activities.ExperimentSpec) (client.WorkflowRun, error) {
-	return c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: activities.ExperimentWorkflowID(spec.Name), TaskQueue: workflows.TaskQueue,
-		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrRun.ValueSet(spec.Name), workflows.AttrKind.ValueSet("experiment")),
-		StaticSummary:         "clinevo experiment " + spec.Name}, workflows.ExperimentWorkflow, spec)
+// loadExperiment reads an experiment file with this configuration's settings as its base.
+func (a *app) loadExperiment(path string) (contract.ExperimentSpec, error) {
+	return experiments.Load(path, a.cfg.Settings)
 }
 
 func (a *app) experimentCmd() *cobra.Command {
@@ -69,7 +38,7 @@ func (a *app) experimentCmd() *cobra.Command {
 		Short: "Validate an experiment spec and start it (workflow ID <name>/experiment)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := loadExperiment(args[0])
+			spec, err := a.loadExperiment(args[0])
 			if err != nil {
 				return err
 			}
@@ -78,9 +47,9 @@ func (a *app) experimentCmd() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			r, err := startExperiment(cmd.Context(), c, spec)
+			r, err := engine.StartExperiment(cmd.Context(), c, a.cfg.Temporal.TaskQueue, spec)
 			if err != nil {
-				return fmt.Errorf("start experiment %s: %w", spec.Name, err)
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started experiment %s: workflow %s\n", spec.Name, r.GetID())
 			if !wait {
@@ -92,11 +61,43 @@ func (a *app) experimentCmd() *cobra.Command {
 	run.Flags().BoolVar(&wait, "wait", false, "wait for the experiment to finish")
 	cmd.AddCommand(run)
 	cmd.AddCommand(&cobra.Command{
+		Use:   "validate FILE",
+		Short: "Parse and check an experiment spec without starting it: fields, settings keys, dependencies, corpora",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := a.loadExperiment(args[0])
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
+			fmt.Fprintf(tw, "experiment %s: %d conditions, valid\n", spec.Name, len(spec.Conditions))
+			fmt.Fprintln(tw, "CONDITION\tKIND\tPROFILE\tMEMORY\tDEPENDS ON\tTMAX\tEMAX\tMDT\tMODE\tFEEDBACK\tB_P\tB_M\tK\tCARDS\tDOCTOR")
+			for i, c := range spec.Conditions {
+				s, err := spec.SettingsOf(i)
+				if err != nil {
+					return err
+				}
+				doctor := "builtin"
+				if r := s.Roles["doctor"]; r.Backend == settings.OpenAI {
+					doctor = r.Model
+				}
+				mem := string(c.Memory)
+				if c.Kind == contract.KindHeldOut {
+					mem = "frozen"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, orDash(mem),
+					orDash(c.Dependency()), s.Episode.MaxTurns, s.Episode.MaxTests, s.Episode.MDT, s.Episode.Mode, s.Evolver.Mode,
+					s.Evolver.RuleBudget, s.Evolver.MemoryBudget, s.Memory.K, strings.Join(s.Evolver.CardKinds, ","), doctor)
+			}
+			return tw.Flush()
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
 		Use:   "status NAME",
 		Short: "The experiment's workflow status and each condition's progress",
 		Args:  cobra.ExactArgs(1),
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			desc, err := c.DescribeWorkflowExecution(cmd.Context(), activities.ExperimentWorkflowID(args[0]), "")
+			desc, err := c.DescribeWorkflowExecution(cmd.Context(), contract.ExperimentWorkflowID(args[0]), "")
 			if err != nil {
 				return fmt.Errorf("experiment %s: %w", args[0], err)
 			}
@@ -104,8 +105,8 @@ func (a *app) experimentCmd() *cobra.Command {
 			var conds []any
 			for _, ch := range desc.PendingChildren {
 				item := map[string]any{"workflow_id": ch.WorkflowId, "type": ch.WorkflowTypeName}
-				if v, err := c.QueryWorkflow(cmd.Context(), ch.WorkflowId, "", workflows.QueryProgress); err == nil {
-					var p workflows.Progress
+				if v, err := c.QueryWorkflow(cmd.Context(), ch.WorkflowId, "", contract.QueryProgress); err == nil {
+					var p contract.Progress
 					if v.Get(&p) == nil {
 						item["progress"] = p
 					}
@@ -122,15 +123,15 @@ func (a *app) experimentCmd() *cobra.Command {
 		Short: "Restart an experiment that failed or was terminated; finished conditions are not run again",
 		Args:  cobra.ExactArgs(1),
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			id := activities.ExperimentWorkflowID(args[0])
+			id := contract.ExperimentWorkflowID(args[0])
 			desc, err := c.DescribeWorkflowExecution(cmd.Context(), id, "")
 			if err == nil && desc.WorkflowExecutionInfo.Status.String() == "Running" {
 				fmt.Fprintf(cmd.OutOrStdout(), "experiment %s is running; a restarted worker continues it where it stopped\n", args[0])
 				return nil
 			}
-			var spec activities.ExperimentSpec
+			var spec contract.ExperimentSpec
 			if file != "" {
-				if spec, err = loadExperiment(file); err != nil {
+				if spec, err = a.loadExperiment(file); err != nil {
 					return err
 				}
 			} else {
@@ -144,9 +145,9 @@ func (a *app) experimentCmd() *cobra.Command {
 					return err
 				}
 			}
-			r, err := startExperiment(cmd.Context(), c, spec)
+			r, err := engine.StartExperiment(cmd.Context(), c, a.cfg.Temporal.TaskQueue, spec)
 			if err != nil {
-				return fmt.Errorf("resume experiment %s: %w", args[0], err)
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "resumed experiment %s: workflow %s (run %s)\n", args[0], r.GetID(), r.GetRunID())
 			return nil
@@ -157,18 +158,18 @@ func (a *app) experimentCmd() *cobra.Command {
 	return cmd
 }
 
-func storedExperiment(ctx context.Context, eng *engine.Engine, name string) (activities.ExperimentSpec, error) {
+func storedExperiment(ctx context.Context, eng *engine.Engine, name string) (contract.ExperimentSpec, error) {
 	runs, _, err := eng.Results.Runs(ctx)
 	if err != nil {
-		return activities.ExperimentSpec{}, err
+		return contract.ExperimentSpec{}, err
 	}
 	for _, r := range runs {
-		if r.Run == name && r.Kind == "experiment" {
-			var spec activities.ExperimentSpec
+		if r.Run == name && r.Kind == string(contract.KindExperiment) {
+			var spec contract.ExperimentSpec
 			return spec, json.Unmarshal(r.Spec, &spec)
 		}
 	}
-	return activities.ExperimentSpec{}, fmt.Errorf("experiment %q is not in %s (pass --file)", name, eng.DataDir())
+	return contract.ExperimentSpec{}, fmt.Errorf("experiment %q is not in %s (pass --file)", name, eng.DataDir())
 }
 
 // buildReport gathers an experiment's results and writes its report.

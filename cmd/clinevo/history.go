@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/contract"
 )
 
 // history reads a workflow run's full history.
@@ -79,7 +79,7 @@ func (a *app) streamSizeCmd() *cobra.Command {
 				}
 				for _, e := range resp.Executions {
 					r := row{id: e.Execution.WorkflowId, runID: e.Execution.RunId, events: int(e.HistoryLength)}
-					if e.Execution.WorkflowId == activities.StreamWorkflowID(args[0]) {
+					if e.Execution.WorkflowId == contract.StreamWorkflowID(args[0]) {
 						streams = append(streams, r)
 					} else {
 						episodes = append(episodes, r)

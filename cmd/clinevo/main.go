@@ -81,5 +81,11 @@ const configKey = "clinevo/config-key"
 // backendFlag adds --memory (local or qdrant) to a command.
 func backendFlag(fs *pflag.FlagSet) {
 	fs.String("memory", "", "memory backend: local or qdrant (default: memory.backend)")
-	_ = fs.SetAnnotation("memory", configKey, []string{"memory.backend"})
+	bindKey(fs, "memory", "memory.backend")
+}
+
+// bindKey makes a defined flag set a configuration key when it is given.
+func bindKey(fs *pflag.FlagSet, name, key string) {
+	// The flag exists (defined by the caller), so the annotation cannot fail.
+	_ = fs.SetAnnotation(name, configKey, []string{key})
 }

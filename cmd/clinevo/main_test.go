@@ -39,7 +39,10 @@ func TestStreamStartValidatesFirst(t *testing.T) {
 		{"invalid stage size", nil, []string{"stream", "start", "--run", "r", "--stage-size", "-1"}, "stage_size must be at least 1"},
 		{"missing run", nil, []string{"stream", "start"}, "run_id is required"},
 		{"bad memory mode", nil, []string{"stream", "start", "--run", "r", "--memory", "forever"}, `memory "forever"`},
-		{"carry without source", nil, []string{"stream", "start", "--run", "r", "--memory", "carry"}, "carry_from"},
+		{"carry without source", nil, []string{"stream", "start", "--run", "r", "--memory", "carry"}, "--memory carry needs --carry-from"},
+		{"carry from an unfinished run", nil, []string{"stream", "start", "--run", "r", "--memory", "carry", "--carry-from", "r0"}, "carry from r0: the run has not finished"},
+		{"carry source without carry", nil, []string{"stream", "start", "--run", "r", "--carry-from", "r0"}, "--carry-from needs --memory carry"},
+		{"unknown profile", nil, []string{"stream", "start", "--run", "r", "--profile", "surgery"}, `profile "surgery"`},
 		{"invalid max turns", map[string]string{"CLINEVO_EPISODE_MAX_TURNS": "0"}, []string{"stream", "start", "--run", "r"}, "max_turns must be at least 1"},
 	}
 	for _, tc := range tests {
@@ -71,17 +74,14 @@ func TestCorpusCommands(t *testing.T) {
 	require.ErrorContains(t, err, `case "nope" is not in corpus builtin:stream`)
 }
 
-func TestShippedExperimentSpecsAreValid(t *testing.T) {
-	for _, f := range []string{"../../experiments/quick.yaml", "../../experiments/medevoeval.yaml"} {
-		spec, err := loadExperiment(f)
-		require.NoError(t, err, f)
-		require.NotEmpty(t, spec.Conditions)
-	}
+func TestExperimentValidate(t *testing.T) {
+	out, err := run(t, nil, "experiment", "validate", "../../experiments/quick.yaml")
+	require.NoError(t, err)
+	require.Contains(t, out, "experiment quick: 5 conditions, valid")
+	require.Contains(t, out, "CONDITION")
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	require.NoError(t, os.WriteFile(bad, []byte("name: x\ncorpus: builtin:stream\nconditions:\n  - {name: E2, kind: stream, memory: carry, carry_from: E1}\n"), 0o644))
-	_, err := loadExperiment(bad)
-	require.ErrorContains(t, err, `conditions[0] (E2): depends on "E1", which is not an earlier condition`)
-	require.NoError(t, os.WriteFile(bad, []byte("name: x\ncorpus: builtin:stream\nconditoins: []\n"), 0o644))
-	_, err = loadExperiment(bad)
-	require.ErrorContains(t, err, "line 3")
+	require.NoError(t, os.WriteFile(bad, []byte("name: x\ncorpus: builtin:stream\nconditions:\n  - {name: A, kind: stream, settings: {episode: {max_turnz: 3}}}\n"), 0o644))
+	_, err = run(t, nil, "experiment", "validate", bad)
+	require.ErrorContains(t, err, "conditions[0] (A).settings.episode.max_turnz: unknown settings key")
+	require.NotContains(t, err.Error(), "connect to Temporal")
 }

@@ -10,17 +10,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
-	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/evolver"
-	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/memory/qdrant"
 	"github.com/clinevo/clinevo/memory/qdrant/qdranttest"
 	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // learnBank plays cases in process and leaves their bank in dir/memory.db.
@@ -29,15 +26,14 @@ func learnBank(t *testing.T, dir string, n int) {
 	st, err := local.Open(ctx, filepath.Join(dir, "memory.db"), memory.HashEmbedder{})
 	require.NoError(t, err)
 	defer st.Close()
-	d := runner.Deps{Doctor: actor.Builtin{}, Roles: episode.BuiltinRoles(), Env: episode.DefaultConfig(), Weights: grader.DefaultWeights(), K: 5, Memory: st}
-	cfg := evolver.DefaultConfig()
-	cfg.MemoryBudget = 40 // small, so that some cards are evicted
+	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: settings.Default(), Memory: st}
+	d.Settings.Evolver.MemoryBudget = 40 // small, so that some cards are evicted
 	var rules []clinic.Rule
 	for i, c := range synth.Generate(7)["stream"][:n] {
 		m := runner.Meta{RunID: "bank", EpisodeID: fmt.Sprint(i), Number: i + 1, Pass: 1, Stage: 1, MemoryRuns: []string{"bank"}, Rules: runner.RuleTexts(rules)}
 		tr, err := runner.Play(ctx, c, d, m)
 		require.NoError(t, err)
-		l, err := runner.Learn(ctx, d, cfg, c, tr, m, rules)
+		l, err := runner.Learn(ctx, d, c, tr, m, rules)
 		require.NoError(t, err)
 		rules = l.Rules
 	}

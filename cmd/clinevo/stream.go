@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,16 +9,17 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
-	"github.com/clinevo/clinevo/workflows"
+	"github.com/clinevo/clinevo/engine"
 )
 
-// streamFlags are the flags that build a StreamSpec.
+// streamFlags are the flags that build a StreamSpec; settings flags bind to
+// their configuration keys instead.
 type streamFlags struct {
-	spec      activities.StreamSpec
-	carryFrom []string
-	noRules   bool
+	spec      contract.StreamSpec
+	memory    string
+	carryFrom string
 }
 
 func (a *app) bindStreamFlags(cmd *cobra.Command, f *streamFlags) {
@@ -28,35 +28,45 @@ func (a *app) bindStreamFlags(cmd *cobra.Command, f *streamFlags) {
 	fl.StringVar(&f.spec.Corpus, "corpus", "", "corpus: a JSONL file or builtin:<split>[@seed] (default: config corpus)")
 	fl.StringSliceVar(&f.spec.CaseIDs, "cases", nil, "case IDs in the order to play (default: the corpus order)")
 	fl.IntVar(&f.spec.Limit, "limit", 0, "play only the first N cases")
-	fl.IntVar(&f.spec.StageSize, "stage-size", 50, "episodes per stage")
-	fl.IntVar(&f.spec.Pass, "pass", 1, "pass number")
-	fl.StringVar(&f.spec.Memory, "memory", activities.MemoryEmpty, "memory mode: disabled, empty or carry")
-	fl.StringSliceVar(&f.carryFrom, "carry-from", nil, "runs whose memory a carry run reads")
-	fl.IntVar(&f.spec.FirstEpisode, "first-episode", 0, "episode number before the first episode (carry runs continue the lineage's numbering)")
-	fl.BoolVar(&f.noRules, "no-rules", false, "do not edit or use the rule book")
-	fl.IntVar(&f.spec.UpdateInterval, "update-interval", 1, "evolve after every N episodes")
-	fl.IntVar(&f.spec.ActivityTimeoutSeconds, "activity-timeout", 120, "activity start-to-close timeout in seconds")
+	fl.IntVar(&f.spec.StageSize, "stage-size", contract.DefaultStageSize, "episodes per stage")
+	fl.StringVar(&f.memory, "memory", string(contract.MemoryEmpty), "memory mode: disabled, empty or carry")
+	fl.StringVar(&f.carryFrom, "carry-from", "", "with --memory carry: the finished run whose memory, episode numbering and rule book to continue")
+	fl.BoolVar(&f.spec.StageEval, "stage-eval", false, "after each stage, re-play it with memory frozen (A[j][j])")
+	fl.StringVar(&f.spec.Retention, "retention", "", "after the last stage, replay earlier stages: final (A[K][j]) or matrix (A[k][j])")
+	fl.IntVar(&f.spec.ActivityTimeoutSeconds, "activity-timeout", contract.DefaultActivityTimeout, "activity start-to-close timeout in seconds")
+	fl.String("profile", "", "benchmark profile: medevoeval, medinquire, gpagent or klinike (default: profile)")
+	bindKey(fl, "profile", "profile")
+	fl.Int("update-interval", 0, "evolve after every N episodes (default: evolver.update_interval)")
+	bindKey(fl, "update-interval", "evolver.update_interval")
+	fl.Int("rule-budget", 0, "B_P; 0 keeps no rule book (default: evolver.rule_budget)")
+	bindKey(fl, "rule-budget", "evolver.rule_budget")
 }
 
-// buildSpec fills a spec from flags and config and validates it, corpus and
-// case IDs included, before anything starts.
-func (a *app) buildSpec(f *streamFlags) (activities.StreamSpec, error) {
+// buildSpec fills a spec from flags and configuration and validates it,
+// corpus and case IDs included, before anything starts. A carry run takes its
+// lineage from the finished run it continues.
+func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec, error) {
 	s := f.spec
 	if s.Corpus == "" {
 		s.Corpus = a.cfg.Corpus
 	}
-	s.CarryFrom = f.carryFrom
-	s.Rules = !f.noRules
-	ev := a.cfg.EvolverConfig()
-	s.RuleBudget, s.MemoryBudget, s.Feedback, s.K = ev.RuleBudget, ev.MemoryBudget, ev.Mode, a.cfg.Memory.K
-	success := ev.SuccessCards
-	s.SuccessCards = &success
-	s.Env = activities.EnvFrom(a.cfg.EpisodeConfig())
-	w := a.cfg.Weights()
-	s.Weights = &w
-	if s.RuleBudget == 0 {
-		s.Rules = false // B_P = 0 means a static prompt
-		s.RuleBudget = 1
+	s.Memory = contract.MemoryMode(f.memory)
+	s.Settings = a.cfg.Settings
+	switch {
+	case s.Memory == contract.MemoryCarry && f.carryFrom == "":
+		return s, errors.New("stream start: --memory carry needs --carry-from RUN (a finished stream)")
+	case s.Memory != contract.MemoryCarry && f.carryFrom != "":
+		return s, errors.New("stream start: --carry-from needs --memory carry")
+	case s.Memory == contract.MemoryCarry:
+		eng, err := a.openEngine(cmd.Context())
+		if err != nil {
+			return s, err
+		}
+		s, err = engine.CarryFrom(cmd.Context(), eng.Results, s, f.carryFrom)
+		eng.Close()
+		if err != nil {
+			return s, err
+		}
 	}
 	s = s.WithDefaults()
 	if err := s.Validate(); err != nil {
@@ -74,15 +84,6 @@ func (a *app) buildSpec(f *streamFlags) (activities.StreamSpec, error) {
 	return s, nil
 }
 
-func startStream(ctx context.Context, c client.Client, s activities.StreamSpec) (client.WorkflowRun, error) {
-	return c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: activities.StreamWorkflowID(s.RunID), TaskQueue: workflows.TaskQueue,
-		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrRun.ValueSet(s.RunID),
-			workflows.AttrKind.ValueSet(activities.KindStream), workflows.AttrPass.ValueSet(int64(s.Pass))),
-		StaticSummary: fmt.Sprintf("clinevo stream %s (%s, memory %s)", s.RunID, s.Corpus, s.Memory),
-	}, workflows.StreamWorkflow, s)
-}
-
 func (a *app) streamCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "stream", Short: "Start and steer streams of episodes"}
 	var f streamFlags
@@ -91,7 +92,7 @@ func (a *app) streamCmd() *cobra.Command {
 		Use:   "start",
 		Short: "Validate and start a stream (workflow ID <run>/stream)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.buildSpec(&f)
+			s, err := a.buildSpec(cmd, &f)
 			if err != nil {
 				return err
 			}
@@ -100,15 +101,15 @@ func (a *app) streamCmd() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			run, err := startStream(cmd.Context(), c, s)
+			run, err := engine.StartStream(cmd.Context(), c, a.cfg.Temporal.TaskQueue, s)
 			if err != nil {
-				return fmt.Errorf("start stream %s: %w", s.RunID, err)
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started stream %s: workflow %s (run %s)\n", s.RunID, run.GetID(), run.GetRunID())
 			if !wait {
 				return nil
 			}
-			var res workflows.StreamResult
+			var res contract.StreamResult
 			if err := run.Get(cmd.Context(), &res); err != nil {
 				return err
 			}
@@ -122,7 +123,7 @@ func (a *app) streamCmd() *cobra.Command {
 		return &cobra.Command{
 			Use: name + " RUN", Short: short, Args: cobra.ExactArgs(1),
 			RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-				if err := c.SignalWorkflow(cmd.Context(), activities.StreamWorkflowID(args[0]), "", signal, nil); err != nil {
+				if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(args[0]), "", signal, nil); err != nil {
 					return fmt.Errorf("%s stream %s: %w", name, args[0], err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s\n", signal, args[0])
@@ -130,26 +131,26 @@ func (a *app) streamCmd() *cobra.Command {
 			}),
 		}
 	}
-	cmd.AddCommand(signalCmd("pause", workflows.SignalPause, "Pause a stream before its next episode"),
-		signalCmd("resume", workflows.SignalResume, "Resume a paused stream"),
-		signalCmd("stop", workflows.SignalStop, "Stop a stream after the current episode"))
+	cmd.AddCommand(signalCmd("pause", contract.SignalPause, "Pause a stream before its next episode"),
+		signalCmd("resume", contract.SignalResume, "Resume a paused stream"),
+		signalCmd("stop", contract.SignalStop, "Stop a stream after the current episode"))
 	cmd.AddCommand(a.streamSizeCmd())
 	cmd.AddCommand(&cobra.Command{
 		Use: "status RUN", Short: "Show a stream's progress, running means and rule book", Args: cobra.ExactArgs(1),
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			id := activities.StreamWorkflowID(args[0])
+			id := contract.StreamWorkflowID(args[0])
 			desc, err := c.DescribeWorkflowExecution(cmd.Context(), id, "")
 			if err != nil {
 				return fmt.Errorf("stream %s: %w", args[0], err)
 			}
 			out := map[string]any{"workflow_id": id, "status": desc.WorkflowExecutionInfo.Status.String()}
-			var p workflows.Progress
+			var p contract.Progress
 			var rules []string
-			if v, err := c.QueryWorkflow(cmd.Context(), id, "", workflows.QueryProgress); err == nil {
+			if v, err := c.QueryWorkflow(cmd.Context(), id, "", contract.QueryProgress); err == nil {
 				if err := v.Get(&p); err == nil {
 					out["progress"] = p
 				}
-				if v, err := c.QueryWorkflow(cmd.Context(), id, "", workflows.QueryRules); err == nil && v.Get(&rules) == nil {
+				if v, err := c.QueryWorkflow(cmd.Context(), id, "", contract.QueryRules); err == nil && v.Get(&rules) == nil {
 					out["rules"] = rules
 				}
 			} else {

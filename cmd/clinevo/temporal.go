@@ -37,13 +37,19 @@ func (a *app) dial(address string) (client.Client, error) {
 	return c, nil
 }
 
+// engineOptions are the engine's parts under this configuration.
+func (a *app) engineOptions(dir string, readOnly bool) engine.Options {
+	return engine.Options{DataDir: dir, MemoryDim: a.cfg.Memory.Dim, Embeddings: a.cfg.Settings.Roles["embeddings"],
+		Qdrant: a.cfg.QdrantOptions(), ReadOnly: readOnly}
+}
+
 func (a *app) openEngine(ctx context.Context) (*engine.Engine, error) {
-	return engine.Open(ctx, engine.Options{DataDir: a.cfg.DataDir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles, Qdrant: a.cfg.QdrantOptions()})
+	return engine.Open(ctx, a.engineOptions(a.cfg.DataDir, false))
 }
 
 // openReader opens the engine for reading: a missing Qdrant collection is an error.
 func (a *app) openReader(ctx context.Context) (*engine.Engine, error) {
-	return engine.Open(ctx, engine.Options{DataDir: a.cfg.DataDir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles, Qdrant: a.cfg.QdrantOptions(), ReadOnly: true})
+	return engine.Open(ctx, a.engineOptions(a.cfg.DataDir, true))
 }
 
 // runWorker runs a worker until ctx ends.

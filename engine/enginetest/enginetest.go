@@ -14,7 +14,6 @@ import (
 
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
-	"github.com/clinevo/clinevo/llm"
 )
 
 // Env is a running server, client, engine and worker.
@@ -37,19 +36,18 @@ func FreePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// Start starts everything on a fresh data directory with the built-in roles;
-// everything stops at cleanup.
-func Start(t testing.TB) *Env { return StartWith(t, nil, quiet{}) }
+// Start starts everything on a fresh data directory; runs choose their roles
+// in their settings. Everything stops at cleanup.
+func Start(t testing.TB) *Env { return StartWith(t, quiet{}) }
 
-// StartWith starts everything with the given roles and SDK logger; each
-// option may change the engine before the worker starts.
-func StartWith(t testing.TB, roles llm.Roles, logger log.Logger, options ...func(*engine.Engine)) *Env {
-	return StartSetup(t, Setup{Roles: roles, Logger: logger, Engine: options})
+// StartWith starts everything with the given SDK logger; each option may
+// change the engine before the worker starts.
+func StartWith(t testing.TB, logger log.Logger, options ...func(*engine.Engine)) *Env {
+	return StartSetup(t, Setup{Logger: logger, Engine: options})
 }
 
 // Setup is everything a test may change before the worker starts.
 type Setup struct {
-	Roles  llm.Roles
 	Logger log.Logger
 	Client func(*client.Options) error // e.g. tracing interceptors
 	Engine []func(*engine.Engine)
@@ -58,7 +56,7 @@ type Setup struct {
 // StartSetup starts everything as the setup says.
 func StartSetup(t testing.TB, s Setup) *Env {
 	t.Helper()
-	roles, logger, options := s.Roles, s.Logger, s.Engine
+	logger, options := s.Logger, s.Engine
 	if logger == nil {
 		logger = quiet{}
 	}
@@ -79,7 +77,7 @@ func StartSetup(t testing.TB, s Setup) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	eng, err := engine.Open(context.Background(), engine.Options{DataDir: dir, Roles: roles})
+	eng, err := engine.Open(context.Background(), engine.Options{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,271 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
+)
+
+// StreamWorkflow runs a stream's cases in order, as ARCHITECTURE.md draws it:
+// for each case an EpisodeWorkflow child, then Grade; every update interval
+// (and at every stage end) Evolve and Record; at a stage end the stage
+// evaluation; at the end the retention replays. It continues as new at every
+// stage boundary, and when Temporal suggests it, carrying its state.
+func StreamWorkflow(ctx workflow.Context, spec contract.StreamSpec) (contract.StreamResult, error) {
+	s, err := startStream(ctx, spec)
+	if err != nil {
+		return contract.StreamResult{}, err
+	}
+	for s.st.Cursor < s.total() {
+		if err := workflow.Await(ctx, func() bool { return !s.st.Paused || s.st.Stopping }); err != nil {
+			return contract.StreamResult{}, err
+		}
+		if s.st.Stopping {
+			break
+		}
+		if err := s.episode(); err != nil {
+			return contract.StreamResult{}, err
+		}
+		stageEnd := s.st.Cursor%s.spec.StageSize == 0 || s.st.Cursor == s.total()
+		if len(s.pending) >= s.spec.Settings.Evolver.UpdateInterval || stageEnd || s.st.Stopping {
+			if err := s.flush(); err != nil {
+				return contract.StreamResult{}, err
+			}
+		}
+		if stageEnd {
+			if err := s.endStage(); err != nil {
+				return contract.StreamResult{}, err
+			}
+		}
+		if s.st.Cursor < s.total() && len(s.pending) == 0 && (stageEnd || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
+			return contract.StreamResult{}, s.continueAsNew(stageEnd)
+		}
+	}
+	if err := s.flush(); err != nil {
+		return contract.StreamResult{}, err
+	}
+	return s.finish()
+}
+
+// stream is one run of StreamWorkflow: the spec with its carried state, the
+// validated case order, and the episodes played since the last Evolve.
+type stream struct {
+	ctx     workflow.Context
+	actx    workflow.Context // regular activities
+	spec    contract.StreamSpec
+	st      *contract.StreamState
+	plan    activities.StreamPlan
+	pending []activities.EpisodeRef
+	log     log.Logger
+}
+
+// startStream validates the spec and its corpus, tags the run, and installs
+// the signal and query handlers.
+func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error) {
+	spec = spec.WithDefaults()
+	s := &stream{ctx: ctx, actx: activityOptions(ctx, 60), spec: spec, log: workflow.GetLogger(ctx)}
+	s.st = &s.spec.State
+	if s.st.Cursor == 0 {
+		s.st.RuleBook = s.spec.RuleBook
+	}
+	if err := workflow.ExecuteActivity(s.actx, a.ValidateStream, spec).Get(ctx, &s.plan); err != nil {
+		return nil, err
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrRun.ValueSet(spec.RunID), AttrKind.ValueSet(string(contract.KindStream)),
+		AttrPass.ValueSet(int64(spec.Pass))); err != nil {
+		return nil, err
+	}
+	s.listen()
+	if err := workflow.SetQueryHandler(ctx, contract.QueryProgress, func() (contract.Progress, error) {
+		return contract.Progress{Run: spec.RunID, Cursor: s.st.Cursor, Total: s.total(), Stage: s.stageOf(s.st.Cursor), Paused: s.st.Paused,
+			Stopping: s.st.Stopping, Overall: s.st.Totals.Means(), ThisStage: s.st.Stage.Means()}, nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := workflow.SetQueryHandler(ctx, contract.QueryRules, func() ([]string, error) { return ruleTexts(s.st.RuleBook), nil }); err != nil {
+		return nil, err
+	}
+	if s.st.Cursor == 0 {
+		s.log.Info("stream started", "run", spec.RunID, "cases", s.total(), "stage_size", spec.StageSize, "profile", spec.Settings.Profile,
+			"memory", string(spec.Memory), "feedback", spec.Settings.Evolver.Mode, "pass", spec.Pass)
+	}
+	if s.st.Cursor < s.total() && s.st.Cursor%spec.StageSize == 0 {
+		s.log.Info("stage started", "run", spec.RunID, "stage", s.stageOf(s.st.Cursor), "first_case", s.st.Cursor+1)
+	}
+	return s, nil
+}
+
+// listen applies pause, resume and stop as they arrive.
+func (s *stream) listen() {
+	pause := workflow.GetSignalChannel(s.ctx, contract.SignalPause)
+	resume := workflow.GetSignalChannel(s.ctx, contract.SignalResume)
+	stop := workflow.GetSignalChannel(s.ctx, contract.SignalStop)
+	workflow.Go(s.ctx, func(gctx workflow.Context) {
+		for {
+			sel := workflow.NewSelector(gctx)
+			sel.AddReceive(pause, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.st.Paused = true })
+			sel.AddReceive(resume, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.st.Paused = false })
+			sel.AddReceive(stop, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.st.Stopping = true })
+			sel.Select(gctx)
+		}
+	})
+}
+
+// drain applies the signals already delivered, before Continue-As-New.
+func (s *stream) drain() {
+	for _, sig := range []struct {
+		name string
+		set  func()
+	}{{contract.SignalPause, func() { s.st.Paused = true }}, {contract.SignalResume, func() { s.st.Paused = false }},
+		{contract.SignalStop, func() { s.st.Stopping = true }}} {
+		for workflow.GetSignalChannel(s.ctx, sig.name).ReceiveAsync(nil) {
+			sig.set()
+		}
+	}
+}
+
+func (s *stream) total() int           { return len(s.plan.CaseIDs) }
+func (s *stream) stageOf(i int) int    { return i/s.spec.StageSize + 1 }
+func (s *stream) memoryRuns() []string { return s.spec.MemoryRuns() }
+
+// episode plays the case under the cursor and grades it (Diagnose, Grade).
+func (s *stream) episode() error {
+	i := s.st.Cursor
+	stage := s.stageOf(i)
+	in := activities.EpisodeInput{Run: s.spec.RunID, EpisodeID: contract.EpisodeWorkflowID(s.spec.RunID, s.spec.Pass, stage, i+1, s.plan.CaseIDs[i]),
+		Kind: contract.KindStream, Corpus: s.spec.Corpus, CaseID: s.plan.CaseIDs[i], Condition: s.plan.Conditions[i], Index: i + 1,
+		Number: s.spec.FirstEpisode + i + 1, Pass: s.spec.Pass, Stage: stage, Rules: s.rules(s.st.RuleBook), MemoryRuns: s.memoryRuns(),
+		ActivityTimeoutSeconds: s.spec.ActivityTimeoutSeconds, Settings: s.spec.Settings}
+	var score contract.ScoreSummary
+	if err := workflow.ExecuteChildWorkflow(episodeOptions(s.ctx, in), EpisodeWorkflow, in).Get(s.ctx, &score); err != nil {
+		return err
+	}
+	ref := in.Ref()
+	if err := workflow.ExecuteActivity(s.actx, a.Grade, activities.GradeInput{EpisodeRef: ref, Settings: s.spec.Settings}).Get(s.ctx, nil); err != nil {
+		return err
+	}
+	s.pending = append(s.pending, ref)
+	s.st.Cursor++
+	s.st.Totals.Add(score)
+	s.st.Stage.Add(score)
+	return nil
+}
+
+// flush learns from the pending episodes (Evolve) and records them (Record).
+func (s *stream) flush() error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	out := activities.EvolveOutput{RuleBook: s.st.RuleBook}
+	if s.spec.Settings.Evolver.Rules() || s.spec.Memory != contract.MemoryDisabled {
+		in := activities.EvolveInput{Run: s.spec.RunID, Pass: s.spec.Pass, Episodes: s.pending, RuleBook: s.st.RuleBook,
+			MemoryRuns: s.memoryRuns(), Settings: s.spec.Settings}
+		if err := workflow.ExecuteActivity(s.actx, a.Evolve, in).Get(s.ctx, &out); err != nil {
+			return err
+		}
+	}
+	s.st.RuleBook = out.RuleBook
+	for i, ref := range s.pending {
+		var lesson activities.EpisodeLesson
+		if i < len(out.Lessons) {
+			lesson = out.Lessons[i]
+		}
+		rec := activities.RecordInput{EpisodeRef: ref, Run: s.spec.RunID, Kind: contract.KindStream, Pass: s.spec.Pass, Lesson: lesson}
+		if err := workflow.ExecuteActivity(s.actx, a.Record, rec).Get(s.ctx, nil); err != nil {
+			return err
+		}
+	}
+	s.pending = nil
+	return nil
+}
+
+// endStage records where the stage ended and what the rule book was, and runs
+// the stage evaluation A[j][j] when asked.
+func (s *stream) endStage() error {
+	s.st.StageEnds = append(s.st.StageEnds, s.spec.FirstEpisode+s.st.Cursor)
+	s.st.RuleSnapshots = append(s.st.RuleSnapshots, append([]clinic.Rule(nil), s.st.RuleBook...))
+	j := len(s.st.StageEnds)
+	m := s.st.Stage.Means()
+	s.log.Info("stage finished", "run", s.spec.RunID, "stage", j, "episodes", m.N, "s", m.S, "strict", m.Strict, "u", m.U, "rules", len(s.st.RuleBook))
+	if !s.spec.StageEval {
+		return nil
+	}
+	_, err := s.evaluate(j, j, contract.KindStageEval)
+	return err
+}
+
+// continueAsNew starts the next run of the stream with the carried state.
+func (s *stream) continueAsNew(stageEnd bool) error {
+	s.drain()
+	if stageEnd {
+		s.st.Stage = contract.Totals{}
+	}
+	return workflow.NewContinueAsNewError(s.ctx, StreamWorkflow, s.spec)
+}
+
+// finish runs the retention replays and records the run's result.
+func (s *stream) finish() (contract.StreamResult, error) {
+	out := contract.StreamResult{Run: s.spec.RunID, Episodes: s.st.Cursor, Stopped: s.st.Stopping && s.st.Cursor < s.total(),
+		Overall: s.st.Totals.Means(), LastEpisode: s.spec.FirstEpisode + s.st.Cursor, MemoryRuns: s.memoryRuns(),
+		RuleBook: s.st.RuleBook, StageEnds: s.st.StageEnds, Pass: s.spec.Pass}
+	if K := len(s.st.StageEnds); s.spec.Retention != "" && !out.Stopped && K > 1 {
+		for j := 1; j < K; j++ {
+			from := K
+			if s.spec.Retention == contract.RetentionMatrix {
+				from = j + 1
+			}
+			for k := from; k <= K; k++ {
+				r, err := s.evaluate(k, j, contract.KindReplay)
+				if err != nil {
+					return contract.StreamResult{}, err
+				}
+				out.Evaluations = append(out.Evaluations, r)
+			}
+		}
+	}
+	if err := workflow.ExecuteActivity(s.actx, a.CompleteRun, activities.RunCompletion{Run: s.spec.RunID, Kind: contract.KindStream, Result: out}).Get(s.ctx, nil); err != nil {
+		return contract.StreamResult{}, err
+	}
+	s.log.Info("stream finished", "run", s.spec.RunID, "episodes", out.Episodes, "stopped", out.Stopped, "s", out.Overall.S,
+		"strict", out.Overall.Strict, "u", out.Overall.U, "last_episode", out.LastEpisode)
+	return out, nil
+}
+
+// evaluate re-plays stage j's cases with memory and rules frozen as of the end
+// of stage k: A[k][j].
+func (s *stream) evaluate(k, j int, kind contract.Kind) (contract.EvalResult, error) {
+	lo, hi := (j-1)*s.spec.StageSize, min(j*s.spec.StageSize, s.total())
+	es := contract.EvalSpec{RunID: contract.StageEvalRunID(s.spec.RunID, j), Kind: kind, Label: fmt.Sprintf("A[%d][%d]", k, j),
+		Corpus: s.spec.Corpus, CaseIDs: s.plan.CaseIDs[lo:hi], Conditions: s.plan.Conditions[lo:hi], FirstIndex: lo, Stage: j,
+		Pass: s.spec.Pass, MemoryRuns: s.memoryRuns(), AsOf: s.st.StageEnds[k-1], Rules: s.rules(s.st.RuleSnapshots[k-1]),
+		Concurrency: s.spec.EvalConcurrency, ActivityTimeoutSeconds: s.spec.ActivityTimeoutSeconds, Settings: s.spec.Settings}
+	if kind == contract.KindReplay {
+		es.RunID = contract.ReplayRunID(s.spec.RunID, k, j)
+	}
+	cctx := workflow.WithChildOptions(s.ctx, workflow.ChildWorkflowOptions{WorkflowID: contract.EvaluationWorkflowID(es.RunID),
+		StaticSummary: fmt.Sprintf("%s %s of %s", kind, es.Label, s.spec.RunID)})
+	var r contract.EvalResult
+	err := workflow.ExecuteChildWorkflow(cctx, EvaluationWorkflow, es).Get(s.ctx, &r)
+	return r, err
+}
+
+// rules are the texts of a rule book the doctor reads; none without a rule book.
+func (s *stream) rules(book []clinic.Rule) []string {
+	if !s.spec.Settings.Evolver.Rules() {
+		return nil
+	}
+	return ruleTexts(book)
+}
+
+func ruleTexts(book []clinic.Rule) []string {
+	out := make([]string, len(book))
+	for i, r := range book {
+		out[i] = r.Text
+	}
+	return out
+}
