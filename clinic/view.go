@@ -16,7 +16,7 @@ type DoctorView struct {
 	MDTAllowed       bool         `json:"mdt_allowed"`
 	Actions          []string     `json:"actions"`                // the actions the doctor may take this turn
 	FinalFields      []string     `json:"final_fields,omitempty"` // what the closing action must fill
-	Turn             int          `json:"turn"` // 0-based index of the turn being decided
+	Turn             int          `json:"turn"`                   // 0-based index of the turn being decided
 	MaxTurns         int          `json:"max_turns"`
 	TestsUsed        int          `json:"tests_used"`
 	MaxTests         int          `json:"max_tests"`

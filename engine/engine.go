@@ -199,7 +199,6 @@ func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
 	return out, nil
 }
 
-
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v) // role settings are plain data: Marshal cannot fail
 	return string(b)

@@ -77,7 +77,9 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"card kind", func(s *settings.Settings) { s.Evolver.CardKinds = []string{"poem"} }, "evolver.card_kinds[0]"},
 		{"k", func(s *settings.Settings) { s.Memory.K = -1 }, "memory.k"},
 		{"role", func(s *settings.Settings) { s.Roles["surgeon"] = settings.Role{} }, "roles.surgeon: unknown role"},
-		{"model role", func(s *settings.Settings) { s.Roles["doctor"] = settings.Role{Backend: settings.OpenAI, BaseURL: "http://x"} }, "roles.doctor.model is required"},
+		{"model role", func(s *settings.Settings) {
+			s.Roles["doctor"] = settings.Role{Backend: settings.OpenAI, BaseURL: "http://x"}
+		}, "roles.doctor.model is required"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
