@@ -317,7 +317,7 @@ func NonDangerous(grades []float64) ([]bool, error) {
 			}
 		}
 		if math.IsNaN(level) {
-			return nil, fmt.Errorf("non-dangerous rate: diagnosis grade %d is %v: expected one of 1, 0.75, 0.5, 0.25, 0", i, g)
+			return nil, fmt.Errorf("non-dangerous diagnosis: grade %d is %v: expected one of 1, 0.75, 0.5, 0.25, 0", i, g)
 		}
 		out[i] = level > 0
 	}

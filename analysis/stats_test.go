@@ -160,7 +160,7 @@ func TestNonDangerous(t *testing.T) {
 	for _, bad := range []float64{0.6, -0.25, 1.25, math.NaN()} {
 		t.Run(fmt.Sprintf("grade %v", bad), func(t *testing.T) {
 			_, err := analysis.NonDangerousRate([]float64{1, bad})
-			require.ErrorContains(t, err, fmt.Sprintf("diagnosis grade 1 is %v: expected one of 1, 0.75, 0.5, 0.25, 0", bad))
+			require.ErrorContains(t, err, fmt.Sprintf("non-dangerous diagnosis: grade 1 is %v: expected one of 1, 0.75, 0.5, 0.25, 0", bad))
 		})
 	}
 }
