@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -20,7 +21,18 @@ type WilcoxonResult struct {
 // ExactMaxN is the largest sample tested with the exact null distribution.
 const ExactMaxN = 25
 
-// Wilcoxon tests whether paired differences are centred on zero. Zero
+// DiffResolution is the resolution at which Wilcoxon compares paired
+// differences. Scores are sums and products of fractions such as 0.1 or 0.75,
+// so two cases that differ by the same amount on paper can differ by a few
+// units in the last place in float64 (0.1+0.2−0.3 is 5.6e-17, not 0); no
+// score is meaningful below 1e-9.
+const DiffResolution = 1e-9
+
+// Wilcoxon is the Wilcoxon signed-rank test of paired case-level differences
+// d_i = Z_i(B) − Z_i(A) (MedEvoEval C.6: continuous and ordinal metrics, among
+// them S, U, T, E, R and the diagnosis grade). Each difference is first
+// rounded to the nearest multiple of DiffResolution, so that zeros and ties
+// are found on the rounded values, not by exact float equality. Zero
 // differences are dropped (Wilcoxon's method); tied absolute values get
 // average ranks. With at most ExactMaxN differences and no ties the p-value
 // comes from the exact distribution of W+; otherwise from the normal
@@ -28,13 +40,14 @@ const ExactMaxN = 25
 // correction of 0.5.
 func Wilcoxon(diffs []float64) WilcoxonResult {
 	var r WilcoxonResult
-	var nz []float64
+	var nz []float64 // differences in units of DiffResolution: whole numbers, compared exactly
 	for _, d := range diffs {
-		if d == 0 {
+		q := math.Round(d / DiffResolution)
+		if q == 0 {
 			r.Zeros++
 			continue
 		}
-		nz = append(nz, d)
+		nz = append(nz, q)
 	}
 	r.N = len(nz)
 	if r.N == 0 {
@@ -117,8 +130,39 @@ func exactSignedRankP(n int, w float64) float64 {
 
 func normalUpper(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
 
-// McNemarExact is the exact two-sided McNemar test of paired binary outcomes:
-// b pairs changed one way, c the other; a binomial test of b against b+c at 1/2.
+// McNemarResult is an exact McNemar test of one paired binary outcome.
+type McNemarResult struct {
+	B int     `json:"b"` // pairs where the outcome holds in A and not in B
+	C int     `json:"c"` // pairs where it holds in B and not in A
+	P float64 `json:"p"` // two-sided, McNemarExact(B, C)
+}
+
+// McNemarPaired is the exact McNemar test of any paired binary outcome
+// (MedEvoEval C.6: strict correctness and pass/fail status; D.4 also the
+// non-dangerous diagnosis): a[i] and b[i] are the outcomes of the same case
+// under conditions A and B. Concordant pairs carry no information and are
+// not counted. It returns an error when the slices differ in length, since
+// then they cannot be pairs.
+func McNemarPaired(a, b []bool) (McNemarResult, error) {
+	if len(a) != len(b) {
+		return McNemarResult{}, fmt.Errorf("mcnemar: %d outcomes for A and %d for B: expected one pair per case", len(a), len(b))
+	}
+	var r McNemarResult
+	for i := range a {
+		switch {
+		case a[i] && !b[i]:
+			r.B++
+		case !a[i] && b[i]:
+			r.C++
+		}
+	}
+	r.P = McNemarExact(r.B, r.C)
+	return r, nil
+}
+
+// McNemarExact is the exact two-sided McNemar test of paired binary outcomes
+// (MedEvoEval C.6): b pairs changed one way, c the other; a binomial test of
+// b against b+c at 1/2, p = min(1, 2·P(X ≤ min(b, c))).
 func McNemarExact(b, c int) float64 {
 	n := b + c
 	if n == 0 {
@@ -249,4 +293,52 @@ func Mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// diagnosisGrades are the five levels of the diagnosis grade S_diag
+// (MedEvoEval C.1): exact or clinically equivalent, mostly correct, partially
+// correct, a limited but non-dangerous error, and a dangerous or clearly wrong
+// diagnosis.
+var diagnosisGrades = [5]float64{1, 0.75, 0.5, 0.25, 0}
+
+// NonDangerous says for each diagnosis grade whether the diagnosis was not
+// dangerous, that is whether its grade is above 0 (MedEvoEval C.1: only grade
+// 0 is "a dangerous or clearly wrong diagnosis"; 0.25 is "a limited but
+// non-dangerous error"). The flags pair by case for McNemarPaired. A grade
+// more than DiffResolution from every level in diagnosisGrades is an error
+// naming its index, since it cannot have come from the rubric.
+func NonDangerous(grades []float64) ([]bool, error) {
+	out := make([]bool, len(grades))
+	for i, g := range grades {
+		level := math.NaN()
+		for _, l := range diagnosisGrades {
+			if math.Abs(g-l) <= DiffResolution {
+				level = l
+			}
+		}
+		if math.IsNaN(level) {
+			return nil, fmt.Errorf("non-dangerous diagnosis: grade %d is %v: expected one of 1, 0.75, 0.5, 0.25, 0", i, g)
+		}
+		out[i] = level > 0
+	}
+	return out, nil
+}
+
+// NonDangerousRate is the non-dangerous diagnosis rate: the share of grades
+// above 0 (see NonDangerous; MedEvoEval C.1 and D.4). It is 0 for no grades.
+func NonDangerousRate(grades []float64) (float64, error) {
+	flags, err := NonDangerous(grades)
+	if err != nil {
+		return 0, err
+	}
+	if len(flags) == 0 {
+		return 0, nil
+	}
+	n := 0
+	for _, ok := range flags {
+		if ok {
+			n++
+		}
+	}
+	return float64(n) / float64(len(flags)), nil
 }

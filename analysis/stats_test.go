@@ -1,6 +1,8 @@
 package analysis_test
 
 import (
+	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,6 +43,126 @@ func TestWilcoxonNormalWithTiesAndZeros(t *testing.T) {
 	require.InDelta(t, 1.4969104, r.Z, 1e-6)
 	require.InDelta(t, 0.1344166, r.P, 1e-6)
 	require.Equal(t, 1.0, analysis.Wilcoxon([]float64{0, 0}).P)
+}
+
+func TestWilcoxonRoundsDifferences(t *testing.T) {
+	// Variables, not constants: Go folds constant expressions exactly, and
+	// the point is the float64 arithmetic a report does at run time.
+	a, b, c := 0.1, 0.2, 0.3
+	require.NotZero(t, a+b-c, "0.1+0.2−0.3 is 5.6e-17 in float64")
+	require.NotEqual(t, c, a+b, "0.1+0.2 is 0.30000000000000004 in float64")
+
+	// d = 0.1+0.2, −0.3, 0.5, 0.9, 0.1+0.2−0.3. Rounded to 1e-9 the last is a
+	// zero (dropped, n = 4) and |0.1+0.2| ties with |−0.3|: ranks 1.5, 1.5, 3,
+	// 4; W+ = 1.5+3+4 = 8.5, W− = 1.5. A tie, so the normal approximation:
+	// mean 4·5/4 = 5, variance 4·5·9/24 − (2³−2)/48 = 7.375,
+	// z = (8.5 − 5 − 0.5)/√7.375 = 1.1046895, p = 2·(1 − Φ(z)) = 0.2692941.
+	// (Exact float equality keeps 5.6e-17 as rank 1 of n = 5, breaks the tie
+	// and reports W+ = 1+3+4+5 = 13 from the exact distribution.)
+	r := analysis.Wilcoxon([]float64{a + b, -c, 0.5, 0.9, a + b - c})
+	require.Equal(t, 1, r.Zeros)
+	require.Equal(t, 4, r.N)
+	require.InDelta(t, 8.5, r.WPlus, 1e-12)
+	require.InDelta(t, 1.5, r.WMinus, 1e-12)
+	require.False(t, r.Exact, "the tie rules out the exact distribution")
+	require.InDelta(t, 1.1046895, r.Z, 1e-6)
+	require.InDelta(t, 0.2692941, r.P, 1e-6)
+
+	t.Run("differences above the resolution count", func(t *testing.T) {
+		// 1e-8 is ten units of 1e-9: kept, and distinct from 2e-8. Ranks 1, 2;
+		// W+ = 1+2 = 3 of n = 2, exact p = 2·P(W+ >= 3) = 2·(1/4) = 0.5.
+		r := analysis.Wilcoxon([]float64{1e-8, 2e-8, 4e-10})
+		require.Equal(t, 1, r.Zeros, "4e-10 rounds to zero")
+		require.Equal(t, 2, r.N)
+		require.True(t, r.Exact)
+		require.InDelta(t, 3, r.WPlus, 1e-12)
+		require.InDelta(t, 0.5, r.P, 1e-12)
+	})
+}
+
+func TestMcNemarPaired(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []bool
+		want analysis.McNemarResult
+	}{
+		{
+			// Pass/fail of six cases under A and B: cases 1–3 pass only under
+			// A, case 4 passes under both, 5 under neither, 6 only under B.
+			// b = 3, c = 1: p = 2·P(X ≤ 1 | 4, 1/2) = 2·(1 + 4)/16 = 0.625.
+			name: "pass",
+			a:    []bool{true, true, true, true, false, false},
+			b:    []bool{false, false, false, true, false, true},
+			want: analysis.McNemarResult{B: 3, C: 1, P: 0.625},
+		},
+		{
+			// Strict correctness: five cases right only under B, none only
+			// under A, two under both. b = 0, c = 5: p = 2·(1/32) = 0.0625.
+			name: "strict",
+			a:    []bool{false, false, false, false, false, true, true},
+			b:    []bool{true, true, true, true, true, true, true},
+			want: analysis.McNemarResult{B: 0, C: 5, P: 0.0625},
+		},
+		{
+			// Six discordant pairs all one way: p = 2/64 = 0.03125.
+			name: "one-sided",
+			a:    []bool{true, true, true, true, true, true},
+			b:    []bool{false, false, false, false, false, false},
+			want: analysis.McNemarResult{B: 6, C: 0, P: 0.03125},
+		},
+		{
+			name: "concordant only",
+			a:    []bool{true, false},
+			b:    []bool{true, false},
+			want: analysis.McNemarResult{P: 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := analysis.McNemarPaired(tc.a, tc.b)
+			require.NoError(t, err)
+			require.Equal(t, tc.want.B, got.B)
+			require.Equal(t, tc.want.C, got.C)
+			require.InDelta(t, tc.want.P, got.P, 1e-12)
+		})
+	}
+	t.Run("unpaired", func(t *testing.T) {
+		_, err := analysis.McNemarPaired([]bool{true}, []bool{true, false})
+		require.ErrorContains(t, err, "1 outcomes for A and 2 for B")
+	})
+}
+
+func TestNonDangerous(t *testing.T) {
+	t.Run("rate", func(t *testing.T) {
+		// Grades 1, 0.75, 0.5, 0.25, 0, 0, 0.25: all but the two zeros are
+		// above 0 (0.25 is a limited but non-dangerous error), so 5/7.
+		grades := []float64{1, 0.75, 0.5, 0.25, 0, 0, 0.25}
+		flags, err := analysis.NonDangerous(grades)
+		require.NoError(t, err)
+		require.Equal(t, []bool{true, true, true, true, false, false, true}, flags)
+		rate, err := analysis.NonDangerousRate(grades)
+		require.NoError(t, err)
+		require.InDelta(t, 5.0/7, rate, 1e-12)
+	})
+	t.Run("float noise is a level", func(t *testing.T) {
+		// 0.55−0.3 is 0.25000000000000006 and 1−0.9+0.15 is
+		// 0.24999999999999997 in float64; 0.55−0.3−0.25 is 5.6e-17, a zero.
+		x, y, z := 0.55, 0.3, 0.9
+		rate, err := analysis.NonDangerousRate([]float64{x - y, 1 - z + 0.15, x - y - 0.25})
+		require.NoError(t, err)
+		require.InDelta(t, 2.0/3, rate, 1e-12)
+	})
+	t.Run("no grades", func(t *testing.T) {
+		rate, err := analysis.NonDangerousRate(nil)
+		require.NoError(t, err)
+		require.Zero(t, rate)
+	})
+	for _, bad := range []float64{0.6, -0.25, 1.25, math.NaN()} {
+		t.Run(fmt.Sprintf("grade %v", bad), func(t *testing.T) {
+			_, err := analysis.NonDangerousRate([]float64{1, bad})
+			require.ErrorContains(t, err, fmt.Sprintf("non-dangerous diagnosis: grade 1 is %v: expected one of 1, 0.75, 0.5, 0.25, 0", bad))
+		})
+	}
 }
 
 func TestMcNemarExact(t *testing.T) {
