@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/clinevo/clinevo/contract"
@@ -40,6 +41,9 @@ type ConditionReport struct {
 	LearningGain *Gain             `json:"learning_gain,omitempty"`
 	Trend        MannKendallResult `json:"trend_s"`
 	CUSUM        CUSUMResult       `json:"cusum_s"`
+	// Stationarity and slope change of the stage series of S (MedEvoEval C.6).
+	ADF       ADFResult    `json:"adf_s"`
+	Segmented SegmentedFit `json:"segmented_s"`
 	Episodes     []results.Record  `json:"-"`
 }
 
@@ -86,16 +90,19 @@ type UpdateResponse struct {
 	Recovery  *float64 `json:"recovery,omitempty"` // only where the update stages dropped
 }
 
-// Comparison is a paired comparison of two conditions on the same cases.
+// Comparison is a paired comparison of two conditions on the same cases
+// (MedEvoEval C.6): the case-level differences d_i = Z_i(B) − Z_i(A), their
+// mean with a paired bootstrap 95% interval, the Wilcoxon signed-rank test for
+// continuous and ordinal metrics and the exact McNemar test for binary ones.
 type Comparison struct {
-	A        string         `json:"a"`
+	A        string         `json:"a"` // the baseline
 	B        string         `json:"b"`
 	Metric   string         `json:"metric"`
 	N        int            `json:"n"`
-	MeanDiff float64        `json:"mean_diff"`
+	MeanDiff float64        `json:"mean_diff"` // mean of B − A
 	CI       Interval       `json:"ci"`
 	Wilcoxon WilcoxonResult `json:"wilcoxon"`
-	McNemar  *float64       `json:"mcnemar_p,omitempty"`
+	McNemar  *McNemarResult `json:"mcnemar,omitempty"` // binary metrics
 }
 
 // Sensitivity ranks stream conditions by mean U under one set of utility weights.
@@ -129,6 +136,7 @@ func Build(in Input) Report {
 					cr.StageCI = append(cr.StageCI, BootstrapMean(stageScores(recs, m.Stage), 1000, Seed))
 				}
 				cr.Trend, cr.CUSUM = MannKendall(series), CUSUM(series)
+				cr.ADF, cr.Segmented = ADF(series, ADFDefaultLags, false), Segmented(series)
 				cr.LearningGain = learningGain(all)
 			}
 		}
@@ -152,7 +160,15 @@ func Build(in Input) Report {
 	}
 	for _, c := range in.Spec.Conditions {
 		if c.Kind == "heldout" && c.From != "" && h0 != nil {
-			rep.Transfer = append(rep.Transfer, transfer(c.Name, h0.Name, in.Records[byName[c.Name].Run], in.Records[byName[h0.Name].Run]))
+			h3r, h0r := in.Records[byName[c.Name].Run], in.Records[byName[h0.Name].Run]
+			rep.Transfer = append(rep.Transfer, transfer(c.Name, h0.Name, h3r, h0r))
+			rep.Comparisons = append(rep.Comparisons, compare(h0.Name, c.Name, h0r, h3r)...)
+		}
+	}
+	// Conditions paired by case with another (static vs interactive, MDT study).
+	for _, c := range in.Spec.Conditions {
+		if c.PairedWith != "" {
+			rep.Comparisons = append(rep.Comparisons, compare(c.PairedWith, c.Name, in.Records[byName[c.PairedWith].Run], in.Records[byName[c.Name].Run])...)
 		}
 	}
 	// Paired comparisons of streams over the same cases, against the first stream.
@@ -163,8 +179,8 @@ func Build(in Input) Report {
 		}
 	}
 	for i := 1; i < len(streams); i++ {
-		a, b := byName[streams[i].Name], byName[streams[0].Name]
-		rep.Comparisons = append(rep.Comparisons, compare(streams[i].Name, streams[0].Name, in.Records[a.Run], in.Records[b.Run])...)
+		base, treat := byName[streams[0].Name], byName[streams[i].Name]
+		rep.Comparisons = append(rep.Comparisons, compare(streams[0].Name, streams[i].Name, in.Records[base.Run], in.Records[treat.Run])...)
 	}
 	rep.Sensitivity = sensitivity(in, streams, byName)
 	return rep
@@ -303,30 +319,36 @@ func boolf(b bool) float64 {
 	return 0
 }
 
+// Paired metrics: Wilcoxon on the continuous and ordinal ones, exact McNemar
+// on the binary ones (MedEvoEval C.6 and §4 "Statistical comparisons").
+var (
+	continuousMetrics = []string{"S", "U", "T", "E", "R", "diagnosis"}
+	binaryMetrics     = []string{"strict", "pass", "non_dangerous"}
+)
+
+// compare pairs two conditions by case, A the baseline and B the treatment,
+// and compares every metric: d_i = Z_i(B) − Z_i(A).
 func compare(an, bn string, a, b []results.Record) []Comparison {
 	pa, pb := pairs(a, b)
 	if len(pa) == 0 {
 		return nil
 	}
 	var out []Comparison
-	for _, metric := range []string{"S", "U", "strict"} {
-		var d []float64
-		bc, cb := 0, 0
+	for _, metric := range append(append([]string(nil), continuousMetrics...), binaryMetrics...) {
+		d := make([]float64, len(pa))
 		for i := range pa {
-			x, y := metricOf(pa[i], metric), metricOf(pb[i], metric)
-			d = append(d, x-y)
-			if metric == "strict" {
-				if x > y {
-					bc++
-				} else if y > x {
-					cb++
-				}
-			}
+			d[i] = metricOf(pb[i], metric) - metricOf(pa[i], metric)
 		}
 		c := Comparison{A: an, B: bn, Metric: metric, N: len(d), MeanDiff: Mean(d), CI: BootstrapMean(d, 2000, Seed), Wilcoxon: Wilcoxon(d)}
-		if metric == "strict" {
-			p := McNemarExact(bc, cb)
-			c.McNemar = &p
+		if slices.Contains(binaryMetrics, metric) {
+			x, y := make([]bool, len(pa)), make([]bool, len(pa))
+			for i := range pa {
+				x[i], y[i] = metricOf(pa[i], metric) == 1, metricOf(pb[i], metric) == 1
+			}
+			m, err := McNemarPaired(x, y)
+			if err == nil { // the slices are paired by construction
+				c.McNemar = &m
+			}
 		}
 		out = append(out, c)
 	}
@@ -334,13 +356,26 @@ func compare(an, bn string, a, b []results.Record) []Comparison {
 }
 
 func metricOf(r results.Record, m string) float64 {
+	s := r.Scores
 	switch m {
 	case "U":
-		return r.Scores.U
+		return s.U
+	case "T":
+		return float64(s.T)
+	case "E":
+		return float64(s.E)
+	case "R":
+		return s.R
+	case "diagnosis":
+		return s.Diagnosis
 	case "strict":
-		return boolf(r.Scores.Strict)
+		return boolf(s.Strict)
+	case "pass":
+		return boolf(s.Pass)
+	case "non_dangerous":
+		return boolf(s.Diagnosis > 0) // MedEvoEval C.1: grade 0 is a dangerous or clearly wrong diagnosis
 	}
-	return r.Scores.S
+	return s.S
 }
 
 func updateResponse(name string, recs []results.Record, upd []int) UpdateResponse {

@@ -65,9 +65,26 @@ func TestBuildLongitudinalMetrics(t *testing.T) {
 	require.InDelta(t, 0.75, rep.Transfer[0].ETStrict, 1e-9)
 	require.InDelta(t, 0.125, rep.Transfer[0].Wilcoxon.P, 1e-12, "exact: all 4 positive, p = 2/16")
 	require.InDelta(t, 0.25, rep.Transfer[0].McNemar, 1e-12, "b = 3, c = 0: p = 2/8")
-	// E1 against E0, paired by case, S first.
-	require.Equal(t, "S", rep.Comparisons[0].Metric)
-	require.Equal(t, 8, rep.Comparisons[0].N)
+	// Paired comparisons, d = B − A with A the baseline (MedEvoEval C.6).
+	cmp := map[string]analysis.Comparison{}
+	for _, c := range rep.Comparisons {
+		cmp[c.A+">"+c.B+":"+c.Metric] = c
+	}
+	// E1 against E0 over 8 cases: E1's S is 0.25, 0.2, 0.25, 0.2, 0.45, 0.4, 0.45, 0.4 (mean 0.325), E0's 0.1.
+	require.Equal(t, 8, cmp["E0>E1:S"].N)
+	require.InDelta(t, 0.225, cmp["E0>E1:S"].MeanDiff, 1e-9)
+	// Strict: E1 only on its 4 stage-2 cases, E0 never: b = 0, c = 4, exact p = 2·(1/2)^4.
+	require.Equal(t, 0, cmp["E0>E1:strict"].McNemar.B)
+	require.Equal(t, 4, cmp["E0>E1:strict"].McNemar.C)
+	require.InDelta(t, 0.125, cmp["E0>E1:strict"].McNemar.P, 1e-12)
+	// Every metric the paper tests, for the held-out pair too; T is 5 everywhere: all differences zero, p = 1.
+	for _, m := range []string{"S", "U", "T", "E", "R", "diagnosis", "strict", "pass", "non_dangerous"} {
+		require.Contains(t, cmp, "H0>H3:"+m)
+	}
+	require.InDelta(t, 1, cmp["H0>H3:T"].Wilcoxon.P, 1e-12)
+	require.Nil(t, cmp["H0>H3:S"].McNemar, "continuous metrics have no McNemar test")
+	// The stage series of E1 (2 points) is too short for the ADF regression.
+	require.Equal(t, analysis.SeriesTooShort, e1.ADF.Status)
 	require.Len(t, rep.Sensitivity, 4)
 	require.Equal(t, []string{"E1", "E0"}, rep.Sensitivity[0].Ranking)
 }
@@ -122,4 +139,27 @@ func TestReportRendersInChromium(t *testing.T) {
 	info, err := os.Stat(shot)
 	require.NoError(t, err)
 	require.Greater(t, info.Size(), int64(10000), "a screenshot with content")
+}
+
+// TestPairedWithIsComparedByCase checks that a condition paired with another
+// (a static full-vignette run and its interactive episodes) is compared case
+// by case, the named condition as the baseline.
+func TestPairedWithIsComparedByCase(t *testing.T) {
+	in := fixture()
+	in.Spec.Conditions = append(in.Spec.Conditions, contract.ConditionSpec{Name: "X", Kind: contract.KindHeldOut, PairedWith: "H0"})
+	in.Result.Conditions = append(in.Result.Conditions, contract.ConditionResult{Name: "X", Kind: contract.KindHeldOut, Run: "t-X"})
+	for _, r := range in.Records["t-H0"] {
+		r.Run, r.Scores.S = "t-X", r.Scores.S+0.3
+		in.Records["t-X"] = append(in.Records["t-X"], r)
+	}
+	rep := analysis.Build(in)
+	found := false
+	for _, c := range rep.Comparisons {
+		if c.A == "H0" && c.B == "X" && c.Metric == "S" {
+			found = true
+			require.Equal(t, 4, c.N)
+			require.InDelta(t, 0.3, c.MeanDiff, 1e-9)
+		}
+	}
+	require.True(t, found, "X is compared with H0")
 }

@@ -219,9 +219,12 @@ type MannKendallResult struct {
 }
 
 // MannKendall tests a series for a monotonic trend, with the tie correction of
-// the variance and a continuity correction of 1.
+// the variance and a continuity correction of 1 (MedEvoEval C.6). Values are
+// compared after rounding to DiffResolution, so stage means that differ only
+// by floating-point noise are ties.
 func MannKendall(xs []float64) MannKendallResult {
 	n := len(xs)
+	xs = roundAll(xs)
 	var r MannKendallResult
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
@@ -341,4 +344,13 @@ func NonDangerousRate(grades []float64) (float64, error) {
 		}
 	}
 	return float64(n) / float64(len(flags)), nil
+}
+
+// roundAll returns xs rounded to DiffResolution.
+func roundAll(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Round(x/DiffResolution) * DiffResolution
+	}
+	return out
 }

@@ -78,9 +78,13 @@ func Write(dir string, rep Report, traces TraceOf) error {
 		tr = append(tr, []string{t.Name, t.Baseline, strconv.Itoa(t.N), f(t.ETS), f(t.ETU), f(t.ETStrict), f(t.CI.Low), f(t.CI.High), f(t.Wilcoxon.P), f(t.McNemar)})
 	}
 	csvs["transfer.csv"] = tr
-	cmp := [][]string{{"a", "b", "metric", "n", "mean_diff", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_p"}}
+	cmp := [][]string{{"a", "b", "metric", "n", "mean_b_minus_a", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_b", "mcnemar_c", "mcnemar_p"}}
 	for _, c := range rep.Comparisons {
-		cmp = append(cmp, []string{c.A, c.B, c.Metric, strconv.Itoa(c.N), f(c.MeanDiff), f(c.CI.Low), f(c.CI.High), f(c.Wilcoxon.P), label(c.McNemar)})
+		row := []string{c.A, c.B, c.Metric, strconv.Itoa(c.N), f(c.MeanDiff), f(c.CI.Low), f(c.CI.High), f(c.Wilcoxon.P), "", "", ""}
+		if m := c.McNemar; m != nil {
+			row[8], row[9], row[10] = strconv.Itoa(m.B), strconv.Itoa(m.C), f(m.P)
+		}
+		cmp = append(cmp, row)
 	}
 	csvs["comparisons.csv"] = cmp
 	for name, rows := range csvs {
@@ -315,6 +319,7 @@ func costBars(rep Report) template.HTML {
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"f3":   func(x float64) string { return fmt.Sprintf("%.3f", x) },
+	"add":  func(a, b int) int { return a + b },
 	"opt":  label,
 	"file": EpisodeFile,
 	"gain": func(g *Gain) string {
@@ -337,8 +342,12 @@ details{margin:.5em 0}code{font-size:12px}
 {{.Curves}}
 {{.UCurves}}
 <h2>Conditions</h2>
-<table><tr><th>condition</th><th>kind</th><th>episodes</th><th>S</th><th>strict acc</th><th>U</th><th>turns</th><th>tests</th><th>cost USD</th><th>learning gain (S)</th><th>Mann–Kendall p</th></tr>
-{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{.Overall.N}}</td><td>{{f3 .Overall.S}}</td><td>{{f3 .Overall.Strict}}</td><td>{{f3 .Overall.U}}</td><td>{{f3 .Overall.T}}</td><td>{{f3 .Overall.E}}</td><td>{{f3 .Overall.Cost}}</td><td>{{gain .LearningGain}}</td><td>{{if .Stages}}{{f3 .Trend.P}}{{else}}–{{end}}</td></tr>
+<table><tr><th>condition</th><th>kind</th><th>episodes</th><th>S</th><th>strict acc</th><th>pass</th><th>non-dangerous</th><th>U</th><th>turns T</th><th>tests E</th><th>invalid R</th><th>cost USD</th><th>learning gain (S)</th></tr>
+{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{.Overall.N}}</td><td>{{f3 .Overall.S}}</td><td>{{f3 .Overall.Strict}}</td><td>{{f3 .Overall.Pass}}</td><td>{{f3 .Overall.NonDangerous}}</td><td>{{f3 .Overall.U}}</td><td>{{f3 .Overall.T}}</td><td>{{f3 .Overall.E}}</td><td>{{f3 .Overall.R}}</td><td>{{f3 .Overall.Cost}}</td><td>{{gain .LearningGain}}</td></tr>
+{{end}}</table>
+<h3>Stage series diagnostics (S)</h3><p>Descriptive, as MedEvoEval C.6 and D.5 treat them: Mann–Kendall trend, augmented Dickey–Fuller (constant, no lag on short series; the unit root is rejected when the statistic is below the small-sample 5% critical value), CUSUM and a one-break segmented regression.</p>
+<table><tr><th>condition</th><th>stages</th><th>Mann–Kendall S, p</th><th>ADF τ (5% crit.)</th><th>stationary at 5%</th><th>CUSUM change at</th><th>break after stage</th><th>slope before / after</th><th>R² segmented / linear</th></tr>
+{{range .Conditions}}{{if .Stages}}<tr><td>{{.Name}}</td><td>{{len .Stages}}</td><td>{{.Trend.S}}, {{f3 .Trend.P}}</td><td>{{if eq .ADF.Status "ok"}}{{f3 .ADF.Stat}} ({{f3 .ADF.Crit5}}){{else}}{{.ADF.Status}}{{end}}</td><td>{{if eq .ADF.Status "ok"}}{{.ADF.Reject5}}{{else}}–{{end}}</td><td>after stage {{add .CUSUM.At 1}}</td><td>{{if eq .Segmented.Status "ok"}}{{add .Segmented.Break 1}}{{else}}{{.Segmented.Status}}{{end}}</td><td>{{if eq .Segmented.Status "ok"}}{{f3 .Segmented.SlopeBefore}} / {{f3 .Segmented.SlopeAfter}}{{else}}–{{end}}</td><td>{{if eq .Segmented.Status "ok"}}{{f3 .Segmented.R2}} / {{f3 .Segmented.Linear.R2}}{{else}}–{{end}}</td></tr>{{end}}
 {{end}}</table>
 {{if .Report.Retention}}<h2>Retention</h2><p>A[k][j]: stage j re-played with memory and rules frozen at the end of stage k (diagonal: stage evaluations). BWT = mean over j &lt; K of A[K][j] − A[j][j].</p>
 {{range .Heatmaps}}{{.}}{{end}}{{end}}
@@ -348,8 +357,8 @@ details{margin:.5em 0}code{font-size:12px}
 {{range .Report.Transfer}}<tr><td>{{.Name}}</td><td>{{.Baseline}}</td><td>{{.N}}</td><td>{{f3 .ETS}}</td><td>{{f3 .ETU}}</td><td>{{f3 .ETStrict}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{f3 .Wilcoxon.P}}</td><td>{{f3 .McNemar}}</td></tr>{{end}}</table>{{end}}
 {{if .Report.Updates}}<h2>Update response</h2><table><tr><th>condition</th><th>pre</th><th>update</th><th>post</th><th>Δupd</th><th>Δpost</th><th>recovery</th></tr>
 {{range .Report.Updates}}<tr><td>{{.Name}}</td><td>{{f3 .Pre}}</td><td>{{f3 .Upd}}</td><td>{{f3 .Post}}</td><td>{{f3 .DeltaUpd}}</td><td>{{f3 .DeltaPost}}</td><td>{{opt .Recovery}}</td></tr>{{end}}</table>{{end}}
-{{if .Report.Comparisons}}<h2>Paired comparisons</h2><table><tr><th>a</th><th>b</th><th>metric</th><th>n</th><th>mean a − b</th><th>95% CI</th><th>Wilcoxon p</th><th>McNemar p</th></tr>
-{{range .Report.Comparisons}}<tr><td>{{.A}}</td><td>{{.B}}</td><td>{{.Metric}}</td><td>{{.N}}</td><td>{{f3 .MeanDiff}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{f3 .Wilcoxon.P}}</td><td>{{opt .McNemar}}</td></tr>{{end}}</table>{{end}}
+{{if .Report.Comparisons}}<h2>Paired comparisons</h2><p>Case by case, d = B − A: Wilcoxon signed-rank on S, U, T, E, R and the diagnosis grade; exact McNemar on strict accuracy, pass and non-dangerous diagnosis (MedEvoEval C.6).</p><table><tr><th>A (baseline)</th><th>B</th><th>metric</th><th>n</th><th>mean B − A</th><th>95% CI</th><th>Wilcoxon p</th><th>McNemar b/c</th><th>McNemar p</th></tr>
+{{range .Report.Comparisons}}<tr><td>{{.A}}</td><td>{{.B}}</td><td>{{.Metric}}</td><td>{{.N}}</td><td>{{f3 .MeanDiff}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{f3 .Wilcoxon.P}}</td><td>{{with .McNemar}}{{.B}}/{{.C}}{{else}}–{{end}}</td><td>{{with .McNemar}}{{f3 .P}}{{else}}–{{end}}</td></tr>{{end}}</table>{{end}}
 <h2>Process cost</h2>
 {{.CostBars}}
 {{if .Report.Sensitivity}}<h2>Utility-weight sensitivity</h2><table><tr><th>weights (S/T/E/R)</th><th>ranking by mean U</th></tr>
