@@ -47,6 +47,11 @@ type Event struct {
 	LLMError         bool         `json:"llm_error,omitempty"`
 	Free             bool         `json:"free,omitempty"`         // a physical examination: no cost, no test budget
 	Cached           bool         `json:"cached,omitempty"`       // a repeated question answered from the episode cache
+	// Generated marks an answer beyond the record (a profile that lets the
+	// patient invent consistent details); Topics are the question's topics it
+	// is cached under for the rest of the episode.
+	Generated bool     `json:"generated,omitempty"`
+	Topics    []string `json:"topics,omitempty"`
 	Final            *FinalOutput `json:"final,omitempty"`        // the doctor's FINALIZE
 	ForcedFinal      *FinalOutput `json:"forced_final,omitempty"` // built at the turn limit
 }

@@ -49,6 +49,9 @@ type Rules struct {
 	// FreeText charges a request that matches nothing in the cost table the
 	// unknown-test price and answers NOT AVAILABLE (EvoClinician appendix).
 	FreeText bool
+	// Invent lets the patient answer beyond the record with details consistent
+	// with the case, each cached by topic for the rest of the episode.
+	Invent bool
 }
 
 // MedEvoEvalRules are MedEvoEval's: four actions, the catalog shown, Emax, and a
@@ -407,13 +410,62 @@ func (e *Episode) ask(ctx context.Context, out clinic.DoctorOutput, ev *clinic.E
 			return nil
 		}
 	}
-	rep, err := e.roles.Patient.Answer(ctx, PatientQuery{View: e.c.Patient, Question: q, Topic: out.Topic, Revealed: revealed, Held: held})
+	query := PatientQuery{View: e.c.Patient, Question: q, Topic: out.Topic, Revealed: revealed, Held: held}
+	if e.rules.Invent {
+		topics := QuestionTopics(q)
+		if out.Topic != "" && !contains(topics, out.Topic) {
+			topics = append(topics, out.Topic)
+		}
+		query.Invent, query.Generated = true, e.generated()
+		// A question whose every topic already has a detail beyond the record
+		// gets that detail again: rephrasing cannot change the patient's story.
+		if cached, ok := cachedDetail(query.Generated, topics); ok {
+			ev.Status, ev.Reply, ev.Unanswered, ev.Generated, ev.Cached, ev.Topics = clinic.StatusReturned, cached, AnsweredNone, true, true, topics
+			return nil
+		}
+		defer func() {
+			if ev.Generated {
+				ev.Topics = topics
+			}
+		}()
+	}
+	rep, err := e.roles.Patient.Answer(ctx, query)
 	if err != nil {
 		return fmt.Errorf("patient: %w", err)
 	}
 	ev.Status, ev.Reply, ev.RevealedFacts, ev.HeldFacts, ev.Unanswered = clinic.StatusReturned, rep.Text, rep.FactIDs, rep.Held, rep.Unanswered
 	ev.LLMError = ev.LLMError || rep.LLMError
+	ev.Generated = rep.Generated && !rep.LLMError
 	return nil
+}
+
+// generated is the episode's cache of details beyond the record, by topic,
+// rebuilt from its events (so it survives a crash with them).
+func (e *Episode) generated() map[string]string {
+	out := map[string]string{}
+	for _, ev := range e.events {
+		if ev.Generated {
+			for _, t := range ev.Topics {
+				if _, ok := out[t]; !ok {
+					out[t] = ev.Reply
+				}
+			}
+		}
+	}
+	return out
+}
+
+func cachedDetail(gen map[string]string, topics []string) (string, bool) {
+	if len(topics) == 0 {
+		return "", false
+	}
+	first, ok := gen[topics[0]]
+	for _, t := range topics[1:] {
+		if gen[t] != first {
+			return "", false
+		}
+	}
+	return first, ok
 }
 
 func (e *Episode) test(ctx context.Context, out clinic.DoctorOutput, ev *clinic.Event) error {

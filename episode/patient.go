@@ -24,6 +24,11 @@ type PatientQuery struct {
 	Topic    string          // optional hint from a built-in doctor
 	Revealed map[string]bool // facts already told
 	Held     map[string]bool // facts held back once already
+	// Invent lets the patient answer a question the record does not cover with
+	// a plausible detail consistent with the case (Med-Inquire's patient,
+	// EvoClinician §3); Generated holds the details already given, by topic.
+	Invent    bool
+	Generated map[string]string
 }
 
 // Unanswered reasons.
@@ -40,6 +45,7 @@ type PatientReply struct {
 	Held       []string // facts that matched but were held back
 	Unanswered string   // none | not_in_patient_view | unclear_question
 	LLMError   bool     // a model-backed patient's reply stayed malformed after repair
+	Generated  bool     // the answer is a detail beyond the record (Invent)
 }
 
 // topicCues are the words that point a question at a history topic.
@@ -168,6 +174,13 @@ func (BuiltinPatient) Answer(_ context.Context, q PatientQuery) (PatientReply, e
 	}
 	if len(told) == 0 {
 		reply.Unanswered = NotInPatientView
+		if q.Invent && len(reply.Held) == 0 && len(topics) > 0 && allNegatable(topics) && !holdsTopic(q.View, topics) {
+			// Beyond the record: the case holds nothing on these topics, so the
+			// consistent answer is a negative, cached by topic for the episode.
+			reply.Unanswered, reply.Generated = AnsweredNone, true
+			reply.Text = shape(q.View.Persona, q.Question, "No, nothing like that that I've noticed.")
+			return reply, nil
+		}
 		if len(reply.Held) > 0 {
 			reply.Unanswered = AnsweredNone
 			reply.Text = shape(q.View.Persona, q.Question, "Hmm, I can't quite remember. Something like that, maybe, I'm not sure.")
@@ -179,6 +192,33 @@ func (BuiltinPatient) Answer(_ context.Context, q PatientQuery) (PatientReply, e
 	reply.Unanswered = AnsweredNone
 	reply.Text = shape(q.View.Persona, q.Question, strings.Join(told, " "))
 	return reply, nil
+}
+
+// negatable are the topics a plain "no" answers: is there anything of this
+// kind? Onset, duration, character, location and severity describe the
+// complaint itself and have no negative answer.
+var negatable = map[string]bool{clinic.TopicTriggers: true, clinic.TopicAssociated: true, clinic.TopicSystems: true,
+	clinic.TopicPastHistory: true, clinic.TopicMedications: true, clinic.TopicAllergies: true, clinic.TopicFamily: true, clinic.TopicSocial: true}
+
+func allNegatable(topics []string) bool {
+	for _, t := range topics {
+		if !negatable[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsTopic reports whether the record holds a fact on any of the topics.
+func holdsTopic(v clinic.PatientView, topics []string) bool {
+	for _, f := range v.Facts {
+		for _, t := range f.Topics {
+			if contains(topics, t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // holdsBack decides, deterministically per fact, whether a patient of this recall

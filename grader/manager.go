@@ -81,11 +81,38 @@ type Judge interface {
 	Judge(ctx context.Context, c *clinic.Case, revealed string, final clinic.FinalOutput) (Judgement, error)
 }
 
+// DiagnosisGrade is a diagnosis-only grade on a 0–100 scale with its reason.
+type DiagnosisGrade struct {
+	Grade     int    `json:"grade"`
+	Rationale string `json:"rationale"`
+}
+
+// DiagnosisJudge grades a submitted diagnosis alone against the reference,
+// 0–100 (EvoClinician §3: the Judge's single graded mode, run deterministically).
+type DiagnosisJudge interface {
+	JudgeDiagnosis(ctx context.Context, c *clinic.Case, diagnosis []string) (DiagnosisGrade, error)
+}
+
 // RubricJudge is the built-in judge: GradeDiagnosis and lexical key-point
 // matching with the thresholds of the scoring settings.
 type RubricJudge struct{ W settings.Scoring }
 
-var _ Judge = RubricJudge{}
+var (
+	_ Judge          = RubricJudge{}
+	_ DiagnosisJudge = RubricJudge{}
+)
+
+// JudgeDiagnosis is the rubric's 0–100 equivalent: 100 times the five-level
+// grade of the first submitted diagnosis (100, 75, 50, 25, 0; see GradeDiagnosis).
+func (RubricJudge) JudgeDiagnosis(_ context.Context, c *clinic.Case, diagnosis []string) (DiagnosisGrade, error) {
+	if len(diagnosis) == 0 {
+		return DiagnosisGrade{Grade: 0, Rationale: "no diagnosis submitted"}, nil
+	}
+	g := GradeDiagnosis(diagnosis[0], c.Manager.Diagnosis)
+	reason := map[float64]string{1: "the reference diagnosis or an accepted name", 0.75: "the same disease, more or less specific",
+		0.5: "a closely related diagnosis", 0.25: "shares only part of the diagnosis", 0: "wrong or dangerous"}[g]
+	return DiagnosisGrade{Grade: int(math.Round(100 * g)), Rationale: reason}, nil
+}
 
 // Judge applies the rubric.
 func (r RubricJudge) Judge(_ context.Context, c *clinic.Case, revealed string, final clinic.FinalOutput) (Judgement, error) {

@@ -7,6 +7,7 @@ package profile
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -71,4 +72,60 @@ func (MedEvoEval) Score(ctx context.Context, c *clinic.Case, s settings.Settings
 		return clinic.Scores{}, fmt.Errorf("judge: %w", err)
 	}
 	return grader.Combine(c, s, env.Events(), final, j), nil
+}
+
+// MedInquire is EvoClinician's Med-Inquire (§3 and appendix): the doctor asks,
+// orders tests by free text without a list, and submits a diagnosis alone; a
+// test the case does not record is NOT AVAILABLE, an unknown test pays the
+// fixed default price; the patient may answer beyond the record with
+// consistent details; the judge grades the diagnosis 0–100 and the cost C is
+// the base cost per turn plus every ordered test's price.
+type MedInquire struct{}
+
+func init() { register(MedInquire{}) }
+
+// Name is "medinquire".
+func (MedInquire) Name() string { return settings.MedInquire }
+
+// MedInquireRules are ask, order test (free text, no list shown) and submit
+// diagnosis, no test budget (EvoClinician §3: the three action types).
+func MedInquireRules() episode.Rules {
+	return episode.Rules{Actions: []clinic.ActionKind{clinic.Ask, clinic.RequestTest, clinic.Finalize}, FinalFields: []string{"diagnosis"},
+		FreeText: true, Invent: true}
+}
+
+// Start begins or rebuilds an episode.
+func (MedInquire) Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) episode.Env {
+	return episode.Restore(c, s.Episode, MedInquireRules(), roles, events)
+}
+
+// Score is the judge's diagnosis grade S ∈ [0, 100] (kept as Grade, and as
+// S/100 for the shared running means) with the encounter cost C = Σ c(a_t)
+// and T counting every turn, the submission included (EvoClinician §3.6).
+func (MedInquire) Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode.Env, judge grader.Judge) (clinic.Scores, error) {
+	dj, ok := judge.(grader.DiagnosisJudge)
+	if !ok {
+		dj = grader.RubricJudge{W: s.Scoring}
+	}
+	final, _ := env.Final()
+	g, err := dj.JudgeDiagnosis(ctx, c, final.Diagnosis)
+	if err != nil {
+		return clinic.Scores{}, fmt.Errorf("judge: %w", err)
+	}
+	events := env.Events()
+	var sc clinic.Scores
+	sc.Grade = g.Grade
+	sc.S = float64(g.Grade) / 100
+	sc.Diagnosis = sc.S
+	sc.Strict = g.Grade == 100
+	sc.Pass = sc.S >= s.Scoring.PassAt
+	_, sc.E, sc.R = grader.Process(events, s.Episode)
+	sc.T = len(events)
+	for _, ev := range events {
+		sc.Cost += ev.Cost
+	}
+	sc.Cost = math.Round(sc.Cost*1e4) / 1e4
+	sc.Referral = grader.ReferralNotScored
+	sc.MustAsk, sc.Required = 1, 1
+	return sc, nil
 }
