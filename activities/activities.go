@@ -32,7 +32,7 @@ import (
 // a nil *Activities, so every field is a port filled in by the worker.
 type Activities struct {
 	Corpora *Corpora
-	Results *results.Store
+	Results results.Store
 	Memory  memory.Store // nil: no memory backend in this worker
 	Doctor  actor.Doctor
 	Roles   episode.Roles

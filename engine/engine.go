@@ -20,6 +20,7 @@ import (
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/memory/qdrant"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/results/sqlite"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -35,7 +36,7 @@ type Options struct {
 // Engine holds the open stores and the activities built on them.
 type Engine struct {
 	dir        string
-	Results    *results.Store
+	Results    results.Store
 	Memory     memory.Store
 	Activities *activities.Activities
 }
@@ -45,7 +46,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	res, err := results.Open(ctx, filepath.Join(o.DataDir, "results.db"))
+	res, err := sqlite.Open(ctx, filepath.Join(o.DataDir, "results.db"))
 	if err != nil {
 		return nil, err
 	}
