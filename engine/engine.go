@@ -1,6 +1,7 @@
 // Package engine wires clinevo's ports into a Temporal worker: it opens the
-// results store and the memory bank under the data directory, builds the
-// activities with the configured roles, and registers the workflows.
+// results store and the memory bank (under the data directory, or the
+// configured PostgreSQL and Qdrant), builds the activities with the configured
+// roles, registers the workflows, and builds the options that dial Temporal.
 package engine
 
 import (
@@ -20,6 +21,7 @@ import (
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/memory/qdrant"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/results/postgres"
 	"github.com/clinevo/clinevo/results/sqlite"
 	"github.com/clinevo/clinevo/workflows"
 )
@@ -27,10 +29,11 @@ import (
 // Options choose the engine's parts.
 type Options struct {
 	DataDir   string
-	Qdrant    *qdrant.Config // nil: the embedded bank (memory.db)
-	ReadOnly  bool           // do not create a missing Qdrant collection
-	MemoryDim int            // hashing embedder dimension; 0: default
-	Roles     llm.Roles      // model-backed roles; absent roles are built in
+	Postgres  *postgres.Config // nil: the embedded results store (results.db)
+	Qdrant    *qdrant.Config   // nil: the embedded bank (memory.db)
+	ReadOnly  bool             // do not create a missing Qdrant collection
+	MemoryDim int              // hashing embedder dimension; 0: default
+	Roles     llm.Roles        // model-backed roles; absent roles are built in
 }
 
 // Engine holds the open stores and the activities built on them.
@@ -41,12 +44,19 @@ type Engine struct {
 	Activities *activities.Activities
 }
 
-// Open opens DataDir/results.db and DataDir/memory.db.
+// Open opens the results store (PostgreSQL, or DataDir/results.db) and the
+// memory bank (Qdrant, or DataDir/memory.db).
 func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	res, err := sqlite.Open(ctx, filepath.Join(o.DataDir, "results.db"))
+	var res results.Store
+	var err error
+	if o.Postgres != nil {
+		res, err = postgres.Open(ctx, *o.Postgres)
+	} else {
+		res, err = sqlite.Open(ctx, filepath.Join(o.DataDir, "results.db"))
+	}
 	if err != nil {
 		return nil, err
 	}
