@@ -42,11 +42,13 @@ func (a *app) demoCmd() *cobra.Command {
 				return err
 			}
 			defer srv.Stop()
-			c, err := a.dial(srv.Address())
+			c, err := a.dial(a.embedded(srv.Address()))
 			if err != nil {
 				return err
 			}
 			defer c.Close()
+			// The demo keeps its results in its own directory whatever
+			// results.backend says: every demo is a fresh experiment of one name.
 			eng, err := engine.Open(ctx, engine.Options{DataDir: dir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles, Qdrant: a.cfg.QdrantOptions()})
 			if err != nil {
 				return err
