@@ -15,6 +15,7 @@ import (
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/llm"
+	"github.com/clinevo/clinevo/results/postgres"
 )
 
 // Env is a running server, client, engine and worker.
@@ -49,10 +50,11 @@ func StartWith(t testing.TB, roles llm.Roles, logger log.Logger, options ...func
 
 // Setup is everything a test may change before the worker starts.
 type Setup struct {
-	Roles  llm.Roles
-	Logger log.Logger
-	Client func(*client.Options) error // e.g. tracing interceptors
-	Engine []func(*engine.Engine)
+	Roles    llm.Roles
+	Logger   log.Logger
+	Client   func(*client.Options) error // e.g. tracing interceptors
+	Postgres *postgres.Config            // nil: results.db in the data directory
+	Engine   []func(*engine.Engine)
 }
 
 // StartSetup starts everything as the setup says.
@@ -79,7 +81,7 @@ func StartSetup(t testing.TB, s Setup) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	eng, err := engine.Open(context.Background(), engine.Options{DataDir: dir, Roles: roles})
+	eng, err := engine.Open(context.Background(), engine.Options{DataDir: dir, Roles: roles, Postgres: s.Postgres})
 	if err != nil {
 		t.Fatal(err)
 	}
