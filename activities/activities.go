@@ -34,7 +34,7 @@ import (
 // a nil *Activities, so every field is a port filled in by the worker.
 type Activities struct {
 	Corpora *Corpora
-	Results *results.Store
+	Results results.Store
 	Memory  memory.Store // nil: no memory backend in this worker
 	// MemoryBackend names Memory's backend (local or qdrant): a run whose
 	// settings name another is refused.

@@ -15,7 +15,7 @@ import (
 
 // Load gathers a finished experiment from the results store: its spec, its
 // result, every record of its runs, and each stream's environment.
-func Load(ctx context.Context, store *results.Store, name string) (Input, error) {
+func Load(ctx context.Context, store results.Store, name string) (Input, error) {
 	var in Input
 	runs, _, err := store.Runs(ctx)
 	if err != nil {
@@ -65,7 +65,7 @@ func Load(ctx context.Context, store *results.Store, name string) (Input, error)
 }
 
 // StoreTraces reads episode traces from the results store for Write.
-func StoreTraces(ctx context.Context, store *results.Store) TraceOf {
+func StoreTraces(ctx context.Context, store results.Episodes) TraceOf {
 	return func(id string) (clinic.Trace, error) {
 		_, t, err := store.RecordTrace(ctx, id)
 		return t, err

@@ -42,9 +42,9 @@ type ConditionReport struct {
 	Trend        MannKendallResult `json:"trend_s"`
 	CUSUM        CUSUMResult       `json:"cusum_s"`
 	// Stationarity and slope change of the stage series of S (MedEvoEval C.6).
-	ADF       ADFResult    `json:"adf_s"`
-	Segmented SegmentedFit `json:"segmented_s"`
-	Episodes     []results.Record  `json:"-"`
+	ADF       ADFResult        `json:"adf_s"`
+	Segmented SegmentedFit     `json:"segmented_s"`
+	Episodes  []results.Record `json:"-"`
 }
 
 // Gain is late minus early stage means.

@@ -29,31 +29,31 @@ const (
 
 // Event is one turn of an episode.
 type Event struct {
-	Turn             int          `json:"turn"`
-	Action           ActionKind   `json:"action"`
-	Question         string       `json:"question,omitempty"`
-	Topic            string       `json:"topic,omitempty"`
-	Test             string       `json:"test,omitempty"` // catalog name after normalisation, or the raw request
-	Status           Status       `json:"status"`
-	Reply            string       `json:"reply,omitempty"` // patient answer, test result or consultant note
-	RevealedFacts    []string     `json:"revealed_facts,omitempty"`
-	HeldFacts        []string     `json:"held_facts,omitempty"`        // matched but held back by a low-recall patient
-	Unanswered       string       `json:"unanswered,omitempty"`        // none | not_in_patient_view | unclear_question
-	ConsultantStatus string       `json:"consultant_status,omitempty"` // answered | disabled
-	RetrievedCards   []string     `json:"retrieved_cards,omitempty"`
-	Cost             float64      `json:"cost"`
-	Rationale        []string     `json:"rationale,omitempty"`
-	WorkingDiagnoses []string     `json:"working_diagnoses,omitempty"`
-	LLMError         bool         `json:"llm_error,omitempty"`
-	Free             bool         `json:"free,omitempty"`         // a physical examination: no cost, no test budget
-	Cached           bool         `json:"cached,omitempty"`       // a repeated question answered from the episode cache
+	Turn             int        `json:"turn"`
+	Action           ActionKind `json:"action"`
+	Question         string     `json:"question,omitempty"`
+	Topic            string     `json:"topic,omitempty"`
+	Test             string     `json:"test,omitempty"` // catalog name after normalisation, or the raw request
+	Status           Status     `json:"status"`
+	Reply            string     `json:"reply,omitempty"` // patient answer, test result or consultant note
+	RevealedFacts    []string   `json:"revealed_facts,omitempty"`
+	HeldFacts        []string   `json:"held_facts,omitempty"`        // matched but held back by a low-recall patient
+	Unanswered       string     `json:"unanswered,omitempty"`        // none | not_in_patient_view | unclear_question
+	ConsultantStatus string     `json:"consultant_status,omitempty"` // answered | disabled
+	RetrievedCards   []string   `json:"retrieved_cards,omitempty"`
+	Cost             float64    `json:"cost"`
+	Rationale        []string   `json:"rationale,omitempty"`
+	WorkingDiagnoses []string   `json:"working_diagnoses,omitempty"`
+	LLMError         bool       `json:"llm_error,omitempty"`
+	Free             bool       `json:"free,omitempty"`   // a physical examination: no cost, no test budget
+	Cached           bool       `json:"cached,omitempty"` // a repeated question answered from the episode cache
 	// Generated marks an answer beyond the record (a profile that lets the
 	// patient invent consistent details); Topics are the question's topics it
 	// is cached under for the rest of the episode.
-	Generated bool     `json:"generated,omitempty"`
-	Topics    []string `json:"topics,omitempty"`
-	Final            *FinalOutput `json:"final,omitempty"`        // the doctor's FINALIZE
-	ForcedFinal      *FinalOutput `json:"forced_final,omitempty"` // built at the turn limit
+	Generated   bool         `json:"generated,omitempty"`
+	Topics      []string     `json:"topics,omitempty"`
+	Final       *FinalOutput `json:"final,omitempty"`        // the doctor's FINALIZE
+	ForcedFinal *FinalOutput `json:"forced_final,omitempty"` // built at the turn limit
 }
 
 // Memory write-back outcomes of an episode.

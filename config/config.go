@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/clinevo/clinevo/memory/qdrant"
+	"github.com/clinevo/clinevo/results/postgres"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/telemetry"
 )
@@ -29,6 +30,7 @@ type Config struct {
 	// evolver, memory.k and memory.backend, roles).
 	Settings  settings.Settings `mapstructure:"-"`
 	Memory    MemoryStore       `mapstructure:"memory"`
+	Results   ResultsConfig     `mapstructure:"results"`
 	Temporal  TemporalConfig    `mapstructure:"temporal"`
 	Telemetry telemetry.Config  `mapstructure:"telemetry"`
 }
@@ -59,11 +61,51 @@ func (c Config) QdrantOptions() *qdrant.Config {
 	return &qdrant.Config{Host: q.Host, Port: q.Port, UseTLS: q.TLS, Collection: q.Collection, APIKey: os.Getenv(q.APIKeyEnv)}
 }
 
+// ResultsConfig selects the results store: the SQLite file under the data
+// directory, or a PostgreSQL database every worker and the CLI share.
+type ResultsConfig struct {
+	Backend  string         `mapstructure:"backend"` // sqlite | postgres
+	Postgres PostgresConfig `mapstructure:"postgres"`
+}
+
+// PostgresConfig points at a PostgreSQL database. The DSN holds no password:
+// it comes from the environment variable PasswordEnv, like a model's key.
+type PostgresConfig struct {
+	DSN         string `mapstructure:"dsn"`
+	PasswordEnv string `mapstructure:"password_env"`
+}
+
+// PostgresOptions returns the results database when the backend is postgres,
+// else nil.
+func (c Config) PostgresOptions() *postgres.Config {
+	if c.Results.Backend != "postgres" {
+		return nil
+	}
+	p := c.Results.Postgres
+	o := &postgres.Config{DSN: p.DSN}
+	if p.PasswordEnv != "" {
+		o.Password = os.Getenv(p.PasswordEnv)
+	}
+	return o
+}
+
 // TemporalConfig points at a Temporal frontend, or the embedded one.
 type TemporalConfig struct {
-	Address   string `mapstructure:"address"`
-	Namespace string `mapstructure:"namespace"`
-	TaskQueue string `mapstructure:"task_queue"`
+	Address   string      `mapstructure:"address"`
+	Namespace string      `mapstructure:"namespace"`
+	TaskQueue string      `mapstructure:"task_queue"`
+	TLS       TemporalTLS `mapstructure:"tls"`
+	// APIKeyEnv names the environment variable holding an API key (Temporal
+	// Cloud); empty: no key.
+	APIKeyEnv string `mapstructure:"api_key_env"`
+}
+
+// TemporalTLS secures the connection to the frontend; all empty: plaintext.
+type TemporalTLS struct {
+	CAFile     string `mapstructure:"ca_file"`     // PEM CA of the server's certificate; empty: the system's roots
+	CertFile   string `mapstructure:"cert_file"`   // PEM client certificate (mutual TLS), with KeyFile
+	KeyFile    string `mapstructure:"key_file"`    // its PEM private key
+	ServerName string `mapstructure:"server_name"` // the name to verify the server's certificate against; empty: the address's host
 }
 
 // Defaults writes every default into v, so every key is known to viper (and
@@ -80,6 +122,9 @@ func Defaults(v *viper.Viper) {
 		"memory.qdrant.tls": false, "memory.qdrant.collection": "clinevo_cards", "memory.qdrant.api_key_env": "QDRANT_API_KEY",
 		"telemetry.exporter": "off", "telemetry.otlp_endpoint": "", "telemetry.insecure": true, "telemetry.file": "", "telemetry.prompt_text": false,
 		"temporal.address": "127.0.0.1:7233", "temporal.namespace": "default", "temporal.task_queue": "clinevo",
+		"temporal.tls.ca_file": "", "temporal.tls.cert_file": "", "temporal.tls.key_file": "", "temporal.tls.server_name": "",
+		"temporal.api_key_env": "", "results.backend": "sqlite", "results.postgres.dsn": "postgres://clinevo@127.0.0.1:5432/clinevo",
+		"results.postgres.password_env": "PGPASSWORD",
 	} {
 		v.SetDefault(k, val)
 	}
@@ -165,8 +210,39 @@ func (c Config) Validate() error {
 	if c.Memory.Dim < 16 {
 		return fmt.Errorf("config: memory.dim must be at least 16, got %d", c.Memory.Dim)
 	}
+	if err := c.Results.validate(); err != nil {
+		return err
+	}
+	if err := c.Temporal.validate(); err != nil {
+		return err
+	}
 	if err := c.Telemetry.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}
+
+func (r ResultsConfig) validate() error {
+	if r.Backend != "sqlite" && r.Backend != "postgres" {
+		return fmt.Errorf("config: results.backend %q, want sqlite or postgres", r.Backend)
+	}
+	if r.Backend == "postgres" && r.Postgres.DSN == "" {
+		return fmt.Errorf("config: results.postgres.dsn is required when results.backend is postgres")
+	}
+	// Checked whatever the backend: a password in a config file is a leak
+	// even while the file points elsewhere.
+	if err := postgres.CheckDSN(r.Postgres.DSN); err != nil {
+		return fmt.Errorf("config: results.postgres.dsn: %w", err)
+	}
+	return nil
+}
+
+func (t TemporalConfig) validate() error {
+	if t.Namespace == "" {
+		return fmt.Errorf("config: temporal.namespace is required")
+	}
+	if (t.TLS.CertFile == "") != (t.TLS.KeyFile == "") {
+		return fmt.Errorf("config: temporal.tls.cert_file and temporal.tls.key_file go together (a client certificate and its key)")
 	}
 	return nil
 }

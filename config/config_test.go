@@ -81,3 +81,71 @@ func TestSettingsComeFromEveryLayer(t *testing.T) {
 	_, err = config.Load(config.New(), f)
 	require.ErrorContains(t, err, "episode.prices.unobtainium: unknown price category")
 }
+
+func TestResultsFromEnvironment(t *testing.T) {
+	c, err := config.Load(config.New(), "../clinevo.example.yaml")
+	require.NoError(t, err)
+	require.Equal(t, "sqlite", c.Results.Backend)
+	require.Nil(t, c.PostgresOptions(), "sqlite: the embedded results.db")
+
+	const pw = "pg-secret-5e6f"
+	t.Setenv("CLINEVO_RESULTS_BACKEND", "postgres")
+	t.Setenv("CLINEVO_RESULTS_POSTGRES_DSN", "postgres://clinevo@db:5432/clinevo")
+	t.Setenv("CLINEVO_RESULTS_POSTGRES_PASSWORD_ENV", "CLINEVO_TEST_RESULTS_PW")
+	t.Setenv("CLINEVO_TEST_RESULTS_PW", pw)
+	c, err = config.Load(config.New(), "")
+	require.NoError(t, err)
+	o := c.PostgresOptions()
+	require.NotNil(t, o)
+	require.Equal(t, "postgres://clinevo@db:5432/clinevo", o.DSN)
+	require.Equal(t, pw, o.Password, "the password comes from the variable password_env names")
+}
+
+func TestResultsValidation(t *testing.T) {
+	const pw = "pg-secret-5e6f"
+	for _, c := range []struct{ file, want string }{
+		{"results:\n  backend: mysql\n", `results.backend "mysql", want sqlite or postgres`},
+		{"results:\n  backend: postgres\n  postgres:\n    dsn: \"\"\n", "results.postgres.dsn is required when results.backend is postgres"},
+		{"results:\n  backend: postgres\n  postgres:\n    dsn: postgres://clinevo:" + pw + "@db/clinevo\n", "results.postgres.dsn: the DSN holds a password"},
+		{"results:\n  postgres:\n    dsn: host=db password=" + pw + "\n", "results.postgres.dsn: the DSN holds a password"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "c.yaml")
+			require.NoError(t, os.WriteFile(f, []byte(c.file), 0o644))
+			_, err := config.Load(config.New(), f)
+			require.ErrorContains(t, err, c.want)
+			require.NotContains(t, err.Error(), pw, "the error never repeats the password")
+		})
+	}
+}
+
+func TestTemporalKeys(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "c.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(`temporal:
+  address: clinevo.a1b2c.tmprl.cloud:7233
+  namespace: clinevo.a1b2c
+  tls:
+    ca_file: /etc/clinevo/ca.pem
+    cert_file: /etc/clinevo/client.pem
+    key_file: /etc/clinevo/client.key
+    server_name: frontend.internal
+  api_key_env: TEMPORAL_API_KEY
+`), 0o644))
+	c, err := config.Load(config.New(), f)
+	require.NoError(t, err)
+	require.Equal(t, config.TemporalConfig{Address: "clinevo.a1b2c.tmprl.cloud:7233", Namespace: "clinevo.a1b2c", TaskQueue: "clinevo",
+		TLS: config.TemporalTLS{CAFile: "/etc/clinevo/ca.pem", CertFile: "/etc/clinevo/client.pem", KeyFile: "/etc/clinevo/client.key",
+			ServerName: "frontend.internal"}, APIKeyEnv: "TEMPORAL_API_KEY"}, c.Temporal)
+
+	for _, c := range []struct{ file, want string }{
+		{"temporal:\n  tls:\n    cert_file: /etc/clinevo/client.pem\n", "temporal.tls.cert_file and temporal.tls.key_file go together"},
+		{"temporal:\n  tls:\n    key_file: /etc/clinevo/client.key\n", "temporal.tls.cert_file and temporal.tls.key_file go together"},
+		{"temporal:\n  namespace: \"\"\n", "temporal.namespace is required"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			require.NoError(t, os.WriteFile(f, []byte(c.file), 0o644))
+			_, err := config.Load(config.New(), f)
+			require.ErrorContains(t, err, c.want)
+		})
+	}
+}

@@ -47,6 +47,17 @@ type Options struct {
 	Namespace string // default "default"
 	LogFile   string // server log; default DataDir/temporal.log
 	LogLevel  string // default "warn"
+	TLS       *TLS   // nil: a plaintext frontend
+}
+
+// TLS serves the frontend over mutual TLS, as a secured cluster does. The
+// server's own system worker dials the frontend with the same certificate, so
+// CertFile must be valid for client authentication too.
+type TLS struct {
+	CertFile   string // PEM certificate of the frontend
+	KeyFile    string // its PEM private key
+	CAFile     string // PEM CA that signed CertFile and every client's certificate
+	ServerName string // a name in CertFile, which the system worker verifies
 }
 
 // Server is a running embedded Temporal server.
@@ -130,6 +141,12 @@ func Start(o Options) (*Server, error) {
 	cfg.Archival.History.State, cfg.Archival.Visibility.State = "disabled", "disabled"
 	cfg.NamespaceDefaults.Archival.History.State, cfg.NamespaceDefaults.Archival.Visibility.State = "disabled", "disabled"
 	cfg.PublicClient.HostPort = hostPort(o.Port)
+	if t := o.TLS; t != nil {
+		client := config.ClientTLS{RootCAFiles: []string{t.CAFile}, ServerName: t.ServerName}
+		cfg.Global.TLS.Frontend = config.GroupTLS{Client: client, Server: config.ServerTLS{CertFile: t.CertFile, KeyFile: t.KeyFile,
+			ClientCAFiles: []string{t.CAFile}, RequireClientAuth: true}}
+		cfg.Global.TLS.SystemWorker = config.WorkerTLS{CertFile: t.CertFile, KeyFile: t.KeyFile, Client: client}
+	}
 
 	logger := log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile}))
 	dyn := dynamicconfig.StaticClient{

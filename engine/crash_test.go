@@ -17,7 +17,7 @@ import (
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
-	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/results/sqlite"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -109,7 +109,7 @@ func TestCrashRecovery(t *testing.T) {
 	require.NoError(t, err)
 	c.Close()
 
-	res, err := results.Open(ctx, filepath.Join(dir, "results.db"))
+	res, err := sqlite.Open(ctx, filepath.Join(dir, "results.db"))
 	require.NoError(t, err)
 	defer res.Close()
 	waitTurns := func(n int) {

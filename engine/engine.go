@@ -1,6 +1,8 @@
 // Package engine wires clinevo's ports into a Temporal worker: it opens the
-// results store and the memory bank under the data directory, builds each
-// run's roles from the settings the run carries, and registers the workflows.
+// results store and the memory bank (under the data directory, or the
+// configured PostgreSQL and Qdrant), builds each run's roles from the settings
+// the run carries, registers the workflows, and builds the options that dial
+// Temporal.
 package engine
 
 import (
@@ -22,6 +24,8 @@ import (
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/memory/qdrant"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/results/postgres"
+	"github.com/clinevo/clinevo/results/sqlite"
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
@@ -30,9 +34,10 @@ import (
 // Options choose the engine's parts.
 type Options struct {
 	DataDir   string
-	Qdrant    *qdrant.Config // nil: the embedded bank (memory.db)
-	ReadOnly  bool           // do not create a missing Qdrant collection
-	MemoryDim int            // hashing embedder dimension; 0: default
+	Postgres  *postgres.Config // nil: the embedded results store (results.db)
+	Qdrant    *qdrant.Config   // nil: the embedded bank (memory.db)
+	ReadOnly  bool             // do not create a missing Qdrant collection
+	MemoryDim int              // hashing embedder dimension; 0: default
 	// Embeddings is the embedder of this worker's bank (roles.embeddings): it
 	// is fixed with the bank, unlike the other roles, which each run chooses.
 	Embeddings settings.Role
@@ -41,18 +46,25 @@ type Options struct {
 // Engine holds the open stores and the activities built on them.
 type Engine struct {
 	dir        string
-	Results    *results.Store
+	Results    results.Store
 	Memory     memory.Store
 	Activities *activities.Activities
 	roles      *roleSet
 }
 
-// Open opens DataDir/results.db and the memory bank (DataDir/memory.db or Qdrant).
+// Open opens the results store (PostgreSQL, or DataDir/results.db) and the
+// memory bank (Qdrant, or DataDir/memory.db).
 func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	res, err := results.Open(ctx, filepath.Join(o.DataDir, "results.db"))
+	var res results.Store
+	var err error
+	if o.Postgres != nil {
+		res, err = postgres.Open(ctx, *o.Postgres)
+	} else {
+		res, err = sqlite.Open(ctx, filepath.Join(o.DataDir, "results.db"))
+	}
 	if err != nil {
 		return nil, err
 	}

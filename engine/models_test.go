@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -20,11 +21,13 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/results/postgres/pgtest"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
 )
@@ -125,9 +128,70 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	reqs := srv.Requests()
 	require.NotEmpty(t, reqs)
 	require.Equal(t, "Bearer "+key, reqs[0].Auth, "the key is used")
+	requireNowhere(t, env, "secret", key)
+	require.Contains(t, logs.String(), "fake-doctor", "the run log names the model")
+	require.NotContains(t, logs.String(), key, "the logs hold the key")
+	require.False(t, strings.Contains(fmt.Sprint(env.Engine.Activities.RoleInfo(modelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor"))), key))
+}
+
+// TestPostgresPasswordNeverLeaks runs a stream with its results on PostgreSQL,
+// configured as a user would (the password in the variable password_env
+// names), and looks for the password in every workflow history, every file
+// of the data directory, every row of the database and the logs.
+func TestPostgresPasswordNeverLeaks(t *testing.T) {
+	dsn := pgtest.Fresh(t)
+	password := os.Getenv(pgtest.EnvPassword)
+	require.NotEmpty(t, password, "the test role has a password")
+	t.Setenv("CLINEVO_RESULTS_BACKEND", "postgres")
+	t.Setenv("CLINEVO_RESULTS_POSTGRES_DSN", dsn)
+	t.Setenv("CLINEVO_RESULTS_POSTGRES_PASSWORD_ENV", pgtest.EnvPassword)
+	cfg, err := config.Load(config.New(), "")
+	require.NoError(t, err)
+	pg := cfg.PostgresOptions()
+	require.NotNil(t, pg)
+
+	var logs syncBuffer
+	logger := sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	env := enginetest.StartSetup(t, enginetest.Setup{Logger: logger, Postgres: pg})
+	runStream(t, env, contract.StreamSpec{RunID: "pgsecret", Corpus: "builtin:stream", Limit: 3, StageSize: 2})
 
 	ctx := context.Background()
-	resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: `ClinevoRun = "secret"`, PageSize: 100})
+	recs, err := env.Engine.Results.Records(ctx, "pgsecret")
+	require.NoError(t, err)
+	require.Len(t, recs, 3)
+	_, err = os.Stat(filepath.Join(env.DataDir, "results.db"))
+	require.ErrorIs(t, err, os.ErrNotExist, "the results went to PostgreSQL")
+	requireNowhere(t, env, "pgsecret", password)
+	require.NotContains(t, logs.String(), password, "the logs hold the password")
+	require.NotContains(t, fmt.Sprintf("%v %+v", pg, *pg), password, "a logged config shows no password")
+
+	pc, err := pgx.ParseConfig(dsn)
+	require.NoError(t, err)
+	pc.Password = password
+	conn, err := pgx.ConnectConfig(ctx, pc)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)
+	require.NoError(t, err)
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Contains(t, tables, "episodes")
+	var all strings.Builder
+	for _, table := range tables {
+		var dump string
+		require.NoError(t, conn.QueryRow(ctx, fmt.Sprintf(`SELECT COALESCE(string_agg(t::text, ' '), '') FROM %s t`, pgx.Identifier{table}.Sanitize())).Scan(&dump))
+		require.NotContains(t, dump, password, "table %s holds the password", table)
+		all.WriteString(dump)
+	}
+	require.Contains(t, all.String(), "pgsecret/p1/s01/e0001-stream-0001", "the dump reads the recorded rows")
+}
+
+// requireNowhere looks for a secret in the histories of a run's workflows and
+// in every file of the data directory.
+func requireNowhere(t *testing.T, env *enginetest.Env, run, secret string) {
+	t.Helper()
+	ctx := context.Background()
+	resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf("ClinevoRun = %q", run), PageSize: 100})
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(resp.Executions), 4, "the stream runs and its episodes")
 	for _, e := range resp.Executions {
@@ -137,20 +201,20 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 			require.NoError(t, err)
 			b, err := protojson.Marshal(ev)
 			require.NoError(t, err)
-			require.NotContains(t, string(b), key, "history of %s", e.Execution.WorkflowId)
+			require.NotContains(t, string(b), secret, "history of %s", e.Execution.WorkflowId)
 		}
 	}
-	for _, f := range []string{"results.db", "results.db-wal", "memory.db", "memory.db-wal", "temporal.log"} {
-		b, err := os.ReadFile(filepath.Join(env.DataDir, f))
-		if os.IsNotExist(err) {
+	files, err := os.ReadDir(env.DataDir)
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		if f.IsDir() {
 			continue
 		}
+		b, err := os.ReadFile(filepath.Join(env.DataDir, f.Name()))
 		require.NoError(t, err)
-		require.False(t, bytes.Contains(b, []byte(key)), "%s holds the key", f)
+		require.False(t, bytes.Contains(b, []byte(secret)), "%s holds the secret", f.Name())
 	}
-	require.Contains(t, logs.String(), "fake-doctor", "the run log names the model")
-	require.NotContains(t, logs.String(), key, "the logs hold the key")
-	require.False(t, strings.Contains(fmt.Sprint(env.Engine.Activities.RoleInfo(modelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor"))), key))
 }
 
 // TestDoctorModelsPerCondition runs one experiment whose two conditions name

@@ -89,7 +89,7 @@ func referenceWithEvals(t *testing.T, spec contract.StreamSpec) ([]clinic.Trace,
 
 // requireEvaluationsAsReference compares every evaluation run of a finished
 // Temporal stream with the in-process evaluations, episode by episode.
-func requireEvaluationsAsReference(t *testing.T, res *results.Store, evals map[string][]clinic.Trace) {
+func requireEvaluationsAsReference(t *testing.T, res results.Store, evals map[string][]clinic.Trace) {
 	t.Helper()
 	ctx := context.Background()
 	require.NotEmpty(t, evals)
@@ -110,7 +110,7 @@ func requireEvaluationsAsReference(t *testing.T, res *results.Store, evals map[s
 
 // requireSameAsReference compares a finished Temporal run with the reference:
 // every episode recorded once, with identical events and scores, and the same cards.
-func requireSameAsReference(t *testing.T, res *results.Store, mem memory.Store, spec contract.StreamSpec) {
+func requireSameAsReference(t *testing.T, res results.Store, mem memory.Store, spec contract.StreamSpec) {
 	t.Helper()
 	ctx := context.Background()
 	want, wantCards := reference(t, spec)

@@ -51,7 +51,7 @@ func orQueue(q string) string {
 // and the earlier run's as-of view is never rewritten) and its rule book, all
 // taken from the completion it recorded. A run that has not finished has no
 // completion, and is refused.
-func CarryFrom(ctx context.Context, store *results.Store, s contract.StreamSpec, from string) (contract.StreamSpec, error) {
+func CarryFrom(ctx context.Context, store results.RunLog, s contract.StreamSpec, from string) (contract.StreamSpec, error) {
 	raw, err := store.RunResult(ctx, from)
 	if errors.Is(err, results.ErrNotFound) {
 		return s, fmt.Errorf("carry from %s: the run has not finished (no completion recorded); a carry run continues a finished stream", from)

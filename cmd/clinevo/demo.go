@@ -41,12 +41,14 @@ func (a *app) demoCmd() *cobra.Command {
 				return err
 			}
 			defer srv.Stop()
-			c, err := a.dial(srv.Address())
+			c, err := a.dial(a.embedded(srv.Address()))
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			eng, err := engine.Open(ctx, a.engineOptions(dir, false))
+			// The demo keeps its results in its own directory whatever
+			// results.backend says: every demo is a fresh experiment of one name.
+			eng, err := engine.Open(ctx, a.engineOptions(dir, false, false))
 			if err != nil {
 				return err
 			}

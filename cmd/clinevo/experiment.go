@@ -42,7 +42,7 @@ func (a *app) experimentCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := a.dial("")
+			c, err := a.dial(a.cfg.Temporal)
 			if err != nil {
 				return err
 			}

@@ -96,7 +96,7 @@ func (a *app) streamCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := a.dial("")
+			c, err := a.dial(a.cfg.Temporal)
 			if err != nil {
 				return err
 			}

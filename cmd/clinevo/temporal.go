@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -13,18 +14,20 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
+	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/telemetry"
 )
 
-// dial connects to the configured Temporal frontend.
-func (a *app) dial(address string) (client.Client, error) {
-	if address == "" {
-		address = a.cfg.Temporal.Address
+// dial connects to a Temporal frontend as t says (address, namespace, TLS,
+// API key).
+func (a *app) dial(t config.TemporalConfig) (client.Client, error) {
+	opts, err := engine.ClientOptions(t)
+	if err != nil {
+		return nil, err
 	}
-	opts := client.Options{HostPort: address, Namespace: a.cfg.Temporal.Namespace,
-		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))}
+	opts.Logger = sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if a.tel != nil && a.tel.Tracer != nil {
 		if err := telemetry.ClientOptions(&opts); err != nil {
 			return nil, err
@@ -32,24 +35,52 @@ func (a *app) dial(address string) (client.Client, error) {
 	}
 	c, err := client.Dial(opts)
 	if err != nil {
-		return nil, fmt.Errorf("connect to Temporal at %s: %w (is `clinevo dev` running?)", address, err)
+		return nil, fmt.Errorf("connect to Temporal at %s: %w (is `clinevo dev` running?)", t.Address, err)
 	}
 	return c, nil
 }
 
-// engineOptions are the engine's parts under this configuration.
-func (a *app) engineOptions(dir string, readOnly bool) engine.Options {
-	return engine.Options{DataDir: dir, MemoryDim: a.cfg.Memory.Dim, Embeddings: a.cfg.Settings.Roles["embeddings"],
-		Qdrant: a.cfg.QdrantOptions(), ReadOnly: readOnly}
+// temporalAt is the configured frontend, at address when one is given (a flag).
+func (a *app) temporalAt(address string) config.TemporalConfig {
+	t := a.cfg.Temporal
+	if address != "" {
+		t.Address = address
+	}
+	return t
+}
+
+// embedded is the in-process server at address: plaintext on loopback, so the
+// configured TLS and API key (meant for a remote cluster) do not apply.
+func (a *app) embedded(address string) config.TemporalConfig {
+	return config.TemporalConfig{Address: address, Namespace: a.cfg.Temporal.Namespace, TaskQueue: a.cfg.Temporal.TaskQueue}
 }
 
 func (a *app) openEngine(ctx context.Context) (*engine.Engine, error) {
-	return engine.Open(ctx, a.engineOptions(a.cfg.DataDir, false))
+	return engine.Open(ctx, a.engineOptions(a.cfg.DataDir, true, false))
 }
 
 // openReader opens the engine for reading: a missing Qdrant collection is an error.
 func (a *app) openReader(ctx context.Context) (*engine.Engine, error) {
-	return engine.Open(ctx, a.engineOptions(a.cfg.DataDir, true))
+	return engine.Open(ctx, a.engineOptions(a.cfg.DataDir, true, true))
+}
+
+// resultsAt says where results go (a DSN never holds the password).
+func (a *app) resultsAt() string {
+	if p := a.cfg.PostgresOptions(); p != nil {
+		return "postgres " + p.String()
+	}
+	return filepath.Join(a.cfg.DataDir, "results.db")
+}
+
+// engineOptions are the configured stores under dir; sharedResults chooses
+// the configured results backend (the demo keeps its own results.db).
+func (a *app) engineOptions(dir string, sharedResults, readOnly bool) engine.Options {
+	o := engine.Options{DataDir: dir, MemoryDim: a.cfg.Memory.Dim, Embeddings: a.cfg.Settings.Roles["embeddings"],
+		Qdrant: a.cfg.QdrantOptions(), ReadOnly: readOnly}
+	if sharedResults {
+		o.Postgres = a.cfg.PostgresOptions()
+	}
+	return o
 }
 
 // runWorker runs a worker until ctx ends.
@@ -84,13 +115,14 @@ func (a *app) devCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "Temporal frontend  %s (namespace %s)\n", srv.Address(), a.cfg.Temporal.Namespace)
 			fmt.Fprintf(out, "data directory     %s\n", a.cfg.DataDir)
+			fmt.Fprintf(out, "results            %s\n", a.resultsAt())
 			fmt.Fprintf(out, "temporal CLI       temporal --address %s workflow list\n", srv.Address())
 			if !withWorker {
 				fmt.Fprintln(out, "worker             not started (--worker=false)")
 				<-ctx.Done()
 				return nil
 			}
-			c, err := a.dial(srv.Address())
+			c, err := a.dial(a.embedded(srv.Address()))
 			if err != nil {
 				return err
 			}
@@ -128,7 +160,8 @@ func (a *app) workerCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
-			fmt.Fprintf(cmd.OutOrStdout(), "worker on %s, task queue %s, data %s\n", orDefault(address, a.cfg.Temporal.Address), a.cfg.Temporal.TaskQueue, a.cfg.DataDir)
+			fmt.Fprintf(cmd.OutOrStdout(), "worker on %s, task queue %s, data %s, results %s\n", orDefault(address, a.cfg.Temporal.Address),
+				a.cfg.Temporal.TaskQueue, a.cfg.DataDir, a.resultsAt())
 			return a.runWorker(ctx, c, eng)
 		},
 	}
@@ -142,7 +175,7 @@ func (a *app) workerCmd() *cobra.Command {
 func (a *app) dialPatiently(ctx context.Context, cmd *cobra.Command, address string) (client.Client, error) {
 	deadline := time.Now().Add(time.Minute)
 	for noted := false; ; noted = true {
-		c, err := a.dial(address)
+		c, err := a.dial(a.temporalAt(address))
 		if err == nil || time.Now().After(deadline) {
 			return c, err
 		}
@@ -187,7 +220,7 @@ func (a *app) withEngine(readOnly bool, fn func(*cobra.Command, []string, *engin
 // withClient runs a command with a client of the configured Temporal frontend.
 func (a *app) withClient(fn func(*cobra.Command, []string, client.Client) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		c, err := a.dial("")
+		c, err := a.dial(a.cfg.Temporal)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/results/postgres"
 )
 
 // Env is a running server, client, engine and worker.
@@ -48,9 +49,10 @@ func StartWith(t testing.TB, logger log.Logger, options ...func(*engine.Engine))
 
 // Setup is everything a test may change before the worker starts.
 type Setup struct {
-	Logger log.Logger
-	Client func(*client.Options) error // e.g. tracing interceptors
-	Engine []func(*engine.Engine)
+	Logger   log.Logger
+	Client   func(*client.Options) error // e.g. tracing interceptors
+	Postgres *postgres.Config            // nil: results.db in the data directory
+	Engine   []func(*engine.Engine)
 }
 
 // StartSetup starts everything as the setup says.
@@ -77,7 +79,7 @@ func StartSetup(t testing.TB, s Setup) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	eng, err := engine.Open(context.Background(), engine.Options{DataDir: dir})
+	eng, err := engine.Open(context.Background(), engine.Options{DataDir: dir, Postgres: s.Postgres})
 	if err != nil {
 		t.Fatal(err)
 	}

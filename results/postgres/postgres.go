@@ -1,0 +1,459 @@
+// Package postgres is the results store on PostgreSQL (through pgx): one
+// database shared by every worker and the CLI, so an episode whose activities
+// land on several machines finds its own turns. Concurrent writers from many
+// processes are safe: every write is a single upsert statement.
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/results/internal/codec"
+)
+
+var _ results.Store = (*Store)(nil)
+
+// Config points at a database. The DSN never holds the password: it comes from
+// the environment (the variable named by results.postgres.password_env) and
+// lives only in memory, so it reaches no file, history or log we write.
+type Config struct {
+	DSN      string // URL (postgres://user@host:5432/db) or key=value form, without a password
+	Password string // empty: whatever pgx finds itself (PGPASSWORD, ~/.pgpass)
+}
+
+// String shows the DSN only, so a logged Config never shows the password.
+func (c Config) String() string { return c.DSN }
+
+var kvPassword = regexp.MustCompile(`(^|\s)password\s*=`)
+
+// CheckDSN returns an error if a DSN holds a password. Its messages never
+// repeat the DSN, which would repeat the password.
+func CheckDSN(dsn string) error {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return errors.New("the DSN is not a valid postgres:// URL")
+		}
+		if _, set := u.User.Password(); set || u.Query().Has("password") {
+			return errors.New("the DSN holds a password; give it through the environment variable named by results.postgres.password_env")
+		}
+		return nil
+	}
+	if kvPassword.MatchString(dsn) {
+		return errors.New("the DSN holds a password; give it through the environment variable named by results.postgres.password_env")
+	}
+	return nil
+}
+
+// Store is a results store in a PostgreSQL database.
+type Store struct{ pool *pgxpool.Pool }
+
+// Open connects to the database and migrates its schema to the latest version
+// (creating it on first use). A database of a newer schema than this build
+// knows is an error.
+func Open(ctx context.Context, c Config) (*Store, error) {
+	if err := CheckDSN(c.DSN); err != nil {
+		return nil, fmt.Errorf("results: open postgres: %w", err)
+	}
+	pc, err := pgxpool.ParseConfig(c.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("results: open postgres: %w", err) // pgconn redacts any password in the message
+	}
+	if c.Password != "" {
+		pc.ConnConfig.Password = c.Password
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("results: open postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("results: open postgres: %w", err)
+	}
+	if err := migrate(ctx, pool, migrations); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("results: open postgres: %w", err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Close closes every connection.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// PutDecision implements results.TurnLog. The upsert takes the row lock, so of
+// two workers racing on one turn the second sees and returns the first's value.
+func (s *Store) PutDecision(ctx context.Context, episodeID string, turn int, d json.RawMessage) (json.RawMessage, error) {
+	var out string
+	if err := s.pool.QueryRow(ctx, `INSERT INTO turns(episode_id, turn, decision) VALUES($1,$2,$3)
+		ON CONFLICT(episode_id, turn) DO UPDATE SET decision=COALESCE(turns.decision, excluded.decision) RETURNING decision`,
+		episodeID, turn, string(d)).Scan(&out); err != nil {
+		return nil, fmt.Errorf("results: put decision %s/%d: %w", episodeID, turn, err)
+	}
+	return json.RawMessage(out), nil
+}
+
+// Decision implements results.TurnLog.
+func (s *Store) Decision(ctx context.Context, episodeID string, turn int) (json.RawMessage, error) {
+	var out *string
+	err := s.pool.QueryRow(ctx, `SELECT decision FROM turns WHERE episode_id=$1 AND turn=$2`, episodeID, turn).Scan(&out)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && out == nil) {
+		return nil, fmt.Errorf("results: decision %s/%d: %w", episodeID, turn, results.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("results: decision %s/%d: %w", episodeID, turn, err)
+	}
+	return json.RawMessage(*out), nil
+}
+
+// PutEvent implements results.TurnLog.
+func (s *Store) PutEvent(ctx context.Context, episodeID string, ev clinic.Event) (clinic.Event, error) {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return clinic.Event{}, fmt.Errorf("results: put event %s/%d: %w", episodeID, ev.Turn, err)
+	}
+	var out string
+	if err := s.pool.QueryRow(ctx, `INSERT INTO turns(episode_id, turn, event) VALUES($1,$2,$3)
+		ON CONFLICT(episode_id, turn) DO UPDATE SET event=COALESCE(turns.event, excluded.event) RETURNING event`,
+		episodeID, ev.Turn, string(b)).Scan(&out); err != nil {
+		return clinic.Event{}, fmt.Errorf("results: put event %s/%d: %w", episodeID, ev.Turn, err)
+	}
+	var stored clinic.Event
+	if err := json.Unmarshal([]byte(out), &stored); err != nil {
+		return clinic.Event{}, fmt.Errorf("results: put event %s/%d: stored event: %w", episodeID, ev.Turn, err)
+	}
+	return stored, nil
+}
+
+// Events implements results.TurnLog.
+func (s *Store) Events(ctx context.Context, episodeID string, below int) ([]clinic.Event, error) {
+	rows, err := s.pool.Query(ctx, `SELECT turn, event FROM turns WHERE episode_id=$1 AND turn<$2 AND event IS NOT NULL ORDER BY turn`, episodeID, below)
+	if err != nil {
+		return nil, fmt.Errorf("results: events %s: %w", episodeID, err)
+	}
+	defer rows.Close()
+	var out []clinic.Event
+	for rows.Next() {
+		var turn int
+		var body string
+		if err := rows.Scan(&turn, &body); err != nil {
+			return nil, fmt.Errorf("results: events %s: %w", episodeID, err)
+		}
+		if out, err = codec.AppendEvent(out, episodeID, turn, body); err != nil {
+			return nil, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("results: events %s: %w", episodeID, err)
+	}
+	return out, nil
+}
+
+// PutTrace implements results.Grading.
+func (s *Store) PutTrace(ctx context.Context, t clinic.Trace) error {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("results: put trace %s: %w", t.EpisodeID, err)
+	}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO traces(episode_id, trace) VALUES($1,$2) ON CONFLICT(episode_id) DO UPDATE SET trace=excluded.trace`,
+		t.EpisodeID, string(b)); err != nil {
+		return fmt.Errorf("results: put trace %s: %w", t.EpisodeID, err)
+	}
+	return nil
+}
+
+// Trace implements results.Grading.
+func (s *Store) Trace(ctx context.Context, episodeID string) (clinic.Trace, error) {
+	var body string
+	err := s.pool.QueryRow(ctx, `SELECT trace FROM traces WHERE episode_id=$1`, episodeID).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return clinic.Trace{}, fmt.Errorf("results: trace %s: %w", episodeID, results.ErrNotFound)
+	}
+	if err != nil {
+		return clinic.Trace{}, fmt.Errorf("results: trace %s: %w", episodeID, err)
+	}
+	var t clinic.Trace
+	if err := json.Unmarshal([]byte(body), &t); err != nil {
+		return clinic.Trace{}, fmt.Errorf("results: trace %s: %w", episodeID, err)
+	}
+	return t, nil
+}
+
+// PutGrade implements results.Grading.
+func (s *Store) PutGrade(ctx context.Context, episodeID string, grade any) error {
+	b, err := json.Marshal(grade)
+	if err != nil {
+		return fmt.Errorf("results: put grade %s: %w", episodeID, err)
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE traces SET grade=$1 WHERE episode_id=$2`, string(b), episodeID)
+	if err != nil {
+		return fmt.Errorf("results: put grade %s: %w", episodeID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("results: put grade %s: trace %w", episodeID, results.ErrNotFound)
+	}
+	return nil
+}
+
+// Grade implements results.Grading.
+func (s *Store) Grade(ctx context.Context, episodeID string, v any) error {
+	var body *string
+	err := s.pool.QueryRow(ctx, `SELECT grade FROM traces WHERE episode_id=$1`, episodeID).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && body == nil) {
+		return fmt.Errorf("results: grade %s: %w", episodeID, results.ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("results: grade %s: %w", episodeID, err)
+	}
+	if err := json.Unmarshal([]byte(*body), v); err != nil {
+		return fmt.Errorf("results: grade %s: %w", episodeID, err)
+	}
+	return nil
+}
+
+// PutProposal implements results.Grading.
+func (s *Store) PutProposal(ctx context.Context, episodeID string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("results: put proposal %s: %w", episodeID, err)
+	}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO proposals(episode_id, body) VALUES($1,$2) ON CONFLICT(episode_id) DO NOTHING`, episodeID, string(b)); err != nil {
+		return fmt.Errorf("results: put proposal %s: %w", episodeID, err)
+	}
+	return nil
+}
+
+// Proposal implements results.Grading.
+func (s *Store) Proposal(ctx context.Context, episodeID string, v any) error {
+	var body string
+	err := s.pool.QueryRow(ctx, `SELECT body FROM proposals WHERE episode_id=$1`, episodeID).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("results: proposal %s: %w", episodeID, results.ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("results: proposal %s: %w", episodeID, err)
+	}
+	if err := json.Unmarshal([]byte(body), v); err != nil {
+		return fmt.Errorf("results: proposal %s: %w", episodeID, err)
+	}
+	return nil
+}
+
+// PutRecord implements results.Episodes.
+func (s *Store) PutRecord(ctx context.Context, r results.Record, t clinic.Trace) error {
+	rb, tb, err := codec.EncodeRecord(r, t)
+	if err != nil {
+		return err
+	}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO episodes(episode_id, run, kind, pass, stage, idx, case_id, condition, record, trace)
+		VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT(episode_id) DO UPDATE SET run=excluded.run, kind=excluded.kind, pass=excluded.pass,
+		stage=excluded.stage, idx=excluded.idx, case_id=excluded.case_id, condition=excluded.condition, record=excluded.record, trace=excluded.trace`,
+		r.EpisodeID, r.Run, r.Kind, r.Pass, r.Stage, r.Index, r.CaseID, r.Condition, rb, tb); err != nil {
+		return fmt.Errorf("results: put record %s: %w", r.EpisodeID, err)
+	}
+	return nil
+}
+
+// Records implements results.Episodes.
+func (s *Store) Records(ctx context.Context, run string) ([]results.Record, error) {
+	q := `SELECT record FROM episodes ORDER BY run, idx, episode_id`
+	args := []any{}
+	if run != "" {
+		q = `SELECT record FROM episodes WHERE run=$1 ORDER BY idx, episode_id`
+		args = append(args, run)
+	}
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("results: records: %w", err)
+	}
+	defer rows.Close()
+	var out []results.Record
+	for rows.Next() {
+		var body string
+		if err := rows.Scan(&body); err != nil {
+			return nil, fmt.Errorf("results: records: %w", err)
+		}
+		var r results.Record
+		if err := json.Unmarshal([]byte(body), &r); err != nil {
+			return nil, fmt.Errorf("results: records: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("results: records: %w", err)
+	}
+	return out, nil
+}
+
+// RecordTrace implements results.Episodes.
+func (s *Store) RecordTrace(ctx context.Context, episodeID string) (results.Record, clinic.Trace, error) {
+	var rb, tb string
+	err := s.pool.QueryRow(ctx, `SELECT record, trace FROM episodes WHERE episode_id=$1`, episodeID).Scan(&rb, &tb)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return results.Record{}, clinic.Trace{}, fmt.Errorf("results: episode %s: %w", episodeID, results.ErrNotFound)
+	}
+	if err != nil {
+		return results.Record{}, clinic.Trace{}, fmt.Errorf("results: episode %s: %w", episodeID, err)
+	}
+	return codec.DecodeRecord(episodeID, rb, tb)
+}
+
+// PutRun implements results.RunLog.
+func (s *Store) PutRun(ctx context.Context, r results.Run) error {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO runs(run, kind, workflow_id, spec, created) VALUES($1,$2,$3,$4,$5) ON CONFLICT(run) DO NOTHING`,
+		r.Run, r.Kind, r.WorkflowID, string(r.Spec), r.Created); err != nil {
+		return fmt.Errorf("results: put run %s: %w", r.Run, err)
+	}
+	return nil
+}
+
+// Runs implements results.RunLog.
+func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT run, kind, workflow_id, spec, created FROM runs ORDER BY created, run`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("results: runs: %w", err)
+	}
+	defer rows.Close()
+	var out []results.Run
+	for rows.Next() {
+		var r results.Run
+		var spec string
+		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created); err != nil {
+			return nil, nil, fmt.Errorf("results: runs: %w", err)
+		}
+		r.Spec = json.RawMessage(spec)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("results: runs: %w", err)
+	}
+	counts := map[string]int{}
+	crows, err := s.pool.Query(ctx, `SELECT run, COUNT(*) FROM episodes GROUP BY run`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("results: runs: %w", err)
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var run string
+		var n int
+		if err := crows.Scan(&run, &n); err != nil {
+			return nil, nil, fmt.Errorf("results: runs: %w", err)
+		}
+		counts[run] = n
+	}
+	if err := crows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("results: runs: %w", err)
+	}
+	return out, counts, nil
+}
+
+// Counts implements results.Store.
+func (s *Store) Counts(ctx context.Context) (records, turns int, err error) {
+	if err := s.pool.QueryRow(ctx, `SELECT (SELECT COUNT(*) FROM episodes), (SELECT COUNT(*) FROM turns WHERE event IS NOT NULL)`).Scan(&records, &turns); err != nil {
+		return 0, 0, fmt.Errorf("results: counts: %w", err)
+	}
+	return records, turns, nil
+}
+
+// AddUsage implements results.Spend. The sum is computed under the row lock,
+// so concurrent additions from several workers all count.
+func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage, role string) error {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model)
+		VALUES($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT(episode_id, role) DO UPDATE SET calls=usage.calls+excluded.calls,
+		prompt_tokens=usage.prompt_tokens+excluded.prompt_tokens, completion_tokens=usage.completion_tokens+excluded.completion_tokens,
+		cost_usd=usage.cost_usd+excluded.cost_usd, cache_hits=usage.cache_hits+excluded.cache_hits,
+		model=CASE WHEN excluded.model<>'' THEN excluded.model ELSE usage.model END`,
+		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.Model); err != nil {
+		return fmt.Errorf("results: add usage %s: %w", episodeID, err)
+	}
+	return nil
+}
+
+// UsageOf implements results.Spend.
+func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]results.Usage, error) {
+	u, err := s.usage(ctx, `SELECT role, model, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits FROM usage WHERE episode_id=$1 ORDER BY role`, episodeID)
+	if err != nil {
+		return nil, fmt.Errorf("results: usage %s: %w", episodeID, err)
+	}
+	return u, nil
+}
+
+// RunUsage implements results.Spend.
+func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Usage, error) {
+	// starts_with, not LIKE: a run name may hold % or _. SUM of a BIGINT is a
+	// NUMERIC; the casts bring the sums back to integers.
+	u, err := s.usage(ctx, `SELECT role, MAX(model), SUM(calls)::BIGINT, SUM(prompt_tokens)::BIGINT, SUM(completion_tokens)::BIGINT, SUM(cost_usd), SUM(cache_hits)::BIGINT
+		FROM usage WHERE starts_with(episode_id, $1) GROUP BY role ORDER BY role`, run+"/")
+	if err != nil {
+		return nil, fmt.Errorf("results: run usage %s: %w", run, err)
+	}
+	return u, nil
+}
+
+// usage reads (role, model, calls, prompt, completion, cost, cache hits) rows.
+func (s *Store) usage(ctx context.Context, q string, arg string) (map[string]results.Usage, error) {
+	rows, err := s.pool.Query(ctx, q, arg)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]results.Usage{}
+	for rows.Next() {
+		var role string
+		var u results.Usage
+		if err := rows.Scan(&role, &u.Model, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits); err != nil {
+			return nil, err
+		}
+		out[role] = u
+	}
+	return out, rows.Err()
+}
+
+// Get implements results.ModelCache.
+func (s *Store) Get(ctx context.Context, key string) (string, bool) {
+	var reply string
+	if err := s.pool.QueryRow(ctx, `SELECT reply FROM llm_cache WHERE key=$1`, key).Scan(&reply); err != nil {
+		return "", false // a miss or a failed read: either way the model is asked
+	}
+	return reply, true
+}
+
+// Put implements results.ModelCache.
+func (s *Store) Put(ctx context.Context, key, reply string) {
+	// A failed write only loses the cache entry; the reply is already in hand.
+	_, _ = s.pool.Exec(ctx, `INSERT INTO llm_cache(key, reply) VALUES($1,$2) ON CONFLICT(key) DO NOTHING`, key, reply)
+}
+
+// CompleteRun implements results.RunLog.
+func (s *Store) CompleteRun(ctx context.Context, run, kind string, result []byte) error {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO run_results(run, kind, result) VALUES($1,$2,$3) ON CONFLICT(run) DO UPDATE SET kind=excluded.kind, result=excluded.result`,
+		run, kind, string(result)); err != nil {
+		return fmt.Errorf("results: complete run %s: %w", run, err)
+	}
+	return nil
+}
+
+// RunResult implements results.RunLog.
+func (s *Store) RunResult(ctx context.Context, run string) ([]byte, error) {
+	var body string
+	err := s.pool.QueryRow(ctx, `SELECT result FROM run_results WHERE run=$1`, run).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("results: run result %s: %w", run, results.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("results: run result %s: %w", run, err)
+	}
+	return []byte(body), nil
+}

@@ -1,0 +1,118 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/results/resultstest"
+	"github.com/clinevo/clinevo/results/sqlite"
+)
+
+func TestConformance(t *testing.T) {
+	resultstest.Run(t, resultstest.Backend{
+		Fresh: func(t *testing.T) string { return filepath.Join(t.TempDir(), "results.db") },
+		Open: func(ctx context.Context, path string) (results.Store, error) {
+			return sqlite.Open(ctx, path)
+		},
+	})
+}
+
+// versions reads the applied schema versions of a results file.
+func versions(t *testing.T, path string) []int {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	defer db.Close()
+	rows, err := db.Query(`SELECT version FROM schema_migrations ORDER BY version`)
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var v int
+		require.NoError(t, rows.Scan(&v))
+		out = append(out, v)
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// TestMigratesUnversionedFile opens a copy of a results.db written before
+// versioned migrations (testdata/README.md says what it holds) and reads every
+// value back.
+func TestMigratesUnversionedFile(t *testing.T) {
+	raw, err := os.ReadFile("testdata/results-unversioned.db")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "results.db")
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+
+	ctx := context.Background()
+	const ep = "old/p1/s1/e1-case-a"
+	for open := 1; open <= 2; open++ { // the second open finds nothing to do
+		s, err := sqlite.Open(ctx, path)
+		require.NoError(t, err)
+		require.Equal(t, []int{1, 2}, versions(t, path), "open %d", open)
+
+		runs, counts, err := s.Runs(ctx)
+		require.NoError(t, err)
+		require.Len(t, runs, 1)
+		require.Equal(t, results.Run{Run: "old", Kind: "stream", WorkflowID: "stream/old", Spec: []byte(`{"run_id":"old"}`),
+			Created: "2026-11-01T10:00:00Z"}, runs[0])
+		require.Equal(t, map[string]int{"old": 1}, counts)
+		rec, tr, err := s.RecordTrace(ctx, ep)
+		require.NoError(t, err)
+		require.Equal(t, "case-a", rec.CaseID)
+		require.Equal(t, []string{"ASK chest -> answered"}, rec.Actions)
+		require.Equal(t, "In my chest.", tr.Events[0].Reply)
+		d, err := s.Decision(ctx, ep, 1)
+		require.NoError(t, err)
+		require.JSONEq(t, `{"action":"FINALIZE"}`, string(d))
+		evs, err := s.Events(ctx, ep, 2)
+		require.NoError(t, err)
+		require.Equal(t, []clinic.Event{{Turn: 0, Action: clinic.Ask, Question: "Where does it hurt?", Status: "answered", Reply: "In my chest.", Cost: 5}}, evs)
+		var g map[string][]string
+		require.NoError(t, s.Grade(ctx, ep, &g))
+		require.Equal(t, map[string][]string{"labels": {"useful"}}, g)
+		var p map[string][]string
+		require.NoError(t, s.Proposal(ctx, ep, &p))
+		require.Equal(t, map[string][]string{"rules": {"ask about radiation"}}, p)
+		u, err := s.RunUsage(ctx, "old")
+		require.NoError(t, err)
+		require.Equal(t, map[string]results.Usage{
+			"doctor": {Calls: 2, PromptTokens: 300, CompletionTokens: 40, CostUSD: 0.5, CacheHits: 1},
+			"judge":  {Calls: 1, PromptTokens: 100, CompletionTokens: 10, CostUSD: 0.25},
+		}, u)
+		reply, ok := s.Get(ctx, "judge:abc")
+		require.True(t, ok)
+		require.Equal(t, `{"score":1}`, reply)
+		result, err := s.RunResult(ctx, "old")
+		require.NoError(t, err)
+		require.Equal(t, `{"episodes":1}`, string(result))
+		// The migrated file takes new writes.
+		_, err = s.PutDecision(ctx, ep, 2, []byte(`{"action":"ASK"}`))
+		require.NoError(t, err)
+		require.NoError(t, s.Close())
+	}
+}
+
+func TestRefusesNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.db")
+	s, err := sqlite.Open(context.Background(), path)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	db, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	_, err = db.Exec(`INSERT INTO schema_migrations(version, name, applied) VALUES(99, 'from the future', '2030-01-01T00:00:00Z')`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	_, err = sqlite.Open(context.Background(), path)
+	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (2)")
+	require.ErrorContains(t, err, path)
+}
