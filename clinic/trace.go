@@ -1,5 +1,7 @@
 package clinic
 
+import "encoding/json"
+
 // TraceSchemaVersion is the version of the episode trace JSONL format.
 const TraceSchemaVersion = 1
 
@@ -15,6 +17,7 @@ const (
 	StatusOverBudget  Status = "over_budget"
 	StatusUnparseable Status = "unparseable"
 	StatusFinalized   Status = "finalized"
+	StatusMasked      Status = "masked" // an action the workflow does not allow now (GPAgentBench §4)
 )
 
 // Termination says how an episode ended.
@@ -50,8 +53,16 @@ type Event struct {
 	// Generated marks an answer beyond the record (a profile that lets the
 	// patient invent consistent details); Topics are the question's topics it
 	// is cached under for the rest of the episode.
-	Generated   bool         `json:"generated,omitempty"`
-	Topics      []string     `json:"topics,omitempty"`
+	Generated bool     `json:"generated,omitempty"`
+	Topics    []string `json:"topics,omitempty"`
+	// Fields of the other profiles' actions.
+	Target    string          `json:"target,omitempty"`    // BODY_EXAM target
+	Tool      string          `json:"tool,omitempty"`      // TOOL_CALL
+	Arguments json.RawMessage `json:"arguments,omitempty"` // TOOL_CALL
+	// Penalty is a safety cost charged to the step (GPAgentBench's c_workflow
+	// for a masked action, c_timeout at the turn limit); Cost stays the
+	// diagnostic cost.
+	Penalty     float64      `json:"penalty,omitempty"`
 	Final       *FinalOutput `json:"final,omitempty"`        // the doctor's FINALIZE
 	ForcedFinal *FinalOutput `json:"forced_final,omitempty"` // built at the turn limit
 }

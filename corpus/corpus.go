@@ -123,7 +123,7 @@ func Validate(c *clinic.Case) error {
 	}
 	for i, a := range c.Manager.RequiredActions {
 		kind, _, _ := strings.Cut(a, ":")
-		if !clinic.ActionKind(kind).Valid() {
+		if !clinic.ActionKind(kind).Known() {
 			return fail(fmt.Sprintf("manager_view.required_actions[%d]", i), fmt.Sprintf("%q does not start with an action (ASK, REQUEST_TEST, CALL_MDT, FINALIZE)", a))
 		}
 	}

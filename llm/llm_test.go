@@ -29,7 +29,8 @@ func client(t *testing.T, srv *llmtest.Server, role string, mod func(*settings.R
 }
 
 func view() clinic.DoctorView {
-	return clinic.DoctorView{OpeningComplaint: "My head hurts.", Demographics: clinic.Demographics{Text: "30-year-old woman"}, MaxTurns: 10, MaxTests: 3, Catalog: []string{"ecg"}}
+	return clinic.DoctorView{OpeningComplaint: "My head hurts.", Demographics: clinic.Demographics{Text: "30-year-old woman"}, MaxTurns: 10, MaxTests: 3, Catalog: []string{"ecg"},
+		Actions: []string{"ASK", "REQUEST_TEST", "CALL_MDT", "FINALIZE"}, FinalFields: []string{"diagnosis", "evidence", "plan", "followup"}}
 }
 
 func TestRepairPolicy(t *testing.T) {

@@ -34,16 +34,16 @@ func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision
 	}
 	var out clinic.DoctorOutput
 	err = d.C.JSON(ctx, msgs, &out, func() error {
-		if !out.Action.Valid() {
-			return fmt.Errorf("action %q is not one of ASK, REQUEST_TEST, CALL_MDT, FINALIZE", out.Action)
+		if !slices.Contains(v.Actions, string(out.Action)) {
+			return fmt.Errorf("action %q is not one of %s", out.Action, strings.Join(v.Actions, ", "))
 		}
 		switch {
 		case out.Action == clinic.Ask && strings.TrimSpace(out.Question) == "":
 			return errors.New("ASK needs a question")
 		case out.Action == clinic.RequestTest && strings.TrimSpace(out.TestName) == "":
 			return errors.New("REQUEST_TEST needs a test_name")
-		case out.Action == clinic.Finalize && (len(out.Diagnosis) == 0 || len(out.Evidence) == 0 || len(out.Plan) == 0 || len(out.Followup) == 0):
-			return errors.New("FINALIZE needs diagnosis, evidence, plan and followup")
+		case out.Action == clinic.Finalize && missingFinal(out, v.FinalFields) != "":
+			return fmt.Errorf("FINALIZE needs %s; missing %s", strings.Join(v.FinalFields, ", "), missingFinal(out, v.FinalFields))
 		}
 		return nil
 	})
@@ -55,6 +55,18 @@ func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision
 	}
 	out.Topic, out.CardIDs = "", nil // the model may not set harness fields
 	return actor.Decision{Output: out}, nil
+}
+
+// missingFinal lists the required closing fields a FINALIZE left empty.
+func missingFinal(o clinic.DoctorOutput, fields []string) string {
+	var missing []string
+	for _, f := range fields {
+		v := map[string][]string{"diagnosis": o.Diagnosis, "evidence": o.Evidence, "plan": o.Plan, "followup": o.Followup}[f]
+		if len(v) == 0 {
+			missing = append(missing, f)
+		}
+	}
+	return strings.Join(missing, ", ")
 }
 
 // Patient is a model-backed patient that answers from the patient view only.
