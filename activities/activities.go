@@ -413,7 +413,7 @@ func (a *Activities) Grade(ctx context.Context, in GradeInput) (map[grader.Label
 	var g grader.ProcessGrade
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
 		var err error
-		g, err = pg.GradeProcess(ctx, runner.ProcessInput(&c, t, in.Settings))
+		g, err = pg.GradeProcess(ctx, runner.ProcessInput(t, in.Settings), runner.WriteBack(&c, t, in.Settings))
 		return err
 	}); err != nil {
 		return nil, err

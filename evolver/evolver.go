@@ -37,9 +37,6 @@ type Input struct {
 	// Outcome is the score and cost, all a score-only learner sees.
 	Outcome grader.Outcome
 	Grade   grader.ProcessGrade
-	// Truth is the manager's write-back (the answer key and its judgement of
-	// this episode); nil in score-only mode.
-	Truth *grader.Key
 	// WriteCards is false when the run has no memory: rules only.
 	WriteCards bool
 	// Forbidden strings must never appear in a rule or card (case IDs, names).
@@ -61,9 +58,11 @@ func CardID(run, caseID string, pass, turn int, kind string) string {
 	return uuid.NewSHA1(uuidSpace, []byte(fmt.Sprintf("%s|%s|%d|%d|%s", run, caseID, pass, turn, kind))).String()
 }
 
-// Evolver turns one graded episode into a new rule book and cards.
+// Evolver turns one graded episode into a new rule book and cards. Input has
+// no field that could hold the answer key; truth is the manager's write-back,
+// nil under score-only feedback.
 type Evolver interface {
-	Evolve(ctx context.Context, cfg settings.Evolver, in Input, rules []clinic.Rule) (Output, error)
+	Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule) (Output, error)
 }
 
 // Builtin is the deterministic evolver.
@@ -72,12 +71,12 @@ type Builtin struct{}
 var _ Evolver = Builtin{}
 
 // Evolve applies the built-in rules (see Evolve).
-func (Builtin) Evolve(_ context.Context, cfg settings.Evolver, in Input, rules []clinic.Rule) (Output, error) {
-	return Evolve(cfg, in, rules), nil
+func (Builtin) Evolve(_ context.Context, cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule) (Output, error) {
+	return Evolve(cfg, in, truth, rules), nil
 }
 
 // Evolve computes rule edits and cards for one graded episode.
-func Evolve(cfg settings.Evolver, in Input, rules []clinic.Rule) Output {
+func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule) Output {
 	var out Output
 	ctxWords := contextWords(in.Opening)
 	out.Rules = append([]clinic.Rule(nil), rules...)
@@ -90,7 +89,7 @@ func Evolve(cfg settings.Evolver, in Input, rules []clinic.Rule) Output {
 	}
 	if in.WriteCards {
 		var skipped []string
-		out.Cards, skipped = ScreenCards(KeepKinds(cards(cfg, in, ctxWords), cfg.CardKinds), in.Forbidden)
+		out.Cards, skipped = ScreenCards(KeepKinds(cards(cfg, in, truth, ctxWords), cfg.CardKinds), in.Forbidden)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out
@@ -223,7 +222,7 @@ func topicOf(ev clinic.Event) []string {
 	return episode.QuestionTopics(ev.Question)
 }
 
-func cards(cfg settings.Evolver, in Input, ctxWords []string) []clinic.Card {
+func cards(cfg settings.Evolver, in Input, truth *grader.Key, ctxWords []string) []clinic.Card {
 	labels := map[int]grader.Label{}
 	for _, a := range in.Grade.Actions {
 		labels[a.Turn] = a.Label
@@ -275,8 +274,8 @@ func cards(cfg settings.Evolver, in Input, ctxWords []string) []clinic.Card {
 	// With the write-back the manager's diagnosis grade decides; score-only
 	// learners have the pass mark of S only.
 	success := in.Outcome.Pass
-	if in.Truth != nil {
-		success = in.Truth.DiagnosisGrade >= 0.75
+	if truth != nil {
+		success = truth.DiagnosisGrade >= 0.75
 	}
 	switch {
 	case success:
@@ -284,8 +283,8 @@ func cards(cfg settings.Evolver, in Input, ctxWords []string) []clinic.Card {
 		c.Diagnosis = predicted
 		c.Ask, c.Tests = ask, tests
 		c.Evidence, c.Plan, c.Followup = in.Final.Evidence, in.Final.Plan, in.Final.Followup
-		if in.Truth != nil {
-			c.Diagnosis, c.Evidence, c.Plan = in.Truth.Diagnosis, in.Truth.Evidence, in.Truth.Management
+		if truth != nil {
+			c.Diagnosis, c.Evidence, c.Plan = truth.Diagnosis, truth.Evidence, truth.Management
 		}
 		c.Grade = string(grader.HighYield)
 		c.Text = fmt.Sprintf("IF %s THEN consider %s; ask about %s; tests: %s", presentation, c.Diagnosis, list(ask), list(tests))
@@ -298,9 +297,9 @@ func cards(cfg settings.Evolver, in Input, ctxWords []string) []clinic.Card {
 		c.Ask, c.Tests = ask, tests
 		c.Grade = string(grader.LowYield)
 		c.Text = fmt.Sprintf("IF %s AVOID %s", presentation, orNone(c.Avoid))
-		if in.Truth != nil {
-			c.Diagnosis, c.Evidence, c.Plan = in.Truth.Diagnosis, in.Truth.Evidence, in.Truth.Management
-			c.Text += "; USE " + in.Truth.Diagnosis
+		if truth != nil {
+			c.Diagnosis, c.Evidence, c.Plan = truth.Diagnosis, truth.Evidence, truth.Management
+			c.Text += "; USE " + truth.Diagnosis
 		}
 		if c.Avoid == "" && c.Diagnosis == "" {
 			break // nothing to learn without a wrong answer or a correction

@@ -131,7 +131,7 @@ func TestProcessLabels(t *testing.T) {
 	final := clinic.FinalOutput{Diagnosis: []string{"acute coronary syndrome"}, Evidence: []string{"chest tightness on exertion", "troponin normal"}}
 	s := score(&c, settings.Default(), events, final)
 	key := &grader.Key{Evidence: c.Manager.Evidence, Dangerous: c.Manager.Diagnosis.Dangerous}
-	g := grader.GradeProcess(grader.ProcessInput{Events: events, Final: final, Outcome: grader.OutcomeOf(s), Key: key})
+	g := grader.GradeProcess(grader.ProcessInput{Events: events, Final: final, Outcome: grader.OutcomeOf(s)}, key)
 	var labels []grader.Label
 	for _, a := range g.Actions {
 		labels = append(labels, a.Label)
@@ -201,4 +201,22 @@ func TestProcessMetricsAsPublished(t *testing.T) {
 	require.Equal(t, 3, s.E)
 	require.InDelta(t, 0.667, s.R, 5e-4)
 	require.InDelta(t, 0.283, s.U, 5e-4)
+}
+
+// TestScoreOnlyGradingReadsTheScoreOnly grades the same trace with and
+// without the write-back key: without it, a wrong diagnosis is critical only
+// when the score itself is 0 (MedEvoEval C.1's "dangerous or clearly wrong").
+func TestScoreOnlyGradingReadsTheScoreOnly(t *testing.T) {
+	c := anginaCase()
+	events := anginaEvents()
+	final := clinic.FinalOutput{Diagnosis: []string{"acute coronary syndrome"}, Evidence: []string{"chest tightness on exertion"}}
+	s := score(&c, settings.Default(), events, final)
+	in := grader.ProcessInput{Events: events, Final: final, Outcome: grader.OutcomeOf(s)}
+	withKey := grader.GradeProcess(in, grader.KeyOf(&c, s))
+	require.Equal(t, grader.CriticalError, withKey.Actions[3].Label, "the key names the diagnosis a dangerous alternative")
+	scoreOnly := grader.GradeProcess(in, nil)
+	require.Greater(t, s.S, 0.0)
+	require.NotEqual(t, grader.CriticalError, scoreOnly.Actions[3].Label, "S > 0: the score alone shows no danger")
+	in.Outcome.S = 0
+	require.Equal(t, grader.CriticalError, grader.GradeProcess(in, nil).Actions[3].Label)
 }

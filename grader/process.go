@@ -75,13 +75,14 @@ func KeyOf(c *clinic.Case, s clinic.Scores) *Key {
 		Dangerous: c.Manager.Diagnosis.Dangerous, DiagnosisGrade: s.Diagnosis, Unsafe: s.Unsafe, Referral: s.Referral}
 }
 
-// ProcessInput is everything the process grader reads: the trace, the
-// outcome and, in write-back mode only, the key.
+// ProcessInput is what the process grader reads in every feedback mode: the
+// trace, the outcome (score and cost) and the run's prices. It has no field
+// that could hold the answer key: score-only learning stays score-only by
+// construction, and the write-back key travels beside it, nil when absent.
 type ProcessInput struct {
 	Events  []clinic.Event     `json:"events"`
 	Final   clinic.FinalOutput `json:"final"`
 	Outcome Outcome            `json:"outcome"`
-	Key     *Key               `json:"key,omitempty"`
 	Prices  map[string]float64 `json:"prices,omitempty"` // the run's price table, for cost judgements
 }
 
@@ -91,9 +92,10 @@ const expensive = 250.0
 // usedAt is the share of an evidence item's words a reply must hold to count as used.
 const usedAt = 0.6
 
-// ProcessGrader labels every action of an episode.
+// ProcessGrader labels every action of an episode; key is the manager's
+// write-back, nil under score-only feedback.
 type ProcessGrader interface {
-	GradeProcess(ctx context.Context, in ProcessInput) (ProcessGrade, error)
+	GradeProcess(ctx context.Context, in ProcessInput, key *Key) (ProcessGrade, error)
 }
 
 // BuiltinProcessGrader is the deterministic process grader (GradeProcess).
@@ -102,16 +104,16 @@ type BuiltinProcessGrader struct{}
 var _ ProcessGrader = BuiltinProcessGrader{}
 
 // GradeProcess labels every action with the built-in rules.
-func (BuiltinProcessGrader) GradeProcess(_ context.Context, in ProcessInput) (ProcessGrade, error) {
-	return GradeProcess(in), nil
+func (BuiltinProcessGrader) GradeProcess(_ context.Context, in ProcessInput, key *Key) (ProcessGrade, error) {
+	return GradeProcess(in, key), nil
 }
 
 // GradeProcess labels every action from clinical yield and resource efficiency
 // (EvoClinician §3, process grader): information revealed and used, cost
 // against cheaper alternatives, dangerous actions. It reads the trace, the
 // outcome and, when given, the write-back key.
-func GradeProcess(in ProcessInput) ProcessGrade {
-	events, final, s, key, prices := in.Events, in.Final, in.Outcome, in.Key, in.Prices
+func GradeProcess(in ProcessInput, key *Key) ProcessGrade {
+	events, final, s, prices := in.Events, in.Final, in.Outcome, in.Prices
 	// A reply was used when it covers most of a cited evidence item (or, with the
 	// write-back key, of a key point).
 	supports := func(reply string) bool {

@@ -275,9 +275,12 @@ type gradeReply struct {
 }
 
 // GradeProcess labels every action.
-func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput) (grader.ProcessGrade, error) {
+func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput, key *grader.Key) (grader.ProcessGrade, error) {
 	events := in.Events
-	msgs, err := Render("grader", nil, in)
+	msgs, err := Render("grader", nil, struct {
+		grader.ProcessInput
+		Key *grader.Key
+	}{in, key})
 	if err != nil {
 		return grader.ProcessGrade{}, err
 	}
@@ -301,7 +304,7 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput)
 		if m := meter(ctx); m != nil {
 			m.Add(Usage{Role: g.C.Role + "_fallback", Calls: 1})
 		}
-		return grader.GradeProcess(in), nil
+		return grader.GradeProcess(in, key), nil
 	}
 	if err != nil {
 		return grader.ProcessGrade{}, err
@@ -343,11 +346,12 @@ type evolveReply struct {
 }
 
 // Evolve asks the model for rule edits and cards.
-func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.Input, rules []clinic.Rule) (evolver.Output, error) {
+func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.Input, truth *grader.Key, rules []clinic.Rule) (evolver.Output, error) {
 	msgs, err := Render("evolver", struct{ Budget int }{cfg.RuleBudget}, struct {
 		evolver.Input
+		Truth *grader.Key
 		Rules []clinic.Rule
-	}{in, rules})
+	}{in, truth, rules})
 	if err != nil {
 		return evolver.Output{}, err
 	}

@@ -238,19 +238,24 @@ type Lesson struct {
 	Skipped []string
 }
 
-// ProcessInput is what the process grader reads of a scored episode under
-// the run's feedback mode: the manager's key only with write-back.
-func ProcessInput(c *clinic.Case, t clinic.Trace, s settings.Settings) grader.ProcessInput {
-	in := grader.ProcessInput{Events: t.Events, Final: t.Final, Outcome: grader.OutcomeOf(*t.Scores), Prices: s.Episode.Prices}
-	if s.Evolver.Mode == settings.WriteBack {
-		in.Key = grader.KeyOf(c, *t.Scores)
+// ProcessInput is what the process grader reads of a scored episode.
+func ProcessInput(t clinic.Trace, s settings.Settings) grader.ProcessInput {
+	return grader.ProcessInput{Events: t.Events, Final: t.Final, Outcome: grader.OutcomeOf(*t.Scores), Prices: s.Episode.Prices}
+}
+
+// WriteBack is the manager's key for the learner under the run's feedback
+// mode: the key with write-back (MedEvoEval §3.4), nil under score-only
+// feedback (EvoClinician §4.1).
+func WriteBack(c *clinic.Case, t clinic.Trace, s settings.Settings) *grader.Key {
+	if s.Evolver.Mode != settings.WriteBack {
+		return nil
 	}
-	return in
+	return grader.KeyOf(c, *t.Scores)
 }
 
 // Learn grades an episode's process, then learns from it (LearnGraded).
 func Learn(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, m Meta, rules []clinic.Rule) (Lesson, error) {
-	pg, err := d.grader().GradeProcess(ctx, ProcessInput(&c, t, d.Settings))
+	pg, err := d.grader().GradeProcess(ctx, ProcessInput(t, d.Settings), WriteBack(&c, t, d.Settings))
 	if err != nil {
 		return Lesson{}, fmt.Errorf("process grader: %w", err)
 	}
@@ -267,22 +272,18 @@ func LearnGraded(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg 
 	return Apply(ctx, d, out, m, pg)
 }
 
-// EvolverInput is what the evolver reads of a graded episode: the trace, the
-// outcome (score and cost), the labels and, with write-back only, the key.
-func EvolverInput(c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, s settings.Settings, writeCards bool) evolver.Input {
-	in := evolver.Input{Run: m.RunID, Pass: m.Pass, Stage: m.Stage, Episode: m.Number, CaseID: c.ID,
+// EvolverInput is what the evolver reads of a graded episode in every
+// feedback mode: the trace, the outcome (score and cost) and the labels.
+func EvolverInput(c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, writeCards bool) evolver.Input {
+	return evolver.Input{Run: m.RunID, Pass: m.Pass, Stage: m.Stage, Episode: m.Number, CaseID: c.ID,
 		Demographics: c.Patient.Demographics, Opening: c.Patient.OpeningComplaint, Events: t.Events, Final: t.Final,
 		Outcome: grader.OutcomeOf(*t.Scores), Grade: pg, WriteCards: writeCards, Forbidden: Forbidden(c, t.Events)}
-	if s.Evolver.Mode == settings.WriteBack {
-		in.Truth = grader.KeyOf(&c, *t.Scores)
-	}
-	return in
 }
 
 // Propose asks the evolver for the new rule book and the cards to write.
 func Propose(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, rules []clinic.Rule) (evolver.Output, error) {
-	in := EvolverInput(c, t, pg, m, d.Settings, d.Memory != nil)
-	out, err := d.evolver().Evolve(ctx, d.Settings.Evolver, in, rules)
+	in := EvolverInput(c, t, pg, m, d.Memory != nil)
+	out, err := d.evolver().Evolve(ctx, d.Settings.Evolver, in, WriteBack(&c, t, d.Settings), rules)
 	if err != nil {
 		return evolver.Output{}, fmt.Errorf("evolver: %w", err)
 	}
