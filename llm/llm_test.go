@@ -3,6 +3,7 @@ package llm_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,4 +179,35 @@ func TestEmbedderDimensionMismatch(t *testing.T) {
 	require.True(t, errors.As(err, &le))
 	require.Equal(t, llm.Fatal, le.Kind)
 	require.Contains(t, err.Error(), "returned 16 dimensions")
+}
+
+// TestMedInquireDoctorSeesNoTestList plays Med-Inquire episodes with a model
+// doctor on the fake endpoint: no prompt holds a list of tests (EvoClinician
+// §3: the actor proposes tests by free text), while MedEvoEval's prompt does.
+func TestMedInquireDoctorSeesNoTestList(t *testing.T) {
+	srv := llmtest.New(t)
+	c := synth.Generate(7)["stream"][0]
+	for _, profile := range []string{settings.MedInquire, settings.MedEvoEval} {
+		t.Run(profile, func(t *testing.T) {
+			before := len(srv.Requests())
+			set := settings.Default()
+			set.Profile = profile
+			roles := runner.BuiltinRoles()
+			roles.Doctor = llm.Doctor{C: client(t, srv, "doctor", nil)}
+			tr, err := runner.Play(context.Background(), c, runner.Deps{Roles: roles, Settings: set}, runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
+			require.NoError(t, err)
+			require.Equal(t, clinic.EndFinalized, tr.Termination)
+			reqs := srv.Requests()[before:]
+			require.NotEmpty(t, reqs)
+			for _, r := range reqs {
+				prompt := r.System + "\n" + r.User
+				listed := strings.Contains(prompt, "Test catalog:") || strings.Contains(prompt, strings.Join(c.Exam.Catalog, ", "))
+				require.Equal(t, profile == settings.MedEvoEval, listed, "prompt:\n%s", prompt)
+				if profile == settings.MedInquire {
+					require.NotContains(t, prompt, "CALL_MDT")
+					require.Contains(t, prompt, "NOT AVAILABLE")
+				}
+			}
+		})
+	}
 }

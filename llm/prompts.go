@@ -2,6 +2,7 @@ package llm
 
 import (
 	"embed"
+	"slices"
 	"fmt"
 	"strings"
 	"text/template"
@@ -12,14 +13,15 @@ var promptFiles embed.FS
 
 // TemplateVersions name the version of each role's prompt template; runs log them.
 var TemplateVersions = map[string]string{
-	"doctor": "doctor/1", "patient": "patient/1", "exam": "exam/1", "consultant": "consultant/1",
-	"judge": "judge/1", "grader": "grader/1", "evolver": "evolver/1",
+	"doctor": "doctor/2", "patient": "patient/2", "exam": "exam/1", "consultant": "consultant/1",
+	"judge": "judge/1", "judge_grade": "judge_grade/1", "grader": "grader/1", "evolver": "evolver/1",
 }
 
 var templates = func() map[string]*template.Template {
 	funcs := template.FuncMap{
 		"join": strings.Join,
 		"add":  func(a, b int) int { return a + b },
+		"has":  slices.Contains[[]string],
 		"clip": func(s string, n int) string {
 			if len(s) <= n {
 				return s

@@ -78,11 +78,12 @@ type patientReply struct {
 	Answer     string   `json:"answer"`
 	Revealed   []string `json:"revealed_fact_ids"`
 	Unanswered string   `json:"unanswered_reason"`
+	Generated  bool     `json:"generated_detail"`
 }
 
 // Answer asks the model; a malformed reply is an honest "I don't know" marked as an llm error.
 func (p Patient) Answer(ctx context.Context, q episode.PatientQuery) (episode.PatientReply, error) {
-	msgs, err := Render("patient", q.View, q)
+	msgs, err := Render("patient", q, q)
 	if err != nil {
 		return episode.PatientReply{}, err
 	}
@@ -103,6 +104,9 @@ func (p Patient) Answer(ctx context.Context, q episode.PatientQuery) (episode.Pa
 		if strings.TrimSpace(r.Answer) == "" {
 			return errors.New("answer is empty")
 		}
+		if r.Generated && (!q.Invent || len(r.Revealed) > 0) {
+			return errors.New("generated_detail is only for answers beyond your facts, with no fact IDs")
+		}
 		return nil
 	})
 	if IsMalformed(err) {
@@ -111,7 +115,7 @@ func (p Patient) Answer(ctx context.Context, q episode.PatientQuery) (episode.Pa
 	if err != nil {
 		return episode.PatientReply{}, err
 	}
-	return episode.PatientReply{Text: r.Answer, FactIDs: r.Revealed, Unanswered: r.Unanswered}, nil
+	return episode.PatientReply{Text: r.Answer, FactIDs: r.Revealed, Unanswered: r.Unanswered, Generated: r.Generated}, nil
 }
 
 // Exam is a model-backed test matcher. The result text always comes from the exam view.
@@ -207,7 +211,48 @@ type Judge struct {
 	Fallback grader.Judge
 }
 
-var _ grader.Judge = Judge{}
+var (
+	_ grader.Judge          = Judge{}
+	_ grader.DiagnosisJudge = Judge{}
+)
+
+type gradeJudgeReply struct {
+	Grade         *int   `json:"grade"`
+	Justification string `json:"justification"`
+}
+
+// JudgeDiagnosis grades a submitted diagnosis 0–100 (EvoClinician §3: the
+// Judge's single graded mode). Run the judge at temperature 0 with the cache
+// on, so a grade is asked once and read back after; a reply malformed after
+// repair falls back to the rubric.
+func (j Judge) JudgeDiagnosis(ctx context.Context, c *clinic.Case, diagnosis []string) (grader.DiagnosisGrade, error) {
+	msgs, err := Render("judge_grade", nil, struct {
+		Case      *clinic.Case
+		Diagnosis []string
+	}{c, diagnosis})
+	if err != nil {
+		return grader.DiagnosisGrade{}, err
+	}
+	var r gradeJudgeReply
+	err = j.C.JSON(ctx, msgs, &r, func() error {
+		if r.Grade == nil || *r.Grade < 0 || *r.Grade > 100 {
+			return errors.New("grade must be an integer from 0 to 100")
+		}
+		return nil
+	})
+	if IsMalformed(err) && j.Fallback != nil {
+		if m := meter(ctx); m != nil {
+			m.Add(Usage{Role: j.C.Role + "_fallback", Calls: 1})
+		}
+		if dj, ok := j.Fallback.(grader.DiagnosisJudge); ok {
+			return dj.JudgeDiagnosis(ctx, c, diagnosis)
+		}
+	}
+	if err != nil {
+		return grader.DiagnosisGrade{}, err
+	}
+	return grader.DiagnosisGrade{Grade: *r.Grade, Rationale: r.Justification}, nil
+}
 
 type judgeReply struct {
 	Grade        float64  `json:"diagnosis_grade"`

@@ -85,3 +85,12 @@ func TestExperimentValidate(t *testing.T) {
 	require.ErrorContains(t, err, "conditions[0] (A).settings.episode.max_turnz: unknown settings key")
 	require.NotContains(t, err.Error(), "connect to Temporal")
 }
+
+func TestEpisodeRunMedInquire(t *testing.T) {
+	out, err := run(t, nil, "episode", "run", "--profile", "medinquire", "--case", "stream-0001")
+	require.NoError(t, err)
+	require.Contains(t, out, "cost=")
+	require.Contains(t, out, "grade=")
+	require.Contains(t, out, "evi=not scored plan=not scored", "Med-Inquire grades the diagnosis alone")
+	require.NotContains(t, out, "CALL_MDT")
+}

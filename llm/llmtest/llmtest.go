@@ -173,6 +173,9 @@ func policy(r Request) string {
 	case "consultant":
 		return `{"advice":"Take a fuller history.","next_action":"ASK","question":"Any fever?"}`
 	case "judge":
+		if strings.Contains(r.User, "Submitted diagnosis:") {
+			return `{"grade":50,"justification":"scripted"}`
+		}
 		return `{"diagnosis_grade":0.5,"matched_evidence":[],"hallucinated_evidence":[],"matched_plan":[],"unsafe_plan":[]}`
 	case "grader":
 		n := len(actionLine.FindAllString(r.User, -1))
