@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -240,6 +241,7 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (TurnSummary, err
 	case !errors.Is(err, results.ErrNotFound):
 		return TurnSummary{}, err // the store failed: retry
 	}
+	start := time.Now()
 	events, err := a.Results.Events(ctx, in.EpisodeID, in.Turn)
 	if err != nil {
 		return TurnSummary{}, err
@@ -286,6 +288,9 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (TurnSummary, err
 	if err != nil {
 		return TurnSummary{}, err
 	}
+	if err := a.spent(ctx, in.EpisodeID, results.PhaseDiagnose, start); err != nil {
+		return TurnSummary{}, err
+	}
 	var first decision
 	if err := json.Unmarshal(stored, &first); err != nil {
 		return TurnSummary{}, badInput(fmt.Errorf("episode %s turn %d: stored decision: %w", in.EpisodeID, in.Turn, err))
@@ -330,11 +335,15 @@ func (a *Activities) Step(ctx context.Context, in TurnInput) (TurnSummary, error
 		return TurnSummary{}, badInput(fmt.Errorf("episode %s ended before turn %d", in.EpisodeID, in.Turn))
 	}
 	var ev clinic.Event
+	start := time.Now()
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
 		var err error
 		ev, err = ep.Step(ctx, episode.StepInput{Output: dec.Output, RetrievedCards: dec.Cards, LLMError: dec.LLMError})
 		return err
 	}); err != nil {
+		return TurnSummary{}, err
+	}
+	if err := a.spent(ctx, in.EpisodeID, results.PhaseDiagnose, start); err != nil {
 		return TurnSummary{}, err
 	}
 	stored, err := a.Results.PutEvent(ctx, in.EpisodeID, ev)
@@ -365,11 +374,15 @@ func (a *Activities) Score(ctx context.Context, in EpisodeInput) (contract.Score
 		return contract.ScoreSummary{}, err
 	}
 	var t clinic.Trace
+	start := time.Now()
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
 		var err error
 		t, err = runner.Finish(ctx, c, d, meta(in), events)
 		return err
 	}); err != nil {
+		return contract.ScoreSummary{}, err
+	}
+	if err := a.spent(ctx, in.EpisodeID, results.PhaseDiagnose, start); err != nil {
 		return contract.ScoreSummary{}, err
 	}
 	if t.Termination == "" {
@@ -411,11 +424,15 @@ func (a *Activities) Grade(ctx context.Context, in GradeInput) (map[grader.Label
 		pg = grader.BuiltinProcessGrader{}
 	}
 	var g grader.ProcessGrade
+	start := time.Now()
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
 		var err error
 		g, err = pg.GradeProcess(ctx, runner.ProcessInput(t, in.Settings), runner.WriteBack(&c, t, in.Settings))
 		return err
 	}); err != nil {
+		return nil, err
+	}
+	if err := a.spent(ctx, in.EpisodeID, results.PhaseUpdate, start); err != nil {
 		return nil, err
 	}
 	if err := a.Results.PutGrade(ctx, in.EpisodeID, g); err != nil {
@@ -439,6 +456,7 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (EvolveOutput, 
 	out := EvolveOutput{RuleBook: in.RuleBook}
 	log := activity.GetLogger(ctx)
 	for _, ref := range in.Episodes {
+		start := time.Now()
 		c, err := a.Corpora.Case(ref.Corpus, ref.CaseID)
 		if err != nil {
 			return EvolveOutput{}, err
@@ -484,6 +502,9 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (EvolveOutput, 
 		if len(l.Skipped) > 0 {
 			log.Info("evolver edits rejected by the leak screen", "run", in.Run, "episode", ref.EpisodeID, "rejected", len(l.Skipped))
 		}
+		if err := a.spent(ctx, ref.EpisodeID, results.PhaseUpdate, start); err != nil {
+			return EvolveOutput{}, err
+		}
 		out.RuleBook = l.Rules
 		out.Lessons = append(out.Lessons, EpisodeLesson{EpisodeID: ref.EpisodeID, Written: l.Written, Evicted: l.Evicted, Edits: l.Edits})
 	}
@@ -516,6 +537,13 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) error {
 	}
 	if len(usage) > 0 {
 		r.Usage = usage
+	}
+	spent, err := a.Results.TimeOf(ctx, in.EpisodeID)
+	if err != nil {
+		return err
+	}
+	if len(spent) > 0 {
+		r.TimeMS = spent
 	}
 	seen := map[string]bool{}
 	for _, ev := range t.Events {
@@ -561,6 +589,12 @@ func (a *Activities) RunResult(ctx context.Context, run string) (RunResultReply,
 		return RunResultReply{}, err
 	}
 	return RunResultReply{Found: true, Result: b}, nil
+}
+
+// spent adds the time since start to an episode's phase: EvoClinician's split
+// of time into diagnosing and updating, measured as activity time.
+func (a *Activities) spent(ctx context.Context, episodeID, phase string, start time.Time) error {
+	return a.Results.AddTime(ctx, episodeID, phase, float64(time.Since(start).Microseconds())/1000)
 }
 
 // PutExperiment records an experiment's spec, which the report reads.

@@ -42,6 +42,9 @@ type Record struct {
 	RuleEdits     []string           `json:"rule_edits,omitempty"`
 	LLMErrorTurns []int              `json:"llm_error_turns"`
 	Usage         map[string]Usage   `json:"usage,omitempty"` // tokens and cost per role
+	// TimeMS is the episode's activity time by phase: diagnose (the turn loop
+	// and scoring) and update (grading and evolution).
+	TimeMS map[string]float64 `json:"time_ms,omitempty"`
 }
 
 // Usage is model use of one role in one episode.
@@ -124,7 +127,20 @@ type Spend interface {
 	UsageOf(ctx context.Context, episodeID string) (map[string]Usage, error)
 	// RunUsage sums the model use of a run's episodes (IDs "<run>/...") by role.
 	RunUsage(ctx context.Context, run string) (map[string]Usage, error)
+	// AddTime adds milliseconds of activity time to an episode's phase
+	// (diagnose or update). Like usage it is spend: a retried activity's time
+	// counts again.
+	AddTime(ctx context.Context, episodeID, phase string, ms float64) error
+	// TimeOf returns an episode's activity time by phase (empty when none).
+	TimeOf(ctx context.Context, episodeID string) (map[string]float64, error)
 }
+
+// Phases of an episode's activity time (EvoClinician's efficiency analysis:
+// time spent inside the episode, and after it on grading and evolution).
+const (
+	PhaseDiagnose = "diagnose"
+	PhaseUpdate   = "update"
+)
 
 // ModelCache caches model replies by key; it is the llm.Cache of the roles
 // that cache. The first reply stored for a key stays.

@@ -37,6 +37,9 @@ CREATE TABLE runs (run TEXT COLLATE "C" PRIMARY KEY, kind TEXT NOT NULL, workflo
   created TEXT COLLATE "C" NOT NULL);
 `}, {version: 2, name: "usage model", sql: `
 ALTER TABLE usage ADD COLUMN model TEXT NOT NULL DEFAULT '';
+`}, {version: 3, name: "activity time", sql: `
+CREATE TABLE times (episode_id TEXT COLLATE "C" NOT NULL, phase TEXT COLLATE "C" NOT NULL, ms DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (episode_id, phase));
 `}}
 
 // migrationLock is the advisory lock key that serialises migrations: workers

@@ -390,6 +390,37 @@ func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]resul
 	return u, nil
 }
 
+// AddTime implements results.Spend.
+func (s *Store) AddTime(ctx context.Context, episodeID, phase string, ms float64) error {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO times(episode_id, phase, ms) VALUES($1,$2,$3)
+		ON CONFLICT(episode_id, phase) DO UPDATE SET ms=times.ms+excluded.ms`, episodeID, phase, ms); err != nil {
+		return fmt.Errorf("results: add time %s: %w", episodeID, err)
+	}
+	return nil
+}
+
+// TimeOf implements results.Spend.
+func (s *Store) TimeOf(ctx context.Context, episodeID string) (map[string]float64, error) {
+	rows, err := s.pool.Query(ctx, `SELECT phase, ms FROM times WHERE episode_id=$1 ORDER BY phase`, episodeID)
+	if err != nil {
+		return nil, fmt.Errorf("results: time %s: %w", episodeID, err)
+	}
+	defer rows.Close()
+	out := map[string]float64{}
+	for rows.Next() {
+		var phase string
+		var ms float64
+		if err := rows.Scan(&phase, &ms); err != nil {
+			return nil, fmt.Errorf("results: time %s: %w", episodeID, err)
+		}
+		out[phase] = ms
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("results: time %s: %w", episodeID, err)
+	}
+	return out, nil
+}
+
 // RunUsage implements results.Spend.
 func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Usage, error) {
 	// starts_with, not LIKE: a run name may hold % or _. SUM of a BIGINT is a

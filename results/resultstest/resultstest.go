@@ -42,6 +42,7 @@ func Run(t *testing.T, b Backend) {
 	t.Run("traces grades proposals", func(t *testing.T) { grading(t, open(t)) })
 	t.Run("record upserts", func(t *testing.T) { records(t, open(t)) })
 	t.Run("usage sums", func(t *testing.T) { usage(t, open(t)) })
+	t.Run("activity time sums", func(t *testing.T) { times(t, open(t)) })
 	t.Run("model cache", func(t *testing.T) { cache(t, open(t)) })
 	t.Run("runs and completion", func(t *testing.T) { runs(t, open(t)) })
 	t.Run("writers in several processes", func(t *testing.T) { processes(t, b) })
@@ -299,6 +300,25 @@ func usage(t *testing.T, s results.Store) {
 	u, err = s.RunUsage(ctx, "r_1")
 	require.NoError(t, err)
 	require.Empty(t, u, "an underscore in a run name is a character, not a wildcard")
+}
+
+func times(t *testing.T, s results.Store) {
+	ctx := context.Background()
+	const ep = "r1/p1/s1/e1-a"
+	got, err := s.TimeOf(ctx, ep)
+	require.NoError(t, err)
+	require.Empty(t, got)
+	for _, a := range []struct {
+		phase string
+		ms    float64
+	}{{results.PhaseDiagnose, 12.5}, {results.PhaseDiagnose, 7.5}, {results.PhaseUpdate, 3}} {
+		require.NoError(t, s.AddTime(ctx, ep, a.phase, a.ms))
+	}
+	require.NoError(t, s.AddTime(ctx, "r1/p1/s1/e2-b", results.PhaseDiagnose, 100))
+	got, err = s.TimeOf(ctx, ep)
+	require.NoError(t, err)
+	// diagnose 12.5 + 7.5; update 3; the other episode apart.
+	require.Equal(t, map[string]float64{results.PhaseDiagnose: 20, results.PhaseUpdate: 3}, got)
 }
 
 func cache(t *testing.T, s results.Store) {

@@ -36,6 +36,8 @@ CREATE TABLE IF NOT EXISTS usage (episode_id TEXT NOT NULL, role TEXT NOT NULL, 
 CREATE TABLE IF NOT EXISTS runs (run TEXT PRIMARY KEY, kind TEXT NOT NULL, workflow_id TEXT NOT NULL, spec TEXT NOT NULL, created TEXT NOT NULL);
 `}, {version: 2, name: "usage model", sql: `
 ALTER TABLE usage ADD COLUMN model TEXT NOT NULL DEFAULT '';
+`}, {version: 3, name: "activity time", sql: `
+CREATE TABLE times (episode_id TEXT NOT NULL, phase TEXT NOT NULL, ms REAL NOT NULL, PRIMARY KEY (episode_id, phase));
 `}}
 
 // migrate applies the migrations newer than the file's version, all in one
