@@ -42,9 +42,11 @@ type ConditionReport struct {
 	Trend        MannKendallResult `json:"trend_s"`
 	CUSUM        CUSUMResult       `json:"cusum_s"`
 	// Stationarity and slope change of the stage series of S (MedEvoEval C.6).
-	ADF       ADFResult        `json:"adf_s"`
-	Segmented SegmentedFit     `json:"segmented_s"`
-	Episodes  []results.Record `json:"-"`
+	ADF       ADFResult    `json:"adf_s"`
+	Segmented SegmentedFit `json:"segmented_s"`
+	// Running are the running means S̄₁:t and C̄₁:t over the stream.
+	Running  []RunningPoint   `json:"running,omitempty"`
+	Episodes []results.Record `json:"-"`
 }
 
 // Gain is late minus early stage means.
@@ -137,6 +139,7 @@ func Build(in Input) Report {
 				}
 				cr.Trend, cr.CUSUM = MannKendall(series), CUSUM(series)
 				cr.ADF, cr.Segmented = ADF(series, ADFDefaultLags, false), Segmented(series)
+				cr.Running = Running(recs)
 				cr.LearningGain = learningGain(all)
 			}
 		}

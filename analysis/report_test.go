@@ -83,6 +83,12 @@ func TestBuildLongitudinalMetrics(t *testing.T) {
 	}
 	require.InDelta(t, 1, cmp["H0>H3:T"].Wilcoxon.P, 1e-12)
 	require.Nil(t, cmp["H0>H3:S"].McNemar, "continuous metrics have no McNemar test")
+	// Running means over E1's 8 episodes in case order: the last is the mean, 0.325.
+	require.Len(t, e1.Running, 8)
+	require.InDelta(t, 0.25, e1.Running[0].S, 1e-9)
+	require.InDelta(t, 0.225, e1.Running[1].S, 1e-9)
+	require.InDelta(t, 0.325, e1.Running[7].S, 1e-9)
+	require.InDelta(t, 60, e1.Running[7].Cost, 1e-9)
 	// The stage series of E1 (2 points) is too short for the ADF regression.
 	require.Equal(t, analysis.SeriesTooShort, e1.ADF.Status)
 	require.Len(t, rep.Sensitivity, 4)
@@ -123,7 +129,7 @@ func TestReportRendersInChromium(t *testing.T) {
 	out, err := exec.Command(browser, append(args, "--dump-dom", page)...).Output()
 	require.NoError(t, err)
 	dom := string(out)
-	for _, chart := range []string{`class="chart curve"`, `class="chart heatmap"`, `class="chart deltas"`, `class="chart costs"`, `class="band"`} {
+	for _, chart := range []string{`class="chart curve"`, `class="chart heatmap"`, `class="chart deltas"`, `class="chart costs"`, `class="band"`, `class="chart running"`} {
 		require.Contains(t, dom, chart)
 	}
 	require.Contains(t, dom, `href="episodes/`)

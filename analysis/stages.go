@@ -26,6 +26,35 @@ type StageMean struct {
 	// NonDangerous is the share of diagnoses graded above 0, "a dangerous or
 	// clearly wrong diagnosis" (MedEvoEval C.1).
 	NonDangerous float64 `json:"non_dangerous"`
+	// Metrics are the means of a profile's named metrics, each over the
+	// episodes that define it (Miss-Refer over the cases that need referral).
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// TimeMS is the mean activity time per episode by phase.
+	TimeMS  map[string]float64 `json:"time_ms,omitempty"`
+	metricN map[string]int
+}
+
+// RunningPoint is the running mean over a stream's first T episodes
+// (EvoClinician §5: the curves of S̄₁:t and C̄₁:t over the case stream).
+type RunningPoint struct {
+	T    int     `json:"t"`
+	S    float64 `json:"s"`
+	Cost float64 `json:"cost_usd"`
+}
+
+// Running returns the running means of S and cost over records in case order.
+func Running(records []results.Record) []RunningPoint {
+	sorted := append([]results.Record(nil), records...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Index < sorted[j].Index })
+	out := make([]RunningPoint, len(sorted))
+	var s, c float64
+	for i, r := range sorted {
+		s += r.Scores.S
+		c += r.Scores.Cost
+		n := float64(i + 1)
+		out[i] = RunningPoint{T: i + 1, S: s / n, Cost: c / n}
+	}
+	return out
 }
 
 // StageMeans groups records by run and stage, in run then stage order.
@@ -57,6 +86,19 @@ func StageMeans(records []results.Record) []StageMean {
 		m.Pass += boolf(r.Scores.Pass)
 		m.Diag += r.Scores.Diagnosis
 		m.NonDangerous += boolf(r.Scores.Diagnosis > 0)
+		for k, v := range r.Scores.Metrics {
+			if m.Metrics == nil {
+				m.Metrics, m.metricN = map[string]float64{}, map[string]int{}
+			}
+			m.Metrics[k] += v
+			m.metricN[k]++
+		}
+		for k, v := range r.TimeMS {
+			if m.TimeMS == nil {
+				m.TimeMS = map[string]float64{}
+			}
+			m.TimeMS[k] += v
+		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].run != keys[j].run {
@@ -70,6 +112,13 @@ func StageMeans(records []results.Record) []StageMean {
 		n := float64(m.N)
 		m.S, m.Strict, m.U, m.T, m.E, m.R, m.Cost = m.S/n, m.Strict/n, m.U/n, m.T/n, m.E/n, m.R/n, m.Cost/n
 		m.Pass, m.Diag, m.NonDangerous = m.Pass/n, m.Diag/n, m.NonDangerous/n
+		for k := range m.Metrics {
+			m.Metrics[k] /= float64(m.metricN[k])
+		}
+		for k := range m.TimeMS {
+			m.TimeMS[k] /= n
+		}
+		m.metricN = nil
 		out = append(out, m)
 	}
 	return out

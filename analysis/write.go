@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -169,7 +171,10 @@ type pageView struct {
 	Heatmaps   []template.HTML
 	Deltas     []template.HTML
 	CostBars   template.HTML
+	Running    []template.HTML
 	Conditions []ConditionReport
+	// MetricNames are the profile metrics any condition reports, sorted.
+	MetricNames []string
 }
 
 func view(rep Report) pageView {
@@ -183,7 +188,68 @@ func view(rep Report) pageView {
 		v.Deltas = append(v.Deltas, deltas(t))
 	}
 	v.CostBars = costBars(rep)
+	seen := map[string]bool{}
+	for _, c := range rep.Conditions {
+		for k := range c.Overall.Metrics {
+			if !seen[k] {
+				seen[k] = true
+				v.MetricNames = append(v.MetricNames, k)
+			}
+		}
+	}
+	sort.Strings(v.MetricNames)
+	for _, m := range []struct {
+		name string
+		y    func(RunningPoint) float64
+	}{{"S̄₁:t", func(p RunningPoint) float64 { return p.S }}, {"C̄₁:t (USD)", func(p RunningPoint) float64 { return p.Cost }}} {
+		if c := runningChart(rep, m.name, m.y); c != "" {
+			v.Running = append(v.Running, c)
+		}
+	}
 	return v
+}
+
+// runningChart draws the running mean of a metric over each stream's episodes
+// (EvoClinician §5, Figure 2).
+func runningChart(rep Report, name string, y func(RunningPoint) float64) template.HTML {
+	const W, H, L, B, T, R = 640, 260, 60, 40, 20, 160
+	maxT, lo, hi, any := 1, math.Inf(1), math.Inf(-1), false
+	for _, c := range rep.Conditions {
+		for _, p := range c.Running {
+			maxT, lo, hi, any = max(maxT, p.T), math.Min(lo, y(p)), math.Max(hi, y(p)), true
+		}
+	}
+	if !any {
+		return ""
+	}
+	if hi-lo < 1e-9 {
+		lo, hi = lo-0.5, hi+0.5
+	}
+	px := func(t int) float64 { return L + float64(t-1)*float64(W-L-R)/float64(max(1, maxT-1)) }
+	py := func(v float64) float64 { return T + (hi-v)*float64(H-T-B)/(hi-lo) }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart running" role="img" aria-label="running mean %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(name), W, H, W, H)
+	for i := 0; i <= 4; i++ {
+		v := lo + float64(i)*(hi-lo)/4
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" font-size="11" text-anchor="end">%.3g</text>`, L, W-R, py(v), py(v), L-6, py(v)+4, v)
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">episode t (running mean %s)</text>`, (L+W-R)/2, H-6, template.HTMLEscapeString(name))
+	n := 0
+	for _, c := range rep.Conditions {
+		if len(c.Running) == 0 {
+			continue
+		}
+		col := palette[n%len(palette)]
+		pts := make([]string, len(c.Running))
+		for i, p := range c.Running {
+			pts[i] = fmt.Sprintf("%.1f,%.1f", px(p.T), py(y(p)))
+		}
+		fmt.Fprintf(&b, `<polyline class="line" points="%s" fill="none" stroke="%s" stroke-width="1.5"><title>%s</title></polyline>`, strings.Join(pts, " "), col, template.HTMLEscapeString(c.Name))
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="12">%s</text>`, W-R+12, T+n*18, col, W-R+30, T+n*18+11, template.HTMLEscapeString(c.Name))
+		n++
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"}
@@ -318,8 +384,15 @@ func costBars(rep Report) template.HTML {
 }
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"f3":   func(x float64) string { return fmt.Sprintf("%.3f", x) },
-	"add":  func(a, b int) int { return a + b },
+	"f3":  func(x float64) string { return fmt.Sprintf("%.3f", x) },
+	"add": func(a, b int) int { return a + b },
+	"f1":  func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	"metric": func(m StageMean, k string) string {
+		if v, ok := m.Metrics[k]; ok {
+			return fmt.Sprintf("%.3f", v)
+		}
+		return "–"
+	},
 	"opt":  label,
 	"file": EpisodeFile,
 	"gain": func(g *Gain) string {
@@ -341,9 +414,18 @@ details{margin:.5em 0}code{font-size:12px}
 <p>Stage means of the outcome score S with seeded bootstrap 95% bands, and of the utility U.</p>
 {{.Curves}}
 {{.UCurves}}
+{{if .Running}}<h3>Running means over the case stream</h3><p>S̄₁:t and C̄₁:t: the mean score and the mean encounter cost of each stream's first t episodes.</p>
+{{range .Running}}{{.}}{{end}}{{end}}
 <h2>Conditions</h2>
 <table><tr><th>condition</th><th>kind</th><th>episodes</th><th>S</th><th>strict acc</th><th>pass</th><th>non-dangerous</th><th>U</th><th>turns T</th><th>tests E</th><th>invalid R</th><th>cost USD</th><th>learning gain (S)</th></tr>
 {{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{.Overall.N}}</td><td>{{f3 .Overall.S}}</td><td>{{f3 .Overall.Strict}}</td><td>{{f3 .Overall.Pass}}</td><td>{{f3 .Overall.NonDangerous}}</td><td>{{f3 .Overall.U}}</td><td>{{f3 .Overall.T}}</td><td>{{f3 .Overall.E}}</td><td>{{f3 .Overall.R}}</td><td>{{f3 .Overall.Cost}}</td><td>{{gain .LearningGain}}</td></tr>
+{{end}}</table>
+{{if .MetricNames}}<h3>Profile metrics</h3><p>Each metric's mean over the episodes that define it.</p><table><tr><th>condition</th>{{range .MetricNames}}<th>{{.}}</th>{{end}}</tr>
+{{range $c := .Conditions}}<tr><td>{{$c.Name}}</td>{{range $.MetricNames}}<td>{{metric $c.Overall .}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
+<h3>Time per episode</h3><p>Mean activity time in milliseconds: diagnosing (the turn loop and scoring) and updating (grading and evolution), as EvoClinician §5 splits it.</p>
+<table><tr><th>condition</th><th>diagnose ms</th><th>update ms</th></tr>
+{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{f1 (index .Overall.TimeMS "diagnose")}}</td><td>{{f1 (index .Overall.TimeMS "update")}}</td></tr>
 {{end}}</table>
 <h3>Stage series diagnostics (S)</h3><p>Descriptive, as MedEvoEval C.6 and D.5 treat them: Mann–Kendall trend, augmented Dickey–Fuller (constant, no lag on short series; the unit root is rejected when the statistic is below the small-sample 5% critical value), CUSUM and a one-break segmented regression.</p>
 <table><tr><th>condition</th><th>stages</th><th>Mann–Kendall S, p</th><th>ADF τ (5% crit.)</th><th>stationary at 5%</th><th>CUSUM change at</th><th>break after stage</th><th>slope before / after</th><th>R² segmented / linear</th></tr>
