@@ -42,7 +42,7 @@ func (a *Activities) metered(ctx context.Context, episodeID string, fn func(cont
 	err := fn(llm.WithMeter(ctx, &t))
 	for role, u := range t.ByRole() {
 		if aerr := a.Results.AddUsage(ctx, episodeID, results.Usage{Calls: u.Calls, PromptTokens: u.PromptTokens,
-			CompletionTokens: u.CompletionTokens, CostUSD: u.CostUSD, CacheHits: u.CacheHits}, role); aerr != nil && err == nil {
+			CompletionTokens: u.CompletionTokens, CostUSD: u.CostUSD, CacheHits: u.CacheHits, ExtraFields: u.ExtraFields}, role); aerr != nil && err == nil {
 			err = aerr
 		}
 	}

@@ -30,6 +30,8 @@ type Options struct {
 	ReadOnly  bool           // do not create a missing Qdrant collection
 	MemoryDim int            // hashing embedder dimension; 0: default
 	Roles     llm.Roles      // model-backed roles; absent roles are built in
+	// PromptText puts prompt text on model-call spans (telemetry.prompt_text).
+	PromptText bool
 }
 
 // Engine holds the open stores and the activities built on them.
@@ -56,7 +58,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		if !o.Roles.Model(name) {
 			continue
 		}
-		c, err := llm.NewClient(name, o.Roles[name].Settings, res)
+		c, err := llm.NewClient(name, o.Roles[name].Settings, llm.Options{Cache: res, RecordPrompts: o.PromptText})
 		if err != nil {
 			res.Close()
 			return nil, fmt.Errorf("engine: %w", err)

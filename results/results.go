@@ -53,6 +53,7 @@ type Usage struct {
 	CompletionTokens int     `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
 	CacheHits        int     `json:"cache_hits"`
+	ExtraFields      int     `json:"extra_fields"` // unknown fields in the role's replies, ignored
 }
 
 // Run describes one stream or evaluation run.
@@ -81,7 +82,8 @@ CREATE TABLE IF NOT EXISTS run_results (run TEXT PRIMARY KEY, kind TEXT NOT NULL
 CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, reply TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS proposals (episode_id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS usage (episode_id TEXT NOT NULL, role TEXT NOT NULL, calls INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
-  completion_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, cache_hits INTEGER NOT NULL, PRIMARY KEY (episode_id, role));
+  completion_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, cache_hits INTEGER NOT NULL, extra_fields INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (episode_id, role));
 CREATE TABLE IF NOT EXISTS runs (run TEXT PRIMARY KEY, kind TEXT NOT NULL, workflow_id TEXT NOT NULL, spec TEXT NOT NULL, created TEXT NOT NULL);
 `
 
@@ -96,7 +98,37 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("results: open %s: %w", path, err)
 	}
+	if err := addColumn(ctx, db, "usage", "extra_fields", "INTEGER NOT NULL DEFAULT 0"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("results: open %s: %w", path, err)
+	}
 	return &Store{db: db}, nil
+}
+
+// addColumn adds a column that files written by an earlier version lack
+// (CREATE TABLE IF NOT EXISTS leaves an existing table as it is).
+func addColumn(ctx context.Context, db *sql.DB, table, column, decl string) error {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return fmt.Errorf("columns of %s: %w", table, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return fmt.Errorf("columns of %s: %w", table, err)
+		}
+		if name == column {
+			return nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("columns of %s: %w", table, err)
+	}
+	if _, err := db.ExecContext(ctx, `ALTER TABLE `+table+` ADD COLUMN `+column+` `+decl); err != nil {
+		return fmt.Errorf("add column %s.%s: %w", table, column, err)
+	}
+	return nil
 }
 
 // Close closes the file.
@@ -386,11 +418,11 @@ func (s *Store) Proposal(ctx context.Context, episodeID string, v any) error {
 // AddUsage adds model use to an episode's account. Usage is spend: a retried
 // call is spent again and counted again.
 func (s *Store) AddUsage(ctx context.Context, episodeID string, u Usage, role string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits)
-		VALUES(?,?,?,?,?,?,?) ON CONFLICT(episode_id, role) DO UPDATE SET calls=calls+excluded.calls,
+	_, err := s.db.ExecContext(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, extra_fields)
+		VALUES(?,?,?,?,?,?,?,?) ON CONFLICT(episode_id, role) DO UPDATE SET calls=calls+excluded.calls,
 		prompt_tokens=prompt_tokens+excluded.prompt_tokens, completion_tokens=completion_tokens+excluded.completion_tokens,
-		cost_usd=cost_usd+excluded.cost_usd, cache_hits=cache_hits+excluded.cache_hits`,
-		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits)
+		cost_usd=cost_usd+excluded.cost_usd, cache_hits=cache_hits+excluded.cache_hits, extra_fields=extra_fields+excluded.extra_fields`,
+		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.ExtraFields)
 	if err != nil {
 		return fmt.Errorf("results: add usage %s: %w", episodeID, err)
 	}
@@ -399,7 +431,7 @@ func (s *Store) AddUsage(ctx context.Context, episodeID string, u Usage, role st
 
 // UsageOf returns an episode's model use by role.
 func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]Usage, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits FROM usage WHERE episode_id=? ORDER BY role`, episodeID)
+	rows, err := s.db.QueryContext(ctx, `SELECT role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, extra_fields FROM usage WHERE episode_id=? ORDER BY role`, episodeID)
 	if err != nil {
 		return nil, fmt.Errorf("results: usage %s: %w", episodeID, err)
 	}
@@ -422,7 +454,7 @@ func (s *Store) Put(ctx context.Context, key, reply string) {
 
 // RunUsage sums the model use of a run's episodes by role.
 func (s *Store) RunUsage(ctx context.Context, run string) (map[string]Usage, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT role, SUM(calls), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd), SUM(cache_hits)
+	rows, err := s.db.QueryContext(ctx, `SELECT role, SUM(calls), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd), SUM(cache_hits), SUM(extra_fields)
 		FROM usage WHERE episode_id LIKE ? GROUP BY role ORDER BY role`, strings.ReplaceAll(run, "%", "")+"/%")
 	if err != nil {
 		return nil, fmt.Errorf("results: run usage %s: %w", run, err)
@@ -454,14 +486,14 @@ func (s *Store) RunResult(ctx context.Context, run string) ([]byte, error) {
 	return []byte(body), nil
 }
 
-// scanUsage reads (role, calls, prompt, completion, cost, cache hits) rows.
+// scanUsage reads (role, calls, prompt, completion, cost, cache hits, extra fields) rows.
 func scanUsage(rows *sql.Rows) (map[string]Usage, error) {
 	defer rows.Close()
 	out := map[string]Usage{}
 	for rows.Next() {
 		var role string
 		var u Usage
-		if err := rows.Scan(&role, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits); err != nil {
+		if err := rows.Scan(&role, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits, &u.ExtraFields); err != nil {
 			return nil, err
 		}
 		out[role] = u

@@ -47,7 +47,7 @@ func (a *app) demoCmd() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			eng, err := engine.Open(ctx, engine.Options{DataDir: dir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles, Qdrant: a.cfg.QdrantOptions()})
+			eng, err := engine.Open(ctx, engine.Options{DataDir: dir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles, PromptText: a.cfg.Telemetry.PromptText, Qdrant: a.cfg.QdrantOptions()})
 			if err != nil {
 				return err
 			}

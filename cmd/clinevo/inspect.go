@@ -116,7 +116,7 @@ func (a *app) runsCmd() *cobra.Command {
 				return err
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tMODEL CALLS\tTOKENS IN\tTOKENS OUT\tCACHE HITS\tMODEL COST USD\tWORKFLOW")
+			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tMODEL CALLS\tTOKENS IN\tTOKENS OUT\tCACHE HITS\tEXTRA FIELDS\tMODEL COST USD\tWORKFLOW")
 			for _, r := range runs {
 				usage, err := eng.Results.RunUsage(cmd.Context(), r.Run)
 				if err != nil {
@@ -125,10 +125,10 @@ func (a *app) runsCmd() *cobra.Command {
 				var tot results.Usage
 				for _, u := range usage {
 					tot.Calls, tot.PromptTokens, tot.CompletionTokens = tot.Calls+u.Calls, tot.PromptTokens+u.PromptTokens, tot.CompletionTokens+u.CompletionTokens
-					tot.CacheHits, tot.CostUSD = tot.CacheHits+u.CacheHits, tot.CostUSD+u.CostUSD
+					tot.CacheHits, tot.CostUSD, tot.ExtraFields = tot.CacheHits+u.CacheHits, tot.CostUSD+u.CostUSD, tot.ExtraFields+u.ExtraFields
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Run, r.Kind, counts[r.Run], tot.Calls, tot.PromptTokens,
-					tot.CompletionTokens, tot.CacheHits, tot.CostUSD, r.WorkflowID)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Run, r.Kind, counts[r.Run], tot.Calls, tot.PromptTokens,
+					tot.CompletionTokens, tot.CacheHits, tot.ExtraFields, tot.CostUSD, r.WorkflowID)
 				roles := make([]string, 0, len(usage))
 				for role := range usage {
 					roles = append(roles, role)
@@ -136,7 +136,7 @@ func (a *app) runsCmd() *cobra.Command {
 				sort.Strings(roles)
 				for _, role := range roles {
 					u := usage[role]
-					fmt.Fprintf(tw, "  %s\t\t\t%d\t%d\t%d\t%d\t%.4f\t\n", role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CacheHits, u.CostUSD)
+					fmt.Fprintf(tw, "  %s\t\t\t%d\t%d\t%d\t%d\t%d\t%.4f\t\n", role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CacheHits, u.ExtraFields, u.CostUSD)
 				}
 			}
 			return tw.Flush()

@@ -38,12 +38,12 @@ func (a *app) dial(address string) (client.Client, error) {
 }
 
 func (a *app) openEngine(ctx context.Context) (*engine.Engine, error) {
-	return engine.Open(ctx, engine.Options{DataDir: a.cfg.DataDir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles, Qdrant: a.cfg.QdrantOptions()})
+	return engine.Open(ctx, engine.Options{DataDir: a.cfg.DataDir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles, PromptText: a.cfg.Telemetry.PromptText, Qdrant: a.cfg.QdrantOptions()})
 }
 
 // openReader opens the engine for reading: a missing Qdrant collection is an error.
 func (a *app) openReader(ctx context.Context) (*engine.Engine, error) {
-	return engine.Open(ctx, engine.Options{DataDir: a.cfg.DataDir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles, Qdrant: a.cfg.QdrantOptions(), ReadOnly: true})
+	return engine.Open(ctx, engine.Options{DataDir: a.cfg.DataDir, MemoryDim: a.cfg.Memory.Dim, Roles: a.cfg.Roles, PromptText: a.cfg.Telemetry.PromptText, Qdrant: a.cfg.QdrantOptions(), ReadOnly: true})
 }
 
 // runWorker runs a worker until ctx ends.
