@@ -23,7 +23,8 @@ type ExperimentSpec struct {
 // ConditionSpec is one condition: a stream, or a held-out evaluation.
 type ConditionSpec struct {
 	Name           string `yaml:"name" json:"name"`
-	Kind           string `yaml:"kind" json:"kind"` // stream | heldout
+	Label          string `yaml:"label" json:"label,omitempty"` // how tables show it, e.g. "E0 (memory disabled)"; empty: the name
+	Kind           string `yaml:"kind" json:"kind"`             // stream | heldout
 	Corpus         string `yaml:"corpus" json:"corpus,omitempty"`
 	Limit          int    `yaml:"limit" json:"limit,omitempty"`
 	Memory         string `yaml:"memory" json:"memory,omitempty"`         // disabled | empty | carry
@@ -96,6 +97,14 @@ func (e ExperimentSpec) Validate() error {
 
 // RunID is the run ID of a condition.
 func (e ExperimentSpec) RunID(cond string) string { return e.Name + "-" + cond }
+
+// Title is how tables show a condition: its label, else its name.
+func (c ConditionSpec) Title() string {
+	if c.Label != "" {
+		return c.Label
+	}
+	return c.Name
+}
 
 // Dependency is the condition a condition waits for ("" for none).
 func (c ConditionSpec) Dependency() string {

@@ -165,6 +165,18 @@ func (s StreamSpec) WithDefaults() StreamSpec {
 	return s
 }
 
+// WithRuleBudget sets B_P from configuration, where 0 means a static prompt:
+// no rule is edited or shown. The spec holds that as Rules off, because a zero
+// RuleBudget field means "the default" to WithDefaults.
+func (s StreamSpec) WithRuleBudget(bp int) StreamSpec {
+	if bp == 0 {
+		s.Rules = false
+		return s
+	}
+	s.RuleBudget = bp
+	return s
+}
+
 // Validate checks the fields that need no I/O; ValidateStream checks the corpus.
 func (s StreamSpec) Validate() error {
 	switch {

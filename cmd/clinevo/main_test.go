@@ -81,9 +81,19 @@ func TestShippedExperimentSpecsAreValid(t *testing.T) {
 		require.NoError(t, err, f)
 		require.NotEmpty(t, spec.Conditions)
 	}
+	// The demo's stage table shows the quick experiment's stream conditions by their labels.
+	quick, err := loadExperiment("../../experiments/quick.yaml")
+	require.NoError(t, err)
+	var titles []string
+	for _, cd := range quick.Conditions {
+		if cd.Kind == "stream" {
+			titles = append(titles, cd.Title())
+		}
+	}
+	require.Equal(t, []string{"E0 (memory disabled)", "E1 (memory from empty)", "E2 (second pass)"}, titles)
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("name: x\ncorpus: builtin:stream\nconditions:\n  - {name: E2, kind: stream, memory: carry, carry_from: E1}\n"), 0o644))
-	_, err := loadExperiment(bad)
+	_, err = loadExperiment(bad)
 	require.ErrorContains(t, err, `conditions[0] (E2): depends on "E1", which is not an earlier condition`)
 	require.NoError(t, os.WriteFile(bad, []byte("name: x\ncorpus: builtin:stream\nconditoins: []\n"), 0o644))
 	_, err = loadExperiment(bad)

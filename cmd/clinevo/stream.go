@@ -48,17 +48,13 @@ func (a *app) buildSpec(f *streamFlags) (activities.StreamSpec, error) {
 	s.CarryFrom = f.carryFrom
 	s.Rules = !f.noRules
 	ev := a.cfg.EvolverConfig()
-	s.RuleBudget, s.MemoryBudget, s.Feedback, s.K = ev.RuleBudget, ev.MemoryBudget, ev.Mode, a.cfg.Memory.K
+	s.MemoryBudget, s.Feedback, s.K = ev.MemoryBudget, ev.Mode, a.cfg.Memory.K
 	success := ev.SuccessCards
 	s.SuccessCards = &success
 	s.Env = activities.EnvFrom(a.cfg.EpisodeConfig())
 	w := a.cfg.Weights()
 	s.Weights = &w
-	if s.RuleBudget == 0 {
-		s.Rules = false // B_P = 0 means a static prompt
-		s.RuleBudget = 1
-	}
-	s = s.WithDefaults()
+	s = s.WithRuleBudget(ev.RuleBudget).WithDefaults()
 	if err := s.Validate(); err != nil {
 		return s, err
 	}
