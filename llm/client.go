@@ -291,6 +291,9 @@ const RepairPrompt = "Your previous reply could not be used: %s. Reply again wit
 // reply is wrong too, an *Error of kind Malformed, which the caller records as
 // an llm_error_turn.
 func (c *Client) JSON(ctx context.Context, msgs []Message, out any, validate func() error) error {
+	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
+		return fmt.Errorf("llm %s: decode into %T, want a non-nil pointer", c.Role, out) // a bug of the caller, not of the reply
+	}
 	reply, err := c.complete(ctx, msgs)
 	if err != nil {
 		return err
@@ -320,9 +323,6 @@ func (c *Client) decode(ctx context.Context, reply string, out any, validate fun
 		return err
 	}
 	v := reflect.ValueOf(out)
-	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return fmt.Errorf("llm %s: decode into %T, want a non-nil pointer", c.Role, out)
-	}
 	v.Elem().SetZero()
 	if err := json.Unmarshal([]byte(obj), out); err != nil {
 		return fmt.Errorf("invalid JSON: %v", err)
