@@ -46,7 +46,7 @@ func (a *Activities) metered(ctx context.Context, episodeID string, fn func(cont
 			activity.GetLogger(ctx).Warn("model reply unusable after repair: built-in fallback used", "role", fallback, "episode", episodeID)
 		}
 		if aerr := a.Results.AddUsage(ctx, episodeID, results.Usage{Model: u.Model, Calls: u.Calls, PromptTokens: u.PromptTokens,
-			CompletionTokens: u.CompletionTokens, CostUSD: u.CostUSD, CacheHits: u.CacheHits}, role); aerr != nil && err == nil {
+			CompletionTokens: u.CompletionTokens, CostUSD: u.CostUSD, CacheHits: u.CacheHits, ExtraFields: u.ExtraFields}, role); aerr != nil && err == nil {
 			err = aerr
 		}
 	}

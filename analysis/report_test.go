@@ -108,11 +108,15 @@ func TestUpdateResponse(t *testing.T) {
 }
 
 // TestReportRendersInChromium writes the report and loads it in headless
-// Chromium: no console errors, and every chart is in the DOM.
+// Chromium: no console errors, and every chart is in the DOM. Without Chromium
+// it skips, except under CI (env CI set), where a missing browser is a failure.
 func TestReportRendersInChromium(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
-		t.Fatalf("chromium is required for this test (.ci/run installs Debian's chromium): %v", err)
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set and chromium is required for this test (.ci/run installs Debian's chromium): %v", err)
+		}
+		t.Skipf("chromium not found (install the chromium package, e.g. apt-get install chromium, to run this test): %v", err)
 	}
 	dir := t.TempDir()
 	rep := analysis.Build(fixture())

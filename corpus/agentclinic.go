@@ -25,7 +25,10 @@ const AgentClinicSource = "agentclinic-medqa"
 //     and any medication or family field are split into sentences; each sentence is
 //     a fact tagged by cue words (InferTopics) on top of its section's topic.
 //     Secondary symptoms are "associated" facts. Texts such as "Information not
-//     provided" are dropped. The opening complaint is the primary symptom.
+//     provided" are dropped. The opening complaint is the primary symptom; a case
+//     without one (an asymptomatic screening visit has "Symptoms": {}) opens with
+//     the first sentence of its History, as written (the importer rewrites no
+//     text into the first person anywhere).
 //   - Physical_Examination_Findings: each top-level key maps to a body system by
 //     its name (Vital_Signs -> vitals, Neurological_Examination -> neurological, ...);
 //     unknown keys go to "general". The finding text is the flattened object.
@@ -54,11 +57,36 @@ type agentClinicCase struct {
 // MaxImportedEvidence caps the derived evidence key points of one imported case.
 const MaxImportedEvidence = 8
 
+// Skipped is an input line that an import left out, with the reason.
+type Skipped struct {
+	File   string
+	Line   int
+	Reason string
+}
+
+// String is the line as a command prints it: FILE:LINE: reason.
+func (s Skipped) String() string { return fmt.Sprintf("%s:%d: %s", s.File, s.Line, s.Reason) }
+
 // ImportAgentClinic reads AgentClinic OSCE JSONL and returns native cases with
-// IDs "agentclinic-NNN" (line numbers). Errors name the line and the field.
+// IDs "agentclinic-NNN" (line numbers). It is all or nothing: the first invalid
+// line is an error naming the file, the line and the field.
 func ImportAgentClinic(r io.Reader, name string) ([]clinic.Case, error) {
+	cases, _, err := importAgentClinic(r, name, false)
+	return cases, err
+}
+
+// ImportAgentClinicValid is ImportAgentClinic that leaves out every invalid line
+// (malformed JSON, a missing required field, a case that fails Validate) and
+// returns those lines with their reasons. It fails only when the input cannot be
+// read or holds no valid case.
+func ImportAgentClinicValid(r io.Reader, name string) ([]clinic.Case, []Skipped, error) {
+	return importAgentClinic(r, name, true)
+}
+
+func importAgentClinic(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []Skipped, error) {
 	var cases []clinic.Case
 	var extra []catalog.Item
+	var skipped []Skipped
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	line := 0
@@ -68,31 +96,49 @@ func ImportAgentClinic(r io.Reader, name string) ([]clinic.Case, error) {
 		if len(raw) == 0 {
 			continue
 		}
-		var ac agentClinicCase
-		if err := json.Unmarshal(raw, &ac); err != nil {
-			return nil, fmt.Errorf("%s:%d: %s", name, line, describeJSONError(err))
-		}
-		c, items, err := convertAgentClinic(ac, line)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		c, items, reason := importAgentClinicLine(raw, line)
+		if reason != "" {
+			if !skipInvalid {
+				return nil, nil, fmt.Errorf("%s:%d: %s", name, line, reason)
+			}
+			skipped = append(skipped, Skipped{File: name, Line: line, Reason: reason})
+			continue
 		}
 		cases = append(cases, c)
+		// Only valid cases add tests to the shared catalog: a skipped line leaves no trace.
 		extra = append(extra, items...)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: read: %w", name, line+1, err)
+		return nil, nil, fmt.Errorf("%s:%d: read: %w", name, line+1, err)
 	}
 	if len(cases) == 0 {
-		return nil, fmt.Errorf("%s: no cases", name)
+		if len(skipped) > 0 {
+			return nil, skipped, fmt.Errorf("%s: no valid cases (%d lines skipped)", name, len(skipped))
+		}
+		return nil, nil, fmt.Errorf("%s: no cases", name)
 	}
 	names := catalog.Default().Extend(extra).Names()
 	for i := range cases {
 		cases[i].Exam.Catalog = names
-		if err := Validate(&cases[i]); err != nil {
-			return nil, fmt.Errorf("%s: case %q: %w", name, cases[i].ID, err)
-		}
 	}
-	return cases, nil
+	return cases, skipped, nil
+}
+
+// importAgentClinicLine converts and validates one line; a non-empty reason says
+// why the line is not a valid case.
+func importAgentClinicLine(raw []byte, line int) (clinic.Case, []catalog.Item, string) {
+	var ac agentClinicCase
+	if err := json.Unmarshal(raw, &ac); err != nil {
+		return clinic.Case{}, nil, describeJSONError(err)
+	}
+	c, items, err := convertAgentClinic(ac, line)
+	if err != nil {
+		return clinic.Case{}, nil, err.Error()
+	}
+	if err := Validate(&c); err != nil {
+		return clinic.Case{}, nil, fmt.Sprintf("case %q: %v", c.ID, err)
+	}
+	return c, items, ""
 }
 
 func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.Item, error) {
@@ -111,14 +157,11 @@ func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.It
 	demo, _ := pa.get("Demographics")
 	c.Patient.Demographics = ParseDemographics(demo.text())
 	c.Patient.Persona = clinic.Persona{Personality: "neutral", Language: "fluent", Recall: "high", Clarity: "clear"}
-	if sym, ok := pa.get("Symptoms"); ok {
-		if p, ok := sym.get("Primary_Symptom"); ok {
-			c.Patient.OpeningComplaint = p.text()
-		}
+	complaint, err := openingComplaint(pa)
+	if err != nil {
+		return clinic.Case{}, nil, err
 	}
-	if c.Patient.OpeningComplaint == "" {
-		return clinic.Case{}, nil, FieldError{"OSCE_Examination.Patient_Actor.Symptoms.Primary_Symptom", "required"}
-	}
+	c.Patient.OpeningComplaint = complaint
 	var facts []clinic.Fact
 	addFact := func(text, section string) {
 		if uninformative(text) {
@@ -240,6 +283,22 @@ func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.It
 	}
 	c.Condition = conditionKey(dx)
 	return c, items, nil
+}
+
+// openingComplaint is the primary symptom or, for a case without one (an
+// asymptomatic visit: "Symptoms": {}), the first sentence of the History.
+func openingComplaint(pa node) (string, error) {
+	if sym, ok := pa.get("Symptoms"); ok {
+		if p, ok := sym.get("Primary_Symptom"); ok && !uninformative(p.text()) {
+			return p.text(), nil
+		}
+	}
+	if h, ok := pa.get("History"); ok && !uninformative(h.text()) {
+		if ss := Sentences(h.text()); len(ss) > 0 {
+			return ss[0], nil
+		}
+	}
+	return "", FieldError{"OSCE_Examination.Patient_Actor.Symptoms.Primary_Symptom", "required when Patient_Actor.History is empty (the opening complaint comes from one of them)"}
 }
 
 type evidenceLeaf struct {

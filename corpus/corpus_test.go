@@ -254,3 +254,59 @@ func TestFailedWriteLeavesNoFile(t *testing.T) {
 	after, _ := os.ReadFile(out)
 	require.Equal(t, before, after)
 }
+
+// Hand-written AgentClinic lines (not from the AgentClinic data): an asymptomatic
+// screening follow-up with "Symptoms": {}, and a case with a primary symptom.
+const (
+	asymptomaticLine = `{"OSCE_Examination": {"Patient_Actor": {"Demographics": "52-year-old man", "History": "The patient attends for review of a raised fasting glucose found on a workplace screening. He has no complaints.", "Symptoms": {}, "Past_Medical_History": "Hypertension on amlodipine."}, "Physical_Examination_Findings": {"Vital_Signs": {"Blood_Pressure": "138/86 mmHg"}}, "Test_Results": {"HbA1c": "7.1% (raised)"}, "Correct_Diagnosis": "Type 2 diabetes mellitus"}}`
+	symptomaticLine  = `{"OSCE_Examination": {"Patient_Actor": {"Demographics": "30-year-old woman", "History": "Three days of burning on passing urine.", "Symptoms": {"Primary_Symptom": "Burning when passing urine", "Secondary_Symptoms": ["Frequency"]}}, "Test_Results": {"Urinalysis": "Nitrites positive"}, "Correct_Diagnosis": "Acute cystitis"}}`
+	noDiagnosisLine  = `{"OSCE_Examination": {"Patient_Actor": {"Demographics": "40-year-old man", "History": "A cough for two weeks.", "Symptoms": {"Primary_Symptom": "Cough"}}, "Test_Results": {"Sputum_Culture_Special": "No growth"}}}`
+)
+
+func TestAgentClinicAsymptomaticCase(t *testing.T) {
+	cases, err := corpus.ImportAgentClinic(strings.NewReader(asymptomaticLine+"\n"), "screening.jsonl")
+	require.NoError(t, err)
+	require.Len(t, cases, 1)
+	c := cases[0]
+	require.Equal(t, "The patient attends for review of a raised fasting glucose found on a workplace screening.", c.Patient.OpeningComplaint,
+		"without a primary symptom the history's first sentence opens the case, as written")
+	require.Equal(t, "The patient attends for review of a raised fasting glucose found on a workplace screening.", c.Patient.Facts[0].Text)
+	require.Equal(t, "He has no complaints.", c.Patient.Facts[1].Text)
+	require.Equal(t, "Type 2 diabetes mellitus", c.Manager.Diagnosis.Name)
+	require.NoError(t, corpus.Validate(&c))
+
+	// With neither a primary symptom nor a history there is nothing to open with.
+	bare := strings.Replace(asymptomaticLine, `"History": "The patient attends for review of a raised fasting glucose found on a workplace screening. He has no complaints.", `, "", 1)
+	require.NotEqual(t, asymptomaticLine, bare)
+	_, err = corpus.ImportAgentClinic(strings.NewReader(bare+"\n"), "bare.jsonl")
+	require.ErrorContains(t, err, "bare.jsonl:1: field OSCE_Examination.Patient_Actor.Symptoms.Primary_Symptom: required when Patient_Actor.History is empty")
+}
+
+func TestAgentClinicSkipInvalid(t *testing.T) {
+	in := strings.Join([]string{asymptomaticLine, `{"OSCE_Examination": {broken`, noDiagnosisLine, "", symptomaticLine}, "\n")
+
+	// Without skipping the import is all or nothing.
+	cases, err := corpus.ImportAgentClinic(strings.NewReader(in), "mixed.jsonl")
+	require.ErrorContains(t, err, "mixed.jsonl:2: malformed JSON")
+	require.Nil(t, cases)
+
+	cases, skipped, err := corpus.ImportAgentClinicValid(strings.NewReader(in), "mixed.jsonl")
+	require.NoError(t, err)
+	require.Len(t, cases, 2)
+	require.Equal(t, "agentclinic-001", cases[0].ID)
+	require.Equal(t, "agentclinic-005", cases[1].ID, "IDs keep the line numbers of the input")
+	require.Len(t, skipped, 2)
+	require.Equal(t, "mixed.jsonl", skipped[0].File)
+	require.Equal(t, 2, skipped[0].Line)
+	require.Contains(t, skipped[0].String(), "mixed.jsonl:2: malformed JSON")
+	require.Equal(t, "mixed.jsonl:3: field OSCE_Examination.Correct_Diagnosis: required", skipped[1].String())
+	// A skipped line adds nothing to the shared catalog.
+	require.Contains(t, cases[0].Exam.Catalog, "hba1c")
+	require.NotContains(t, cases[0].Exam.Catalog, "sputum culture special")
+	require.Equal(t, cases[0].Exam.Catalog, cases[1].Exam.Catalog)
+
+	// Nothing valid at all is still an error, with the reasons.
+	_, skipped, err = corpus.ImportAgentClinicValid(strings.NewReader("{broken\n"+noDiagnosisLine+"\n"), "bad.jsonl")
+	require.ErrorContains(t, err, "bad.jsonl: no valid cases (2 lines skipped)")
+	require.Len(t, skipped, 2)
+}

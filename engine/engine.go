@@ -41,6 +41,8 @@ type Options struct {
 	// Embeddings is the embedder of this worker's bank (roles.embeddings): it
 	// is fixed with the bank, unlike the other roles, which each run chooses.
 	Embeddings settings.Role
+	// PromptText puts prompt text on model-call spans (telemetry.prompt_text).
+	PromptText bool
 }
 
 // Engine holds the open stores and the activities built on them.
@@ -68,7 +70,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := &roleSet{cache: res, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
+	rs := &roleSet{opts: llm.Options{Cache: res, RecordPrompts: o.PromptText}, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
 	var emb memory.Embedder = memory.HashEmbedder{D: o.MemoryDim}
 	if o.Embeddings.Backend == settings.OpenAI {
 		c, err := rs.client("embeddings", o.Embeddings)
@@ -128,9 +130,9 @@ func (e *Engine) NewWorker(c client.Client, taskQueue string) worker.Worker {
 }
 
 // RolesFor builds the roles of settings once, outside a worker (an episode run
-// in process); cache may be nil.
-func RolesFor(s settings.Settings, cache llm.Cache) (runner.Roles, error) {
-	rs := &roleSet{cache: cache, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
+// in process).
+func RolesFor(s settings.Settings, o llm.Options) (runner.Roles, error) {
+	rs := &roleSet{opts: o, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
 	return rs.get(s)
 }
 
@@ -139,7 +141,7 @@ func RolesFor(s settings.Settings, cache llm.Cache) (runner.Roles, error) {
 // limits and cache). Keys are read from this process's environment only.
 type roleSet struct {
 	mu      sync.Mutex
-	cache   llm.Cache
+	opts    llm.Options
 	clients map[string]*llm.Client  // role name + setting -> client
 	built   map[string]runner.Roles // the settings that shape roles -> roles
 }
@@ -149,7 +151,7 @@ func (r *roleSet) client(name string, s settings.Role) (*llm.Client, error) {
 	if c, ok := r.clients[key]; ok {
 		return c, nil
 	}
-	c, err := llm.NewClient(name, s, r.cache)
+	c, err := llm.NewClient(name, s, r.opts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,9 @@
 // Package llm runs clinevo's roles on any OpenAI-compatible endpoint (hosted
 // APIs, vLLM, Ollama, a llama.cpp server) through go-openai: one client per
 // role with its own model, decoding settings, timeout, concurrency limit and
-// prices; JSON replies parsed into typed structs with one fixed repair policy;
+// prices; JSON replies read the way real servers send them (the first JSON
+// object, unknown fields ignored and counted, enums in any case) into typed
+// structs, with one fixed repair policy for replies that are really wrong;
 // errors classified so Temporal can own retrying; token and cost accounting; a
 // response cache for temperature-0 calls.
 package llm
@@ -15,6 +17,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,6 +79,10 @@ type Usage struct {
 	CompletionTokens int     `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
 	CacheHits        int     `json:"cache_hits"`
+	// ExtraFields counts the unknown fields of the role's replies: they are
+	// ignored, never an error, and counted so that a run shows how far a model
+	// strays from the requested shape.
+	ExtraFields int `json:"extra_fields"`
 }
 
 // Meter receives usage; activities put one in the context to account usage per episode.
@@ -116,6 +123,7 @@ func (t *Tally) Add(u Usage) {
 	a.CompletionTokens += u.CompletionTokens
 	a.CostUSD += u.CostUSD
 	a.CacheHits += u.CacheHits
+	a.ExtraFields += u.ExtraFields
 	t.byRo[u.Role] = a
 }
 
@@ -143,6 +151,16 @@ type Client struct {
 	api      *openai.Client
 	sem      chan struct{}
 	cache    Cache
+	prompts  bool // Options.RecordPrompts
+}
+
+// Options are what a client takes besides its role's settings.
+type Options struct {
+	// Cache keeps replies of temperature-0 calls of a role with cache: true; nil: none.
+	Cache Cache
+	// RecordPrompts puts the prompt text on model-call spans (telemetry.prompt_text).
+	// Off by default, since prompts carry what patients said.
+	RecordPrompts bool
 }
 
 // APIKey resolves the key of a role: the environment variable, else the file.
@@ -165,7 +183,7 @@ func APIKey(s settings.Role) (string, error) {
 
 // NewClient builds a role's client. The go-openai client makes one attempt per
 // call: retries belong to the Temporal activity.
-func NewClient(role string, s settings.Role, cache Cache) (*Client, error) {
+func NewClient(role string, s settings.Role, o Options) (*Client, error) {
 	check := s
 	check.Backend = settings.OpenAI
 	if err := (settings.Roles{role: check}).Validate(); err != nil {
@@ -182,12 +200,12 @@ func NewClient(role string, s settings.Role, cache Cache) (*Client, error) {
 		timeout = 60 * time.Second
 	}
 	cfg.HTTPClient = &retryAfterDoer{c: &http.Client{Timeout: timeout}}
-	c := &Client{Role: role, Settings: s, api: openai.NewClientWithConfig(cfg)}
+	c := &Client{Role: role, Settings: s, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts}
 	if s.Concurrency > 0 {
 		c.sem = make(chan struct{}, s.Concurrency)
 	}
 	if s.Cache && s.Temperature == 0 {
-		c.cache = cache
+		c.cache = o.Cache
 	}
 	return c, nil
 }
@@ -236,16 +254,25 @@ func User(s string) Message { return Message{Role: openai.ChatMessageRoleUser, C
 // not count as a turn.
 const RepairPrompt = "Your previous reply could not be used: %s. Reply again with only the JSON object described above, nothing else."
 
-// JSON sends messages, parses the reply into out and checks it with validate.
-// The policy for a malformed reply, the same for every role: one repair request
-// quoting the problem; if that reply is malformed too, an *Error of kind
-// Malformed, which the caller records as an llm_error_turn.
+// JSON sends messages, parses the reply into out (a pointer to a struct) and
+// checks it with validate. Replies are read the way real servers send them: the
+// first complete JSON object counts, whatever prose or code fence surrounds it;
+// unknown fields are ignored and counted as the role's extra_fields; validate
+// matches enum values without regard to case or surrounding space (see enum).
+// The policy for a reply that is really wrong (no JSON object, a missing
+// required field, an ID that does not exist, a value outside the allowed set),
+// the same for every role: one repair request quoting the problem; if that
+// reply is wrong too, an *Error of kind Malformed, which the caller records as
+// an llm_error_turn.
 func (c *Client) JSON(ctx context.Context, msgs []Message, out any, validate func() error) error {
+	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
+		return fmt.Errorf("llm %s: decode into %T, want a non-nil pointer", c.Role, out) // a bug of the caller, not of the reply
+	}
 	reply, err := c.complete(ctx, msgs)
 	if err != nil {
 		return err
 	}
-	problem := decode(reply, out, validate)
+	problem := c.decode(ctx, reply, out, validate)
 	if problem == nil {
 		return nil
 	}
@@ -255,30 +282,196 @@ func (c *Client) JSON(ctx context.Context, msgs []Message, out any, validate fun
 	if err != nil {
 		return err
 	}
-	if problem := decode(reply, out, validate); problem != nil {
+	if problem := c.decode(ctx, reply, out, validate); problem != nil {
 		return &Error{Role: c.Role, Kind: Malformed, Msg: problem.Error()}
 	}
 	return nil
 }
 
-// decode extracts the first JSON object of a reply (tolerating code fences and
-// prose around it), unmarshals it strictly and validates it.
-func decode(reply string, out any, validate func() error) error {
-	start, end := strings.Index(reply, "{"), strings.LastIndex(reply, "}")
-	if start < 0 || end < start {
-		return errors.New("no JSON object in the reply")
+// decode reads the first JSON object of a reply into out, which it zeroes first
+// so that nothing of a rejected reply survives into the repaired one, counts the
+// object's unknown fields on the context's meter, and validates the result.
+func (c *Client) decode(ctx context.Context, reply string, out any, validate func() error) error {
+	obj, err := firstObject(reply)
+	if err != nil {
+		return err
 	}
-	dec := json.NewDecoder(strings.NewReader(reply[start : end+1]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(out); err != nil {
+	v := reflect.ValueOf(out)
+	v.Elem().SetZero()
+	if err := json.Unmarshal([]byte(obj), out); err != nil {
 		return fmt.Errorf("invalid JSON: %v", err)
 	}
-	if validate != nil {
-		if err := validate(); err != nil {
-			return err
+	if n := countExtraFields([]byte(obj), v.Type().Elem()); n > 0 {
+		if m := meter(ctx); m != nil {
+			m.Add(Usage{Role: c.Role, ExtraFields: n})
 		}
 	}
+	if validate != nil {
+		return validate()
+	}
 	return nil
+}
+
+// firstObject returns the first complete JSON object of a reply. Models wrap
+// their JSON in code fences and prose; a brace in the prose ("{like this}")
+// opens a candidate that is balanced but not JSON, and the search goes on after
+// it. Braces inside JSON strings do not count. A first object that never closes
+// (a reply cut off at max_tokens) is an error rather than a reason to take an
+// object nested inside it.
+func firstObject(reply string) (string, error) {
+	var firstErr error
+	for i := 0; i < len(reply); {
+		j := strings.IndexByte(reply[i:], '{')
+		if j < 0 {
+			break
+		}
+		start := i + j
+		end := closingBrace(reply, start)
+		if end < 0 {
+			if firstErr != nil {
+				return "", firstErr
+			}
+			return "", errors.New("the JSON object is incomplete: the reply ends before its closing brace")
+		}
+		obj := reply[start : end+1]
+		var probe any
+		err := json.Unmarshal([]byte(obj), &probe)
+		if err == nil {
+			return obj, nil
+		}
+		if firstErr == nil {
+			firstErr = fmt.Errorf("invalid JSON: %v", err)
+		}
+		i = end + 1
+	}
+	if firstErr != nil {
+		return "", firstErr
+	}
+	return "", errors.New("no JSON object in the reply")
+}
+
+// closingBrace returns the index of the brace that closes the one at start, or
+// -1; braces inside JSON strings (with their escapes) are skipped.
+func closingBrace(s string, start int) int {
+	depth, inString, escaped := 0, false, false
+	for i := start; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case ch == '\\':
+				escaped = true
+			case ch == '"':
+				inString = false
+			}
+		case ch == '"':
+			inString = true
+		case ch == '{':
+			depth++
+		case ch == '}':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// countExtraFields counts the fields of a JSON object, at any depth, that the Go
+// type t (into which encoding/json decodes it) has no field for. Names match
+// as encoding/json matches them: by json tag or field name, ignoring case.
+func countExtraFields(obj []byte, t reflect.Type) int {
+	var v any
+	if err := json.Unmarshal(obj, &v); err != nil {
+		return 0 // not JSON: the decode that precedes this call reports it
+	}
+	return extraFields(v, t)
+}
+
+func extraFields(v any, t reflect.Type) int {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	n := 0
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return 0
+		}
+		for k, fv := range m {
+			ft, ok := jsonField(t, k)
+			if !ok {
+				n++
+				continue
+			}
+			n += extraFields(fv, ft)
+		}
+	case reflect.Slice, reflect.Array:
+		if xs, ok := v.([]any); ok {
+			for _, x := range xs {
+				n += extraFields(x, t.Elem())
+			}
+		}
+	case reflect.Map:
+		if m, ok := v.(map[string]any); ok {
+			for _, x := range m {
+				n += extraFields(x, t.Elem())
+			}
+		}
+	}
+	return n
+}
+
+// jsonField returns the type of the field of struct t that encoding/json fills
+// from key, looking into embedded structs as encoding/json does.
+func jsonField(t reflect.Type, key string) (reflect.Type, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				if typ, ok := jsonField(ft, key); ok {
+					return typ, true
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if strings.EqualFold(name, key) {
+			return f.Type, true
+		}
+	}
+	return nil, false
+}
+
+// enum returns the allowed value that got names, ignoring case and surrounding
+// space: real models send "request_test", " Finalize " and "high_yield". ok is
+// false when got names none of them (a value outside the allowed set, which is
+// worth a repair request).
+func enum(got string, allowed ...string) (string, bool) {
+	g := strings.TrimSpace(got)
+	for _, a := range allowed {
+		if strings.EqualFold(g, a) {
+			return a, true
+		}
+	}
+	return got, false
 }
 
 func (c *Client) request(msgs []Message) openai.ChatCompletionRequest {
@@ -304,10 +497,6 @@ func CacheKey(r openai.ChatCompletionRequest) string {
 	return hex.EncodeToString(h[:])
 }
 
-// RecordPrompts puts prompt text on model-call spans; off unless configured
-// (telemetry.prompt_text), since prompts carry what patients said.
-var RecordPrompts bool
-
 var (
 	tracer     = otel.Tracer("clinevo/llm")
 	meterLLM   = otel.Meter("clinevo/llm")
@@ -324,7 +513,7 @@ func (c *Client) complete(ctx context.Context, msgs []Message) (reply string, er
 		ms := float64(time.Since(start).Microseconds()) / 1000
 		span.SetAttributes(attribute.Float64("llm.latency_ms", ms))
 		latency.Record(ctx, ms, metric.WithAttributes(attribute.String("role", c.Role)))
-		if RecordPrompts {
+		if c.prompts {
 			var b strings.Builder
 			for _, m := range msgs {
 				b.WriteString(m.Role + ": " + m.Content + "\n")

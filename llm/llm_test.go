@@ -8,10 +8,17 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/evolver"
+	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/runner"
@@ -24,7 +31,7 @@ func client(t *testing.T, srv *llmtest.Server, role string, mod func(*settings.R
 	if mod != nil {
 		mod(&s)
 	}
-	c, err := llm.NewClient(role, s, nil)
+	c, err := llm.NewClient(role, s, llm.Options{})
 	require.NoError(t, err)
 	return c
 }
@@ -35,17 +42,28 @@ func view() clinic.DoctorView {
 }
 
 func TestRepairPolicy(t *testing.T) {
+	const finalize = `"diagnosis":["Migraine"],"evidence":["headache"],"plan":["rest"],"followup":["review"]`
 	tests := []struct {
 		name     string
 		replies  []string
 		llmError bool
 		calls    int
+		action   clinic.ActionKind
+		question string
+		extra    int
 	}{
-		{"valid first time", nil, false, 1},
-		{"malformed JSON, then valid", []string{"Sure! {not json"}, false, 2},
-		{"wrong schema, then valid", []string{`{"action":"DANCE"}`}, false, 2},
-		{"unknown field, then valid", []string{`{"action":"ASK","question":"q","mood":"happy"}`}, false, 2},
-		{"malformed twice: an llm_error turn", []string{"no", `{"action":"ASK"}`}, true, 2},
+		{"valid first time", nil, false, 1, clinic.Ask, "", 0},
+		{"unknown fields are ignored and counted, no repair", []string{`{"action":"ASK","question":"q","confidence":0.7,"meta":{"model":"x"}}`}, false, 1, clinic.Ask, "q", 2},
+		{"a lower-case action", []string{`{"action":"request_test","test_name":"ecg"}`}, false, 1, clinic.RequestTest, "", 0},
+		{"an action in mixed case with spaces", []string{`{"action":" Finalize ",` + finalize + `}`}, false, 1, clinic.Finalize, "", 0},
+		{"prose and a code fence around the object", []string{"Here is my next step:\n```json\n{\"action\":\"ASK\",\"question\":\"q\"}\n```\nI hope this helps {smile}."}, false, 1, clinic.Ask, "q", 0},
+		{"braces in prose and inside strings", []string{`I will ask {politely}: {"action":"ASK","question":"Is it like a band {or a} \"vice}\" around your head?"} {"action":"FINALIZE"}`}, false, 1, clinic.Ask, `Is it like a band {or a} "vice}" around your head?`, 0},
+		{"malformed JSON, then valid", []string{"Sure! {not json"}, false, 2, clinic.Ask, "", 0},
+		{"a reply cut off before its closing brace, then valid", []string{`{"action":"ASK","question":"When did`}, false, 2, clinic.Ask, "", 0},
+		{"an action outside the set, then valid", []string{`{"action":"DANCE"}`}, false, 2, clinic.Ask, "", 0},
+		{"a missing required field, then valid", []string{`{"action":"ask"}`}, false, 2, clinic.Ask, "", 0},
+		{"nothing of the rejected reply survives into the repaired one", []string{`{"action":"FINALIZE","diagnosis":["x"],"evidence":["y"]}`, `{"action":"FINALIZE","plan":["p"],"followup":["f"]}`}, true, 2, "", "", 0},
+		{"malformed twice: an llm_error turn", []string{"no", `{"action":"ASK"}`}, true, 2, "", "", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,7 +74,9 @@ func TestRepairPolicy(t *testing.T) {
 				}
 				return nil
 			}
-			dec, err := llm.Doctor{C: client(t, srv, "doctor", nil)}.Decide(context.Background(), view())
+			var tally llm.Tally
+			ctx := llm.WithMeter(context.Background(), &tally)
+			dec, err := llm.Doctor{C: client(t, srv, "doctor", nil)}.Decide(ctx, view())
 			require.NoError(t, err)
 			require.Equal(t, tc.llmError, dec.LLMError)
 			reqs := srv.Requests()
@@ -64,11 +84,157 @@ func TestRepairPolicy(t *testing.T) {
 			if tc.calls == 2 {
 				require.Contains(t, reqs[1].User, "could not be used", "the repair request says what was wrong")
 			}
-			if !tc.llmError {
-				require.Equal(t, clinic.Ask, dec.Output.Action)
+			require.Equal(t, tc.action, dec.Output.Action)
+			if tc.question != "" {
+				require.Equal(t, tc.question, dec.Output.Question)
 			}
+			require.Equal(t, tc.extra, tally.ByRole()["doctor"].ExtraFields)
 		})
 	}
+}
+
+// TestEveryRoleReadsRealReplies sends every model role a reply the way real
+// chat models write them (extra fields, enums in another case, prose around the
+// JSON): each is used as it is, without a repair request, and the unknown
+// fields are counted per role.
+func TestEveryRoleReadsRealReplies(t *testing.T) {
+	c := synth.Generate(7)["stream"][0]
+	events := []clinic.Event{{Turn: 0, Action: clinic.Ask, Question: "q", Status: clinic.StatusReturned, Reply: "a"},
+		{Turn: 1, Action: clinic.Finalize, Status: clinic.StatusFinalized}}
+	tests := []struct {
+		role  string
+		reply string
+		extra int
+		call  func(t *testing.T, ctx context.Context, cl *llm.Client)
+	}{
+		{"patient", `Sure. {"answer":"A few days.","revealed_fact_ids":["f1"],"unanswered_reason":"NONE","tone":"calm"}`, 1,
+			func(t *testing.T, ctx context.Context, cl *llm.Client) {
+				rep, err := llm.Patient{C: cl}.Answer(ctx, episode.PatientQuery{View: c.Patient, Question: "When did it start?"})
+				require.NoError(t, err)
+				require.False(t, rep.LLMError)
+				require.Equal(t, episode.AnsweredNone, rep.Unanswered)
+				require.Equal(t, []string{"f1"}, rep.FactIDs)
+			}},
+		{"exam", "```json\n{\"match\":\" Alias\",\"item\":\"ecg\",\"confidence\":0.9}\n```", 1,
+			func(t *testing.T, ctx context.Context, cl *llm.Client) {
+				it, m, err := llm.Exam{C: cl}.Resolve(ctx, "heart tracing", catalog.Default())
+				require.NoError(t, err)
+				require.Equal(t, catalog.MatchAlias, m)
+				require.Equal(t, "ecg", it.Name)
+			}},
+		{"consultant", `{"advice":"Ask about fever.","next_action":"ask","question":"Any fever?","urgency":"low","refs":[]}`, 2,
+			func(t *testing.T, ctx context.Context, cl *llm.Client) {
+				note, err := llm.Consultant{C: cl}.Advise(ctx, view(), "what next?")
+				require.NoError(t, err)
+				require.Equal(t, "Consultant: Ask about fever. Suggested question: Any fever?", note)
+			}},
+		{"judge", `{"diagnosis_grade":0.75,"matched_evidence":[],"hallucinated_evidence":[],"matched_plan":[],"unsafe_plan":[],"reasoning":"close"}`, 1,
+			func(t *testing.T, ctx context.Context, cl *llm.Client) {
+				j, err := llm.Judge{C: cl}.Judge(ctx, &c, "revealed", clinic.FinalOutput{Diagnosis: []string{"x"}})
+				require.NoError(t, err)
+				require.Equal(t, 0.75, j.Diagnosis)
+			}},
+		{"grader", `{"labels":[{"turn":0,"label":"high_yield","rationale":"useful","score":3},{"turn":1,"label":" Low_Yield ","rationale":"ok"}],"summary":"fine"}`, 1,
+			func(t *testing.T, ctx context.Context, cl *llm.Client) {
+				pg, err := llm.ProcessGrader{C: cl}.GradeProcess(ctx, grader.ProcessInput{Events: events}, nil)
+				require.NoError(t, err)
+				require.Equal(t, grader.HighYield, pg.Actions[0].Label)
+				require.Equal(t, grader.LowYield, pg.Actions[1].Label)
+				require.Equal(t, map[grader.Label]int{grader.HighYield: 1, grader.LowYield: 1}, pg.Counts)
+			}},
+		{"evolver", `{"edits":[{"op":"ADD","text":"ASK triggers WHEN headache: they separate the common headaches","why":"x"}],"cards":[{"kind":"Correction","text":"IF headache AVOID guessing","priority":1}],"notes":"n"}`, 3,
+			func(t *testing.T, ctx context.Context, cl *llm.Client) {
+				out, err := llm.Evolver{C: cl}.Evolve(ctx, settings.Default().Evolver, evolver.Input{Run: "r", CaseID: "c1", Episode: 1, Pass: 1, Stage: 1, WriteCards: true}, nil, nil)
+				require.NoError(t, err)
+				require.Empty(t, out.Skipped)
+				require.Len(t, out.Rules, 1)
+				require.Len(t, out.Cards, 1)
+				require.Equal(t, clinic.CardCorrection, out.Cards[0].Kind)
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.role, func(t *testing.T) {
+			srv := llmtest.New(t)
+			srv.Script = func(int, llmtest.Request) *llmtest.Reply { return &llmtest.Reply{Status: 200, Content: tc.reply} }
+			var tally llm.Tally
+			ctx := llm.WithMeter(context.Background(), &tally)
+			tc.call(t, ctx, client(t, srv, tc.role, nil))
+			require.Len(t, srv.Requests(), 1, "no repair request")
+			u := tally.ByRole()
+			require.Equal(t, tc.extra, u[tc.role].ExtraFields)
+			require.Equal(t, 1, u[tc.role].Calls)
+			require.NotContains(t, u, tc.role+"_fallback")
+		})
+	}
+}
+
+// TestModelDoctorPlaysRealReplies plays an episode with a doctor that answers
+// as chat models do: an extra field in every reply and lower-case actions. It
+// plays normally: no repair request, no llm_error turn, no unparseable turn.
+func TestModelDoctorPlaysRealReplies(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Script = func(n int, r llmtest.Request) *llmtest.Reply {
+		if r.Role != "doctor" {
+			return nil
+		}
+		if n < 3 {
+			return &llmtest.Reply{Status: 200, Content: `{"action":"ask","question":"When did it start and what makes it worse?","confidence":0.7}`}
+		}
+		return &llmtest.Reply{Status: 200, Content: `{"action":"finalize","confidence":0.7,"diagnosis":["Migraine"],"evidence":["headache"],"plan":["simple analgesia"],"followup":["review in two weeks"]}`}
+	}
+	var tally llm.Tally
+	ctx := llm.WithMeter(context.Background(), &tally)
+	roles := runner.BuiltinRoles()
+	roles.Doctor = llm.Doctor{C: client(t, srv, "doctor", nil)}
+	d := runner.Deps{Roles: roles, Settings: settings.Default()}
+	tr, err := runner.Play(ctx, synth.Generate(7)["stream"][0], d, runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
+	require.NoError(t, err)
+	require.Empty(t, tr.LLMErrorTurns)
+	require.Equal(t, clinic.EndFinalized, tr.Termination)
+	require.Len(t, tr.Events, 4)
+	for _, ev := range tr.Events {
+		require.NotEqual(t, clinic.StatusUnparseable, ev.Status)
+	}
+	for _, r := range srv.Requests() {
+		require.NotContains(t, r.User, "could not be used", "no repair request")
+	}
+	require.Len(t, srv.Requests(), 4)
+	require.Equal(t, 4, tally.ByRole()["doctor"].ExtraFields, "one extra field in each of four replies")
+}
+
+// TestPromptTextIsAClientOption checks that prompt text reaches a model-call
+// span only from a client built with RecordPrompts, whatever other clients do.
+func TestPromptTextIsAClientOption(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	otel.SetTracerProvider(tp)
+	t.Cleanup(func() { otel.SetTracerProvider(noop.NewTracerProvider()) })
+	srv := llmtest.New(t)
+	s := settings.Role{BaseURL: srv.BaseURL(), Model: "m"}
+	quiet, err := llm.NewClient("doctor", s, llm.Options{})
+	require.NoError(t, err)
+	loud, err := llm.NewClient("doctor", s, llm.Options{RecordPrompts: true})
+	require.NoError(t, err)
+	for _, c := range []*llm.Client{quiet, loud, quiet} {
+		_, err := llm.Doctor{C: c}.Decide(context.Background(), view())
+		require.NoError(t, err)
+	}
+	require.NoError(t, tp.ForceFlush(context.Background()))
+	var prompts []bool
+	for _, sp := range rec.Ended() {
+		if sp.Name() != "llm.chat" {
+			continue
+		}
+		has := false
+		for _, a := range sp.Attributes() {
+			if a.Key == "llm.prompt" {
+				has = true
+				require.Contains(t, a.Value.AsString(), "My head hurts.")
+			}
+		}
+		prompts = append(prompts, has)
+	}
+	require.Equal(t, []bool{false, true, false}, prompts)
 }
 
 func TestErrorClassification(t *testing.T) {
@@ -115,7 +281,7 @@ func TestTokenAccountingAndCache(t *testing.T) {
 
 	// Temperature-0 calls of a caching role are answered from the cache the second time.
 	cache := &memCache{m: map[string]string{}}
-	jc, err := llm.NewClient("judge", settings.Role{BaseURL: srv.BaseURL(), Model: "m", Cache: true}, cache)
+	jc, err := llm.NewClient("judge", settings.Role{BaseURL: srv.BaseURL(), Model: "m", Cache: true}, llm.Options{Cache: cache})
 	require.NoError(t, err)
 	c := synth.Generate(7)["stream"][0]
 	j := llm.Judge{C: jc}

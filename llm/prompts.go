@@ -2,8 +2,8 @@ package llm
 
 import (
 	"embed"
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 	"text/template"
 )

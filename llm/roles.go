@@ -34,9 +34,11 @@ func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision
 	}
 	var out clinic.DoctorOutput
 	err = d.C.JSON(ctx, msgs, &out, func() error {
-		if !slices.Contains(v.Actions, string(out.Action)) {
+		action, ok := enum(string(out.Action), v.Actions...)
+		if !ok {
 			return fmt.Errorf("action %q is not one of %s", out.Action, strings.Join(v.Actions, ", "))
 		}
+		out.Action = clinic.ActionKind(action)
 		switch {
 		case out.Action == clinic.Ask && strings.TrimSpace(out.Question) == "":
 			return errors.New("ASK needs a question")
@@ -98,9 +100,11 @@ func (p Patient) Answer(ctx context.Context, q episode.PatientQuery) (episode.Pa
 				return fmt.Errorf("revealed_fact_ids holds %q, which is not one of your facts", id)
 			}
 		}
-		if !slices.Contains([]string{episode.AnsweredNone, episode.NotInPatientView, episode.UnclearQuestion}, r.Unanswered) {
+		reason, ok := enum(r.Unanswered, episode.AnsweredNone, episode.NotInPatientView, episode.UnclearQuestion)
+		if !ok {
 			return fmt.Errorf("unanswered_reason %q is not none, not_in_patient_view or unclear_question", r.Unanswered)
 		}
+		r.Unanswered = reason
 		if strings.TrimSpace(r.Answer) == "" {
 			return errors.New("answer is empty")
 		}
@@ -140,6 +144,7 @@ func (e Exam) Resolve(ctx context.Context, request string, cat *catalog.Catalog)
 	}
 	var r examReply
 	err = e.C.JSON(ctx, msgs, &r, func() error {
+		r.Match, _ = enum(r.Match, "exact", "alias", "none") // an unknown value falls through to the error below
 		switch r.Match {
 		case "none":
 			return nil
@@ -183,9 +188,11 @@ func (c Consultant) Advise(ctx context.Context, v clinic.DoctorView, question st
 	}
 	var r consultReply
 	err = c.C.JSON(ctx, msgs, &r, func() error {
-		if r.Next != "ASK" && r.Next != "FINALIZE" {
+		next, ok := enum(r.Next, "ASK", "FINALIZE")
+		if !ok {
 			return fmt.Errorf("next_action %q is not ASK or FINALIZE", r.Next)
 		}
+		r.Next = next
 		return nil
 	})
 	if IsMalformed(err) {
@@ -339,9 +346,11 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 			if l.Turn != i {
 				return fmt.Errorf("label %d is for turn %d; give them in turn order from 0", i, l.Turn)
 			}
-			if !slices.Contains(valid, l.Label) {
+			label, ok := enum(l.Label, valid...)
+			if !ok {
 				return fmt.Errorf("label %q is not one of %s", l.Label, strings.Join(valid, ", "))
 			}
+			r.Labels[i].Label = label
 		}
 		return nil
 	})
@@ -403,14 +412,18 @@ func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.In
 	var r evolveReply
 	err = e.C.JSON(ctx, msgs, &r, func() error {
 		for i, ed := range r.Edits {
-			if !slices.Contains([]string{evolver.OpAdd, evolver.OpMerge, evolver.OpRetire}, ed.Op) {
+			op, ok := enum(ed.Op, evolver.OpAdd, evolver.OpMerge, evolver.OpRetire)
+			if !ok {
 				return fmt.Errorf("edits[%d].op %q is not add, merge or retire", i, ed.Op)
 			}
+			r.Edits[i].Op = op
 		}
 		for i, c := range r.Cards {
-			if !slices.Contains([]string{"success", "correction", "rule"}, c.Kind) || strings.TrimSpace(c.Text) == "" {
+			kind, ok := enum(c.Kind, string(clinic.CardSuccess), string(clinic.CardCorrection), string(clinic.CardRule))
+			if !ok || strings.TrimSpace(c.Text) == "" {
 				return fmt.Errorf("cards[%d] needs a kind (success, correction or rule) and a text", i)
 			}
+			r.Cards[i].Kind = kind
 		}
 		return nil
 	})

@@ -46,13 +46,15 @@ type Hit struct {
 
 // Stats summarises a bank.
 type Stats struct {
-	Total, Live, Evicted int
-	ByKind               map[clinic.CardKind]int
-	ByBank               map[string]int
-	ByStage              map[int]int
-	MostRetrieved        []clinic.Card
-	Model                string
-	Dim                  int
+	Total         int                     `json:"total"`
+	Live          int                     `json:"live"`
+	Evicted       int                     `json:"evicted"`
+	ByKind        map[clinic.CardKind]int `json:"by_kind"`  // live cards
+	ByBank        map[string]int          `json:"by_bank"`  // live cards
+	ByStage       map[int]int             `json:"by_stage"` // live cards
+	MostRetrieved []clinic.Card           `json:"most_retrieved"`
+	Model         string                  `json:"model"` // the embedder's
+	Dim           int                     `json:"dim"`
 }
 
 // Store is a card store. Every write is idempotent so activities may retry.

@@ -55,6 +55,7 @@ type Usage struct {
 	CompletionTokens int     `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
 	CacheHits        int     `json:"cache_hits"`
+	ExtraFields      int     `json:"extra_fields"` // unknown fields in the role's replies, ignored
 }
 
 // Run describes one stream or evaluation run.

@@ -32,7 +32,7 @@ type Config struct {
 	OTLPEndpoint string `mapstructure:"otlp_endpoint"` // host:port of an OTLP/gRPC collector
 	Insecure     bool   `mapstructure:"insecure"`      // plaintext OTLP
 	File         string `mapstructure:"file"`          // stdout exporter: write here instead of standard output
-	PromptText   bool   `mapstructure:"prompt_text"`   // record prompt text on model-call spans (llm.RecordPrompts)
+	PromptText   bool   `mapstructure:"prompt_text"`   // record prompt text on model-call spans (llm.Options.RecordPrompts)
 }
 
 // Validate names a bad field.

@@ -64,6 +64,7 @@ func (a *app) corpusCmd() *cobra.Command {
 		},
 	})
 	var importOut string
+	var skipInvalid bool
 	imp := &cobra.Command{
 		Use:   "import FORMAT IN",
 		Short: "Convert an external corpus to native JSONL; FORMAT is agentclinic or medevoeval",
@@ -72,19 +73,31 @@ func (a *app) corpusCmd() *cobra.Command {
 			if importOut == "" {
 				return fmt.Errorf("corpus import: --out FILE is required")
 			}
+			if skipInvalid && args[0] != "agentclinic" {
+				return fmt.Errorf("corpus import: --skip-invalid is supported for agentclinic only")
+			}
 			f, err := os.Open(args[1])
 			if err != nil {
 				return fmt.Errorf("corpus import: %w", err)
 			}
 			defer f.Close()
 			var cases []clinic.Case
-			switch args[0] {
-			case "agentclinic":
+			var skipped []corpus.Skipped
+			switch {
+			case args[0] == "agentclinic" && skipInvalid:
+				cases, skipped, err = corpus.ImportAgentClinicValid(f, args[1])
+			case args[0] == "agentclinic":
 				cases, err = corpus.ImportAgentClinic(f, args[1])
-			case "medevoeval":
+			case args[0] == "medevoeval":
 				cases, err = corpus.ImportMedEvoEval(f, args[1])
 			default:
 				return fmt.Errorf("corpus import: unknown format %q, want agentclinic or medevoeval", args[0])
+			}
+			for _, s := range skipped {
+				fmt.Fprintln(cmd.ErrOrStderr(), s)
+			}
+			if skipInvalid {
+				fmt.Fprintf(cmd.ErrOrStderr(), "skipped lines: %d\n", len(skipped))
 			}
 			if err != nil {
 				return err
@@ -97,6 +110,7 @@ func (a *app) corpusCmd() *cobra.Command {
 		},
 	}
 	imp.Flags().StringVar(&importOut, "out", "", "output JSONL file")
+	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "agentclinic: import every valid case and list the invalid lines (default: any invalid line fails the import)")
 	cmd.AddCommand(imp)
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -70,7 +71,11 @@ func (a *app) demoCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "temporal frontend %s; experiment %s started: E0, E1 (stage evaluations, retention replay), E2, H0, H3\n", srv.Address(), spec.Name)
+			names := make([]string, len(spec.Conditions))
+			for i, cd := range spec.Conditions {
+				names[i] = cd.Name
+			}
+			fmt.Fprintf(out, "temporal frontend %s; experiment %s started: %s\n", srv.Address(), spec.Name, strings.Join(names, ", "))
 			if err := followExperiment(ctx, c, out, r, spec); err != nil {
 				return err
 			}
@@ -78,19 +83,18 @@ func (a *app) demoCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			labels := map[string]string{}
+			labels := map[string]string{} // stream conditions' runs
 			var streams []results.Record
 			for _, cd := range spec.Conditions {
-				labels[spec.RunID(cd.Name)] = cd.Name
+				if cd.Kind == "stream" {
+					labels[spec.RunID(cd.Name)] = cd.Title()
+				}
 			}
 			for _, rec := range recs {
-				if cd, ok := labels[rec.Run]; ok && (cd == "E0" || cd == "E1" || cd == "E2") {
+				if _, ok := labels[rec.Run]; ok {
 					streams = append(streams, rec)
 				}
 			}
-			labels[spec.RunID("E0")] = "E0 (memory disabled)"
-			labels[spec.RunID("E1")] = "E1 (memory from empty)"
-			labels[spec.RunID("E2")] = "E2 (second pass)"
 			fmt.Fprintln(out)
 			writeStageTable(out, analysis.StageMeans(streams), labels)
 			reportDir := filepath.Join(dir, "report")

@@ -9,6 +9,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/runner"
 )
 
@@ -31,7 +32,7 @@ func (a *app) episodeCmd() *cobra.Command {
 			if !ok {
 				return fmt.Errorf("episode run: case %q is not in corpus %s", caseID, corpusRef)
 			}
-			roles, err := engine.RolesFor(a.cfg.Settings, nil)
+			roles, err := engine.RolesFor(a.cfg.Settings, llm.Options{RecordPrompts: a.cfg.Telemetry.PromptText})
 			if err != nil {
 				return err
 			}

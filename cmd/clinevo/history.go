@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -59,7 +60,8 @@ func (a *app) historyCmd() *cobra.Command {
 // streamSizeCmd measures the histories of a stream: every run of the stream
 // workflow (one per stage after continue-as-new) and its largest episode.
 func (a *app) streamSizeCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "size RUN",
 		Short: "Count the history events of every run of a stream workflow and of its largest episode",
 		Args:  cobra.ExactArgs(1),
@@ -99,8 +101,17 @@ func (a *app) streamSizeCmd() *cobra.Command {
 				return m
 			}
 			ms, me := maxOf(streams), maxOf(episodes)
-			return printJSON(cmd, map[string]any{"stream_runs": len(streams), "largest_stream_run_events": ms.events,
-				"largest_stream_run": ms.runID, "episodes": len(episodes), "largest_episode_events": me.events, "largest_episode": me.id})
+			if asJSON {
+				return printJSON(cmd, map[string]any{"stream_runs": len(streams), "largest_stream_run_events": ms.events,
+					"largest_stream_run": ms.runID, "episodes": len(episodes), "largest_episode_events": me.events, "largest_episode": me.id})
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "HISTORIES\tCOUNT\tLARGEST\tEVENTS")
+			fmt.Fprintf(tw, "stream runs\t%d\t%s\t%d\n", len(streams), ms.runID, ms.events)
+			fmt.Fprintf(tw, "episodes\t%d\t%s\t%d\n", len(episodes), me.id, me.events)
+			return tw.Flush()
 		}),
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the counts as JSON")
+	return cmd
 }

@@ -81,6 +81,7 @@ func (a *app) memoryCmd() *cobra.Command {
 	query.Flags().IntVar(&top, "top", 5, "number of cards")
 	cmd.AddCommand(query)
 	var statRuns []string
+	var statJSON bool
 	stats := &cobra.Command{
 		Use:   "stats",
 		Short: "Counts by kind, bank and stage; the most retrieved cards; evictions",
@@ -89,13 +90,57 @@ func (a *app) memoryCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printJSON(cmd, st)
+			if statJSON {
+				return printJSON(cmd, st)
+			}
+			return writeMemoryStats(cmd.OutOrStdout(), st)
 		}),
 	}
 	stats.Flags().StringSliceVar(&statRuns, "run", nil, "only cards written by these runs")
+	stats.Flags().BoolVar(&statJSON, "json", false, "print the counts as JSON")
 	cmd.AddCommand(stats)
 	a.memoryBankCmds(cmd)
 	return cmd
+}
+
+// writeMemoryStats prints a bank's counts as tables: totals, live cards by
+// kind, bank and stage, and the most retrieved cards.
+func writeMemoryStats(w io.Writer, st memory.Stats) error {
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "CARDS\tLIVE\tEVICTED\tEMBEDDER\tDIM")
+	fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%d\n", st.Total, st.Live, st.Evicted, st.Model, st.Dim)
+	kinds := make([]string, 0, len(st.ByKind))
+	for k := range st.ByKind {
+		kinds = append(kinds, string(k))
+	}
+	sort.Strings(kinds)
+	fmt.Fprintln(tw, "\nKIND\tLIVE")
+	for _, k := range kinds {
+		fmt.Fprintf(tw, "%s\t%d\n", k, st.ByKind[clinic.CardKind(k)])
+	}
+	banks := make([]string, 0, len(st.ByBank))
+	for b := range st.ByBank {
+		banks = append(banks, b)
+	}
+	sort.Strings(banks)
+	fmt.Fprintln(tw, "\nBANK\tLIVE")
+	for _, b := range banks {
+		fmt.Fprintf(tw, "%s\t%d\n", b, st.ByBank[b])
+	}
+	stages := make([]int, 0, len(st.ByStage))
+	for s := range st.ByStage {
+		stages = append(stages, s)
+	}
+	sort.Ints(stages)
+	fmt.Fprintln(tw, "\nSTAGE\tLIVE")
+	for _, s := range stages {
+		fmt.Fprintf(tw, "%d\t%d\n", s, st.ByStage[s])
+	}
+	fmt.Fprintln(tw, "\nMOST RETRIEVED\tID\tKIND\tRUN\tEPISODE\tTEXT")
+	for _, c := range st.MostRetrieved {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", c.Retrievals, c.ID, c.Kind, c.Run, c.CreatedEpisode, clip(c.Text, 80))
+	}
+	return tw.Flush()
 }
 
 func clip(s string, n int) string {
@@ -116,7 +161,7 @@ func (a *app) runsCmd() *cobra.Command {
 				return err
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tMODEL CALLS\tTOKENS IN\tTOKENS OUT\tCACHE HITS\tMODEL COST USD\tWORKFLOW")
+			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tMODEL CALLS\tTOKENS IN\tTOKENS OUT\tCACHE HITS\tEXTRA FIELDS\tMODEL COST USD\tWORKFLOW")
 			for _, r := range runs {
 				usage, err := eng.Results.RunUsage(cmd.Context(), r.Run)
 				if err != nil {
@@ -125,10 +170,10 @@ func (a *app) runsCmd() *cobra.Command {
 				var tot results.Usage
 				for _, u := range usage {
 					tot.Calls, tot.PromptTokens, tot.CompletionTokens = tot.Calls+u.Calls, tot.PromptTokens+u.PromptTokens, tot.CompletionTokens+u.CompletionTokens
-					tot.CacheHits, tot.CostUSD = tot.CacheHits+u.CacheHits, tot.CostUSD+u.CostUSD
+					tot.CacheHits, tot.CostUSD, tot.ExtraFields = tot.CacheHits+u.CacheHits, tot.CostUSD+u.CostUSD, tot.ExtraFields+u.ExtraFields
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Run, r.Kind, counts[r.Run], tot.Calls, tot.PromptTokens,
-					tot.CompletionTokens, tot.CacheHits, tot.CostUSD, r.WorkflowID)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Run, r.Kind, counts[r.Run], tot.Calls, tot.PromptTokens,
+					tot.CompletionTokens, tot.CacheHits, tot.ExtraFields, tot.CostUSD, r.WorkflowID)
 				roles := make([]string, 0, len(usage))
 				for role := range usage {
 					roles = append(roles, role)
@@ -136,7 +181,7 @@ func (a *app) runsCmd() *cobra.Command {
 				sort.Strings(roles)
 				for _, role := range roles {
 					u := usage[role]
-					fmt.Fprintf(tw, "  %s\t\t\t%d\t%d\t%d\t%d\t%.4f\t\n", role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CacheHits, u.CostUSD)
+					fmt.Fprintf(tw, "  %s\t\t\t%d\t%d\t%d\t%d\t%d\t%.4f\t\n", role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CacheHits, u.ExtraFields, u.CostUSD)
 				}
 			}
 			return tw.Flush()

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/clinevo/clinevo/config"
-	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/telemetry"
 )
 
@@ -54,7 +53,6 @@ func newRoot() *cobra.Command {
 				return err
 			}
 			a.cfg = cfg
-			llm.RecordPrompts = cfg.Telemetry.PromptText
 			a.tel, err = telemetry.Setup(cmd.Context(), cfg.Telemetry, "clinevo")
 			return err
 		},

@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/corpus/corpustest"
 )
 
 func run(t *testing.T, env map[string]string, args ...string) (string, error) {
@@ -93,4 +97,37 @@ func TestEpisodeRunMedInquire(t *testing.T) {
 	require.Contains(t, out, "grade=")
 	require.Contains(t, out, "evi=not scored plan=not scored", "Med-Inquire grades the diagnosis alone")
 	require.NotContains(t, out, "CALL_MDT")
+}
+
+// TestCorpusImportSkipInvalid imports the AgentClinic cases with a hand-written
+// asymptomatic case (no primary symptom) and a malformed line.
+func TestCorpusImportSkipInvalid(t *testing.T) {
+	dir := t.TempDir()
+	real, err := os.ReadFile(corpustest.AgentClinicPath(t))
+	require.NoError(t, err)
+	asymptomatic := `{"OSCE_Examination": {"Patient_Actor": {"Demographics": "61-year-old woman", "History": "She comes for the result of a screening colonoscopy. She feels well.", "Symptoms": {}}, "Correct_Diagnosis": "Tubular adenoma of the colon"}}`
+	in := filepath.Join(dir, "in.jsonl")
+	require.NoError(t, os.WriteFile(in, append(real, []byte(asymptomatic+"\n{\"OSCE_Examination\": \n")...), 0o644))
+	realLines := bytes.Count(real, []byte("\n"))
+	outFile := filepath.Join(dir, "out.jsonl")
+
+	// Without --skip-invalid the malformed line fails the import and nothing is written.
+	_, err = run(t, nil, "corpus", "import", "agentclinic", in, "--out", outFile)
+	require.ErrorContains(t, err, fmt.Sprintf("%s:%d: malformed JSON", in, realLines+2))
+	require.NoFileExists(t, outFile)
+
+	out, err := run(t, nil, "corpus", "import", "agentclinic", in, "--out", outFile, "--skip-invalid")
+	require.NoError(t, err)
+	require.Contains(t, out, fmt.Sprintf("%s:%d: malformed JSON", in, realLines+2))
+	require.Contains(t, out, "skipped lines: 1\n")
+	require.Contains(t, out, fmt.Sprintf("%s: %d cases imported", outFile, realLines+1))
+	c, err := corpus.Load(outFile)
+	require.NoError(t, err)
+	require.Len(t, c.Cases, realLines+1)
+	got, ok := c.Case(fmt.Sprintf("agentclinic-%03d", realLines+1))
+	require.True(t, ok, "the asymptomatic case is imported")
+	require.Equal(t, "She comes for the result of a screening colonoscopy.", got.Patient.OpeningComplaint)
+
+	_, err = run(t, nil, "corpus", "import", "medevoeval", in, "--out", outFile, "--skip-invalid")
+	require.ErrorContains(t, err, "--skip-invalid is supported for agentclinic only")
 }

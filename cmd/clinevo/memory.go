@@ -1,58 +1,23 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/results"
 )
 
-// ReadCards reads a memory export (JSONL, one card a line). Every line is
-// checked before anything is written, so a bad file leaves no partial bank.
-func ReadCards(r io.Reader, name string) ([]clinic.Card, error) {
-	var out []clinic.Card
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	seen := map[string]int{}
-	for line := 1; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
-		var c clinic.Card
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
-		}
-		switch {
-		case c.ID == "":
-			return nil, fmt.Errorf("%s:%d: field id: required", name, line)
-		case c.Kind == "":
-			return nil, fmt.Errorf("%s:%d: field kind: required", name, line)
-		case c.Run == "":
-			return nil, fmt.Errorf("%s:%d: field run: required", name, line)
-		}
-		if first, ok := seen[c.ID]; ok {
-			return nil, fmt.Errorf("%s:%d: field id: duplicate card %s (first on line %d)", name, line, c.ID, first)
-		}
-		seen[c.ID] = line
-		out = append(out, c)
-	}
-	return out, sc.Err()
-}
-
 func (a *app) memoryBankCmds(cmd *cobra.Command) {
-	cmd.AddCommand(&cobra.Command{
+	var showJSON bool
+	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "One card with where it came from: run, episode, source case, the graded action",
 		Args:  cobra.ExactArgs(1),
@@ -61,19 +26,46 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 			if err != nil {
 				return err
 			}
-			out := map[string]any{"card": c}
 			recs, err := eng.Results.Records(cmd.Context(), c.Run)
 			if err != nil {
 				return err
 			}
-			for _, r := range recs {
+			var from *results.Record
+			for i, r := range recs {
 				if r.Number == c.CreatedEpisode && r.CaseID == c.SourceCase {
-					out["episode"] = map[string]any{"workflow_id": r.WorkflowID, "case": r.CaseID, "stage": r.Stage, "s": r.Scores.S, "labels": r.Labels}
+					from = &recs[i]
 				}
 			}
-			return printJSON(cmd, out)
+			if showJSON {
+				out := map[string]any{"card": c}
+				if from != nil {
+					out["episode"] = map[string]any{"workflow_id": from.WorkflowID, "case": from.CaseID, "stage": from.Stage, "s": from.Scores.S, "labels": from.Labels}
+				}
+				return printJSON(cmd, out)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
+			evicted := "live"
+			if c.EvictedEpisode > 0 {
+				evicted = fmt.Sprintf("evicted at episode %d", c.EvictedEpisode)
+			}
+			fmt.Fprintf(tw, "card\t%s\n", c.ID)
+			fmt.Fprintf(tw, "kind\t%s (bank %s)\n", c.Kind, c.Bank)
+			fmt.Fprintf(tw, "text\t%s\n", c.Text)
+			fmt.Fprintf(tw, "written\trun %s, pass %d, stage %d, episode %d; %s\n", c.Run, c.Pass, c.Stage, c.CreatedEpisode, evicted)
+			fmt.Fprintf(tw, "source case\t%s\n", c.SourceCase)
+			if c.Grade != "" {
+				fmt.Fprintf(tw, "graded action\t%s\n", c.Grade)
+			}
+			fmt.Fprintf(tw, "retrievals\t%d (last at episode %d)\n", c.Retrievals, c.LastRetrieved)
+			if from != nil {
+				fmt.Fprintf(tw, "episode\t%s (stage %d, S=%.3f)\n", from.WorkflowID, from.Stage, from.Scores.S)
+				fmt.Fprintf(tw, "labels\t%s\n", strings.Join(from.Labels, " "))
+			}
+			return tw.Flush()
 		}),
-	})
+	}
+	show.Flags().BoolVar(&showJSON, "json", false, "print the card and its episode as JSON")
+	cmd.AddCommand(show)
 	var exportOut string
 	var exportRuns []string
 	export := &cobra.Command{
@@ -84,15 +76,7 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 			if err != nil {
 				return err
 			}
-			write := func(w io.Writer) error {
-				enc := json.NewEncoder(w)
-				for i := range cards {
-					if err := enc.Encode(&cards[i]); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
+			write := func(w io.Writer) error { return memory.WriteCards(w, cards) }
 			if exportOut == "" {
 				return write(cmd.OutOrStdout())
 			}
@@ -116,7 +100,7 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 				return err
 			}
 			defer f.Close()
-			cards, err := ReadCards(f, args[0])
+			cards, err := memory.ReadCards(f, args[0])
 			if err != nil {
 				return err
 			}
@@ -125,7 +109,7 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 				return err
 			}
 			defer eng.Close()
-			if err := importCards(cmd, eng.Memory, cards); err != nil {
+			if err := memory.Import(cmd.Context(), eng.Memory, cards); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "imported %d cards from %s\n", len(cards), args[0])
@@ -134,86 +118,33 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 	})
 	var from, to int
 	var diffRuns []string
+	var diffJSON bool
 	diff := &cobra.Command{
 		Use:   "diff",
 		Short: "Cards written and evicted between two episodes (--from N --to M)",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if from < 0 || to <= from {
-				return fmt.Errorf("memory diff: need 0 <= --from < --to, got %d and %d", from, to)
-			}
-			eng, err := a.openReader(cmd.Context())
+		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
+			d, err := memory.DiffOf(cmd.Context(), eng.Memory, memory.Filter{Runs: diffRuns}, from, to)
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
-			at := func(n int) (map[string]clinic.Card, error) {
-				f := memory.Filter{Runs: diffRuns, AsOf: n}
-				if n == 0 {
-					return map[string]clinic.Card{}, nil
-				}
-				cards, err := eng.Memory.List(cmd.Context(), f)
-				m := map[string]clinic.Card{}
-				for _, c := range cards {
-					m[c.ID] = c
-				}
-				return m, err
-			}
-			before, err := at(from)
-			if err != nil {
-				return err
-			}
-			after, err := at(to)
-			if err != nil {
-				return err
+			if diffJSON {
+				return printJSON(cmd, map[string]any{"from": d.From, "to": d.To, "written": d.Written, "evicted": d.Evicted})
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintln(tw, "CHANGE\tID\tKIND\tEPISODE\tTEXT")
-			added, gone := 0, 0
-			all, err := eng.Memory.List(cmd.Context(), memory.Filter{Runs: diffRuns, IncludeEvicted: true})
-			if err != nil {
-				return err
+			for _, c := range d.Written {
+				fmt.Fprintf(tw, "+ written\t%s\t%s\t%d\t%s\n", c.ID, c.Kind, c.CreatedEpisode, clip(c.Text, 90))
 			}
-			for _, c := range all {
-				_, was := before[c.ID]
-				_, is := after[c.ID]
-				switch {
-				case is && !was:
-					added++
-					fmt.Fprintf(tw, "+ written\t%s\t%s\t%d\t%s\n", c.ID, c.Kind, c.CreatedEpisode, clip(c.Text, 90))
-				case was && !is:
-					gone++
-					fmt.Fprintf(tw, "- evicted\t%s\t%s\t%d\t%s\n", c.ID, c.Kind, c.EvictedEpisode, clip(c.Text, 90))
-				}
+			for _, c := range d.Evicted {
+				fmt.Fprintf(tw, "- evicted\t%s\t%s\t%d\t%s\n", c.ID, c.Kind, c.EvictedEpisode, clip(c.Text, 90))
 			}
-			fmt.Fprintf(tw, "\t%d written, %d evicted between episodes %d and %d\t\t\t\n", added, gone, from, to)
+			fmt.Fprintf(tw, "\t%d written, %d evicted between episodes %d and %d\t\t\t\n", len(d.Written), len(d.Evicted), d.From, d.To)
 			return tw.Flush()
-		},
+		}),
 	}
 	diff.Flags().IntVar(&from, "from", 0, "episode number (0: empty memory)")
 	diff.Flags().IntVar(&to, "to", 0, "episode number")
 	diff.Flags().StringSliceVar(&diffRuns, "run", nil, "only cards of these runs")
+	diff.Flags().BoolVar(&diffJSON, "json", false, "print the written and evicted cards as JSON")
 	cmd.AddCommand(diff)
-}
-
-// importCards upserts cards and restores their evictions.
-func importCards(cmd *cobra.Command, st memory.Store, cards []clinic.Card) error {
-	if err := st.Upsert(cmd.Context(), cards); err != nil {
-		return err
-	}
-	byEpisode := map[int][]string{}
-	var order []int
-	for _, c := range cards {
-		if c.EvictedEpisode > 0 {
-			if byEpisode[c.EvictedEpisode] == nil {
-				order = append(order, c.EvictedEpisode)
-			}
-			byEpisode[c.EvictedEpisode] = append(byEpisode[c.EvictedEpisode], c.ID)
-		}
-	}
-	for _, n := range order {
-		if err := st.Evict(cmd.Context(), byEpisode[n], n); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -76,7 +76,7 @@ func (a *app) resultsAt() string {
 // the configured results backend (the demo keeps its own results.db).
 func (a *app) engineOptions(dir string, sharedResults, readOnly bool) engine.Options {
 	o := engine.Options{DataDir: dir, MemoryDim: a.cfg.Memory.Dim, Embeddings: a.cfg.Settings.Roles["embeddings"],
-		Qdrant: a.cfg.QdrantOptions(), ReadOnly: readOnly}
+		Qdrant: a.cfg.QdrantOptions(), ReadOnly: readOnly, PromptText: a.cfg.Telemetry.PromptText}
 	if sharedResults {
 		o.Postgres = a.cfg.PostgresOptions()
 	}

@@ -40,6 +40,8 @@ ALTER TABLE usage ADD COLUMN model TEXT NOT NULL DEFAULT '';
 `}, {version: 3, name: "activity time", sql: `
 CREATE TABLE times (episode_id TEXT COLLATE "C" NOT NULL, phase TEXT COLLATE "C" NOT NULL, ms DOUBLE PRECISION NOT NULL,
   PRIMARY KEY (episode_id, phase));
+`}, {version: 4, name: "usage extra fields", sql: `
+ALTER TABLE usage ADD COLUMN extra_fields INTEGER NOT NULL DEFAULT 0;
 `}}
 
 // migrationLock is the advisory lock key that serialises migrations: workers

@@ -370,12 +370,12 @@ func (s *Store) Counts(ctx context.Context) (records, turns int, err error) {
 // AddUsage implements results.Spend. The sum is computed under the row lock,
 // so concurrent additions from several workers all count.
 func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage, role string) error {
-	if _, err := s.pool.Exec(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model)
-		VALUES($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT(episode_id, role) DO UPDATE SET calls=usage.calls+excluded.calls,
+	if _, err := s.pool.Exec(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model, extra_fields)
+		VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT(episode_id, role) DO UPDATE SET calls=usage.calls+excluded.calls,
 		prompt_tokens=usage.prompt_tokens+excluded.prompt_tokens, completion_tokens=usage.completion_tokens+excluded.completion_tokens,
-		cost_usd=usage.cost_usd+excluded.cost_usd, cache_hits=usage.cache_hits+excluded.cache_hits,
+		cost_usd=usage.cost_usd+excluded.cost_usd, cache_hits=usage.cache_hits+excluded.cache_hits, extra_fields=usage.extra_fields+excluded.extra_fields,
 		model=CASE WHEN excluded.model<>'' THEN excluded.model ELSE usage.model END`,
-		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.Model); err != nil {
+		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.Model, u.ExtraFields); err != nil {
 		return fmt.Errorf("results: add usage %s: %w", episodeID, err)
 	}
 	return nil
@@ -383,7 +383,7 @@ func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage,
 
 // UsageOf implements results.Spend.
 func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]results.Usage, error) {
-	u, err := s.usage(ctx, `SELECT role, model, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits FROM usage WHERE episode_id=$1 ORDER BY role`, episodeID)
+	u, err := s.usage(ctx, `SELECT role, model, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, extra_fields FROM usage WHERE episode_id=$1 ORDER BY role`, episodeID)
 	if err != nil {
 		return nil, fmt.Errorf("results: usage %s: %w", episodeID, err)
 	}
@@ -425,7 +425,7 @@ func (s *Store) TimeOf(ctx context.Context, episodeID string) (map[string]float6
 func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Usage, error) {
 	// starts_with, not LIKE: a run name may hold % or _. SUM of a BIGINT is a
 	// NUMERIC; the casts bring the sums back to integers.
-	u, err := s.usage(ctx, `SELECT role, MAX(model), SUM(calls)::BIGINT, SUM(prompt_tokens)::BIGINT, SUM(completion_tokens)::BIGINT, SUM(cost_usd), SUM(cache_hits)::BIGINT
+	u, err := s.usage(ctx, `SELECT role, MAX(model), SUM(calls)::BIGINT, SUM(prompt_tokens)::BIGINT, SUM(completion_tokens)::BIGINT, SUM(cost_usd), SUM(cache_hits)::BIGINT, SUM(extra_fields)::BIGINT
 		FROM usage WHERE starts_with(episode_id, $1) GROUP BY role ORDER BY role`, run+"/")
 	if err != nil {
 		return nil, fmt.Errorf("results: run usage %s: %w", run, err)
@@ -433,7 +433,7 @@ func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Us
 	return u, nil
 }
 
-// usage reads (role, model, calls, prompt, completion, cost, cache hits) rows.
+// usage reads (role, model, calls, prompt, completion, cost, cache hits, extra fields) rows.
 func (s *Store) usage(ctx context.Context, q string, arg string) (map[string]results.Usage, error) {
 	rows, err := s.pool.Query(ctx, q, arg)
 	if err != nil {
@@ -444,7 +444,7 @@ func (s *Store) usage(ctx context.Context, q string, arg string) (map[string]res
 	for rows.Next() {
 		var role string
 		var u results.Usage
-		if err := rows.Scan(&role, &u.Model, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits); err != nil {
+		if err := rows.Scan(&role, &u.Model, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits, &u.ExtraFields); err != nil {
 			return nil, err
 		}
 		out[role] = u

@@ -38,6 +38,8 @@ CREATE TABLE IF NOT EXISTS runs (run TEXT PRIMARY KEY, kind TEXT NOT NULL, workf
 ALTER TABLE usage ADD COLUMN model TEXT NOT NULL DEFAULT '';
 `}, {version: 3, name: "activity time", sql: `
 CREATE TABLE times (episode_id TEXT NOT NULL, phase TEXT NOT NULL, ms REAL NOT NULL, PRIMARY KEY (episode_id, phase));
+`}, {version: 4, name: "usage extra fields", sql: `
+ALTER TABLE usage ADD COLUMN extra_fields INTEGER NOT NULL DEFAULT 0;
 `}}
 
 // migrate applies the migrations newer than the file's version, all in one

@@ -327,12 +327,12 @@ func (s *Store) Counts(ctx context.Context) (records, turns int, err error) {
 
 // AddUsage implements results.Spend.
 func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage, role string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model)
-		VALUES(?,?,?,?,?,?,?,?) ON CONFLICT(episode_id, role) DO UPDATE SET calls=calls+excluded.calls,
+	_, err := s.db.ExecContext(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model, extra_fields)
+		VALUES(?,?,?,?,?,?,?,?,?) ON CONFLICT(episode_id, role) DO UPDATE SET calls=calls+excluded.calls,
 		prompt_tokens=prompt_tokens+excluded.prompt_tokens, completion_tokens=completion_tokens+excluded.completion_tokens,
-		cost_usd=cost_usd+excluded.cost_usd, cache_hits=cache_hits+excluded.cache_hits,
+		cost_usd=cost_usd+excluded.cost_usd, cache_hits=cache_hits+excluded.cache_hits, extra_fields=extra_fields+excluded.extra_fields,
 		model=CASE WHEN excluded.model<>'' THEN excluded.model ELSE usage.model END`,
-		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.Model)
+		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.Model, u.ExtraFields)
 	if err != nil {
 		return fmt.Errorf("results: add usage %s: %w", episodeID, err)
 	}
@@ -341,7 +341,7 @@ func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage,
 
 // UsageOf implements results.Spend.
 func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]results.Usage, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT role, model, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits FROM usage WHERE episode_id=? ORDER BY role`, episodeID)
+	rows, err := s.db.QueryContext(ctx, `SELECT role, model, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, extra_fields FROM usage WHERE episode_id=? ORDER BY role`, episodeID)
 	if err != nil {
 		return nil, fmt.Errorf("results: usage %s: %w", episodeID, err)
 	}
@@ -386,7 +386,7 @@ func (s *Store) TimeOf(ctx context.Context, episodeID string) (map[string]float6
 // RunUsage implements results.Spend.
 func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Usage, error) {
 	// A prefix comparison, not LIKE: a run name may hold % or _.
-	rows, err := s.db.QueryContext(ctx, `SELECT role, MAX(model), SUM(calls), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd), SUM(cache_hits)
+	rows, err := s.db.QueryContext(ctx, `SELECT role, MAX(model), SUM(calls), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd), SUM(cache_hits), SUM(extra_fields)
 		FROM usage WHERE substr(episode_id, 1, length(?1)) = ?1 GROUP BY role ORDER BY role`, run+"/")
 	if err != nil {
 		return nil, fmt.Errorf("results: run usage %s: %w", run, err)
@@ -436,14 +436,14 @@ func (s *Store) RunResult(ctx context.Context, run string) ([]byte, error) {
 	return []byte(body), nil
 }
 
-// scanUsage reads (role, model, calls, prompt, completion, cost, cache hits) rows.
+// scanUsage reads (role, model, calls, prompt, completion, cost, cache hits, extra fields) rows.
 func scanUsage(rows *sql.Rows) (map[string]results.Usage, error) {
 	defer rows.Close()
 	out := map[string]results.Usage{}
 	for rows.Next() {
 		var role string
 		var u results.Usage
-		if err := rows.Scan(&role, &u.Model, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits); err != nil {
+		if err := rows.Scan(&role, &u.Model, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits, &u.ExtraFields); err != nil {
 			return nil, err
 		}
 		out[role] = u

@@ -57,7 +57,7 @@ func TestMigratesUnversionedFile(t *testing.T) {
 	for open := 1; open <= 2; open++ { // the second open finds nothing to do
 		s, err := sqlite.Open(ctx, path)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3}, versions(t, path), "open %d", open)
+		require.Equal(t, []int{1, 2, 3, 4}, versions(t, path), "open %d", open)
 
 		runs, counts, err := s.Runs(ctx)
 		require.NoError(t, err)
@@ -113,6 +113,6 @@ func TestRefusesNewerSchema(t *testing.T) {
 	require.NoError(t, db.Close())
 
 	_, err = sqlite.Open(context.Background(), path)
-	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (3)")
+	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (4)")
 	require.ErrorContains(t, err, path)
 }
