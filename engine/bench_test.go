@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/activities"
@@ -18,6 +20,7 @@ import (
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/timing"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -68,5 +71,27 @@ func BenchmarkOrchestration(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(b.Elapsed().Seconds()*1000/float64(n), "ms/episode")
+		b.StopTimer()
+		// Where the time went: the server's workflow-task dispatch, read from the
+		// histories as `clinevo stream timing` does.
+		fetch := func(ctx context.Context, workflowID, runID string) ([]*historypb.HistoryEvent, error) {
+			var events []*historypb.HistoryEvent
+			it := env.Client.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+			for it.HasNext() {
+				ev, err := it.Next()
+				if err != nil {
+					return nil, err
+				}
+				events = append(events, ev)
+			}
+			return events, nil
+		}
+		runs, err := timing.Collect(ctx, fetch, run.GetID())
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := timing.Analyse(runs)
+		b.ReportMetric(r.WorkflowTaskDispatch.P50, "wt-dispatch-p50-ms")
+		b.ReportMetric(r.ChildWorkflowStart.P50, "child-start-p50-ms")
 	})
 }
