@@ -34,7 +34,7 @@ rss() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 
 "$bin" dev --worker=false --port "$port" >"$dir/dev.out" 2>&1 &
 pids+=($!)
-until grep -q "Temporal frontend" "$dir/dev.out"; do
+until grep -qs "Temporal frontend" "$dir/dev.out"; do
 	kill -0 "${pids[0]}" 2>/dev/null || { cat "$dir/dev.out"; exit 1; }
 	sleep 0.2
 done
