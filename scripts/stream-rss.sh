@@ -4,7 +4,8 @@
 # worker in its own process (`clinevo worker`), so that the worker's resident
 # memory (VmRSS from /proc/PID/status) is the worker's alone. It prints the
 # worker's VmRSS after episode SAMPLE_AT and at the end, its peak (VmHWM), the
-# stream's wall time, and `clinevo stream timing` for the run.
+# stream's wall time, and `clinevo stream timing` for the run. It samples again
+# after every further SAMPLE_AT episodes, to show a trend.
 #
 #   go build -o /tmp/clinevo ./cmd/clinevo
 #   CLINEVO=/tmp/clinevo scripts/stream-rss.sh            # 500 cases, stages of 50, sample at 50
@@ -45,14 +46,12 @@ pids+=("$worker")
 start=$(date +%s.%N)
 "$bin" stream start --run r --limit "$cases" --stage-size "$stage" --wait >"$dir/stream.out" 2>&1 &
 stream=$!
-sampled=""
+next=$at
 while kill -0 "$stream" 2>/dev/null; do
-	if [ -z "$sampled" ]; then
-		cursor=$("$bin" stream status r 2>/dev/null | grep -o '"cursor": [0-9]*' | grep -o '[0-9]*$' || true)
-		if [ -n "$cursor" ] && [ "$cursor" -ge "$at" ]; then
-			sampled=$(rss "$worker" VmRSS)
-			echo "worker VmRSS after episode $cursor: $sampled kB"
-		fi
+	cursor=$("$bin" stream status r 2>/dev/null | grep -o '"cursor": [0-9]*' | grep -o '[0-9]*$' || true)
+	if [ -n "$cursor" ] && [ "$cursor" -ge "$next" ]; then
+		echo "worker VmRSS after episode $cursor: $(rss "$worker" VmRSS) kB"
+		next=$((cursor - cursor % at + at))
 	fi
 	sleep 1
 done
