@@ -13,12 +13,29 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 )
 
 // Fetch returns the events of one workflow run; an empty runID means the
 // latest run of the workflow ID.
 type Fetch func(ctx context.Context, workflowID, runID string) ([]*historypb.HistoryEvent, error)
+
+// FromClient fetches histories through a Temporal client.
+func FromClient(c client.Client) Fetch {
+	return func(ctx context.Context, workflowID, runID string) ([]*historypb.HistoryEvent, error) {
+		var events []*historypb.HistoryEvent
+		it := c.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				return nil, err
+			}
+			events = append(events, ev)
+		}
+		return events, nil
+	}
+}
 
 // Run is the history of one workflow run.
 type Run struct {
