@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/activities"
@@ -74,19 +72,7 @@ func BenchmarkOrchestration(b *testing.B) {
 		b.StopTimer()
 		// Where the time went: the server's workflow-task dispatch, read from the
 		// histories as `clinevo stream timing` does.
-		fetch := func(ctx context.Context, workflowID, runID string) ([]*historypb.HistoryEvent, error) {
-			var events []*historypb.HistoryEvent
-			it := env.Client.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-			for it.HasNext() {
-				ev, err := it.Next()
-				if err != nil {
-					return nil, err
-				}
-				events = append(events, ev)
-			}
-			return events, nil
-		}
-		runs, err := timing.Collect(ctx, fetch, run.GetID())
+		runs, err := timing.Collect(ctx, timing.FromClient(env.Client), run.GetID())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -118,11 +118,7 @@ func (a *app) streamTimingCmd() *cobra.Command {
 		Short: "Show workflow-task and activity dispatch latencies and run times from a stream's histories",
 		Args:  cobra.ExactArgs(1),
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			fetch := func(ctx context.Context, workflowID, runID string) ([]*historypb.HistoryEvent, error) {
-				h, err := history(ctx, c, workflowID, runID)
-				return h.GetEvents(), err
-			}
-			runs, err := timing.Collect(cmd.Context(), fetch, activities.StreamWorkflowID(args[0]))
+			runs, err := timing.Collect(cmd.Context(), timing.FromClient(c), activities.StreamWorkflowID(args[0]))
 			if err != nil {
 				return fmt.Errorf("stream %s: %w", args[0], err)
 			}
