@@ -15,6 +15,7 @@ import (
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/timing"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -65,5 +66,15 @@ func BenchmarkOrchestration(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(b.Elapsed().Seconds()*1000/float64(n), "ms/episode")
+		b.StopTimer()
+		// Where the time went: the server's workflow-task dispatch, read from the
+		// histories as `clinevo stream timing` does.
+		runs, err := timing.Collect(ctx, timing.FromClient(env.Client), run.GetID())
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := timing.Analyse(runs)
+		b.ReportMetric(r.WorkflowTaskDispatch.P50, "wt-dispatch-p50-ms")
+		b.ReportMetric(r.ChildWorkflowStart.P50, "child-start-p50-ms")
 	})
 }

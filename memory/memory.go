@@ -81,11 +81,15 @@ type Store interface {
 }
 
 // Live reports whether a card passes a filter's liveness rule.
-func Live(c *clinic.Card, f Filter) bool {
+func Live(c *clinic.Card, f Filter) bool { return LiveAt(c.CreatedEpisode, c.EvictedEpisode, f) }
+
+// LiveAt is Live for a card created at episode created and evicted at episode
+// evicted (0: never), for stores that keep those fields apart from a Card.
+func LiveAt(created, evicted int, f Filter) bool {
 	if f.AsOf > 0 {
-		return c.CreatedEpisode <= f.AsOf && (c.EvictedEpisode == 0 || c.EvictedEpisode > f.AsOf)
+		return created <= f.AsOf && (evicted == 0 || evicted > f.AsOf)
 	}
-	return f.IncludeEvicted || c.EvictedEpisode == 0
+	return f.IncludeEvicted || evicted == 0
 }
 
 // Match reports whether a card passes every field of a filter.

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -14,6 +16,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/timing"
 )
 
 // history reads a workflow run's full history.
@@ -113,5 +116,44 @@ func (a *app) streamSizeCmd() *cobra.Command {
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the counts as JSON")
+	return cmd
+}
+
+// streamTimingCmd prints where a stream's time went, from the histories of its
+// runs and episodes.
+func (a *app) streamTimingCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "timing RUN",
+		Short: "Show workflow-task and activity dispatch latencies and run times from a stream's histories",
+		Args:  cobra.ExactArgs(1),
+		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
+			runs, err := timing.Collect(cmd.Context(), timing.FromClient(c), contract.StreamWorkflowID(args[0]))
+			if err != nil {
+				return fmt.Errorf("stream %s: %w", args[0], err)
+			}
+			r := timing.Analyse(runs)
+			if asJSON {
+				return printJSON(cmd, r)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "stream %s: %.1f s;", args[0], r.WallSeconds)
+			for _, t := range slices.Sorted(maps.Keys(r.Runs)) {
+				fmt.Fprintf(w, " %s: %d runs, %d workflow tasks;", t, r.Runs[t], r.WorkflowTasks[t])
+			}
+			fmt.Fprintln(w)
+			tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "\t   count\t  p50 ms\t  p90 ms\t  max ms")
+			for _, row := range r.Rows() {
+				d := row.Dist
+				fmt.Fprintf(tw, "%s\t%8d\t%8.1f\t%8.1f\t%8.1f\n", row.Name, d.Count, d.P50, d.P90, d.Max)
+			}
+			if r.UnreadMarkers > 0 {
+				fmt.Fprintf(tw, "local-activity markers not decoded\t%8d\t\t\t\n", r.UnreadMarkers)
+			}
+			return tw.Flush()
+		}),
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	return cmd
 }

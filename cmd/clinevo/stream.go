@@ -134,7 +134,7 @@ func (a *app) streamCmd() *cobra.Command {
 	cmd.AddCommand(signalCmd("pause", contract.SignalPause, "Pause a stream before its next episode"),
 		signalCmd("resume", contract.SignalResume, "Resume a paused stream"),
 		signalCmd("stop", contract.SignalStop, "Stop a stream after the current episode"))
-	cmd.AddCommand(a.streamSizeCmd())
+	cmd.AddCommand(a.streamSizeCmd(), a.streamTimingCmd())
 	cmd.AddCommand(&cobra.Command{
 		Use: "status RUN", Short: "Show a stream's progress, running means and rule book", Args: cobra.ExactArgs(1),
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {

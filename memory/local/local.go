@@ -1,6 +1,6 @@
 // Package local is the embedded memory bank: cards in a SQLite file
 // (modernc.org/sqlite, pure Go) with exact cosine search over an in-memory copy
-// of the vectors and filter fields.
+// of the vectors and filter fields (index.go).
 package local
 
 import (
@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -29,13 +30,7 @@ type Store struct {
 
 	mu      sync.Mutex
 	version int64
-	index   map[string]*entry
-	list    []*entry // the same entries, for scanning without map iteration
-}
-
-type entry struct {
-	card clinic.Card // without text fields, to keep the index small
-	vec  []float32
+	index   *index
 }
 
 var _ memory.Store = (*Store)(nil)
@@ -94,40 +89,35 @@ func (s *Store) dataVersion(ctx context.Context) (int64, error) {
 	return v, err
 }
 
-// reload rebuilds the in-memory index from the file. Callers hold s.mu or own s.
+// reload rebuilds the in-memory index from the file's filter columns and
+// vectors. Callers hold s.mu or own s.
 func (s *Store) reload(ctx context.Context) error {
 	v, err := s.dataVersion(ctx)
 	if err != nil {
 		return err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT body, vector, evicted_episode, retrievals, last_retrieved FROM cards`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, run, bank, kind, pass, stage, created_episode, evicted_episode, vector FROM cards ORDER BY rowid`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	idx := map[string]*entry{}
+	ix := newIndex(s.emb.Dim())
 	for rows.Next() {
-		var body string
+		var c clinic.Card
 		var blob []byte
-		var ev, ret, last int
-		if err := rows.Scan(&body, &blob, &ev, &ret, &last); err != nil {
+		if err := rows.Scan(&c.ID, &c.Run, &c.Bank, &c.Kind, &c.Pass, &c.Stage, &c.CreatedEpisode, &c.EvictedEpisode, &blob); err != nil {
 			return err
 		}
-		var c clinic.Card
-		if err := json.Unmarshal([]byte(body), &c); err != nil {
-			return fmt.Errorf("card body: %w", err)
+		vec := decodeVec(blob)
+		if err := checkVector("card "+c.ID, vec, ix.dim); err != nil {
+			return err
 		}
-		c.EvictedEpisode, c.Retrievals, c.LastRetrieved = ev, ret, last
-		idx[c.ID] = &entry{card: slim(c), vec: decodeVec(blob)}
+		ix.set(&c, vec)
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	s.index, s.version = idx, v
-	s.list = s.list[:0]
-	for _, e := range idx {
-		s.list = append(s.list, e)
-	}
+	s.index, s.version = ix, v
 	return nil
 }
 
@@ -141,12 +131,6 @@ func (s *Store) fresh(ctx context.Context) error {
 		return s.reload(ctx)
 	}
 	return nil
-}
-
-func slim(c clinic.Card) clinic.Card {
-	c.Text, c.SearchText = "", ""
-	c.Ask, c.Tests, c.Evidence, c.Plan, c.Followup = nil, nil, nil, nil, nil
-	return c
 }
 
 func encodeVec(v []float32) []byte {
@@ -182,6 +166,9 @@ func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) error {
 	if err != nil {
 		return fmt.Errorf("memory/local: upsert: embed: %w", err)
 	}
+	if len(vecs) != len(cards) {
+		return fmt.Errorf("memory/local: upsert: the embedder returned %d vectors for %d cards", len(vecs), len(cards))
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.fresh(ctx); err != nil {
@@ -193,8 +180,8 @@ func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) error {
 	}
 	defer tx.Rollback()
 	for i, c := range cards {
-		if len(vecs[i]) != s.emb.Dim() {
-			return fmt.Errorf("memory/local: upsert: card %s: vector has %d dimensions, the bank has %d", c.ID, len(vecs[i]), s.emb.Dim())
+		if err := checkVector("card "+c.ID, vecs[i], s.emb.Dim()); err != nil {
+			return fmt.Errorf("memory/local: upsert: %w", err)
 		}
 		c.EvictedEpisode, c.Retrievals, c.LastRetrieved = 0, 0, 0
 		body, err := json.Marshal(c)
@@ -214,105 +201,118 @@ func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("memory/local: upsert: %w", err)
 	}
-	for i, c := range cards {
-		e, ok := s.index[c.ID]
-		if ok {
-			keep := e.card
-			c.EvictedEpisode, c.Retrievals, c.LastRetrieved = keep.EvictedEpisode, keep.Retrievals, keep.LastRetrieved
-		} else {
-			c.EvictedEpisode, c.Retrievals, c.LastRetrieved = 0, 0, 0
-		}
-		if ok {
-			e.card, e.vec = slim(c), vecs[i]
-			continue
-		}
-		ne := &entry{card: slim(c), vec: vecs[i]}
-		s.index[c.ID] = ne
-		s.list = append(s.list, ne)
+	for i := range cards {
+		c := cards[i]
+		c.EvictedEpisode = 0 // a new card is live; a rewritten one keeps its eviction
+		s.index.set(&c, vecs[i])
 	}
 	return nil
 }
 
-// Search scores every card the filter selects by exact cosine similarity.
+// Search scores the cards the filter selects by exact cosine similarity
+// (memory.Cosine) and returns the best K, ties broken by ID.
 func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
 	vecs, err := s.emb.Embed(ctx, []string{q.Text})
 	if err != nil {
 		return nil, fmt.Errorf("memory/local: search: embed: %w", err)
+	}
+	if len(vecs) != 1 {
+		return nil, fmt.Errorf("memory/local: search: the embedder returned %d vectors for one query", len(vecs))
+	}
+	if err := checkVector("query", vecs[0], s.emb.Dim()); err != nil {
+		return nil, fmt.Errorf("memory/local: search: %w", err)
 	}
 	s.mu.Lock()
 	if err := s.fresh(ctx); err != nil {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("memory/local: search: %w", err)
 	}
-	// Keep only the best K while scanning: sorting every candidate would cost
-	// more than the similarities at 100K cards.
-	type cand struct {
-		e     *entry
-		score float64
-	}
-	better := func(a, b cand) bool {
-		if a.score != b.score {
-			return a.score > b.score
-		}
-		return a.e.card.ID < b.e.card.ID
-	}
-	var top []cand
-	for _, e := range s.list {
-		if !memory.Match(&e.card, q.Filter) {
-			continue
-		}
-		c := cand{e, memory.Cosine(vecs[0], e.vec)}
-		if q.K <= 0 {
-			top = append(top, c)
-			continue
-		}
-		if len(top) == q.K && !better(c, top[len(top)-1]) {
-			continue
-		}
-		i := len(top)
-		top = append(top, c)
-		for ; i > 0 && better(c, top[i-1]); i-- {
-			top[i] = top[i-1]
-		}
-		top[i] = c
-		if len(top) > q.K {
-			top = top[:q.K]
-		}
-	}
-	if q.K <= 0 {
-		sort.Slice(top, func(i, j int) bool { return better(top[i], top[j]) })
-	}
-	hits := make([]memory.Hit, len(top))
-	for i, c := range top {
-		hits[i] = memory.Hit{Card: c.e.card, Score: c.score}
+	found := s.index.search(vecs[0], q.Filter, q.K)
+	ids := make([]string, len(found))
+	for i, r := range found {
+		ids[i] = s.index.ids[r.p]
 	}
 	s.mu.Unlock()
-	for i := range hits {
-		c, err := s.Get(ctx, hits[i].Card.ID)
-		if err != nil {
-			return nil, fmt.Errorf("memory/local: search: %w", err)
-		}
-		hits[i].Card = c
+	cards, err := s.getMany(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("memory/local: search: %w", err)
+	}
+	hits := make([]memory.Hit, len(found))
+	for i, r := range found {
+		hits[i] = memory.Hit{Card: cards[i], Score: r.score}
 	}
 	return hits, nil
 }
 
+// getMany returns cards by ID, in the order asked, in one query per 500 IDs.
+func (s *Store) getMany(ctx context.Context, ids []string) ([]clinic.Card, error) {
+	out := make([]clinic.Card, 0, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		cards, err := s.getChunk(ctx, ids[start:min(start+500, len(ids))])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cards...)
+	}
+	return out, nil
+}
+
+func (s *Store) getChunk(ctx context.Context, ids []string) ([]clinic.Card, error) {
+	args := make([]any, len(ids))
+	at := make(map[string]int, len(ids))
+	for i, id := range ids {
+		args[i], at[id] = id, i
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT body, evicted_episode, retrievals, last_retrieved FROM cards WHERE id IN (?`+
+		strings.Repeat(",?", len(ids)-1)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]clinic.Card, len(ids))
+	found := 0
+	for rows.Next() {
+		c, err := scanCard(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[at[c.ID]] = c
+		found++
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if found != len(at) {
+		return nil, fmt.Errorf("get %d cards: %d found: %w", len(at), found, memory.ErrNotFound)
+	}
+	return out, nil
+}
+
+// scanCard reads a card from a row of body, evicted_episode, retrievals,
+// last_retrieved.
+func scanCard(row interface{ Scan(...any) error }) (clinic.Card, error) {
+	var body string
+	var c clinic.Card
+	var ev, ret, last int
+	if err := row.Scan(&body, &ev, &ret, &last); err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal([]byte(body), &c); err != nil {
+		return c, err
+	}
+	c.EvictedEpisode, c.Retrievals, c.LastRetrieved = ev, ret, last
+	return c, nil
+}
+
 // Get returns one card.
 func (s *Store) Get(ctx context.Context, id string) (clinic.Card, error) {
-	var body string
-	var ev, ret, last int
-	err := s.db.QueryRowContext(ctx, `SELECT body, evicted_episode, retrievals, last_retrieved FROM cards WHERE id=?`, id).Scan(&body, &ev, &ret, &last)
+	c, err := scanCard(s.db.QueryRowContext(ctx, `SELECT body, evicted_episode, retrievals, last_retrieved FROM cards WHERE id=?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return clinic.Card{}, fmt.Errorf("memory/local: get %s: %w", id, memory.ErrNotFound)
 	}
 	if err != nil {
 		return clinic.Card{}, fmt.Errorf("memory/local: get %s: %w", id, err)
 	}
-	var c clinic.Card
-	if err := json.Unmarshal([]byte(body), &c); err != nil {
-		return clinic.Card{}, fmt.Errorf("memory/local: get %s: %w", id, err)
-	}
-	c.EvictedEpisode, c.Retrievals, c.LastRetrieved = ev, ret, last
 	return c, nil
 }
 
@@ -323,19 +323,19 @@ func (s *Store) List(ctx context.Context, f memory.Filter) ([]clinic.Card, error
 		s.mu.Unlock()
 		return nil, fmt.Errorf("memory/local: list: %w", err)
 	}
-	var ids []string
-	for id, e := range s.index {
-		if memory.Match(&e.card, f) {
-			ids = append(ids, id)
+	ix := s.index
+	ps := ix.list(f)
+	sort.Slice(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		if ix.meta[a].created != ix.meta[b].created {
+			return ix.meta[a].created < ix.meta[b].created
 		}
-	}
-	created := func(id string) int { return s.index[id].card.CreatedEpisode }
-	sort.Slice(ids, func(i, j int) bool {
-		if created(ids[i]) != created(ids[j]) {
-			return created(ids[i]) < created(ids[j])
-		}
-		return ids[i] < ids[j]
+		return ix.ids[a] < ix.ids[b]
 	})
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = ix.ids[p]
+	}
 	s.mu.Unlock()
 	out := make([]clinic.Card, 0, len(ids))
 	for _, id := range ids {
@@ -351,25 +351,19 @@ func (s *Store) List(ctx context.Context, f memory.Filter) ([]clinic.Card, error
 // Evict soft-deletes cards at an episode.
 func (s *Store) Evict(ctx context.Context, ids []string, episode int) error {
 	return s.update(ctx, "evict", ids, `UPDATE cards SET evicted_episode=? WHERE id=? AND evicted_episode=0`, episode,
-		func(c *clinic.Card) {
-			if c.EvictedEpisode == 0 {
-				c.EvictedEpisode = episode
-			}
-		})
+		func(id string) { s.index.evict(id, episode) })
 }
 
 // MarkRetrieved counts a retrieval once per card per episode.
 func (s *Store) MarkRetrieved(ctx context.Context, ids []string, episode int) error {
+	// The counters live in the file only: the index does not filter on them.
 	return s.update(ctx, "mark retrieved", ids, `UPDATE cards SET retrievals=retrievals+1, last_retrieved=?1 WHERE id=?2 AND last_retrieved<?1`, episode,
-		func(c *clinic.Card) {
-			if c.LastRetrieved < episode {
-				c.Retrievals++
-				c.LastRetrieved = episode
-			}
-		})
+		func(string) {})
 }
 
-func (s *Store) update(ctx context.Context, op string, ids []string, stmt string, episode int, apply func(*clinic.Card)) error {
+// update runs stmt for every ID in one transaction, then apply for each on the
+// index.
+func (s *Store) update(ctx context.Context, op string, ids []string, stmt string, episode int, apply func(id string)) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -392,9 +386,7 @@ func (s *Store) update(ctx context.Context, op string, ids []string, stmt string
 		return fmt.Errorf("memory/local: %s: %w", op, err)
 	}
 	for _, id := range ids {
-		if e, ok := s.index[id]; ok {
-			apply(&e.card)
-		}
+		apply(id)
 	}
 	return nil
 }
