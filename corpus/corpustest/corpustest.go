@@ -1,5 +1,5 @@
-// Package corpustest gives tests the real AgentClinic cases shipped beside the
-// repository (../shared/data/agentclinic, MIT licence).
+// Package corpustest gives tests the real AgentClinic cases kept in the
+// repository (corpus/testdata/agentclinic, MIT licence).
 package corpustest
 
 import (
@@ -12,15 +12,14 @@ import (
 	"github.com/clinevo/clinevo/corpus"
 )
 
-// AgentClinicPath is the path of agentclinic_medqa.jsonl, found from the
-// repository root whatever package the test runs in.
+// AgentClinicPath is the path of agentclinic_medqa.jsonl, found from this
+// file's directory whatever package the test runs in.
 func AgentClinicPath(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	p := filepath.Join(root, "..", "shared", "data", "agentclinic", "agentclinic_medqa.jsonl")
+	p := filepath.Join(filepath.Dir(file), "..", "testdata", "agentclinic", "agentclinic_medqa.jsonl")
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("AgentClinic data not found at %s (shared/ must sit beside the repository): %v", p, err)
+		t.Fatalf("AgentClinic data not found at %s: %v", p, err)
 	}
 	return p
 }
