@@ -37,11 +37,15 @@ type Config struct {
 	WriteRules     bool    // edit the rule book
 	WriteCards     bool    // write memory cards
 	TranscriptOnly bool    // ablation: learn from the transcript-level score only, not per-action labels
+	LeakNGram      int     // leak screen: n of the token n-grams compared with hidden texts (Screen)
+	LeakOverlap    float64 // leak screen: share of a hidden text's n-grams that makes a near-duplicate
 }
 
-// DefaultConfig is write-back feedback, B_P 12, B_M 300, success and correction cards.
+// DefaultConfig is write-back feedback, B_P 12, B_M 300, success and correction
+// cards, and a leak screen on token bigrams at half overlap.
 func DefaultConfig() Config {
-	return Config{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, SuccessCards: true, KeepReuse: 1, KeepAge: 0.01, WriteRules: true, WriteCards: true}
+	return Config{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, SuccessCards: true, KeepReuse: 1, KeepAge: 0.01, WriteRules: true, WriteCards: true,
+		LeakNGram: 2, LeakOverlap: 0.5}
 }
 
 // Validate reports the first invalid field.
@@ -55,6 +59,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("evolver: memory_budget (B_M) must be at least 1, got %d", c.MemoryBudget)
 	case c.KeepReuse < 0 || c.KeepAge < 0:
 		return fmt.Errorf("evolver: keep score constants must not be negative")
+	case c.LeakNGram < 1:
+		return fmt.Errorf("evolver: leak_ngram must be at least 1, got %d", c.LeakNGram)
+	case c.LeakOverlap <= 0 || c.LeakOverlap > 1:
+		return fmt.Errorf("evolver: leak_overlap must be in (0, 1], got %g", c.LeakOverlap)
 	}
 	return nil
 }
@@ -75,8 +83,8 @@ type Input struct {
 	Grade        grader.ProcessGrade
 	// Truth is the manager's write-back; nil in score-only mode.
 	Truth *Truth
-	// Forbidden strings must never appear in a rule or card (case IDs, names).
-	Forbidden []string
+	// Forbidden is what no rule or card may carry (see Screen).
+	Forbidden Forbidden
 }
 
 // Truth is the answer key the manager writes back in write-back mode.
@@ -91,7 +99,7 @@ type Output struct {
 	Rules   []clinic.Rule // the new rule book
 	Cards   []clinic.Card // cards to upsert
 	Edits   []string      // human-readable log of rule edits
-	Skipped []string      // edits rejected by the leak check
+	Skipped []string      // edits and cards rejected by the leak screen
 }
 
 var uuidSpace = uuid.MustParse("6f1c5bb4-6c36-4f0e-9d4a-0c3f2a3b7e11")
@@ -121,16 +129,17 @@ func Evolve(cfg Config, in Input, rules []clinic.Rule) Output {
 	var out Output
 	ctxWords := contextWords(in.Opening)
 	out.Rules = append([]clinic.Rule(nil), rules...)
+	screen := NewScreen(cfg, in.Forbidden, in.Truth)
 	if cfg.WriteRules {
 		var edits []Edit
 		for _, d := range proposals(cfg, in, ctxWords) {
 			edits = append(edits, Edit{Op: OpAdd, Text: ruleText(d)})
 		}
-		out.Rules, out.Edits, out.Skipped = ApplyEdits(out.Rules, edits, in.Episode, cfg.RuleBudget, in.Forbidden)
+		out.Rules, out.Edits, out.Skipped = ApplyEdits(out.Rules, edits, in.Episode, cfg.RuleBudget, screen)
 	}
 	if cfg.WriteCards {
 		var skipped []string
-		out.Cards, skipped = ScreenCards(cards(cfg, in, ctxWords), in.Forbidden)
+		out.Cards, skipped = ScreenCards(cards(cfg, in, ctxWords), screen)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out
@@ -152,12 +161,13 @@ type Edit struct {
 }
 
 // ApplyEdits applies edits in order within budget B_P, rejecting any whose text
-// contains a forbidden string. It returns the new book, a log and the rejections.
-func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN, budget int, forbidden []string) (out []clinic.Rule, log, skipped []string) {
+// the screen finds leaking (a nil screen rejects nothing). It returns the new
+// book, a log and the rejections.
+func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN, budget int, screen *Screen) (out []clinic.Rule, log, skipped []string) {
 	out = append([]clinic.Rule(nil), rules...)
 	for _, e := range edits {
-		if leak := Leaks(e.Text, forbidden); leak != "" {
-			skipped = append(skipped, fmt.Sprintf("%s rejected: contains %q", e.Op, leak))
+		if why := screen.Leaks(e.Text); why != "" {
+			skipped = append(skipped, fmt.Sprintf("%s rejected: %s", e.Op, why))
 			continue
 		}
 		switch e.Op {
@@ -198,30 +208,6 @@ func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN, budget int, forbidd
 		}
 	}
 	return out, log, skipped
-}
-
-// ScreenCards drops cards whose text contains a forbidden string.
-func ScreenCards(cards []clinic.Card, forbidden []string) (kept []clinic.Card, skipped []string) {
-	for _, c := range cards {
-		text := strings.Join([]string{c.Text, c.SearchText, c.Context, c.Diagnosis, c.Avoid, strings.Join(c.Evidence, " "), strings.Join(c.Plan, " "), strings.Join(c.Followup, " ")}, " ")
-		if leak := Leaks(text, forbidden); leak != "" {
-			skipped = append(skipped, fmt.Sprintf("card %s rejected: contains %q", c.ID, leak))
-			continue
-		}
-		kept = append(kept, c)
-	}
-	return kept, skipped
-}
-
-// Leaks returns the first forbidden string found in text (case-insensitive), or "".
-func Leaks(text string, forbidden []string) string {
-	t := strings.ToLower(text)
-	for _, f := range forbidden {
-		if f = strings.ToLower(strings.TrimSpace(f)); len(f) >= 3 && strings.Contains(t, f) {
-			return f
-		}
-	}
-	return ""
 }
 
 var digits = regexp.MustCompile(`\d`)

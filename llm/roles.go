@@ -364,8 +364,9 @@ func (e Evolver) Evolve(ctx context.Context, cfg evolver.Config, in evolver.Inpu
 	if err != nil {
 		return evolver.Output{}, err
 	}
+	screen := evolver.NewScreen(cfg, in.Forbidden, in.Truth)
 	if cfg.WriteRules {
-		out.Rules, out.Edits, out.Skipped = evolver.ApplyEdits(rules, r.Edits, in.Episode, cfg.RuleBudget, in.Forbidden)
+		out.Rules, out.Edits, out.Skipped = evolver.ApplyEdits(rules, r.Edits, in.Episode, cfg.RuleBudget, screen)
 	}
 	if cfg.WriteCards {
 		var cards []clinic.Card
@@ -378,7 +379,7 @@ func (e Evolver) Evolve(ctx context.Context, cfg evolver.Config, in evolver.Inpu
 			cards = append(cards, c)
 		}
 		var skipped []string
-		out.Cards, skipped = evolver.ScreenCards(cards, in.Forbidden)
+		out.Cards, skipped = evolver.ScreenCards(cards, screen)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out, nil

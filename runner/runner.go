@@ -291,32 +291,48 @@ func Apply(ctx context.Context, d Deps, cfg evolver.Config, out evolver.Output, 
 	return l, nil
 }
 
-// Forbidden lists the strings of a case that must never reach a rule or card:
-// its identifiers, and every hidden value (fact, finding or test result) the
-// episode did not reveal.
-func Forbidden(c clinic.Case, events []clinic.Event) []string {
-	out := []string{c.ID, c.Provenance.SourceCaseID}
-	var seen strings.Builder
+// Forbidden is the leak screen's input for one episode (evolver.Screen): the
+// case's identifiers, every fact, finding and test result the episode did not
+// reveal, and what the doctor saw or said in it (demographics, opening
+// complaint, answers, returned results; its questions, working diagnoses and
+// final output, which it could only build from what it saw), whose words and
+// values rules and cards may use.
+func Forbidden(c clinic.Case, events []clinic.Event) evolver.Forbidden {
+	f := evolver.Forbidden{IDs: []string{c.ID, c.Provenance.SourceCaseID}}
+	shown := grader.RevealedText(&c, events)
+	f.Revealed = []string{shown}
 	for _, ev := range events {
-		seen.WriteString(ev.Reply)
-		seen.WriteByte('\n')
-	}
-	shown := strings.ToLower(seen.String())
-	hidden := func(v string) {
-		if len(v) >= 12 && !strings.Contains(shown, strings.ToLower(v)) {
-			out = append(out, v)
+		f.Revealed = append(f.Revealed, ev.Question)
+		f.Revealed = append(f.Revealed, ev.WorkingDiagnoses...)
+		for _, fo := range []*clinic.FinalOutput{ev.Final, ev.ForcedFinal} {
+			if fo != nil {
+				f.Revealed = append(append(append(append(f.Revealed, fo.Diagnosis...), fo.Evidence...), fo.Plan...), fo.Followup...)
+			}
 		}
 	}
-	for _, f := range c.Patient.Facts {
-		hidden(f.Text)
+	told := map[string]bool{}
+	for _, ev := range events {
+		for _, id := range ev.RevealedFacts {
+			told[id] = true
+		}
 	}
-	for _, f := range c.Exam.Findings {
-		hidden(f.Text)
+	hidden := func(v string) {
+		if strings.TrimSpace(v) != "" && !strings.Contains(shown, v) {
+			f.Hidden = append(f.Hidden, v)
+		}
+	}
+	for _, fact := range c.Patient.Facts {
+		if !told[fact.ID] {
+			hidden(fact.Text)
+		}
+	}
+	for _, fd := range c.Exam.Findings {
+		hidden(fd.Text)
 	}
 	for _, tv := range c.Exam.Tests {
 		hidden(tv.Result)
 	}
-	return out
+	return f
 }
 
 // RuleTexts returns the texts of a rule book.
