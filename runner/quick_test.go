@@ -16,10 +16,12 @@ import (
 type quickRun struct {
 	s, strict         []float64
 	written, rejected int
-	reasons           map[string]int
+	reasons           map[string]int // rejections by kind (identifier, near-duplicate, hidden value)
+	deps              runner.Deps
+	rules             []clinic.Rule
 }
 
-func (q quickRun) mean(xs []float64) float64 {
+func mean(xs []float64) float64 {
 	sum := 0.0
 	for _, x := range xs {
 		sum += x
@@ -27,12 +29,12 @@ func (q quickRun) mean(xs []float64) float64 {
 	return sum / float64(len(xs))
 }
 
-// playQuick plays cases in order: without memory and rules (E0-like), or with
-// memory from empty, rules on and write-back feedback (E1-like).
+// playQuick plays cases in order in stages of 25: without memory and rules
+// (E0-like), or with memory from empty, rules and write-back feedback (E1-like).
 func playQuick(b testing.TB, cases []clinic.Case, learn bool) quickRun {
 	ctx := context.Background()
 	d := deps(b, learn)
-	q := quickRun{reasons: map[string]int{}}
+	q := quickRun{reasons: map[string]int{}, deps: d}
 	var rules []clinic.Rule
 	for i, c := range cases {
 		m := runner.Meta{RunID: "quick", EpisodeID: fmt.Sprintf("quick/e%d", i+1), Number: i + 1, Pass: 1, Stage: i/25 + 1, MemoryRuns: []string{"quick"}}
@@ -57,6 +59,7 @@ func playQuick(b testing.TB, cases []clinic.Case, learn bool) quickRun {
 			b.Fatal(err)
 		}
 		rules = l.Rules
+		q.rules = rules
 		q.written += len(l.Written)
 		for _, s := range l.Skipped {
 			q.rejected++
@@ -68,22 +71,53 @@ func playQuick(b testing.TB, cases []clinic.Case, learn bool) quickRun {
 	return q
 }
 
+// heldOut plays cases with the memory and rules of a finished run frozen (or
+// none) and returns their S.
+func heldOut(b testing.TB, cases []clinic.Case, from quickRun, after int) []float64 {
+	var out []float64
+	for i, c := range cases {
+		m := runner.Meta{RunID: "held", EpisodeID: fmt.Sprintf("held/e%d", i+1), Number: after + 1, AsOf: after, Frozen: true,
+			MemoryRuns: []string{"quick"}, Rules: runner.RuleTexts(from.rules)}
+		tr, err := runner.Play(context.Background(), c, from.deps, m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, tr.Scores.S)
+	}
+	return out
+}
+
 // BenchmarkQuickShape measures what the built-in roles learn on the first 100
-// stream cases, the quick experiment's stream, in process: E0-like (no memory,
-// static prompt) against E1-like (memory from empty, rules, write-back).
-// go test ./runner -run '^$' -bench QuickShape -benchtime 1x
+// stream cases (the quick experiment's stream, stages of 25) in process, on
+// each corpus version: E0-like (no memory, static prompt) against E1-like
+// (memory from empty, rules, write-back), and how many cards the leak screen
+// rejected; then the first 50 held-out cases without memory (H0-like) and
+// with E1's memory and rules frozen (H3-like, with E1's bank where the quick
+// experiment uses E2's). go test ./runner -run '^$' -bench QuickShape -benchtime 1x
 func BenchmarkQuickShape(b *testing.B) {
-	cases := synth.Generate(7)["stream"][:100]
-	for b.Loop() {
-		e0 := playQuick(b, cases, false)
-		e1 := playQuick(b, cases, true)
-		b.ReportMetric(e0.mean(e0.s), "E0-S")
-		b.ReportMetric(e0.mean(e0.strict), "E0-strict")
-		b.ReportMetric(e1.mean(e1.s), "E1-S")
-		b.ReportMetric(e1.mean(e1.strict), "E1-strict")
-		b.ReportMetric(e1.mean(e1.s[75:]), "E1-last25-S")
-		b.ReportMetric(float64(e1.written), "cards-written")
-		b.ReportMetric(float64(e1.rejected), "rejected")
-		b.Logf("rejections by reason: %v", e1.reasons)
+	for v := synth.V1; v <= synth.Latest; v++ {
+		b.Run(fmt.Sprintf("v%d", v), func(b *testing.B) {
+			splits, err := synth.GenerateVersion(v, 7)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cases := splits["stream"][:100]
+			for b.Loop() {
+				e0, e1 := playQuick(b, cases, false), playQuick(b, cases, true)
+				b.ReportMetric(mean(heldOut(b, splits["heldout"][:50], e0, 100)), "H0-S")
+				b.ReportMetric(mean(heldOut(b, splits["heldout"][:50], e1, 100)), "H3(E1)-S")
+				b.ReportMetric(mean(e0.s), "E0-S")
+				b.ReportMetric(mean(e0.strict), "E0-strict")
+				b.ReportMetric(mean(e1.s), "E1-S")
+				b.ReportMetric(mean(e1.strict), "E1-strict")
+				b.ReportMetric(float64(e1.written), "cards")
+				b.ReportMetric(float64(e1.rejected), "rejected")
+				var stages []string
+				for s := 0; s < 4; s++ {
+					stages = append(stages, fmt.Sprintf("%.3f/%.3f", mean(e0.s[25*s:25*s+25]), mean(e1.s[25*s:25*s+25])))
+				}
+				b.Logf("stage S (E0/E1): %s; rejections by kind: %v", strings.Join(stages, " "), e1.reasons)
+			}
+		})
 	}
 }
