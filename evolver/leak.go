@@ -64,7 +64,7 @@ func NewScreen(cfg Config, f Forbidden, truth *Truth) *Screen {
 	exempt := map[quantity]bool{}
 	revealed := map[string]bool{}
 	for _, r := range f.Revealed {
-		for _, t := range textmatch.Tokens(r) {
+		for _, t := range roots(r) {
 			revealed[t] = true
 		}
 		for _, q := range quantities(r) {
@@ -136,7 +136,10 @@ func (s *Screen) Leaks(text string) string {
 	for _, a := range s.allowed {
 		norm = strings.ReplaceAll(norm, " "+a+" ", " ; ")
 	}
-	toks := textmatch.Set(norm)
+	toks := map[string]bool{}
+	for _, t := range roots(norm) {
+		toks[t] = true
+	}
 	var cut []string // tokens that may be words cut short
 	for t := range toks {
 		if len(t) >= 4 {
@@ -191,6 +194,20 @@ func ScreenCards(cards []clinic.Card, s *Screen) (kept []clinic.Card, skipped []
 	return kept, skipped
 }
 
+// roots are the content tokens of a text stemmed until they stop changing, so
+// that "treatments" and "treatment" meet (one pass of textmatch.Stem leaves
+// them "treatment" and "treat").
+func roots(text string) []string {
+	toks := textmatch.Tokens(text)
+	for i, t := range toks {
+		for s := textmatch.Stem(t); s != t; s = textmatch.Stem(t) {
+			t = s
+		}
+		toks[i] = t
+	}
+	return toks
+}
+
 // unitWords are the pieces units leave after normalisation ("mg/L" -> "mg l").
 var unitWords = map[string]bool{"l": true, "dl": true, "ml": true, "mg": true, "g": true, "ng": true, "ug": true, "mmol": true,
 	"mol": true, "umol": true, "pmol": true, "miu": true, "u": true, "fl": true, "mmhg": true, "cm": true, "mm": true, "kg": true,
@@ -208,7 +225,7 @@ var countWords = map[string]bool{"one": true, "two": true, "three": true, "four"
 // case: what is left is what the text says in words.
 func words(text string) []string {
 	var out []string
-	for _, t := range textmatch.Tokens(text) {
+	for _, t := range roots(text) {
 		if !unitWords[t] && !countWords[t] && strings.IndexFunc(t, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
 			out = append(out, t)
 		}
