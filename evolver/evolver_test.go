@@ -42,7 +42,7 @@ func TestEditsAndCardsWithHiddenTextAreRejected(t *testing.T) {
 // leakCase is one episode of a stable angina case as the screen sees it.
 func leakCase(truth bool) (evolver.Forbidden, *evolver.Truth) {
 	f := evolver.Forbidden{
-		IDs: []string{"stream-0042", "stable_angina/stream/42"},
+		IDs: []string{"stream-0042", "stable_angina/stream/42", "42"},
 		Hidden: []string{
 			"Total cholesterol 6.6 mmol/L, LDL 4.2 mmol/L (raised).",
 			"It comes on with exertion, like hills or stairs, and in cold wind.",
@@ -81,6 +81,7 @@ func TestLeakScreenAttacks(t *testing.T) {
 		{name: "revealed values", evidence: []string{"haemoglobin 13.9 g/dL", "sinus rhythm at 72/min", "tightness in the middle of the chest"}},
 		{name: "general advice", plan: []string{"check lipids and blood pressure at the next visit", "ask about family history of heart disease"}},
 		{name: "test names with digits", plan: []string{"check HbA1c and free T4 in 3 months", "repeat in 2 weeks"}},
+		{name: "a number that is also a short ID", plan: []string{"review in 42 days"}},
 		{name: "verbatim hidden result", evidence: []string{"Total cholesterol 6.6 mmol/L, LDL 4.2 mmol/L (raised)."}, leak: "near-duplicate"},
 		{name: "two-thirds prefix of a hidden result", evidence: []string{"Hyperdense blood in the basal cisterns cons"}, leak: "near-duplicate"},
 		{name: "two-thirds prefix of a hidden fact", evidence: []string{"It comes on with exertion, like hills o"}, leak: "near-duplicate"},

@@ -25,15 +25,15 @@ type Forbidden struct {
 // anything the doctor saw or said in the episode. It may not carry:
 //
 //   - an identifier of the case (its ID or source case ID, in any case and
-//     punctuation);
+//     punctuation; one shorter than four characters or a bare number is not
+//     checked, since it would match ordinary text);
 //   - a near-duplicate of a hidden fact, finding or result: with the write-back
 //     phrases taken out of the text, at least Overlap of the hidden text's
 //     token n-grams (N consecutive content words, numbers, units and spans of
-//     time left out;
-//     an n-gram made only of revealed words does not count) have all their
-//     words in the text, in any order; a word cut short (four letters or more)
-//     counts as the word. Hidden texts with fewer than two unrevealed words are
-//     left to the value check;
+//     time left out; an n-gram made only of revealed words does not count)
+//     have all their words in the text, in any order; a word cut short (four
+//     letters or more) counts as the word. Hidden texts with fewer than two
+//     unrevealed words are left to the value check;
 //   - a value with a unit or a label from a hidden text ("Hb 92 g/L",
 //     "38.9 °C", "120/min", "HR 118"), wherever it stands, even inside a
 //     write-back evidence key point, unless the episode revealed it or a
@@ -57,7 +57,8 @@ type hiddenText struct {
 func NewScreen(cfg Config, f Forbidden, truth *Truth) *Screen {
 	s := &Screen{n: max(1, cfg.LeakNGram), overlap: cfg.LeakOverlap, quantity: map[quantity]string{}}
 	for _, id := range f.IDs {
-		if strings.TrimSpace(id) != "" {
+		// A bare number or a very short ID ("42", "c1") would match ordinary text.
+		if n := textmatch.Normalize(id); len(n) >= 4 && strings.Trim(n, "0123456789 ") != "" {
 			s.ids = append(s.ids, id)
 		}
 	}
