@@ -69,6 +69,11 @@ var extraResults = map[string][]string{
 	"bph":          {"pelvic ultrasound|Enlarged prostate of about 55 mL with a post-void residual of 90 mL."},
 }
 
+// listedNormal are results of the condition table that are normal though
+// version 1 does not read them so (looksNormal); version 2 serves its own normal
+// result for them, like for every other normal test.
+var listedNormal = map[string]bool{"bph/urinalysis": true}
+
 // distractor is a comorbidity or a medicine unrelated to the presenting
 // condition: history a real patient brings that the doctor has to weigh and set aside.
 type distractor struct {
