@@ -9,6 +9,7 @@ import (
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
@@ -42,12 +43,40 @@ var questions = map[string]string{
 	clinic.TopicSocial:      "Do you smoke or drink, and what do you do for work?",
 }
 
+// followUps ask about a topic a second time, in other words, for what the
+// first answer left out.
+var followUps = map[string]string{
+	clinic.TopicOnset:       "Can you tell me more about how it all began?",
+	clinic.TopicDuration:    "Is it there all the time, or does it come in episodes?",
+	clinic.TopicCharacter:   "If you had to describe it to a friend, what words would you use?",
+	clinic.TopicLocation:    "Can you point to the worst spot, and does it move anywhere else?",
+	clinic.TopicSeverity:    "How much is it stopping you from doing your usual things?",
+	clinic.TopicTriggers:    "Is there anything that brings it on, or anything that eases it?",
+	clinic.TopicAssociated:  "Have you had anything else with it, like a fever, feeling sick, a cough, a rash, or changes when you pass urine or open your bowels?",
+	clinic.TopicSystems:     "Has anything else in your body changed lately?",
+	clinic.TopicPastHistory: "Have you had anything like this before, or any long-standing illness?",
+	clinic.TopicMedications: "Have you taken anything for it, or started any new medicines lately?",
+	clinic.TopicAllergies:   "Have you ever reacted badly to a medicine?",
+	clinic.TopicFamily:      "Has anyone in your close family had anything similar?",
+	clinic.TopicSocial:      "How are things at home and at work, and do you smoke or drink?",
+}
+
 // QuestionFor phrases a history topic as a question.
 func QuestionFor(topic string) string {
 	if q, ok := questions[topic]; ok {
 		return q
 	}
 	return "Tell me about " + strings.ReplaceAll(topic, "_", " ") + "."
+}
+
+// Questions lists everything the doctor may ask about a topic, in the order it
+// asks: the first question, then the follow-up. They are written for the
+// patient; cards choose the topic, never the words.
+func Questions(topic string) []string {
+	if f, ok := followUps[topic]; ok {
+		return []string{QuestionFor(topic), f}
+	}
+	return []string{QuestionFor(topic)}
 }
 
 type candidate struct {
@@ -92,13 +121,16 @@ func (Builtin) Decide(_ context.Context, v clinic.DoctorView) (Decision, error) 
 			}
 		}
 	}
-	// 4. Questions aimed at evidence the leading candidate needs and nothing has shown yet.
+	// 4. Follow-up questions on the topics that the leading candidate's evidence,
+	// not yet supported by anything revealed, turns on. The card picks the topic;
+	// the question is the doctor's own, written for the patient.
 	if len(cands) > 0 {
-		for _, p := range cands[0].evidenceGaps(st) {
-			q := "Have you noticed " + strings.ToLower(strings.TrimSuffix(p, ".")) + "?"
-			if !st.questions[textmatch.Normalize(q)] {
-				return out(clinic.DoctorOutput{Action: clinic.Ask, Question: q, Utterance: q,
-					Rationale: []string{"checking a feature that would support " + cands[0].name}, CardIDs: cardIDs(cands, 1)})
+		for _, t := range st.gapTopics(cands[0]) {
+			for _, q := range Questions(t) {
+				if !st.questions[textmatch.Normalize(q)] {
+					return out(clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: q, Utterance: q,
+						Rationale: []string{"following up " + strings.ReplaceAll(t, "_", " ") + " for " + cands[0].name}, CardIDs: cardIDs(cands, 1)})
+				}
 			}
 		}
 	}
@@ -380,6 +412,32 @@ func (c candidate) evidenceGaps(st *state) []string {
 		gaps = gaps[:2]
 	}
 	return gaps
+}
+
+// gapTopics are the history topics a candidate's evidence gaps point to, in
+// order: the topics their words cue (episode.QuestionTopics), or, for a gap
+// that cues none, the topics its cards asked about.
+func (st *state) gapTopics(c candidate) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(ts ...string) {
+		for _, t := range ts {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	for _, p := range c.evidenceGaps(st) {
+		if ts := episode.QuestionTopics(p); len(ts) > 0 {
+			add(ts...)
+			continue
+		}
+		for _, card := range c.cards {
+			add(card.Ask...)
+		}
+	}
+	return out
 }
 
 // finalize commits to the leading candidate, citing only evidence the revealed

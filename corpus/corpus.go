@@ -255,27 +255,79 @@ func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 	return nil
 }
 
-// BuiltinPrefix marks a reference to the embedded synthetic corpus:
-// "builtin:<split>" or "builtin:<split>@<seed>", split one of stream, heldout, cross, update.
+// BuiltinPrefix marks a reference to the embedded synthetic corpus (see ParseBuiltin).
 const BuiltinPrefix = "builtin:"
 
-// Load opens a corpus by reference: a builtin reference or a native JSONL file.
+// Builtin is a parsed reference to the embedded synthetic corpus.
+type Builtin struct {
+	Version int    // generator version: synth.V1 or synth.V2
+	Split   string // stream, heldout, cross or update
+	Seed    uint64
+}
+
+// String is the reference's explicit spelling, e.g. "builtin:v2:stream@7".
+func (b Builtin) String() string {
+	return fmt.Sprintf("%sv%d:%s@%d", BuiltinPrefix, b.Version, b.Split, b.Seed)
+}
+
+// builtinForm is the grammar quoted in reference errors.
+const builtinForm = "builtin:[v<version>:]<split>[@<seed>]"
+
+// ParseBuiltin parses "builtin:[v<version>:]<split>[@<seed>]": version v1 or
+// v2 (default: the latest, v2), split one of stream, heldout, cross, update,
+// seed a non-negative integer (default 7). "builtin:stream@7" is the latest
+// version's stream; "builtin:v1:stream@7" is version 1's, byte for byte as it
+// always was.
+func ParseBuiltin(ref string) (Builtin, error) {
+	rest, ok := strings.CutPrefix(ref, BuiltinPrefix)
+	if !ok {
+		return Builtin{}, fmt.Errorf("corpus %q: a builtin reference starts with %q", ref, BuiltinPrefix)
+	}
+	b := Builtin{Version: synth.Latest, Seed: DefaultSeed}
+	if version, split, hasVersion := strings.Cut(rest, ":"); hasVersion {
+		n, err := strconv.Atoi(strings.TrimPrefix(version, "v"))
+		if !strings.HasPrefix(version, "v") || err != nil || n < synth.V1 || n > synth.Latest {
+			return Builtin{}, fmt.Errorf("corpus %q: unknown generator version %q, want %s (form %s)", ref, version, versions(), builtinForm)
+		}
+		b.Version, rest = n, split
+	}
+	split, seedText, hasSeed := strings.Cut(rest, "@")
+	if hasSeed {
+		seed, err := strconv.ParseUint(seedText, 10, 64)
+		if err != nil {
+			return Builtin{}, fmt.Errorf("corpus %q: seed %q is not a non-negative integer (form %s)", ref, seedText, builtinForm)
+		}
+		b.Seed = seed
+	}
+	if !oneOf(split, synth.Splits) {
+		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split, strings.Join(synth.Splits, ", "), builtinForm)
+	}
+	b.Split = split
+	return b, nil
+}
+
+// versions lists the generator versions a reference may name: "v1 or v2".
+func versions() string {
+	var vs []string
+	for v := synth.V1; v <= synth.Latest; v++ {
+		vs = append(vs, "v"+strconv.Itoa(v))
+	}
+	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
+}
+
+// Load opens a corpus by reference: a builtin reference (ParseBuiltin) or a
+// native JSONL file.
 func Load(ref string) (*Corpus, error) {
 	if strings.HasPrefix(ref, BuiltinPrefix) {
-		split, seedText, hasSeed := strings.Cut(strings.TrimPrefix(ref, BuiltinPrefix), "@")
-		seed := uint64(DefaultSeed)
-		if hasSeed {
-			s, err := strconv.ParseUint(seedText, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("corpus %q: seed %q is not a non-negative integer", ref, seedText)
-			}
-			seed = s
+		b, err := ParseBuiltin(ref)
+		if err != nil {
+			return nil, err
 		}
-		cases, ok := synth.Generate(seed)[split]
-		if !ok {
-			return nil, fmt.Errorf("corpus %q: unknown split %q, want one of %s", ref, split, strings.Join(synth.Splits, ", "))
+		splits, err := synth.GenerateVersion(b.Version, b.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("corpus %q: %w", ref, err)
 		}
-		return New(ref, cases)
+		return New(ref, splits[b.Split])
 	}
 	f, err := os.Open(ref)
 	if err != nil {

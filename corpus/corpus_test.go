@@ -1,6 +1,7 @@
 package corpus_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,8 +15,18 @@ import (
 	"github.com/clinevo/clinevo/corpus/synth"
 )
 
+// TestGeneratorSplits checks the shape both generator versions share.
 func TestGeneratorSplits(t *testing.T) {
-	splits := synth.Generate(corpus.DefaultSeed)
+	for v := synth.V1; v <= synth.Latest; v++ {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+			splits, err := synth.GenerateVersion(v, corpus.DefaultSeed)
+			require.NoError(t, err)
+			checkSplits(t, splits)
+		})
+	}
+}
+
+func checkSplits(t *testing.T, splits map[string][]clinic.Case) {
 	want := map[string]int{"stream": synth.StreamSize, "heldout": synth.HeldOutSize, "cross": synth.CrossSize, "update": synth.StreamSize}
 	total := 0
 	conditions, systems := map[string]bool{}, map[string]bool{}

@@ -19,7 +19,7 @@ import (
 func probes() []string {
 	var qs []string
 	for _, t := range clinic.Topics {
-		qs = append(qs, actor.QuestionFor(t))
+		qs = append(qs, actor.Questions(t)...)
 	}
 	return append(qs, "What is the diagnosis?", "What did your blood tests show?", "What did the scan or x-ray show?",
 		"What did the doctor find when they examined you?", "Tell me everything you know.", "What's wrong with you?")

@@ -39,8 +39,8 @@ type Input struct {
 	Grade   grader.ProcessGrade
 	// WriteCards is false when the run has no memory: rules only.
 	WriteCards bool
-	// Forbidden strings must never appear in a rule or card (case IDs, names).
-	Forbidden []string
+	// Forbidden is what no rule or card may carry (see Screen).
+	Forbidden Forbidden
 }
 
 // Output is the evolver's decision for one episode.
@@ -48,7 +48,7 @@ type Output struct {
 	Rules   []clinic.Rule // the new rule book
 	Cards   []clinic.Card // cards to upsert
 	Edits   []string      // human-readable log of rule edits
-	Skipped []string      // edits rejected by the leak check
+	Skipped []string      // edits and cards rejected by the leak screen
 }
 
 var uuidSpace = uuid.MustParse("6f1c5bb4-6c36-4f0e-9d4a-0c3f2a3b7e11")
@@ -80,16 +80,17 @@ func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Ru
 	var out Output
 	ctxWords := contextWords(in.Opening)
 	out.Rules = append([]clinic.Rule(nil), rules...)
+	screen := NewScreen(cfg, in.Forbidden, truth)
 	if cfg.Rules() {
 		var edits []Edit
 		for _, d := range proposals(cfg, in, ctxWords) {
 			edits = append(edits, Edit{Op: OpAdd, Text: ruleText(d)})
 		}
-		out.Rules, out.Edits, out.Skipped = ApplyEdits(out.Rules, edits, in.Episode, cfg.RuleBudget, in.Forbidden)
+		out.Rules, out.Edits, out.Skipped = ApplyEdits(out.Rules, edits, in.Episode, cfg.RuleBudget, screen)
 	}
 	if in.WriteCards {
 		var skipped []string
-		out.Cards, skipped = ScreenCards(KeepKinds(cards(cfg, in, truth, ctxWords), cfg.CardKinds), in.Forbidden)
+		out.Cards, skipped = ScreenCards(KeepKinds(cards(cfg, in, truth, ctxWords), cfg.CardKinds), screen)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out
@@ -111,12 +112,13 @@ type Edit struct {
 }
 
 // ApplyEdits applies edits in order within budget B_P, rejecting any whose text
-// contains a forbidden string. It returns the new book, a log and the rejections.
-func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN, budget int, forbidden []string) (out []clinic.Rule, log, skipped []string) {
+// the screen finds leaking (a nil screen rejects nothing). It returns the new
+// book, a log and the rejections.
+func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN, budget int, screen *Screen) (out []clinic.Rule, log, skipped []string) {
 	out = append([]clinic.Rule(nil), rules...)
 	for _, e := range edits {
-		if leak := Leaks(e.Text, forbidden); leak != "" {
-			skipped = append(skipped, fmt.Sprintf("%s rejected: contains %q", e.Op, leak))
+		if why := screen.Leaks(e.Text); why != "" {
+			skipped = append(skipped, fmt.Sprintf("%s rejected: %s", e.Op, why))
 			continue
 		}
 		switch e.Op {
@@ -168,30 +170,6 @@ func KeepKinds(cards []clinic.Card, kinds []string) []clinic.Card {
 		}
 	}
 	return out
-}
-
-// ScreenCards drops cards whose text contains a forbidden string.
-func ScreenCards(cards []clinic.Card, forbidden []string) (kept []clinic.Card, skipped []string) {
-	for _, c := range cards {
-		text := strings.Join([]string{c.Text, c.SearchText, c.Context, c.Diagnosis, c.Avoid, strings.Join(c.Evidence, " "), strings.Join(c.Plan, " "), strings.Join(c.Followup, " ")}, " ")
-		if leak := Leaks(text, forbidden); leak != "" {
-			skipped = append(skipped, fmt.Sprintf("card %s rejected: contains %q", c.ID, leak))
-			continue
-		}
-		kept = append(kept, c)
-	}
-	return kept, skipped
-}
-
-// Leaks returns the first forbidden string found in text (case-insensitive), or "".
-func Leaks(text string, forbidden []string) string {
-	t := strings.ToLower(text)
-	for _, f := range forbidden {
-		if f = strings.ToLower(strings.TrimSpace(f)); len(f) >= 3 && strings.Contains(t, f) {
-			return f
-		}
-	}
-	return ""
 }
 
 var digits = regexp.MustCompile(`\d`)

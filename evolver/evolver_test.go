@@ -7,11 +7,13 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/evolver"
+	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/settings"
 )
 
 func TestEditsAndCardsWithHiddenTextAreRejected(t *testing.T) {
-	forbidden := []string{"stream-0042", "angina/stream/42", "Troponin 0.8 ng/mL (raised)"}
+	screen := evolver.NewScreen(settings.Default().Evolver, evolver.Forbidden{IDs: []string{"stream-0042", "angina/stream/42"},
+		Hidden: []string{"Troponin 0.8 ng/mL (raised)."}, Revealed: []string{"My chest goes tight on the stairs."}}, nil)
 	rules := []clinic.Rule{{ID: "r1", Text: "ASK onset: always", Citations: 2}}
 	edits := []evolver.Edit{
 		{Op: evolver.OpAdd, Text: "REQUEST_TEST ecg WHEN chest tight exertion: it separated angina from reflux"},
@@ -19,8 +21,10 @@ func TestEditsAndCardsWithHiddenTextAreRejected(t *testing.T) {
 		{Op: evolver.OpAdd, Text: "If troponin 0.8 ng/mL (raised) appears, refer"},
 		{Op: evolver.OpMerge, ID: "r1", Text: "ASK onset and triggers: always"},
 	}
-	out, log, skipped := evolver.ApplyEdits(rules, edits, 7, 12, forbidden)
+	out, log, skipped := evolver.ApplyEdits(rules, edits, 7, 12, screen)
 	require.Len(t, skipped, 2)
+	require.Contains(t, skipped[0], `identifier "stream-0042"`)
+	require.Contains(t, skipped[1], "near-duplicate")
 	require.Len(t, out, 2)
 	require.Equal(t, "ASK onset and triggers: always", out[0].Text)
 	require.Equal(t, 3, out[0].Citations)
@@ -28,13 +32,153 @@ func TestEditsAndCardsWithHiddenTextAreRejected(t *testing.T) {
 
 	cards := []clinic.Card{
 		{CardHint: clinic.CardHint{ID: "a", Text: "IF chest tight THEN consider angina"}},
-		{CardHint: clinic.CardHint{ID: "b", Text: "IF chest tight THEN see stream-0042"}},
+		{CardHint: clinic.CardHint{ID: "b", Text: "IF chest tight THEN see Stream 0042"}},
 		{CardHint: clinic.CardHint{ID: "c", Text: "IF chest tight", Evidence: []string{"Troponin 0.8 ng/mL (raised)"}}},
 	}
-	kept, rejected := evolver.ScreenCards(cards, forbidden)
+	kept, rejected := evolver.ScreenCards(cards, screen)
 	require.Len(t, kept, 1)
 	require.Equal(t, "a", kept[0].ID)
 	require.Len(t, rejected, 2)
+}
+
+// leakCase is one episode of a stable angina case as the screen sees it.
+func leakCase(truth bool) (evolver.Forbidden, *grader.Key) {
+	f := evolver.Forbidden{
+		IDs: []string{"stream-0042", "stable_angina/stream/42", "42"},
+		Hidden: []string{
+			"Total cholesterol 6.6 mmol/L, LDL 4.2 mmol/L (raised).",
+			"It comes on with exertion, like hills or stairs, and in cold wind.",
+			"BP 150/88 mmHg, HR 74, RR 14, SpO2 98%, temperature 36.7 C.",
+			"Hyperdense blood in the basal cisterns consistent with subarachnoid haemorrhage.",
+			"My father had a heart attack at sixty.",
+			"HbA1c 8.4% (68 mmol/mol).",
+			"TSH 28 mIU/L (raised), free T4 6 pmol/L (low).",
+		},
+		Revealed: []string{"58-year-old man", "My chest goes tight when I walk up a hill.", "It is a pressing tightness in the middle of the chest.",
+			"Sinus rhythm at 72/min, normal axis, no acute ST or T wave change.",
+			"Haemoglobin 13.9 g/dL, white cells 6.1 x10^9/L, platelets 250 x10^9/L; all within the reference range."},
+	}
+	if !truth {
+		return f, nil
+	}
+	return f, &grader.Key{Diagnosis: "Stable angina",
+		Evidence:   []string{"chest tightness brought on by exertion", "smoking and hypertension as risk factors", "troponin not raised"},
+		Management: []string{"sublingual glyceryl trinitrate for attacks", "aspirin and statin for secondary prevention", "review in 48 hours"}}
+}
+
+// TestLeakScreenAttacks: what a rule or card may and may not carry. The prefix,
+// reordering and number attacks all passed the earlier screen, which rejected
+// only verbatim copies of hidden texts of 12 characters or more.
+func TestLeakScreenAttacks(t *testing.T) {
+	f, truth := leakCase(true)
+	screen := evolver.NewScreen(settings.Default().Evolver, f, truth)
+	opening := "IF My chest goes tight when I walk up a hill. THEN consider Stable angina; ask about triggers, character; tests: ecg"
+	tests := []struct {
+		name     string
+		evidence []string
+		plan     []string
+		leak     string // "" when the card may be stored
+	}{
+		{name: "write-back: diagnosis and key points", evidence: truth.Evidence, plan: truth.Management},
+		{name: "revealed values", evidence: []string{"haemoglobin 13.9 g/dL", "sinus rhythm at 72/min", "tightness in the middle of the chest"}},
+		{name: "general advice", plan: []string{"check lipids and blood pressure at the next visit", "ask about family history of heart disease"}},
+		{name: "test names with digits", plan: []string{"check HbA1c and free T4 in 3 months", "repeat in 2 weeks"}},
+		{name: "a number that is also a short ID", plan: []string{"review in 42 days"}},
+		{name: "verbatim hidden result", evidence: []string{"Total cholesterol 6.6 mmol/L, LDL 4.2 mmol/L (raised)."}, leak: "near-duplicate"},
+		{name: "two-thirds prefix of a hidden result", evidence: []string{"Hyperdense blood in the basal cisterns cons"}, leak: "near-duplicate"},
+		{name: "two-thirds prefix of a hidden fact", evidence: []string{"It comes on with exertion, like hills o"}, leak: "near-duplicate"},
+		{name: "reordered hidden result", evidence: []string{"haemorrhage subarachnoid with consistent cisterns basal the in blood Hyperdense"}, leak: "near-duplicate"},
+		{name: "reordered hidden fact", evidence: []string{"wind cold in and stairs or hills like exertion with on comes it"}, leak: "near-duplicate"},
+		{name: "paraphrased hidden fact", evidence: []string{"father heart attack sixty"}, leak: "near-duplicate"},
+		{name: "hidden value with unit inside other words", evidence: []string{"expect a reading near 150/88 mmHg in men like this"}, leak: "hidden value 150/88 mmhg"},
+		{name: "hidden value glued to its unit", plan: []string{"aim below cholesterol6.6mmol/L"}, leak: "hidden value 6.6 mmol/l"},
+		{name: "hidden value by label", evidence: []string{"resting hr 74 at rest"}, leak: "hidden value 74 /min"},
+		{name: "hidden temperature", evidence: []string{"afebrile at 36.7 °C"}, leak: "hidden value 36.7 c"},
+		{name: "case ID", plan: []string{"as in stream-0042"}, leak: `identifier "stream-0042"`},
+		{name: "case ID respelled", plan: []string{"as in Stream_0042"}, leak: `identifier "stream-0042"`},
+		{name: "source case ID", plan: []string{"see stable angina stream 42"}, leak: `identifier "stable_angina/stream/42"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			card := clinic.Card{CardHint: clinic.CardHint{ID: "x", Kind: clinic.CardSuccess, Text: opening, Diagnosis: truth.Diagnosis,
+				Context: "My chest goes tight when I walk up a hill.", Evidence: tc.evidence, Plan: tc.plan}}
+			kept, skipped := evolver.ScreenCards([]clinic.Card{card}, screen)
+			if tc.leak == "" {
+				require.Len(t, kept, 1, "rejected: %v", skipped)
+				return
+			}
+			require.Empty(t, kept)
+			require.Len(t, skipped, 1)
+			require.Contains(t, skipped[0], tc.leak)
+		})
+	}
+}
+
+// TestLeakScreenWriteBackValues: an evidence key point may not quote a hidden
+// value (imported corpora write key points like "Heart Rate: 120/min"); a
+// management key point may hold a dose or a threshold; a revealed value may be
+// quoted anywhere.
+func TestLeakScreenWriteBackValues(t *testing.T) {
+	f := evolver.Forbidden{
+		Hidden:   []string{"Heart Rate: 120/min; Blood Pressure: 90/60 mmHg", "5 mm calculus in the left distal ureter.", "WBC: 81,000 /mm3 (elevated)"},
+		Revealed: []string{"Temperature: 38.9 C"},
+	}
+	truth := &grader.Key{Diagnosis: "Sepsis",
+		Evidence:   []string{"Heart Rate: 120/min", "Temperature: 38.9 C", "WBC: 81,000/mm3"},
+		Management: []string{"urology referral if stone over 5 mm"}}
+	screen := evolver.NewScreen(settings.Default().Evolver, f, truth)
+	tests := []struct {
+		evidence []string
+		leak     string
+	}{
+		{evidence: []string{"Temperature: 38.9 C"}},
+		{evidence: []string{"urology referral if stone over 5 mm"}},
+		{evidence: []string{"Heart Rate: 120/min"}, leak: "hidden value 120 /min"},
+		{evidence: []string{"WBC: 81,000/mm3"}, leak: "hidden value 81000 /mm3"},
+		{evidence: []string{"a stone of 5 mm"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.evidence[0], func(t *testing.T) {
+			kept, skipped := evolver.ScreenCards([]clinic.Card{{CardHint: clinic.CardHint{ID: "x", Diagnosis: "Sepsis", Evidence: tc.evidence}}}, screen)
+			if tc.leak == "" {
+				require.Len(t, kept, 1, "%v", skipped)
+				return
+			}
+			require.Empty(t, kept)
+			require.Contains(t, skipped[0], tc.leak)
+		})
+	}
+}
+
+// TestLeakScreenSettings: the write-back is allowed only in write-back mode,
+// and the n-gram size and overlap are live settings.
+func TestLeakScreenSettings(t *testing.T) {
+	f, truth := leakCase(true)
+	withHidden := func(h string) evolver.Forbidden {
+		g := f
+		g.Hidden = append(append([]string(nil), f.Hidden...), h)
+		return g
+	}
+	// A hidden fact that a key point paraphrases: allowed as the write-back, not without it.
+	g := withHidden("I use sublingual glyceryl trinitrate for my attacks.")
+	card := clinic.Card{CardHint: clinic.CardHint{ID: "x", Plan: []string{"sublingual glyceryl trinitrate for attacks"}}}
+	kept, _ := evolver.ScreenCards([]clinic.Card{card}, evolver.NewScreen(settings.Default().Evolver, g, truth))
+	require.Len(t, kept, 1, "write-back mode: the management key point may be carried")
+	kept, _ = evolver.ScreenCards([]clinic.Card{card}, evolver.NewScreen(settings.Default().Evolver, g, nil))
+	require.Empty(t, kept, "score-only mode: the same words near-duplicate a hidden fact")
+
+	prefix := clinic.Card{CardHint: clinic.CardHint{ID: "p", Evidence: []string{"Hyperdense blood in the basal cisterns cons"}}}
+	cfg := settings.Default().Evolver
+	cfg.LeakOverlap = 1
+	kept, _ = evolver.ScreenCards([]clinic.Card{prefix}, evolver.NewScreen(cfg, f, truth))
+	require.Len(t, kept, 1, "overlap 1: only a full near-duplicate counts")
+	cfg = settings.Default().Evolver
+	cfg.LeakNGram = 8
+	kept, _ = evolver.ScreenCards([]clinic.Card{prefix}, evolver.NewScreen(cfg, f, truth))
+	require.Len(t, kept, 1, "8-grams: the hidden result, shorter than 8 tokens, is one n-gram, and the prefix does not hold all of it")
+
+	require.ErrorContains(t, (func() error { c := settings.Default(); c.Evolver.LeakNGram = 0; return c.Validate() })(), "leak_ngram")
+	require.ErrorContains(t, (func() error { c := settings.Default(); c.Evolver.LeakOverlap = 1.5; return c.Validate() })(), "leak_overlap")
 }
 
 func TestRuleBudgetRetiresLeastCited(t *testing.T) {

@@ -435,8 +435,9 @@ func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.In
 	if err != nil {
 		return evolver.Output{}, err
 	}
+	screen := evolver.NewScreen(cfg, in.Forbidden, truth)
 	if cfg.Rules() {
-		out.Rules, out.Edits, out.Skipped = evolver.ApplyEdits(rules, r.Edits, in.Episode, cfg.RuleBudget, in.Forbidden)
+		out.Rules, out.Edits, out.Skipped = evolver.ApplyEdits(rules, r.Edits, in.Episode, cfg.RuleBudget, screen)
 	}
 	if in.WriteCards {
 		var cards []clinic.Card
@@ -449,7 +450,7 @@ func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.In
 			cards = append(cards, c)
 		}
 		var skipped []string
-		out.Cards, skipped = evolver.ScreenCards(evolver.KeepKinds(cards, cfg.CardKinds), in.Forbidden)
+		out.Cards, skipped = evolver.ScreenCards(evolver.KeepKinds(cards, cfg.CardKinds), screen)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out, nil

@@ -273,16 +273,24 @@ func LearnGraded(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg 
 }
 
 // EvolverInput is what the evolver reads of a graded episode in every
-// feedback mode: the trace, the outcome (score and cost) and the labels.
-func EvolverInput(c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, writeCards bool) evolver.Input {
+// feedback mode: the trace, the outcome (score and cost), the labels, and the
+// leak screen's input.
+func EvolverInput(c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, d Deps) (evolver.Input, error) {
+	env, err := d.Start(c, t.Events)
+	if err != nil {
+		return evolver.Input{}, err
+	}
 	return evolver.Input{Run: m.RunID, Pass: m.Pass, Stage: m.Stage, Episode: m.Number, CaseID: c.ID,
 		Demographics: c.Patient.Demographics, Opening: c.Patient.OpeningComplaint, Events: t.Events, Final: t.Final,
-		Outcome: grader.OutcomeOf(*t.Scores), Grade: pg, WriteCards: writeCards, Forbidden: Forbidden(c, t.Events)}
+		Outcome: grader.OutcomeOf(*t.Scores), Grade: pg, WriteCards: d.Memory != nil, Forbidden: Forbidden(c, t.Events, env.Revealed())}, nil
 }
 
 // Propose asks the evolver for the new rule book and the cards to write.
 func Propose(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta, rules []clinic.Rule) (evolver.Output, error) {
-	in := EvolverInput(c, t, pg, m, d.Memory != nil)
+	in, err := EvolverInput(c, t, pg, m, d)
+	if err != nil {
+		return evolver.Output{}, err
+	}
 	out, err := d.evolver().Evolve(ctx, d.Settings.Evolver, in, WriteBack(&c, t, d.Settings), rules)
 	if err != nil {
 		return evolver.Output{}, fmt.Errorf("evolver: %w", err)
@@ -325,32 +333,47 @@ func Apply(ctx context.Context, d Deps, out evolver.Output, m Meta, pg grader.Pr
 	return l, nil
 }
 
-// Forbidden lists the strings of a case that must never reach a rule or card:
-// its identifiers, and every hidden value (fact, finding or test result) the
-// episode did not reveal.
-func Forbidden(c clinic.Case, events []clinic.Event) []string {
-	out := []string{c.ID, c.Provenance.SourceCaseID}
-	var seen strings.Builder
+// Forbidden is the leak screen's input for one episode (evolver.Screen): the
+// case's identifiers, every fact, finding and test result the episode did not
+// reveal, and what the doctor saw or said in it (demographics, opening
+// complaint, answers, returned results; its questions, working diagnoses and
+// final output, which it could only build from what it saw), whose words and
+// values rules and cards may use.
+func Forbidden(c clinic.Case, events []clinic.Event, shown string) evolver.Forbidden {
+	f := evolver.Forbidden{IDs: []string{c.ID, c.Provenance.SourceCaseID}}
+	f.Revealed = []string{shown}
 	for _, ev := range events {
-		seen.WriteString(ev.Reply)
-		seen.WriteByte('\n')
-	}
-	shown := strings.ToLower(seen.String())
-	hidden := func(v string) {
-		if len(v) >= 12 && !strings.Contains(shown, strings.ToLower(v)) {
-			out = append(out, v)
+		f.Revealed = append(f.Revealed, ev.Question)
+		f.Revealed = append(f.Revealed, ev.WorkingDiagnoses...)
+		for _, fo := range []*clinic.FinalOutput{ev.Final, ev.ForcedFinal} {
+			if fo != nil {
+				f.Revealed = append(append(append(append(f.Revealed, fo.Diagnosis...), fo.Evidence...), fo.Plan...), fo.Followup...)
+			}
 		}
 	}
-	for _, f := range c.Patient.Facts {
-		hidden(f.Text)
+	told := map[string]bool{}
+	for _, ev := range events {
+		for _, id := range ev.RevealedFacts {
+			told[id] = true
+		}
 	}
-	for _, f := range c.Exam.Findings {
-		hidden(f.Text)
+	hidden := func(v string) {
+		if strings.TrimSpace(v) != "" && !strings.Contains(shown, v) {
+			f.Hidden = append(f.Hidden, v)
+		}
+	}
+	for _, fact := range c.Patient.Facts {
+		if !told[fact.ID] {
+			hidden(fact.Text)
+		}
+	}
+	for _, fd := range c.Exam.Findings {
+		hidden(fd.Text)
 	}
 	for _, tv := range c.Exam.Tests {
 		hidden(tv.Result)
 	}
-	return out
+	return f
 }
 
 // RuleTexts returns the texts of a rule book.

@@ -115,9 +115,9 @@ type Evolver struct {
 	// CiteWindow is W: a full rule book retires the rule least cited by the
 	// process grader in the last W episodes (EvoClinician §3, prompt evolution).
 	CiteWindow int `json:"cite_window" mapstructure:"cite_window"`
-	// LeakNGram and LeakOverlap tune the leak screen: a card or rule is
-	// rejected when it shares at least LeakOverlap of the LeakNGram-token
-	// shingles of a value the episode did not reveal.
+	// LeakNGram and LeakOverlap tune the leak screen (evolver.Screen): a card
+	// or rule is rejected when it holds at least LeakOverlap of the
+	// LeakNGram-word n-grams, in any order, of a text the episode did not reveal.
 	LeakNGram   int     `json:"leak_ngram" mapstructure:"leak_ngram"`
 	LeakOverlap float64 `json:"leak_overlap" mapstructure:"leak_overlap"`
 }
@@ -203,7 +203,7 @@ func Default() Settings {
 		Scoring: Scoring{Diagnosis: 0.5, Evidence: 0.3, Plan: 0.2, Lambda: 0.5, Mu: 1, PassAt: 0.7,
 			US: 0.6, UT: 0.2, UE: 0.1, UR: 0.1, MatchAt: 0.5, SupportAt: 0.5},
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
-			CardKinds: slices.Clone(CardKinds), UpdateInterval: 1, CiteWindow: 50, LeakNGram: 3, LeakOverlap: 0.5},
+			CardKinds: slices.Clone(CardKinds), UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5},
 		Memory: Memory{K: 5, Backend: "local"},
 		Roles:  Roles{},
 	}

@@ -14,7 +14,8 @@ import (
 
 func (a *app) corpusCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "corpus", Short: "Validate, generate, import and summarise case corpora"}
-	cmd.AddCommand(&cobra.Command{
+	var strict bool
+	validate := &cobra.Command{
 		Use:   "validate FILE",
 		Short: "Check a native JSONL corpus; errors name the line and field",
 		Args:  cobra.ExactArgs(1),
@@ -23,11 +24,19 @@ func (a *app) corpusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if strict {
+				if err := corpus.CheckAvailability(c); err != nil {
+					return err
+				}
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases, all valid (schema_version %d)\n", args[0], len(c.Cases), clinic.CaseSchemaVersion)
 			return nil
 		},
-	})
+	}
+	validate.Flags().BoolVar(&strict, "strict", false, "also fail when whether a test returns a result depends on the condition")
+	cmd.AddCommand(validate)
 	var seed uint64
+	var version int
 	var out string
 	gen := &cobra.Command{
 		Use:   "gen",
@@ -36,7 +45,10 @@ func (a *app) corpusCmd() *cobra.Command {
 			if out == "" {
 				return fmt.Errorf("corpus gen: --out DIR is required")
 			}
-			splits := synth.Generate(seed)
+			splits, err := synth.GenerateVersion(version, seed)
+			if err != nil {
+				return fmt.Errorf("corpus gen: %w", err)
+			}
 			for _, name := range synth.Splits {
 				path := filepath.Join(out, name+".jsonl")
 				if err := corpus.WriteJSONL(path, splits[name]); err != nil {
@@ -48,11 +60,13 @@ func (a *app) corpusCmd() *cobra.Command {
 		},
 	}
 	gen.Flags().Uint64Var(&seed, "seed", corpus.DefaultSeed, "generator seed")
+	gen.Flags().IntVar(&version, "version", synth.Latest, "generator version (1 or 2)")
 	gen.Flags().StringVar(&out, "out", "", "output directory")
 	cmd.AddCommand(gen)
-	cmd.AddCommand(&cobra.Command{
+	var against string
+	stats := &cobra.Command{
 		Use:   "stats REF",
-		Short: "Summarise a corpus (a JSONL file or builtin:<split>[@seed])",
+		Short: "Summarise a corpus (a JSONL file or builtin:[v<version>:]<split>[@seed])",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := corpus.Load(args[0])
@@ -60,9 +74,18 @@ func (a *app) corpusCmd() *cobra.Command {
 				return err
 			}
 			corpus.WriteStats(cmd.OutOrStdout(), c)
+			if against != "" {
+				b, err := corpus.Load(against)
+				if err != nil {
+					return err
+				}
+				corpus.WriteOverlap(cmd.OutOrStdout(), c, b)
+			}
 			return nil
 		},
-	})
+	}
+	stats.Flags().StringVar(&against, "against", "", "also report the openings REF shares with this corpus (normalised)")
+	cmd.AddCommand(stats)
 	var importOut string
 	var skipInvalid bool
 	imp := &cobra.Command{

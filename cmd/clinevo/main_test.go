@@ -76,6 +76,27 @@ func TestCorpusCommands(t *testing.T) {
 	require.Contains(t, out, "scores: S=")
 	_, err = run(t, nil, "episode", "run", "--case", "nope")
 	require.ErrorContains(t, err, `case "nope" is not in corpus builtin:stream`)
+
+	// Version 1 stays reproducible by name; strict validation names the tests
+	// that give a diagnosis away; stats compare openings across corpora.
+	v1 := t.TempDir()
+	_, err = run(t, nil, "corpus", "gen", "--version", "1", "--seed", "7", "--out", v1)
+	require.NoError(t, err)
+	_, err = run(t, nil, "corpus", "validate", "--strict", filepath.Join(v1, "stream.jsonl"))
+	require.ErrorContains(t, err, "strict: whether a test returns a result depends on the condition for 19 tests")
+	require.ErrorContains(t, err, "d dimer: a result in every case of 1 of 46 conditions (dvt)")
+	out, err = run(t, nil, "corpus", "validate", "--strict", filepath.Join(dir, "stream.jsonl"))
+	require.NoError(t, err)
+	require.Contains(t, out, "500 cases, all valid")
+	out, err = run(t, nil, "corpus", "stats", "builtin:heldout@7", "--against", "builtin:stream@7")
+	require.NoError(t, err)
+	require.Contains(t, out, "openings of builtin:heldout@7 seen in builtin:stream@7: 0 shared normalised openings, 0 of 100 cases")
+	require.Contains(t, out, "tests whose availability depends on the condition: 0")
+	out, err = run(t, nil, "corpus", "stats", "builtin:v1:heldout@7", "--against", filepath.Join(v1, "stream.jsonl"))
+	require.NoError(t, err)
+	require.Contains(t, out, "82 shared normalised openings, 98 of 100 cases")
+	_, err = run(t, nil, "corpus", "gen", "--version", "3", "--out", v1)
+	require.ErrorContains(t, err, "unknown generator version 3")
 }
 
 func TestExperimentValidate(t *testing.T) {

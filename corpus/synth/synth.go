@@ -1,6 +1,7 @@
 // Package synth generates the synthetic outpatient corpus from a condition table
-// written for clinevo. Generation is deterministic by seed: the same seed gives
-// byte-identical cases.
+// written for clinevo. Generation is deterministic by version and seed: the same
+// version and seed give byte-identical cases, and a released version never
+// changes, so a corpus stays reproducible by name.
 package synth
 
 import (
@@ -13,10 +14,23 @@ import (
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/textmatch"
 )
 
-// Source is the provenance source of every generated case.
-const Source = "clinevo-synth/1"
+// Generator versions. Version 1 is the original corpus (three openings per
+// condition, the same key points in every case of a condition, results only for
+// the tests a condition lists); version 2 is the default (see buildV2).
+const (
+	V1     = 1
+	V2     = 2
+	Latest = V2
+)
+
+// Provenance sources of generated cases, one per version.
+const (
+	SourceV1 = "clinevo-synth/1"
+	SourceV2 = "clinevo-synth/2"
+)
 
 // Split sizes and the stream's stage layout.
 const (
@@ -55,25 +69,48 @@ func Conditions() []Condition {
 	return out
 }
 
-// Generate returns the four splits for a seed: stream (500 cases in 10 stages of
-// 50, every condition in every stage), heldout (100 new cases), cross (100 new
-// cases) and update (the stream with stages 4-6 replaced by shifted presentations).
-func Generate(seed uint64) map[string][]clinic.Case {
+// Generate returns the four splits of the latest version for a seed: stream
+// (500 cases in 10 stages of 50, every condition in every stage), heldout (100
+// new cases), cross (100 new cases) and update (the stream with stages 4-6
+// replaced by shifted presentations).
+func Generate(seed uint64) map[string][]clinic.Case { return generate(Latest, seed) }
+
+// GenerateVersion returns the four splits of one generator version.
+func GenerateVersion(version int, seed uint64) (map[string][]clinic.Case, error) {
+	if version < V1 || version > Latest {
+		return nil, fmt.Errorf("synth: unknown generator version %d, want %d to %d", version, V1, Latest)
+	}
+	return generate(version, seed), nil
+}
+
+func generate(version int, seed uint64) map[string][]clinic.Case {
 	cat := catalog.Default()
-	names := cat.Names()
-	g := generator{seed: seed, cat: cat, names: names}
+	g := generator{version: version, seed: seed, cat: cat, names: cat.Names()}
 	out := map[string][]clinic.Case{}
 	out["stream"] = g.stream("stream", false)
 	out["update"] = g.stream("update", true)
-	out["heldout"] = g.flat("heldout", HeldOutSize)
-	out["cross"] = g.flat("cross", CrossSize)
+	// Version 2: a held-out or cross opening never equals, after normalisation,
+	// an opening of the stream (or the update stream), so held-out accuracy
+	// measures transfer to new wording, not recall of a seen sentence.
+	var seen map[string]bool
+	if version >= V2 {
+		seen = map[string]bool{}
+		for _, split := range []string{"stream", "update"} {
+			for _, c := range out[split] {
+				seen[textmatch.Normalize(c.Patient.OpeningComplaint)] = true
+			}
+		}
+	}
+	out["heldout"] = g.flat("heldout", HeldOutSize, seen)
+	out["cross"] = g.flat("cross", CrossSize, seen)
 	return out
 }
 
 type generator struct {
-	seed  uint64
-	cat   *catalog.Catalog
-	names []string
+	version int
+	seed    uint64
+	cat     *catalog.Catalog
+	names   []string
 }
 
 func (g generator) rng(parts ...string) *rand.Rand {
@@ -106,7 +143,7 @@ func (g generator) stream(split string, shifted bool) []clinic.Case {
 			if shift {
 				instance = "update"
 			}
-			c := g.build(conditions[ci], instance, n, shift)
+			c := g.build(conditions[ci], instance, n, shift, nil)
 			c.ID = fmt.Sprintf("%s-%04d", split, n)
 			c.Meta = clinic.CaseMeta{Split: split, Stage: s, Shifted: shift}
 			out = append(out, c)
@@ -124,10 +161,11 @@ func isUpdateStage(s int) bool {
 	return false
 }
 
-func (g generator) flat(split string, n int) []clinic.Case {
+// flat generates n cases of a split; openings in avoid (normalised) are not used.
+func (g generator) flat(split string, n int, avoid map[string]bool) []clinic.Case {
 	var out []clinic.Case
 	for i, ci := range g.order(split, 0, n) {
-		c := g.build(conditions[ci], split, i+1, false)
+		c := g.build(conditions[ci], split, i+1, false, avoid)
 		c.ID = fmt.Sprintf("%s-%04d", split, i+1)
 		c.Meta = clinic.CaseMeta{Split: split}
 		out = append(out, c)
@@ -135,10 +173,18 @@ func (g generator) flat(split string, n int) []clinic.Case {
 	return out
 }
 
-func (g generator) build(cd condition, instance string, n int, shifted bool) clinic.Case {
+func (g generator) build(cd condition, instance string, n int, shifted bool, avoid map[string]bool) clinic.Case {
+	if g.version >= V2 {
+		return g.buildV2(cd, instance, n, shifted, avoid)
+	}
+	return g.buildV1(cd, instance, n, shifted)
+}
+
+// buildV1 is version 1's case builder; it must never change.
+func (g generator) buildV1(cd condition, instance string, n int, shifted bool) clinic.Case {
 	r := g.rng("case", instance, strconv.Itoa(n), cd.key)
 	c := clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, Condition: cd.key, System: cd.sys,
-		Provenance: clinic.Provenance{Source: Source, SourceCaseID: fmt.Sprintf("%s/%s/%d", cd.key, instance, n)}}
+		Provenance: clinic.Provenance{Source: SourceV1, SourceCaseID: fmt.Sprintf("%s/%s/%d", cd.key, instance, n)}}
 
 	lo, hi := ageRange(cd.age)
 	age := lo + r.IntN(hi-lo+1)

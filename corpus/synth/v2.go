@@ -1,0 +1,325 @@
+package synth
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/textmatch"
+)
+
+// Version 2's presence odds: how often an optional item of the condition table
+// appears in a case. Core facts, the first finding and the first abnormal test
+// result always appear.
+const (
+	v2PositiveOdds = 0.7
+	v2NegativeOdds = 0.6
+	v2FindingOdds  = 0.75
+	v2ResultOdds   = 0.8
+	v2PastOdds     = 0.5  // a comorbidity in the past history
+	v2MedOdds      = 0.25 // an unrelated regular medicine
+	v2SocialOdds   = 0.4  // an everyday social detail
+)
+
+// buildV2 builds one case of version 2. Against version 1 it adds: openings
+// from a pool of at least eight per condition (its own, its confusable group's)
+// said in varied frames and wording; optional facts, findings and secondary
+// abnormal results that vary per case, with the evidence key points and
+// must-ask topics following what the case holds; comorbidities, unrelated
+// medicines and social details; and a result for every billable catalog test,
+// normal where the condition says nothing, so test availability never depends
+// on the diagnosis.
+func (g generator) buildV2(cd condition, instance string, n int, shifted bool, avoid map[string]bool) clinic.Case {
+	r := g.rng("case/v2", instance, strconv.Itoa(n), cd.key)
+	c := clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, Condition: cd.key, System: cd.sys,
+		Provenance: clinic.Provenance{Source: SourceV2, SourceCaseID: fmt.Sprintf("%s/%s/%d", cd.key, instance, n)}}
+
+	lo, hi := ageRange(cd.age)
+	age := lo + r.IntN(hi-lo+1)
+	sex := cd.sex
+	if sex == "" {
+		sex = []string{"female", "male"}[r.IntN(2)]
+	}
+	c.Patient.Demographics = clinic.Demographics{Age: age, Sex: sex, Text: demographicsText(age, sex)}
+	c.Patient.Persona = persona(r)
+	c.Patient.OpeningComplaint = openingV2(cd, shifted, avoid, r)
+
+	present := map[string]bool{} // support references (see evidenceSupport) present in this case
+	var facts []clinic.Fact
+	covered := map[string]bool{}
+	add := func(topic, text string) {
+		facts = append(facts, clinic.Fact{ID: "f" + strconv.Itoa(len(facts)+1), Text: vary(text, r), Topics: []string{topic}})
+		covered[topic] = true
+	}
+	droppedCore := false
+	for i, p := range cd.pos {
+		topic, text, core := splitFact(p)
+		if shifted && core && !droppedCore {
+			droppedCore = true // an atypical presentation lacks the classic lead feature
+			continue
+		}
+		if core || r.Float64() < v2PositiveOdds {
+			add(topic, text)
+			present["p"+strconv.Itoa(i)] = true
+		}
+	}
+	for i, p := range cd.neg {
+		topic, text, _ := splitFact(p)
+		if r.Float64() < v2NegativeOdds {
+			add(topic, text)
+			present["n"+strconv.Itoa(i)] = true
+		}
+	}
+	for _, d := range backgroundV2(cd, age, sex, covered, r) {
+		add(d[0], d[1])
+	}
+	c.Patient.Facts = facts
+
+	var findings []clinic.Finding
+	for i, e := range cd.exam {
+		sys, text := split2(e)
+		if i == 0 || r.Float64() < v2FindingOdds {
+			findings = append(findings, clinic.Finding{System: sys, Text: text, Abnormal: sys != "vitals" || abnormalVitals(text)})
+			present["e"+strconv.Itoa(i)] = true
+		}
+	}
+	if !hasSystem(findings, "vitals") {
+		findings = append(findings, clinic.Finding{System: "vitals", Text: normalVitals(r)})
+	}
+	sort.SliceStable(findings, func(i, j int) bool { return systemRank(findings[i].System) < systemRank(findings[j].System) })
+	c.Exam.Findings = findings
+
+	type result struct {
+		text     string
+		abnormal bool
+	}
+	results := map[string]result{}
+	first := true
+	for _, t := range append(append([]string(nil), cd.tests...), extraResults[cd.key]...) {
+		name, res := split2(t)
+		if looksNormal(res) || listedNormal[cd.key+"/"+name] {
+			// A listed normal result reads like every other normal result.
+			present["t:"+name] = true
+			continue
+		}
+		if first || r.Float64() < v2ResultOdds {
+			results[name] = result{res, true}
+			present["t:"+name] = true
+		}
+		first = false
+	}
+	if shifted {
+		for _, t := range cd.shift {
+			name, res := split2(t)
+			results[name] = result{res, true}
+			delete(present, "t:"+name)
+		}
+	}
+	for _, it := range g.cat.Items() {
+		if _, ok := results[it.Name]; !ok && !it.Free() {
+			results[it.Name] = result{normalResults[it.Name](r, sex), false}
+		}
+	}
+	tnames := make([]string, 0, len(results))
+	for n := range results {
+		tnames = append(tnames, n)
+	}
+	sort.Strings(tnames)
+	for _, n := range tnames {
+		c.Exam.Tests = append(c.Exam.Tests, clinic.TestValue{Name: n, Result: results[n].text, Abnormal: results[n].abnormal})
+	}
+	c.Exam.Catalog = g.names
+
+	m := &c.Manager
+	m.Diagnosis = clinic.Diagnosis{Name: cd.name, Acceptable: list(cd.aka), ICD10: cd.icd, Dangerous: list(cd.danger)}
+	for i, p := range cd.evi {
+		if supported(evidenceSupport[cd.key][i], present) {
+			m.Evidence = append(m.Evidence, p)
+		}
+	}
+	m.Management = append([]string(nil), cd.mgmt...)
+	m.UnsafeManagement = append([]string(nil), cd.unsafe...)
+	if cd.ref != "" {
+		dest, urg := split2(cd.ref)
+		m.Referral = &clinic.Referral{Needed: true, Destination: dest, Urgency: urg}
+	} else {
+		m.Referral = &clinic.Referral{Needed: false}
+	}
+	for _, t := range list(cd.ask) {
+		if covered[t] { // a topic the patient can say nothing new about is not a must-ask
+			m.MustAsk = append(m.MustAsk, t)
+		}
+	}
+	m.RequiredActions = list(cd.req)
+	return c
+}
+
+// supported evaluates a support reference ("a+b": both, "a|b": either).
+func supported(ref string, present map[string]bool) bool {
+	for _, all := range strings.Split(ref, "+") {
+		ok := false
+		for _, alt := range strings.Split(all, "|") {
+			ok = ok || present[strings.TrimSpace(alt)]
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// openingPool lists a condition's version 2 openings: version 1's openings
+// that do not name the diagnosis, its extra openings and its group's openings.
+func openingPool(cd condition) []string {
+	names := append([]string{cd.name}, list(cd.aka)...)
+	var pool []string
+	for _, o := range cd.open {
+		named := false
+		for _, n := range names {
+			named = named || textmatch.ContainsPhrase(o, n)
+		}
+		if !named {
+			pool = append(pool, o)
+		}
+	}
+	pool = append(pool, extraOpenings[cd.key]...)
+	return append(pool, groupOpenings[cd.grp]...)
+}
+
+// openingV2 draws an opening and says it in a frame with varied wording; a
+// draw whose normalised text is in avoid is drawn again, and if every draw is
+// taken the frames are walked in order for one that is free.
+func openingV2(cd condition, shifted bool, avoid map[string]bool, r *rand.Rand) string {
+	pool := openingPool(cd)
+	if shifted && len(cd.atyp) > 0 {
+		pool = cd.atyp
+	}
+	var o string
+	for range 32 {
+		o = frame(frames[r.IntN(len(frames))], paraphrase(pool[r.IntN(len(pool))], r))
+		if !avoid[textmatch.Normalize(o)] {
+			return o
+		}
+	}
+	for _, base := range pool {
+		for _, f := range frames {
+			if o := frame(f, base); !avoid[textmatch.Normalize(o)] {
+				return o
+			}
+		}
+	}
+	return o // every combination is taken; the corpus tests catch this
+}
+
+func frame(f, opening string) string {
+	if strings.Contains(f, "%l") {
+		return strings.Replace(f, "%l", lowerOpening(opening), 1)
+	}
+	return strings.Replace(f, "%s", opening, 1)
+}
+
+// lowerOpening lowers the first letter of an opening continuing a sentence,
+// except the pronoun I and an abbreviation.
+func lowerOpening(s string) string {
+	if len(s) < 2 || strings.HasPrefix(s, "I ") || strings.HasPrefix(s, "I'") || (s[1] >= 'A' && s[1] <= 'Z') {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+func paraphrase(s string, r *rand.Rand) string {
+	for _, p := range paraphrases {
+		if strings.Contains(s, p[0]) && r.IntN(2) == 0 {
+			s = strings.Replace(s, p[0], p[1], 1)
+		}
+	}
+	return s
+}
+
+// backgroundV2 returns the routine history of a case: a comorbidity, an
+// unrelated medicine and a social detail now and then (never for a child, never
+// one that touches the condition's system or names its diagnosis), and a plain
+// answer for every routine topic the condition and the distractors leave open.
+func backgroundV2(cd condition, age int, sex string, covered map[string]bool, r *rand.Rand) [][2]string {
+	var out [][2]string
+	has := map[string]bool{}
+	for t := range covered {
+		has[t] = true
+	}
+	put := func(topic, text string) {
+		out = append(out, [2]string{topic, text})
+		has[topic] = true
+	}
+	if age >= 18 {
+		fits := func(d distractor) bool {
+			if (d.sex != "" && d.sex != sex) || age < d.minAge || (d.maxAge > 0 && age > d.maxAge) {
+				return false
+			}
+			for _, s := range d.avoidSys {
+				if s == cd.sys {
+					return false
+				}
+			}
+			for _, k := range d.avoidKeys {
+				if k == cd.key {
+					return false
+				}
+			}
+			for _, n := range append(append([]string{cd.name}, list(cd.aka)...), list(cd.danger)...) {
+				if textmatch.ContainsPhrase(d.past+" "+d.med, n) {
+					return false
+				}
+			}
+			return true
+		}
+		var past, meds []distractor
+		for _, d := range distractors {
+			if !fits(d) {
+				continue
+			}
+			if d.past != "" {
+				past = append(past, d)
+			} else {
+				meds = append(meds, d)
+			}
+		}
+		if len(past) > 0 && r.Float64() < v2PastOdds {
+			d := past[r.IntN(len(past))]
+			put(clinic.TopicPastHistory, d.past)
+			if d.med != "" {
+				put(clinic.TopicMedications, d.med)
+			}
+		}
+		if len(meds) > 0 && r.Float64() < v2MedOdds {
+			put(clinic.TopicMedications, meds[r.IntN(len(meds))].med)
+		}
+		if r.Float64() < v2SocialOdds {
+			put(clinic.TopicSocial, socialDistractors[r.IntN(len(socialDistractors))])
+		}
+	}
+	allergy := "I have no allergies to medicines."
+	if r.Float64() < 0.12 {
+		allergy = "I am allergic to penicillin; it gave me a rash."
+	}
+	routine := [][2]string{
+		{clinic.TopicMedications, pick(r, "I do not take any regular medicines.", "I am not on any tablets.", "I don't take anything regularly.")},
+		{clinic.TopicAllergies, allergy},
+		{clinic.TopicPastHistory, pick(r, "I have been healthy until now.", "Nothing serious in the past.", "I have always been quite well.")},
+		{clinic.TopicFamily, pick(r, "Nothing runs in my family that I know of.", "My parents are both well.", "No illnesses in the family that I know of.")},
+		{clinic.TopicSocial, pick(r, "I do not smoke and drink only a little.", "I work in an office and do not smoke.", "I don't smoke; I have the odd glass of wine.")},
+	}
+	if age < 16 {
+		routine[0][1] = "No regular medicines."
+		routine[2][1] = "Usually healthy."
+		routine[4][1] = "Goes to school and lives at home with the family."
+	}
+	for _, d := range routine {
+		if !has[d[0]] {
+			put(d[0], d[1])
+		}
+	}
+	return out
+}
