@@ -2,6 +2,7 @@ package actor
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,7 +103,7 @@ func (Builtin) Decide(_ context.Context, v clinic.DoctorView) (Decision, error) 
 
 	// 1. History topics: learned ones when cards exist, a structured history otherwise.
 	for _, t := range st.topicPlan(cands) {
-		if !st.asked[t] && turnsLeft > st.reserve(cands) {
+		if !st.asked[t] && !st.avoidAsk[t] && turnsLeft > st.reserve(cands) {
 			return out(clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: QuestionFor(t), Utterance: QuestionFor(t),
 				Rationale: []string{"history: " + strings.ReplaceAll(t, "_", " ")}, CardIDs: cardIDs(cands, 1)})
 		}
@@ -147,12 +148,13 @@ type state struct {
 	catalog    *catalog.Catalog
 	ruleAsk    []string
 	ruleTests  []string
-	avoid      map[string]bool
+	avoid      map[string]bool // tests a rule or a memory entry warns against
+	avoidAsk   map[string]bool // topics a rule or a memory entry says told nothing
 	finalizeBy int
 }
 
 func newState(v clinic.DoctorView) *state {
-	st := &state{v: v, asked: map[string]bool{}, questions: map[string]bool{}, requested: map[string]bool{}, avoid: map[string]bool{}}
+	st := &state{v: v, asked: map[string]bool{}, questions: map[string]bool{}, requested: map[string]bool{}, avoid: map[string]bool{}, avoidAsk: map[string]bool{}}
 	st.catalog = viewCatalog(v.Catalog)
 	texts := []string{v.OpeningComplaint}
 	for _, ex := range v.Exchanges {
@@ -182,13 +184,44 @@ func newState(v clinic.DoctorView) *state {
 			st.ruleTests = append(st.ruleTests, st.canonical(d.Target))
 		case clinic.VerbAvoidTest:
 			st.avoid[st.canonical(d.Target)] = true
+		case clinic.VerbAvoidAsk:
+			st.avoidAsk[d.Target] = true
 		case clinic.VerbFinalizeBy:
 			if n, err := strconv.Atoi(d.Target); err == nil && n > 0 {
 				st.finalizeBy = n
 			}
 		}
 	}
+	st.readEntries()
 	return st
+}
+
+// adviceAt is how similar a memory entry's context must be to be followed.
+const adviceAt = 0.3
+
+// readEntries follows the memory entries (advice cards) of similar contexts:
+// a HIGH_YIELD question or test is taken up like a rule's, a negative one
+// (INEFFICIENT, CRITICAL_ERROR) avoided. Diagnoses on entries are ranked with
+// the other cards.
+func (st *state) readEntries() {
+	for _, c := range st.v.Cards {
+		if c.Kind != clinic.CardAdvice || c.Similarity < adviceAt {
+			continue
+		}
+		kind, target, _ := strings.Cut(c.Action, ":")
+		good := c.Grade == "HIGH_YIELD"
+		bad := c.Grade == "INEFFICIENT" || c.Grade == "CRITICAL_ERROR"
+		switch {
+		case kind == string(clinic.Ask) && good && !slices.Contains(st.ruleAsk, target):
+			st.ruleAsk = append(st.ruleAsk, target)
+		case kind == string(clinic.Ask) && bad:
+			st.avoidAsk[target] = true
+		case kind == string(clinic.RequestTest) && good && !slices.Contains(st.ruleTests, st.canonical(target)):
+			st.ruleTests = append(st.ruleTests, st.canonical(target))
+		case kind == string(clinic.RequestTest) && bad:
+			st.avoid[st.canonical(target)] = true
+		}
+	}
 }
 
 func (st *state) canonical(test string) string {

@@ -9,6 +9,7 @@ const (
 	CardCorrection CardKind = "correction" // IF <context> AVOID <what failed> [USE <correction>]
 	CardRule       CardKind = "rule"       // ACTION=<ASK|REQUEST_TEST|CALL_MDT|FINALIZE> <target> WHEN <context>
 	CardAdvice     CardKind = "advice"     // compressed context, action, outcome, grade
+	CardSummary    CardKind = "summary"    // a compressed past transcript (EvoClinician's memory-agent and RAG baselines)
 )
 
 // Card is one memory card. The hint fields are what the doctor may see; the
@@ -25,7 +26,6 @@ type Card struct {
 	EvictedEpisode int    `json:"evicted_episode,omitempty"` // 0: live
 	Retrievals     int    `json:"retrievals"`
 	LastRetrieved  int    `json:"last_retrieved,omitempty"` // episode number of the last counted retrieval
-	Grade          string `json:"grade,omitempty"`          // process label of the action it came from
 }
 
 // Rule is one prompt rule of the doctor's rule book.
@@ -34,4 +34,8 @@ type Rule struct {
 	Text      string `json:"text"`
 	Citations int    `json:"citations"` // graded actions that supported it
 	Created   int    `json:"created"`   // episode number
+	// CitedAt are the episode numbers of its recent citations: a full rule
+	// book retires the rule least cited in the last W episodes (EvoClinician
+	// §3, prompt evolution; settings evolver.cite_window).
+	CitedAt []int `json:"cited_at,omitempty"`
 }

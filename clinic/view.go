@@ -66,6 +66,10 @@ type CardHint struct {
 	Followup  []string `json:"followup,omitempty"`
 	Action    string   `json:"action,omitempty"` // for rule and advice cards: ASK:<topic>, REQUEST_TEST:<test>, ...
 	Context   string   `json:"context,omitempty"`
+	// Grade is the process label of the action a card came from: an advice
+	// entry is a suggestion (HIGH_YIELD) or a warning (INEFFICIENT,
+	// CRITICAL_ERROR), as EvoClinician's actor reads them.
+	Grade string `json:"grade,omitempty"`
 }
 
 // Tool is a tool the doctor may call: a name, what it does, and its

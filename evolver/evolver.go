@@ -82,11 +82,12 @@ func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Ru
 	out.Rules = append([]clinic.Rule(nil), rules...)
 	screen := NewScreen(cfg, in.Forbidden, truth)
 	if cfg.Rules() {
+		out.Rules = Cite(out.Rules, in, cfg.CiteWindow)
 		var edits []Edit
 		for _, d := range proposals(cfg, in, ctxWords) {
 			edits = append(edits, Edit{Op: OpAdd, Text: ruleText(d)})
 		}
-		out.Rules, out.Edits, out.Skipped = ApplyEdits(out.Rules, edits, in.Episode, cfg.RuleBudget, screen)
+		out.Rules, out.Edits, out.Skipped = ApplyEdits(out.Rules, edits, in.Episode, cfg, screen)
 	}
 	if in.WriteCards {
 		var skipped []string
@@ -111,10 +112,12 @@ type Edit struct {
 	Text string `json:"text,omitempty"`
 }
 
-// ApplyEdits applies edits in order within budget B_P, rejecting any whose text
-// the screen finds leaking (a nil screen rejects nothing). It returns the new
-// book, a log and the rejections.
-func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN, budget int, screen *Screen) (out []clinic.Rule, log, skipped []string) {
+// ApplyEdits applies edits in order within budget B_P (cfg.RuleBudget),
+// rejecting any whose text the screen finds leaking (a nil screen rejects
+// nothing); over budget, the rule least cited in the last cfg.CiteWindow
+// episodes retires. It returns the new book, a log and the rejections.
+func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN int, cfg settings.Evolver, screen *Screen) (out []clinic.Rule, log, skipped []string) {
+	budget, window := cfg.RuleBudget, cfg.CiteWindow
 	out = append([]clinic.Rule(nil), rules...)
 	for _, e := range edits {
 		if why := screen.Leaks(e.Text); why != "" {
@@ -125,7 +128,7 @@ func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN, budget int, screen 
 		case OpAdd:
 			if d, ok := clinic.ParseRule(e.Text); ok {
 				var entry string
-				out, entry = applyRule(out, d, e.Text, episodeN, budget)
+				out, entry = applyRule(out, d, e.Text, episodeN, budget, window)
 				log = append(log, entry)
 				continue
 			}
@@ -133,18 +136,18 @@ func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN, budget int, screen 
 				continue
 			}
 			id := fmt.Sprintf("r%d-%d", episodeN, len(out)+1)
-			out = append(out, clinic.Rule{ID: id, Text: e.Text, Citations: 1, Created: episodeN})
+			out = append(out, clinic.Rule{ID: id, Text: e.Text, Citations: 1, Created: episodeN, CitedAt: []int{episodeN}})
 			log = append(log, "add "+id)
 			if len(out) > budget {
 				var retired string
-				out, retired = retireLeastCited(out)
+				out, retired = retireLeastCited(out, episodeN, window)
 				log = append(log, "retire "+retired)
 			}
 		case OpMerge:
 			for i := range out {
 				if out[i].ID == e.ID && strings.TrimSpace(e.Text) != "" {
 					out[i].Text = e.Text
-					out[i].Citations++
+					out[i] = cite(out[i], episodeN, window)
 					log = append(log, "merge "+e.ID)
 				}
 			}
@@ -284,41 +287,130 @@ func cards(cfg settings.Evolver, in Input, truth *grader.Key, ctxWords []string)
 		}
 		out = append(out, c)
 	}
-	// Rule cards and advice for actions that stood out.
+	// MedEvoEval's rule cards: tests that stood out in passing episodes.
 	for _, a := range in.Grade.Actions {
-		if a.Action == clinic.Finalize || cfg.TranscriptOnly {
-			continue
-		}
-		var target string
 		ev := in.Events[a.Turn]
-		switch ev.Action {
-		case clinic.Ask:
-			if ts := topicOf(ev); len(ts) > 0 {
-				target = ts[0]
-			}
-		case clinic.RequestTest:
-			target = ev.Test
-		}
-		if target == "" {
+		if cfg.TranscriptOnly || ev.Action != clinic.RequestTest || ev.Free || a.Label != grader.HighYield || !in.Outcome.Pass {
 			continue
 		}
-		action := string(ev.Action) + ":" + target
+		c := base(clinic.CardRule, a.Turn)
+		c.Action = string(ev.Action) + ":" + ev.Test
+		c.Grade = string(a.Label)
+		c.Text = fmt.Sprintf("ACTION=%s %s WHEN %s", ev.Action, ev.Test, strings.Join(ctxWords, " "))
+		out = append(out, c)
+	}
+	if !cfg.TranscriptOnly {
+		out = append(out, entries(cfg, in, predicted, base)...)
+	}
+	return append(out, summary(in, predicted, ask, tests, base))
+}
+
+// entries are EvoClinician's memory entries (§3, memory evolution): for each
+// turn whose label is one the run keeps (HIGH_YIELD and CRITICAL_ERROR, and
+// other negative labels unless ablated), the compressed context φ(h_t) of the
+// history before it, the action a_t, its outcome and its grade g_t. They are
+// retrieved per turn by similarity of φ to the conversation so far.
+func entries(cfg settings.Evolver, in Input, predicted string, base func(clinic.CardKind, int) clinic.Card) []clinic.Card {
+	var out []clinic.Card
+	for _, a := range in.Grade.Actions {
+		if !slices.Contains(cfg.MemoryLabels, string(a.Label)) || a.Turn >= len(in.Events) {
+			continue
+		}
+		ev := in.Events[a.Turn]
+		action := actionOf(ev, predicted)
+		if action == "" {
+			continue
+		}
+		phi := strings.Join(historyWords(in.Opening, in.Events[:a.Turn], 24), " ")
+		c := base(clinic.CardAdvice, a.Turn)
+		c.Context, c.SearchText = phi, phi
+		c.Action, c.Grade = action, string(a.Label)
+		positive := a.Label == grader.HighYield
 		switch {
-		case a.Label == grader.HighYield && in.Outcome.Pass && ev.Action == clinic.RequestTest && !ev.Free:
-			c := base(clinic.CardRule, a.Turn)
-			c.Action = action
-			c.Grade = string(a.Label)
-			c.Text = fmt.Sprintf("ACTION=%s %s WHEN %s", ev.Action, target, strings.Join(ctxWords, " "))
-			out = append(out, c)
-		case (a.Label == grader.Inefficient && ev.Action == clinic.RequestTest && ev.Status == clinic.StatusReturned) || a.Label == grader.CriticalError:
-			c := base(clinic.CardAdvice, a.Turn)
-			c.Action = action
-			c.Grade = string(a.Label)
-			c.Text = fmt.Sprintf("CONTEXT %s | ACTION %s | OUTCOME %s | GRADE %s", strings.Join(ctxWords, " "), action, a.Rationale, a.Label)
-			out = append(out, c)
+		case ev.Action == clinic.Ask && positive:
+			c.Ask = topicOf(ev)
+		case ev.Action == clinic.RequestTest && positive:
+			c.Tests = []string{ev.Test}
+		case ev.Action == clinic.Finalize && positive:
+			c.Diagnosis = predicted
+		case ev.Action == clinic.Finalize && !strings.HasPrefix(predicted, "undifferentiated"):
+			c.Avoid = predicted
+		}
+		c.Text = fmt.Sprintf("CONTEXT %s | ACTION %s | OUTCOME %s (S=%.2f, cost %.0f) | GRADE %s", phi, action, a.Rationale, in.Outcome.S, in.Outcome.Cost, a.Label)
+		out = append(out, c)
+	}
+	return out
+}
+
+// actionOf names an action for a memory entry: ASK:<topic>, REQUEST_TEST:<test>
+// or FINALIZE:<diagnosis>; "" for an action with nothing to name.
+func actionOf(ev clinic.Event, predicted string) string {
+	switch ev.Action {
+	case clinic.Ask:
+		if ts := topicOf(ev); len(ts) > 0 {
+			return "ASK:" + ts[0]
+		}
+	case clinic.RequestTest:
+		if ev.Test != "" {
+			return "REQUEST_TEST:" + ev.Test
+		}
+	case clinic.Finalize:
+		if ev.Status == clinic.StatusFinalized && predicted != "" {
+			return "FINALIZE:" + predicted
+		}
+	}
+	return ""
+}
+
+// historyWords compresses a history to at most n content words, without
+// numbers: the opening, then what the patient said and the tests returned.
+func historyWords(opening string, events []clinic.Event, n int) []string {
+	texts := []string{opening}
+	for _, ev := range events {
+		if ev.Status == clinic.StatusReturned && (ev.Action == clinic.Ask || ev.Action == clinic.RequestTest) {
+			texts = append(texts, ev.Reply)
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range texts {
+		for _, w := range strings.Fields(textmatch.Normalize(t)) {
+			st := textmatch.Stem(w)
+			if len(st) < 3 || digits.MatchString(st) || seen[st] || len(textmatch.Tokens(w)) == 0 {
+				continue
+			}
+			seen[st] = true
+			out = append(out, w)
+			if len(out) == n {
+				return out
+			}
 		}
 	}
 	return out
+}
+
+// summary is the episode as a compressed transcript: what the memory agent
+// carries and what RAG retrieves (EvoClinician §4's memory baselines). A
+// passing episode's diagnosis is kept to reuse, a failing one's to avoid.
+func summary(in Input, predicted string, ask, tests []string, base func(clinic.CardKind, int) clinic.Card) clinic.Card {
+	c := base(clinic.CardSummary, len(in.Events)+1)
+	var lines []string
+	for _, ev := range in.Events {
+		switch {
+		case ev.Action == clinic.Ask && ev.Status == clinic.StatusReturned:
+			lines = append(lines, "asked "+strings.Join(topicOf(ev), "/")+": "+ev.Reply)
+		case ev.Action == clinic.RequestTest && ev.Status == clinic.StatusReturned:
+			lines = append(lines, ev.Test+": "+ev.Reply)
+		}
+	}
+	c.Ask, c.Tests = ask, tests
+	if in.Outcome.Pass {
+		c.Diagnosis = predicted
+	} else if !strings.HasPrefix(predicted, "undifferentiated") {
+		c.Avoid = predicted
+	}
+	c.Text = fmt.Sprintf("PATIENT %s | %s | DIAGNOSIS %s | S=%.2f, cost %.0f", in.Opening, strings.Join(lines, " | "), orNone(predicted), in.Outcome.S, in.Outcome.Cost)
+	return c
 }
 
 func list(xs []string) string {
@@ -344,9 +436,10 @@ func has(xs []string, x string) bool {
 	return false
 }
 
-// proposals are the rule edits a graded episode suggests: keep doing high-yield
-// tests of passing episodes, stop inefficient expensive ones, and finalise sooner
-// when an episode spent turns that revealed nothing.
+// proposals are the rule edits a graded episode suggests (EvoClinician §3,
+// prompt evolution): a rule generalising every HIGH_YIELD question or test to
+// presentations like this one, and a guard rule for every INEFFICIENT or
+// CRITICAL_ERROR test (ordered and wasted) or question (that told nothing).
 func proposals(cfg settings.Evolver, in Input, ctxWords []string) []clinic.RuleDirective {
 	when := strings.Join(ctxWords, " ")
 	var out []clinic.RuleDirective
@@ -354,15 +447,77 @@ func proposals(cfg settings.Evolver, in Input, ctxWords []string) []clinic.RuleD
 		return nil
 	}
 	for _, a := range in.Grade.Actions {
+		if a.Turn >= len(in.Events) {
+			continue
+		}
 		ev := in.Events[a.Turn]
+		negative := a.Label == grader.Inefficient || a.Label == grader.CriticalError
 		switch {
-		case ev.Action == clinic.RequestTest && !ev.Free && a.Label == grader.HighYield && in.Outcome.Pass:
+		case ev.Action == clinic.RequestTest && !ev.Free && ev.Test != "" && a.Label == grader.HighYield:
 			out = append(out, clinic.RuleDirective{Verb: clinic.VerbTest, Target: ev.Test, When: when})
-		case ev.Action == clinic.RequestTest && !ev.Free && a.Label == grader.Inefficient && ev.Status == clinic.StatusReturned:
+		case ev.Action == clinic.RequestTest && !ev.Free && ev.Test != "" && negative:
 			out = append(out, clinic.RuleDirective{Verb: clinic.VerbAvoidTest, Target: ev.Test, When: when})
+		case ev.Action == clinic.Ask && a.Label == grader.HighYield:
+			for _, t := range topicOf(ev) {
+				out = append(out, clinic.RuleDirective{Verb: clinic.VerbAsk, Target: t, When: when})
+			}
+		case ev.Action == clinic.Ask && negative && !ev.Cached && len(ev.RevealedFacts) == 0 && !ev.Generated:
+			for _, t := range topicOf(ev) {
+				out = append(out, clinic.RuleDirective{Verb: clinic.VerbAvoidAsk, Target: t, When: when})
+			}
 		}
 	}
 	return out
+}
+
+// Cite counts, for each rule, the graded actions of this episode that support
+// it: a HIGH_YIELD action its positive rule names, an INEFFICIENT or
+// CRITICAL_ERROR one its guard rule names, in a presentation the rule's
+// context covers. These citations decide which rule a full book retires.
+func Cite(rules []clinic.Rule, in Input, window int) []clinic.Rule {
+	out := append([]clinic.Rule(nil), rules...)
+	opening := textmatch.Set(in.Opening)
+	for i, r := range out {
+		d, ok := clinic.ParseRule(r.Text)
+		if !ok || (d.When != "" && textmatch.Coverage(textmatch.Set(d.When), opening) < 0.5) {
+			continue
+		}
+		for _, a := range in.Grade.Actions {
+			if a.Turn < len(in.Events) && supports(d, in.Events[a.Turn], a.Label) {
+				out[i] = cite(out[i], in.Episode, window)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func supports(d clinic.RuleDirective, ev clinic.Event, l grader.Label) bool {
+	negative := l == grader.Inefficient || l == grader.CriticalError
+	switch d.Verb {
+	case clinic.VerbTest:
+		return l == grader.HighYield && ev.Action == clinic.RequestTest && catalog.Key(ev.Test) == catalog.Key(d.Target)
+	case clinic.VerbAvoidTest:
+		return negative && ev.Action == clinic.RequestTest && catalog.Key(ev.Test) == catalog.Key(d.Target)
+	case clinic.VerbAsk:
+		return l == grader.HighYield && ev.Action == clinic.Ask && slices.Contains(topicOf(ev), d.Target)
+	case clinic.VerbAvoidAsk:
+		return negative && ev.Action == clinic.Ask && slices.Contains(topicOf(ev), d.Target)
+	}
+	return false
+}
+
+// cite records a citation of r at episode n, keeping those of the last window episodes.
+func cite(r clinic.Rule, n, window int) clinic.Rule {
+	r.Citations++
+	var kept []int
+	for _, e := range append(r.CitedAt, n) {
+		if e > n-window {
+			kept = append(kept, e)
+		}
+	}
+	r.CitedAt = kept
+	return r
 }
 
 func ruleText(d clinic.RuleDirective) string {
@@ -370,13 +525,17 @@ func ruleText(d clinic.RuleDirective) string {
 	case clinic.VerbTest:
 		return d.String() + ": this test changed the assessment for presentations like this"
 	case clinic.VerbAvoidTest:
-		return d.String() + ": this test cost much and changed nothing for presentations like this"
+		return d.String() + ": this test cost much or came back empty and changed nothing for presentations like this"
+	case clinic.VerbAsk:
+		return d.String() + ": the answer moved the assessment for presentations like this"
+	case clinic.VerbAvoidAsk:
+		return d.String() + ": this question told nothing for presentations like this"
 	}
 	return d.String()
 }
 
 // applyRule adds or merges a rule and retires the least cited when over budget.
-func applyRule(rules []clinic.Rule, d clinic.RuleDirective, text string, episodeN, budget int) ([]clinic.Rule, string) {
+func applyRule(rules []clinic.Rule, d clinic.RuleDirective, text string, episodeN, budget, window int) ([]clinic.Rule, string) {
 	for i, r := range rules {
 		rd, ok := clinic.ParseRule(r.Text)
 		if !ok || rd.Verb != d.Verb || catalog.Key(rd.Target) != catalog.Key(d.Target) {
@@ -387,7 +546,7 @@ func applyRule(rules []clinic.Rule, d clinic.RuleDirective, text string, episode
 			merged := mergeWords(a, b)
 			rd.When = strings.Join(merged, " ")
 			rules[i].Text = ruleText(rd)
-			rules[i].Citations++
+			rules[i] = cite(rules[i], episodeN, window)
 			return rules, "merge " + rules[i].ID
 		}
 	}
@@ -395,21 +554,33 @@ func applyRule(rules []clinic.Rule, d clinic.RuleDirective, text string, episode
 		return rules, "skip (B_P is 0)"
 	}
 	id := fmt.Sprintf("r%d-%s", episodeN, strings.ReplaceAll(catalog.Key(d.Verb+" "+d.Target), " ", "-"))
-	rules = append(rules, clinic.Rule{ID: id, Text: text, Citations: 1, Created: episodeN})
+	rules = append(rules, clinic.Rule{ID: id, Text: text, Citations: 1, Created: episodeN, CitedAt: []int{episodeN}})
 	edit := "add " + id
 	if len(rules) > budget {
 		var retired string
-		rules, retired = retireLeastCited(rules)
+		rules, retired = retireLeastCited(rules, episodeN, window)
 		edit += "; retire " + retired
 	}
 	return rules, edit
 }
 
-// retireLeastCited removes the least cited rule, the oldest among equals.
-func retireLeastCited(rules []clinic.Rule) ([]clinic.Rule, string) {
+// retireLeastCited removes the rule least cited in the last window episodes
+// before episode n (EvoClinician §3: "the lowest-utility rules based on how
+// often the grader cited them in recent episodes"), the oldest among equals.
+func retireLeastCited(rules []clinic.Rule, n, window int) ([]clinic.Rule, string) {
+	recent := func(r clinic.Rule) int {
+		c := 0
+		for _, e := range r.CitedAt {
+			if e > n-window {
+				c++
+			}
+		}
+		return c
+	}
 	worst := 0
 	for i, r := range rules {
-		if r.Citations < rules[worst].Citations || (r.Citations == rules[worst].Citations && r.Created < rules[worst].Created) {
+		ri, rw := recent(r), recent(rules[worst])
+		if ri < rw || (ri == rw && r.Created < rules[worst].Created) { // equals: the earliest in the book
 			worst = i
 		}
 	}

@@ -21,7 +21,7 @@ func TestEditsAndCardsWithHiddenTextAreRejected(t *testing.T) {
 		{Op: evolver.OpAdd, Text: "If troponin 0.8 ng/mL (raised) appears, refer"},
 		{Op: evolver.OpMerge, ID: "r1", Text: "ASK onset and triggers: always"},
 	}
-	out, log, skipped := evolver.ApplyEdits(rules, edits, 7, 12, screen)
+	out, log, skipped := evolver.ApplyEdits(rules, edits, 7, settings.Default().Evolver, screen)
 	require.Len(t, skipped, 2)
 	require.Contains(t, skipped[0], `identifier "stream-0042"`)
 	require.Contains(t, skipped[1], "near-duplicate")
@@ -186,7 +186,9 @@ func TestRuleBudgetRetiresLeastCited(t *testing.T) {
 	for _, test := range []string{"ecg", "troponin", "urinalysis", "ecg", "spirometry"} {
 		edits = append(edits, evolver.Edit{Op: evolver.OpAdd, Text: "REQUEST_TEST " + test + " WHEN chest pain: useful"})
 	}
-	rules, log, _ := evolver.ApplyEdits(nil, edits, 1, 3, nil)
+	cfg := settings.Default().Evolver
+	cfg.RuleBudget = 3
+	rules, log, _ := evolver.ApplyEdits(nil, edits, 1, cfg, nil)
 	require.Len(t, rules, 3, "never over B_P")
 	require.Equal(t, []string{"add r1-request-ecg", "add r1-request-troponin", "add r1-request-urinalysis", "merge r1-request-ecg",
 		"add r1-request-spirometry; retire r1-request-troponin"}, log, "a repeated rule merges; over budget the least cited, oldest rule retires")
@@ -203,4 +205,91 @@ func TestEvictionsKeepReusedCards(t *testing.T) {
 	require.Equal(t, []string{"old-unused"}, evolver.Evictions(live, 1, 3, 10, cfg))
 	require.Empty(t, evolver.Evictions(live, 0, 3, 10, cfg))
 	require.Equal(t, []string{"old-unused", "new-unused"}, evolver.Evictions(live, 1, 2, 10, cfg))
+}
+
+// TestFullBookRetiresTheRuleLeastCitedRecently checks EvoClinician's
+// retirement (§3: the lowest-utility rule by how often the grader cited it in
+// recent episodes): at episode 20 with W = 5, a rule cited three times long
+// ago retires before one cited once in the window.
+func TestFullBookRetiresTheRuleLeastCitedRecently(t *testing.T) {
+	cfg := settings.Default().Evolver
+	cfg.RuleBudget, cfg.CiteWindow = 2, 5
+	book := []clinic.Rule{
+		{ID: "old", Text: "REQUEST_TEST ecg WHEN chest pain: useful", Citations: 3, Created: 1, CitedAt: []int{2, 3, 4}},
+		{ID: "recent", Text: "REQUEST_TEST troponin WHEN chest pain: useful", Citations: 1, Created: 10, CitedAt: []int{18}},
+	}
+	out, log, _ := evolver.ApplyEdits(book, []evolver.Edit{{Op: evolver.OpAdd, Text: "ASK triggers WHEN chest pain: useful"}}, 20, cfg, nil)
+	require.Equal(t, []string{"add r20-ask-triggers; retire old"}, log)
+	require.Equal(t, []string{"recent", "r20-ask-triggers"}, []string{out[0].ID, out[1].ID})
+	// With a window wide enough to see the old citations, the recent rule retires instead.
+	cfg.CiteWindow = 50
+	_, log, _ = evolver.ApplyEdits(book, []evolver.Edit{{Op: evolver.OpAdd, Text: "ASK triggers WHEN chest pain: useful"}}, 20, cfg, nil)
+	require.Equal(t, []string{"add r20-ask-triggers; retire recent"}, log)
+}
+
+// graded is a small score-only episode: a question that told something the
+// assessment used, one that told nothing, an expensive test that came back
+// not available, and a submission graded CRITICAL_ERROR.
+func graded() evolver.Input {
+	events := []clinic.Event{
+		{Turn: 0, Action: clinic.Ask, Question: "What makes it worse?", Topic: clinic.TopicTriggers, Status: clinic.StatusReturned, Reply: "Climbing stairs.", RevealedFacts: []string{"f1"}},
+		{Turn: 1, Action: clinic.Ask, Question: "Does anything run in your family?", Topic: clinic.TopicFamily, Status: clinic.StatusReturned, Reply: "I don't know."},
+		{Turn: 2, Action: clinic.RequestTest, Test: "ct head", Status: clinic.StatusUnavailable, Reply: "NOT AVAILABLE", Cost: 505},
+		{Turn: 3, Action: clinic.Finalize, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Diagnosis: []string{"migraine"}}},
+	}
+	g := grader.ProcessGrade{Actions: []grader.ActionGrade{
+		{Turn: 0, Action: clinic.Ask, Label: grader.HighYield, Rationale: "told the trigger"},
+		{Turn: 1, Action: clinic.Ask, Label: grader.Inefficient, Rationale: "revealed nothing new"},
+		{Turn: 2, Action: clinic.RequestTest, Label: grader.Inefficient, Rationale: "not available"},
+		{Turn: 3, Action: clinic.Finalize, Label: grader.CriticalError, Rationale: "scored 0"},
+	}}
+	return evolver.Input{Run: "r", Pass: 1, Stage: 1, Episode: 9, CaseID: "c9", Opening: "Tight chest when I walk uphill",
+		Events: events, Final: clinic.FinalOutput{Diagnosis: []string{"migraine"}}, Outcome: grader.Outcome{S: 0, Cost: 520}, Grade: g, WriteCards: true}
+}
+
+// TestEvolverAsEvoClinicianDefinesIt checks the rules and memory entries of a
+// score-only episode (EvoClinician §3): a rule generalising the HIGH_YIELD
+// question, guard rules for the INEFFICIENT question and test, and memory
+// entries (φ(h_t), a_t, outcome, g_t) for the turns whose labels the run keeps.
+func TestEvolverAsEvoClinicianDefinesIt(t *testing.T) {
+	cfg := settings.Default().Evolver
+	cfg.Mode, cfg.CardKinds = settings.ScoreOnly, []string{"advice"}
+	out := evolver.Evolve(cfg, graded(), nil, nil)
+	var heads []string
+	for _, r := range out.Rules {
+		d, ok := clinic.ParseRule(r.Text)
+		require.True(t, ok, r.Text)
+		heads = append(heads, d.Verb+" "+d.Target)
+	}
+	require.Equal(t, []string{"ASK triggers", "AVOID_ASK family", "AVOID_TEST ct head"}, heads)
+	byAction := map[string]clinic.Card{}
+	for _, c := range out.Cards {
+		require.Equal(t, clinic.CardAdvice, c.Kind)
+		byAction[c.Action] = c
+	}
+	require.Len(t, byAction, 4, "HIGH_YIELD, two INEFFICIENT and CRITICAL_ERROR turns: one entry each")
+	// φ(h_t) is the history before the turn: the opening only for turn 0,
+	// the opening and what the patient said for the test at turn 2.
+	require.Equal(t, "tight chest walk uphill", byAction["ASK:triggers"].Context)
+	require.Contains(t, byAction["REQUEST_TEST:ct head"].Context, "climbing stairs")
+	require.Equal(t, []string{clinic.TopicTriggers}, byAction["ASK:triggers"].Ask)
+	require.Equal(t, "migraine", byAction["FINALIZE:migraine"].Avoid, "a critical submission is a diagnosis to avoid")
+	require.Equal(t, string(grader.CriticalError), byAction["FINALIZE:migraine"].Grade)
+
+	// The ablations: no CRITICAL_ERROR memories; no other negative memories.
+	cfg.MemoryLabels = []string{"HIGH_YIELD", "INEFFICIENT"}
+	require.Len(t, evolver.Evolve(cfg, graded(), nil, nil).Cards, 3)
+	cfg.MemoryLabels = []string{"HIGH_YIELD", "CRITICAL_ERROR"}
+	require.Len(t, evolver.Evolve(cfg, graded(), nil, nil).Cards, 2)
+	// Transcript-level feedback: no per-action rules or entries.
+	cfg.TranscriptOnly = true
+	out = evolver.Evolve(cfg, graded(), nil, nil)
+	require.Empty(t, out.Rules)
+	require.Empty(t, out.Cards)
+	// The summary baselines keep one compressed transcript per episode.
+	cfg = settings.Default().Evolver
+	cfg.CardKinds = []string{"summary"}
+	out = evolver.Evolve(cfg, graded(), nil, nil)
+	require.Len(t, out.Cards, 1)
+	require.Contains(t, out.Cards[0].Text, "asked triggers: Climbing stairs.")
 }

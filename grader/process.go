@@ -84,6 +84,9 @@ type ProcessInput struct {
 	Final   clinic.FinalOutput `json:"final"`
 	Outcome Outcome            `json:"outcome"`
 	Prices  map[string]float64 `json:"prices,omitempty"` // the run's price table, for cost judgements
+	// YieldOnly grades by clinical yield alone, without resource efficiency
+	// (EvoClinician's yield-only grading ablation).
+	YieldOnly bool `json:"yield_only,omitempty"`
 }
 
 // expensive tests cost at least this much; returning one that nobody used is inefficient.
@@ -175,7 +178,7 @@ func GradeProcess(in ProcessInput, key *Key) ProcessGrade {
 				a.Label, a.Rationale = Inefficient, "the request was "+string(ev.Status)
 			case supports(ev.Reply):
 				a.Label, a.Rationale = HighYield, "the result was used in the assessment"
-			case price >= expensive:
+			case price >= expensive && !in.YieldOnly:
 				a.Label, a.Rationale = Inefficient, fmt.Sprintf("a %.0f USD test whose result was not used; a cheaper step would have done", price)
 			default:
 				a.Label, a.Rationale = LowYield, "the result did not change the assessment"

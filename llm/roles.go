@@ -437,7 +437,7 @@ func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.In
 	}
 	screen := evolver.NewScreen(cfg, in.Forbidden, truth)
 	if cfg.Rules() {
-		out.Rules, out.Edits, out.Skipped = evolver.ApplyEdits(rules, r.Edits, in.Episode, cfg.RuleBudget, screen)
+		out.Rules, out.Edits, out.Skipped = evolver.ApplyEdits(evolver.Cite(rules, in, cfg.CiteWindow), r.Edits, in.Episode, cfg, screen)
 	}
 	if in.WriteCards {
 		var cards []clinic.Card

@@ -37,7 +37,7 @@ func ReadCards(r io.Reader, name string) ([]clinic.Card, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	seen := map[string]int{}
-	kinds := []clinic.CardKind{clinic.CardSuccess, clinic.CardCorrection, clinic.CardRule, clinic.CardAdvice}
+	kinds := []clinic.CardKind{clinic.CardSuccess, clinic.CardCorrection, clinic.CardRule, clinic.CardAdvice, clinic.CardSummary}
 	line := 0
 	for sc.Scan() {
 		line++

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -104,7 +105,12 @@ type Meta struct {
 // its better similarity, best first, ties by ID. The presentation query keeps
 // the cards of a similar complaint in view once the conversation has moved on;
 // the conversation query finds cards that the revealed findings point to.
-func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, k int, m Meta) ([]clinic.CardHint, error) {
+//
+// With retrieval "recent" the K newest live cards are shown instead, whatever
+// their similarity (EvoClinician §4's memory agent, which carries the latest
+// transcripts and drops the oldest).
+func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s settings.Memory, m Meta) ([]clinic.CardHint, error) {
+	k := s.K
 	if store == nil || k <= 0 {
 		return nil, nil
 	}
@@ -121,7 +127,29 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, k
 	start := time.Now()
 	defer func() { retrievalMS.Record(ctx, float64(time.Since(start).Microseconds())/1000) }()
 	best := map[string]memory.Hit{}
+	if s.Retrieval == "recent" {
+		live, err := store.List(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("retrieve: %w", err)
+		}
+		sort.SliceStable(live, func(i, j int) bool {
+			if live[i].CreatedEpisode != live[j].CreatedEpisode {
+				return live[i].CreatedEpisode > live[j].CreatedEpisode
+			}
+			return live[i].ID < live[j].ID
+		})
+		for i, c := range live {
+			if i == k {
+				break
+			}
+			// No similarity ranks them: the newest first, at 1 down to just above 0.5.
+			best[c.ID] = memory.Hit{Card: c, Score: 1 - 0.5*float64(i)/float64(k)}
+		}
+	}
 	for _, q := range []string{view.OpeningComplaint, QueryText(view)} {
+		if s.Retrieval == "recent" {
+			break
+		}
 		hits, err := store.Search(ctx, memory.Query{Text: q, K: k, Filter: f})
 		if err != nil {
 			return nil, fmt.Errorf("retrieve: %w", err)
@@ -176,7 +204,7 @@ func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, err
 	}
 	for !ep.Done() {
 		view := ep.View(nil, m.Rules)
-		cards, err := Retrieve(ctx, d.Memory, view, d.Settings.Memory.K, m)
+		cards, err := Retrieve(ctx, d.Memory, view, d.Settings.Memory, m)
 		if err != nil {
 			return clinic.Trace{}, err
 		}
@@ -240,7 +268,7 @@ type Lesson struct {
 
 // ProcessInput is what the process grader reads of a scored episode.
 func ProcessInput(t clinic.Trace, s settings.Settings) grader.ProcessInput {
-	return grader.ProcessInput{Events: t.Events, Final: t.Final, Outcome: grader.OutcomeOf(*t.Scores), Prices: s.Episode.Prices}
+	return grader.ProcessInput{Events: t.Events, Final: t.Final, Outcome: grader.OutcomeOf(*t.Scores), Prices: s.Episode.Prices, YieldOnly: s.Evolver.YieldOnly}
 }
 
 // WriteBack is the manager's key for the learner under the run's feedback

@@ -110,6 +110,14 @@ type Evolver struct {
 	// TranscriptOnly learns from the transcript-level score only, without the
 	// per-action labels (EvoClinician's ablation).
 	TranscriptOnly bool `json:"transcript_only" mapstructure:"transcript_only"`
+	// YieldOnly grades actions by clinical yield alone, without resource
+	// efficiency (EvoClinician's "yield-only grading" ablation).
+	YieldOnly bool `json:"yield_only" mapstructure:"yield_only"`
+	// MemoryLabels are the process labels whose turns become memory entries
+	// (φ(h_t), a_t, outcome, g_t): EvoClinician keeps HIGH_YIELD and
+	// CRITICAL_ERROR turns and other negative (INEFFICIENT) ones; its
+	// ablations drop CRITICAL_ERROR or INEFFICIENT.
+	MemoryLabels []string `json:"memory_labels" mapstructure:"memory_labels"`
 	// UpdateInterval runs Evolve after every N episodes (and at stage ends).
 	UpdateInterval int `json:"update_interval" mapstructure:"update_interval"`
 	// CiteWindow is W: a full rule book retires the rule least cited by the
@@ -128,13 +136,22 @@ const (
 	ScoreOnly = "score_only" // EvoClinician §4.1: the learner sees the score and cost only
 )
 
-// Card kinds the evolver may write.
-var CardKinds = []string{"success", "correction", "rule", "advice"}
+// Card kinds the evolver may write: MedEvoEval's success, correction and rule
+// cards (§3.4), EvoClinician's advice entries, and transcript summaries (the
+// memory-agent and RAG baselines of EvoClinician §4).
+var CardKinds = []string{"success", "correction", "rule", "advice", "summary"}
+
+// Process labels (EvoClinician §3: the process grader's label set).
+var Labels = []string{"HIGH_YIELD", "LOW_YIELD", "INEFFICIENT", "CRITICAL_ERROR"}
 
 // Memory is retrieval.
 type Memory struct {
 	K       int    `json:"k" mapstructure:"k"`             // cards shown to the doctor per turn
 	Backend string `json:"backend" mapstructure:"backend"` // local | qdrant: the worker must have this backend
+	// Retrieval is how the K cards are chosen: similarity (the top K by
+	// embedding) or recent (the K newest, EvoClinician's memory-agent baseline
+	// that carries the latest transcripts).
+	Retrieval string `json:"retrieval" mapstructure:"retrieval"`
 }
 
 // Role chooses a role's backend and, for a model, its endpoint and decoding.
@@ -203,8 +220,9 @@ func Default() Settings {
 		Scoring: Scoring{Diagnosis: 0.5, Evidence: 0.3, Plan: 0.2, Lambda: 0.5, Mu: 1, PassAt: 0.7,
 			US: 0.6, UT: 0.2, UE: 0.1, UR: 0.1, MatchAt: 0.5, SupportAt: 0.5},
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
-			CardKinds: slices.Clone(CardKinds), UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5},
-		Memory: Memory{K: 5, Backend: "local"},
+			CardKinds: []string{"success", "correction", "rule"}, MemoryLabels: []string{"HIGH_YIELD", "CRITICAL_ERROR", "INEFFICIENT"},
+			UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5},
+		Memory: Memory{K: 5, Backend: "local", Retrieval: "similarity"},
 		Roles:  Roles{},
 	}
 	for _, name := range RoleNames {
@@ -314,11 +332,18 @@ func (s Settings) Validate() error {
 			return fmt.Errorf("evolver.card_kinds[%d] %q, want one of %s", i, k, strings.Join(CardKinds, ", "))
 		}
 	}
+	for i, l := range v.MemoryLabels {
+		if !slices.Contains(Labels, l) {
+			return fmt.Errorf("evolver.memory_labels[%d] %q, want one of %s", i, l, strings.Join(Labels, ", "))
+		}
+	}
 	switch {
 	case s.Memory.K < 0:
 		return fmt.Errorf("memory.k must not be negative, got %d", s.Memory.K)
 	case s.Memory.Backend != "local" && s.Memory.Backend != "qdrant":
 		return fmt.Errorf("memory.backend %q, want local or qdrant", s.Memory.Backend)
+	case s.Memory.Retrieval != "similarity" && s.Memory.Retrieval != "recent":
+		return fmt.Errorf("memory.retrieval %q, want similarity or recent", s.Memory.Retrieval)
 	}
 	return s.Roles.Validate()
 }
