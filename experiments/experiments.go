@@ -31,8 +31,14 @@ var MedEvoEval []byte
 //go:embed model-comparison.yaml
 var ModelComparison []byte
 
+// EvoClinician is EvoClinician's setting on Med-Inquire with its ablations and baselines.
+//
+//go:embed evoclinician.yaml
+var EvoClinician []byte
+
 // Shipped lists the specs embedded in the binary by file name.
-var Shipped = map[string][]byte{"quick.yaml": Quick, "medevoeval.yaml": MedEvoEval, "model-comparison.yaml": ModelComparison}
+var Shipped = map[string][]byte{"quick.yaml": Quick, "medevoeval.yaml": MedEvoEval, "model-comparison.yaml": ModelComparison,
+	"evoclinician.yaml": EvoClinician}
 
 // Load reads an experiment file (see Parse).
 func Load(path string, base settings.Settings) (contract.ExperimentSpec, error) {
