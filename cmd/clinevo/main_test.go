@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/corpustest"
+	"github.com/clinevo/clinevo/llm/llmtest"
 )
 
 func run(t *testing.T, env map[string]string, args ...string) (string, error) {
@@ -118,6 +120,53 @@ func TestEpisodeRunMedInquire(t *testing.T) {
 	require.Contains(t, out, "grade=")
 	require.Contains(t, out, "evi=not scored plan=not scored", "Med-Inquire grades the diagnosis alone")
 	require.NotContains(t, out, "CALL_MDT")
+}
+
+// TestEpisodeRunMedInquireModelDoctor plays the Med-Inquire episode with a
+// model doctor on the fake endpoint and reads every prompt the doctor was
+// sent: none lists the case's tests (EvoClinician §3: no menu of tests), and
+// a test ordered by free text is billed.
+func TestEpisodeRunMedInquireModelDoctor(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Script = func(n int, r llmtest.Request) *llmtest.Reply {
+		if r.Role != "doctor" {
+			return nil
+		}
+		switch strings.Count(r.User, "\n- ") {
+		case 0:
+			return &llmtest.Reply{Status: 200, Content: `{"action":"ASK","question":"When did it start?","utterance":"When did it start?"}`}
+		case 1:
+			return &llmtest.Reply{Status: 200, Content: `{"action":"REQUEST_TEST","test_name":"full blood count","utterance":"I will order a blood test."}`}
+		}
+		return &llmtest.Reply{Status: 200, Content: `{"action":"FINALIZE","diagnosis":["Candidal vulvovaginitis"],"utterance":"My diagnosis."}`}
+	}
+	env := map[string]string{"CLINEVO_ROLES_DOCTOR_BACKEND": "openai", "CLINEVO_ROLES_DOCTOR_BASE_URL": srv.BaseURL(),
+		"CLINEVO_ROLES_DOCTOR_MODEL": "fake-doctor", "CLINEVO_ROLES_DOCTOR_API_KEY_ENV": ""}
+	out, err := run(t, env, "episode", "run", "--profile", "medinquire", "--case", "stream-0001")
+	require.NoError(t, err)
+	require.Contains(t, out, "REQUEST_TEST")
+	require.Contains(t, out, "cost=")
+
+	c, err := corpus.Load("builtin:stream")
+	require.NoError(t, err)
+	cs, ok := c.Case("stream-0001")
+	require.True(t, ok)
+	require.NotEmpty(t, cs.Exam.Catalog)
+	var doctor int
+	for _, r := range srv.Requests() {
+		if r.Role != "doctor" {
+			continue
+		}
+		doctor++
+		// Everything but the results of tests already ordered.
+		prompt, _, _ := strings.Cut(r.System+"\n"+r.User, "Tests and examinations:")
+		require.NotContains(t, prompt, "Test catalog")
+		require.Contains(t, prompt, "No list of tests is given")
+		for _, name := range cs.Exam.Catalog {
+			require.NotContains(t, strings.ToLower(prompt), strings.ToLower(name), "the prompt names a test from the case's catalog")
+		}
+	}
+	require.Equal(t, 3, doctor, "ask, order, submit: no reformat request")
 }
 
 // TestCorpusImportSkipInvalid imports the AgentClinic cases with a hand-written
