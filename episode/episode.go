@@ -492,6 +492,16 @@ func (e *Episode) test(ctx context.Context, out clinic.DoctorOutput, ev *clinic.
 		return e.chargeable(ev)
 	}
 	ev.Test, ev.Free = it.Name, it.Free()
+	if !e.allow[it.Name] && e.rules.FreeText {
+		// Med-Inquire: any test of the cost table may be ordered and is paid
+		// for; one outside this case's record is NOT AVAILABLE.
+		if err := e.chargeable(ev); err != nil || ev.Status == clinic.StatusOverBudget {
+			return err
+		}
+		ev.Status, ev.Reply = clinic.StatusUnavailable, "NOT AVAILABLE"
+		ev.Cost += catalog.Price(it, e.cfg.Prices)
+		return nil
+	}
 	if !e.allow[it.Name] {
 		ev.Status = clinic.StatusInvalid
 		ev.Reply = fmt.Sprintf("%q is not available in this setting", it.Name)

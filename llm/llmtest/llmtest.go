@@ -25,9 +25,10 @@ type Reply struct {
 	Delay   time.Duration
 }
 
-// Request is one received chat request.
+// Request is one received chat or embeddings request.
 type Request struct {
 	Role         string
+	Path         string // the URL path: a client's base_url may carry a prefix that tells runs apart
 	Auth         string
 	System, User string
 	Body         map[string]any
@@ -38,6 +39,7 @@ type Server struct {
 	*httptest.Server
 	mu       sync.Mutex
 	requests []Request
+	embeds   []Request
 	// Script, when set, decides the reply to request n (0-based) before the policies.
 	Script func(n int, r Request) *Reply
 	// FailEvery makes every FailEvery-th chat request (1-based) a 500.
@@ -63,6 +65,13 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
+// EmbeddingRequests returns the embeddings requests received so far (role "embeddings").
+func (s *Server) EmbeddingRequests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.embeds...)
+}
+
 // roleOf recognises a role from the first words of its system prompt.
 func roleOf(system string) string {
 	for prefix, role := range map[string]string{
@@ -83,10 +92,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.HasSuffix(r.URL.Path, "/embeddings") {
+		s.mu.Lock()
+		s.embeds = append(s.embeds, Request{Role: "embeddings", Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body})
+		s.mu.Unlock()
 		s.embeddings(w, body)
 		return
 	}
-	req := Request{Auth: r.Header.Get("Authorization"), Body: body}
+	req := Request{Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body}
 	msgs, _ := body["messages"].([]any)
 	for _, m := range msgs {
 		mm, _ := m.(map[string]any)
