@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -181,6 +182,14 @@ func TestRestartFailedStream(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.SetKey("key-1")
 	t.Setenv(keyEnv, "key-1")
+	var revokeAt atomic.Int64 // the request after which the key is revoked; -1: never
+	revokeAt.Store(-1)
+	srv.Script = func(n int, _ llmtest.Request) *llmtest.Reply {
+		if int64(n) == revokeAt.Load() {
+			srv.SetKey("key-2")
+		}
+		return nil
+	}
 	spec := contract.StreamSpec{RunID: "rk", Corpus: "builtin:stream", Limit: 12, StageSize: 4, StageEval: true, EvalConcurrency: 2,
 		ActivityTimeoutSeconds: 20, Settings: modelSettings(srv, keyEnv, "doctor")}
 	ctx := context.Background()
@@ -202,12 +211,7 @@ func TestRestartFailedStream(t *testing.T) {
 
 	env := enginetest.StartWith(t, quietLogger{})
 	base := len(srv.Requests())
-	srv.Script = func(n int, _ llmtest.Request) *llmtest.Reply {
-		if n-base == before-1 {
-			srv.SetKey("key-2") // revoked after the last call before episode 7
-		}
-		return nil
-	}
+	revokeAt.Store(int64(base + before - 1)) // revoked after the last call before episode 7
 	run, err := engine.StartStream(ctx, env.Client, "", spec)
 	require.NoError(t, err)
 	err = run.Get(ctx, nil)
@@ -287,6 +291,23 @@ func TestResumeExperiment(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.SetKey("key-1")
 	t.Setenv(keyEnv, "key-1")
+	// The key is revoked at the first call of B's episode 4 in the env set
+	// here: once B's episodes 1–3 are recorded, the next call belongs to
+	// episode 4.
+	var failing atomic.Pointer[enginetest.Env]
+	var revoked atomic.Bool
+	srv.Script = func(int, llmtest.Request) *llmtest.Reply {
+		env := failing.Load()
+		if env == nil || revoked.Load() {
+			return nil
+		}
+		recs, err := env.Engine.Results.Records(context.Background(), "rx-B")
+		if err != nil || len(recs) < 3 || !revoked.CompareAndSwap(false, true) {
+			return nil
+		}
+		srv.SetKey("key-2")
+		return &llmtest.Reply{Status: 401, Content: "Incorrect API key provided."}
+	}
 	doctor := settings.Overrides{"roles": map[string]any{"doctor": map[string]any{"backend": "openai", "base_url": srv.BaseURL(),
 		"model": "fake-doctor", "timeout": "5s", "api_key_env": keyEnv}}}
 	spec := contract.ExperimentSpec{Name: "rx", Corpus: "builtin:stream", Limit: 4, StageSize: 2, ActivityTimeout: 20, Conditions: []contract.ConditionSpec{
@@ -304,24 +325,11 @@ func TestResumeExperiment(t *testing.T) {
 	require.NoError(t, err)
 
 	env := enginetest.StartWith(t, quietLogger{})
-	// The key is revoked at the first call of B's episode 4: once B's episodes
-	// 1–3 are recorded, the next call belongs to episode 4.
-	var revoked bool
-	srv.Script = func(int, llmtest.Request) *llmtest.Reply {
-		if revoked {
-			return nil
-		}
-		recs, err := env.Engine.Results.Records(ctx, spec.RunID("B"))
-		if err != nil || len(recs) < 3 {
-			return nil
-		}
-		revoked = true
-		srv.SetKey("key-2")
-		return &llmtest.Reply{Status: 401, Content: "Incorrect API key provided."}
-	}
+	failing.Store(env)
 	_, err = runExperiment(env)
 	require.ErrorContains(t, err, "Incorrect API key provided.")
-	require.True(t, revoked)
+	require.True(t, revoked.Load())
+	failing.Store(nil) // the restarted worker's engine replaces env.Engine
 
 	t.Setenv(keyEnv, "key-2")
 	env.RestartWorker(t)
