@@ -525,6 +525,9 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) error {
 		Stage: in.Stage, Index: in.Index, Number: in.Number, CaseID: in.CaseID, Condition: t.Condition, Scores: *t.Scores,
 		Final: t.Final, Termination: t.Termination, Turns: len(t.Events), Written: in.Lesson.Written, Evicted: in.Lesson.Evicted,
 		RuleEdits: in.Lesson.Edits, LLMErrorTurns: t.LLMErrorTurns}
+	if in.Kind == contract.KindStream {
+		r.RuleBook = append([]clinic.Rule{}, in.RuleBook...) // a list even when empty: the record of a stream episode holds its rule book
+	}
 	if t.MemoryWrite == "" { // a stream episode that went through Evolve
 		t.MemoryWrite = clinic.MemoryNone
 		if len(in.Lesson.Written) > 0 {

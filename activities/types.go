@@ -94,6 +94,9 @@ type RecordInput struct {
 	Kind   contract.Kind `json:"kind"`
 	Pass   int           `json:"pass"`
 	Lesson EpisodeLesson `json:"lesson"`
+	// RuleBook is a stream episode's rule book after its batch's Evolve, kept
+	// with its record so a failed stream can restart from it.
+	RuleBook []clinic.Rule `json:"rule_book,omitempty"`
 }
 
 // StreamPlan is the validated case order of a stream.

@@ -26,6 +26,11 @@ type ExperimentSpec struct {
 	// submitter's config file, environment and flags); zero means the defaults.
 	Base       settings.Settings `yaml:"-" json:"base"`
 	Conditions []ConditionSpec   `yaml:"conditions" json:"conditions"`
+	// Resume holds, by condition name, the stream conditions a stopped
+	// experiment had started and not finished, each with the spec it recorded
+	// and the state rebuilt from its records (engine.ResumeExperiment): they
+	// continue from their last completed episode instead of starting over.
+	Resume map[string]StreamSpec `yaml:"-" json:"resume,omitempty"`
 }
 
 // ConditionSpec is one condition: a stream, or a held-out evaluation.
@@ -148,6 +153,15 @@ func (e ExperimentSpec) Validate() error {
 		j, ok := seen[c.PairedWith]
 		if !ok || j == i {
 			return fmt.Errorf("experiment %s: conditions[%d] (%s): paired_with %q is not another condition", e.Name, i, c.Name, c.PairedWith)
+		}
+	}
+	for name, s := range e.Resume {
+		i, ok := seen[name]
+		if !ok || e.Conditions[i].Kind != KindStream {
+			return fmt.Errorf("experiment %s: resume: %q is not a stream condition", e.Name, name)
+		}
+		if s.RunID != e.RunID(name) {
+			return fmt.Errorf("experiment %s: resume: condition %s resumes run %q, want %q", e.Name, name, s.RunID, e.RunID(name))
 		}
 	}
 	if e.Corpus == "" && slices.ContainsFunc(e.Conditions, func(c ConditionSpec) bool { return c.Kind == KindStream && c.Corpus == "" }) {

@@ -1,10 +1,14 @@
 // Package deploy_test checks the deployment files: Docker is not available on
 // our machines, so the compose file and the Dockerfile are validated by
-// structure, and the worker's environment is loaded through the real config.
+// structure, and the environments of the worker and of the host CLI are
+// loaded through the real config.
 package deploy_test
 
 import (
+	"bufio"
+	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -13,15 +17,17 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/clinevo/clinevo/config"
+	"github.com/clinevo/clinevo/results/postgres"
 )
 
 type service struct {
-	Image       string                                `yaml:"image"`
-	Build       *struct{ Context, Dockerfile string } `yaml:"build"`
-	Command     any                                   `yaml:"command"`
-	Ports       []string                              `yaml:"ports"`
-	Environment map[string]string                     `yaml:"environment"`
-	DependsOn   map[string]struct {
+	Image         string                                `yaml:"image"`
+	Build         *struct{ Context, Dockerfile string } `yaml:"build"`
+	ContainerName string                                `yaml:"container_name"`
+	Command       any                                   `yaml:"command"`
+	Ports         []string                              `yaml:"ports"`
+	Environment   map[string]string                     `yaml:"environment"`
+	DependsOn     map[string]struct {
 		Condition string `yaml:"condition"`
 	} `yaml:"depends_on"`
 	Healthcheck *struct {
@@ -35,23 +41,76 @@ type service struct {
 	Restart    string   `yaml:"restart"`
 }
 
-func TestComposeFile(t *testing.T) {
+type compose struct {
+	Services map[string]service `yaml:"services"`
+	Volumes  map[string]any     `yaml:"volumes"`
+}
+
+func readCompose(t *testing.T) (compose, string) {
+	t.Helper()
 	b, err := os.ReadFile("../docker-compose.yml")
 	require.NoError(t, err)
-	var doc struct {
-		Services map[string]service `yaml:"services"`
-		Volumes  map[string]any     `yaml:"volumes"`
-	}
+	var doc compose
 	dec := yaml.NewDecoder(strings.NewReader(string(b)))
 	dec.KnownFields(true)
 	require.NoError(t, dec.Decode(&doc))
+	return doc, string(b)
+}
 
+// dotenv is .env.example with a test value for every variable, as a user's
+// .env would set them.
+func dotenv(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := os.Open("../.env.example")
+	require.NoError(t, err)
+	defer f.Close()
+	env := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		require.True(t, ok, ".env.example: %q is not KEY=VALUE", line)
+		require.Empty(t, v, ".env.example holds no password of its own: %s", k)
+		env[k] = "test-" + strings.ToLower(k) + "-3f9a"
+	}
+	require.NoError(t, sc.Err())
+	require.NotEmpty(t, env)
+	return env
+}
+
+var ref = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([?-])([^}]*))?\}`)
+
+// interpolate substitutes ${VAR}, ${VAR:-default} and ${VAR:?message} as
+// compose does; a required variable that is empty fails the test.
+func interpolate(t *testing.T, v string, env map[string]string) string {
+	t.Helper()
+	return ref.ReplaceAllStringFunc(v, func(m string) string {
+		p := ref.FindStringSubmatch(m)
+		val := env[p[1]]
+		switch {
+		case val != "":
+			return val
+		case p[2] == "-":
+			return p[3]
+		case p[2] == "?":
+			t.Fatalf("compose refuses to start: %s", p[3])
+		}
+		return ""
+	})
+}
+
+func TestComposeFile(t *testing.T) {
+	doc, _ := readCompose(t)
 	for _, name := range []string{"postgresql", "temporal", "temporal-ui", "qdrant", "otel-collector", "worker"} {
 		require.Contains(t, doc.Services, name)
 		require.NotNil(t, doc.Services[name].Healthcheck, "%s has a health check", name)
 		require.NotEmpty(t, doc.Services[name].Healthcheck.Test)
 	}
-	ports := map[string][]string{"temporal": {"7233:7233"}, "temporal-ui": {"8080:8080"}, "qdrant": {"6333:6333", "6334:6334"}, "otel-collector": {"4317:4317"}}
+	ports := map[string][]string{"temporal": {"7233:7233"}, "temporal-ui": {"8080:8080"}, "qdrant": {"6333:6333", "6334:6334"},
+		"otel-collector": {"4317:4317"}, "postgresql": {"127.0.0.1:5432:5432"}}
 	for name, want := range ports {
 		for _, p := range want {
 			require.Contains(t, doc.Services[name].Ports, p, name)
@@ -68,45 +127,150 @@ func TestComposeFile(t *testing.T) {
 		require.Equal(t, "service_healthy", w.DependsOn[dep].Condition, "the worker waits for %s", dep)
 	}
 	require.Equal(t, "service_completed_successfully", w.DependsOn["temporal-setup"].Condition, "search attributes are registered first")
+	require.Equal(t, "service_completed_successfully", w.DependsOn["clinevo-db"].Condition, "clinevo's database exists first")
 	setup, _ := doc.Services["temporal-setup"].Command.([]any)
 	require.NotEmpty(t, setup)
 	for _, sa := range []string{"ClinevoRun", "CaseId", "Condition", "Kind", "Stage", "Pass", "EpisodeIndex", "Score"} {
 		require.Contains(t, setup[0], "--name "+sa)
 	}
-	// Every CLINEVO_* variable of the worker is a real config key with a valid value.
-	for k, v := range w.Environment {
-		if strings.HasPrefix(k, "CLINEVO_") {
-			t.Setenv(k, v)
-		}
-	}
-	cfg, err := config.Load(config.New(), "")
-	require.NoError(t, err)
-	require.Equal(t, "qdrant", cfg.Settings.Memory.Backend)
-	require.Equal(t, "qdrant", cfg.Memory.Qdrant.Host)
-	require.Equal(t, 6334, cfg.Memory.Qdrant.Port)
-	require.Equal(t, "temporal:7233", cfg.Temporal.Address)
-	require.Equal(t, "otlp", cfg.Telemetry.Exporter)
-	require.Equal(t, "otel-collector:4317", cfg.Telemetry.OTLPEndpoint)
-	require.NotContains(t, string(b), "sk-", "no key in the compose file")
-	for _, svc := range []string{"otel-collector", "temporal"} {
-		for _, v := range doc.Services[svc].Volumes {
+
+	db := doc.Services["clinevo-db"]
+	require.Equal(t, "service_healthy", db.DependsOn["postgresql"].Condition, "the database is created once PostgreSQL takes connections")
+	require.Equal(t, "postgresql", db.Environment["PGHOST"])
+	require.Equal(t, []string{"sh", "/clinevo-db.sh"}, db.Entrypoint)
+	require.Contains(t, db.Volumes, "./deploy/clinevo-db.sh:/clinevo-db.sh:ro")
+	require.Equal(t, "no", db.Restart, "a one-shot step")
+
+	for name, s := range doc.Services {
+		for _, v := range s.Volumes {
 			src := strings.SplitN(v, ":", 2)[0]
+			if !strings.HasPrefix(src, "./") {
+				require.Contains(t, doc.Volumes, src, "%s mounts a declared volume", name)
+				continue
+			}
 			_, err := os.Stat("../" + strings.TrimPrefix(src, "./"))
-			require.NoError(t, err, "mounted file %s exists", src)
+			require.NoError(t, err, "%s mounts %s, which exists", name, src)
 		}
 	}
+}
+
+// TestComposeScalesWorkers checks what `docker compose up --scale worker=3`
+// needs: no fixed container name, no host port, nothing on a shared volume.
+func TestComposeScalesWorkers(t *testing.T) {
+	doc, _ := readCompose(t)
+	w := doc.Services["worker"]
+	require.Empty(t, w.ContainerName, "a fixed container name allows one worker")
+	require.Empty(t, w.Ports, "a host port allows one worker")
+	require.Empty(t, w.Volumes, "workers keep nothing on disk: results on PostgreSQL, memory on Qdrant")
+	require.Equal(t, "unless-stopped", w.Restart, "a crashed worker comes back")
+}
+
+// TestComposeSecrets checks that no password is written in the compose file:
+// each is a required variable of .env, and .env stays out of git.
+func TestComposeSecrets(t *testing.T) {
+	doc, text := readCompose(t)
+	env := dotenv(t)
+	required := regexp.MustCompile(`^\$\{([A-Z_]+):\?[^}]+\}$`)
+	n := 0
+	for name, s := range doc.Services {
+		for k, v := range s.Environment {
+			if !strings.Contains(k, "PASSWORD") && !strings.Contains(k, "PWD") || strings.HasSuffix(k, "_ENV") {
+				continue // not a password (a *_ENV key names the variable that holds one)
+			}
+			n++
+			m := required.FindStringSubmatch(v)
+			require.NotNil(t, m, "%s: %s=%q is a required variable (${VAR:?message}), not a value", name, k, v)
+			require.Contains(t, env, m[1], "%s: %s comes from %s, which .env.example lists", name, k, m[1])
+		}
+	}
+	require.GreaterOrEqual(t, n, 5, "the administrator's password (postgresql, temporal, clinevo-db) and clinevo's (clinevo-db, worker)")
+	for _, m := range ref.FindAllStringSubmatch(text, -1) {
+		if m[2] == "?" {
+			require.Contains(t, env, m[1], ".env.example lists %s", m[1])
+		}
+	}
+	require.NotContains(t, text, "sk-", "no key in the compose file")
+	ignore, err := os.ReadFile("../.gitignore")
+	require.NoError(t, err)
+	require.Contains(t, strings.Fields(string(ignore)), ".env")
+}
+
+// TestWorkerAndCLIShareResults loads the worker's environment (as compose
+// interpolates it from .env) and the host CLI's config file
+// (deploy/clinevo.compose.yaml, with .env exported) through the real config:
+// both reach the same database as the same role with the same password, the
+// same Qdrant collection and the same Temporal task queue, the host through
+// the ports compose publishes; the database and role are those clinevo-db
+// creates. So `clinevo --config deploy/clinevo.compose.yaml runs list` shows
+// what the compose workers recorded.
+func TestWorkerAndCLIShareResults(t *testing.T) {
+	doc, _ := readCompose(t)
+	env := dotenv(t)
+	var worker, host config.Config
+	var wp, hp *postgres.Config // read while each environment is set
+	t.Run("worker", func(t *testing.T) {
+		for k, v := range doc.Services["worker"].Environment {
+			t.Setenv(k, interpolate(t, v, env))
+		}
+		var err error
+		worker, err = config.Load(config.New(), "")
+		require.NoError(t, err)
+		wp = worker.PostgresOptions()
+	})
+	t.Run("host", func(t *testing.T) {
+		for k, v := range env {
+			t.Setenv(k, v) // set -a; . ./.env; set +a
+		}
+		var err error
+		host, err = config.Load(config.New(), "clinevo.compose.yaml")
+		require.NoError(t, err)
+		hp = host.PostgresOptions()
+	})
+	require.Equal(t, "postgres", worker.Results.Backend)
+	require.Equal(t, "postgres", host.Results.Backend)
+	require.NotNil(t, wp)
+	require.NotNil(t, hp)
+	require.Equal(t, env["CLINEVO_DB_PASSWORD"], wp.Password, "the worker's password is .env's")
+	require.Equal(t, wp.Password, hp.Password, "the host CLI's password is the same")
+	wu, err := url.Parse(wp.DSN)
+	require.NoError(t, err)
+	hu, err := url.Parse(hp.DSN)
+	require.NoError(t, err)
+	require.Equal(t, "postgresql", wu.Hostname(), "the compose database")
+	require.Equal(t, wu.User.Username(), hu.User.Username(), "one role")
+	require.Equal(t, wu.Path, hu.Path, "one database")
+	require.Contains(t, doc.Services["postgresql"].Ports, hu.Hostname()+":"+hu.Port()+":"+wu.Port(), "the host reaches the database through its published port")
+
+	script, err := os.ReadFile("clinevo-db.sh")
+	require.NoError(t, err)
+	role, dbname := wu.User.Username(), strings.TrimPrefix(wu.Path, "/")
+	require.Contains(t, string(script), "CREATE ROLE "+role+" LOGIN PASSWORD %L", "clinevo-db creates the role the DSN names")
+	require.Contains(t, string(script), "CREATE DATABASE "+dbname+" OWNER "+role, "and its database")
+	require.Contains(t, string(script), `-v pw="$CLINEVO_DB_PASSWORD"`, "with the password of .env")
+
+	require.Equal(t, "qdrant", worker.Settings.Memory.Backend)
+	require.Equal(t, "qdrant", host.Settings.Memory.Backend, "streams started from the host ask for the workers' backend")
+	require.Equal(t, "qdrant", worker.Memory.Qdrant.Host)
+	require.Equal(t, 6334, worker.Memory.Qdrant.Port)
+	require.Equal(t, worker.Memory.Qdrant.Collection, host.Memory.Qdrant.Collection)
+	require.Contains(t, doc.Services["qdrant"].Ports, "6334:6334")
+	require.Equal(t, "127.0.0.1", host.Memory.Qdrant.Host)
+	require.Equal(t, worker.Memory.Qdrant.Port, host.Memory.Qdrant.Port)
+
+	require.Equal(t, "temporal:7233", worker.Temporal.Address)
+	require.Equal(t, "127.0.0.1:7233", host.Temporal.Address)
+	require.Contains(t, doc.Services["temporal"].Ports, "7233:7233")
+	require.Equal(t, worker.Temporal.Namespace, host.Temporal.Namespace)
+	require.Equal(t, worker.Temporal.TaskQueue, host.Temporal.TaskQueue)
+	require.Equal(t, "otlp", worker.Telemetry.Exporter)
+	require.Equal(t, "otel-collector:4317", worker.Telemetry.OTLPEndpoint)
 }
 
 // TestTemporalDynamicConfig checks that the compose Temporal service reads
 // deploy/temporal-dynamicconfig.yaml, that Temporal's own loader accepts it,
 // and that it lifts the transfer-queue read rate above the server default.
 func TestTemporalDynamicConfig(t *testing.T) {
-	b, err := os.ReadFile("../docker-compose.yml")
-	require.NoError(t, err)
-	var doc struct {
-		Services map[string]service `yaml:"services"`
-	}
-	require.NoError(t, yaml.Unmarshal(b, &doc))
+	doc, _ := readCompose(t)
 	temporal := doc.Services["temporal"]
 	const mount = "./deploy/temporal-dynamicconfig.yaml:/etc/temporal/config/dynamicconfig/clinevo.yaml:ro"
 	require.Contains(t, temporal.Volumes, mount)

@@ -29,13 +29,31 @@ type proc struct {
 
 func start(t *testing.T, bin, dir, logName string, args ...string) *proc {
 	t.Helper()
-	log, err := os.OpenFile(filepath.Join(dir, logName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	return startEnv(t, bin, dir, logName, nil, args...)
+}
+
+// startEnv starts clinevo on a data directory with env added to this
+// process's environment, its output appended to dir/logName (shown when the
+// test fails).
+func startEnv(t *testing.T, bin, dir, logName string, env []string, args ...string) *proc {
+	t.Helper()
+	path := filepath.Join(dir, logName)
+	log, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	require.NoError(t, err)
 	cmd := exec.Command(bin, append([]string{"--data-dir", dir}, args...)...)
 	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Env = append(os.Environ(), env...)
 	require.NoError(t, cmd.Start())
 	p := &proc{cmd: cmd, name: logName}
-	t.Cleanup(func() { p.kill() })
+	t.Cleanup(func() {
+		p.kill()
+		log.Close()
+		if t.Failed() {
+			if b, err := os.ReadFile(path); err == nil {
+				t.Logf("%s (last 4 KB):\n%s", path, b[max(0, len(b)-4096):])
+			}
+		}
+	})
 	return p
 }
 

@@ -14,10 +14,11 @@ import (
 	"github.com/clinevo/clinevo/workflows"
 )
 
-// StartStream starts a stream under its stable workflow ID, <run>/stream.
+// StartStream starts a stream under its stable workflow ID, <run>/stream; a
+// stream of that ID already running is an error, not a handle on it.
 func StartStream(ctx context.Context, c client.Client, taskQueue string, s contract.StreamSpec) (client.WorkflowRun, error) {
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: contract.StreamWorkflowID(s.RunID), TaskQueue: orQueue(taskQueue),
+		ID: contract.StreamWorkflowID(s.RunID), TaskQueue: orQueue(taskQueue), WorkflowExecutionErrorWhenAlreadyStarted: true,
 		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrRun.ValueSet(s.RunID),
 			workflows.AttrKind.ValueSet(string(contract.KindStream)), workflows.AttrPass.ValueSet(int64(s.Pass))),
 		StaticSummary: fmt.Sprintf("clinevo stream %s (%s, memory %s, profile %s)", s.RunID, s.Corpus, s.Memory, s.Settings.Profile),
@@ -28,11 +29,14 @@ func StartStream(ctx context.Context, c client.Client, taskQueue string, s contr
 	return run, nil
 }
 
-// StartExperiment starts an experiment under its stable workflow ID, <name>/experiment.
+// StartExperiment starts an experiment under its stable workflow ID,
+// <name>/experiment; one already running is an error.
 func StartExperiment(ctx context.Context, c client.Client, taskQueue string, spec contract.ExperimentSpec) (client.WorkflowRun, error) {
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ExperimentWorkflowID(spec.Name), TaskQueue: orQueue(taskQueue),
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: contract.ExperimentWorkflowID(spec.Name), TaskQueue: orQueue(taskQueue), WorkflowExecutionErrorWhenAlreadyStarted: true,
 		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrRun.ValueSet(spec.Name), workflows.AttrKind.ValueSet(string(contract.KindExperiment))),
-		StaticSummary:         "clinevo experiment " + spec.Name}, workflows.ExperimentWorkflow, spec)
+		StaticSummary:         "clinevo experiment " + spec.Name,
+	}, workflows.ExperimentWorkflow, spec)
 	if err != nil {
 		return nil, fmt.Errorf("start experiment %s: %w", spec.Name, err)
 	}

@@ -267,6 +267,40 @@ func TestErrorClassification(t *testing.T) {
 	}
 }
 
+// TestWrongKey checks the fake server's key check as a client sees it: the
+// right key is served, a wrong or missing one is a fatal 401 naming the
+// endpoint's message, and a key revoked between two calls fails the second.
+func TestWrongKey(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.SetKey("right-key")
+	for _, tc := range []struct {
+		name, key string
+		ok        bool
+	}{{"right", "right-key", true}, {"wrong", "wrong-key", false}, {"missing", "", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("CLINEVO_LLMTEST_KEY", tc.key)
+			c := client(t, srv, "doctor", func(s *settings.Role) { s.APIKeyEnv = "CLINEVO_LLMTEST_KEY" })
+			_, err := llm.Doctor{C: c}.Decide(context.Background(), view())
+			if tc.ok {
+				require.NoError(t, err)
+				return
+			}
+			var e *llm.Error
+			require.True(t, errors.As(err, &e), "got %v", err)
+			require.Equal(t, llm.Fatal, e.Kind)
+			require.Equal(t, 401, e.Status)
+			require.ErrorContains(t, err, "Incorrect API key provided.")
+		})
+	}
+	t.Setenv("CLINEVO_LLMTEST_KEY", "right-key")
+	c := client(t, srv, "doctor", func(s *settings.Role) { s.APIKeyEnv = "CLINEVO_LLMTEST_KEY" })
+	_, err := llm.Doctor{C: c}.Decide(context.Background(), view())
+	require.NoError(t, err)
+	srv.SetKey("rotated-key")
+	_, err = llm.Doctor{C: c}.Decide(context.Background(), view())
+	require.ErrorContains(t, err, "401")
+}
+
 func TestTokenAccountingAndCache(t *testing.T) {
 	srv := llmtest.New(t)
 	var tally llm.Tally

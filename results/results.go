@@ -45,6 +45,11 @@ type Record struct {
 	// TimeMS is the episode's activity time by phase: diagnose (the turn loop
 	// and scoring) and update (grading and evolution).
 	TimeMS map[string]float64 `json:"time_ms,omitempty"`
+	// RuleBook is the rule book after the Evolve that learned from this
+	// episode (with the rest of its batch): what a restarted stream continues
+	// from. Stream records carry a list, empty or not; it is null on
+	// evaluation records, which learn nothing, and on records of older builds.
+	RuleBook []clinic.Rule `json:"rule_book"`
 }
 
 // Usage is model use of one role in one episode.

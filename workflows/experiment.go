@@ -68,6 +68,9 @@ func ExperimentWorkflow(ctx workflow.Context, spec contract.ExperimentSpec) (con
 		case contract.KindStream:
 			s := streamSpec(spec, c, run, dep)
 			s.Settings = set
+			if r, ok := spec.Resume[c.Name]; ok {
+				s = r // started before the experiment stopped: its recorded spec, from its last completed episode
+			}
 			f = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 				WorkflowID: contract.StreamWorkflowID(run), StaticSummary: fmt.Sprintf("experiment %s: %s", spec.Name, c.Name)}), StreamWorkflow, s)
 		default:

@@ -21,6 +21,16 @@ func StreamWorkflow(ctx workflow.Context, spec contract.StreamSpec) (contract.St
 	if err != nil {
 		return contract.StreamResult{}, err
 	}
+	if s.stageUnclosed() {
+		// A restarted stream that stopped after a stage's last episode was
+		// recorded but before the stage's end was (its evaluation): end it now.
+		if err := s.endStage(); err != nil {
+			return contract.StreamResult{}, err
+		}
+		if s.st.Cursor < s.total() {
+			s.st.Stage = contract.Totals{}
+		}
+	}
 	for s.st.Cursor < s.total() {
 		if err := workflow.Await(ctx, func() bool { return !s.st.Paused || s.st.Stopping }); err != nil {
 			return contract.StreamResult{}, err
@@ -129,6 +139,14 @@ func (s *stream) drain() {
 	}
 }
 
+// stageUnclosed says whether the cursor stands at the end of a stage that
+// endStage has not seen. A running stream continues as new only after ending
+// the stage, so only a restart (engine.ResumeState) starts in this state.
+func (s *stream) stageUnclosed() bool {
+	c := s.st.Cursor
+	return c > 0 && (c%s.spec.StageSize == 0 || c == s.total()) && len(s.st.StageEnds) < s.stageOf(c-1)
+}
+
 func (s *stream) total() int           { return len(s.plan.CaseIDs) }
 func (s *stream) stageOf(i int) int    { return i/s.spec.StageSize + 1 }
 func (s *stream) memoryRuns() []string { return s.spec.MemoryRuns() }
@@ -175,7 +193,8 @@ func (s *stream) flush() error {
 		if i < len(out.Lessons) {
 			lesson = out.Lessons[i]
 		}
-		rec := activities.RecordInput{EpisodeRef: ref, Run: s.spec.RunID, Kind: contract.KindStream, Pass: s.spec.Pass, Lesson: lesson}
+		rec := activities.RecordInput{EpisodeRef: ref, Run: s.spec.RunID, Kind: contract.KindStream, Pass: s.spec.Pass, Lesson: lesson,
+			RuleBook: s.st.RuleBook}
 		if err := workflow.ExecuteActivity(s.actx, a.Record, rec).Get(s.ctx, nil); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +27,7 @@ type fakeStream struct {
 	mu      sync.Mutex // evaluation episodes run in parallel child workflows
 	calls   []string
 	records []string
+	books   map[string]int // rules in each record's rule book, by episode
 }
 
 func (f *fakeStream) call(c string) {
@@ -73,6 +75,10 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		f.call("record:" + in.CaseID)
 		f.mu.Lock()
 		f.records = append(f.records, in.EpisodeID)
+		if f.books == nil {
+			f.books = map[string]int{}
+		}
+		f.books[in.EpisodeID] = len(in.RuleBook)
 		f.mu.Unlock()
 		return nil
 	})
@@ -212,4 +218,49 @@ func TestStageEvaluationAndRetentionReplay(t *testing.T) {
 	// A[2][1]: stage 1 re-played with the memory as of the end of stage 2.
 	require.ElementsMatch(t, []string{"episode:t/replay-k02-s01/p1/s01/e0001-ca", "record:ca", "episode:t/replay-k02-s01/p1/s01/e0002-cb", "record:cb"}, c[13:17])
 	require.Equal(t, []string{"complete:t/replay-k02-s01", "complete:t"}, c[17:])
+}
+
+// TestStreamEndsAnUnclosedStage starts a stream as a restart does after a
+// failure between the last episode of stage 1 and the end of its evaluation:
+// the cursor at the stage end, the stage not yet in StageEnds. The stream ends
+// stage 1 first (its evaluation, with the recorded rule book), plays none of
+// its episodes again, and goes on with stage 2; every record carries the rule
+// book after its Evolve.
+func TestStreamEndsAnUnclosedStage(t *testing.T) {
+	for _, eval := range []bool{true, false} {
+		t.Run(map[bool]string{true: "with stage evaluations", false: "without"}[eval], func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			f := &fakeStream{}
+			f.register(env, 4)
+			env.RegisterWorkflow(workflows.EvaluationWorkflow)
+			sp := spec(0, 2).WithDefaults()
+			sp.StageEval = eval
+			sp.State = contract.StreamState{Cursor: 2, RuleBook: []clinic.Rule{{ID: "r0", Text: "ASK onset"}},
+				Totals: contract.Totals{N: 2, S: 1}, Stage: contract.Totals{N: 2, S: 1}}
+			env.ExecuteWorkflow(workflows.StreamWorkflow, sp)
+			require.NoError(t, env.GetWorkflowError())
+			var res contract.StreamResult
+			require.NoError(t, env.GetWorkflowResult(&res))
+			require.Equal(t, []int{2, 4}, res.StageEnds)
+			require.Equal(t, 4, res.Episodes)
+			require.Equal(t, contract.Means{N: 4, S: 0.5, T: 0.5}, res.Overall, "the carried totals (two episodes, S 1 in all) and two more at S 0.5")
+			var stream []string
+			for _, c := range f.calls {
+				if strings.HasPrefix(c, "episode:t/p1/") {
+					stream = append(stream, c)
+				}
+			}
+			require.Equal(t, []string{"episode:t/p1/s02/e0003-cc", "episode:t/p1/s02/e0004-cd"}, stream, "stage 1 is not played again")
+			if eval {
+				require.ElementsMatch(t, []string{"episode:t/eval-s01/p1/s01/e0001-ca", "record:ca", "episode:t/eval-s01/p1/s01/e0002-cb", "record:cb"}, f.calls[:4])
+				require.Equal(t, "complete:t/eval-s01", f.calls[4], "stage 1's evaluation comes first")
+				require.Contains(t, f.calls, "complete:t/eval-s02")
+			} else {
+				require.Equal(t, "episode:t/p1/s02/e0003-cc", f.calls[0])
+			}
+			require.Equal(t, 2, f.books["t/p1/s02/e0003-cc"], "a stream record carries the rule book after its Evolve: r0 and one rule per batch")
+			require.Equal(t, 3, f.books["t/p1/s02/e0004-cd"])
+		})
+	}
 }

@@ -120,32 +120,27 @@ func (a *app) experimentCmd() *cobra.Command {
 	var file string
 	resume := &cobra.Command{
 		Use:   "resume NAME",
-		Short: "Restart an experiment that failed or was terminated; finished conditions are not run again",
+		Short: "Start a failed, terminated or timed-out experiment again: finished conditions are reused, started streams continue from their last completed episode",
 		Args:  cobra.ExactArgs(1),
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			id := contract.ExperimentWorkflowID(args[0])
-			desc, err := c.DescribeWorkflowExecution(cmd.Context(), id, "")
-			if err == nil && desc.WorkflowExecutionInfo.Status.String() == "Running" {
-				fmt.Fprintf(cmd.OutOrStdout(), "experiment %s is running; a restarted worker continues it where it stopped\n", args[0])
-				return nil
+			eng, err := a.openReader(cmd.Context())
+			if err != nil {
+				return err
 			}
+			defer eng.Close()
 			var spec contract.ExperimentSpec
 			if file != "" {
-				if spec, err = a.loadExperiment(file); err != nil {
-					return err
-				}
+				spec, err = a.loadExperiment(file)
 			} else {
-				eng, err := a.openEngine(cmd.Context())
-				if err != nil {
-					return err
-				}
 				spec, err = storedExperiment(cmd.Context(), eng, args[0])
-				eng.Close()
-				if err != nil {
-					return err
-				}
 			}
-			r, err := engine.StartExperiment(cmd.Context(), c, a.cfg.Temporal.TaskQueue, spec)
+			if err != nil {
+				return err
+			}
+			if spec.Name != args[0] {
+				return fmt.Errorf("experiment resume %s: %s names experiment %s", args[0], file, spec.Name)
+			}
+			r, err := engine.ResumeExperiment(cmd.Context(), c, eng.Results, a.cfg.Temporal.TaskQueue, spec)
 			if err != nil {
 				return err
 			}

@@ -134,6 +134,7 @@ func (a *app) streamCmd() *cobra.Command {
 	cmd.AddCommand(signalCmd("pause", contract.SignalPause, "Pause a stream before its next episode"),
 		signalCmd("resume", contract.SignalResume, "Resume a paused stream"),
 		signalCmd("stop", contract.SignalStop, "Stop a stream after the current episode"))
+	cmd.AddCommand(a.streamRestartCmd())
 	cmd.AddCommand(a.streamSizeCmd(), a.streamTimingCmd())
 	cmd.AddCommand(&cobra.Command{
 		Use: "status RUN", Short: "Show a stream's progress, running means and rule book", Args: cobra.ExactArgs(1),
@@ -162,6 +163,39 @@ func (a *app) streamCmd() *cobra.Command {
 			return printJSON(cmd, out)
 		}),
 	})
+	return cmd
+}
+
+func (a *app) streamRestartCmd() *cobra.Command {
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "restart RUN",
+		Short: "Start a failed, terminated or timed-out stream again from its last completed episode",
+		Args:  cobra.ExactArgs(1),
+		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
+			eng, err := a.openReader(cmd.Context())
+			if err != nil {
+				return err
+			}
+			run, spec, err := engine.RestartStream(cmd.Context(), c, eng.Results, a.cfg.Temporal.TaskQueue, args[0])
+			eng.Close()
+			if err != nil {
+				return err
+			}
+			st := spec.State
+			fmt.Fprintf(cmd.OutOrStdout(), "restarted stream %s after episode %d (%d stages ended): workflow %s (run %s)\n",
+				spec.RunID, st.Cursor, len(st.StageEnds), run.GetID(), run.GetRunID())
+			if !wait {
+				return nil
+			}
+			var res contract.StreamResult
+			if err := run.Get(cmd.Context(), &res); err != nil {
+				return err
+			}
+			return printJSON(cmd, res)
+		}),
+	}
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the stream to finish")
 	return cmd
 }
 

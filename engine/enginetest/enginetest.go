@@ -24,6 +24,7 @@ type Env struct {
 	Engine  *engine.Engine
 	Worker  worker.Worker
 	DataDir string
+	setup   Setup
 }
 
 // FreePort returns a free loopback port.
@@ -92,7 +93,33 @@ func StartSetup(t testing.TB, s Setup) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
-	return &Env{Server: srv, Client: c, Engine: eng, Worker: w, DataDir: dir}
+	return &Env{Server: srv, Client: c, Engine: eng, Worker: w, DataDir: dir, setup: s}
+}
+
+// RestartWorker stops the worker and closes its engine, then opens a new engine
+// on the same stores and starts a new worker on the same server: what a
+// restart of a worker process does (the new one reads this process's
+// environment afresh, model keys included).
+func (e *Env) RestartWorker(t testing.TB) {
+	t.Helper()
+	e.Worker.Stop()
+	if err := e.Engine.Close(); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.Open(context.Background(), engine.Options{DataDir: e.DataDir, Postgres: e.setup.Postgres})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	for _, o := range e.setup.Engine {
+		o(eng)
+	}
+	w := eng.NewWorker(e.Client, "")
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	e.Engine, e.Worker = eng, w
 }
 
 // Eventually polls cond every 50 ms until it holds or the deadline passes.

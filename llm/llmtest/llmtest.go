@@ -44,7 +44,27 @@ type Server struct {
 	Script func(n int, r Request) *Reply
 	// FailEvery makes every FailEvery-th chat request (1-based) a 500.
 	FailEvery int
-	Dim       int // embedding dimension, default 32
+	Dim       int    // embedding dimension, default 32
+	key       string // SetKey
+}
+
+// SetKey makes key the only API key the server accepts, from the next request
+// on: a request without "Authorization: Bearer <key>" gets a 401, as OpenAI
+// answers a wrong or revoked key. An empty key accepts any request.
+func (s *Server) SetKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.key = key
+}
+
+// refused is the reply to a request whose key the server does not accept, or nil.
+func (s *Server) refused(auth string) *Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.key == "" || auth == "Bearer "+s.key {
+		return nil
+	}
+	return &Reply{Status: 401, Content: "Incorrect API key provided."}
 }
 
 // New starts a server on a loopback port; it stops at test cleanup.
@@ -95,6 +115,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.embeds = append(s.embeds, Request{Role: "embeddings", Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body})
 		s.mu.Unlock()
+		if rep := s.refused(r.Header.Get("Authorization")); rep != nil {
+			writeError(w, rep)
+			return
+		}
 		s.embeddings(w, body)
 		return
 	}
@@ -116,8 +140,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
 
-	var rep *Reply
-	if s.Script != nil {
+	rep := s.refused(req.Auth)
+	if rep == nil && s.Script != nil {
 		rep = s.Script(n, req)
 	}
 	if rep == nil && s.FailEvery > 0 && (n+1)%s.FailEvery == 0 {
@@ -132,12 +156,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	for k, v := range rep.Header {
 		w.Header().Set(k, v)
 	}
-	w.Header().Set("Content-Type", "application/json")
 	if rep.Status != 200 {
-		w.WriteHeader(rep.Status)
-		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": rep.Content, "type": "test"}})
+		writeError(w, rep)
 		return
 	}
+	w.Header().Set("Content-Type", "application/json")
 	prompt := len(strings.Fields(req.System + " " + req.User))
 	completion := len(strings.Fields(rep.Content))
 	json.NewEncoder(w).Encode(map[string]any{
@@ -145,6 +168,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": rep.Content}, "finish_reason": "stop"}},
 		"usage":   map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
 	})
+}
+
+// writeError sends an error reply in OpenAI's shape.
+func writeError(w http.ResponseWriter, rep *Reply) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(rep.Status)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": rep.Content, "type": "test"}})
 }
 
 func (s *Server) embeddings(w http.ResponseWriter, body map[string]any) {

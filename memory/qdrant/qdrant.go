@@ -84,6 +84,11 @@ func (s *Store) ensure(ctx context.Context, create bool) error {
 			VectorsConfig: qc.NewVectorsConfig(&qc.VectorParams{Size: uint64(s.emb.Dim()), Distance: qc.Distance_Cosine}),
 			Metadata:      qc.NewValueMap(map[string]any{metaModel: want})})
 		if err != nil {
+			// Workers starting together race to create the bank: the loser
+			// finds it created by another and checks it like any existing one.
+			if exists, xerr := s.c.CollectionExists(ctx, s.name); xerr == nil && exists {
+				return s.ensure(ctx, false)
+			}
 			return fmt.Errorf("create collection %q: %w", s.name, err)
 		}
 		for field, typ := range map[string]qc.FieldType{fRun: qc.FieldType_FieldTypeKeyword, fBank: qc.FieldType_FieldTypeKeyword,

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -85,4 +87,43 @@ func TestPurgeRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, left, 1)
 	require.Equal(t, "other", left[0].Run)
+}
+
+// TestWorkersCreateTogether opens one bank from many workers at once, and
+// once with another worker creating the collection between this one's check
+// and its create: every open succeeds on the one collection.
+func TestWorkersCreateTogether(t *testing.T) {
+	ctx := context.Background()
+	srv := qdranttest.Start(t)
+	cfg := qdrant.Config{Host: srv.Host, Port: srv.Port, Collection: "raced"}
+	var interposed atomic.Bool
+	srv.BeforeCreate = func(string) {
+		if interposed.CompareAndSwap(false, true) {
+			other, err := qdrant.Open(ctx, cfg, memory.HashEmbedder{}, true)
+			require.NoError(t, err)
+			require.NoError(t, other.Close())
+		}
+	}
+	s, err := qdrant.Open(ctx, cfg, memory.HashEmbedder{}, true)
+	require.NoError(t, err, "the loser of the race uses the winner's collection")
+	require.True(t, interposed.Load())
+	require.NoError(t, s.Close())
+
+	srv.BeforeCreate = nil
+	cfg.Collection = "together"
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Go(func() {
+			s, err := qdrant.Open(ctx, cfg, memory.HashEmbedder{}, true)
+			if err == nil {
+				err = s.Close()
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		require.NoError(t, err, "worker %d", i)
+	}
 }

@@ -40,6 +40,9 @@ type Server struct {
 	cols map[string]*collection
 	Host string
 	Port int
+	// BeforeCreate, when set, runs at the start of every create-collection
+	// request: a test makes another client win a race with it.
+	BeforeCreate func(name string)
 }
 
 // points serves the Points service (its Get differs from the Collections' Get).
@@ -104,6 +107,9 @@ func (s *Server) CollectionExists(_ context.Context, r *qc.CollectionExistsReque
 
 // Create creates a collection of dense cosine vectors.
 func (s *Server) Create(_ context.Context, r *qc.CreateCollection) (*qc.CollectionOperationResponse, error) {
+	if s.BeforeCreate != nil {
+		s.BeforeCreate(r.CollectionName)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.cols[r.CollectionName]; ok {

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/engine/enginetest"
+)
+
+// TestStreamRestartCommand drives `clinevo stream restart` against the
+// embedded server: a paused stream is running and is refused; terminated, it
+// restarts after its last recorded episode and finishes; finished, it is
+// refused again.
+func TestStreamRestartCommand(t *testing.T) {
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	spec := contract.StreamSpec{RunID: "cli", Corpus: "builtin:stream", Limit: 6, StageSize: 3}
+	_, err := engine.StartStream(ctx, env.Client, "", spec)
+	require.NoError(t, err)
+	records := func() int {
+		recs, err := env.Engine.Results.Records(ctx, "cli")
+		require.NoError(t, err)
+		return len(recs)
+	}
+	enginetest.Eventually(t, time.Minute, "two recorded episodes", func() bool { return records() >= 2 })
+	require.NoError(t, env.Client.SignalWorkflow(ctx, contract.StreamWorkflowID("cli"), "", contract.SignalPause, nil))
+	var p contract.Progress
+	enginetest.Eventually(t, time.Minute, "the stream paused", func() bool {
+		v, err := env.Client.QueryWorkflow(ctx, contract.StreamWorkflowID("cli"), "", contract.QueryProgress)
+		return err == nil && v.Get(&p) == nil && p.Paused && records() == p.Cursor
+	})
+	require.Less(t, p.Cursor, 6)
+
+	cli := map[string]string{"CLINEVO_TEMPORAL_ADDRESS": env.Server.Address()}
+	restart := func(args ...string) (string, error) {
+		return run(t, cli, append([]string{"--data-dir", env.DataDir, "stream", "restart", "cli"}, args...)...)
+	}
+	_, err = restart()
+	require.ErrorContains(t, err, "stream cli is still running: it continues by itself when a worker polls its task queue again")
+
+	require.NoError(t, env.Client.TerminateWorkflow(ctx, contract.StreamWorkflowID("cli"), "", "test: terminated while paused"))
+	out, err := restart("--wait")
+	require.NoError(t, err)
+	require.Contains(t, out, fmt.Sprintf("restarted stream cli after episode %d (%d stages ended)", p.Cursor, p.Cursor/3))
+	var res contract.StreamResult
+	require.NoError(t, json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &res))
+	require.Equal(t, 6, res.Episodes)
+	require.Equal(t, 6, res.Overall.N, "the totals count the recorded episodes and the rest")
+	require.Equal(t, []int{3, 6}, res.StageEnds)
+	recs, err := env.Engine.Results.Records(ctx, "cli")
+	require.NoError(t, err)
+	require.Len(t, recs, 6)
+	for _, r := range recs[:p.Cursor] {
+		resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf("WorkflowId = %q", r.EpisodeID)})
+		require.NoError(t, err)
+		require.Len(t, resp.Executions, 1, "recorded episode %s did not run again", r.EpisodeID)
+	}
+
+	_, err = restart()
+	require.ErrorContains(t, err, "stream cli has finished")
+}
