@@ -40,6 +40,11 @@ type Activities struct {
 	// MemoryBackend names Memory's backend (local or qdrant): a run whose
 	// settings name another is refused.
 	MemoryBackend string
+	// Embeddings is the embedder of Memory (the worker's roles.embeddings,
+	// fixed with its bank): a run whose settings name another backend, model
+	// or dimension is refused, since its cards would be compared in another
+	// vector space. Zero: not checked.
+	Embeddings settings.Role
 	// Roles returns the roles of a run's settings, building model clients the
 	// first time a setting is seen; keys come only from this worker's
 	// environment. Nil: the built-in roles.
@@ -98,6 +103,29 @@ func (c *Corpora) Case(ref, id string) (clinic.Case, error) {
 	return cs, nil
 }
 
+// sameEmbedder checks a run's roles.embeddings against the worker's bank.
+func (a *Activities) sameEmbedder(run settings.Role) error {
+	w := a.Embeddings
+	if w.Backend == "" {
+		return nil
+	}
+	describe := func(r settings.Role) string {
+		if r.Backend != settings.OpenAI {
+			return "the built-in hashing embedder"
+		}
+		return fmt.Sprintf("model %q with dim %d", r.Model, r.Dim)
+	}
+	same := run.Backend == w.Backend
+	if same && w.Backend == settings.OpenAI {
+		same = run.Model == w.Model && run.Dim == w.Dim
+	}
+	if !same {
+		return fmt.Errorf("settings roles.embeddings is %s but this worker's memory bank embeds with %s (the embedder is fixed with the bank: start the worker with the run's roles.embeddings, or the run with the worker's)",
+			describe(run), describe(w))
+	}
+	return nil
+}
+
 // ValidateStream checks a stream before any episode runs: the spec with its
 // settings, the corpus, every case ID, the memory backend, and records the
 // run. It returns the case order.
@@ -115,6 +143,9 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 		}
 		if b := s.Settings.Memory.Backend; a.MemoryBackend != "" && b != a.MemoryBackend {
 			return StreamPlan{}, badInput(fmt.Errorf("stream %s: settings memory.backend is %s but this worker serves %s", s.RunID, b, a.MemoryBackend))
+		}
+		if err := a.sameEmbedder(s.Settings.Roles["embeddings"]); err != nil {
+			return StreamPlan{}, badInput(fmt.Errorf("stream %s: %w", s.RunID, err))
 		}
 	}
 	if _, err := a.roles(s.Settings); err != nil {

@@ -92,7 +92,11 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		res.Close()
 		return nil, err
 	}
-	acts := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Memory: mem, MemoryBackend: backend,
+	embeddings := o.Embeddings
+	if embeddings.Backend == "" {
+		embeddings.Backend = settings.Builtin
+	}
+	acts := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Memory: mem, MemoryBackend: backend, Embeddings: embeddings,
 		Roles: rs.get, RoleInfo: func(s settings.Settings) []string { return llm.Describe(s.Roles) }}
 	return &Engine{dir: o.DataDir, Results: res, Memory: mem, Activities: acts, roles: rs}, nil
 }

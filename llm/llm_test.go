@@ -3,6 +3,7 @@ package llm_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -408,6 +409,49 @@ func TestMedInquireDoctorSeesNoTestList(t *testing.T) {
 					require.Contains(t, prompt, "NOT AVAILABLE")
 				}
 			}
+		})
+	}
+}
+
+// TestConcurrencyLimit: with roles.<name>.concurrency 1, a call waits while
+// another is in flight; cancelled while it waits, it never reaches the endpoint.
+// With 2, the second call is sent while the first is still in flight.
+func TestConcurrencyLimit(t *testing.T) {
+	for _, limit := range []int{1, 2} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			srv := llmtest.New(t)
+			arrived, release := make(chan int, 4), make(chan struct{})
+			srv.Script = func(n int, _ llmtest.Request) *llmtest.Reply {
+				arrived <- n
+				<-release
+				return &llmtest.Reply{Status: 200, Content: `{"grade":50,"justification":"x"}`}
+			}
+			c := client(t, srv, "judge", func(s *settings.Role) { s.Concurrency = limit })
+			call := func(ctx context.Context) error {
+				var out struct{ Grade int }
+				return c.JSON(ctx, []llm.Message{llm.User("grade")}, &out, func() error { return nil })
+			}
+			first := make(chan error, 1)
+			go func() { first <- call(context.Background()) }()
+			<-arrived
+			if limit == 1 {
+				ctx, cancel := context.WithCancel(context.Background())
+				second := make(chan error, 1)
+				go func() { second <- call(ctx) }()
+				cancel()
+				err := <-second
+				require.ErrorContains(t, err, "context canceled")
+				close(release)
+				require.NoError(t, <-first)
+				require.Len(t, srv.Requests(), 1, "the waiting call was never sent")
+				return
+			}
+			second := make(chan error, 1)
+			go func() { second <- call(context.Background()) }()
+			<-arrived // both in flight at once
+			close(release)
+			require.NoError(t, <-first)
+			require.NoError(t, <-second)
 		})
 	}
 }
