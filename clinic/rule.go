@@ -7,7 +7,7 @@ import "strings"
 // "ASK triggers WHEN chest tight exertion: the trigger separates angina from reflux".
 // Model doctors read the whole sentence; the built-in doctor reads the head.
 type RuleDirective struct {
-	Verb   string // ASK | REQUEST_TEST | AVOID_TEST | FINALIZE_BY
+	Verb   string // ASK | REQUEST_TEST | AVOID_TEST | FINALIZE_BY | CALL
 	Target string // a topic, a test name or a turn number
 	When   string // context words; empty means always
 }
@@ -18,6 +18,7 @@ const (
 	VerbTest       = "REQUEST_TEST"
 	VerbAvoidTest  = "AVOID_TEST"
 	VerbFinalizeBy = "FINALIZE_BY"
+	VerbCall       = "CALL" // a tool call, spelled as Call.String (KlinikeBench's tools and arguments)
 )
 
 // ParseRule reads a rule's directive; ok is false for free-text rules.
@@ -25,7 +26,7 @@ func ParseRule(text string) (RuleDirective, bool) {
 	head, _, _ := strings.Cut(text, ":")
 	verb, rest, _ := strings.Cut(strings.TrimSpace(head), " ")
 	switch verb {
-	case VerbAsk, VerbTest, VerbAvoidTest, VerbFinalizeBy:
+	case VerbAsk, VerbTest, VerbAvoidTest, VerbFinalizeBy, VerbCall:
 	default:
 		return RuleDirective{}, false
 	}
