@@ -71,6 +71,11 @@ func load() ([]Tool, map[string]int) {
 	c := jsonschema.NewCompiler()
 	for i := range tools {
 		t := &tools[i]
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, t.Parameters); err != nil {
+			panic(fmt.Sprintf("sandbox: tool %s: parameters: %v", t.Name, err))
+		}
+		t.Parameters = compact.Bytes() // as the doctor sees them, in prompts and function definitions
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.Parameters))
 		if err != nil {
 			panic(fmt.Sprintf("sandbox: tool %s: parameters: %v", t.Name, err))
