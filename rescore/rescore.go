@@ -40,9 +40,9 @@ type Summary struct {
 
 // spec is what a re-scored run records of how it was made.
 type spec struct {
-	Source   string        `json:"source"`
-	Variant  string        `json:"variant"`
-	Judge    settings.Role `json:"judge"` // names the key's variable, never holds a key
+	Source   string            `json:"source"`
+	Variant  string            `json:"variant"`
+	Judge    settings.Role     `json:"judge"` // names the key's variable, never holds a key
 	Settings settings.Settings `json:"settings"`
 }
 
