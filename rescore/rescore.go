@@ -46,9 +46,11 @@ type spec struct {
 	Settings settings.Settings `json:"settings"`
 }
 
-// Experiment re-scores every baseline condition of a finished experiment
-// (a condition whose name holds no contract.VariantSep) with judge as roles.judge,
-// into runs named <experiment>-<condition>@<variant>. roles builds the roles
+// Experiment re-scores every held-out baseline condition of a finished
+// experiment (a heldout condition whose name holds no contract.VariantSep)
+// with judge as roles.judge, into runs named <experiment>-<condition>@<variant>.
+// A stream is not re-scored: what it learned after each episode followed the
+// scores of its own judge, so another judge would have made another stream. roles builds the roles
 // of a condition's settings (the engine's role set). Finished runs are
 // rewritten whole, so a repeat gives the same records.
 func Experiment(ctx context.Context, store Store, e contract.ExperimentSpec, judge settings.Role, variant string,
@@ -58,7 +60,7 @@ func Experiment(ctx context.Context, store Store, e contract.ExperimentSpec, jud
 	}
 	var out []Summary
 	for i, c := range e.Conditions {
-		if strings.Contains(c.Name, contract.VariantSep) {
+		if c.Kind != contract.KindHeldOut || strings.Contains(c.Name, contract.VariantSep) {
 			continue
 		}
 		s, err := e.SettingsOf(i)
@@ -72,12 +74,8 @@ func Experiment(ctx context.Context, store Store, e contract.ExperimentSpec, jud
 			return out, fmt.Errorf("rescore %s: %w", c.Name, err)
 		}
 		ref := c.Corpus
-		switch {
-		case ref != "":
-		case c.Kind == contract.KindHeldOut:
+		if ref == "" {
 			ref = e.HeldOut
-		default:
-			ref = e.Corpus
 		}
 		cp, err := corpus.Load(ref)
 		if err != nil {

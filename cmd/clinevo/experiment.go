@@ -163,7 +163,7 @@ func (a *app) rescoreCmd() *cobra.Command {
 	var variant string
 	cmd := &cobra.Command{
 		Use:   "rescore NAME",
-		Short: "Re-score a finished experiment's baseline conditions under the configured roles.judge, without replaying them, into runs NAME-<condition>@<variant> that its report compares",
+		Short: "Re-score a finished experiment's held-out baseline conditions under the configured roles.judge, without replaying them, into runs NAME-<condition>@<variant> that its report compares",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := a.openEngine(cmd.Context())
