@@ -246,18 +246,22 @@ func klinikeHTML(rep Report) template.HTML {
 			streams.Conditions = append(streams.Conditions, c)
 		}
 	}
-	var charts []template.HTML
+	type chart struct {
+		Name string
+		SVG  template.HTML
+	}
+	var charts []chart
 	for _, g := range []struct{ key, name string }{{klinikePass, "strict pass@1"}, {klinikeD, "D (diagnosis)"}, {"w", "W (required tools)"},
 		{"a", "A (action constraints)"}, {"h", "H (must-ask coverage)"}} {
 		if len(streams.Conditions) > 0 {
 			key := g.key
-			charts = append(charts, curves(streams, g.name, func(m StageMean) float64 { return m.Metrics[key] }, 0, 1, key == klinikePass))
+			charts = append(charts, chart{g.name, curves(streams, g.name, func(m StageMean) float64 { return m.Metrics[key] }, 0, 1, key == klinikePass)})
 		}
 	}
 	var b bytes.Buffer
 	if err := klinikePage.Execute(&b, struct {
 		*KlinikeReport
-		Charts []template.HTML
+		Charts []chart
 	}{k, charts}); err != nil {
 		return template.HTML(template.HTMLEscapeString("klinike section: " + err.Error()))
 	}
@@ -288,5 +292,5 @@ var klinikePage = template.Must(template.New("klinike").Funcs(template.FuncMap{
 {{range $v := .Variants}}{{range $i, $c := .Changes}}<tr><td>{{$v.Variant}}</td><td>{{$v.Metric}}</td><td>{{$c.Doctor}}</td><td>{{$c.N}}</td><td>{{f3 $c.Base}}</td><td>{{f3 $c.Variant}}</td><td>{{printf "%+.3f" $c.Delta}} [{{f3 $c.CI.Low}}, {{f3 $c.CI.High}}]</td><td>{{if eq $i 0}}{{tau $v.Tau}}{{end}}</td></tr>
 {{end}}{{end}}</table>{{end}}
 {{if .Charts}}<h3>Stage curves</h3><p>Stage means of strict pass@1 (with the bootstrap band of S, which is strict success) and of each gate.</p>
-{{range .Charts}}{{.}}{{end}}{{end}}
+{{range .Charts}}<h4>{{.Name}}</h4>{{.SVG}}{{end}}{{end}}
 `))
