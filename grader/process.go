@@ -214,6 +214,9 @@ func GradeProcess(in ProcessInput, key *Key) ProcessGrade {
 			default:
 				a.Label, a.Rationale = LowYield, fmt.Sprintf("the assessment did not pass (S=%.2f)", s.S)
 			}
+		case clinic.ToolCall:
+			a.Target = ev.Tool
+			a.Label, a.Rationale = gradeToolCall(ev, s, key, supports) // tools.go
 		default:
 			a.Label, a.Rationale = Inefficient, "not a valid action"
 		}
