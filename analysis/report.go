@@ -28,6 +28,7 @@ type Report struct {
 	Updates     []UpdateResponse  `json:"updates,omitempty"`
 	Comparisons []Comparison      `json:"comparisons,omitempty"`
 	Sensitivity []Sensitivity     `json:"sensitivity,omitempty"`
+	Klinike     *KlinikeReport    `json:"klinike,omitempty"` // KlinikeBench's gates and variants (klinike.go)
 }
 
 // ConditionReport summarises one condition.
@@ -186,6 +187,7 @@ func Build(in Input) Report {
 		rep.Comparisons = append(rep.Comparisons, compare(streams[0].Name, streams[i].Name, in.Records[base.Run], in.Records[treat.Run])...)
 	}
 	rep.Sensitivity = sensitivity(in, streams, byName)
+	rep.Klinike = klinikeReport(in, rep)
 	return rep
 }
 

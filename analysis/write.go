@@ -141,7 +141,8 @@ func Steps(t clinic.Trace) []Step {
 	var out []Step
 	var seen []string
 	for i, ev := range t.Events {
-		a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Rationale: ev.Rationale, WorkingDiagnoses: ev.WorkingDiagnoses}
+		a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Rationale: ev.Rationale, WorkingDiagnoses: ev.WorkingDiagnoses,
+			Tool: ev.Tool, Arguments: ev.Arguments}
 		if ev.Final != nil {
 			a.Diagnosis, a.Evidence, a.Plan, a.Followup = ev.Final.Diagnosis, ev.Final.Evidence, ev.Final.Plan, ev.Final.Followup
 		}
@@ -151,10 +152,18 @@ func Steps(t clinic.Trace) []Step {
 		}
 		out = append(out, st)
 		if ev.Reply != "" {
-			seen = append(seen, fmt.Sprintf("%s %s%s -> %s", ev.Action, ev.Question, ev.Test, ev.Reply))
+			seen = append(seen, fmt.Sprintf("%s %s%s%s -> %s", ev.Action, ev.Question, ev.Test, toolTarget(ev), ev.Reply))
 		}
 	}
 	return out
+}
+
+// toolTarget spells a tool call for a step's state: "order_imaging {...}".
+func toolTarget(ev clinic.Event) string {
+	if ev.Tool == "" {
+		return ""
+	}
+	return ev.Tool + " " + string(ev.Arguments)
 }
 
 // EpisodeFile is the file name of an episode's JSON in the report.
@@ -175,10 +184,11 @@ type pageView struct {
 	Conditions []ConditionReport
 	// MetricNames are the profile metrics any condition reports, sorted.
 	MetricNames []string
+	Klinike     template.HTML // klinike.go
 }
 
 func view(rep Report) pageView {
-	v := pageView{Report: rep, Conditions: rep.Conditions}
+	v := pageView{Report: rep, Conditions: rep.Conditions, Klinike: klinikeHTML(rep)}
 	v.Curves = curves(rep, "S", func(m StageMean) float64 { return m.S }, 0, 1, true)
 	v.UCurves = curves(rep, "U", func(m StageMean) float64 { return m.U }, -0.5, 0.6, false)
 	for _, r := range rep.Retention {
@@ -423,6 +433,7 @@ details{margin:.5em 0}code{font-size:12px}
 {{if .MetricNames}}<h3>Profile metrics</h3><p>Each metric's mean over the episodes that define it.</p><table><tr><th>condition</th>{{range .MetricNames}}<th>{{.}}</th>{{end}}</tr>
 {{range $c := .Conditions}}<tr><td>{{$c.Name}}</td>{{range $.MetricNames}}<td>{{metric $c.Overall .}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
+{{.Klinike}}
 <h3>Time per episode</h3><p>Mean activity time in milliseconds: diagnosing (the turn loop and scoring) and updating (grading and evolution), as EvoClinician §5 splits it.</p>
 <table><tr><th>condition</th><th>diagnose ms</th><th>update ms</th></tr>
 {{range .Conditions}}<tr><td>{{.Name}}</td><td>{{f1 (index .Overall.TimeMS "diagnose")}}</td><td>{{f1 (index .Overall.TimeMS "update")}}</td></tr>

@@ -51,6 +51,9 @@ type Fact struct {
 	ID     string   `json:"id"`
 	Text   string   `json:"text"`
 	Topics []string `json:"topics"`
+	// Absent marks an explicitly absent finding (KlinikeBench's Φ⁻): Text is
+	// how the patient denies it when asked.
+	Absent bool `json:"absent,omitempty"`
 }
 
 // History topics a fact can carry. Must-ask topics in the manager view use the same names.
@@ -97,6 +100,9 @@ type ExamView struct {
 	Findings []Finding   `json:"findings"` // physical examination, by system
 	Tests    []TestValue `json:"tests"`    // results keyed by catalog name
 	Catalog  []string    `json:"catalog"`  // names the doctor may request in this case
+
+	// Sandbox is KlinikeBench's tool sandbox; nil outside that profile.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
 }
 
 // Finding is a physical examination finding of one body system.
@@ -124,6 +130,9 @@ type ManagerView struct {
 	Referral         *Referral `json:"referral"` // nil: the source says nothing about referral
 	MustAsk          []string  `json:"must_ask_topics,omitempty"`
 	RequiredActions  []string  `json:"required_actions,omitempty"` // e.g. "REQUEST_TEST:ecg"
+
+	// Tools is KlinikeBench's R: required tools and action constraints.
+	Tools *ToolKey `json:"tool_key,omitempty"`
 }
 
 // Diagnosis is the reference diagnosis.

@@ -7,7 +7,7 @@ import "strings"
 // "ASK triggers WHEN chest tight exertion: the trigger separates angina from reflux".
 // Model doctors read the whole sentence; the built-in doctor reads the head.
 type RuleDirective struct {
-	Verb   string // ASK | REQUEST_TEST | AVOID_TEST | AVOID_ASK | FINALIZE_BY
+	Verb   string // ASK | REQUEST_TEST | AVOID_TEST | AVOID_ASK | FINALIZE_BY | CALL
 	Target string // a topic, a test name or a turn number
 	When   string // context words; empty means always
 }
@@ -19,6 +19,7 @@ const (
 	VerbAvoidTest  = "AVOID_TEST"
 	VerbAvoidAsk   = "AVOID_ASK"
 	VerbFinalizeBy = "FINALIZE_BY"
+	VerbCall       = "CALL" // a tool call, spelled as Call.String (KlinikeBench's tools and arguments)
 )
 
 // ParseRule reads a rule's directive; ok is false for free-text rules.
@@ -26,7 +27,7 @@ func ParseRule(text string) (RuleDirective, bool) {
 	head, _, _ := strings.Cut(text, ":")
 	verb, rest, _ := strings.Cut(strings.TrimSpace(head), " ")
 	switch verb {
-	case VerbAsk, VerbTest, VerbAvoidTest, VerbAvoidAsk, VerbFinalizeBy:
+	case VerbAsk, VerbTest, VerbAvoidTest, VerbAvoidAsk, VerbFinalizeBy, VerbCall:
 	default:
 		return RuleDirective{}, false
 	}

@@ -64,6 +64,7 @@ type CardHint struct {
 	Evidence  []string `json:"evidence,omitempty"`
 	Plan      []string `json:"plan,omitempty"`
 	Followup  []string `json:"followup,omitempty"`
+	Calls     []string `json:"calls,omitempty"`  // tool calls, spelled as Call.String
 	Action    string   `json:"action,omitempty"` // for rule and advice cards: ASK:<topic>, REQUEST_TEST:<test>, ...
 	Context   string   `json:"context,omitempty"`
 	// Grade is the process label of the action a card came from: an advice

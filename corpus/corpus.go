@@ -130,7 +130,7 @@ func Validate(c *clinic.Case) error {
 	if r := c.Manager.Referral; r != nil && r.Urgency != "" && !oneOf(r.Urgency, []string{"routine", "urgent", "emergency"}) {
 		return fail("manager_view.referral.urgency", fmt.Sprintf("unknown urgency %q, want routine, urgent or emergency", r.Urgency))
 	}
-	return nil
+	return validateTask(c)
 }
 
 func oneOf(v string, allowed []string) bool {
@@ -274,8 +274,9 @@ func (b Builtin) String() string {
 const builtinForm = "builtin:[v<version>:]<split>[@<seed>]"
 
 // ParseBuiltin parses "builtin:[v<version>:]<split>[@<seed>]": version v1 or
-// v2 (default: the latest, v2), split one of stream, heldout, cross, update,
-// seed a non-negative integer (default 7). "builtin:stream@7" is the latest
+// v2 (default: the latest, v2), split one of stream, heldout, cross, update
+// or the KlinikeBench-style tasks klinike (all 230), klinike-train and
+// klinike-test (version 2 only), seed a non-negative integer (default 7). "builtin:stream@7" is the latest
 // version's stream; "builtin:v1:stream@7" is version 1's, byte for byte as it
 // always was.
 func ParseBuiltin(ref string) (Builtin, error) {
@@ -299,8 +300,12 @@ func ParseBuiltin(ref string) (Builtin, error) {
 		}
 		b.Seed = seed
 	}
-	if !oneOf(split, synth.Splits) {
-		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split, strings.Join(synth.Splits, ", "), builtinForm)
+	if !oneOf(split, synth.Splits) && !oneOf(split, synth.KlinikeSplits) {
+		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split,
+			strings.Join(append(append([]string(nil), synth.Splits...), synth.KlinikeSplits...), ", "), builtinForm)
+	}
+	if oneOf(split, synth.KlinikeSplits) && b.Version != synth.V2 {
+		return Builtin{}, fmt.Errorf("corpus %q: the KlinikeBench tasks are built on generator version 2, not v%d", ref, b.Version)
 	}
 	b.Split = split
 	return b, nil
@@ -322,6 +327,9 @@ func Load(ref string) (*Corpus, error) {
 		b, err := ParseBuiltin(ref)
 		if err != nil {
 			return nil, err
+		}
+		if oneOf(b.Split, synth.KlinikeSplits) {
+			return New(ref, synth.Klinike(b.Seed)[b.Split])
 		}
 		splits, err := synth.GenerateVersion(b.Version, b.Seed)
 		if err != nil {

@@ -26,7 +26,11 @@ func TestParseBuiltin(t *testing.T) {
 		{ref: "builtin:1:stream", err: `unknown generator version "1"`},
 		{ref: "builtin:x:y:stream", err: `unknown generator version "x"`},
 		{ref: "builtin:stream@x", err: `seed "x" is not a non-negative integer`},
-		{ref: "builtin:streams", err: `unknown split "streams", want one of stream, heldout, cross, update`},
+		{ref: "builtin:klinike@7", want: corpus.Builtin{Version: synth.V2, Split: "klinike", Seed: 7}},
+		{ref: "builtin:klinike-test", want: corpus.Builtin{Version: synth.V2, Split: "klinike-test", Seed: 7}},
+		{ref: "builtin:v2:klinike-train@3", want: corpus.Builtin{Version: synth.V2, Split: "klinike-train", Seed: 3}},
+		{ref: "builtin:v1:klinike", err: "built on generator version 2, not v1"},
+		{ref: "builtin:streams", err: `unknown split "streams", want one of stream, heldout, cross, update, klinike, klinike-train, klinike-test`},
 		{ref: "builtin:", err: `unknown split ""`},
 		{ref: "stream.jsonl", err: `starts with "builtin:"`},
 	}

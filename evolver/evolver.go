@@ -87,11 +87,14 @@ func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Ru
 		for _, d := range proposals(cfg, in, ctxWords) {
 			edits = append(edits, Edit{Op: OpAdd, Text: ruleText(d)})
 		}
+		if !cfg.TranscriptOnly {
+			edits = append(edits, toolEdits(in, truth, ctxWords)...) // tool sandboxes (klinike.go)
+		}
 		out.Rules, out.Edits, out.Skipped = ApplyEdits(out.Rules, edits, in.Episode, cfg, screen)
 	}
 	if in.WriteCards {
 		var skipped []string
-		out.Cards, skipped = ScreenCards(KeepKinds(cards(cfg, in, truth, ctxWords), cfg.CardKinds), screen)
+		out.Cards, skipped = ScreenCards(KeepKinds(withCalls(cards(cfg, in, truth, ctxWords), in, truth), cfg.CardKinds), screen)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out

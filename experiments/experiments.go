@@ -36,9 +36,19 @@ var ModelComparison []byte
 //go:embed evoclinician.yaml
 var EvoClinician []byte
 
+// KlinikeBench is the KlinikeBench protocol with the built-in roles.
+//
+//go:embed klinikebench.yaml
+var KlinikeBench []byte
+
+// KlinikeBenchModels substitutes model doctors and patients (KlinikeBench §4.1); it needs model endpoints.
+//
+//go:embed klinikebench-models.yaml
+var KlinikeBenchModels []byte
+
 // Shipped lists the specs embedded in the binary by file name.
 var Shipped = map[string][]byte{"quick.yaml": Quick, "medevoeval.yaml": MedEvoEval, "model-comparison.yaml": ModelComparison,
-	"evoclinician.yaml": EvoClinician}
+	"evoclinician.yaml": EvoClinician, "klinikebench.yaml": KlinikeBench, "klinikebench-models.yaml": KlinikeBenchModels}
 
 // Load reads an experiment file (see Parse).
 func Load(path string, base settings.Settings) (contract.ExperimentSpec, error) {

@@ -67,12 +67,21 @@ type Key struct {
 	DiagnosisGrade float64  `json:"diagnosis_grade"` // the manager's grade of the doctor's diagnosis
 	Unsafe         []string `json:"unsafe_plan"`     // plan items the manager judged unsafe
 	Referral       string   `json:"referral"`        // the manager's referral verdict
+	// KlinikeBench's R and M (the task's scoring key): the calls it requires
+	// and forbids, spelled as clinic.Call, and its must-ask topics.
+	Calls   []string `json:"calls,omitempty"`
+	Avoid   []string `json:"avoid_calls,omitempty"`
+	MustAsk []string `json:"must_ask,omitempty"`
 }
 
 // KeyOf is the write-back key of a scored episode.
 func KeyOf(c *clinic.Case, s clinic.Scores) *Key {
-	return &Key{Diagnosis: c.Manager.Diagnosis.Name, Evidence: c.Manager.Evidence, Management: c.Manager.Management,
+	k := &Key{Diagnosis: c.Manager.Diagnosis.Name, Evidence: c.Manager.Evidence, Management: c.Manager.Management,
 		Dangerous: c.Manager.Diagnosis.Dangerous, DiagnosisGrade: s.Diagnosis, Unsafe: s.Unsafe, Referral: s.Referral}
+	if t := c.Manager.Tools; t != nil {
+		k.Calls, k.Avoid, k.MustAsk = t.Calls(), t.Avoid(), c.Manager.MustAsk
+	}
+	return k
 }
 
 // ProcessInput is what the process grader reads in every feedback mode: the
@@ -208,6 +217,9 @@ func GradeProcess(in ProcessInput, key *Key) ProcessGrade {
 			default:
 				a.Label, a.Rationale = LowYield, fmt.Sprintf("the assessment did not pass (S=%.2f)", s.S)
 			}
+		case clinic.ToolCall:
+			a.Target = ev.Tool
+			a.Label, a.Rationale = gradeToolCall(ev, s, key, supports) // tools.go
 		default:
 			a.Label, a.Rationale = Inefficient, "not a valid action"
 		}

@@ -492,7 +492,9 @@ func CacheKey(r openai.ChatCompletionRequest) string {
 		TopP        float32
 		MaxTokens   int
 		JSON        bool
-	}{r.Model, r.Messages, r.Temperature, r.TopP, r.MaxTokens, r.ResponseFormat != nil})
+		Tools       []openai.Tool `json:",omitempty"` // absent without tools: earlier keys stay valid
+		ToolChoice  any           `json:",omitempty"`
+	}{r.Model, r.Messages, r.Temperature, r.TopP, r.MaxTokens, r.ResponseFormat != nil, r.Tools, r.ToolChoice})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
@@ -506,7 +508,15 @@ var (
 )
 
 // complete makes one chat call, through the cache when it applies.
-func (c *Client) complete(ctx context.Context, msgs []Message) (reply string, err error) {
+func (c *Client) complete(ctx context.Context, msgs []Message) (string, error) {
+	m, err := c.call(ctx, c.request(msgs))
+	return m.Content, err
+}
+
+// call makes one chat call and returns the reply message, its content and any
+// tool calls, through the cache when it applies: a reply with tool calls is
+// cached as the message's JSON, any other as its content.
+func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (msg Message, err error) {
 	ctx, span := tracer.Start(ctx, "llm.chat", trace.WithAttributes(attribute.String("llm.role", c.Role), attribute.String("llm.model", c.Settings.Model)))
 	start := time.Now()
 	defer func() {
@@ -515,7 +525,7 @@ func (c *Client) complete(ctx context.Context, msgs []Message) (reply string, er
 		latency.Record(ctx, ms, metric.WithAttributes(attribute.String("role", c.Role)))
 		if c.prompts {
 			var b strings.Builder
-			for _, m := range msgs {
+			for _, m := range req.Messages {
 				b.WriteString(m.Role + ": " + m.Content + "\n")
 			}
 			span.SetAttributes(attribute.String("llm.prompt", b.String()))
@@ -526,7 +536,6 @@ func (c *Client) complete(ctx context.Context, msgs []Message) (reply string, er
 		}
 		span.End()
 	}()
-	req := c.request(msgs)
 	key := ""
 	if c.cache != nil {
 		key = CacheKey(req)
@@ -535,7 +544,10 @@ func (c *Client) complete(ctx context.Context, msgs []Message) (reply string, er
 				m.Add(Usage{Role: c.Role, Model: c.Settings.Model, CacheHits: 1})
 			}
 			span.SetAttributes(attribute.Bool("llm.cache_hit", true))
-			return reply, nil
+			if len(req.Tools) > 0 && json.Unmarshal([]byte(reply), &msg) == nil {
+				return msg, nil
+			}
+			return Message{Role: openai.ChatMessageRoleAssistant, Content: reply}, nil
 		}
 		span.SetAttributes(attribute.Bool("llm.cache_hit", false))
 	}
@@ -544,13 +556,13 @@ func (c *Client) complete(ctx context.Context, msgs []Message) (reply string, er
 		case c.sem <- struct{}{}:
 			defer func() { <-c.sem }()
 		case <-ctx.Done():
-			return "", &Error{Role: c.Role, Kind: Transient, Msg: ctx.Err().Error()}
+			return Message{}, &Error{Role: c.Role, Kind: Transient, Msg: ctx.Err().Error()}
 		}
 	}
 	var retryAfter time.Duration
 	resp, err := c.api.CreateChatCompletion(context.WithValue(ctx, retryAfterKey{}, &retryAfter), req)
 	if err != nil {
-		return "", c.classify(err, retryAfter)
+		return Message{}, c.classify(err, retryAfter)
 	}
 	cost := float64(resp.Usage.PromptTokens)*c.Settings.PricePrompt/1e6 + float64(resp.Usage.CompletionTokens)*c.Settings.PriceCompletion/1e6
 	if m := meter(ctx); m != nil {
@@ -562,13 +574,18 @@ func (c *Client) complete(ctx context.Context, msgs []Message) (reply string, er
 	tokens.Add(ctx, int64(resp.Usage.CompletionTokens), metric.WithAttributes(role, attribute.String("direction", "completion")))
 	spend.Add(ctx, cost, metric.WithAttributes(role))
 	if len(resp.Choices) == 0 {
-		return "", &Error{Role: c.Role, Kind: Transient, Msg: "the reply has no choices"}
+		return Message{}, &Error{Role: c.Role, Kind: Transient, Msg: "the reply has no choices"}
 	}
-	reply = resp.Choices[0].Message.Content
+	msg = resp.Choices[0].Message
 	if c.cache != nil {
+		reply := msg.Content
+		if len(msg.ToolCalls) > 0 {
+			b, _ := json.Marshal(msg) // a decoded message marshals back
+			reply = string(b)
+		}
 		c.cache.Put(ctx, key, reply)
 	}
-	return reply, nil
+	return msg, nil
 }
 
 // classify maps an API error to a kind. The message never includes request

@@ -15,6 +15,7 @@ var promptFiles embed.FS
 var TemplateVersions = map[string]string{
 	"doctor": "doctor/2", "patient": "patient/2", "exam": "exam/1", "consultant": "consultant/1",
 	"judge": "judge/1", "judge_grade": "judge_grade/1", "grader": "grader/1", "evolver": "evolver/1",
+	"doctor_tools": "doctor_tools/1", "judge_mustask": "judge_mustask/1",
 }
 
 var templates = func() map[string]*template.Template {

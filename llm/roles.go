@@ -28,6 +28,9 @@ func DoctorPrompt(v clinic.DoctorView) ([]Message, error) { return Render("docto
 // Decide asks the model for the next action. A reply still malformed after the
 // repair request is an llm_error turn, not an error.
 func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
+	if len(v.Tools) > 0 {
+		return d.decideTools(ctx, v) // a tool sandbox (KlinikeBench): tools.go
+	}
 	msgs, err := DoctorPrompt(v)
 	if err != nil {
 		return actor.Decision{}, err
@@ -370,8 +373,11 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 		if target == "" {
 			target = ev.Question
 		}
-		if ev.Action == clinic.RequestTest {
+		switch ev.Action {
+		case clinic.RequestTest:
 			target = ev.Test
+		case clinic.ToolCall:
+			target = ev.Tool
 		}
 		pg.Actions = append(pg.Actions, grader.ActionGrade{Turn: i, Action: ev.Action, Target: target, Label: grader.Label(l.Label), Rationale: l.Rationale})
 		pg.Counts[grader.Label(l.Label)]++

@@ -419,8 +419,11 @@ func Format(t clinic.Trace) string {
 	fmt.Fprintf(&b, "episode %s  case %s  (%s)\n", t.EpisodeID, t.CaseID, t.Condition)
 	for _, ev := range t.Events {
 		target := ev.Question
-		if ev.Action == clinic.RequestTest {
+		switch ev.Action {
+		case clinic.RequestTest:
 			target = ev.Test
+		case clinic.ToolCall:
+			target = ev.Tool + " " + string(ev.Arguments)
 		}
 		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, target)
 		if ev.Reply != "" && ev.Action != clinic.Finalize {
@@ -439,8 +442,25 @@ func Format(t clinic.Trace) string {
 		fmt.Fprintf(&b, "scores: S=%.3f diag=%.2f evi=%s plan=%s strict=%v pass=%v grade=%d\n", s.S, s.Diagnosis, part(s.Evidence), part(s.Plan), s.Strict, s.Pass, s.Grade)
 		fmt.Fprintf(&b, "process: T=%d E=%d R=%.2f U=%.3f cost=%.2f USD referral=%s must-ask=%.2f required=%.2f (catalog %s)\n",
 			s.T, s.E, s.R, s.U, s.Cost, s.Referral, s.MustAsk, s.Required, catalog.Version)
+		if len(s.Metrics) > 0 {
+			fmt.Fprintf(&b, "metrics: %s\n", metrics(s.Metrics))
+		}
 	}
 	return b.String()
+}
+
+// metrics spells a profile's named metrics in name order: "a=1 d=0 h=0.75".
+func metrics(m map[string]float64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%.4g", k, m[k])
+	}
+	return strings.Join(parts, " ")
 }
 
 func part(p *float64) string {

@@ -15,6 +15,7 @@ import (
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/experiments"
+	"github.com/clinevo/clinevo/rescore"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -71,7 +72,7 @@ func (a *app) experimentCmd() *cobra.Command {
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintf(tw, "experiment %s: %d conditions, valid\n", spec.Name, len(spec.Conditions))
-			fmt.Fprintln(tw, "CONDITION\tKIND\tPROFILE\tMEMORY\tDEPENDS ON\tTMAX\tEMAX\tMDT\tMODE\tFEEDBACK\tB_P\tB_M\tK\tCARDS\tDOCTOR")
+			fmt.Fprintln(tw, "CONDITION\tKIND\tPROFILE\tMEMORY\tDEPENDS ON\tTMAX\tEMAX\tSTEPS\tMDT\tMODE\tFEEDBACK\tB_P\tB_M\tK\tCARDS\tDOCTOR")
 			for i, c := range spec.Conditions {
 				s, err := spec.SettingsOf(i)
 				if err != nil {
@@ -85,8 +86,8 @@ func (a *app) experimentCmd() *cobra.Command {
 				if c.Kind == contract.KindHeldOut {
 					mem = "frozen"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, orDash(mem),
-					orDash(c.Dependency()), s.Episode.MaxTurns, s.Episode.MaxTests, s.Episode.MDT, s.Episode.Mode, s.Evolver.Mode,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, orDash(mem),
+					orDash(c.Dependency()), s.Episode.MaxTurns, s.Episode.MaxTests, s.Episode.MaxSteps, s.Episode.MDT, s.Episode.Mode, s.Evolver.Mode,
 					s.Evolver.RuleBudget, s.Evolver.MemoryBudget, s.Memory.K, strings.Join(s.Evolver.CardKinds, ","), doctor)
 			}
 			return tw.Flush()
@@ -149,7 +150,35 @@ func (a *app) experimentCmd() *cobra.Command {
 		}),
 	}
 	resume.Flags().StringVar(&file, "file", "", "the spec file (default: the spec the experiment recorded)")
-	cmd.AddCommand(resume)
+	cmd.AddCommand(resume, a.rescoreCmd())
+	return cmd
+}
+
+func (a *app) rescoreCmd() *cobra.Command {
+	var variant string
+	cmd := &cobra.Command{
+		Use:   "rescore NAME",
+		Short: "Re-score a finished experiment's held-out baseline conditions under the configured roles.judge, without replaying them, into runs NAME-<condition>@<variant> that its report compares",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			eng, err := a.openEngine(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			spec, err := storedExperiment(cmd.Context(), eng, args[0])
+			if err != nil {
+				return err
+			}
+			sums, err := rescore.Experiment(cmd.Context(), eng.Results, spec, a.cfg.Settings.Roles["judge"], variant, eng.Roles)
+			for _, s := range sums {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s -> %s: %d episodes, mean S %.3f -> %.3f\n", s.Source, s.Run, s.Episodes, s.Before, s.After)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&variant, "variant", "", "the variant's name, e.g. judge-b (required)")
+	_ = cmd.MarkFlagRequired("variant")
 	return cmd
 }
 

@@ -201,3 +201,16 @@ func TestCorpusImportSkipInvalid(t *testing.T) {
 	_, err = run(t, nil, "corpus", "import", "medevoeval", in, "--out", outFile, "--skip-invalid")
 	require.ErrorContains(t, err, "--skip-invalid is supported for agentclinic only")
 }
+
+// TestEpisodeRunKlinike: the printed trace shows each tool call with its
+// arguments and result, then the gates D, W, A, H and strict success.
+func TestEpisodeRunKlinike(t *testing.T) {
+	out, err := run(t, nil, "episode", "run", "--profile", "klinike", "--corpus", "builtin:klinike@7", "--case", "klinike-0001")
+	require.NoError(t, err)
+	require.Contains(t, out, "TOOL_CALL    returned      get_patient_vitals {}\n     > BP ")
+	require.Contains(t, out, `TOOL_CALL    finalized     record_diagnosis {"confidence":"low","diagnosis":"undifferentiated presentation`)
+	require.Regexp(t, `metrics: a=\S+ d=\S+ h=\S+ pass1=\S+ r_multi=\S+ w=\S+\n`, out)
+	out, err = run(t, nil, "experiment", "validate", "../../experiments/klinikebench.yaml")
+	require.NoError(t, err)
+	require.Contains(t, out, "experiment klinikebench: 18 conditions, valid")
+}

@@ -33,6 +33,13 @@ const (
 // normal where the condition says nothing, so test availability never depends
 // on the diagnosis.
 func (g generator) buildV2(cd condition, instance string, n int, shifted bool, avoid map[string]bool) clinic.Case {
+	c, _ := g.buildV2Refs(cd, instance, n, shifted, avoid)
+	return c
+}
+
+// buildV2Refs is buildV2 that also returns the ID of the fact each positive
+// (pN) and pertinent negative (nN) of the condition became.
+func (g generator) buildV2Refs(cd condition, instance string, n int, shifted bool, avoid map[string]bool) (clinic.Case, map[string]string) {
 	r := g.rng("case/v2", instance, strconv.Itoa(n), cd.key)
 	c := clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, Condition: cd.key, System: cd.sys,
 		Provenance: clinic.Provenance{Source: SourceV2, SourceCaseID: fmt.Sprintf("%s/%s/%d", cd.key, instance, n)}}
@@ -48,6 +55,7 @@ func (g generator) buildV2(cd condition, instance string, n int, shifted bool, a
 	c.Patient.OpeningComplaint = openingV2(cd, shifted, avoid, r)
 
 	present := map[string]bool{} // support references (see evidenceSupport) present in this case
+	refs := map[string]string{}  // fact IDs of the positives and negatives present
 	var facts []clinic.Fact
 	covered := map[string]bool{}
 	add := func(topic, text string) {
@@ -64,6 +72,7 @@ func (g generator) buildV2(cd condition, instance string, n int, shifted bool, a
 		if core || r.Float64() < v2PositiveOdds {
 			add(topic, text)
 			present["p"+strconv.Itoa(i)] = true
+			refs["p"+strconv.Itoa(i)] = facts[len(facts)-1].ID
 		}
 	}
 	for i, p := range cd.neg {
@@ -71,6 +80,7 @@ func (g generator) buildV2(cd condition, instance string, n int, shifted bool, a
 		if r.Float64() < v2NegativeOdds {
 			add(topic, text)
 			present["n"+strconv.Itoa(i)] = true
+			refs["n"+strconv.Itoa(i)] = facts[len(facts)-1].ID
 		}
 	}
 	for _, d := range backgroundV2(cd, age, sex, covered, r) {
@@ -154,7 +164,7 @@ func (g generator) buildV2(cd condition, instance string, n int, shifted bool, a
 		}
 	}
 	m.RequiredActions = list(cd.req)
-	return c
+	return c, refs
 }
 
 // supported evaluates a support reference ("a+b": both, "a|b": either).

@@ -10,19 +10,27 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// Reply is what the server sends for one request: a status, a body's content,
-// headers, and a delay.
+// Reply is what the server sends for one request: a status, a body's content
+// and tool calls, headers, and a delay.
 type Reply struct {
-	Status  int
-	Content string
-	Header  map[string]string
-	Delay   time.Duration
+	Status    int
+	Content   string
+	ToolCalls []ToolCall // sent as the message's tool_calls (finish_reason tool_calls)
+	Header    map[string]string
+	Delay     time.Duration
+}
+
+// ToolCall is one function call of a reply; Arguments is the JSON text the
+// OpenAI format carries.
+type ToolCall struct {
+	ID, Name, Arguments string
 }
 
 // Request is one received chat or embeddings request.
@@ -31,7 +39,11 @@ type Request struct {
 	Path         string // the URL path: a client's base_url may carry a prefix that tells runs apart
 	Auth         string
 	System, User string
-	Body         map[string]any
+	// Tools are the names of the functions the request offers; ToolChoice its
+	// tool_choice ("" when absent).
+	Tools      []string
+	ToolChoice string
+	Body       map[string]any
 }
 
 // Server is the fake endpoint.
@@ -135,6 +147,14 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	req.Role = roleOf(req.System)
+	tools, _ := body["tools"].([]any)
+	for _, t := range tools {
+		tm, _ := t.(map[string]any)
+		fn, _ := tm["function"].(map[string]any)
+		name, _ := fn["name"].(string)
+		req.Tools = append(req.Tools, name)
+	}
+	req.ToolChoice, _ = body["tool_choice"].(string)
 	s.mu.Lock()
 	n := len(s.requests)
 	s.requests = append(s.requests, req)
@@ -148,7 +168,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		rep = &Reply{Status: 500, Content: "injected failure"}
 	}
 	if rep == nil {
-		rep = &Reply{Status: 200, Content: policy(req)}
+		rep = policyReply(req)
 	}
 	if rep.Delay > 0 {
 		time.Sleep(rep.Delay)
@@ -163,9 +183,23 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	prompt := len(strings.Fields(req.System + " " + req.User))
 	completion := len(strings.Fields(rep.Content))
+	msg := map[string]any{"role": "assistant", "content": rep.Content}
+	finish := "stop"
+	if len(rep.ToolCalls) > 0 {
+		var calls []any
+		for i, tc := range rep.ToolCalls {
+			id := tc.ID
+			if id == "" {
+				id = fmt.Sprintf("call-%d-%d", n, i)
+			}
+			calls = append(calls, map[string]any{"id": id, "type": "function", "function": map[string]any{"name": tc.Name, "arguments": tc.Arguments}})
+			completion += len(strings.Fields(tc.Arguments))
+		}
+		msg["tool_calls"], finish = calls, "tool_calls"
+	}
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": fmt.Sprintf("chat-%d", n), "object": "chat.completion", "model": body["model"],
-		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": rep.Content}, "finish_reason": "stop"}},
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 		"usage":   map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
 	})
 }
@@ -199,10 +233,33 @@ func (s *Server) embeddings(w http.ResponseWriter, body map[string]any) {
 var questionLine = regexp.MustCompile(`(?m)^- Q: `)
 var actionLine = regexp.MustCompile(`(?m)^\d+\. `)
 
+var topicLine = regexp.MustCompile(`(?m)^T\d+\. (.+)$`)
+
+// policyReply is a plausible reply: a doctor offered functions asks one
+// question, then records a diagnosis by a tool call; every other request
+// gets policy's content.
+func policyReply(r Request) *Reply {
+	if r.Role == "doctor" && len(r.Tools) > 0 {
+		if len(questionLine.FindAllString(r.User, -1)) < 1 && r.ToolChoice != "required" {
+			return &Reply{Status: 200, Content: "When did it start and what makes it worse?"}
+		}
+		if slices.Contains(r.Tools, "record_diagnosis") {
+			return &Reply{Status: 200, ToolCalls: []ToolCall{{Name: "record_diagnosis", Arguments: `{"diagnosis":"Migraine","confidence":"low"}`}}}
+		}
+	}
+	return &Reply{Status: 200, Content: policy(r)}
+}
+
 // policy is a plausible reply per role.
 func policy(r Request) string {
 	switch r.Role {
 	case "doctor":
+		if strings.Contains(r.System, "Tools you can call") { // a tool sandbox without function calling
+			if len(questionLine.FindAllString(r.User, -1)) < 1 && strings.Contains(r.System, `"ASK"`) {
+				return `{"action":"ASK","question":"When did it start and what makes it worse?","working_diagnoses":["viral illness"]}`
+			}
+			return `{"action":"TOOL_CALL","tool":"record_diagnosis","arguments":{"diagnosis":"Migraine","confidence":"low"},"working_diagnoses":["Migraine"]}`
+		}
 		if len(questionLine.FindAllString(r.User, -1)) < 2 {
 			return `{"action":"ASK","question":"When did it start and what makes it worse?","utterance":"Tell me more.","rationale":["history"],"working_diagnoses":["viral illness"]}`
 		}
@@ -215,6 +272,13 @@ func policy(r Request) string {
 	case "consultant":
 		return `{"advice":"Take a fuller history.","next_action":"ASK","question":"Any fever?"}`
 	case "judge":
+		if strings.HasPrefix(r.User, "Must-ask topics:") {
+			var vs []string
+			for _, m := range topicLine.FindAllStringSubmatch(r.User, -1) {
+				vs = append(vs, fmt.Sprintf(`{"topic":%q,"raised":true}`, m[1]))
+			}
+			return `{"verdicts":[` + strings.Join(vs, ",") + `]}`
+		}
 		if strings.Contains(r.User, "Submitted diagnosis:") {
 			return `{"grade":50,"justification":"scripted"}`
 		}

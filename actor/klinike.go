@@ -1,0 +1,176 @@
+package actor
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/textmatch"
+)
+
+// recordTools read the chart: a careful clinician checks them whatever the
+// complaint, so the doctor calls the exposed ones without memory too.
+var recordTools = []string{"get_patient_info", "get_patient_vitals", "get_patient_allergies", "get_patient_medications", "get_patient_history"}
+
+// The tools the doctor never calls from a card: they end the encounter or
+// only record its reasoning.
+const (
+	toolRecordDiagnosis    = "record_diagnosis"
+	toolRecordDifferential = "record_differential"
+)
+
+// decideTools is the built-in doctor in a tool sandbox (KlinikeBench): it
+// takes the history its cards or a structured history call for while patient
+// turns and steps last, checks the chart, makes the tool calls the leading
+// candidate's cards and the CALL rules name (never a drug the chart's
+// allergies name), and records its leading diagnosis, keeping a step for it.
+func decideTools(v clinic.DoctorView) (Decision, error) {
+	st := newState(v)
+	var seen []string
+	for _, r := range v.ToolResults {
+		if r.Status == clinic.StatusReturned {
+			seen = append(seen, r.Text)
+		}
+	}
+	st.revealed = textmatch.Union(st.revealed, textmatch.Set(strings.Join(seen, " ")))
+	cands := st.rank()
+	working := workingNames(cands, v)
+	out := func(o clinic.DoctorOutput) (Decision, error) {
+		o.WorkingDiagnoses = working
+		return Decision{Output: o}, nil
+	}
+	callable := map[string]clinic.Tool{}
+	for _, t := range v.Tools {
+		callable[t.Name] = t
+	}
+	record := func() (Decision, error) {
+		confidence, why := "low", "no similar experience in memory"
+		if len(cands) > 0 {
+			confidence, why = "medium", "closest experience: "+cands[0].name
+		}
+		args, _ := json.Marshal(map[string]string{"diagnosis": working[0], "confidence": confidence, "reasoning": why}) // strings marshal
+		return out(clinic.DoctorOutput{Action: clinic.ToolCall, Tool: toolRecordDiagnosis, Arguments: args, Rationale: []string{why}, CardIDs: cardIDs(cands, 1)})
+	}
+	if _, ok := callable[toolRecordDiagnosis]; ok && len(callable) == 1 {
+		return record() // the chart mode, or the step budget is spent
+	}
+	plan := st.callPlan(v, cands, callable)
+	canAsk := slices.Contains(v.Actions, string(clinic.Ask))
+	for _, t := range st.topicPlan(cands) {
+		if canAsk && !st.asked[t] && v.StepsLeft > len(plan)+1 {
+			return out(clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: QuestionFor(t), Utterance: QuestionFor(t),
+				Rationale: []string{"history: " + strings.ReplaceAll(t, "_", " ")}, CardIDs: cardIDs(cands, 1)})
+		}
+	}
+	if len(plan) > 0 && v.StepsLeft > 1 {
+		c := plan[0]
+		args, _ := json.Marshal(c.Arguments) // strings marshal
+		return out(clinic.DoctorOutput{Action: clinic.ToolCall, Tool: c.Tool, Arguments: args, Rationale: []string{"calling " + c.String()}, CardIDs: cardIDs(cands, 1)})
+	}
+	return record()
+}
+
+// callPlan lists the calls still to make, in order: the chart's record tools,
+// then the calls the CALL rules and the leading candidate's cards name. A call
+// already made with the same arguments, a tool not exposed, and a
+// prescription of a drug the chart's allergies name are left out.
+func (st *state) callPlan(v clinic.DoctorView, cands []candidate, callable map[string]clinic.Tool) []clinic.Call {
+	made := map[string]bool{}
+	allergies := ""
+	for _, r := range v.ToolResults {
+		if r.Status != clinic.StatusReturned && r.Status != clinic.StatusUnavailable {
+			continue
+		}
+		var args map[string]string
+		_ = json.Unmarshal(r.Arguments, &args) // a call whose arguments are not text only is never planned again anyway
+		made[clinic.Call{Tool: r.Tool, Arguments: args}.String()] = true
+		made[r.Tool] = true
+		if r.Tool == "get_patient_allergies" {
+			allergies = strings.ToLower(r.Text)
+		}
+	}
+	var plan []clinic.Call
+	add := func(c clinic.Call) {
+		t, ok := callable[c.Tool]
+		if !ok || c.Tool == toolRecordDiagnosis || c.Tool == toolRecordDifferential {
+			return
+		}
+		fill(&c, t)
+		key := c.String()
+		if made[key] || (len(c.Arguments) == 0 && made[c.Tool]) || slices.ContainsFunc(plan, func(p clinic.Call) bool { return p.String() == key }) {
+			return
+		}
+		if drug := strings.ToLower(c.Arguments["drug"]); drug != "" && allergic(drug, allergies) {
+			return
+		}
+		plan = append(plan, c)
+	}
+	for _, name := range recordTools {
+		add(clinic.Call{Tool: name, Arguments: map[string]string{}})
+	}
+	context := textmatch.Set(v.OpeningComplaint)
+	for _, r := range v.Rules {
+		d, ok := clinic.ParseRule(r)
+		if !ok || d.Verb != clinic.VerbCall || (d.When != "" && textmatch.Coverage(textmatch.Set(d.When), context) < 0.5) {
+			continue
+		}
+		if c, err := clinic.ParseCall(d.Target); err == nil {
+			add(c)
+		}
+	}
+	if len(cands) > 0 {
+		for _, card := range cands[0].cards {
+			for _, s := range card.Calls {
+				if c, err := clinic.ParseCall(s); err == nil {
+					add(c)
+				}
+			}
+		}
+	}
+	return plan
+}
+
+// allergic reports whether a drug's name holds a word the chart's allergies
+// name ("phenoxymethylpenicillin" and "penicillin").
+func allergic(drug, allergies string) bool {
+	if allergies == "" {
+		return false
+	}
+	for _, w := range strings.Fields(textmatch.Normalize(allergies)) {
+		if len(w) >= 6 && strings.Contains(drug, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// fill gives every argument the tool's schema requires and the call lacks a
+// value: the first allowed value, or a neutral phrase for free text.
+func fill(c *clinic.Call, t clinic.Tool) {
+	var schema struct {
+		Required   []string `json:"required"`
+		Properties map[string]struct {
+			Type string   `json:"type"`
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(t.Parameters, &schema) != nil {
+		return // the call goes as it is; the sandbox says what is wrong
+	}
+	if c.Arguments == nil {
+		c.Arguments = map[string]string{}
+	}
+	for _, name := range schema.Required {
+		if c.Arguments[name] != "" {
+			continue
+		}
+		p := schema.Properties[name]
+		switch {
+		case len(p.Enum) > 0:
+			c.Arguments[name] = p.Enum[0]
+		case p.Type == "string":
+			c.Arguments[name] = "as clinically indicated"
+		}
+	}
+}

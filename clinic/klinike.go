@@ -1,0 +1,151 @@
+package clinic
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// The KlinikeBench task t = (d, Φ⁺, Φ⁻, π, R, M) with accepted alternatives
+// A(d) (KlinikeBench §2.1, eq. 2) maps onto the native case: d and A(d) are
+// ManagerView.Diagnosis (display name and acceptable names); Φ⁺ are the
+// patient's facts and Φ⁻ the facts marked Absent (the patient denies them when
+// asked); π is PatientView.Persona; R is ManagerView.Tools (required tools and
+// argument-level action constraints) with the sandbox in ExamView.Sandbox; M is
+// ManagerView.MustAsk.
+
+// Sandbox is a task's clinical tool environment (KlinikeBench §2.2 and
+// appendix B): the tools exposed to the doctor, the tools the task forbids,
+// and the chart the record tools read. Tool handlers read only the case: the
+// chart here, the examination findings and the test results of ExamView.
+type Sandbox struct {
+	// Tools are the tool names exposed to the doctor (3 to 24, record_diagnosis
+	// among them: KlinikeBench appendix B.1).
+	Tools []string `json:"tools"`
+	// Forbidden tools are never exposed; a call to one is refused and fails
+	// the action-constraint gate A.
+	Forbidden []string `json:"forbidden,omitempty"`
+	Record    Record   `json:"record"`
+}
+
+// Record is the patient's chart as the record tools return it. An empty list
+// reads as nothing recorded: the tools never make an entry up.
+type Record struct {
+	Allergies   []string `json:"allergies,omitempty"`
+	Medications []string `json:"medications,omitempty"`
+	History     []string `json:"history,omitempty"`
+}
+
+// ToolKey is R of a KlinikeBench task, part of the hidden scoring key: the
+// tools that must be called (gate W) and the argument-level action
+// constraints (gate A) (KlinikeBench §2.2, appendix B.3).
+type ToolKey struct {
+	Required    []string           `json:"required_tools"`
+	Constraints []ActionConstraint `json:"constraints,omitempty"`
+}
+
+// Constraint rules.
+const (
+	// RuleMust is met when some executed call of the tool has every listed argument value.
+	RuleMust = "must"
+	// RuleNever is met when no executed call of the tool has every listed argument value.
+	RuleNever = "never"
+)
+
+// ActionConstraint is one argument-level constraint, e.g. order_imaging must
+// have modality CT and region abdomen, prescribe_medication never has drug
+// amoxicillin. Values compare by words after normalisation: every word of the
+// constraint's value must be in the call's value.
+type ActionConstraint struct {
+	Tool      string            `json:"tool"`
+	Rule      string            `json:"rule"` // must | never
+	Arguments map[string]string `json:"arguments"`
+	Reason    string            `json:"reason,omitempty"`
+}
+
+// Call is a tool call as cards, rules and the write-back name it:
+// "order_imaging(modality=CT, region=abdomen)". Values hold no comma,
+// parenthesis, equals sign or colon.
+type Call struct {
+	Tool      string
+	Arguments map[string]string
+}
+
+// String spells the call with its arguments in name order.
+func (c Call) String() string {
+	keys := make([]string, 0, len(c.Arguments))
+	for k := range c.Arguments {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + c.Arguments[k]
+	}
+	return c.Tool + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// ParseCall reads a call spelled by Call.String; a bare tool name has no arguments.
+func ParseCall(s string) (Call, error) {
+	s = strings.TrimSpace(s)
+	name, rest, hasArgs := strings.Cut(s, "(")
+	c := Call{Tool: strings.TrimSpace(name), Arguments: map[string]string{}}
+	if c.Tool == "" || strings.ContainsAny(c.Tool, " ,=)") {
+		return Call{}, fmt.Errorf("call %q: want tool(name=value, ...)", s)
+	}
+	if !hasArgs {
+		return c, nil
+	}
+	body, ok := strings.CutSuffix(rest, ")")
+	if !ok {
+		return Call{}, fmt.Errorf("call %q: missing closing parenthesis", s)
+	}
+	for _, p := range strings.Split(body, ",") {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return Call{}, fmt.Errorf("call %q: argument %q is not name=value", s, strings.TrimSpace(p))
+		}
+		c.Arguments[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return c, nil
+}
+
+// Calls are the calls the key requires: one per must-constraint, and the bare
+// name of each required tool no must-constraint covers, in required order.
+// This is what write-back feedback tells the learner of R.
+func (k ToolKey) Calls() []string {
+	var out []string
+	for _, t := range k.Required {
+		found := false
+		for _, c := range k.Constraints {
+			if c.Tool == t && c.Rule == RuleMust {
+				out = append(out, Call{Tool: t, Arguments: c.Arguments}.String())
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, Call{Tool: t}.String())
+		}
+	}
+	for _, c := range k.Constraints {
+		if c.Rule == RuleMust && !slices.Contains(k.Required, c.Tool) {
+			out = append(out, Call{Tool: c.Tool, Arguments: c.Arguments}.String())
+		}
+	}
+	return out
+}
+
+// Avoid are the calls the key forbids (never-constraints), spelled as calls.
+func (k ToolKey) Avoid() []string {
+	var out []string
+	for _, c := range k.Constraints {
+		if c.Rule == RuleNever {
+			out = append(out, Call{Tool: c.Tool, Arguments: c.Arguments}.String())
+		}
+	}
+	return out
+}

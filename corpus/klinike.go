@@ -1,0 +1,117 @@
+package corpus
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/sandbox"
+	"github.com/clinevo/clinevo/textmatch"
+)
+
+// Tool counts a task may expose (KlinikeBench appendix B: 3 to 24 per task).
+const (
+	MinTools = 3
+	MaxTools = 24
+)
+
+// validateTask checks the KlinikeBench parts of a case (clinic/klinike.go):
+// absent findings that are not also present (Φ⁻ ∩ Φ⁺ = ∅, KlinikeBench
+// §2.1), a sandbox of 3 to 24 registered tools with record_diagnosis, and a
+// tool key whose tools are exposed and whose constraints name the tools'
+// arguments and allowed values.
+func validateTask(c *clinic.Case) error {
+	fail := func(field, msg string) error { return FieldError{field, msg} }
+	present := map[string]int{}
+	for i, f := range c.Patient.Facts {
+		if !f.Absent {
+			present[textmatch.Normalize(f.Text)] = i
+		}
+	}
+	for i, f := range c.Patient.Facts {
+		if j, ok := present[textmatch.Normalize(f.Text)]; f.Absent && ok {
+			return fail(fmt.Sprintf("patient_view.facts[%d].absent", i), fmt.Sprintf("the finding is also present as facts[%d]: a finding is present or absent, not both", j))
+		}
+	}
+	sb, key := c.Exam.Sandbox, c.Manager.Tools
+	if sb == nil {
+		if key != nil {
+			return fail("manager_view.tool_key", "a tool key needs exam_view.sandbox")
+		}
+		return nil
+	}
+	if n := len(sb.Tools); n < MinTools || n > MaxTools {
+		return fail("exam_view.sandbox.tools", fmt.Sprintf("%d tools, want %d to %d", n, MinTools, MaxTools))
+	}
+	known := strings.Join(sandbox.Names(), ", ")
+	for i, t := range sb.Tools {
+		field := fmt.Sprintf("exam_view.sandbox.tools[%d]", i)
+		switch {
+		case !registered(t):
+			return fail(field, fmt.Sprintf("unknown tool %q, want one of %s", t, known))
+		case slices.Index(sb.Tools, t) != i:
+			return fail(field, fmt.Sprintf("tool %q listed twice", t))
+		}
+	}
+	if !slices.Contains(sb.Tools, sandbox.RecordDiagnosis) {
+		return fail("exam_view.sandbox.tools", "must include "+sandbox.RecordDiagnosis+", which ends the encounter")
+	}
+	for i, t := range sb.Forbidden {
+		field := fmt.Sprintf("exam_view.sandbox.forbidden[%d]", i)
+		switch {
+		case !registered(t):
+			return fail(field, fmt.Sprintf("unknown tool %q, want one of %s", t, known))
+		case t == sandbox.RecordDiagnosis:
+			return fail(field, sandbox.RecordDiagnosis+" cannot be forbidden")
+		case slices.Contains(sb.Tools, t):
+			return fail(field, fmt.Sprintf("%q is also exposed in exam_view.sandbox.tools", t))
+		}
+	}
+	if key == nil {
+		return nil
+	}
+	for i, t := range key.Required {
+		field := fmt.Sprintf("manager_view.tool_key.required_tools[%d]", i)
+		switch {
+		case !registered(t):
+			return fail(field, fmt.Sprintf("unknown tool %q, want one of %s", t, known))
+		case !slices.Contains(sb.Tools, t):
+			return fail(field, fmt.Sprintf("%q is not exposed in exam_view.sandbox.tools", t))
+		}
+	}
+	for i, k := range key.Constraints {
+		field := fmt.Sprintf("manager_view.tool_key.constraints[%d]", i)
+		tool, ok := sandbox.Lookup(k.Tool)
+		switch {
+		case !ok:
+			return fail(field+".tool", fmt.Sprintf("unknown tool %q, want one of %s", k.Tool, known))
+		case k.Rule != clinic.RuleMust && k.Rule != clinic.RuleNever:
+			return fail(field+".rule", fmt.Sprintf("unknown rule %q, want must or never", k.Rule))
+		case k.Rule == clinic.RuleMust && !slices.Contains(sb.Tools, k.Tool):
+			return fail(field+".tool", fmt.Sprintf("%q is not exposed, so the constraint can never be met", k.Tool))
+		case len(k.Arguments) == 0:
+			return fail(field+".arguments", "at least one argument value is required")
+		}
+		for _, name := range sortedKeys(k.Arguments) {
+			v := k.Arguments[name]
+			enum, ok := tool.Property(name)
+			switch {
+			case !ok:
+				return fail(field+".arguments."+name, fmt.Sprintf("%s takes no argument %q", k.Tool, name))
+			case strings.TrimSpace(v) == "":
+				return fail(field+".arguments."+name, "empty value")
+			case strings.ContainsAny(v, ",()=:"):
+				return fail(field+".arguments."+name, fmt.Sprintf("value %q holds one of , ( ) = : (values are spelled inside tool(name=value) calls)", v))
+			case len(enum) > 0 && !slices.ContainsFunc(enum, func(e string) bool { return strings.EqualFold(e, v) }):
+				return fail(field+".arguments."+name, fmt.Sprintf("value %q, want one of %s", v, strings.Join(enum, ", ")))
+			}
+		}
+	}
+	return nil
+}
+
+func registered(name string) bool {
+	_, ok := sandbox.Lookup(name)
+	return ok
+}

@@ -1,0 +1,175 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/clinic"
+)
+
+// FormatTools is the doctor's reply format by OpenAI function calling: the
+// exposed tools go to the endpoint as function definitions and a reply is a
+// tool call, or plain text said to the patient.
+const FormatTools = "tools"
+
+// RepairToolsPrompt is the one repair request of a function-calling reply.
+const RepairToolsPrompt = "Your previous reply could not be used: %s. Reply again: call one of the tools, or write only your question for the patient."
+
+// toolsPrompt is the sandbox prompt's system data.
+type toolsPrompt struct {
+	clinic.DoctorView
+	Functions bool // the tools go as function definitions, not in the text
+}
+
+// decideTools asks the model for the next step in a tool sandbox
+// (KlinikeBench): by function calling when roles.doctor.format is tools,
+// else as one JSON object naming the action, the tool and its arguments.
+// A tool name the view does not offer is a reply worth one repair request;
+// arguments that break the tool's schema are not: the sandbox refuses the
+// call and tells the doctor why.
+func (d Doctor) decideTools(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
+	functions := d.C.Settings.Format == FormatTools
+	msgs, err := Render("doctor_tools", toolsPrompt{DoctorView: v, Functions: functions}, v)
+	if err != nil {
+		return actor.Decision{}, err
+	}
+	if functions {
+		return d.functionCall(ctx, v, msgs)
+	}
+	var out clinic.DoctorOutput
+	err = d.C.JSON(ctx, msgs, &out, func() error { return checkStep(&out, v) })
+	if IsMalformed(err) {
+		return actor.Decision{LLMError: true}, nil
+	}
+	if err != nil {
+		return actor.Decision{}, err
+	}
+	out.Topic, out.CardIDs = "", nil // the model may not set harness fields
+	return actor.Decision{Output: out}, nil
+}
+
+// checkStep validates a JSON step against the view: an allowed action, a
+// question for ASK, an offered tool and arguments that are a JSON object
+// (or a string holding one, as some models send them) for TOOL_CALL.
+func checkStep(out *clinic.DoctorOutput, v clinic.DoctorView) error {
+	action, ok := enum(string(out.Action), v.Actions...)
+	if !ok {
+		return fmt.Errorf("action %q is not one of %s", out.Action, strings.Join(v.Actions, ", "))
+	}
+	out.Action = clinic.ActionKind(action)
+	switch out.Action {
+	case clinic.Ask:
+		if strings.TrimSpace(out.Question) == "" {
+			return errors.New("ASK needs a question")
+		}
+	case clinic.ToolCall:
+		tool, ok := enum(out.Tool, toolNames(v)...)
+		if !ok {
+			return fmt.Errorf("tool %q is not one of %s", out.Tool, strings.Join(toolNames(v), ", "))
+		}
+		out.Tool = tool
+		args, err := argumentsObject(out.Arguments)
+		if err != nil {
+			return err
+		}
+		out.Arguments = args
+	}
+	return nil
+}
+
+// argumentsObject reads arguments as a JSON object: absent means {}, a JSON
+// string holding an object is unwrapped; anything else is a problem.
+func argumentsObject(raw json.RawMessage) (json.RawMessage, error) {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		raw = json.RawMessage(strings.TrimSpace(s))
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, errors.New("arguments must be a JSON object")
+	}
+	return raw, nil
+}
+
+func toolNames(v clinic.DoctorView) []string {
+	out := make([]string, len(v.Tools))
+	for i, t := range v.Tools {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// functions are the view's tools as OpenAI function definitions.
+func functions(v clinic.DoctorView) []openai.Tool {
+	out := make([]openai.Tool, len(v.Tools))
+	for i, t := range v.Tools {
+		out[i] = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: t.Name, Description: t.Description,
+			Parameters: t.Parameters}}
+	}
+	return out
+}
+
+// functionCall makes the step by function calling, with the same one-repair
+// policy as JSON replies: the repair request answers each tool call of the
+// rejected reply with the problem, as the protocol asks, then says what to do.
+func (d Doctor) functionCall(ctx context.Context, v clinic.DoctorView, msgs []Message) (actor.Decision, error) {
+	req := d.C.request(msgs)
+	req.ResponseFormat = nil // the patient is spoken to in plain text
+	req.Tools = functions(v)
+	if !slices.Contains(v.Actions, string(clinic.Ask)) {
+		req.ToolChoice = "required"
+	}
+	msg, err := d.C.call(ctx, req)
+	if err != nil {
+		return actor.Decision{}, err
+	}
+	out, problem := readStep(msg, v)
+	if problem == nil {
+		return actor.Decision{Output: out}, nil
+	}
+	repair := append(append([]Message(nil), msgs...), Message{Role: openai.ChatMessageRoleAssistant, Content: msg.Content, ToolCalls: msg.ToolCalls})
+	for _, tc := range msg.ToolCalls {
+		repair = append(repair, Message{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: "not executed: " + problem.Error()})
+	}
+	req.Messages = append(repair, User(fmt.Sprintf(RepairToolsPrompt, problem)))
+	if msg, err = d.C.call(ctx, req); err != nil {
+		return actor.Decision{}, err
+	}
+	if out, problem = readStep(msg, v); problem != nil {
+		return actor.Decision{LLMError: true}, nil
+	}
+	return actor.Decision{Output: out}, nil
+}
+
+// readStep reads a function-calling reply: its first tool call (one step a
+// reply; later calls are not run), or, without one, its text as a question
+// to the patient.
+func readStep(msg Message, v clinic.DoctorView) (clinic.DoctorOutput, error) {
+	text := strings.TrimSpace(msg.Content)
+	if len(msg.ToolCalls) > 0 {
+		f := msg.ToolCalls[0].Function
+		out := clinic.DoctorOutput{Action: clinic.ToolCall, Tool: f.Name, Arguments: json.RawMessage(f.Arguments)}
+		if text != "" {
+			out.Rationale = []string{text}
+		}
+		return out, checkStep(&out, v)
+	}
+	if text == "" {
+		return clinic.DoctorOutput{}, errors.New("the reply has neither a tool call nor a question")
+	}
+	if !slices.Contains(v.Actions, string(clinic.Ask)) {
+		return clinic.DoctorOutput{}, fmt.Errorf("no question can be asked now: call one of %s", strings.Join(toolNames(v), ", "))
+	}
+	return clinic.DoctorOutput{Action: clinic.Ask, Question: text, Utterance: text}, nil
+}

@@ -1,0 +1,352 @@
+// Package klinike is KlinikeBench's environment (KlinikeBench §2.2 and
+// appendix B): the doctor questions a simulated patient and calls the tools of
+// the task's sandbox within 32 agent steps (tool calls included) and 10
+// patient turns, is told to record a diagnosis when the step budget is spent,
+// and is scored by four gates, D, W, A and H, and strict pass@1. The chart
+// mode (settings.Episode.Mode static) shows the whole intake at once and
+// allows only record_diagnosis (§4, single- vs multi-turn).
+package klinike
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/sandbox"
+	"github.com/clinevo/clinevo/settings"
+)
+
+// Uncapped is the step limit of a run without a step cap (episode.max_steps
+// 0): a bound so that an agent that never records a diagnosis still ends.
+// KlinikeBench bounds its uncapped runs by wall time instead (appendix C:
+// 15 minutes per rollout).
+const Uncapped = 200
+
+// Phases the doctor's view names.
+const (
+	// PhaseEncounter: question the patient and call tools.
+	PhaseEncounter = "encounter"
+	// PhaseRecord: the step budget is spent; the only action is record_diagnosis
+	// (KlinikeBench §2.2: the agent is prompted to record a diagnosis when the
+	// turn limit is reached).
+	PhaseRecord = "record_diagnosis"
+	// PhaseChart: the chart mode's one turn, the whole intake shown.
+	PhaseChart = "chart"
+)
+
+// Env is one KlinikeBench encounter in progress. Its state is its events.
+type Env struct {
+	c       clinic.Case
+	cfg     settings.Episode
+	roles   episode.Roles
+	patient *episode.Episode // the patient side, fed the ASK events only
+	events  []clinic.Event
+	final   *clinic.FinalOutput
+	end     clinic.Termination
+}
+
+var _ episode.Env = (*Env)(nil)
+
+// Restore starts an encounter of c, or rebuilds one from its events without
+// calling any role.
+func Restore(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) *Env {
+	// The patient side reuses the shared environment's questioning (answer
+	// cache, revealed and held facts) with no budget of its own: this
+	// environment counts the patient turns.
+	inner := settings.Episode{MaxTurns: math.MaxInt32, Mode: settings.Interactive, MDT: settings.MDTOff}
+	var asks []clinic.Event
+	for _, ev := range events {
+		// The questions the patient side saw: answered ones, and empty ones it
+		// refused (an unparseable doctor reply never reached it).
+		if ev.Action == clinic.Ask && (ev.Status == clinic.StatusReturned || (ev.Status == clinic.StatusUnparseable && !ev.LLMError)) {
+			asks = append(asks, ev)
+		}
+	}
+	e := &Env{c: c, cfg: s.Episode, roles: roles,
+		patient: episode.Restore(c, inner, episode.Rules{Actions: []clinic.ActionKind{clinic.Ask}}, roles, asks)}
+	for _, ev := range events {
+		e.apply(ev)
+	}
+	return e
+}
+
+// Events returns the events so far.
+func (e *Env) Events() []clinic.Event { return append([]clinic.Event(nil), e.events...) }
+
+// Done reports whether the encounter has ended.
+func (e *Env) Done() bool { return e.end != "" }
+
+// Final returns the recorded diagnosis and how the encounter ended.
+func (e *Env) Final() (clinic.FinalOutput, clinic.Termination) {
+	if e.final == nil {
+		return clinic.FinalOutput{}, e.end
+	}
+	return *e.final, e.end
+}
+
+// Cap is the step budget: episode.max_steps (KlinikeBench appendix: 32
+// agent steps, tool calls included), Uncapped for 0, and 0 in the chart mode,
+// whose one turn is the closing one.
+func Cap(cfg settings.Episode) int {
+	switch {
+	case cfg.Mode == settings.Static:
+		return 0
+	case cfg.MaxSteps == 0:
+		return Uncapped
+	}
+	return cfg.MaxSteps
+}
+
+// closing reports whether the step budget is spent: only record_diagnosis remains.
+func (e *Env) closing() bool { return len(e.events) >= Cap(e.cfg) }
+
+// PatientTurns counts the questions the patient answered.
+func PatientTurns(events []clinic.Event) int {
+	n := 0
+	for _, ev := range events {
+		if ev.Action == clinic.Ask && ev.Status == clinic.StatusReturned {
+			n++
+		}
+	}
+	return n
+}
+
+// patientTurnsLeft is the patient-turn budget left; -1 without a cap.
+func (e *Env) patientTurnsLeft() int {
+	if e.cfg.MaxPatientTurns == 0 {
+		return -1
+	}
+	return max(0, e.cfg.MaxPatientTurns-PatientTurns(e.events))
+}
+
+// exposed are the tool names the task exposes, in registry order.
+func (e *Env) exposed() []string {
+	if e.c.Exam.Sandbox == nil {
+		return []string{sandbox.RecordDiagnosis}
+	}
+	var out []string
+	for _, n := range sandbox.Names() {
+		if slices.Contains(e.c.Exam.Sandbox.Tools, n) && !slices.Contains(e.c.Exam.Sandbox.Forbidden, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// actions are the actions allowed this turn.
+func (e *Env) actions() []clinic.ActionKind {
+	if e.closing() || e.patientTurnsLeft() == 0 {
+		return []clinic.ActionKind{clinic.ToolCall}
+	}
+	return []clinic.ActionKind{clinic.Ask, clinic.ToolCall}
+}
+
+// callable are the tools the doctor may call this turn.
+func (e *Env) callable() []string {
+	if e.closing() {
+		return []string{sandbox.RecordDiagnosis}
+	}
+	return e.exposed()
+}
+
+// View is the doctor's input: the briefing, the conversation, the calls made
+// and what came back (refusals with their reasons included), the tools it may
+// call now and its budgets. In the chart mode the intake is shown whole.
+func (e *Env) View(cards []clinic.CardHint, rules []string) clinic.DoctorView {
+	v := clinic.DoctorView{Demographics: e.c.Patient.Demographics, OpeningComplaint: e.c.Patient.OpeningComplaint,
+		Cards: cards, Rules: rules, Turn: len(e.events), MaxTurns: Cap(e.cfg) + 1, Phase: PhaseEncounter}
+	for _, a := range e.actions() {
+		v.Actions = append(v.Actions, string(a))
+	}
+	for _, n := range e.callable() {
+		t, _ := sandbox.Lookup(n) // exposed names are registered (corpus validation)
+		v.Tools = append(v.Tools, t.View())
+	}
+	switch {
+	case e.cfg.Mode == settings.Static:
+		v.Phase = PhaseChart
+		v.Exchanges = chart(&e.c)
+	case e.closing():
+		v.Phase = PhaseRecord
+	default:
+		v.StepsLeft = Cap(e.cfg) - len(e.events)
+		v.PatientTurnsLeft = max(0, e.patientTurnsLeft())
+	}
+	for _, ev := range e.events {
+		switch ev.Action {
+		case clinic.Ask:
+			if ev.Status == clinic.StatusReturned {
+				v.Exchanges = append(v.Exchanges, clinic.Exchange{Question: ev.Question, Topic: ev.Topic, Answer: ev.Reply, Answered: len(ev.RevealedFacts) > 0})
+			}
+		case clinic.ToolCall:
+			v.ToolResults = append(v.ToolResults, clinic.ToolResult{Tool: ev.Tool, Arguments: ev.Arguments, Status: ev.Status, Text: ev.Reply})
+		}
+	}
+	return v
+}
+
+// chart is the chart mode's intake snapshot: the whole history as the
+// patient would tell it (present and denied findings), and the chart's
+// medicines and allergies (KlinikeBench §4: chief complaint, demographics,
+// severity, duration, history, medications, allergies and family history).
+// Examination findings and test results are not part of it.
+func chart(c *clinic.Case) []clinic.Exchange {
+	var facts []string
+	for _, f := range c.Patient.Facts {
+		facts = append(facts, f.Text)
+	}
+	out := []clinic.Exchange{{Question: "History", Answer: strings.Join(facts, " "), Answered: len(facts) > 0}}
+	if sb := c.Exam.Sandbox; sb != nil {
+		if len(sb.Record.Medications) > 0 {
+			out = append(out, clinic.Exchange{Question: "Medications on the chart", Answer: strings.Join(sb.Record.Medications, "; "), Answered: true})
+		}
+		if len(sb.Record.Allergies) > 0 {
+			out = append(out, clinic.Exchange{Question: "Allergies on the chart", Answer: strings.Join(sb.Record.Allergies, "; "), Answered: true})
+		}
+	}
+	return out
+}
+
+// Revealed is everything the doctor could have seen.
+func (e *Env) Revealed() string {
+	parts := []string{e.c.Patient.Demographics.Text, e.c.Patient.OpeningComplaint}
+	if e.cfg.Mode == settings.Static {
+		for _, x := range chart(&e.c) {
+			parts = append(parts, x.Answer)
+		}
+	}
+	for _, ev := range e.events {
+		if ev.Status == clinic.StatusReturned && (ev.Action == clinic.Ask || ev.Action == clinic.ToolCall) {
+			parts = append(parts, ev.Reply)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Step applies one doctor decision. A call the sandbox refuses (an unknown,
+// unexposed or forbidden tool, arguments that break the schema) is an invalid
+// step whose reason goes back to the doctor; only a role's transient fault is
+// an error, and it leaves the encounter unchanged.
+func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, error) {
+	if e.Done() {
+		return clinic.Event{}, episode.ErrDone
+	}
+	out := in.Output
+	ev := clinic.Event{Turn: len(e.events), Action: out.Action, Question: out.Question, Topic: out.Topic,
+		RetrievedCards: in.RetrievedCards, Rationale: out.Rationale, WorkingDiagnoses: out.WorkingDiagnoses, LLMError: in.LLMError}
+	allowed := e.actions()
+	switch {
+	case in.LLMError:
+		ev.Status = clinic.StatusUnparseable
+	case out.Action == clinic.Ask && e.closing():
+		ev.Status = clinic.StatusInvalid
+		ev.Reply = "the step budget is spent: record your diagnosis with record_diagnosis"
+	case out.Action == clinic.Ask && e.patientTurnsLeft() == 0:
+		ev.Status = clinic.StatusOverBudget
+		ev.Reply = fmt.Sprintf("the %d patient turns are spent; the patient answers no more questions", e.cfg.MaxPatientTurns)
+	case !slices.Contains(allowed, out.Action):
+		ev.Status = clinic.StatusInvalid
+		ev.Reply = fmt.Sprintf("unknown action %q; use one of %s", out.Action, actionList(allowed))
+	case out.Action == clinic.Ask:
+		if err := e.ask(ctx, out, &ev); err != nil {
+			return clinic.Event{}, err
+		}
+	default:
+		if err := e.call(ctx, out, &ev); err != nil {
+			return clinic.Event{}, err
+		}
+	}
+	e.apply(ev)
+	return e.events[len(e.events)-1], nil
+}
+
+func (e *Env) ask(ctx context.Context, out clinic.DoctorOutput, ev *clinic.Event) error {
+	got, err := e.patient.Step(ctx, episode.StepInput{Output: clinic.DoctorOutput{Action: clinic.Ask, Question: out.Question,
+		Utterance: out.Utterance, Topic: out.Topic}})
+	if err != nil {
+		return err
+	}
+	ev.Question, ev.Status, ev.Reply, ev.Unanswered, ev.Cached = got.Question, got.Status, got.Reply, got.Unanswered, got.Cached
+	ev.RevealedFacts, ev.HeldFacts, ev.LLMError = got.RevealedFacts, got.HeldFacts, ev.LLMError || got.LLMError
+	return nil
+}
+
+func (e *Env) call(ctx context.Context, out clinic.DoctorOutput, ev *clinic.Event) error {
+	ev.Tool = strings.TrimSpace(out.Tool)
+	ev.Arguments = rawJSON(out.Arguments)
+	var forbidden []string
+	if sb := e.c.Exam.Sandbox; sb != nil {
+		forbidden = sb.Forbidden
+	}
+	t, known := sandbox.Lookup(ev.Tool)
+	switch {
+	case ev.Tool == "":
+		ev.Status, ev.Reply = clinic.StatusInvalid, "TOOL_CALL needs a tool"
+		return nil
+	case slices.Contains(forbidden, ev.Tool):
+		ev.Status, ev.Reply = clinic.StatusInvalid, fmt.Sprintf("%s is forbidden in this encounter", ev.Tool)
+		return nil
+	case e.closing() && ev.Tool != sandbox.RecordDiagnosis:
+		ev.Status, ev.Reply = clinic.StatusInvalid, "the step budget is spent: record your diagnosis with record_diagnosis"
+		return nil
+	case !known || !slices.Contains(e.exposed(), ev.Tool):
+		ev.Status, ev.Reply = clinic.StatusInvalid, fmt.Sprintf("tool %q is not available; the tools are %s", ev.Tool, strings.Join(e.callable(), ", "))
+		return nil
+	}
+	args, err := t.Validate(out.Arguments)
+	if err != nil {
+		ev.Status, ev.Reply = clinic.StatusInvalid, err.Error()
+		return nil
+	}
+	ev.Arguments = args.Canonical()
+	res, err := sandbox.Execute(ctx, &e.c, e.roles.Exam, e.cfg.Prices, t, args)
+	if err != nil {
+		return err
+	}
+	ev.Status, ev.Reply, ev.Cost, ev.Final = res.Status, res.Text, res.Cost, res.Final
+	return nil
+}
+
+// rawJSON keeps arguments as the trace can hold them: valid JSON as it is,
+// anything else as a JSON string of its text.
+func rawJSON(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return nil
+	}
+	if json.Valid(b) {
+		return append(json.RawMessage(nil), b...)
+	}
+	s, _ := json.Marshal(string(b)) // a string always marshals
+	return s
+}
+
+// apply records an event and derives the end: a recorded diagnosis, or a
+// closing turn that recorded none. The forced end is written on the event,
+// so Restore derives the same end.
+func (e *Env) apply(ev clinic.Event) {
+	e.events = append(e.events, ev)
+	switch {
+	case ev.Status == clinic.StatusFinalized:
+		e.final, e.end = ev.Final, clinic.EndFinalized
+	case ev.ForcedFinal != nil:
+		e.final, e.end = ev.ForcedFinal, clinic.EndTurnLimit
+	case len(e.events) > Cap(e.cfg):
+		// No diagnosis was recorded, not even when told to: none is made up.
+		f := &clinic.FinalOutput{Forced: true}
+		e.events[len(e.events)-1].ForcedFinal = f
+		e.final, e.end = f, clinic.EndTurnLimit
+	}
+}
+
+func actionList(as []clinic.ActionKind) string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = string(a)
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,44 @@
+package runner_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus/synth"
+	"github.com/clinevo/clinevo/settings"
+)
+
+// TestKlinikeLearning plays the 190 train tasks in order, without memory and
+// with memory from empty (write-back: the cards carry the task's calls and
+// must-ask topics): the built-in doctor passes no task without memory and
+// gets better at every gate with it.
+func TestKlinikeLearning(t *testing.T) {
+	tasks := synth.Klinike(7)[synth.SplitKlinikeTrain]
+	means := func(traces []clinic.Trace) map[string]float64 {
+		m := map[string]float64{}
+		for _, tr := range traces {
+			for k, v := range tr.Scores.Metrics {
+				m[k] += v / float64(len(traces))
+			}
+		}
+		return m
+	}
+	run := func(memory bool) (early, late map[string]float64) {
+		d := deps(t, memory)
+		d.Settings.Profile = settings.Klinike
+		traces := stream(t, d, tasks, "klinike")
+		n := len(traces) / 5
+		return means(traces[:n]), means(traces[len(traces)-n:])
+	}
+	early0, late0 := run(false)
+	early1, late1 := run(true)
+	t.Logf("without memory: first fifth %v, last fifth %v", early0, late0)
+	t.Logf("with memory:    first fifth %v, last fifth %v", early1, late1)
+	require.Zero(t, late0["pass1"], "without memory the doctor names no diagnosis")
+	for _, g := range []string{"pass1", "d", "w", "a", "h"} {
+		require.Greater(t, late1[g], early1[g], "gate %s improves with memory", g)
+		require.Greater(t, late1[g], late0[g], "gate %s: memory beats none", g)
+	}
+}
