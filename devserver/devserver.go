@@ -7,6 +7,7 @@ package devserver
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -216,11 +217,20 @@ func portFree(ip string, port int) error {
 	return l.Close()
 }
 
-func freePort(ip string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		return 0, fmt.Errorf("devserver: no free port: %w", err)
+// FreePort returns a port that is free on ip now, drawn at random below the
+// kernel's ephemeral range (32768 and up on Linux): a port the kernel hands out
+// for ":0" is the next one it hands to any outgoing connection of any process,
+// which may take it before the server binds it; a random port outside that
+// range is only lost to another server that drew the same one.
+func FreePort(ip string) (int, error) {
+	for range 100 {
+		p := 20000 + rand.IntN(12000)
+		if l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(p))); err == nil {
+			l.Close()
+			return p, nil
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return 0, fmt.Errorf("devserver: no free port on %s between 20000 and 32000", ip)
 }
+
+func freePort(ip string) (int, error) { return FreePort(ip) }

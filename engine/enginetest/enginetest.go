@@ -4,7 +4,6 @@ package enginetest
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
@@ -27,15 +26,14 @@ type Env struct {
 	setup   Setup
 }
 
-// FreePort returns a free loopback port.
+// FreePort returns a free loopback port (see devserver.FreePort).
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := devserver.FreePort("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return p
 }
 
 // Start starts everything on a fresh data directory; runs choose their roles
