@@ -70,6 +70,7 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 	n := float64(b.N * episodes)
 	b.ReportMetric(100*(orchestrated-inProcess).Seconds()/orchestrated.Seconds(), "overhead-%")
+	b.ReportMetric(float64((orchestrated-inProcess).Milliseconds())/n, "overhead-ms/episode")
 	b.ReportMetric(float64(inProcess.Milliseconds())/n, "in-process-ms/episode")
 	b.ReportMetric(float64(orchestrated.Milliseconds())/n, "orchestrated-ms/episode")
 	b.ReportMetric(float64(calls)/n, "model-calls/episode")
@@ -201,4 +202,5 @@ func (r roundTrips) report(b *testing.B) {
 	b.ReportMetric(float64(locals)/n, "local-activities/episode")
 	b.ReportMetric(r.WorkflowTaskDispatch.P50, "wt-dispatch-p50-ms")
 	b.ReportMetric(r.ChildWorkflowStart.P50, "child-start-p50-ms")
+	b.ReportMetric(r.LocalActivityRun["Decide"].P50, "decide-p50-ms")
 }
