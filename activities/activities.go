@@ -570,7 +570,19 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) error {
 // what learning from it changed. Both are idempotent (stored proposals,
 // deterministic card IDs, upserted records), so Learn may run again after a
 // crash (the stream runs it as a local activity) and changes nothing more.
+// An episode without a stored grade is graded first: a worker from before
+// episodes graded themselves may have played it during a rolling upgrade.
 func (a *Activities) Learn(ctx context.Context, in EvolveInput) (EvolveOutput, error) {
+	for _, ref := range in.Episodes {
+		var g grader.ProcessGrade
+		err := a.Results.Grade(ctx, ref.EpisodeID, &g)
+		if errors.Is(err, results.ErrNotFound) {
+			_, err = a.Grade(ctx, GradeInput{EpisodeRef: ref, Settings: in.Settings})
+		}
+		if err != nil {
+			return EvolveOutput{}, err
+		}
+	}
 	out := EvolveOutput{RuleBook: in.RuleBook}
 	if in.Settings.Evolver.Rules() || len(in.MemoryRuns) > 0 {
 		var err error

@@ -15,9 +15,10 @@ import (
 	"github.com/clinevo/clinevo/results"
 )
 
-// play plays, scores and grades the stream episodes of cases in order, as an
-// EpisodeWorkflow that grades itself does, and returns their references.
-func play(t *testing.T, a *activities.Activities, base activities.EpisodeInput, cases ...string) []activities.EpisodeRef {
+// play plays and scores the stream episodes of cases in order, grading them
+// when grade is set (as an EpisodeWorkflow that grades itself does), and
+// returns their references.
+func play(t *testing.T, a *activities.Activities, base activities.EpisodeInput, grade bool, cases ...string) []activities.EpisodeRef {
 	t.Helper()
 	ctx := context.Background()
 	var refs []activities.EpisodeRef
@@ -37,8 +38,10 @@ func play(t *testing.T, a *activities.Activities, base activities.EpisodeInput, 
 		}
 		_, err := a.Score(ctx, in)
 		require.NoError(t, err)
-		_, err = a.Grade(ctx, activities.GradeInput{EpisodeRef: in.Ref(), Settings: in.Settings})
-		require.NoError(t, err)
+		if grade {
+			_, err = a.Grade(ctx, activities.GradeInput{EpisodeRef: in.Ref(), Settings: in.Settings})
+			require.NoError(t, err)
+		}
 		refs = append(refs, in.Ref())
 	}
 	return refs
@@ -48,15 +51,18 @@ func play(t *testing.T, a *activities.Activities, base activities.EpisodeInput, 
 // episodes, then again as a local activity re-run after a crash would: the
 // second run returns the same rule book and lessons and leaves the same
 // records and cards. Without a rule book or memory, Learn only records.
+// Episodes played without grading themselves (by an older worker) are graded
+// first.
 func TestLearnEvolvesAndRecordsOnce(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name   string
-		memory bool
-		rules  int
+		name          string
+		memory, grade bool
+		rules         int
 	}{
-		{"rules and memory", true, 12},
-		{"neither: records only", false, 0},
+		{"rules and memory", true, true, 12},
+		{"neither: records only", false, true, 0},
+		{"ungraded episodes", true, false, 12},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, _, _, in := setup(t)
@@ -68,7 +74,7 @@ func TestLearnEvolvesAndRecordsOnce(t *testing.T) {
 			if tc.memory {
 				in.MemoryRuns = []string{in.Run}
 			}
-			refs := play(t, a, in.EpisodeInput, "stream-0001", "stream-0002")
+			refs := play(t, a, in.EpisodeInput, tc.grade, "stream-0001", "stream-0002")
 			var suite testsuite.WorkflowTestSuite
 			env := suite.NewTestActivityEnvironment()
 			env.RegisterActivity(a)
@@ -85,6 +91,9 @@ func TestLearnEvolvesAndRecordsOnce(t *testing.T) {
 			recs, err := a.Results.Records(ctx, in.Run)
 			require.NoError(t, err)
 			require.Len(t, recs, 2, "each episode of the batch is recorded")
+			for _, r := range recs {
+				require.Len(t, r.Labels, r.Turns, "every action of %s is graded", r.EpisodeID)
+			}
 			cards, err := bank.List(ctx, memory.Filter{Runs: []string{in.Run}})
 			require.NoError(t, err)
 			if tc.memory {
