@@ -599,6 +599,43 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) error {
 	return a.Results.PutRecord(ctx, r, t)
 }
 
+// Learn is a stream's update step in one call: Evolve over a batch of graded
+// episodes when the run keeps a rule book or memory, then Record of each with
+// what learning from it changed. Both are idempotent (stored proposals,
+// deterministic card IDs, upserted records), so Learn may run again after a
+// crash (the stream runs it as a local activity) and changes nothing more.
+// An episode without a stored grade is graded first: a worker from before
+// episodes graded themselves may have played it during a rolling upgrade.
+func (a *Activities) Learn(ctx context.Context, in EvolveInput) (EvolveOutput, error) {
+	for _, ref := range in.Episodes {
+		var g grader.ProcessGrade
+		err := a.Results.Grade(ctx, ref.EpisodeID, &g)
+		if errors.Is(err, results.ErrNotFound) {
+			_, err = a.Grade(ctx, GradeInput{EpisodeRef: ref, Settings: in.Settings})
+		}
+		if err != nil {
+			return EvolveOutput{}, err
+		}
+	}
+	out := EvolveOutput{RuleBook: in.RuleBook}
+	if in.Settings.Evolver.Rules() || len(in.MemoryRuns) > 0 {
+		var err error
+		if out, err = a.Evolve(ctx, in); err != nil {
+			return EvolveOutput{}, err
+		}
+	}
+	for i, ref := range in.Episodes {
+		rec := RecordInput{EpisodeRef: ref, Run: in.Run, Kind: contract.KindStream, Pass: in.Pass}
+		if i < len(out.Lessons) {
+			rec.Lesson = out.Lessons[i]
+		}
+		if err := a.Record(ctx, rec); err != nil {
+			return EvolveOutput{}, err
+		}
+	}
+	return out, nil
+}
+
 // CompleteRun stores a run's result, so an experiment resumed later reuses it
 // and a carry run continues from it.
 func (a *Activities) CompleteRun(ctx context.Context, c RunCompletion) error {

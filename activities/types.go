@@ -24,6 +24,7 @@ type EpisodeInput struct {
 	MemoryRuns             []string          `json:"memory_runs,omitempty"` // empty: no memory
 	AsOf                   int               `json:"as_of,omitempty"`       // frozen memory: read as of this episode number
 	Frozen                 bool              `json:"frozen,omitempty"`
+	Grade                  bool              `json:"grade,omitempty"` // the episode grades itself after Score (stream episodes)
 	ActivityTimeoutSeconds int               `json:"activity_timeout_seconds"`
 	Settings               settings.Settings `json:"settings"`
 }
@@ -63,7 +64,8 @@ type GradeInput struct {
 	Settings settings.Settings `json:"settings"`
 }
 
-// EvolveInput asks the evolver to learn from a batch of graded episodes, in order.
+// EvolveInput asks the evolver to learn from a batch of graded episodes, in
+// order (Evolve), and Learn also to record them.
 type EvolveInput struct {
 	Run        string            `json:"run"`
 	Pass       int               `json:"pass"`

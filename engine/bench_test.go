@@ -15,7 +15,6 @@ import (
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/runner"
-	"github.com/clinevo/clinevo/timing"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -67,14 +66,8 @@ func BenchmarkOrchestration(b *testing.B) {
 		}
 		b.ReportMetric(b.Elapsed().Seconds()*1000/float64(n), "ms/episode")
 		b.StopTimer()
-		// Where the time went: the server's workflow-task dispatch, read from the
-		// histories as `clinevo stream timing` does.
-		runs, err := timing.Collect(ctx, timing.FromClient(env.Client), run.GetID())
-		if err != nil {
-			b.Fatal(err)
-		}
-		r := timing.Analyse(runs)
-		b.ReportMetric(r.WorkflowTaskDispatch.P50, "wt-dispatch-p50-ms")
-		b.ReportMetric(r.ChildWorkflowStart.P50, "child-start-p50-ms")
+		// Where the time went: round trips per episode and the server's
+		// dispatch, read from the histories as `clinevo stream timing` does.
+		readRoundTrips(b, ctx, env.Client, run.GetID(), n).report(b)
 	})
 }

@@ -8,8 +8,6 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/actor"
-	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
@@ -18,31 +16,17 @@ import (
 	"github.com/clinevo/clinevo/workflows"
 )
 
-// slowDoctor simulates a model endpoint's latency.
-type slowDoctor struct {
-	actor.Doctor
-	latency time.Duration
-}
-
-func (s slowDoctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
-	select {
-	case <-time.After(s.latency):
-	case <-ctx.Done():
-		return actor.Decision{}, ctx.Err()
-	}
-	return s.Doctor.Decide(ctx, v)
-}
-
 // BenchmarkHeldOutConcurrency evaluates 100 held-out cases with a doctor that
 // takes 200 ms per turn, at evaluation concurrency 1 and 8. Run with
 // -benchtime=1x; the speedup is the ratio of the two s/op.
 func BenchmarkHeldOutConcurrency(b *testing.B) {
 	for _, conc := range []int{1, 8} {
 		b.Run(fmt.Sprintf("concurrency-%d", conc), func(b *testing.B) {
+			slow := newSlowRoles(200*time.Millisecond, 0)
 			env := enginetest.StartWith(b, quietLogger{}, func(e *engine.Engine) {
 				e.Activities.Roles = func(settings.Settings) (runner.Roles, error) {
 					r := runner.BuiltinRoles()
-					r.Doctor = slowDoctor{Doctor: actor.Builtin{}, latency: 200 * time.Millisecond}
+					r.Doctor = slowDoctor{Doctor: r.Doctor, s: slow}
 					return r, nil
 				}
 			})

@@ -77,7 +77,7 @@ func TestSpanTree(t *testing.T) {
 	for _, s := range spans {
 		names[s.Name()] = true
 	}
-	for _, n := range []string{"RunActivity:Step", "RunActivity:Score", "RunActivity:Grade", "RunActivity:Evolve", "RunActivity:Record", "StartChildWorkflow:EpisodeWorkflow"} {
+	for _, n := range []string{"RunActivity:Step", "RunActivity:Score", "RunActivity:Grade", "RunActivity:Learn", "StartChildWorkflow:EpisodeWorkflow"} {
 		require.True(t, names[n], "missing span %s", n)
 	}
 }

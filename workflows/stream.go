@@ -12,10 +12,11 @@ import (
 )
 
 // StreamWorkflow runs a stream's cases in order, as ARCHITECTURE.md draws it:
-// for each case an EpisodeWorkflow child, then Grade; every update interval
-// (and at every stage end) Evolve and Record; at a stage end the stage
-// evaluation; at the end the retention replays. It continues as new at every
-// stage boundary, and when Temporal suggests it, carrying its state.
+// for each case an EpisodeWorkflow child, which grades itself; every update
+// interval (and at every stage end) Evolve and Record in one local activity
+// (Learn); at a stage end the stage evaluation; at the end the retention
+// replays. It continues as new at every stage boundary, and when Temporal
+// suggests it, carrying its state.
 func StreamWorkflow(ctx workflow.Context, spec contract.StreamSpec) (contract.StreamResult, error) {
 	s, err := startStream(ctx, spec)
 	if err != nil {
@@ -67,6 +68,8 @@ func StreamWorkflow(ctx workflow.Context, spec contract.StreamSpec) (contract.St
 type stream struct {
 	ctx     workflow.Context
 	actx    workflow.Context // regular activities
+	lctx    workflow.Context // local activities
+	local   bool             // episodes grade themselves and Learn runs locally (versionAssessInTask)
 	spec    contract.StreamSpec
 	st      *contract.StreamState
 	plan    activities.StreamPlan
@@ -78,7 +81,10 @@ type stream struct {
 // the signal and query handlers.
 func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error) {
 	spec = spec.WithDefaults()
-	s := &stream{ctx: ctx, actx: activityOptions(ctx, 60), spec: spec, log: workflow.GetLogger(ctx)}
+	s := &stream{ctx: ctx, actx: activityOptions(ctx, 60), lctx: localActivityOptions(ctx, 60), spec: spec, log: workflow.GetLogger(ctx)}
+	// The version is read before anything else, so a run started by older
+	// code keeps the old path to its end.
+	s.local = workflow.GetVersion(ctx, versionAssessInTask, workflow.DefaultVersion, 1) >= 1
 	s.st = &s.spec.State
 	if s.st.Cursor == 0 {
 		s.st.RuleBook = s.spec.RuleBook
@@ -158,14 +164,16 @@ func (s *stream) episode() error {
 	in := activities.EpisodeInput{Run: s.spec.RunID, EpisodeID: contract.EpisodeWorkflowID(s.spec.RunID, s.spec.Pass, stage, i+1, s.plan.CaseIDs[i]),
 		Kind: contract.KindStream, Corpus: s.spec.Corpus, CaseID: s.plan.CaseIDs[i], Condition: s.plan.Conditions[i], Index: i + 1,
 		Number: s.spec.FirstEpisode + i + 1, Pass: s.spec.Pass, Stage: stage, Rules: s.rules(s.st.RuleBook), MemoryRuns: s.memoryRuns(),
-		ActivityTimeoutSeconds: s.spec.ActivityTimeoutSeconds, Settings: s.spec.Settings}
+		Grade: s.local, ActivityTimeoutSeconds: s.spec.ActivityTimeoutSeconds, Settings: s.spec.Settings}
 	var score contract.ScoreSummary
 	if err := workflow.ExecuteChildWorkflow(episodeOptions(s.ctx, in), EpisodeWorkflow, in).Get(s.ctx, &score); err != nil {
 		return err
 	}
 	ref := in.Ref()
-	if err := workflow.ExecuteActivity(s.actx, a.Grade, activities.GradeInput{EpisodeRef: ref, Settings: s.spec.Settings}).Get(s.ctx, nil); err != nil {
-		return err
+	if !s.local {
+		if err := workflow.ExecuteActivity(s.actx, a.Grade, activities.GradeInput{EpisodeRef: ref, Settings: s.spec.Settings}).Get(s.ctx, nil); err != nil {
+			return err
+		}
 	}
 	s.pending = append(s.pending, ref)
 	s.st.Cursor++
@@ -175,8 +183,21 @@ func (s *stream) episode() error {
 }
 
 // flush learns from the pending episodes (Evolve) and records them (Record).
+// Learn does both in one local activity, in the workflow task that goes on to
+// start the next episode.
 func (s *stream) flush() error {
 	if len(s.pending) == 0 {
+		return nil
+	}
+	if s.local {
+		in := activities.EvolveInput{Run: s.spec.RunID, Pass: s.spec.Pass, Episodes: s.pending, RuleBook: s.st.RuleBook,
+			MemoryRuns: s.memoryRuns(), Settings: s.spec.Settings}
+		var out activities.EvolveOutput
+		if err := workflow.ExecuteLocalActivity(s.lctx, a.Learn, in).Get(s.ctx, &out); err != nil {
+			return err
+		}
+		s.st.RuleBook = out.RuleBook
+		s.pending = nil
 		return nil
 	}
 	out := activities.EvolveOutput{RuleBook: s.st.RuleBook}

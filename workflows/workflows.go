@@ -44,20 +44,33 @@ func activityOptions(ctx workflow.Context, timeoutSeconds int) workflow.Context 
 	})
 }
 
+func localActivityOptions(ctx workflow.Context, timeoutSeconds int) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: time.Duration(timeoutSeconds) * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+			NonRetryableErrorTypes: []string{activities.ErrBadInput, activities.ErrModelFatal}},
+	})
+}
+
+// versionAssessInTask is the change ID of the round trips cut per episode:
+// from version 1 an episode scores, grades (stream episodes) or records
+// (frozen episodes) itself as local activities in the workflow task that ends
+// its turn loop, and a stream learns from and records its episodes in one
+// local activity. Histories without the marker take the old path: a regular
+// activity for each of Score, Grade, Evolve and Record.
+const versionAssessInTask = "assess-in-task"
+
 // EpisodeWorkflow plays one episode: ActorDecide and EnvStep until the episode
-// ends, then ManagerScore. Its history is the episode's audit trail; the texts
-// live in the results store under its workflow ID.
+// ends, then ManagerScore, and for a stream episode the process grade. Its
+// history is the episode's audit trail; the texts live in the results store
+// under its workflow ID.
 func EpisodeWorkflow(ctx workflow.Context, in activities.EpisodeInput) (contract.ScoreSummary, error) {
 	ctx = activityOptions(ctx, in.ActivityTimeoutSeconds)
 	// The turn loop runs as local activities: each turn's decision and event are
 	// kept in the results store, so a turn re-run after a crash returns what it
 	// stored, and the loop costs the server a few writes per episode instead of
 	// four per turn. The history records each turn as a marker.
-	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: time.Duration(in.ActivityTimeoutSeconds) * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
-			NonRetryableErrorTypes: []string{activities.ErrBadInput, activities.ErrModelFatal}},
-	})
+	lctx := localActivityOptions(ctx, in.ActivityTimeoutSeconds)
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("case %s, turn 0", in.CaseID))
 	for turn := 0; turn < MaxTurnsPerLoop; turn++ {
 		ti := activities.TurnInput{EpisodeInput: in, Turn: turn}
@@ -74,18 +87,35 @@ func EpisodeWorkflow(ctx workflow.Context, in activities.EpisodeInput) (contract
 			break
 		}
 	}
+	// Score, Grade and Record are idempotent (the trace and the grade are
+	// rebuilt from the stored turns and stored again, the record is an upsert),
+	// so running them in the loop's workflow task, where a crash re-runs them,
+	// is as safe as a regular activity's retry, and spares the episode a
+	// workflow task and the stream two.
+	local := workflow.GetVersion(ctx, versionAssessInTask, workflow.DefaultVersion, 1) >= 1
+	run := func(activity, arg, result any) error {
+		if local {
+			return workflow.ExecuteLocalActivity(lctx, activity, arg).Get(ctx, result)
+		}
+		return workflow.ExecuteActivity(ctx, activity, arg).Get(ctx, result)
+	}
 	var s contract.ScoreSummary
-	if err := workflow.ExecuteActivity(ctx, a.Score, in).Get(ctx, &s); err != nil {
+	if err := run(a.Score, in, &s); err != nil {
 		return contract.ScoreSummary{}, err
 	}
 	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrScore.ValueSet(s.S)); err != nil {
 		return contract.ScoreSummary{}, err
 	}
+	if in.Grade {
+		if err := run(a.Grade, activities.GradeInput{EpisodeRef: in.Ref(), Settings: in.Settings}, nil); err != nil {
+			return contract.ScoreSummary{}, err
+		}
+	}
 	if in.Frozen {
 		// Evaluation episodes learn nothing, so they record themselves; stream
 		// episodes are recorded by the stream after Evolve.
 		rec := activities.RecordInput{EpisodeRef: in.Ref(), Run: in.Run, Kind: in.Kind, Pass: in.Pass}
-		if err := workflow.ExecuteActivity(ctx, a.Record, rec).Get(ctx, nil); err != nil {
+		if err := run(a.Record, rec, nil); err != nil {
 			return contract.ScoreSummary{}, err
 		}
 	}

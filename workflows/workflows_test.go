@@ -67,6 +67,18 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		}
 		return out, nil
 	})
+	env.OnActivity(acts.Learn, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EvolveInput) (activities.EvolveOutput, error) {
+		f.call("learn")
+		out := activities.EvolveOutput{RuleBook: append(in.RuleBook, clinic.Rule{ID: "r", Text: "ASK onset"})}
+		for _, e := range in.Episodes {
+			out.Lessons = append(out.Lessons, activities.EpisodeLesson{EpisodeID: e.EpisodeID})
+			f.call("record:" + e.CaseID)
+			f.mu.Lock()
+			f.records = append(f.records, e.EpisodeID)
+			f.mu.Unlock()
+		}
+		return out, nil
+	})
 	env.OnActivity(acts.CompleteRun, mock.Anything, mock.Anything).Return(func(_ context.Context, c activities.RunCompletion) error {
 		f.call("complete:" + c.Run)
 		return nil
@@ -88,20 +100,38 @@ func spec(limit, stage int) contract.StreamSpec {
 	return contract.StreamSpec{RunID: "t", Corpus: "builtin:stream", StageSize: stage, Limit: limit}
 }
 
+// TestStreamOrderAndContinueAsNew checks the order of the steps: each episode
+// scores and grades itself, then the stream learns from it and records it in
+// one step (Learn). Streams started before that (no version marker) grade,
+// evolve and record in three activities.
 func TestStreamOrderAndContinueAsNew(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := &fakeStream{}
-	f.register(env, 4)
-	env.ExecuteWorkflow(workflows.StreamWorkflow, spec(0, 2))
-	require.True(t, env.IsWorkflowCompleted())
-	err := env.GetWorkflowError()
-	require.Error(t, err)
-	require.True(t, workflow.IsContinueAsNewError(err), "a stage boundary continues as new: %v", err)
-	require.Equal(t, []string{
-		"episode:t/p1/s01/e0001-ca", "grade:ca", "evolve", "record:ca",
-		"episode:t/p1/s01/e0002-cb", "grade:cb", "evolve", "record:cb",
-	}, f.calls)
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+		want    []string
+	}{
+		{"assessed in the task", 1, []string{
+			"episode:t/p1/s01/e0001-ca", "grade:ca", "learn", "record:ca",
+			"episode:t/p1/s01/e0002-cb", "grade:cb", "learn", "record:cb"}},
+		{"before: one activity per step", workflow.DefaultVersion, []string{
+			"episode:t/p1/s01/e0001-ca", "grade:ca", "evolve", "record:ca",
+			"episode:t/p1/s01/e0002-cb", "grade:cb", "evolve", "record:cb"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			f := &fakeStream{}
+			f.register(env, 4)
+			// The change ID is spelled out: renaming it would break running histories.
+			env.OnGetVersion("assess-in-task", workflow.DefaultVersion, 1).Return(tc.version)
+			env.ExecuteWorkflow(workflows.StreamWorkflow, spec(0, 2))
+			require.True(t, env.IsWorkflowCompleted())
+			err := env.GetWorkflowError()
+			require.Error(t, err)
+			require.True(t, workflow.IsContinueAsNewError(err), "a stage boundary continues as new: %v", err)
+			require.Equal(t, tc.want, f.calls)
+		})
+	}
 }
 
 func TestStreamCarriesCursorAndRuleBook(t *testing.T) {
@@ -120,7 +150,7 @@ func TestStreamCarriesCursorAndRuleBook(t *testing.T) {
 	require.Equal(t, 4, res.Episodes)
 	require.Equal(t, []string{
 		"episode:t/p1/s02/e0003-cc", "grade:cc", "episode:t/p1/s02/e0004-cd", "grade:cd",
-		"evolve", "record:cc", "record:cd", "complete:t",
+		"learn", "record:cc", "record:cd", "complete:t",
 	}, f.calls)
 	v, err := env.QueryWorkflow(contract.QueryRules)
 	require.NoError(t, err)
@@ -175,17 +205,33 @@ func TestStreamContinuesAsNewWhenSuggested(t *testing.T) {
 	require.Len(t, f.records, 1, "continues as new after the first flushed episode")
 }
 
+// TestEpisodeWorkflowTurnLoop plays an episode of two turns: a stream episode
+// grades itself, a frozen one records itself, and neither does the other.
 func TestEpisodeWorkflowTurnLoop(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	(&fakeStream{}).register(env, 1)
-	env.ExecuteWorkflow(workflows.EpisodeWorkflow, activities.EpisodeInput{Run: "t", EpisodeID: "t/p1/s01/e0001-ca", CaseID: "ca", ActivityTimeoutSeconds: 5})
-	require.NoError(t, env.GetWorkflowError())
-	var s2 contract.ScoreSummary
-	require.NoError(t, env.GetWorkflowResult(&s2))
-	require.Equal(t, 0.5, s2.S)
-	env.AssertNumberOfCalls(t, "Decide", 2)
-	env.AssertNumberOfCalls(t, "Step", 2)
+	for _, tc := range []struct {
+		name          string
+		grade, frozen bool
+		want          []string
+	}{
+		{"stream episode", true, false, []string{"episode:t/p1/s01/e0001-ca", "grade:ca"}},
+		{"frozen episode", false, true, []string{"episode:t/p1/s01/e0001-ca", "record:ca"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			f := &fakeStream{}
+			f.register(env, 1)
+			env.ExecuteWorkflow(workflows.EpisodeWorkflow, activities.EpisodeInput{Run: "t", EpisodeID: "t/p1/s01/e0001-ca", CaseID: "ca",
+				Grade: tc.grade, Frozen: tc.frozen, ActivityTimeoutSeconds: 5})
+			require.NoError(t, env.GetWorkflowError())
+			var s2 contract.ScoreSummary
+			require.NoError(t, env.GetWorkflowResult(&s2))
+			require.Equal(t, 0.5, s2.S)
+			env.AssertNumberOfCalls(t, "Decide", 2)
+			env.AssertNumberOfCalls(t, "Step", 2)
+			require.Equal(t, tc.want, f.calls)
+		})
+	}
 }
 
 func TestStageEvaluationAndRetentionReplay(t *testing.T) {
@@ -210,8 +256,8 @@ func TestStageEvaluationAndRetentionReplay(t *testing.T) {
 	c := f.calls
 	require.Len(t, c, 19)
 	require.Equal(t, []string{
-		"episode:t/p1/s02/e0003-cc", "grade:cc", "evolve", "record:cc",
-		"episode:t/p1/s02/e0004-cd", "grade:cd", "evolve", "record:cd"}, c[:8])
+		"episode:t/p1/s02/e0003-cc", "grade:cc", "learn", "record:cc",
+		"episode:t/p1/s02/e0004-cd", "grade:cd", "learn", "record:cd"}, c[:8])
 	// A[2][2]: stage 2 re-played in parallel with memory frozen at its end, recorded, no write-back.
 	require.ElementsMatch(t, []string{"episode:t/eval-s02/p1/s02/e0003-cc", "record:cc", "episode:t/eval-s02/p1/s02/e0004-cd", "record:cd"}, c[8:12])
 	require.Equal(t, "complete:t/eval-s02", c[12])
