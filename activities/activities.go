@@ -625,7 +625,7 @@ func (a *Activities) Learn(ctx context.Context, in EvolveInput) (EvolveOutput, e
 		}
 	}
 	for i, ref := range in.Episodes {
-		rec := RecordInput{EpisodeRef: ref, Run: in.Run, Kind: contract.KindStream, Pass: in.Pass}
+		rec := RecordInput{EpisodeRef: ref, Run: in.Run, Kind: contract.KindStream, Pass: in.Pass, RuleBook: out.RuleBook}
 		if i < len(out.Lessons) {
 			rec.Lesson = out.Lessons[i]
 		}

@@ -93,6 +93,8 @@ func TestLearnEvolvesAndRecordsOnce(t *testing.T) {
 			require.Len(t, recs, 2, "each episode of the batch is recorded")
 			for _, r := range recs {
 				require.Len(t, r.Labels, r.Turns, "every action of %s is graded", r.EpisodeID)
+				require.NotNil(t, r.RuleBook, "a stream record holds the rule book after its batch's Evolve (what stream restart reads)")
+				require.Equal(t, len(first.RuleBook), len(r.RuleBook))
 			}
 			cards, err := bank.List(ctx, memory.Filter{Runs: []string{in.Run}})
 			require.NoError(t, err)

@@ -75,6 +75,10 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 			f.call("record:" + e.CaseID)
 			f.mu.Lock()
 			f.records = append(f.records, e.EpisodeID)
+			if f.books == nil {
+				f.books = map[string]int{}
+			}
+			f.books[e.EpisodeID] = len(out.RuleBook)
 			f.mu.Unlock()
 		}
 		return out, nil
