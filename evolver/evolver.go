@@ -308,6 +308,21 @@ func cards(cfg settings.Evolver, in Input, truth *grader.Key, ctxWords []string)
 	return append(out, summary(in, predicted, ask, tests, base))
 }
 
+// Records are the cards of a run's memory that need no model to write: the
+// memory entries (φ(h_t), a_t, outcome, g_t) of the turns whose labels the run
+// keeps (EvoClinician §3, memory evolution) and the transcript summary (its
+// memory-agent and RAG baselines), built from the graded trace alone. A model
+// evolver writes its own lessons and these beside them.
+func Records(cfg settings.Evolver, in Input) []clinic.Card {
+	var out []clinic.Card
+	for _, c := range cards(cfg, in, nil, contextWords(in.Opening)) {
+		if c.Kind == clinic.CardAdvice || c.Kind == clinic.CardSummary {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // entries are EvoClinician's memory entries (§3, memory evolution): for each
 // turn whose label is one the run keeps (HIGH_YIELD and CRITICAL_ERROR, and
 // other negative labels unless ablated), the compressed context φ(h_t) of the

@@ -276,6 +276,9 @@ func TestEvolverAsEvoClinicianDefinesIt(t *testing.T) {
 	require.Equal(t, "migraine", byAction["FINALIZE:migraine"].Avoid, "a critical submission is a diagnosis to avoid")
 	require.Equal(t, string(grader.CriticalError), byAction["FINALIZE:migraine"].Grade)
 
+	// The entries need no model: Records gives them for a model evolver to keep.
+	require.Equal(t, out.Cards, evolver.KeepKinds(evolver.Records(cfg, graded()), cfg.CardKinds))
+
 	// The ablations: no CRITICAL_ERROR memories; no other negative memories.
 	cfg.MemoryLabels = []string{"HIGH_YIELD", "INEFFICIENT"}
 	require.Len(t, evolver.Evolve(cfg, graded(), nil, nil).Cards, 3)

@@ -455,3 +455,31 @@ func TestConcurrencyLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestModelEvolverKeepsMemoryEntries: under EvoClinician's settings a model
+// evolver's output holds the memory entries of the graded turns (which need no
+// model) beside the model's own card.
+func TestModelEvolverKeepsMemoryEntries(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Script = func(int, llmtest.Request) *llmtest.Reply {
+		return &llmtest.Reply{Status: 200, Content: `{"edits":[],"cards":[{"kind":"correction","text":"IF tight chest THEN ask what brings it on"}]}`}
+	}
+	cfg := settings.Default().Evolver
+	cfg.Mode, cfg.CardKinds = settings.ScoreOnly, []string{"advice", "correction"}
+	in := evolver.Input{Run: "r", Pass: 1, Stage: 1, Episode: 2, CaseID: "c2", Opening: "Tight chest when I walk uphill", WriteCards: true,
+		Events: []clinic.Event{
+			{Turn: 0, Action: clinic.Ask, Question: "What brings it on?", Topic: clinic.TopicTriggers, Status: clinic.StatusReturned, Reply: "Stairs.", RevealedFacts: []string{"f1"}},
+			{Turn: 1, Action: clinic.Finalize, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Diagnosis: []string{"angina"}}},
+		},
+		Final: clinic.FinalOutput{Diagnosis: []string{"angina"}}, Outcome: grader.Outcome{S: 0.8, Pass: true, Cost: 10},
+		Grade: grader.ProcessGrade{Actions: []grader.ActionGrade{{Turn: 0, Action: clinic.Ask, Label: grader.HighYield, Rationale: "told the trigger"},
+			{Turn: 1, Action: clinic.Finalize, Label: grader.LowYield}}}}
+	out, err := llm.Evolver{C: client(t, srv, "evolver", nil)}.Evolve(context.Background(), cfg, in, nil, nil)
+	require.NoError(t, err)
+	kinds := map[clinic.CardKind]int{}
+	for _, c := range out.Cards {
+		kinds[c.Kind]++
+	}
+	require.Equal(t, map[clinic.CardKind]int{clinic.CardCorrection: 1, clinic.CardAdvice: 1}, kinds, "the model's card and the HIGH_YIELD question's entry")
+	require.Equal(t, evolver.KeepKinds(evolver.Records(cfg, in), cfg.CardKinds), out.Cards[1:])
+}

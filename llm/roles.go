@@ -385,8 +385,11 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 	return pg, nil
 }
 
-// Evolver is a model-backed evolver. Its edits and cards pass the same leak
-// screen as the built-in evolver's; a malformed reply changes nothing.
+// Evolver is a model-backed evolver: the model proposes rule edits and cards;
+// the memory entries and transcript summaries a run keeps (evolver.Records)
+// are written beside them as the built-in evolver writes them. Everything
+// passes the same leak screen as the built-in evolver's; a malformed reply
+// changes the rule book and the model's cards in nothing.
 type Evolver struct{ C *Client }
 
 var _ evolver.Evolver = Evolver{}
@@ -455,6 +458,7 @@ func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.In
 				SourceCase: in.CaseID, CreatedEpisode: in.Episode}
 			cards = append(cards, c)
 		}
+		cards = append(cards, evolver.Records(cfg, in)...)
 		var skipped []string
 		out.Cards, skipped = evolver.ScreenCards(evolver.KeepKinds(cards, cfg.CardKinds), screen)
 		out.Skipped = append(out.Skipped, skipped...)
