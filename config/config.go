@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -112,11 +114,18 @@ type TemporalTLS struct {
 // can be set by environment variable). The run settings' defaults come from
 // settings.Default, their only copy.
 func Defaults(v *viper.Viper) {
+	for k, val := range defaults() {
+		v.SetDefault(k, val)
+	}
+}
+
+// defaults maps every configuration key to its default.
+func defaults() map[string]any {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		home = "." // no home directory: the data directory defaults to ./.clinevo
 	}
-	for k, val := range map[string]any{
+	d := map[string]any{
 		"data_dir": filepath.Join(home, ".clinevo"), "corpus": "builtin:stream",
 		"memory.dim": 512, "memory.qdrant.host": "127.0.0.1", "memory.qdrant.port": 6334,
 		"memory.qdrant.tls": false, "memory.qdrant.collection": "clinevo_cards", "memory.qdrant.api_key_env": "QDRANT_API_KEY",
@@ -125,12 +134,11 @@ func Defaults(v *viper.Viper) {
 		"temporal.tls.ca_file": "", "temporal.tls.cert_file": "", "temporal.tls.key_file": "", "temporal.tls.server_name": "",
 		"temporal.api_key_env": "", "results.backend": "sqlite", "results.postgres.dsn": "postgres://clinevo@127.0.0.1:5432/clinevo",
 		"results.postgres.password_env": "PGPASSWORD",
-	} {
-		v.SetDefault(k, val)
 	}
 	for k, val := range Flatten(settings.Default()) {
-		v.SetDefault(k, val)
+		d[k] = val
 	}
+	return d
 }
 
 // Flatten lists the leaves of settings as dotted configuration keys
@@ -176,6 +184,9 @@ func Load(v *viper.Viper, file string) (Config, error) {
 		if err := v.ReadInConfig(); err != nil {
 			return Config{}, fmt.Errorf("config %s: %w", file, err)
 		}
+		if err := knownKeys(file); err != nil {
+			return Config{}, err
+		}
 	}
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
@@ -197,6 +208,34 @@ func Load(v *viper.Viper, file string) (Config, error) {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// knownKeys refuses a config file with a key clinevo does not read (a typo,
+// or a key renamed since the file was written): it would be ignored silently.
+// Price categories and role names are checked by settings.Validate, which
+// names them.
+func knownKeys(file string) error {
+	known := defaults()
+	f := viper.New()
+	f.SetConfigFile(file)
+	if err := f.ReadInConfig(); err != nil {
+		return fmt.Errorf("config %s: %w", file, err)
+	}
+	var unknown []string
+	for _, k := range f.AllKeys() {
+		role, _, _ := strings.Cut(strings.TrimPrefix(k, "roles."), ".")
+		if strings.HasPrefix(k, "roles.") && !slices.Contains(settings.RoleNames, role) {
+			continue // settings.Validate names an unknown role
+		}
+		if _, ok := known[k]; !ok && !strings.HasPrefix(k, "episode.prices.") {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Errorf("config %s: unknown key %s (clinevo.example.yaml lists every key)", file, strings.Join(unknown, ", "))
+	}
+	return nil
 }
 
 // Validate checks every section and names the offending key.

@@ -149,3 +149,23 @@ func TestTemporalKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownKeysAreRefused: a key clinevo does not read (a typo, a renamed
+// key) is an error naming it and the file, not silently ignored.
+func TestUnknownKeysAreRefused(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"episode:\n  allow_mdt: false\n", "unknown key episode.allow_mdt"},
+		{"evolver:\n  success_cards: false\n  rule_budgt: 3\n", "unknown key evolver.rule_budgt, evolver.success_cards"},
+		{"roles:\n  doctor:\n    modle: gpt\n", "unknown key roles.doctor.modle"},
+		{"temporal:\n  adress: db:7233\n", "unknown key temporal.adress"},
+	} {
+		f := filepath.Join(t.TempDir(), "c.yaml")
+		require.NoError(t, os.WriteFile(f, []byte(c.file), 0o644))
+		_, err := config.Load(config.New(), f)
+		require.ErrorContains(t, err, "config "+f+": "+c.want)
+	}
+	f := filepath.Join(t.TempDir(), "c.yaml")
+	require.NoError(t, os.WriteFile(f, []byte("profile: gpagent\nepisode:\n  actions: [ask, diagnose, treat]\n  prices: {ct: 450}\n"), 0o644))
+	_, err := config.Load(config.New(), f)
+	require.NoError(t, err)
+}
