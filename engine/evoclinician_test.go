@@ -172,28 +172,59 @@ func TestEvoClinicianShortRun(t *testing.T) {
 	// without it; llm and episode test that no prompt or answer leaks hidden
 	// text); a word of a key point ("fever") may of course be in what the
 	// patient said, so traces are not searched here.
-	// Nor do the Grade and Evolve activity inputs in the streams' histories.
-	resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-		Query: `ClinevoRun STARTS_WITH "evo-" AND WorkflowType = "StreamWorkflow"`, PageSize: 100})
-	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(resp.Executions), 10, "every stream's runs")
+	// Nor does anything the learning steps leave in the histories of the
+	// streams and their episodes: the inputs of Grade, Evolve and Learn where
+	// they run as activities, and what they return where they run as local
+	// activities (a local activity's input is not in the history).
+	learning := map[string]bool{"Grade": true, "Evolve": true, "Learn": true}
 	learners := 0
-	for _, e := range resp.Executions {
-		it := env.Client.GetWorkflowHistory(ctx, e.Execution.WorkflowId, e.Execution.RunId, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			ev, err := it.Next()
+	for _, typ := range []string{"StreamWorkflow", "EpisodeWorkflow"} {
+		var token []byte
+		executions := 0
+		for {
+			resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+				Query: `ClinevoRun STARTS_WITH "evo-" AND WorkflowType = "` + typ + `"`, PageSize: 100, NextPageToken: token})
 			require.NoError(t, err)
-			at := ev.GetActivityTaskScheduledEventAttributes()
-			if at == nil || (at.ActivityType.GetName() != "Grade" && at.ActivityType.GetName() != "Evolve") {
-				continue
+			for _, e := range resp.Executions {
+				executions++
+				it := env.Client.GetWorkflowHistory(ctx, e.Execution.WorkflowId, e.Execution.RunId, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+				for it.HasNext() {
+					ev, err := it.Next()
+					require.NoError(t, err)
+					if at := ev.GetActivityTaskScheduledEventAttributes(); at != nil && learning[at.ActivityType.GetName()] {
+						learners++
+						for _, p := range at.Input.GetPayloads() {
+							requireNoneOf(t, string(p.GetData()), secrets, at.ActivityType.GetName()+" input in "+e.Execution.WorkflowId)
+						}
+					}
+					if m := ev.GetMarkerRecordedEventAttributes(); m != nil && m.GetMarkerName() == "LocalActivity" {
+						data := m.GetDetails()["data"].GetPayloads()
+						if len(data) == 0 || !learningMarker(string(data[0].GetData()), learning) {
+							continue
+						}
+						learners++
+						for _, p := range m.GetDetails()["result"].GetPayloads() {
+							requireNoneOf(t, string(p.GetData()), secrets, "a learning step's result in "+e.Execution.WorkflowId)
+						}
+					}
+				}
 			}
-			learners++
-			for _, p := range at.Input.GetPayloads() {
-				requireNoneOf(t, string(p.GetData()), secrets, at.ActivityType.GetName()+" input in "+e.Execution.WorkflowId)
+			if token = resp.NextPageToken; len(token) == 0 {
+				break
 			}
 		}
+		require.GreaterOrEqual(t, executions, 10, "every %s", typ)
 	}
 	require.Positive(t, learners)
+}
+
+// learningMarker reports whether a local activity marker's data names one of the types.
+func learningMarker(data string, types map[string]bool) bool {
+	var d struct{ ActivityType string }
+	if json.Unmarshal([]byte(data), &d) != nil {
+		return false
+	}
+	return types[d.ActivityType]
 }
 
 // requireNoneOf fails when text holds any of the values as whole words (after
