@@ -103,7 +103,7 @@ func Validate(c *clinic.Case) error {
 		field, v string
 		allowed  []string
 	}{{"personality", p.Personality, clinic.Personalities}, {"language", p.Language, clinic.Languages},
-		{"recall", p.Recall, clinic.Recalls}, {"clarity", p.Clarity, clinic.Clarities}} {
+		{"recall", p.Recall, clinic.Recalls}, {"clarity", p.Clarity, clinic.Clarities}, {"disorientation", p.Disorientation, clinic.Disorientations}} {
 		if chk.v != "" && !oneOf(chk.v, chk.allowed) {
 			return fail("patient_view.persona."+chk.field, fmt.Sprintf("unknown value %q, want one of %s", chk.v, strings.Join(chk.allowed, ", ")))
 		}
@@ -130,7 +130,7 @@ func Validate(c *clinic.Case) error {
 	if r := c.Manager.Referral; r != nil && r.Urgency != "" && !oneOf(r.Urgency, []string{"routine", "urgent", "emergency"}) {
 		return fail("manager_view.referral.urgency", fmt.Sprintf("unknown urgency %q, want routine, urgent or emergency", r.Urgency))
 	}
-	return nil
+	return validateManagement(&c.Manager)
 }
 
 func oneOf(v string, allowed []string) bool {
@@ -275,9 +275,10 @@ const builtinForm = "builtin:[v<version>:]<split>[@<seed>]"
 
 // ParseBuiltin parses "builtin:[v<version>:]<split>[@<seed>]": version v1 or
 // v2 (default: the latest, v2), split one of stream, heldout, cross, update,
-// seed a non-negative integer (default 7). "builtin:stream@7" is the latest
-// version's stream; "builtin:v1:stream@7" is version 1's, byte for byte as it
-// always was.
+// or the GP corpus's gp and gp-heldout (version 2 only), seed a non-negative
+// integer (default 7). "builtin:stream@7" is the latest version's stream;
+// "builtin:v1:stream@7" is version 1's, byte for byte as it always was;
+// "builtin:gp@7" is the GP stream.
 func ParseBuiltin(ref string) (Builtin, error) {
 	rest, ok := strings.CutPrefix(ref, BuiltinPrefix)
 	if !ok {
@@ -299,8 +300,12 @@ func ParseBuiltin(ref string) (Builtin, error) {
 		}
 		b.Seed = seed
 	}
-	if !oneOf(split, synth.Splits) {
-		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split, strings.Join(synth.Splits, ", "), builtinForm)
+	splits := append(append([]string(nil), synth.Splits...), synth.GPSplits...)
+	if !oneOf(split, splits) {
+		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split, strings.Join(splits, ", "), builtinForm)
+	}
+	if oneOf(split, synth.GPSplits) && b.Version != synth.V2 {
+		return Builtin{}, fmt.Errorf("corpus %q: the GP splits (%s) are built on version 2 cases only", ref, strings.Join(synth.GPSplits, ", "))
 	}
 	b.Split = split
 	return b, nil
@@ -322,6 +327,9 @@ func Load(ref string) (*Corpus, error) {
 		b, err := ParseBuiltin(ref)
 		if err != nil {
 			return nil, err
+		}
+		if oneOf(b.Split, synth.GPSplits) {
+			return New(ref, synth.GenerateGP(b.Seed)[b.Split])
 		}
 		splits, err := synth.GenerateVersion(b.Version, b.Seed)
 		if err != nil {
