@@ -67,12 +67,17 @@ type Key struct {
 	DiagnosisGrade float64  `json:"diagnosis_grade"` // the manager's grade of the doctor's diagnosis
 	Unsafe         []string `json:"unsafe_plan"`     // plan items the manager judged unsafe
 	Referral       string   `json:"referral"`        // the manager's referral verdict
+	// Pathway and Refer are the case's management label and referral answer
+	// (where, how soon, the red flags): GPAgentBench's manage-or-refer key.
+	Pathway string           `json:"pathway,omitempty"`
+	Refer   *clinic.Referral `json:"refer,omitempty"`
 }
 
 // KeyOf is the write-back key of a scored episode.
 func KeyOf(c *clinic.Case, s clinic.Scores) *Key {
 	return &Key{Diagnosis: c.Manager.Diagnosis.Name, Evidence: c.Manager.Evidence, Management: c.Manager.Management,
-		Dangerous: c.Manager.Diagnosis.Dangerous, DiagnosisGrade: s.Diagnosis, Unsafe: s.Unsafe, Referral: s.Referral}
+		Dangerous: c.Manager.Diagnosis.Dangerous, DiagnosisGrade: s.Diagnosis, Unsafe: s.Unsafe, Referral: s.Referral,
+		Pathway: c.Manager.Pathway(), Refer: c.Manager.Referral}
 }
 
 // ProcessInput is what the process grader reads in every feedback mode: the
@@ -205,6 +210,8 @@ func GradeProcess(in ProcessInput, key *Key) ProcessGrade {
 			default:
 				a.Label, a.Rationale = LowYield, fmt.Sprintf("the assessment did not pass (S=%.2f)", s.S)
 			}
+		case clinic.BodyExam, clinic.Diagnose, clinic.Treat, clinic.Refer:
+			a = gradeGPAction(ev, s, key, supports)
 		default:
 			a.Label, a.Rationale = Inefficient, "not a valid action"
 		}
