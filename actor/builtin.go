@@ -87,6 +87,9 @@ type candidate struct {
 
 // Decide picks the next action.
 func (Builtin) Decide(_ context.Context, v clinic.DoctorView) (Decision, error) {
+	if gpView(v) {
+		return decideGP(v)
+	}
 	st := newState(v)
 	cands := st.rank()
 	working := workingNames(cands, v)
