@@ -90,7 +90,7 @@ func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Ru
 	}
 	if in.WriteCards {
 		var skipped []string
-		out.Cards, skipped = ScreenCards(KeepKinds(cards(cfg, in, truth, ctxWords), cfg.CardKinds), screen)
+		out.Cards, skipped = ScreenCards(KeepKinds(gpCards(in, truth, cards(cfg, in, truth, ctxWords)), cfg.CardKinds), screen)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out
