@@ -390,11 +390,7 @@ func Format(t clinic.Trace) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "episode %s  case %s  (%s)\n", t.EpisodeID, t.CaseID, t.Condition)
 	for _, ev := range t.Events {
-		target := ev.Question
-		if ev.Action == clinic.RequestTest {
-			target = ev.Test
-		}
-		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, target)
+		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, eventTarget(ev))
 		if ev.Reply != "" && ev.Action != clinic.Finalize {
 			for _, line := range strings.Split(ev.Reply, "\n") {
 				fmt.Fprintf(&b, "     > %s\n", line)
@@ -403,14 +399,23 @@ func Format(t clinic.Trace) string {
 		if len(ev.RetrievedCards) > 0 {
 			fmt.Fprintf(&b, "     cards: %d retrieved\n", len(ev.RetrievedCards))
 		}
+		if ev.Penalty > 0 {
+			fmt.Fprintf(&b, "     safety cost: %g\n", ev.Penalty)
+		}
 	}
 	fmt.Fprintf(&b, "end: %s\n", t.Termination)
+	if f := t.Final; f.Disposition != "" {
+		fmt.Fprintf(&b, "disposition: %s\n", disposition(f))
+	}
 	fmt.Fprintf(&b, "diagnosis: %s\nevidence:  %s\nplan:      %s\nfollow-up: %s\n",
 		strings.Join(t.Final.Diagnosis, "; "), strings.Join(t.Final.Evidence, " | "), strings.Join(t.Final.Plan, "; "), strings.Join(t.Final.Followup, "; "))
 	if s := t.Scores; s != nil {
 		fmt.Fprintf(&b, "scores: S=%.3f diag=%.2f evi=%s plan=%s strict=%v pass=%v grade=%d\n", s.S, s.Diagnosis, part(s.Evidence), part(s.Plan), s.Strict, s.Pass, s.Grade)
 		fmt.Fprintf(&b, "process: T=%d E=%d R=%.2f U=%.3f cost=%.2f USD referral=%s must-ask=%.2f required=%.2f (catalog %s)\n",
 			s.T, s.E, s.R, s.U, s.Cost, s.Referral, s.MustAsk, s.Required, catalog.Version)
+		if len(s.Metrics) > 0 {
+			fmt.Fprintf(&b, "metrics: %s\n", metricsLine(s.Metrics))
+		}
 	}
 	return b.String()
 }
