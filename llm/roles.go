@@ -28,6 +28,9 @@ func DoctorPrompt(v clinic.DoctorView) ([]Message, error) { return Render("docto
 // Decide asks the model for the next action. A reply still malformed after the
 // repair request is an llm_error turn, not an error.
 func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
+	if gpView(v) {
+		return d.decideGP(ctx, v)
+	}
 	msgs, err := DoctorPrompt(v)
 	if err != nil {
 		return actor.Decision{}, err
