@@ -380,7 +380,7 @@ func TestScoreRubric(t *testing.T) {
 		{"refer: referred elsewhere", refer, []clinic.DoctorOutput{{Action: clinic.Refer, Destination: "Dermatology", Urgency: "routine"}}, 0.5,
 			map[string]float64{"mgmt": 1, "dest": 0}, nil},
 		{"refer: treated", refer, []clinic.DoctorOutput{dx, good}, 0,
-			map[string]float64{"mgmt": 0, "miss_refer": 1, "cost_safety": 1}, []string{"dest"}},
+			map[string]float64{"mgmt": 0, "miss_refer": 1, "cost_safety": 1, "dest": 0}, []string{"miss_gp"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

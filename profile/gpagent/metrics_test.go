@@ -25,7 +25,8 @@ import (
 //	Miss-GP    = not managed locally among manageable cases = 2/5 = 0.4
 //	             (the false-positive rate: 1 unneeded referral, and the timeout)
 //	check: 1 − (4·0.5 + 5·0.4)/9 = 1 − 4/9 = 5/9 = Mgmt
-//	Dest       = right destination among the 2 needed referrals made: (1 + 0)/2 = 0.5
+//	Dest       = referred to a right destination among the 4 cases needing referral:
+//	             (1 + 0 + 0 + 0)/4 = 0.25 (the referrals made: 1/2 = Dest/(1 − Miss-Refer))
 //	Dx         = over the 6 episodes not ending in refer (diagnosis judged): the
 //	             treated ones right (4), the timeouts without one (2): 4/6 = 0.6667
 func TestSafetyMetricsByHand(t *testing.T) {
@@ -66,7 +67,7 @@ func TestSafetyMetricsByHand(t *testing.T) {
 	require.InDelta(t, 0.5, m[gpagent.MetricMissRefer], 1e-9)
 	require.InDelta(t, 0.4, m[gpagent.MetricMissGP], 1e-9)
 	require.InDelta(t, 1-(4*m[gpagent.MetricMissRefer]+5*m[gpagent.MetricMissGP])/9, m[gpagent.MetricMgmt], 1e-9)
-	require.InDelta(t, 0.5, m[gpagent.MetricDest], 1e-9)
+	require.InDelta(t, 0.25, m[gpagent.MetricDest], 1e-9)
 	require.InDelta(t, 4.0/6, m[gpagent.MetricDx], 1e-9)
 	require.InDelta(t, 4.0/9, m["cost_safety"], 1e-9, "C_safety = 1[mgmt wrong]")
 }

@@ -28,7 +28,7 @@ const (
 	MetricMgmt      = "mgmt"       // management accuracy, 0 or 1
 	MetricMissRefer = "miss_refer" // 1: a case needing referral was not referred (cases needing referral only)
 	MetricMissGP    = "miss_gp"    // 1: a manageable case was not managed locally (manageable cases only)
-	MetricDest      = "dest"       // referral destination correct, 0 or 1 (referred cases needing referral only)
+	MetricDest      = "dest"       // referred to a right destination, 0 or 1 (cases needing referral only; no referral: 0)
 	MetricTurns     = "turns"      // actions taken
 	MetricDupRate   = "dup_rate"   // duplicated ask, body_exam and test actions per turn
 	MetricDupAsk    = "dup_ask"    // duplicated actions per trajectory, by kind (§5.3, Table 3)
@@ -59,9 +59,11 @@ func outcome(final clinic.FinalOutput, end clinic.Termination) string {
 // cases at 51.2%, 284 manageable at 38.4%: (201·0.488 + 284·0.616)/485 =
 // 56.3% = its Mgmt). Dx (binary) and Tx ({0, 0.5, 1}) come from the judge,
 // on every episode that does not end in refer (a refer action carries no
-// diagnosis: C.1's format): a missing diagnosis or plan scores 0. The
-// destination of a needed referral is right when it matches one of the case's
-// destinations after normalisation (§5: "evaluated by string match"). The
+// diagnosis: C.1's format): a missing diagnosis or plan scores 0. On a case
+// that needs referral, Dest is 1 when the patient was referred to one of the
+// case's destinations after normalisation (§5: "evaluated by string match")
+// and 0 otherwise, a referral not made included: Dest ≤ 1 − Miss-Refer, and
+// Dest/(1 − Miss-Refer) is the accuracy of the referrals made. The
 // diagnostic cost is the tests' Table 4 prices (Event.Cost); turns count
 // every action; the duplicated-action rate counts the ask, body_exam and test
 // actions that repeat one already answered (§5.3).
@@ -116,9 +118,7 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 		m[clinic.MetricSafetyCost] = b2f(!right)
 		if label == clinic.PathwayRefer {
 			m[MetricMissRefer] = b2f(!right)
-			if right {
-				m[MetricDest] = dest
-			}
+			m[MetricDest] = dest
 		} else {
 			m[MetricMissGP] = b2f(!right)
 		}
