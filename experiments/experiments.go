@@ -31,8 +31,14 @@ var MedEvoEval []byte
 //go:embed model-comparison.yaml
 var ModelComparison []byte
 
+// GPAgentBench is GPAgentBench's environment with its action-space ablation.
+//
+//go:embed gpagentbench.yaml
+var GPAgentBench []byte
+
 // Shipped lists the specs embedded in the binary by file name.
-var Shipped = map[string][]byte{"quick.yaml": Quick, "medevoeval.yaml": MedEvoEval, "model-comparison.yaml": ModelComparison}
+var Shipped = map[string][]byte{"quick.yaml": Quick, "medevoeval.yaml": MedEvoEval, "model-comparison.yaml": ModelComparison,
+	"gpagentbench.yaml": GPAgentBench}
 
 // Load reads an experiment file (see Parse).
 func Load(path string, base settings.Settings) (contract.ExperimentSpec, error) {

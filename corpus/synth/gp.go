@@ -67,32 +67,31 @@ func GenerateGP(seed uint64) map[string][]clinic.Case {
 }
 
 // gpStage builds nManage manage cases and nRefer refer cases, conditions in
-// whole permutations of the table, shuffled together, numbered from offset+1.
+// whole permutations of the table, numbered from offset+1. The refer cases
+// are spread evenly through the stage, so that every prefix (a run's limit)
+// is stratified too: the k-th case is a refer case when that brings the
+// refer cases so far to round(k·nRefer/n).
 func (g generator) gpStage(split string, stage, nManage, nRefer, offset int, avoid map[string]bool) []clinic.Case {
 	r := g.rng("gp/order", split, strconv.Itoa(stage))
-	type slot struct {
-		variant int
-		refer   bool
+	var perms [2][]int
+	for i, n := range []int{nManage, nRefer} {
+		for len(perms[i]) < n {
+			perms[i] = append(perms[i], r.Perm(len(gpVariants))...)
+		}
+		perms[i] = perms[i][:n]
 	}
-	var slots []slot
-	for _, refer := range []bool{false, true} {
-		n := nManage
+	total := nManage + nRefer
+	out := make([]clinic.Case, total)
+	refers := 0
+	for i := range out {
+		refer := refers < (2*(i+1)*nRefer+total)/(2*total) // round((i+1)·nRefer/total)
+		variant := perms[0][i-refers]
 		if refer {
-			n = nRefer
+			variant = perms[1][refers]
+			refers++
 		}
-		var idx []int
-		for len(idx) < n {
-			idx = append(idx, r.Perm(len(gpVariants))...)
-		}
-		for _, i := range idx[:n] {
-			slots = append(slots, slot{i, refer})
-		}
-	}
-	r.Shuffle(len(slots), func(i, j int) { slots[i], slots[j] = slots[j], slots[i] })
-	out := make([]clinic.Case, len(slots))
-	for i, s := range slots {
 		n := offset + i + 1
-		out[i] = g.buildGP(gpVariants[s.variant], split, n, s.refer, avoid)
+		out[i] = g.buildGP(gpVariants[variant], split, n, refer, avoid)
 		out[i].ID = fmt.Sprintf("%s-%04d", split, n)
 		out[i].Meta = clinic.CaseMeta{Split: split}
 	}
@@ -135,8 +134,8 @@ func (g generator) buildGP(v gpVariant, split string, n int, refer bool, avoid m
 	m.Management = slices.Clone(v.tx)
 	m.UnsafeManagement = []string{"manage at home without referral", "reassure and discharge"}
 	m.RequiredActions = nil
-	if v.hint != "" && r.IntN(3) == 0 {
-		c.Patient.OpeningComplaint = strings.TrimSpace(c.Patient.OpeningComplaint) + " " + v.hint
+	if hinted := strings.TrimSpace(c.Patient.OpeningComplaint) + " " + v.hint; v.hint != "" && r.IntN(3) == 0 && !avoid[textmatch.Normalize(hinted)] {
+		c.Patient.OpeningComplaint = hinted
 	}
 	return c
 }

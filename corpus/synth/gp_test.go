@@ -64,6 +64,14 @@ func TestGPCorpusShape(t *testing.T) {
 			}
 		}
 		require.Len(t, variants, 2*len(gpVariants), "%s: every condition as a manage and a refer case", split)
+		refers := 0
+		for k, c := range gp[split][:StageSize] {
+			if c.Manager.ManagementLabel == clinic.PathwayRefer {
+				refers++
+			}
+			want := float64(k+1) * 0.42
+			require.InDelta(t, want, float64(refers), 0.5, "%s: the first %d cases are stratified too", split, k+1)
+		}
 		for stage, n := range byStage {
 			share := float64(n[1]) / float64(n[0])
 			require.GreaterOrEqual(t, share, 0.3, "%s stage %d", split, stage)
