@@ -68,6 +68,25 @@ func ActionNamed(name string) (ActionKind, bool) {
 	return "", false
 }
 
+// Urgencies are a referral's urgency levels (GPAgentBench C.1).
+var Urgencies = []string{"routine", "urgent", "emergency"}
+
+// ParseUrgency reads an urgency in any case and with surrounding space;
+// "emergent", as records write it (GPAgentBench A.2), is emergency. ok is
+// false for anything else, returned lower-cased.
+func ParseUrgency(u string) (string, bool) {
+	n := strings.ToLower(strings.TrimSpace(u))
+	if n == "emergent" {
+		n = "emergency"
+	}
+	for _, x := range Urgencies {
+		if n == x {
+			return n, true
+		}
+	}
+	return n, false
+}
+
 // ReferAction is a card's action for a referral: "REFER:<urgency>:<destination>".
 func ReferAction(destination, urgency string) string {
 	return string(Refer) + ":" + urgency + ":" + destination

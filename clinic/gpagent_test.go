@@ -69,3 +69,14 @@ func TestPersonaLevels(t *testing.T) {
 		require.Equal(t, tc.fidelity, tc.p.Fidelity(), "%+v", tc.p)
 	}
 }
+
+func TestParseUrgency(t *testing.T) {
+	for in, want := range map[string]string{"Urgent": "urgent", " routine ": "routine", "EMERGENCY": "emergency", "Emergent": "emergency"} {
+		got, ok := clinic.ParseUrgency(in)
+		require.True(t, ok, in)
+		require.Equal(t, want, got)
+	}
+	got, ok := clinic.ParseUrgency("ASAP")
+	require.False(t, ok)
+	require.Equal(t, "asap", got)
+}

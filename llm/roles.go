@@ -373,8 +373,11 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 		if target == "" {
 			target = ev.Question
 		}
-		if ev.Action == clinic.RequestTest {
+		switch ev.Action {
+		case clinic.RequestTest:
 			target = ev.Test
+		case clinic.BodyExam:
+			target = ev.Target
 		}
 		pg.Actions = append(pg.Actions, grader.ActionGrade{Turn: i, Action: ev.Action, Target: target, Label: grader.Label(l.Label), Rationale: l.Rationale})
 		pg.Counts[grader.Label(l.Label)]++

@@ -96,7 +96,7 @@ func (d Doctor) decideGP(ctx context.Context, v clinic.DoctorView) (actor.Decisi
 			}
 			out.Action = k
 			if u := strings.TrimSpace(out.Urgency); u != "" {
-				if out.Urgency, ok = urgency(u); !ok {
+				if out.Urgency, ok = clinic.ParseUrgency(u); !ok {
 					return fmt.Errorf("urgency %q is not routine, urgent or emergency", u)
 				}
 			}
@@ -140,18 +140,6 @@ func gpNames(v clinic.DoctorView) []string {
 		}
 	}
 	return out
-}
-
-// urgency reads a referral's urgency: routine, urgent or emergency in any
-// case, "emergent" (as records write it) for emergency.
-func urgency(u string) (string, bool) {
-	switch n := strings.ToLower(strings.TrimSpace(u)); n {
-	case "routine", "urgent", "emergency":
-		return n, true
-	case "emergent":
-		return "emergency", true
-	}
-	return u, false
 }
 
 // gpRequired names the missing field of an allowed action; a masked action
@@ -306,7 +294,7 @@ func ParseTags(reply string, v clinic.DoctorView) (out clinic.DoctorOutput, extr
 	case clinic.Refer:
 		out.Destination, out.Reason = text("destination"), text("reason")
 		if u := text("urgency"); u != "" {
-			if out.Urgency, ok = urgency(u); !ok {
+			if out.Urgency, ok = clinic.ParseUrgency(u); !ok {
 				return out, extra, fmt.Errorf("urgency %q is not routine, urgent or emergency", u)
 			}
 		}

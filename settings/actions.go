@@ -10,9 +10,9 @@ import (
 // format (appendix C.1), in the order its prompt lists them.
 var GPAgentActions = []string{"ask", "body_exam", "test", "diagnose", "refer", "treat"}
 
-// GPAgentMinimalActions is the smallest action set of the action-space
+// gpAgentMinimalActions is the smallest action set of the action-space
 // ablation (GPAgentBench §5.1, Figure 3): diagnose, then treat.
-var GPAgentMinimalActions = []string{"diagnose", "treat"}
+var gpAgentMinimalActions = []string{"diagnose", "treat"}
 
 // validateActions checks episode.actions for the profiles that read it: the
 // gpagent profile takes a subset of its six actions that holds diagnose and
@@ -29,9 +29,9 @@ func (e Episode) validateActions(profile string) error {
 			return fmt.Errorf("episode.actions[%d] %q is listed twice", i, a)
 		}
 	}
-	for _, a := range GPAgentMinimalActions {
+	for _, a := range gpAgentMinimalActions {
 		if !slices.Contains(e.Actions, a) {
-			return fmt.Errorf("episode.actions must hold %s: the smallest action set is {%s}", a, strings.Join(GPAgentMinimalActions, ", "))
+			return fmt.Errorf("episode.actions must hold %s: the smallest action set is {%s}", a, strings.Join(gpAgentMinimalActions, ", "))
 		}
 	}
 	return nil

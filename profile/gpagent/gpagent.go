@@ -291,7 +291,8 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 			break
 		}
 		ev.Status = clinic.StatusFinalized
-		ev.Final = &clinic.FinalOutput{Disposition: clinic.PathwayRefer, Destination: dest, Urgency: Urgency(out.Urgency)}
+		urgency, _ := clinic.ParseUrgency(out.Urgency) // kept as written (lower case) when it is none of the three
+		ev.Final = &clinic.FinalOutput{Disposition: clinic.PathwayRefer, Destination: dest, Urgency: urgency}
 	}
 	e.apply(ev)
 	return e.events[len(e.events)-1], nil
@@ -312,18 +313,6 @@ func (e *Env) apply(ev clinic.Event) {
 		last.Penalty += e.cfg.TimeoutPenalty
 		last.ForcedFinal = &clinic.FinalOutput{Diagnosis: e.diagnosis(), Forced: true}
 		e.final, e.end = last.ForcedFinal, clinic.EndTurnLimit
-	}
-}
-
-// Urgency reads a referral's urgency: routine, urgent or emergency in any
-// case ("emergent", as records write it, is emergency); anything else is kept
-// as written.
-func Urgency(u string) string {
-	switch n := strings.ToLower(strings.TrimSpace(u)); n {
-	case "emergent":
-		return "emergency"
-	default:
-		return n
 	}
 }
 

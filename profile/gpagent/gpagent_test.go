@@ -423,3 +423,17 @@ func (j fixedJudge) JudgeDx(context.Context, *clinic.Case, string) (int, error) 
 func (j fixedJudge) JudgeTx(context.Context, *clinic.Case, []string) (float64, error) {
 	return j.tx, nil
 }
+
+// TestActionNamesAreTheSettings checks that the settings' names of the six
+// actions (episode.actions) are those of the environment's, in the paper's
+// order.
+func TestActionNamesAreTheSettings(t *testing.T) {
+	var names []string
+	for _, a := range gpagent.Actions {
+		names = append(names, a.Name())
+	}
+	require.Equal(t, settings.GPAgentActions, names)
+	s := settings.Default().Episode
+	s.Actions = []string{"treat", "ask", "diagnose"}
+	require.Equal(t, []clinic.ActionKind{clinic.Ask, clinic.Diagnose, clinic.Treat}, gpagent.Enabled(s))
+}
