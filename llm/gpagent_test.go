@@ -243,3 +243,22 @@ func gpCase(t *testing.T, label string) clinic.Case {
 	t.Fatalf("no %s case", label)
 	return clinic.Case{}
 }
+
+// TestPatientPromptHasThePersona checks that the model patient's prompt
+// describes the persona on GPAgentBench's four dimensions (§4.1).
+func TestPatientPromptHasThePersona(t *testing.T) {
+	c := gpCase(t, clinic.PathwayRefer)
+	c.Patient.Persona = clinic.Persona{Personality: "minimising", Language: "basic", Recall: "low", Disorientation: "high"}
+	msgs, err := llm.Render("patient", episode.PatientQuery{View: c.Patient}, episode.PatientQuery{View: c.Patient, Question: "q"})
+	require.NoError(t, err)
+	system := msgs[0].Content
+	for _, want := range []string{"Personality: pleasing", "Language proficiency: basic", "Anamnestic fidelity: low", "Disorientation: high"} {
+		require.Contains(t, system, want)
+	}
+	c.Patient.Persona = clinic.Persona{Personality: "anxious", Language: "fluent", Recall: "medium", Clarity: "confused"}
+	msgs, err = llm.Render("patient", episode.PatientQuery{View: c.Patient}, episode.PatientQuery{View: c.Patient, Question: "q"})
+	require.NoError(t, err)
+	for _, want := range []string{"Personality: overanxious", "Language proficiency: advanced", "Anamnestic fidelity: high", "Disorientation: moderate"} {
+		require.Contains(t, msgs[0].Content, want, "an older corpus's persona read on the paper's dimensions")
+	}
+}
