@@ -109,7 +109,10 @@ func Write(dir string, rep Report, traces TraceOf) error {
 			line, _ := json.Marshal(map[string]any{"condition": c.Name, "episode_id": r.EpisodeID, "case_id": r.CaseID, "stage": r.Stage,
 				"scores": r.Scores, "events": t.Events, "final": t.Final})
 			traj.Write(append(line, '\n'))
-			if r.Scores.S >= 0.7 {
+			// Steps of the successful episodes, for imitation; of every episode
+			// where the profile defines a reward and costs (constrained RL
+			// learns from the failures too).
+			if _, rl := r.Scores.Metrics[clinic.MetricReward]; r.Scores.S >= 0.7 || rl {
 				for _, st := range Steps(t) {
 					line, _ := json.Marshal(st)
 					steps.Write(append(line, '\n'))
@@ -126,33 +129,54 @@ func Write(dir string, rep Report, traces TraceOf) error {
 	return write("index.html", func(w io.Writer) error { return page.Execute(w, view(rep)) })
 }
 
-// Step is one state-action pair of a successful episode.
+// Step is one state-action pair of an episode with its reward and costs:
+// the transitions of GPAgentBench's constrained MDP (§4.2: a reward R and
+// costs C_k per step), for policy-training research.
 type Step struct {
 	EpisodeID string              `json:"episode_id"`
 	Turn      int                 `json:"turn"`
 	State     []string            `json:"state"` // what the doctor had seen before acting
 	Action    clinic.DoctorOutput `json:"action"`
 	Status    clinic.Status       `json:"status"`
-	Reward    float64             `json:"reward"` // the episode's S on the last step, 0 before
+	// Reward is 0 before the last step and, on it, the episode's reward: the
+	// profile's metric "reward" where it defines one (GPAgentBench C.2:
+	// w_diag·Dx + w_treat·Tx), S otherwise.
+	Reward float64 `json:"reward"`
+	// CostSafety is the step's safety cost: its protocol penalty (c_workflow
+	// for a masked action, c_timeout at the turn limit: Event.Penalty) and, on
+	// the last step, the episode's safety cost (metric "cost_safety":
+	// C_safety = 1[wrong terminal action]).
+	CostSafety float64 `json:"cost_safety"`
+	// CostDiagnostic is the step's cost in USD (Event.Cost).
+	CostDiagnostic float64 `json:"cost_diagnostic"`
 }
 
-// Steps turns a trace into state-action steps.
+// Steps turns a trace into state-action steps with rewards and costs.
 func Steps(t clinic.Trace) []Step {
 	var out []Step
 	var seen []string
 	for i, ev := range t.Events {
-		a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Rationale: ev.Rationale, WorkingDiagnoses: ev.WorkingDiagnoses,
-			Tool: ev.Tool, Arguments: ev.Arguments}
+		a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Target: ev.Target, Rationale: ev.Rationale,
+			WorkingDiagnoses: ev.WorkingDiagnoses, Tool: ev.Tool, Arguments: ev.Arguments}
+		if ev.Action == clinic.Diagnose {
+			a.Diagnosis = ev.WorkingDiagnoses // the committed diagnosis
+		}
 		if ev.Final != nil {
 			a.Diagnosis, a.Evidence, a.Plan, a.Followup = ev.Final.Diagnosis, ev.Final.Evidence, ev.Final.Plan, ev.Final.Followup
+			a.Destination, a.Urgency = ev.Final.Destination, ev.Final.Urgency
 		}
-		st := Step{EpisodeID: t.EpisodeID, Turn: ev.Turn, State: append([]string(nil), seen...), Action: a, Status: ev.Status}
+		st := Step{EpisodeID: t.EpisodeID, Turn: ev.Turn, State: append([]string(nil), seen...), Action: a, Status: ev.Status,
+			CostSafety: ev.Penalty, CostDiagnostic: ev.Cost}
 		if i == len(t.Events)-1 && t.Scores != nil {
 			st.Reward = t.Scores.S
+			if r, ok := t.Scores.Metrics[clinic.MetricReward]; ok {
+				st.Reward = r
+			}
+			st.CostSafety += t.Scores.Metrics[clinic.MetricSafetyCost]
 		}
 		out = append(out, st)
 		if ev.Reply != "" {
-			seen = append(seen, fmt.Sprintf("%s %s%s%s -> %s", ev.Action, ev.Question, ev.Test, toolTarget(ev), ev.Reply))
+			seen = append(seen, fmt.Sprintf("%s %s%s%s%s -> %s", ev.Action, ev.Question, ev.Test, ev.Target, toolTarget(ev), ev.Reply))
 		}
 	}
 	return out
@@ -185,6 +209,7 @@ type pageView struct {
 	// MetricNames are the profile metrics any condition reports, sorted.
 	MetricNames []string
 	Klinike     template.HTML // klinike.go
+	GPAgent     template.HTML // GPAgentBench's section (gpagent.go)
 }
 
 func view(rep Report) pageView {
@@ -198,6 +223,7 @@ func view(rep Report) pageView {
 		v.Deltas = append(v.Deltas, deltas(t))
 	}
 	v.CostBars = costBars(rep)
+	v.GPAgent = gpSection(rep)
 	seen := map[string]bool{}
 	for _, c := range rep.Conditions {
 		for k := range c.Overall.Metrics {
@@ -434,6 +460,7 @@ details{margin:.5em 0}code{font-size:12px}
 {{range $c := .Conditions}}<tr><td>{{$c.Name}}</td>{{range $.MetricNames}}<td>{{metric $c.Overall .}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
 {{.Klinike}}
+{{.GPAgent}}
 <h3>Time per episode</h3><p>Mean activity time in milliseconds: diagnosing (the turn loop and scoring) and updating (grading and evolution), as EvoClinician §5 splits it.</p>
 <table><tr><th>condition</th><th>diagnose ms</th><th>update ms</th></tr>
 {{range .Conditions}}<tr><td>{{.Name}}</td><td>{{f1 (index .Overall.TimeMS "diagnose")}}</td><td>{{f1 (index .Overall.TimeMS "update")}}</td></tr>

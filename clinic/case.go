@@ -79,20 +79,28 @@ var Topics = []string{
 	TopicAssociated, TopicSystems, TopicPastHistory, TopicMedications, TopicAllergies, TopicFamily, TopicSocial,
 }
 
-// Persona shapes how the simulated patient answers.
+// Persona shapes how the simulated patient answers. Its dimensions are
+// GPAgentBench's four (§4.1): personality (the six kinds; "anxious" is the
+// paper's overanxious and "minimising" its pleasing, minimising symptoms),
+// language proficiency, anamnestic fidelity (Recall) and cognitive
+// disorientation. Older corpora spell proficiency fluent | limited and
+// disorientation as Clarity; Proficiency and Disoriented read either.
 type Persona struct {
 	Personality string `json:"personality"` // neutral | anxious | verbose | impatient | distrustful | minimising
-	Language    string `json:"language"`    // fluent | limited
-	Recall      string `json:"recall"`      // high | medium | low
-	Clarity     string `json:"clarity"`     // clear | confused
+	Language    string `json:"language"`    // basic | intermediate | advanced (fluent | limited)
+	Recall      string `json:"recall"`      // anamnestic fidelity: high | low (medium between them)
+	Clarity     string `json:"clarity"`     // clear | confused, where Disorientation is empty
+	// Disorientation is the cognitive disorientation level.
+	Disorientation string `json:"disorientation,omitempty"` // normal | moderate | high
 }
 
 // Allowed persona values.
 var (
-	Personalities = []string{"neutral", "anxious", "verbose", "impatient", "distrustful", "minimising"}
-	Languages     = []string{"fluent", "limited"}
-	Recalls       = []string{"high", "medium", "low"}
-	Clarities     = []string{"clear", "confused"}
+	Personalities   = []string{"neutral", "anxious", "verbose", "impatient", "distrustful", "minimising"}
+	Languages       = []string{"basic", "intermediate", "advanced", "fluent", "limited"}
+	Recalls         = []string{"high", "medium", "low"}
+	Clarities       = []string{"clear", "confused"}
+	Disorientations = []string{"normal", "moderate", "high"}
 )
 
 // ExamView is everything the exam service knows.
@@ -128,8 +136,15 @@ type ManagerView struct {
 	Management       []string  `json:"management_key_points"`
 	UnsafeManagement []string  `json:"unsafe_management,omitempty"`
 	Referral         *Referral `json:"referral"` // nil: the source says nothing about referral
-	MustAsk          []string  `json:"must_ask_topics,omitempty"`
-	RequiredActions  []string  `json:"required_actions,omitempty"` // e.g. "REQUEST_TEST:ecg"
+	// ManagementLabel is the ground-truth terminal pathway (GPAgentBench §4,
+	// C.2): manage (diagnose and treat in primary care) or refer; empty: read
+	// from Referral (see Pathway).
+	ManagementLabel string `json:"management_label,omitempty"`
+	// Treatment is the ground-truth treatment plan the Tx judge compares a
+	// treat action against (GPAgentBench C.2); empty: the management key points.
+	Treatment       []string `json:"treatment,omitempty"`
+	MustAsk         []string `json:"must_ask_topics,omitempty"`
+	RequiredActions []string `json:"required_actions,omitempty"` // e.g. "REQUEST_TEST:ecg"
 
 	// Tools is KlinikeBench's R: required tools and action constraints.
 	Tools *ToolKey `json:"tool_key,omitempty"`
@@ -148,6 +163,10 @@ type Referral struct {
 	Needed      bool   `json:"needed"`
 	Destination string `json:"destination,omitempty"`
 	Urgency     string `json:"urgency,omitempty"` // routine | urgent | emergency
+	// Alternatives are further destinations that count as correct.
+	Alternatives []string `json:"alternative_destinations,omitempty"`
+	// RedFlags are the features of the case that make referral necessary.
+	RedFlags []string `json:"red_flags,omitempty"`
 }
 
 // Provenance says where a case came from.

@@ -22,6 +22,7 @@ type DoctorView struct {
 	// KlinikeBench's tool sandbox and budgets); empty where a profile has none.
 	Masked           []string     `json:"masked,omitempty"`       // actions the workflow masks this turn
 	Phase            string       `json:"phase,omitempty"`        // the workflow state
+	Diagnosis        []string     `json:"diagnosis,omitempty"`    // the doctor's own committed diagnosis (GPAgentBench's diagnose)
 	ExamTargets      []string     `json:"exam_targets,omitempty"` // body_exam targets recorded for this case
 	Tools            []Tool       `json:"tools,omitempty"`        // tools exposed to the doctor
 	ToolResults      []ToolResult `json:"tool_results,omitempty"` // calls made and what came back

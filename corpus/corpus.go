@@ -103,7 +103,7 @@ func Validate(c *clinic.Case) error {
 		field, v string
 		allowed  []string
 	}{{"personality", p.Personality, clinic.Personalities}, {"language", p.Language, clinic.Languages},
-		{"recall", p.Recall, clinic.Recalls}, {"clarity", p.Clarity, clinic.Clarities}} {
+		{"recall", p.Recall, clinic.Recalls}, {"clarity", p.Clarity, clinic.Clarities}, {"disorientation", p.Disorientation, clinic.Disorientations}} {
 		if chk.v != "" && !oneOf(chk.v, chk.allowed) {
 			return fail("patient_view.persona."+chk.field, fmt.Sprintf("unknown value %q, want one of %s", chk.v, strings.Join(chk.allowed, ", ")))
 		}
@@ -130,7 +130,10 @@ func Validate(c *clinic.Case) error {
 	if r := c.Manager.Referral; r != nil && r.Urgency != "" && !oneOf(r.Urgency, []string{"routine", "urgent", "emergency"}) {
 		return fail("manager_view.referral.urgency", fmt.Sprintf("unknown urgency %q, want routine, urgent or emergency", r.Urgency))
 	}
-	return validateTask(c)
+	if err := validateTask(c); err != nil {
+		return err
+	}
+	return validateManagement(&c.Manager)
 }
 
 func oneOf(v string, allowed []string) bool {
@@ -274,11 +277,12 @@ func (b Builtin) String() string {
 const builtinForm = "builtin:[v<version>:]<split>[@<seed>]"
 
 // ParseBuiltin parses "builtin:[v<version>:]<split>[@<seed>]": version v1 or
-// v2 (default: the latest, v2), split one of stream, heldout, cross, update
-// or the KlinikeBench-style tasks klinike (all 230), klinike-train and
-// klinike-test (version 2 only), seed a non-negative integer (default 7). "builtin:stream@7" is the latest
-// version's stream; "builtin:v1:stream@7" is version 1's, byte for byte as it
-// always was.
+// v2 (default: the latest, v2), split one of stream, heldout, cross, update,
+// the KlinikeBench-style tasks klinike (all 230), klinike-train and
+// klinike-test, or the GP corpus's gp and gp-heldout (these three families
+// version 2 only), seed a non-negative integer (default 7).
+// "builtin:stream@7" is the latest version's stream; "builtin:v1:stream@7" is
+// version 1's, byte for byte as it always was; "builtin:gp@7" is the GP stream.
 func ParseBuiltin(ref string) (Builtin, error) {
 	rest, ok := strings.CutPrefix(ref, BuiltinPrefix)
 	if !ok {
@@ -300,12 +304,15 @@ func ParseBuiltin(ref string) (Builtin, error) {
 		}
 		b.Seed = seed
 	}
-	if !oneOf(split, synth.Splits) && !oneOf(split, synth.KlinikeSplits) {
-		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split,
-			strings.Join(append(append([]string(nil), synth.Splits...), synth.KlinikeSplits...), ", "), builtinForm)
+	splits := append(append(append([]string(nil), synth.Splits...), synth.KlinikeSplits...), synth.GPSplits...)
+	if !oneOf(split, splits) {
+		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split, strings.Join(splits, ", "), builtinForm)
 	}
 	if oneOf(split, synth.KlinikeSplits) && b.Version != synth.V2 {
 		return Builtin{}, fmt.Errorf("corpus %q: the KlinikeBench tasks are built on generator version 2, not v%d", ref, b.Version)
+	}
+	if oneOf(split, synth.GPSplits) && b.Version != synth.V2 {
+		return Builtin{}, fmt.Errorf("corpus %q: the GP splits (%s) are built on version 2 cases only", ref, strings.Join(synth.GPSplits, ", "))
 	}
 	b.Split = split
 	return b, nil
@@ -330,6 +337,9 @@ func Load(ref string) (*Corpus, error) {
 		}
 		if oneOf(b.Split, synth.KlinikeSplits) {
 			return New(ref, synth.Klinike(b.Seed)[b.Split])
+		}
+		if oneOf(b.Split, synth.GPSplits) {
+			return New(ref, synth.GenerateGP(b.Seed)[b.Split])
 		}
 		splits, err := synth.GenerateVersion(b.Version, b.Seed)
 		if err != nil {

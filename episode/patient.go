@@ -123,6 +123,9 @@ func (BuiltinPatient) Answer(_ context.Context, q PatientQuery) (PatientReply, e
 	if len(topics) == 0 && len(words) == 0 {
 		return PatientReply{Text: shape(q.View.Persona, "", "I'm not sure what you are asking me."), Unanswered: UnclearQuestion}, nil
 	}
+	if wanders(q) {
+		return PatientReply{Text: shape(q.View.Persona, q.Question, offTopic(q)), Unanswered: UnclearQuestion}, nil
+	}
 	type scored struct {
 		f clinic.Fact
 		s float64
@@ -170,7 +173,7 @@ func (BuiltinPatient) Answer(_ context.Context, q PatientQuery) (PatientReply, e
 			continue
 		}
 		reply.FactIDs = append(reply.FactIDs, c.f.ID)
-		told = append(told, say(q.View.Persona, c.f.Text))
+		told = append(told, say(q.View.Persona, c.f.ID, c.f.Text))
 	}
 	if len(told) == 0 {
 		reply.Unanswered = NotInPatientView
@@ -235,26 +238,22 @@ func holdsBack(p clinic.Persona, factID string) bool {
 	return false
 }
 
-// say rewrites one fact for the persona's language.
-func say(p clinic.Persona, text string) string {
+// say rewrites one fact for the persona's anamnestic fidelity and language.
+func say(p clinic.Persona, factID, text string) string {
 	text = strings.TrimSpace(text)
 	if !strings.HasSuffix(text, ".") && !strings.HasSuffix(text, "?") && !strings.HasSuffix(text, "!") {
 		text += "."
 	}
-	if p.Language != "limited" {
-		return text
+	if blurs(p, factID) {
+		text = blur(text)
 	}
-	// Limited proficiency: the first clause only, said plainly.
-	if i := strings.IndexAny(text, ",;"); i > 12 {
-		text = strings.TrimSpace(text[:i]) + "."
-	}
-	return text
+	return plainer(p.Proficiency(), text)
 }
 
 // shape wraps an answer in the persona's manner.
 func shape(p clinic.Persona, question, answer string) string {
 	var b strings.Builder
-	if p.Clarity == "confused" {
+	if p.Disoriented() != "normal" {
 		b.WriteString("Let me see... sorry, I get muddled. ")
 	}
 	switch p.Personality {

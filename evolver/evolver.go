@@ -94,7 +94,7 @@ func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Ru
 	}
 	if in.WriteCards {
 		var skipped []string
-		out.Cards, skipped = ScreenCards(KeepKinds(withCalls(cards(cfg, in, truth, ctxWords), in, truth), cfg.CardKinds), screen)
+		out.Cards, skipped = ScreenCards(KeepKinds(gpCards(in, truth, withCalls(cards(cfg, in, truth, ctxWords), in, truth)), cfg.CardKinds), screen)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out
@@ -292,6 +292,9 @@ func cards(cfg settings.Evolver, in Input, truth *grader.Key, ctxWords []string)
 	}
 	// MedEvoEval's rule cards: tests that stood out in passing episodes.
 	for _, a := range in.Grade.Actions {
+		if a.Turn >= len(in.Events) {
+			continue
+		}
 		ev := in.Events[a.Turn]
 		if cfg.TranscriptOnly || ev.Action != clinic.RequestTest || ev.Free || a.Label != grader.HighYield || !in.Outcome.Pass {
 			continue

@@ -46,9 +46,15 @@ var KlinikeBench []byte
 //go:embed klinikebench-models.yaml
 var KlinikeBenchModels []byte
 
+// GPAgentBench is GPAgentBench's environment with its action-space ablation.
+//
+//go:embed gpagentbench.yaml
+var GPAgentBench []byte
+
 // Shipped lists the specs embedded in the binary by file name.
 var Shipped = map[string][]byte{"quick.yaml": Quick, "medevoeval.yaml": MedEvoEval, "model-comparison.yaml": ModelComparison,
-	"evoclinician.yaml": EvoClinician, "klinikebench.yaml": KlinikeBench, "klinikebench-models.yaml": KlinikeBenchModels}
+	"evoclinician.yaml": EvoClinician, "klinikebench.yaml": KlinikeBench, "klinikebench-models.yaml": KlinikeBenchModels,
+	"gpagentbench.yaml": GPAgentBench}
 
 // Load reads an experiment file (see Parse).
 func Load(path string, base settings.Settings) (contract.ExperimentSpec, error) {

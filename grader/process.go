@@ -72,12 +72,17 @@ type Key struct {
 	Calls   []string `json:"calls,omitempty"`
 	Avoid   []string `json:"avoid_calls,omitempty"`
 	MustAsk []string `json:"must_ask,omitempty"`
+	// Pathway and Refer are the case's management label and referral answer
+	// (where, how soon, the red flags): GPAgentBench's manage-or-refer key.
+	Pathway string           `json:"pathway,omitempty"`
+	Refer   *clinic.Referral `json:"refer,omitempty"`
 }
 
 // KeyOf is the write-back key of a scored episode.
 func KeyOf(c *clinic.Case, s clinic.Scores) *Key {
 	k := &Key{Diagnosis: c.Manager.Diagnosis.Name, Evidence: c.Manager.Evidence, Management: c.Manager.Management,
-		Dangerous: c.Manager.Diagnosis.Dangerous, DiagnosisGrade: s.Diagnosis, Unsafe: s.Unsafe, Referral: s.Referral}
+		Dangerous: c.Manager.Diagnosis.Dangerous, DiagnosisGrade: s.Diagnosis, Unsafe: s.Unsafe, Referral: s.Referral,
+		Pathway: c.Manager.Pathway(), Refer: c.Manager.Referral}
 	if t := c.Manager.Tools; t != nil {
 		k.Calls, k.Avoid, k.MustAsk = t.Calls(), t.Avoid(), c.Manager.MustAsk
 	}
@@ -220,6 +225,8 @@ func GradeProcess(in ProcessInput, key *Key) ProcessGrade {
 		case clinic.ToolCall:
 			a.Target = ev.Tool
 			a.Label, a.Rationale = gradeToolCall(ev, s, key, supports) // tools.go
+		case clinic.BodyExam, clinic.Diagnose, clinic.Treat, clinic.Refer:
+			a = gradeGPAction(ev, s, key, supports)
 		default:
 			a.Label, a.Rationale = Inefficient, "not a valid action"
 		}

@@ -268,21 +268,29 @@ func (c *Client) JSON(ctx context.Context, msgs []Message, out any, validate fun
 	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
 		return fmt.Errorf("llm %s: decode into %T, want a non-nil pointer", c.Role, out) // a bug of the caller, not of the reply
 	}
+	return c.exchange(ctx, msgs, func(reply string) error { return c.decode(ctx, reply, out, validate) }, RepairPrompt)
+}
+
+// exchange sends msgs and reads the reply with read; a reply read rejects
+// gets the one repair request (repair, quoting the problem), and a second
+// rejection is an *Error of kind Malformed. Every reply format of every role
+// goes through it: one repair policy.
+func (c *Client) exchange(ctx context.Context, msgs []Message, read func(reply string) error, repair string) error {
 	reply, err := c.complete(ctx, msgs)
 	if err != nil {
 		return err
 	}
-	problem := c.decode(ctx, reply, out, validate)
+	problem := read(reply)
 	if problem == nil {
 		return nil
 	}
-	repair := append(append([]Message(nil), msgs...), Message{Role: openai.ChatMessageRoleAssistant, Content: reply},
-		User(fmt.Sprintf(RepairPrompt, problem)))
-	reply, err = c.complete(ctx, repair)
+	again := append(append([]Message(nil), msgs...), Message{Role: openai.ChatMessageRoleAssistant, Content: reply},
+		User(fmt.Sprintf(repair, problem)))
+	reply, err = c.complete(ctx, again)
 	if err != nil {
 		return err
 	}
-	if problem := c.decode(ctx, reply, out, validate); problem != nil {
+	if problem := read(reply); problem != nil {
 		return &Error{Role: c.Role, Kind: Malformed, Msg: problem.Error()}
 	}
 	return nil
@@ -477,7 +485,7 @@ func enum(got string, allowed ...string) (string, bool) {
 func (c *Client) request(msgs []Message) openai.ChatCompletionRequest {
 	r := openai.ChatCompletionRequest{Model: c.Settings.Model, Messages: msgs, Temperature: c.Settings.Temperature,
 		TopP: c.Settings.TopP, MaxTokens: c.Settings.MaxTokens}
-	if c.Settings.JSONMode {
+	if c.Settings.JSONMode && c.Settings.Format != FormatTags { // a tags reply is not a JSON object
 		r.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	}
 	return r

@@ -31,6 +31,9 @@ func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision
 	if len(v.Tools) > 0 {
 		return d.decideTools(ctx, v) // a tool sandbox (KlinikeBench): tools.go
 	}
+	if gpView(v) {
+		return d.decideGP(ctx, v)
+	}
 	msgs, err := DoctorPrompt(v)
 	if err != nil {
 		return actor.Decision{}, err
@@ -378,6 +381,8 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 			target = ev.Test
 		case clinic.ToolCall:
 			target = ev.Tool
+		case clinic.BodyExam:
+			target = ev.Target
 		}
 		pg.Actions = append(pg.Actions, grader.ActionGrade{Turn: i, Action: ev.Action, Target: target, Label: grader.Label(l.Label), Rationale: l.Rationale})
 		pg.Counts[grader.Label(l.Label)]++

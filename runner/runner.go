@@ -418,14 +418,7 @@ func Format(t clinic.Trace) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "episode %s  case %s  (%s)\n", t.EpisodeID, t.CaseID, t.Condition)
 	for _, ev := range t.Events {
-		target := ev.Question
-		switch ev.Action {
-		case clinic.RequestTest:
-			target = ev.Test
-		case clinic.ToolCall:
-			target = ev.Tool + " " + string(ev.Arguments)
-		}
-		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, target)
+		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, eventTarget(ev))
 		if ev.Reply != "" && ev.Action != clinic.Finalize {
 			for _, line := range strings.Split(ev.Reply, "\n") {
 				fmt.Fprintf(&b, "     > %s\n", line)
@@ -434,8 +427,14 @@ func Format(t clinic.Trace) string {
 		if len(ev.RetrievedCards) > 0 {
 			fmt.Fprintf(&b, "     cards: %d retrieved\n", len(ev.RetrievedCards))
 		}
+		if ev.Penalty > 0 {
+			fmt.Fprintf(&b, "     safety cost: %g\n", ev.Penalty)
+		}
 	}
 	fmt.Fprintf(&b, "end: %s\n", t.Termination)
+	if f := t.Final; f.Disposition != "" {
+		fmt.Fprintf(&b, "disposition: %s\n", disposition(f))
+	}
 	fmt.Fprintf(&b, "diagnosis: %s\nevidence:  %s\nplan:      %s\nfollow-up: %s\n",
 		strings.Join(t.Final.Diagnosis, "; "), strings.Join(t.Final.Evidence, " | "), strings.Join(t.Final.Plan, "; "), strings.Join(t.Final.Followup, "; "))
 	if s := t.Scores; s != nil {

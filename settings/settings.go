@@ -298,6 +298,9 @@ func (s Settings) Validate() error {
 	case e.WorkflowPenalty < 0 || e.TimeoutPenalty < 0:
 		return fmt.Errorf("episode.workflow_penalty and episode.timeout_penalty must not be negative")
 	}
+	if err := e.validateActions(s.Profile); err != nil {
+		return err
+	}
 	known := Default().Episode.Prices
 	for _, k := range sortedKeys(e.Prices) {
 		if _, ok := known[k]; !ok {

@@ -38,18 +38,26 @@ func (a *app) corpusCmd() *cobra.Command {
 	var seed uint64
 	var version int
 	var out string
+	var gp bool
 	gen := &cobra.Command{
 		Use:   "gen",
-		Short: "Write the synthetic corpus splits (stream, heldout, cross, update) as JSONL",
+		Short: "Write the synthetic corpus splits (stream, heldout, cross, update; with --gp the GP corpus's gp, gp-heldout) as JSONL",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return fmt.Errorf("corpus gen: --out DIR is required")
 			}
 			splits, err := synth.GenerateVersion(version, seed)
+			names := synth.Splits
+			if gp {
+				if version != synth.V2 {
+					return fmt.Errorf("corpus gen: the GP corpus is built on version 2 cases only, not version %d", version)
+				}
+				splits, names = synth.GenerateGP(seed), synth.GPSplits
+			}
 			if err != nil {
 				return fmt.Errorf("corpus gen: %w", err)
 			}
-			for _, name := range synth.Splits {
+			for _, name := range names {
 				path := filepath.Join(out, name+".jsonl")
 				if err := corpus.WriteJSONL(path, splits[name]); err != nil {
 					return err
@@ -62,6 +70,7 @@ func (a *app) corpusCmd() *cobra.Command {
 	gen.Flags().Uint64Var(&seed, "seed", corpus.DefaultSeed, "generator seed")
 	gen.Flags().IntVar(&version, "version", synth.Latest, "generator version (1 or 2)")
 	gen.Flags().StringVar(&out, "out", "", "output directory")
+	gen.Flags().BoolVar(&gp, "gp", false, "write the GP corpus (the gpagent profile's: manage and refer cases) instead")
 	cmd.AddCommand(gen)
 	var against string
 	stats := &cobra.Command{

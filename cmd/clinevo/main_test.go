@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/corpustest"
 	"github.com/clinevo/clinevo/llm/llmtest"
@@ -99,6 +100,40 @@ func TestCorpusCommands(t *testing.T) {
 	require.Contains(t, out, "82 shared normalised openings, 98 of 100 cases")
 	_, err = run(t, nil, "corpus", "gen", "--version", "3", "--out", v1)
 	require.ErrorContains(t, err, "unknown generator version 3")
+}
+
+// TestGPAgentCommands writes and validates the GP corpus, plays a case that
+// needs referral in the gpagent profile (the built-in doctor without memory
+// misses it) and validates the shipped GPAgentBench experiment.
+func TestGPAgentCommands(t *testing.T) {
+	dir := t.TempDir()
+	out, err := run(t, nil, "corpus", "gen", "--gp", "--seed", "7", "--out", dir)
+	require.NoError(t, err)
+	require.Contains(t, out, "gp.jsonl: 500 cases")
+	require.Contains(t, out, "gp-heldout.jsonl: 100 cases")
+	out, err = run(t, nil, "corpus", "validate", filepath.Join(dir, "gp.jsonl"))
+	require.NoError(t, err)
+	require.Contains(t, out, "500 cases, all valid")
+	_, err = run(t, nil, "corpus", "gen", "--gp", "--version", "1", "--out", dir)
+	require.ErrorContains(t, err, "built on version 2 cases only")
+
+	cp, err := corpus.Load("builtin:gp@7")
+	require.NoError(t, err)
+	refer := ""
+	for _, c := range cp.Cases {
+		if c.Manager.ManagementLabel == clinic.PathwayRefer {
+			refer = c.ID
+			break
+		}
+	}
+	out, err = run(t, nil, "episode", "run", "--profile", "gpagent", "--corpus", "builtin:gp@7", "--case", refer)
+	require.NoError(t, err)
+	for _, want := range []string{"DIAGNOSE", "TREAT", "disposition: manage", "referral=missed", "USD", "mgmt=0", "miss_refer=1", "dest=0", "cost_safety=1"} {
+		require.Contains(t, out, want)
+	}
+	out, err = run(t, nil, "experiment", "validate", "../../experiments/gpagentbench.yaml")
+	require.NoError(t, err)
+	require.Contains(t, out, "experiment gpagentbench: 8 conditions, valid")
 }
 
 func TestExperimentValidate(t *testing.T) {

@@ -260,6 +260,9 @@ func policy(r Request) string {
 			}
 			return `{"action":"TOOL_CALL","tool":"record_diagnosis","arguments":{"diagnosis":"Migraine","confidence":"low"},"working_diagnoses":["Migraine"]}`
 		}
+		if strings.Contains(r.System, "primary-care consultation") {
+			return gpDoctor(r)
+		}
 		if len(questionLine.FindAllString(r.User, -1)) < 2 {
 			return `{"action":"ASK","question":"When did it start and what makes it worse?","utterance":"Tell me more.","rationale":["history"],"working_diagnoses":["viral illness"]}`
 		}
@@ -279,6 +282,12 @@ func policy(r Request) string {
 			}
 			return `{"verdicts":[` + strings.Join(vs, ",") + `]}`
 		}
+		if strings.Contains(r.User, "Predicted diagnosis:") {
+			return `{"score":1,"reason":"scripted"}`
+		}
+		if strings.Contains(r.User, "Predicted treatment:") {
+			return `{"score":0.5,"reason":"scripted"}`
+		}
 		if strings.Contains(r.User, "Submitted diagnosis:") {
 			return `{"grade":50,"justification":"scripted"}`
 		}
@@ -295,4 +304,27 @@ func policy(r Request) string {
 "cards":[{"kind":"correction","text":"IF headache AVOID guessing without a history","avoid":"","ask":["triggers"],"tests":[],"evidence":[],"plan":[]}]}`
 	}
 	return `{}`
+}
+
+// gpDoctor plays GPAgentBench's workflow in the prompt's reply format (tags
+// when the prompt asks for <think>, JSON otherwise): two questions, then
+// diagnose, then treat.
+func gpDoctor(r Request) string {
+	tags := strings.Contains(r.System, "<think>")
+	switch {
+	case strings.Contains(r.User, "Current workflow state: diagnosed"):
+		if tags {
+			return "<think>Treat what I diagnosed.</think>\n<action type=\"treat\">\nDiagnosis: Migraine\nPlan: simple analgesia; review in two weeks\n</action>"
+		}
+		return `{"action":"treat","diagnosis":["Migraine"],"plan":["simple analgesia","review in two weeks"]}`
+	case len(questionLine.FindAllString(r.User, -1)) < 2:
+		if tags {
+			return "<think>Take a history.</think>\n<action type=\"ask\">When did it start and what makes it worse?</action>"
+		}
+		return `{"action":"ask","question":"When did it start and what makes it worse?"}`
+	}
+	if tags {
+		return "<think>Enough history.</think>\n<action type=\"diagnose\">\nDiagnosis: Migraine\nRationale: recurrent headache\n</action>"
+	}
+	return `{"action":"diagnose","diagnosis":["Migraine"],"rationale":["recurrent headache"]}`
 }

@@ -1,0 +1,53 @@
+package corpus
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+)
+
+// validateManagement checks the management fields GPAgentBench's cases carry
+// (§3 and C.2): the label manage | refer, agreeing with the referral; a refer
+// case names its destination and urgency; alternative destinations, red flags
+// and the ground-truth treatment hold no empty item.
+func validateManagement(m *clinic.ManagerView) error {
+	fail := func(field, msg string) error { return FieldError{field, msg} }
+	r := m.Referral
+	switch m.ManagementLabel {
+	case "":
+	case clinic.PathwayRefer:
+		switch {
+		case r == nil || !r.Needed:
+			return fail("manager_view.referral.needed", "must be true for management_label refer")
+		case strings.TrimSpace(r.Destination) == "":
+			return fail("manager_view.referral.destination", "required for management_label refer")
+		case r.Urgency == "":
+			return fail("manager_view.referral.urgency", "required for management_label refer (routine, urgent or emergency)")
+		}
+	case clinic.PathwayManage:
+		if r != nil && r.Needed {
+			return fail("manager_view.referral.needed", "must be false (or the referral absent) for management_label manage")
+		}
+	default:
+		return fail("manager_view.management_label", fmt.Sprintf("unknown label %q, want manage or refer", m.ManagementLabel))
+	}
+	if r != nil {
+		for _, l := range []struct {
+			field string
+			items []string
+		}{{"alternative_destinations", r.Alternatives}, {"red_flags", r.RedFlags}} {
+			for i, x := range l.items {
+				if strings.TrimSpace(x) == "" {
+					return fail(fmt.Sprintf("manager_view.referral.%s[%d]", l.field, i), "must not be empty")
+				}
+			}
+		}
+	}
+	for i, x := range m.Treatment {
+		if strings.TrimSpace(x) == "" {
+			return fail(fmt.Sprintf("manager_view.treatment[%d]", i), "must not be empty")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,16 @@
+package episode
+
+import (
+	"context"
+
+	"github.com/clinevo/clinevo/clinic"
+)
+
+// AskPatient answers one ASK for a profile with its own environment
+// (GPAgentBench's): the same answer cache per episode, held-back facts and
+// patient call as Episode's ASK, over the events so far. It fills ev and
+// returns the patient's error, a transient fault.
+func AskPatient(ctx context.Context, c clinic.Case, p Patient, events []clinic.Event, out clinic.DoctorOutput, ev *clinic.Event) error {
+	e := &Episode{c: c, roles: Roles{Patient: p}, events: events}
+	return e.ask(ctx, out, ev)
+}

@@ -1,0 +1,142 @@
+package evolver
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/textmatch"
+)
+
+// gpCards adds what a GPAgentBench episode (§4) teaches to the cards of
+// cards(): the examinations that paid off, and red flags and referral. With
+// the write-back, the cards of a case that needed referral become referral
+// cards: their evidence is the case's red flags (what tells this presentation
+// from its manageable look-alike), their action where and how urgently to
+// refer (clinic.ReferAction), and they add the history topics, examinations
+// and tests that showed the flags; the cards of a manageable case that was
+// referred say to manage it locally (clinic.ManageAction). Score-only, the
+// success card of a referral that scored full marks becomes a referral card
+// whose red flags are the replies the graded trace marks high-yield, and a
+// referral that scored 0 gives a correction to manage locally. Other
+// episodes pass unchanged.
+func gpCards(in Input, truth *grader.Key, cards []clinic.Card) []clinic.Card {
+	if !gpEpisode(in.Events) {
+		return cards
+	}
+	labels := map[int]grader.Label{}
+	for _, a := range in.Grade.Actions {
+		labels[a.Turn] = a.Label
+	}
+	var exams []string
+	for _, ev := range in.Events {
+		if ev.Action == clinic.BodyExam && ev.Status == clinic.StatusReturned && labels[ev.Turn] == grader.HighYield && !slices.Contains(exams, ev.Target) {
+			exams = append(exams, ev.Target)
+		}
+	}
+	referred := in.Final.Disposition == clinic.PathwayRefer
+	out := slices.Clone(cards)
+	for i := range out {
+		c := &out[i]
+		if c.Diagnosis != "" {
+			c.Tests = append(slices.Clone(c.Tests), exams...)
+		}
+		switch {
+		case truth != nil && truth.Pathway == clinic.PathwayRefer && truth.Refer != nil && truth.Refer.Destination != "" && c.Diagnosis != "":
+			refer(c, in, truth.Refer.RedFlags, truth.Refer.Destination, truth.Refer.Urgency)
+		case truth != nil && truth.Pathway == clinic.PathwayManage && referred && c.Diagnosis != "":
+			c.Action = clinic.ManageAction
+			c.Text += "; AVOID referral: manageable in primary care"
+		case truth == nil && referred && in.Outcome.S >= 1 && c.Kind == clinic.CardSuccess:
+			var flags []string
+			for _, ev := range in.Events {
+				if ev.Status == clinic.StatusReturned && labels[ev.Turn] == grader.HighYield && ev.Reply != "" && ev.Action != clinic.Refer {
+					flags = append(flags, ev.Reply)
+				}
+			}
+			if len(flags) > 0 {
+				refer(c, in, flags, in.Final.Destination, in.Final.Urgency)
+			}
+		case truth == nil && referred && in.Outcome.S == 0 && c.Kind == clinic.CardCorrection:
+			c.Action = clinic.ManageAction
+			c.Text += "; AVOID referral: the referral was judged wrong"
+		}
+	}
+	return out
+}
+
+// refer makes a card a referral card: the red flags as its evidence, the
+// referral as its action, and the sources of the flags to gather.
+func refer(c *clinic.Card, in Input, flags []string, destination, urgency string) {
+	c.Evidence = slices.Clone(flags)
+	c.Action = clinic.ReferAction(destination, urgency)
+	topics, targets := flagSources(in.Events, flags)
+	for _, t := range topics {
+		if !slices.Contains(c.Ask, t) {
+			c.Ask = append(c.Ask, t)
+		}
+	}
+	for _, t := range targets {
+		if !slices.Contains(c.Tests, t) {
+			c.Tests = append(c.Tests, t)
+		}
+	}
+	c.Text = fmt.Sprintf("IF %s WITH RED FLAGS %s THEN REFER to %s (%s); %s", in.Opening, list(flags), destination, urgency, c.Text)
+	c.SearchText += " " + strings.Join(flags, " ")
+}
+
+// gpEpisode reports whether the events are of GPAgentBench's workflow.
+func gpEpisode(events []clinic.Event) bool {
+	for _, ev := range events {
+		switch ev.Action {
+		case clinic.BodyExam, clinic.Diagnose, clinic.Treat, clinic.Refer:
+			return true
+		}
+	}
+	return false
+}
+
+// flagSources are the history topics and the examination targets and tests
+// whose replies showed a red flag, with the topics each flag's own words cue.
+func flagSources(events []clinic.Event, flags []string) (topics, targets []string) {
+	add := func(xs *[]string, x string) {
+		if x != "" && !slices.Contains(*xs, x) {
+			*xs = append(*xs, x)
+		}
+	}
+	for _, ev := range events {
+		if ev.Status != clinic.StatusReturned || !showsFlag(ev.Reply, flags) {
+			continue
+		}
+		switch ev.Action {
+		case clinic.Ask:
+			for _, t := range topicOf(ev) {
+				add(&topics, t)
+			}
+		case clinic.BodyExam:
+			add(&targets, ev.Target)
+		case clinic.RequestTest:
+			add(&targets, ev.Test)
+		}
+	}
+	for _, f := range flags {
+		for _, t := range episode.QuestionTopics(f) {
+			add(&topics, t)
+		}
+	}
+	return topics, targets
+}
+
+// showsFlag reports whether a reply holds at least half of a flag's words.
+func showsFlag(reply string, flags []string) bool {
+	rs := textmatch.Set(reply)
+	for _, f := range flags {
+		if textmatch.Coverage(textmatch.Set(f), rs) >= 0.5 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,108 @@
+package evolver_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/evolver"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/settings"
+)
+
+// gpInput is a GP episode as the evolver sees it: a question that showed a
+// red flag, an examination, and the terminal action.
+func gpInput(final clinic.Event, s float64) evolver.Input {
+	final.Turn = 2
+	events := []clinic.Event{
+		{Turn: 0, Action: clinic.Ask, Question: "Any other symptoms?", Topic: clinic.TopicAssociated, Status: clinic.StatusReturned,
+			Reply: "There is a red swelling behind the ear and the ear sticks out.", RevealedFacts: []string{"rf1"}},
+		{Turn: 1, Action: clinic.BodyExam, Target: "ent", Status: clinic.StatusReturned, Reply: "Tender boggy swelling over the mastoid with the ear pushed forward."},
+		final,
+	}
+	in := evolver.Input{Run: "r", Pass: 1, Stage: 1, Episode: 3, CaseID: "gp-0007", Opening: "My son has earache and a temperature.",
+		Events: events, Outcome: grader.Outcome{S: s, Pass: s >= 0.7}, WriteCards: true}
+	if final.Final != nil {
+		in.Final = *final.Final
+	}
+	in.Forbidden = evolver.Forbidden{IDs: []string{"gp-0007"}, Revealed: []string{in.Opening, events[0].Reply, events[1].Reply}}
+	return in
+}
+
+func grade(in evolver.Input, key *grader.Key) grader.ProcessGrade {
+	return grader.GradeProcess(grader.ProcessInput{Events: in.Events, Final: in.Final, Outcome: in.Outcome}, key)
+}
+
+var mastoiditis = &clinic.Referral{Needed: true, Destination: "ENT", Urgency: "emergency",
+	RedFlags: []string{"red swelling behind the ear", "swelling over the mastoid with the ear pushed forward"}}
+
+// TestReferralCards checks the cards a GP episode writes about red flags and
+// referral (the write-back, and score-only).
+func TestReferralCards(t *testing.T) {
+	treat := clinic.Event{Action: clinic.Treat, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Diagnosis: []string{"Acute otitis media"}, Plan: []string{"amoxicillin"}, Disposition: clinic.PathwayManage}}
+	refer := clinic.Event{Action: clinic.Refer, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Disposition: clinic.PathwayRefer, Destination: "ENT", Urgency: "emergency"}}
+	cfg := settings.Default().Evolver
+	cfg.RuleBudget = 0
+	referKey := &grader.Key{Diagnosis: "Acute mastoiditis", Evidence: append([]string{"ear pain with fever"}, mastoiditis.RedFlags...),
+		Management: []string{"same day ENT assessment"}, Pathway: clinic.PathwayRefer, Refer: mastoiditis, Referral: grader.ReferralMissed}
+
+	t.Run("a missed referral, write-back", func(t *testing.T) {
+		in := gpInput(treat, 0)
+		in.Grade = grade(in, referKey)
+		out := evolver.Evolve(cfg, in, referKey, nil)
+		require.Empty(t, out.Skipped)
+		require.Len(t, out.Cards, 1)
+		c := out.Cards[0]
+		require.Equal(t, clinic.CardCorrection, c.Kind)
+		require.Equal(t, "Acute mastoiditis", c.Diagnosis)
+		require.Equal(t, mastoiditis.RedFlags, c.Evidence, "the red flags tell it from its manageable look-alike")
+		dest, urgency, ok := clinic.ParseReferAction(c.Action)
+		require.True(t, ok)
+		require.Equal(t, "ENT", dest)
+		require.Equal(t, "emergency", urgency)
+		require.Contains(t, c.Ask, clinic.TopicAssociated, "the topic whose answer showed a flag")
+		require.Contains(t, c.Tests, "ent", "the examination that showed a flag")
+		require.Contains(t, c.Text, "WITH RED FLAGS red swelling behind the ear")
+		require.Contains(t, c.Text, "THEN REFER to ENT (emergency)")
+		require.Contains(t, c.SearchText, "swelling over the mastoid")
+	})
+	t.Run("a needed referral made", func(t *testing.T) {
+		in := gpInput(refer, 1)
+		key := *referKey
+		key.Referral = grader.ReferralCorrect
+		in.Grade = grade(in, &key)
+		out := evolver.Evolve(cfg, in, &key, nil)
+		require.Len(t, out.Cards, 1)
+		require.Equal(t, clinic.ReferAction("ENT", "emergency"), out.Cards[0].Action)
+	})
+	t.Run("an unneeded referral", func(t *testing.T) {
+		in := gpInput(refer, 0)
+		key := &grader.Key{Diagnosis: "Acute otitis media", Evidence: []string{"ear pain with fever"}, Pathway: clinic.PathwayManage,
+			Refer: &clinic.Referral{Needed: false}, Referral: grader.ReferralUnneeded}
+		in.Grade = grade(in, key)
+		out := evolver.Evolve(cfg, in, key, nil)
+		require.Len(t, out.Cards, 1)
+		require.Equal(t, clinic.ManageAction, out.Cards[0].Action)
+		require.Contains(t, out.Cards[0].Text, "AVOID referral: manageable in primary care")
+	})
+	t.Run("score-only, a referral with full marks", func(t *testing.T) {
+		in := gpInput(refer, 1)
+		in.Grade = grade(in, nil)
+		in.Grade.Actions[0].Label, in.Grade.Actions[1].Label = grader.HighYield, grader.HighYield
+		out := evolver.Evolve(cfg, in, nil, nil)
+		i := slices.IndexFunc(out.Cards, func(c clinic.Card) bool { _, _, ok := clinic.ParseReferAction(c.Action); return ok })
+		require.GreaterOrEqual(t, i, 0, "a referral card")
+		require.Equal(t, []string{in.Events[0].Reply, in.Events[1].Reply}, out.Cards[i].Evidence, "its red flags are the high-yield findings")
+	})
+	t.Run("not a GP episode: unchanged", func(t *testing.T) {
+		in := gpInput(clinic.Event{Action: clinic.Finalize, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Diagnosis: []string{"x"}}}, 0)
+		in.Events = []clinic.Event{in.Events[0], in.Events[2]}
+		in.Grade = grade(in, referKey)
+		out := evolver.Evolve(cfg, in, referKey, nil)
+		for _, c := range out.Cards {
+			require.Empty(t, c.Action, "no referral on a MedEvoEval card")
+		}
+	})
+}

@@ -1,0 +1,73 @@
+package gpagent_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/profile/gpagent"
+	"github.com/clinevo/clinevo/results"
+)
+
+// TestSafetyMetricsByHand scores nine terminal outcomes and averages them the
+// way every report does (analysis.StageMeans: each metric over the episodes
+// that define it), against GPAgentBench C.2 worked out by hand:
+//
+//	case needs referral (4): refer, refer, treat (missed), timeout (missed)
+//	case manageable     (5): treat, treat, treat, refer (unneeded), timeout
+//
+//	Mgmt       = right terminal actions / all = (2 + 3) / 9 = 5/9 = 0.5556
+//	Miss-Refer = missed among cases needing referral = 2/4 = 0.5
+//	             (the false-negative rate with referral positive; a timeout counts as a miss)
+//	Miss-GP    = not managed locally among manageable cases = 2/5 = 0.4
+//	             (the false-positive rate: 1 unneeded referral, and the timeout)
+//	check: 1 − (4·0.5 + 5·0.4)/9 = 1 − 4/9 = 5/9 = Mgmt
+//	Dest       = referred to a right destination among the 4 cases needing referral:
+//	             (1 + 0 + 0 + 0)/4 = 0.25 (the referrals made: 1/2 = Dest/(1 − Miss-Refer))
+//	Dx         = over the 6 episodes not ending in refer (diagnosis judged): the
+//	             treated ones right (4), the timeouts without one (2): 4/6 = 0.6667
+func TestSafetyMetricsByHand(t *testing.T) {
+	s := gpSettings()
+	refer := gpCase(t, clinic.PathwayRefer, "sinusitis")
+	manage := gpCase(t, clinic.PathwayManage, "sinusitis")
+	dx := func(c clinic.Case) clinic.DoctorOutput {
+		return clinic.DoctorOutput{Action: clinic.Diagnose, Diagnosis: []string{c.Manager.Diagnosis.Name}}
+	}
+	tx := func(c clinic.Case) clinic.DoctorOutput {
+		return clinic.DoctorOutput{Action: clinic.Treat, Plan: c.Manager.Treatment}
+	}
+	ed := clinic.DoctorOutput{Action: clinic.Refer, Destination: "Emergency Department", Urgency: "emergency"}
+	derm := clinic.DoctorOutput{Action: clinic.Refer, Destination: "Dermatology", Urgency: "routine"}
+	var timeout []clinic.DoctorOutput
+	for range s.Episode.MaxTurns {
+		timeout = append(timeout, ask)
+	}
+	plays := []struct {
+		c    clinic.Case
+		outs []clinic.DoctorOutput
+	}{
+		{refer, []clinic.DoctorOutput{ed}}, {refer, []clinic.DoctorOutput{derm}}, {refer, []clinic.DoctorOutput{dx(refer), tx(refer)}}, {refer, timeout},
+		{manage, []clinic.DoctorOutput{dx(manage), tx(manage)}}, {manage, []clinic.DoctorOutput{dx(manage), tx(manage)}},
+		{manage, []clinic.DoctorOutput{dx(manage), tx(manage)}}, {manage, []clinic.DoctorOutput{derm}}, {manage, timeout},
+	}
+	var recs []results.Record
+	for i, p := range plays {
+		env := script(t, p.c, s, p.outs...)
+		sc, err := gpagent.Score(context.Background(), &p.c, s, env, nil)
+		require.NoError(t, err)
+		recs = append(recs, results.Record{Run: "hand", Stage: 1, Index: i + 1, Scores: sc})
+	}
+	means := analysis.StageMeans(recs)
+	require.Len(t, means, 1)
+	m := means[0].Metrics
+	require.InDelta(t, 5.0/9, m[gpagent.MetricMgmt], 1e-9)
+	require.InDelta(t, 0.5, m[gpagent.MetricMissRefer], 1e-9)
+	require.InDelta(t, 0.4, m[gpagent.MetricMissGP], 1e-9)
+	require.InDelta(t, 1-(4*m[gpagent.MetricMissRefer]+5*m[gpagent.MetricMissGP])/9, m[gpagent.MetricMgmt], 1e-9)
+	require.InDelta(t, 0.25, m[gpagent.MetricDest], 1e-9)
+	require.InDelta(t, 4.0/6, m[gpagent.MetricDx], 1e-9)
+	require.InDelta(t, 4.0/9, m["cost_safety"], 1e-9, "C_safety = 1[mgmt wrong]")
+}

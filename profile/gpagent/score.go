@@ -1,0 +1,291 @@
+package gpagent
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/settings"
+	"github.com/clinevo/clinevo/textmatch"
+)
+
+// The reward weights of GPAgentBench's Table 7 (appendix C.6): the diagnosis
+// and treatment rewards are the judges' scores times w_diag and w_treat.
+const (
+	WDiag  = 5.0
+	WTreat = 3.0
+)
+
+// Names of the profile's metrics in clinic.Scores.Metrics. A metric an episode
+// does not define is absent (Miss-Refer only on cases that need referral).
+const (
+	MetricDx        = "dx"         // diagnosis accuracy, 0 or 1; not on an episode that ends in refer
+	MetricTx        = "tx"         // treatment score, 0, 0.5 or 1; not on an episode that ends in refer
+	MetricMgmt      = "mgmt"       // management accuracy, 0 or 1
+	MetricMissRefer = "miss_refer" // 1: a case needing referral was not referred (cases needing referral only)
+	MetricMissGP    = "miss_gp"    // 1: a manageable case was not managed locally (manageable cases only)
+	MetricDest      = "dest"       // referred to a right destination, 0 or 1 (cases needing referral only; no referral: 0)
+	MetricTurns     = "turns"      // actions taken
+	MetricDupRate   = "dup_rate"   // duplicated ask, body_exam and test actions per turn
+	MetricDupAsk    = "dup_ask"    // duplicated actions per trajectory, by kind (§5.3, Table 3)
+	MetricDupExam   = "dup_body_exam"
+	MetricDupTest   = "dup_test"
+	MetricMasked    = "masked"  // masked actions attempted (c_workflow each)
+	MetricTimeout   = "timeout" // 1: no terminal action within the turn limit (c_timeout)
+)
+
+// outcome is how a consultation ended: manage (treat), refer, or "" (a timeout).
+func outcome(final clinic.FinalOutput, end clinic.Termination) string {
+	if end != clinic.EndFinalized {
+		return ""
+	}
+	return final.Disposition
+}
+
+// Score scores a finished consultation (appendix C.2). Management accuracy is
+// 1 when the terminal action matches the case's label (treat for a manageable
+// case, refer for one that needs escalation) and 0 otherwise, a timeout
+// included; the safety cost is its complement, C_safety = 1[mgmt wrong].
+// Miss-Refer is the safety failure of a case needing referral and Miss-GP
+// that of a manageable case: averaged over their cases they are the false
+// negative and the false positive rate with referral as the positive class
+// (every episode ending in treat or refer), and a timeout counts as the
+// failure of its case's class, so that Mgmt = 1 − (n_refer·MissRefer +
+// n_manage·MissGP)/n exactly, as Table 1's rows satisfy (GPT-5.4: 201 refer
+// cases at 51.2%, 284 manageable at 38.4%: (201·0.488 + 284·0.616)/485 =
+// 56.3% = its Mgmt). Dx (binary) and Tx ({0, 0.5, 1}) come from the judge,
+// on every episode that does not end in refer (a refer action carries no
+// diagnosis: C.1's format): a missing diagnosis or plan scores 0. On a case
+// that needs referral, Dest is 1 when the patient was referred to one of the
+// case's destinations after normalisation (§5: "evaluated by string match")
+// and 0 otherwise, a referral not made included: Dest ≤ 1 − Miss-Refer, and
+// Dest/(1 − Miss-Refer) is the accuracy of the referrals made. The
+// diagnostic cost is the tests' Table 4 prices (Event.Cost); turns count
+// every action; the duplicated-action rate counts the ask, body_exam and test
+// actions that repeat one already answered (§5.3).
+//
+// S, the headline every report and the learner read, is clinevo's, not the
+// paper's: 0 on a wrong pathway (the safety constraint C_safety ≤ τ_safety = 0
+// of Table 7, taken as hard); on a treated case the normalised reward
+// (w_diag·Dx + w_treat·Tx)/(w_diag + w_treat); on a referred case
+// (1 + dest)/2. The paper's reward w_diag·Dx + w_treat·Tx is the metric
+// "reward" and C_safety the metric "cost_safety" (the trajectory export's
+// per-step reward and safety cost).
+func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode.Env, judge grader.GPJudge) (clinic.Scores, error) {
+	if judge == nil {
+		judge = grader.RubricJudge{W: s.Scoring}
+	}
+	events := env.Events()
+	final, end := env.Final()
+	out := outcome(final, end)
+	m := map[string]float64{}
+	var sc clinic.Scores
+	dx, tx := 0.0, 0.0
+	txScored := len(c.Manager.TreatmentReference()) > 0
+	if out != clinic.PathwayRefer {
+		if len(final.Diagnosis) > 0 {
+			g, err := judge.JudgeDx(ctx, c, final.Diagnosis[0])
+			if err != nil {
+				return sc, fmt.Errorf("judge dx: %w", err)
+			}
+			dx = float64(g)
+		}
+		m[MetricDx] = dx
+		if txScored {
+			if out == clinic.PathwayManage {
+				g, err := judge.JudgeTx(ctx, c, append(append([]string(nil), final.Plan...), final.Followup...))
+				if err != nil {
+					return sc, fmt.Errorf("judge tx: %w", err)
+				}
+				tx = g
+			}
+			m[MetricTx] = tx
+		}
+	}
+	dest := 0.0
+	if out == clinic.PathwayRefer && sameDestination(final.Destination, c.Manager.Referral.Destinations()) {
+		dest = 1
+	}
+	right := true
+	switch label := c.Manager.Pathway(); label {
+	case clinic.PathwayManage, clinic.PathwayRefer:
+		right = out == label
+		m[MetricMgmt] = b2f(right)
+		m[clinic.MetricSafetyCost] = b2f(!right)
+		if label == clinic.PathwayRefer {
+			m[MetricMissRefer] = b2f(!right)
+			m[MetricDest] = dest
+		} else {
+			m[MetricMissGP] = b2f(!right)
+		}
+	}
+	m[clinic.MetricReward] = WDiag*dx + WTreat*tx
+	m[MetricTurns] = float64(len(events))
+	ask, exam, test := duplicates(events)
+	m[MetricDupAsk], m[MetricDupExam], m[MetricDupTest] = float64(ask), float64(exam), float64(test)
+	if len(events) > 0 {
+		m[MetricDupRate] = round4(float64(ask+exam+test) / float64(len(events)))
+	}
+	m[MetricMasked] = 0
+	for _, ev := range events {
+		if ev.Status == clinic.StatusMasked {
+			m[MetricMasked]++
+		}
+		sc.Cost += ev.Cost
+	}
+	m[MetricTimeout] = b2f(end == clinic.EndTurnLimit)
+
+	switch {
+	case !right:
+		sc.S = 0
+	case out == clinic.PathwayRefer:
+		sc.S = (1 + dest) / 2
+	case txScored:
+		sc.S = (WDiag*dx + WTreat*tx) / (WDiag + WTreat)
+	default:
+		sc.S = dx // a corpus without a treatment reference: Tx is not scored
+	}
+	sc.S = round4(sc.S)
+	sc.Metrics = m
+	sc.Diagnosis = dx
+	sc.Strict = sc.S == 1
+	sc.Pass = sc.S >= s.Scoring.PassAt
+	sc.Grade = int(math.Round(100 * sc.S))
+	sc.Cost = round4(sc.Cost)
+	sc.T = len(events)
+	_, sc.E, sc.R = grader.Process(events, s.Episode)
+	sc.Referral = referral(c.Manager.Pathway(), out)
+	sc.MustAsk, sc.Required = mustAsk(c.Manager.MustAsk, events), 1
+	return sc, nil
+}
+
+func referral(label, out string) string {
+	switch {
+	case label == "":
+		return grader.ReferralNotScored
+	case label == clinic.PathwayRefer && out == clinic.PathwayRefer:
+		return grader.ReferralCorrect
+	case label == clinic.PathwayRefer:
+		return grader.ReferralMissed
+	case out == clinic.PathwayRefer:
+		return grader.ReferralUnneeded
+	}
+	return grader.ReferralNone
+}
+
+func mustAsk(topics []string, events []clinic.Event) float64 {
+	if len(topics) == 0 {
+		return 1
+	}
+	covered := grader.AskedTopics(events)
+	n := 0
+	for _, t := range topics {
+		if covered[t] {
+			n++
+		}
+	}
+	return round4(float64(n) / float64(len(topics)))
+}
+
+// duplicates counts the actions that repeat one already answered (§5.3,
+// Table 3): a question asked before in the same words or one whose answer
+// told only facts already told, an examination or a test already returned.
+func duplicates(events []clinic.Event) (ask, exam, test int) {
+	told := map[string]bool{}
+	for _, ev := range events {
+		switch ev.Action {
+		case clinic.Ask:
+			if ev.Status != clinic.StatusReturned {
+				continue
+			}
+			fresh := false
+			for _, id := range ev.RevealedFacts {
+				fresh = fresh || !told[id]
+				told[id] = true
+			}
+			if ev.Cached || (len(ev.RevealedFacts) > 0 && !fresh) {
+				ask++
+			}
+		case clinic.BodyExam:
+			if ev.Status == clinic.StatusDuplicate {
+				exam++
+			}
+		case clinic.RequestTest:
+			if ev.Status == clinic.StatusDuplicate {
+				test++
+			}
+		}
+	}
+	return ask, exam, test
+}
+
+// sameDestination reports whether a referral's destination is one of the
+// case's after normalisation (SameDestination).
+func sameDestination(got string, want []string) bool {
+	for _, w := range want {
+		if SameDestination(got, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// destinationSynonyms fold the usual names of a destination into one.
+var destinationSynonyms = []struct{ from, to string }{
+	{"accident and emergency", "emergency"}, {"a and e", "emergency"}, {"a e", "emergency"},
+	{"emergency room", "emergency"}, {"emergency department", "emergency"}, {"ed", "emergency"}, {"er", "emergency"},
+	{"ear nose and throat", "ent"}, {"otolaryngology", "ent"}, {"otorhinolaryngology", "ent"},
+	{"eye casualty", "ophthalmology"}, {"mental health crisis", "crisis"},
+}
+
+// genericWords say what kind of place a destination is, not which.
+var genericWords = map[string]bool{"the": true, "to": true, "a": true, "an": true, "of": true, "department": true, "dept": true,
+	"clinic": true, "service": true, "services": true, "team": true, "unit": true, "specialist": true, "specialists": true,
+	"referral": true, "outpatient": true, "outpatients": true, "hospital": true, "medicine": true}
+
+// SameDestination compares two referral destinations by normalised string
+// match (GPAgentBench §5): letter case, punctuation, generic words
+// (department, clinic, team, specialist, ...), common synonyms (ED, A&E and
+// emergency room; ENT), a specialist for the specialty (cardiologist,
+// cardiology) and British and American spelling (haematology, hematology)
+// are folded before the two are compared.
+func SameDestination(a, b string) bool {
+	ca, cb := canonicalDestination(a), canonicalDestination(b)
+	return ca != "" && ca == cb
+}
+
+func canonicalDestination(d string) string {
+	n := " " + textmatch.Normalize(d) + " "
+	for _, s := range destinationSynonyms {
+		n = strings.ReplaceAll(n, " "+s.from+" ", " "+s.to+" ")
+	}
+	var out []string
+	for _, w := range strings.Fields(n) {
+		if genericWords[w] {
+			continue
+		}
+		w = strings.TrimSuffix(w, "s") // orthopaedics, paediatrics
+		switch {
+		case strings.HasSuffix(w, "ologist"):
+			w = strings.TrimSuffix(w, "ist") + "y"
+		case strings.HasSuffix(w, "surgeon"):
+			w = strings.TrimSuffix(w, "eon") + "ery"
+		}
+		w = strings.ReplaceAll(strings.ReplaceAll(w, "ae", "e"), "oe", "e")
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }

@@ -1,0 +1,40 @@
+package runner
+
+import (
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+)
+
+// eventTarget is what an action of a trace was about: the question, the test
+// or examination target, the committed diagnosis, or the referral.
+func eventTarget(ev clinic.Event) string {
+	switch ev.Action {
+	case clinic.RequestTest:
+		return ev.Test
+	case clinic.BodyExam:
+		return ev.Target
+	case clinic.ToolCall:
+		return ev.Tool + " " + string(ev.Arguments)
+	case clinic.Diagnose:
+		return strings.Join(ev.WorkingDiagnoses, "; ")
+	case clinic.Refer:
+		if ev.Final != nil {
+			return disposition(*ev.Final)
+		}
+	}
+	return ev.Question
+}
+
+// disposition renders how a profile's encounter ended: manage, or refer with
+// the destination and urgency.
+func disposition(f clinic.FinalOutput) string {
+	if f.Disposition != clinic.PathwayRefer {
+		return f.Disposition
+	}
+	s := "refer to " + f.Destination
+	if f.Urgency != "" {
+		s += " (" + f.Urgency + ")"
+	}
+	return s
+}
