@@ -55,13 +55,20 @@ func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision
 		}
 		return nil
 	})
+	return decision(out, err)
+}
+
+// decision is the doctor's decision from a checked reply: a reply still
+// malformed after the repair request is an llm_error turn, not an error, and
+// the harness's own fields are cleared, since the model may not set them.
+func decision(out clinic.DoctorOutput, err error) (actor.Decision, error) {
 	if IsMalformed(err) {
 		return actor.Decision{LLMError: true}, nil
 	}
 	if err != nil {
 		return actor.Decision{}, err
 	}
-	out.Topic, out.CardIDs = "", nil // the model may not set harness fields
+	out.Topic, out.CardIDs = "", nil
 	return actor.Decision{Output: out}, nil
 }
 

@@ -103,14 +103,7 @@ func (d Doctor) decideGP(ctx context.Context, v clinic.DoctorView) (actor.Decisi
 			return gpRequired(out, v)
 		})
 	}
-	if IsMalformed(err) {
-		return actor.Decision{LLMError: true}, nil
-	}
-	if err != nil {
-		return actor.Decision{}, err
-	}
-	out.Topic, out.CardIDs = "", nil // the model may not set harness fields
-	return actor.Decision{Output: out}, nil
+	return decision(out, err)
 }
 
 // gpSynonyms are other names models give the actions: appendix C.1's own

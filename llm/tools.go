@@ -45,14 +45,7 @@ func (d Doctor) decideTools(ctx context.Context, v clinic.DoctorView) (actor.Dec
 	}
 	var out clinic.DoctorOutput
 	err = d.C.JSON(ctx, msgs, &out, func() error { return checkStep(&out, v) })
-	if IsMalformed(err) {
-		return actor.Decision{LLMError: true}, nil
-	}
-	if err != nil {
-		return actor.Decision{}, err
-	}
-	out.Topic, out.CardIDs = "", nil // the model may not set harness fields
-	return actor.Decision{Output: out}, nil
+	return decision(out, err)
 }
 
 // checkStep validates a JSON step against the view: an allowed action, a

@@ -106,14 +106,7 @@ func (a *app) streamCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started stream %s: workflow %s (run %s)\n", s.RunID, run.GetID(), run.GetRunID())
-			if !wait {
-				return nil
-			}
-			var res contract.StreamResult
-			if err := run.Get(cmd.Context(), &res); err != nil {
-				return err
-			}
-			return printJSON(cmd, res)
+			return waitStream(cmd, run, wait)
 		},
 	}
 	a.bindStreamFlags(start, &f)
@@ -185,14 +178,7 @@ func (a *app) streamRestartCmd() *cobra.Command {
 			st := spec.State
 			fmt.Fprintf(cmd.OutOrStdout(), "restarted stream %s after episode %d (%d stages ended): workflow %s (run %s)\n",
 				spec.RunID, st.Cursor, len(st.StageEnds), run.GetID(), run.GetRunID())
-			if !wait {
-				return nil
-			}
-			var res contract.StreamResult
-			if err := run.Get(cmd.Context(), &res); err != nil {
-				return err
-			}
-			return printJSON(cmd, res)
+			return waitStream(cmd, run, wait)
 		}),
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the stream to finish")
@@ -203,4 +189,16 @@ func printJSON(cmd *cobra.Command, v any) error {
 	enc := json.NewEncoder(cmd.OutOrStdout())
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// waitStream waits for a started stream when asked to and prints its result.
+func waitStream(cmd *cobra.Command, run client.WorkflowRun, wait bool) error {
+	if !wait {
+		return nil
+	}
+	var res contract.StreamResult
+	if err := run.Get(cmd.Context(), &res); err != nil {
+		return err
+	}
+	return printJSON(cmd, res)
 }
