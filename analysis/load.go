@@ -9,12 +9,17 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/settings"
+	"github.com/clinevo/clinevo/textmatch"
 )
 
 // Load gathers a finished experiment from the results store: its spec, its
-// result, every record of its runs, and each stream's environment.
+// result, every record of its runs, each stream's environment, and the
+// openings of the corpora it played. A corpus that no longer loads, or no
+// longer holds a case a condition played, is an error naming both: the
+// recall/transfer split would otherwise be silently wrong.
 func Load(ctx context.Context, store results.Store, name string) (Input, error) {
 	var in Input
 	runs, _, err := store.Runs(ctx)
@@ -61,7 +66,40 @@ func Load(ctx context.Context, store results.Store, name string) (Input, error) 
 			in.Records[r.Run] = append(in.Records[r.Run], r)
 		}
 	}
+	if err := loadOpenings(&in); err != nil {
+		return in, fmt.Errorf("experiment %s: %w", name, err)
+	}
 	return in, nil
+}
+
+// loadOpenings reads every corpus the experiment names into in.Openings and
+// checks that each condition's corpus holds the cases its run played.
+func loadOpenings(in *Input) error {
+	in.Openings = map[string]map[string]string{}
+	for _, ref := range in.Spec.Corpora() {
+		c, err := corpus.Load(ref)
+		if err != nil {
+			return fmt.Errorf("openings for the recall/transfer split: %w", err)
+		}
+		m := make(map[string]string, len(c.Cases))
+		for _, cs := range c.Cases {
+			m[cs.ID] = textmatch.Normalize(cs.Patient.OpeningComplaint)
+		}
+		in.Openings[ref] = m
+	}
+	runs := map[string]string{}
+	for _, c := range in.Result.Conditions {
+		runs[c.Name] = c.Run
+	}
+	for _, c := range in.Spec.Conditions {
+		ref := corpusOf(in.Spec, c)
+		for _, r := range in.Records[runs[c.Name]] {
+			if _, ok := in.Openings[ref][r.CaseID]; !ok {
+				return fmt.Errorf("condition %s: run %s played case %q, which corpus %s does not hold (was the corpus changed after the run?)", c.Name, r.Run, r.CaseID, ref)
+			}
+		}
+	}
+	return nil
 }
 
 // StoreTraces reads episode traces from the results store for Write.

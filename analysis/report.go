@@ -17,6 +17,9 @@ type Input struct {
 	Result   contract.ExperimentResult
 	Records  map[string][]results.Record
 	Settings map[string]settings.Settings // per stream run, for utility sensitivity
+	// Openings holds, by corpus reference and case ID, each case's normalised
+	// opening complaint, for the recall/transfer split (encounters.go).
+	Openings map[string]map[string]string
 }
 
 // Report is every number of an experiment's report.
@@ -46,8 +49,10 @@ type ConditionReport struct {
 	ADF       ADFResult    `json:"adf_s"`
 	Segmented SegmentedFit `json:"segmented_s"`
 	// Running are the running means S̄₁:t and C̄₁:t over the stream.
-	Running  []RunningPoint   `json:"running,omitempty"`
-	Episodes []results.Record `json:"-"`
+	Running []RunningPoint `json:"running,omitempty"`
+	// Encounters tells recall from transfer (encounters.go).
+	Encounters *Encounters      `json:"encounters,omitempty"`
+	Episodes   []results.Record `json:"-"`
 }
 
 // Gain is late minus early stage means.
@@ -187,6 +192,7 @@ func Build(in Input) Report {
 		rep.Comparisons = append(rep.Comparisons, compare(streams[0].Name, streams[i].Name, in.Records[base.Run], in.Records[treat.Run])...)
 	}
 	rep.Sensitivity = sensitivity(in, streams, byName)
+	encounters(in, &rep)
 	rep.Klinike = klinikeReport(in, rep)
 	return rep
 }

@@ -18,7 +18,7 @@ import (
 
 // Files lists what Write produces in the output directory.
 var Files = []string{"index.html", "report.json", "stages.csv", "episodes.csv", "retention.csv", "transfer.csv", "comparisons.csv",
-	"trajectories.jsonl", "steps.jsonl"}
+	"encounters.csv", "trajectories.jsonl", "steps.jsonl"}
 
 // TraceOf fetches an episode's trace for the trajectory exports.
 type TraceOf func(episodeID string) (clinic.Trace, error)
@@ -89,6 +89,16 @@ func Write(dir string, rep Report, traces TraceOf) error {
 		cmp = append(cmp, row)
 	}
 	csvs["comparisons.csv"] = cmp
+	enc := [][]string{{"condition", "lineage", "split_by", "side", "n", "s", "strict_accuracy", "u"}}
+	for _, r := range encounterRows(rep) {
+		for _, side := range []struct {
+			name string
+			m    StageMean
+		}{{"seen", r.Seen}, {"new", r.New}} {
+			enc = append(enc, []string{r.Condition, r.Lineage, r.By, side.name, strconv.Itoa(side.m.N), f(side.m.S), f(side.m.Strict), f(side.m.U)})
+		}
+	}
+	csvs["encounters.csv"] = enc
 	for name, rows := range csvs {
 		if err := write(name, func(w io.Writer) error { cw := csv.NewWriter(w); cw.WriteAll(rows); return cw.Error() }); err != nil {
 			return err
@@ -208,12 +218,13 @@ type pageView struct {
 	Conditions []ConditionReport
 	// MetricNames are the profile metrics any condition reports, sorted.
 	MetricNames []string
-	Klinike     template.HTML // klinike.go
-	GPAgent     template.HTML // GPAgentBench's section (gpagent.go)
+	Klinike     template.HTML  // klinike.go
+	GPAgent     template.HTML  // GPAgentBench's section (gpagent.go)
+	Encounters  []encounterRow // the recall/transfer split (encounters.go)
 }
 
 func view(rep Report) pageView {
-	v := pageView{Report: rep, Conditions: rep.Conditions, Klinike: klinikeHTML(rep)}
+	v := pageView{Report: rep, Conditions: rep.Conditions, Klinike: klinikeHTML(rep), Encounters: encounterRows(rep)}
 	v.Curves = curves(rep, "S", func(m StageMean) float64 { return m.S }, 0, 1, true)
 	v.UCurves = curves(rep, "U", func(m StageMean) float64 { return m.U }, -0.5, 0.6, false)
 	for _, r := range rep.Retention {
@@ -475,6 +486,10 @@ details{margin:.5em 0}code{font-size:12px}
 {{range .Deltas}}{{.}}{{end}}
 <table><tr><th>condition</th><th>baseline</th><th>n</th><th>ET(S)</th><th>ET(U)</th><th>ET(strict)</th><th>95% CI (S)</th><th>Wilcoxon p</th><th>McNemar p</th></tr>
 {{range .Report.Transfer}}<tr><td>{{.Name}}</td><td>{{.Baseline}}</td><td>{{.N}}</td><td>{{f3 .ETS}}</td><td>{{f3 .ETU}}</td><td>{{f3 .ETStrict}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{f3 .Wilcoxon.P}}</td><td>{{f3 .McNemar}}</td></tr>{{end}}</table>{{end}}
+{{if .Encounters}}<h2>Recall and transfer</h2><p>Episodes split by what the memory lineage (the stream runs listed, oldest first) had met before the case. A stream episode is <em>seen</em> when its clinical condition came up earlier in the lineage (seen before) and <em>new</em> at its first encounter. A held-out episode is split by whether its normalised opening complaint, and separately its clinical condition, was among the cases played in the lineage; the held-out condition without memory is split against the lineage of the condition compared with it. A condition that does well only on its seen side recalls rather than transfers; the rows of conditions without memory show what the cases alone are worth.</p>
+<table><tr><th>condition</th><th>lineage</th><th>split by</th><th>seen n</th><th>S</th><th>strict acc</th><th>U</th><th>new n</th><th>S</th><th>strict acc</th><th>U</th></tr>
+{{range .Encounters}}<tr><td>{{.Condition}}</td><td>{{.Lineage}}</td><td>{{.By}}</td>{{template "side" .Seen}}{{template "side" .New}}</tr>
+{{end}}</table>{{end}}
 {{if .Report.Updates}}<h2>Update response</h2><table><tr><th>condition</th><th>pre</th><th>update</th><th>post</th><th>Δupd</th><th>Δpost</th><th>recovery</th></tr>
 {{range .Report.Updates}}<tr><td>{{.Name}}</td><td>{{f3 .Pre}}</td><td>{{f3 .Upd}}</td><td>{{f3 .Post}}</td><td>{{f3 .DeltaUpd}}</td><td>{{f3 .DeltaPost}}</td><td>{{opt .Recovery}}</td></tr>{{end}}</table>{{end}}
 {{if .Report.Comparisons}}<h2>Paired comparisons</h2><p>Case by case, d = B − A: Wilcoxon signed-rank on S, U, T, E, R and the diagnosis grade; exact McNemar on strict accuracy, pass and non-dangerous diagnosis (MedEvoEval C.6).</p><table><tr><th>A (baseline)</th><th>B</th><th>metric</th><th>n</th><th>mean B − A</th><th>95% CI</th><th>Wilcoxon p</th><th>McNemar b/c</th><th>McNemar p</th></tr>
@@ -487,6 +502,6 @@ details{margin:.5em 0}code{font-size:12px}
 {{range .Conditions}}<details><summary>{{.Name}}: {{len .Episodes}} episodes</summary><table><tr><th>workflow ID</th><th>case</th><th>stage</th><th>S</th><th>U</th></tr>
 {{range .Episodes}}<tr><td><a href="episodes/{{file .EpisodeID}}"><code>{{.WorkflowID}}</code></a></td><td>{{.CaseID}}</td><td>{{.Stage}}</td><td>{{f3 .Scores.S}}</td><td>{{f3 .Scores.U}}</td></tr>
 {{end}}</table></details>{{end}}
-<p>Numbers: report.json, stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
+<p>Numbers: report.json, stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
 </body></html>
-`))
+{{define "side"}}<td>{{.N}}</td>{{if .N}}<td>{{f3 .S}}</td><td>{{f3 .Strict}}</td><td>{{f3 .U}}</td>{{else}}<td>–</td><td>–</td><td>–</td>{{end}}{{end}}`))

@@ -243,11 +243,40 @@ func writeSummary(w io.Writer, rep analysis.Report) {
 		}
 		fmt.Fprintf(w, "%-4s %-8s n=%-4d S=%.3f strict=%.2f U=%.3f last-stage S=%s\n", c.Name, c.Kind, c.Overall.N, c.Overall.S, c.Overall.Strict, c.Overall.U, late)
 	}
+	writeEncounters(w, rep)
 	for _, t := range rep.Transfer {
 		fmt.Fprintf(w, "ET(S) %s vs %s = %+.3f  [%.3f, %.3f]  Wilcoxon p=%.4f  (n=%d)\n", t.Name, t.Baseline, t.ETS, t.CI.Low, t.CI.High, t.Wilcoxon.P, t.N)
 	}
 	for _, r := range rep.Retention {
 		fmt.Fprintf(w, "BWT %s: S %s, U %s\n", r.Name, optf(r.BWTS), optf(r.BWTU))
+	}
+}
+
+// writeEncounters prints each condition's recall/transfer split: a stream's
+// first encounters against its seen-before episodes, a held-out condition's
+// episodes by whether their opening, and their condition, was met in the
+// memory lineage named at the end.
+func writeEncounters(w io.Writer, rep analysis.Report) {
+	side := func(label string, m analysis.StageMean) string {
+		if m.N == 0 {
+			return label + " n=0"
+		}
+		return fmt.Sprintf("%s n=%d S=%.3f", label, m.N, m.S)
+	}
+	for _, c := range rep.Conditions {
+		e := c.Encounters
+		switch {
+		case e == nil:
+		case c.Kind == string(contract.KindStream):
+			fmt.Fprintf(w, "%-4s %s | %s\n", c.Name, side("first encounter", e.Condition.New), side("seen before", e.Condition.Seen))
+		default:
+			var opening string
+			if o := e.Opening; o != nil {
+				opening = side("opening seen", o.Seen) + " | " + side("new", o.New) + "; "
+			}
+			fmt.Fprintf(w, "%-4s %s%s | %s  (lineage %s)\n", c.Name, opening, side("condition seen", e.Condition.Seen), side("new", e.Condition.New),
+				strings.Join(e.Lineage, " "))
+		}
 	}
 }
 

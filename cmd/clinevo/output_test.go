@@ -182,3 +182,21 @@ func TestRunsListShowsExtraFields(t *testing.T) {
 	require.Regexp(t, `(?m)^  doctor +2 +10 +4 +0 +3 +0\.0000 *$`, out.String())
 	require.Regexp(t, `(?m)^  judge +1 +0 +0 +0 +2 +0\.0000 *$`, out.String())
 }
+
+// TestWriteEncounters checks the summary's recall/transfer lines: a stream's
+// first encounters and seen-before episodes, a held-out condition's opening and
+// condition splits with its lineage, and an empty side printed as n=0.
+func TestWriteEncounters(t *testing.T) {
+	m := func(n int, s float64) analysis.StageMean { return analysis.StageMean{N: n, S: s} }
+	rep := analysis.Report{Conditions: []analysis.ConditionReport{
+		{Name: "E1", Kind: "stream", Encounters: &analysis.Encounters{Lineage: []string{"E1"},
+			Condition: analysis.Split{Seen: m(54, 0.61), New: m(46, 0.08)}}},
+		{Name: "H0", Kind: "heldout"},
+		{Name: "H3", Kind: "heldout", Encounters: &analysis.Encounters{Lineage: []string{"E1", "E2"},
+			Condition: analysis.Split{Seen: m(50, 0.78)}, Opening: &analysis.Split{New: m(50, 0.78)}}},
+	}}
+	var b bytes.Buffer
+	writeEncounters(&b, rep)
+	require.Equal(t, "E1   first encounter n=46 S=0.080 | seen before n=54 S=0.610\n"+
+		"H3   opening seen n=0 | new n=50 S=0.780; condition seen n=50 S=0.780 | new n=0  (lineage E1 E2)\n", b.String())
+}
