@@ -131,9 +131,9 @@ func streamEncounters(in Input, specs map[string]contract.ConditionSpec, runs ma
 // played in the streams of a lineage.
 func heldOutEncounters(in Input, specs map[string]contract.ConditionSpec, runs map[string]string, lin []string, c contract.ConditionSpec, run string, recs []results.Record) *Encounters {
 	conds, openings := map[string]bool{}, map[string]bool{}
-	own, haveOpenings := in.Openings[corpusOf(in.Spec, c)]
+	own, haveOpenings := in.Openings[in.Spec.CorpusOf(c)]
 	for _, name := range lin {
-		played, ok := in.Openings[corpusOf(in.Spec, specs[name])]
+		played, ok := in.Openings[in.Spec.CorpusOf(specs[name])]
 		haveOpenings = haveOpenings && ok
 		for _, r := range in.Records[runs[name]] {
 			conds[r.Condition] = true
@@ -173,18 +173,6 @@ func split(run string, seen, fresh []results.Record) Split {
 	return Split{Seen: side(seen), New: side(fresh)}
 }
 
-// corpusOf is the corpus reference a condition plays: its own, else the
-// experiment's held-out corpus for a held-out condition and the experiment's
-// corpus for a stream (as the experiment workflow resolves it).
-func corpusOf(e contract.ExperimentSpec, c contract.ConditionSpec) string {
-	switch {
-	case c.Corpus != "":
-		return c.Corpus
-	case c.Kind == contract.KindHeldOut:
-		return e.HeldOut
-	}
-	return e.Corpus
-}
 
 // encounterRow is one split of one condition, for the page and encounters.csv.
 type encounterRow struct {

@@ -92,7 +92,7 @@ func loadOpenings(in *Input) error {
 		runs[c.Name] = c.Run
 	}
 	for _, c := range in.Spec.Conditions {
-		ref := corpusOf(in.Spec, c)
+		ref := in.Spec.CorpusOf(c)
 		for _, r := range in.Records[runs[c.Name]] {
 			if _, ok := in.Openings[ref][r.CaseID]; !ok {
 				return fmt.Errorf("condition %s: run %s played case %q, which corpus %s does not hold (was the corpus changed after the run?)", c.Name, r.Run, r.CaseID, ref)

@@ -170,7 +170,19 @@ func (e ExperimentSpec) Validate() error {
 	return nil
 }
 
-// Corpora lists every corpus reference the experiment names.
+// CorpusOf is the corpus a condition plays: its own, or else the experiment's
+// held-out corpus for a held-out condition and its corpus for a stream.
+func (e ExperimentSpec) CorpusOf(c ConditionSpec) string {
+	switch {
+	case c.Corpus != "":
+		return c.Corpus
+	case c.Kind == KindHeldOut:
+		return e.HeldOut
+	}
+	return e.Corpus
+}
+
+// Corpora lists every corpus the experiment names, once each.
 func (e ExperimentSpec) Corpora() []string {
 	var out []string
 	for _, r := range append([]string{e.Corpus, e.HeldOut}, condCorpora(e.Conditions)...) {

@@ -74,10 +74,7 @@ func ExperimentWorkflow(ctx workflow.Context, spec contract.ExperimentSpec) (con
 			f = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 				WorkflowID: contract.StreamWorkflowID(run), StaticSummary: fmt.Sprintf("experiment %s: %s", spec.Name, c.Name)}), StreamWorkflow, s)
 		default:
-			corpus := c.Corpus
-			if corpus == "" {
-				corpus = spec.HeldOut
-			}
+			corpus := spec.CorpusOf(c)
 			limit := c.Limit
 			if limit == 0 {
 				limit = spec.HeldOutLimit
@@ -171,11 +168,8 @@ func orInt(v, d int) int {
 // streamSpec builds a condition's stream; a carry condition continues its
 // dependency's memory lineage, episode numbering and rule book.
 func streamSpec(e contract.ExperimentSpec, c contract.ConditionSpec, run string, dep *contract.StreamResult) contract.StreamSpec {
-	s := contract.StreamSpec{RunID: run, Corpus: e.Corpus, Limit: e.Limit, StageSize: e.StageSize, Memory: c.Memory,
+	s := contract.StreamSpec{RunID: run, Corpus: e.CorpusOf(c), Limit: e.Limit, StageSize: e.StageSize, Memory: c.Memory,
 		StageEval: c.StageEval, Retention: c.Retention, EvalConcurrency: e.EvalConcurrency, ActivityTimeoutSeconds: e.ActivityTimeout}
-	if c.Corpus != "" {
-		s.Corpus = c.Corpus
-	}
 	if c.Limit != 0 {
 		s.Limit = c.Limit
 	}
