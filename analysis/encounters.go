@@ -173,7 +173,6 @@ func split(run string, seen, fresh []results.Record) Split {
 	return Split{Seen: side(seen), New: side(fresh)}
 }
 
-
 // encounterRow is one split of one condition, for the page and encounters.csv.
 type encounterRow struct {
 	Condition, Lineage string

@@ -34,7 +34,15 @@ func TestStreamRestartCommand(t *testing.T) {
 	enginetest.Eventually(t, time.Minute, "two recorded episodes", func() bool { return records() >= 2 })
 	require.NoError(t, env.Client.SignalWorkflow(ctx, contract.StreamWorkflowID("cli"), "", contract.SignalPause, nil))
 	var p contract.Progress
+	// Paused, and quiet: an episode started before the signal finishes and is
+	// recorded after it, so wait until no episode runs and every one is recorded.
+	// The query comes after the description: it is answered once the stream
+	// has taken in whatever the last episode's completion brought.
 	enginetest.Eventually(t, time.Minute, "the stream paused", func() bool {
+		desc, err := env.Client.DescribeWorkflowExecution(ctx, contract.StreamWorkflowID("cli"), "")
+		if err != nil || len(desc.PendingChildren) > 0 || len(desc.PendingActivities) > 0 {
+			return false
+		}
 		v, err := env.Client.QueryWorkflow(ctx, contract.StreamWorkflowID("cli"), "", contract.QueryProgress)
 		return err == nil && v.Get(&p) == nil && p.Paused && records() == p.Cursor
 	})
