@@ -123,7 +123,27 @@ func Write(dir string, rep Report, traces TraceOf) error {
 	if err := os.WriteFile(filepath.Join(dir, "steps.jsonl"), []byte(steps.String()), 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	return write("index.html", func(w io.Writer) error { return page.Execute(w, view(rep)) })
+	return write("index.html", func(w io.Writer) error {
+		return page.Execute(w, view(rep, func(id string) string { return "episodes/" + EpisodeFile(id) }))
+	})
+}
+
+// HTML renders the report's body (everything inside the page's <body>) with
+// every episode linked where link says: the viewer serves the same report
+// live, its episodes linked to its own pages.
+func HTML(rep Report, link func(episodeID string) string) (template.HTML, error) {
+	var b strings.Builder
+	if err := page.ExecuteTemplate(&b, "body", view(rep, link)); err != nil {
+		return "", fmt.Errorf("report: %w", err)
+	}
+	return template.HTML(b.String()), nil
+}
+
+// StageCharts are the report's stage curves of S (with bootstrap bands) and U
+// and its running means over the stream, for the conditions of rep.
+func StageCharts(rep Report) []template.HTML {
+	v := view(rep, nil)
+	return append([]template.HTML{v.Curves, v.UCurves}, v.Running...)
 }
 
 // Step is one state-action pair of a successful episode.
@@ -185,10 +205,12 @@ type pageView struct {
 	// MetricNames are the profile metrics any condition reports, sorted.
 	MetricNames []string
 	Klinike     template.HTML // klinike.go
+	// EpisodeLink is where an episode's link points.
+	EpisodeLink func(episodeID string) string
 }
 
-func view(rep Report) pageView {
-	v := pageView{Report: rep, Conditions: rep.Conditions, Klinike: klinikeHTML(rep)}
+func view(rep Report, link func(string) string) pageView {
+	v := pageView{Report: rep, Conditions: rep.Conditions, Klinike: klinikeHTML(rep), EpisodeLink: link}
 	v.Curves = curves(rep, "S", func(m StageMean) float64 { return m.S }, 0, 1, true)
 	v.UCurves = curves(rep, "U", func(m StageMean) float64 { return m.U }, -0.5, 0.6, false)
 	for _, r := range rep.Retention {
@@ -403,8 +425,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 		}
 		return "–"
 	},
-	"opt":  label,
-	"file": EpisodeFile,
+	"opt": label,
 	"gain": func(g *Gain) string {
 		if g == nil {
 			return "–"
@@ -419,7 +440,10 @@ table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px soli
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}h2{margin-top:2em;border-bottom:1px solid #eee}
 details{margin:.5em 0}code{font-size:12px}
 </style></head><body>
-<h1>clinevo report: {{.Report.Experiment}}</h1>
+{{template "body" .}}
+<p>Numbers: report.json, stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
+</body></html>
+{{define "body"}}<h1>clinevo report: {{.Report.Experiment}}</h1>
 <h2>Learning curves</h2>
 <p>Stage means of the outcome score S with seeded bootstrap 95% bands, and of the utility U.</p>
 {{.Curves}}
@@ -458,8 +482,6 @@ details{margin:.5em 0}code{font-size:12px}
 {{range .Report.Sensitivity}}<tr><td>{{.Weights}}</td><td>{{range $i, $n := .Ranking}}{{if $i}} &gt; {{end}}{{$n}}{{end}}</td></tr>{{end}}</table>{{end}}
 <h2>Episodes</h2>
 {{range .Conditions}}<details><summary>{{.Name}}: {{len .Episodes}} episodes</summary><table><tr><th>workflow ID</th><th>case</th><th>stage</th><th>S</th><th>U</th></tr>
-{{range .Episodes}}<tr><td><a href="episodes/{{file .EpisodeID}}"><code>{{.WorkflowID}}</code></a></td><td>{{.CaseID}}</td><td>{{.Stage}}</td><td>{{f3 .Scores.S}}</td><td>{{f3 .Scores.U}}</td></tr>
-{{end}}</table></details>{{end}}
-<p>Numbers: report.json, stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
-</body></html>
+{{range .Episodes}}<tr><td><a href="{{call $.EpisodeLink .EpisodeID}}"><code>{{.WorkflowID}}</code></a></td><td>{{.CaseID}}</td><td>{{.Stage}}</td><td>{{f3 .Scores.S}}</td><td>{{f3 .Scores.U}}</td></tr>
+{{end}}</table></details>{{end}}{{end}}
 `))
