@@ -139,11 +139,23 @@ func HTML(rep Report, link func(episodeID string) string) (template.HTML, error)
 	return template.HTML(b.String()), nil
 }
 
+// Chart is one of the report's SVG charts with its title.
+type Chart struct {
+	Title string
+	SVG   template.HTML
+}
+
 // StageCharts are the report's stage curves of S (with bootstrap bands) and U
 // and its running means over the stream, for the conditions of rep.
-func StageCharts(rep Report) []template.HTML {
+func StageCharts(rep Report) []Chart {
 	v := view(rep, nil)
-	return append([]template.HTML{v.Curves, v.UCurves}, v.Running...)
+	out := []Chart{{"S by stage, with bootstrap 95% bands", v.Curves}, {"U by stage", v.UCurves}}
+	for i, title := range []string{"running mean S̄₁:t over the stream", "running mean cost C̄₁:t (USD) over the stream"} {
+		if i < len(v.Running) {
+			out = append(out, Chart{title, v.Running[i]})
+		}
+	}
+	return out
 }
 
 // Step is one state-action pair of a successful episode.

@@ -21,7 +21,13 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf("%.3f", *p)
 	},
-	"runs": func(runs []string) string { return strings.Join(runs, ",") },
+	// short is a card ID's first 8 characters: enough to tell cards apart on a page.
+	"short": func(id string) string {
+		if len(id) <= 8 {
+			return id
+		}
+		return id[:8]
+	},
 }
 
 // urlQuery escapes a value for a query parameter.

@@ -111,7 +111,7 @@ type runPage struct {
 	Kind       string
 	Spec       *specSummary
 	Status     status
-	Charts     []template.HTML
+	Charts     []analysis.Chart
 	Stages     []analysis.StageMean
 	Overall    analysis.StageMean
 	Records    []results.Record
