@@ -13,7 +13,6 @@ var funcs = template.FuncMap{
 	"f3":   func(x float64) string { return fmt.Sprintf("%.3f", x) },
 	"f4":   func(x float64) string { return fmt.Sprintf("%.4f", x) },
 	"join": strings.Join,
-	"q":    urlQuery,
 	"add":  func(a, b int) int { return a + b },
 	"opt": func(p *float64) string {
 		if p == nil {

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/clinic"
@@ -34,19 +36,54 @@ func (s status) live() bool {
 // stateOf asks Temporal for a workflow's state; the pages show a failure to
 // ask instead of failing themselves.
 func (s *Server) stateOf(ctx context.Context, id string) status {
-	st := status{WorkflowID: id}
-	if s.o.Workflows == nil {
-		st.Err = "no Temporal configured"
-		return st
-	}
-	ws, err := s.o.Workflows.State(ctx, id)
-	if err != nil {
-		st.Err, st.transient = "Temporal did not answer: "+err.Error(), true
-		return st
-	}
-	st.WorkflowState = ws
-	return st
+	return s.states(ctx, []string{id})[0]
 }
+
+// states asks Temporal for the state of several workflows at once, so that a
+// page waits for Temporal's slowest answer, not for the sum of them. After a
+// failure Temporal is not asked again for temporalRetry: a page that polls
+// while Temporal is down answers at once.
+func (s *Server) states(ctx context.Context, ids []string) []status {
+	out := make([]status, len(ids))
+	for i, id := range ids {
+		out[i].WorkflowID = id
+	}
+	if s.o.Workflows == nil {
+		for i := range out {
+			out[i].Err = "no Temporal configured"
+		}
+		return out
+	}
+	s.mu.Lock()
+	down, why := time.Now().Before(s.downUntil), s.downWhy
+	s.mu.Unlock()
+	if down {
+		for i := range out {
+			out[i].Err, out[i].transient = why, true
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	for i := range out {
+		wg.Go(func() {
+			ws, err := s.o.Workflows.State(ctx, out[i].WorkflowID)
+			if err != nil {
+				out[i].Err, out[i].transient = "Temporal did not answer: "+err.Error(), true
+				s.mu.Lock()
+				s.downUntil, s.downWhy = time.Now().Add(temporalRetry), out[i].Err
+				s.mu.Unlock()
+				return
+			}
+			out[i].WorkflowState = ws
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// temporalRetry is how long the pages take Temporal for down after it failed
+// to answer.
+const temporalRetry = 10 * time.Second
 
 // runRow is one run on the runs page.
 type runRow struct {
@@ -73,16 +110,10 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 	}
 	p := indexPage{Title: "runs"}
 	described := map[string]bool{}
+	var ids []string
 	for _, r := range runs {
 		described[r.Run] = true
-		row := runRow{Run: r.Run, Kind: r.Kind, Created: r.Created, Episodes: counts[r.Run], Status: s.stateOf(ctx, r.WorkflowID)}
-		p.anyLive = p.anyLive || row.Status.live()
-		if r.Kind == string(contract.KindExperiment) {
-			row.Experiment = true
-			p.Experiments = append(p.Experiments, row)
-			continue
-		}
-		p.Runs = append(p.Runs, row)
+		ids = append(ids, r.WorkflowID)
 	}
 	var evals []string
 	for run := range counts {
@@ -92,7 +123,23 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 	}
 	sort.Strings(evals)
 	for _, run := range evals {
-		p.Evaluations = append(p.Evaluations, runRow{Run: run, Kind: "evaluation", Episodes: counts[run], Status: s.stateOf(ctx, contract.EvaluationWorkflowID(run))})
+		ids = append(ids, contract.EvaluationWorkflowID(run))
+	}
+	st := s.states(ctx, ids)
+	for i, r := range runs {
+		row := runRow{Run: r.Run, Kind: r.Kind, Created: r.Created, Episodes: counts[r.Run], Status: st[i]}
+		p.anyLive = p.anyLive || row.Status.live()
+		if r.Kind == string(contract.KindExperiment) {
+			row.Experiment = true
+			p.Experiments = append(p.Experiments, row)
+			continue
+		}
+		p.Runs = append(p.Runs, row)
+	}
+	for i, run := range evals {
+		row := runRow{Run: run, Kind: "evaluation", Episodes: counts[run], Status: st[len(runs)+i]}
+		p.anyLive = p.anyLive || row.Status.live()
+		p.Evaluations = append(p.Evaluations, row)
 	}
 	return p, nil
 }
@@ -275,16 +322,21 @@ func (s *Server) experiment(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := experimentPage{Title: "experiment " + name, Name: name, Finished: finished, Status: s.stateOf(ctx, contract.ExperimentWorkflowID(name))}
+	p := experimentPage{Title: "experiment " + name, Name: name, Finished: finished}
+	ids := []string{contract.ExperimentWorkflowID(name)}
 	for _, c := range in.Spec.Conditions {
 		run := in.Spec.RunID(c.Name)
-		cs := conditionStatus{Name: c.Name, Title: c.Title(), Kind: string(c.Kind), Run: run, Episodes: len(in.Records[run])}
-		wf := contract.StreamWorkflowID(run)
-		if c.Kind != contract.KindStream {
-			wf = contract.EvaluationWorkflowID(run)
+		p.Conditions = append(p.Conditions, conditionStatus{Name: c.Name, Title: c.Title(), Kind: string(c.Kind), Run: run, Episodes: len(in.Records[run])})
+		if c.Kind == contract.KindStream {
+			ids = append(ids, contract.StreamWorkflowID(run))
+		} else {
+			ids = append(ids, contract.EvaluationWorkflowID(run))
 		}
-		cs.Status = s.stateOf(ctx, wf)
-		p.Conditions = append(p.Conditions, cs)
+	}
+	st := s.states(ctx, ids)
+	p.Status = st[0]
+	for i := range p.Conditions {
+		p.Conditions[i].Status = st[i+1]
 	}
 	p.Report, err = analysis.HTML(analysis.Build(in), episodeHref)
 	if err != nil {

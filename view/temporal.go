@@ -31,7 +31,7 @@ type WorkflowState struct {
 
 // temporalTimeout bounds each question to Temporal, so a page loads (saying
 // that Temporal did not answer) when the frontend is down.
-const temporalTimeout = 3 * time.Second
+const temporalTimeout = 2 * time.Second
 
 // Temporal reads workflow state through a Temporal client.
 func Temporal(c client.Client) Workflows { return temporalWorkflows{c} }

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/memory"
@@ -55,6 +56,9 @@ type Server struct {
 	pages   *template.Template
 	mu      sync.Mutex
 	corpora map[string]*corpus.Corpus // loaded once, for replays of retrieval
+	// downUntil: Temporal failed to answer; it is not asked again before.
+	downUntil time.Time
+	downWhy   string
 }
 
 // tokenCookie holds the token in the browser after a ?token= visit.

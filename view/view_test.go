@@ -140,6 +140,39 @@ func TestViewer(t *testing.T) {
 		}
 	})
 
+	t.Run("every link", func(t *testing.T) {
+		// Follow every link of the viewer's pages from the runs page: each
+		// answers 200.
+		srv := newServer(t, f, "")
+		href := regexp.MustCompile(`(?:href|src)="(/[^"#]*)`)
+		seen := map[string]bool{"/": true}
+		queue := []string{"/", "/memory?runs=vt-E1&as_of=12&q=" + url.QueryEscape("tight chest when climbing stairs")}
+		kinds := map[string]bool{}
+		for len(queue) > 0 {
+			p := queue[0]
+			queue = queue[1:]
+			r := get(t, srv, http.MethodGet, p, nil)
+			b := body(t, r)
+			require.Equal(t, http.StatusOK, r.StatusCode, "%s: %s", p, b)
+			path, _, _ := strings.Cut(p, "?")
+			kinds[path] = true
+			if path == "/static/view.css" || path == "/static/view.js" {
+				continue
+			}
+			for _, m := range href.FindAllStringSubmatch(b, -1) {
+				link := strings.ReplaceAll(m[1], "&amp;", "&")
+				if !seen[link] {
+					seen[link] = true
+					queue = append(queue, link)
+				}
+			}
+		}
+		for _, k := range []string{"/", "/run", "/episode", "/memory", "/card", "/experiment", "/static/view.css", "/static/view.js"} {
+			require.True(t, kinds[k], "a link to %s", k)
+		}
+		t.Logf("%d links followed", len(seen))
+	})
+
 	t.Run("bad addresses", func(t *testing.T) {
 		srv := newServer(t, f, "")
 		for _, tc := range []struct {
