@@ -47,6 +47,7 @@ type turnView struct {
 	Arguments string // a tool call's arguments, indented
 	Label     *grader.ActionGrade
 	Cards     []shownCard
+	NewCards  bool   // the cards differ from the turn before's (the page opens them)
 	Query     string // the memory query of the conversation so far, as the doctor made it
 	QueryHref string // that query on the memory page, as of the memory the doctor read
 }
@@ -200,6 +201,7 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 			}
 			tv.Cards = append(tv.Cards, shownCard{ID: c.ID, Kind: c.Kind, Text: c.Text, Missing: c.Missing})
 		}
+		tv.NewCards = len(p.Turns) == 0 || !slices.Equal(ev.RetrievedCards, p.Turns[len(p.Turns)-1].RetrievedCards)
 		p.Turns = append(p.Turns, tv)
 	}
 	for _, list := range []struct {
