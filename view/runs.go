@@ -87,10 +87,10 @@ const temporalRetry = 10 * time.Second
 
 // runRow is one run on the runs page.
 type runRow struct {
-	Run, Kind, Created string
-	Episodes           int
-	Status             status
-	Experiment         bool
+	Run, Kind  string
+	Episodes   int
+	Status     status
+	Experiment bool
 }
 
 type indexPage struct {
@@ -127,7 +127,7 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 	}
 	st := s.states(ctx, ids)
 	for i, r := range runs {
-		row := runRow{Run: r.Run, Kind: r.Kind, Created: r.Created, Episodes: counts[r.Run], Status: st[i]}
+		row := runRow{Run: r.Run, Kind: r.Kind, Episodes: counts[r.Run], Status: st[i]}
 		p.anyLive = p.anyLive || row.Status.live()
 		if r.Kind == string(contract.KindExperiment) {
 			row.Experiment = true
