@@ -2,6 +2,7 @@ package view_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,10 +21,12 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/view"
 )
@@ -344,6 +347,46 @@ func TestViewer(t *testing.T) {
 		require.Contains(t, page, `class="chart heatmap"`)
 		require.Contains(t, page, `href="/episode?id=`+ep+`"`)
 		require.NotContains(t, page, "records written so far")
+	})
+
+	t.Run("klinike tool calls, no secret", func(t *testing.T) {
+		// A KlinikeBench episode played in process and recorded under a run
+		// whose roles name an endpoint and a key variable.
+		cp, err := corpus.Load("builtin:klinike@7")
+		require.NoError(t, err)
+		c, ok := cp.Case("klinike-0001")
+		require.True(t, ok)
+		set := settings.Default()
+		set.Profile = settings.Klinike
+		id := contract.EpisodeWorkflowID("kl", 1, 1, 1, c.ID)
+		tr, err := runner.Play(ctx, c, runner.Deps{Roles: runner.BuiltinRoles(), Settings: set}, runner.Meta{RunID: "kl", EpisodeID: id, Number: 1, Pass: 1, Stage: 1})
+		require.NoError(t, err)
+		rec := results.Record{EpisodeID: id, WorkflowID: id, Run: "kl", Kind: "stream", Pass: 1, Stage: 1, Index: 1, Number: 1, CaseID: c.ID,
+			Scores: *tr.Scores, Final: tr.Final, Termination: tr.Termination, Turns: len(tr.Events), RuleBook: []clinic.Rule{}}
+		set.Roles["judge"] = settings.Role{Backend: settings.OpenAI, BaseURL: "https://judge.example.invalid/v1", Model: "judge-model", APIKeyEnv: "KL_SECRET_KEY_VAR", APIKeyFile: "/secret/key/file"}
+		spec, err := json.Marshal(contract.StreamSpec{RunID: "kl", Corpus: "builtin:klinike@7", Settings: set})
+		require.NoError(t, err)
+		require.NoError(t, f.env.Engine.Results.PutRun(ctx, results.Run{Run: "kl", Kind: "stream", WorkflowID: contract.StreamWorkflowID("kl"), Spec: spec}))
+		require.NoError(t, f.env.Engine.Results.PutRecord(ctx, rec, tr))
+
+		srv := newServer(t, f, "")
+		page := body(t, get(t, srv, http.MethodGet, "/episode?id="+url.QueryEscape(id), nil))
+		calls := 0
+		for _, ev := range tr.Events {
+			if ev.Action == clinic.ToolCall {
+				calls++
+				require.Contains(t, page, `<span class="who">doctor</span> <span>`+ev.Tool)
+			}
+		}
+		require.Positive(t, calls, "the built-in doctor calls tools")
+		require.Equal(t, calls, strings.Count(page, `<span class="who">tool</span>`), "every tool call's result")
+		require.Contains(t, page, "profile klinike scores S its own way")
+		run := body(t, get(t, srv, http.MethodGet, "/run?id=kl", nil))
+		require.Contains(t, run, "judge: openai/judge-model")
+		for _, secret := range []string{"judge.example.invalid", "KL_SECRET_KEY_VAR", "/secret/key/file"} {
+			require.NotContains(t, run, secret)
+			require.NotContains(t, page, secret)
+		}
 	})
 
 	t.Run("chromium", func(t *testing.T) { browse(t, f) })
