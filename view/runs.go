@@ -130,7 +130,6 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 		row := runRow{Run: r.Run, Kind: r.Kind, Episodes: counts[r.Run], Status: st[i]}
 		p.anyLive = p.anyLive || row.Status.live()
 		if r.Kind == string(contract.KindExperiment) {
-			row.Experiment = true
 			p.Experiments = append(p.Experiments, row)
 			continue
 		}
@@ -304,9 +303,9 @@ type experimentPage struct {
 }
 
 type conditionStatus struct {
-	Name, Title, Kind, Run string
-	Episodes               int
-	Status                 status
+	Title, Kind, Run string
+	Episodes         int
+	Status           status
 }
 
 func (p experimentPage) Live() bool { return !p.Finished && p.Status.live() }
@@ -326,7 +325,7 @@ func (s *Server) experiment(ctx context.Context, r *http.Request) (any, error) {
 	ids := []string{contract.ExperimentWorkflowID(name)}
 	for _, c := range in.Spec.Conditions {
 		run := in.Spec.RunID(c.Name)
-		p.Conditions = append(p.Conditions, conditionStatus{Name: c.Name, Title: c.Title(), Kind: string(c.Kind), Run: run, Episodes: len(in.Records[run])})
+		p.Conditions = append(p.Conditions, conditionStatus{Title: c.Title(), Kind: string(c.Kind), Run: run, Episodes: len(in.Records[run])})
 		if c.Kind == contract.KindStream {
 			ids = append(ids, contract.StreamWorkflowID(run))
 		} else {
