@@ -87,10 +87,9 @@ const temporalRetry = 10 * time.Second
 
 // runRow is one run on the runs page.
 type runRow struct {
-	Run, Kind  string
-	Episodes   int
-	Status     status
-	Experiment bool
+	Run, Kind string
+	Episodes  int
+	Status    status
 }
 
 type indexPage struct {
