@@ -21,44 +21,62 @@ import (
 // longer holds a case a condition played, is an error naming both: the
 // recall/transfer split would otherwise be silently wrong.
 func Load(ctx context.Context, store results.Store, name string) (Input, error) {
-	var in Input
-	runs, _, err := store.Runs(ctx)
+	in, finished, err := LoadLive(ctx, store, name)
 	if err != nil {
 		return in, err
+	}
+	if !finished {
+		return in, fmt.Errorf("experiment %s has not finished (see clinevo experiment status %s)", name, name)
+	}
+	return in, nil
+}
+
+// LoadLive gathers an experiment as it stands. A finished one (finished true)
+// reads as Load reads it; for one still running, each condition's run is
+// named by the spec and carries the result its run stored when it finished,
+// so the report covers the records written so far.
+func LoadLive(ctx context.Context, store results.Store, name string) (in Input, finished bool, err error) {
+	runs, _, err := store.Runs(ctx)
+	if err != nil {
+		return in, false, err
 	}
 	found := false
 	in.Settings = map[string]settings.Settings{}
 	for _, r := range runs {
 		switch {
-		case r.Run == name && r.Kind == "experiment":
+		case r.Run == name && r.Kind == string(contract.KindExperiment):
 			if err := json.Unmarshal(r.Spec, &in.Spec); err != nil {
-				return in, fmt.Errorf("experiment %s: %w", name, err)
+				return in, false, fmt.Errorf("experiment %s: %w", name, err)
 			}
 			found = true
 		case r.Kind == string(contract.KindStream):
 			var s contract.StreamSpec
 			if err := json.Unmarshal(r.Spec, &s); err != nil {
-				return in, fmt.Errorf("run %s: stored spec: %w", r.Run, err)
+				return in, false, fmt.Errorf("run %s: stored spec: %w", r.Run, err)
 			}
 			in.Settings[r.Run] = s.Settings.OrDefault()
 		}
 	}
 	if !found {
-		return in, fmt.Errorf("experiment %q is not in the results store", name)
+		return in, false, fmt.Errorf("experiment %q is not in the results store: %w", name, results.ErrNotFound)
 	}
 	raw, err := store.RunResult(ctx, name)
-	if errors.Is(err, results.ErrNotFound) {
-		return in, fmt.Errorf("experiment %s has not finished (see clinevo experiment status %s)", name, name)
-	}
-	if err != nil {
-		return in, err
-	}
-	if err := json.Unmarshal(raw, &in.Result); err != nil {
-		return in, fmt.Errorf("experiment %s: %w", name, err)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(raw, &in.Result); err != nil {
+			return in, false, fmt.Errorf("experiment %s: %w", name, err)
+		}
+		finished = true
+	case errors.Is(err, results.ErrNotFound):
+		if in.Result, err = partialResult(ctx, store, in.Spec); err != nil {
+			return in, false, err
+		}
+	default:
+		return in, false, err
 	}
 	all, err := store.Records(ctx, "")
 	if err != nil {
-		return in, err
+		return in, false, err
 	}
 	in.Records = map[string][]results.Record{}
 	for _, r := range all {
@@ -67,9 +85,32 @@ func Load(ctx context.Context, store results.Store, name string) (Input, error) 
 		}
 	}
 	if err := loadOpenings(&in); err != nil {
-		return in, fmt.Errorf("experiment %s: %w", name, err)
+		return in, false, fmt.Errorf("experiment %s: %w", name, err)
 	}
-	return in, nil
+	return in, finished, nil
+}
+
+// partialResult is the result of a running experiment: every condition under
+// its run, with the stream result of the streams that have finished.
+func partialResult(ctx context.Context, store results.RunLog, spec contract.ExperimentSpec) (contract.ExperimentResult, error) {
+	out := contract.ExperimentResult{Name: spec.Name}
+	for _, c := range spec.Conditions {
+		cr := contract.ConditionResult{Name: c.Name, Kind: c.Kind, Run: spec.RunID(c.Name)}
+		if c.Kind == contract.KindStream {
+			raw, err := store.RunResult(ctx, cr.Run)
+			switch {
+			case err == nil:
+				cr.Stream = &contract.StreamResult{}
+				if err := json.Unmarshal(raw, cr.Stream); err != nil {
+					return out, fmt.Errorf("experiment %s: condition %s: stored result: %w", spec.Name, c.Name, err)
+				}
+			case !errors.Is(err, results.ErrNotFound):
+				return out, err
+			}
+		}
+		out.Conditions = append(out.Conditions, cr)
+	}
+	return out, nil
 }
 
 // loadOpenings reads every corpus the experiment names into in.Openings and

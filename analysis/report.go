@@ -133,23 +133,7 @@ func Build(in Input) Report {
 	for _, c := range in.Spec.Conditions {
 		res := byName[c.Name]
 		recs := in.Records[res.Run]
-		cr := ConditionReport{Name: c.Name, Kind: string(c.Kind), Run: res.Run, Episodes: recs}
-		if all := StageMeans(recs); len(all) > 0 {
-			cr.Overall = overall(recs)
-			if c.Kind == "stream" {
-				cr.Stages = all
-				var series []float64
-				for _, m := range all {
-					series = append(series, m.S)
-					cr.StageCI = append(cr.StageCI, BootstrapMean(stageScores(recs, m.Stage), 1000, Seed))
-				}
-				cr.Trend, cr.CUSUM = MannKendall(series), CUSUM(series)
-				cr.ADF, cr.Segmented = ADF(series, ADFDefaultLags, false), Segmented(series)
-				cr.Running = Running(recs)
-				cr.LearningGain = learningGain(all)
-			}
-		}
-		rep.Conditions = append(rep.Conditions, cr)
+		rep.Conditions = append(rep.Conditions, Condition(c.Name, string(c.Kind), res.Run, recs))
 		if c.Kind == "stream" && res.Stream != nil {
 			if r := retention(c.Name, res.Run, len(res.Stream.StageEnds), in.Records); r != nil {
 				rep.Retention = append(rep.Retention, *r)
@@ -195,6 +179,33 @@ func Build(in Input) Report {
 	encounters(in, &rep)
 	rep.Klinike = klinikeReport(in, rep)
 	return rep
+}
+
+// Condition summarises the records of one run as the report does a
+// condition: overall means, and for a stream (kind "stream") the stage means
+// with their bootstrap intervals, the stage series diagnostics, the running
+// means and the learning gain.
+func Condition(name, kind, run string, recs []results.Record) ConditionReport {
+	cr := ConditionReport{Name: name, Kind: kind, Run: run, Episodes: recs}
+	all := StageMeans(recs)
+	if len(all) == 0 {
+		return cr
+	}
+	cr.Overall = overall(recs)
+	if kind != string(contract.KindStream) {
+		return cr
+	}
+	cr.Stages = all
+	var series []float64
+	for _, m := range all {
+		series = append(series, m.S)
+		cr.StageCI = append(cr.StageCI, BootstrapMean(stageScores(recs, m.Stage), 1000, Seed))
+	}
+	cr.Trend, cr.CUSUM = MannKendall(series), CUSUM(series)
+	cr.ADF, cr.Segmented = ADF(series, ADFDefaultLags, false), Segmented(series)
+	cr.Running = Running(recs)
+	cr.LearningGain = learningGain(all)
+	return cr
 }
 
 func overall(recs []results.Record) StageMean {

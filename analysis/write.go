@@ -136,7 +136,39 @@ func Write(dir string, rep Report, traces TraceOf) error {
 	if err := os.WriteFile(filepath.Join(dir, "steps.jsonl"), []byte(steps.String()), 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	return write("index.html", func(w io.Writer) error { return page.Execute(w, view(rep)) })
+	return write("index.html", func(w io.Writer) error {
+		return page.Execute(w, view(rep, func(id string) string { return "episodes/" + EpisodeFile(id) }))
+	})
+}
+
+// HTML renders the report's body (everything inside the page's <body>) with
+// every episode linked where link says: the viewer serves the same report
+// live, its episodes linked to its own pages.
+func HTML(rep Report, link func(episodeID string) string) (template.HTML, error) {
+	var b strings.Builder
+	if err := page.ExecuteTemplate(&b, "body", view(rep, link)); err != nil {
+		return "", fmt.Errorf("report: %w", err)
+	}
+	return template.HTML(b.String()), nil
+}
+
+// Chart is one of the report's SVG charts with its title.
+type Chart struct {
+	Title string
+	SVG   template.HTML
+}
+
+// StageCharts are the report's stage curves of S (with bootstrap bands) and U
+// and its running means over the stream, for the conditions of rep.
+func StageCharts(rep Report) []Chart {
+	v := view(rep, nil)
+	out := []Chart{{"S by stage, with bootstrap 95% bands", v.Curves}, {"U by stage", v.UCurves}}
+	for i, title := range []string{"running mean S̄₁:t over the stream", "running mean cost C̄₁:t (USD) over the stream"} {
+		if i < len(v.Running) {
+			out = append(out, Chart{title, v.Running[i]})
+		}
+	}
+	return out
 }
 
 // Step is one state-action pair of an episode with its reward and costs:
@@ -221,10 +253,12 @@ type pageView struct {
 	Klinike     template.HTML  // klinike.go
 	GPAgent     template.HTML  // GPAgentBench's section (gpagent.go)
 	Encounters  []encounterRow // the recall/transfer split (encounters.go)
+	// EpisodeLink is where an episode's link points.
+	EpisodeLink func(episodeID string) string
 }
 
-func view(rep Report) pageView {
-	v := pageView{Report: rep, Conditions: rep.Conditions, Klinike: klinikeHTML(rep), Encounters: encounterRows(rep)}
+func view(rep Report, link func(string) string) pageView {
+	v := pageView{Report: rep, Conditions: rep.Conditions, Klinike: klinikeHTML(rep), Encounters: encounterRows(rep), EpisodeLink: link}
 	v.Curves = curves(rep, "S", func(m StageMean) float64 { return m.S }, 0, 1, true)
 	v.UCurves = curves(rep, "U", func(m StageMean) float64 { return m.U }, -0.5, 0.6, false)
 	for _, r := range rep.Retention {
@@ -440,8 +474,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 		}
 		return "–"
 	},
-	"opt":  label,
-	"file": EpisodeFile,
+	"opt": label,
 	"gain": func(g *Gain) string {
 		if g == nil {
 			return "–"
@@ -456,7 +489,10 @@ table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px soli
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}h2{margin-top:2em;border-bottom:1px solid #eee}
 details{margin:.5em 0}code{font-size:12px}
 </style></head><body>
-<h1>clinevo report: {{.Report.Experiment}}</h1>
+{{template "body" .}}
+<p>Numbers: report.json, stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
+</body></html>
+{{define "body"}}<h1>clinevo report: {{.Report.Experiment}}</h1>
 <h2>Learning curves</h2>
 <p>Stage means of the outcome score S with seeded bootstrap 95% bands, and of the utility U.</p>
 {{.Curves}}
@@ -500,8 +536,6 @@ details{margin:.5em 0}code{font-size:12px}
 {{range .Report.Sensitivity}}<tr><td>{{.Weights}}</td><td>{{range $i, $n := .Ranking}}{{if $i}} &gt; {{end}}{{$n}}{{end}}</td></tr>{{end}}</table>{{end}}
 <h2>Episodes</h2>
 {{range .Conditions}}<details><summary>{{.Name}}: {{len .Episodes}} episodes</summary><table><tr><th>workflow ID</th><th>case</th><th>stage</th><th>S</th><th>U</th></tr>
-{{range .Episodes}}<tr><td><a href="episodes/{{file .EpisodeID}}"><code>{{.WorkflowID}}</code></a></td><td>{{.CaseID}}</td><td>{{.Stage}}</td><td>{{f3 .Scores.S}}</td><td>{{f3 .Scores.U}}</td></tr>
-{{end}}</table></details>{{end}}
-<p>Numbers: report.json, stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
-</body></html>
+{{range .Episodes}}<tr><td><a href="{{call $.EpisodeLink .EpisodeID}}"><code>{{.WorkflowID}}</code></a></td><td>{{.CaseID}}</td><td>{{.Stage}}</td><td>{{f3 .Scores.S}}</td><td>{{f3 .Scores.U}}</td></tr>
+{{end}}</table></details>{{end}}{{end}}
 {{define "side"}}<td>{{.N}}</td>{{if .N}}<td>{{f3 .S}}</td><td>{{f3 .Strict}}</td><td>{{f3 .U}}</td>{{else}}<td>–</td><td>–</td><td>–</td>{{end}}{{end}}`))

@@ -52,6 +52,18 @@ type Record struct {
 	RuleBook []clinic.Rule `json:"rule_book"`
 }
 
+// SourceOf returns the record of the episode that wrote card c, from the
+// records of c's run, or nil when none of them did (the card was imported, or
+// the run's records are elsewhere).
+func SourceOf(recs []Record, c clinic.Card) *Record {
+	for i := range recs {
+		if recs[i].Number == c.CreatedEpisode && recs[i].CaseID == c.SourceCase {
+			return &recs[i]
+		}
+	}
+	return nil
+}
+
 // Usage is model use of one role in one episode.
 type Usage struct {
 	Model            string  `json:"model,omitempty"` // the model that served the role

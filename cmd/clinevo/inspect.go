@@ -18,6 +18,7 @@ import (
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/settings"
 )
 
 func (a *app) episodeShowCmd() *cobra.Command {
@@ -78,7 +79,7 @@ func (a *app) memoryCmd() *cobra.Command {
 	query.Flags().StringSliceVar(&runs, "run", nil, "only cards written by these runs")
 	query.Flags().StringSliceVar(&kinds, "kind", nil, "only these kinds: success, correction, rule, advice")
 	query.Flags().StringVar(&f.Bank, "bank", "", "only this bank: success, correction, rules, advice")
-	query.Flags().IntVar(&top, "top", 5, "number of cards")
+	query.Flags().IntVar(&top, "top", settings.Default().Memory.K, "number of cards (default: the doctor's K)")
 	cmd.AddCommand(query)
 	var statRuns []string
 	var statJSON bool

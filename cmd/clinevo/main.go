@@ -70,6 +70,7 @@ func newRoot() *cobra.Command {
 		fmt.Fprintln(cmd.OutOrStdout(), "clinevo", version)
 	}})
 	root.AddCommand(a.corpusCmd(), a.episodeCmd(), a.devCmd(), a.workerCmd(), a.streamCmd(), a.memoryCmd(), a.runsCmd(), a.demoCmd(), a.experimentCmd(), a.reportCmd())
+	root.AddCommand(a.viewCmd())
 	return root
 }
 

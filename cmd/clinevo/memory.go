@@ -30,12 +30,7 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 			if err != nil {
 				return err
 			}
-			var from *results.Record
-			for i, r := range recs {
-				if r.Number == c.CreatedEpisode && r.CaseID == c.SourceCase {
-					from = &recs[i]
-				}
-			}
+			from := results.SourceOf(recs, c)
 			if showJSON {
 				out := map[string]any{"card": c}
 				if from != nil {

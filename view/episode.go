@@ -1,0 +1,447 @@
+package view
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/settings"
+)
+
+type episodePage struct {
+	Title    string
+	Record   results.Record
+	Trace    clinic.Trace
+	Turns    []turnView
+	Scores   scoreView
+	Grade    *grader.ProcessGrade
+	Written  []cardRef
+	Evicted  []cardRef
+	Usage    []roleUsage
+	History  historyLinks
+	Source   string // what the explanations and the replay read, or why they are missing
+	Replayed bool   // the similarities are a replay of the episode's retrieval
+	Differs  []int  // turns whose replayed cards differ from the recorded ones
+}
+
+// turnView is one turn as the page shows it.
+type turnView struct {
+	clinic.Event
+	Said      string // who or what answered: patient, result, consultant, ...
+	Target    string // the question, test, examination target or tool
+	Arguments string // a tool call's arguments, indented
+	Label     *grader.ActionGrade
+	Cards     []shownCard
+	NewCards  bool   // the cards differ from the turn before's (the page opens them)
+	Query     string // the memory query of the conversation so far, as the doctor made it
+	QueryHref string // that query on the memory page, as of the memory the doctor read
+}
+
+// shownCard is a card shown to the doctor at a turn.
+type shownCard struct {
+	ID, Kind, Text string
+	Similarity     *float64 // nil: not replayed
+	Missing        bool     // not in the bank any more
+}
+
+// cardRef is a card written or evicted by an episode.
+type cardRef struct {
+	ID, Kind, Text string
+	Missing        bool
+}
+
+type historyLinks struct {
+	WorkflowID string
+	Command    string // temporal workflow show ...
+	UI         string // the Temporal Web UI's page, when one is configured
+}
+
+// source is what an episode was played with: its corpus, settings and memory
+// lineage, read from its run's recorded spec.
+type source struct {
+	Corpus     string
+	Settings   settings.Settings
+	MemoryRuns []string
+}
+
+// sourceOf finds a run's corpus, settings and memory lineage: a stream's
+// recorded spec; for its stage evaluations and replays the stream's; for a
+// held-out condition its experiment's spec and the lineage of the stream it
+// reads memory from.
+func (s *Server) sourceOf(ctx context.Context, run string) (source, error) {
+	runs, _, err := s.o.Results.Runs(ctx)
+	if err != nil {
+		return source{}, err
+	}
+	stream := run
+	for _, sep := range []string{"/eval-s", "/replay-"} {
+		if base, _, ok := strings.Cut(run, sep); ok {
+			stream = base
+		}
+	}
+	for _, r := range runs {
+		if r.Run == stream && r.Kind == string(contract.KindStream) {
+			var spec contract.StreamSpec
+			if err := json.Unmarshal(r.Spec, &spec); err != nil {
+				return source{}, fmt.Errorf("run %s: stored spec: %w", r.Run, err)
+			}
+			spec = spec.WithDefaults()
+			return source{Corpus: spec.Corpus, Settings: spec.Settings, MemoryRuns: spec.MemoryRuns()}, nil
+		}
+	}
+	for _, r := range runs {
+		if r.Kind != string(contract.KindExperiment) {
+			continue
+		}
+		var spec contract.ExperimentSpec
+		if err := json.Unmarshal(r.Spec, &spec); err != nil {
+			return source{}, fmt.Errorf("experiment %s: stored spec: %w", r.Run, err)
+		}
+		for i, c := range spec.Conditions {
+			if spec.RunID(c.Name) != run || c.Kind != contract.KindHeldOut {
+				continue
+			}
+			set, err := spec.SettingsOf(i)
+			if err != nil {
+				return source{}, err
+			}
+			src := source{Corpus: c.Corpus, Settings: set}
+			if src.Corpus == "" {
+				src.Corpus = spec.HeldOut
+			}
+			if c.From != "" {
+				raw, err := s.o.Results.RunResult(ctx, spec.RunID(c.From))
+				if err != nil {
+					return source{}, fmt.Errorf("held-out %s: the result of %s: %w", run, c.From, err)
+				}
+				var res contract.StreamResult
+				if err := json.Unmarshal(raw, &res); err != nil {
+					return source{}, fmt.Errorf("held-out %s: the result of %s: %w", run, c.From, err)
+				}
+				src.MemoryRuns = res.MemoryRuns
+			}
+			return src, nil
+		}
+	}
+	return source{}, fmt.Errorf("run %s: no recorded stream or experiment spec names it: %w", run, results.ErrNotFound)
+}
+
+// caseOf loads a case from its corpus (each corpus once).
+func (s *Server) caseOf(ref, id string) (clinic.Case, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cp, ok := s.corpora[ref]
+	if !ok {
+		var err error
+		if cp, err = corpus.Load(ref); err != nil {
+			return clinic.Case{}, err
+		}
+		s.corpora[ref] = cp
+	}
+	c, ok := cp.Case(id)
+	if !ok {
+		return clinic.Case{}, fmt.Errorf("case %q is not in corpus %s", id, ref)
+	}
+	return c, nil
+}
+
+func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
+	id := r.URL.Query().Get("id")
+	if id == "" {
+		return nil, badRequest("episode: the address needs ?id=EPISODE_ID")
+	}
+	rec, t, err := s.o.Results.RecordTrace(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p := episodePage{Title: "episode " + rec.WorkflowID, Record: rec, Trace: t, History: s.history(rec.WorkflowID)}
+	var pg grader.ProcessGrade
+	switch err := s.o.Results.Grade(ctx, id, &pg); {
+	case err == nil:
+		p.Grade = &pg
+	case !errors.Is(err, results.ErrNotFound):
+		return nil, err
+	}
+	for _, ev := range t.Events {
+		tv := turnView{Event: ev, Said: said(ev.Action), Target: target(ev)}
+		if len(ev.Arguments) > 0 {
+			var b bytes.Buffer
+			if json.Indent(&b, ev.Arguments, "", "  ") == nil {
+				tv.Arguments = b.String()
+			} else {
+				tv.Arguments = string(ev.Arguments)
+			}
+		}
+		if p.Grade != nil {
+			for i := range p.Grade.Actions {
+				if p.Grade.Actions[i].Turn == ev.Turn {
+					tv.Label = &p.Grade.Actions[i]
+				}
+			}
+		}
+		for _, cid := range ev.RetrievedCards {
+			c, err := s.cardOrMissing(ctx, cid)
+			if err != nil {
+				return nil, err
+			}
+			tv.Cards = append(tv.Cards, shownCard{ID: c.ID, Kind: c.Kind, Text: c.Text, Missing: c.Missing})
+		}
+		tv.NewCards = len(p.Turns) == 0 || !slices.Equal(ev.RetrievedCards, p.Turns[len(p.Turns)-1].RetrievedCards)
+		p.Turns = append(p.Turns, tv)
+	}
+	for _, list := range []struct {
+		ids []string
+		out *[]cardRef
+	}{{rec.Written, &p.Written}, {rec.Evicted, &p.Evicted}} {
+		for _, cid := range list.ids {
+			c, err := s.cardOrMissing(ctx, cid)
+			if err != nil {
+				return nil, err
+			}
+			*list.out = append(*list.out, c)
+		}
+	}
+	for role, u := range rec.Usage {
+		p.Usage = append(p.Usage, roleUsage{role, u})
+	}
+	sort.Slice(p.Usage, func(i, j int) bool { return p.Usage[i].Role < p.Usage[j].Role })
+
+	src, err := s.sourceOf(ctx, rec.Run)
+	if errors.Is(err, results.ErrNotFound) {
+		p.Source = err.Error() + "; the scores are shown as stored, without the similarity of the cards shown"
+		p.Scores = explain(rec.Scores, nil, nil)
+		return p, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.caseOf(src.Corpus, rec.CaseID)
+	if err != nil {
+		p.Source = fmt.Sprintf("run %s: %v; the scores are shown as stored, without the similarity of the cards shown", rec.Run, err)
+		p.Scores = explain(rec.Scores, nil, nil)
+		return p, nil
+	}
+	p.Source = fmt.Sprintf("case %s of %s, profile %s", c.ID, src.Corpus, src.Settings.Profile)
+	p.Scores = explain(rec.Scores, &c, &src.Settings)
+	if err := s.replay(ctx, &p, c, src); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// cardOrMissing reads a card for display; a card the bank no longer holds
+// (another backend, an import elsewhere) is shown by its ID.
+func (s *Server) cardOrMissing(ctx context.Context, id string) (cardRef, error) {
+	c, err := s.o.Memory.Get(ctx, id)
+	if errors.Is(err, memory.ErrNotFound) {
+		return cardRef{ID: id, Missing: true}, nil
+	}
+	if err != nil {
+		return cardRef{}, err
+	}
+	return cardRef{ID: c.ID, Kind: string(c.Kind), Text: c.Text}, nil
+}
+
+// replay rebuilds the doctor's view before each turn from the stored events,
+// as the Decide activity does, and runs the doctor's retrieval again on the
+// memory as of the episode (frozen: nothing is counted), which gives the
+// similarity of each card shown and the query the doctor made.
+func (s *Server) replay(ctx context.Context, p *episodePage, c clinic.Case, src source) error {
+	if len(src.MemoryRuns) == 0 {
+		return nil // no memory in this run: no card was shown
+	}
+	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: src.Settings}
+	m := runner.Meta{RunID: p.Record.Run, EpisodeID: p.Record.EpisodeID, Number: p.Record.Number, Pass: p.Record.Pass, Stage: p.Record.Stage,
+		MemoryRuns: src.MemoryRuns, Frozen: true}
+	asOf := p.Record.Number - 1 // Retrieve reads the memory after the previous episode (evaluations: Number = as_of + 1)
+	for i := range p.Turns {
+		ep, err := d.Start(c, p.Trace.Events[:i])
+		if err != nil {
+			return fmt.Errorf("episode %s: rebuild turn %d: %w", p.Record.EpisodeID, i, err)
+		}
+		view := ep.View(nil, nil)
+		cards, err := runner.Retrieve(ctx, s.o.Memory, view, src.Settings.Memory, m)
+		if err != nil {
+			return fmt.Errorf("episode %s: replay the retrieval of turn %d: %w", p.Record.EpisodeID, i, err)
+		}
+		tv := &p.Turns[i]
+		if asOf > 0 && src.Settings.Memory.Retrieval != "recent" {
+			tv.Query = runner.QueryText(view)
+			tv.QueryHref = "/memory?" + url.Values{"q": {tv.Query}, "as_of": {fmt.Sprint(asOf)}, "runs": {strings.Join(src.MemoryRuns, ",")},
+				"top": {fmt.Sprint(src.Settings.Memory.K)}}.Encode()
+		}
+		var ids []string
+		sim := map[string]float64{}
+		for _, h := range cards {
+			ids = append(ids, h.ID)
+			sim[h.ID] = h.Similarity
+		}
+		if !slices.Equal(ids, tv.RetrievedCards) {
+			p.Differs = append(p.Differs, tv.Turn)
+			continue
+		}
+		for j := range tv.Cards {
+			v := sim[tv.Cards[j].ID]
+			tv.Cards[j].Similarity = &v
+		}
+	}
+	p.Replayed = true
+	return nil
+}
+
+func (s *Server) history(workflowID string) historyLinks {
+	h := historyLinks{WorkflowID: workflowID}
+	cmd := []string{"temporal", "workflow", "show", "--workflow-id", shellQuote(workflowID)}
+	if s.o.TemporalAddress != "" {
+		cmd = append(cmd, "--address", s.o.TemporalAddress)
+	}
+	if s.o.Namespace != "" {
+		cmd = append(cmd, "--namespace", s.o.Namespace)
+	}
+	h.Command = strings.Join(cmd, " ")
+	if s.o.TemporalUI != "" {
+		ns := s.o.Namespace
+		if ns == "" {
+			ns = "default"
+		}
+		h.UI = strings.TrimRight(s.o.TemporalUI, "/") + "/namespaces/" + url.PathEscape(ns) + "/workflows/" + url.PathEscape(workflowID)
+	}
+	return h
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// said names what answered an action.
+func said(a clinic.ActionKind) string {
+	switch a {
+	case clinic.Ask:
+		return "patient"
+	case clinic.RequestTest:
+		return "result"
+	case clinic.CallMDT:
+		return "consultant"
+	case clinic.BodyExam:
+		return "finding"
+	case clinic.ToolCall:
+		return "tool"
+	}
+	return "reply"
+}
+
+// target is what an action was about.
+func target(ev clinic.Event) string {
+	switch {
+	case ev.Tool != "":
+		return ev.Tool
+	case ev.Test != "":
+		return ev.Test
+	case ev.Target != "":
+		return ev.Target
+	}
+	return ev.Question
+}
+
+// scoreView explains an episode's scores: each part with the formula and the
+// numbers it was computed from.
+type scoreView struct {
+	clinic.Scores
+	Lines []scoreLine
+	// Evidence and Plan are the case's key points, each marked matched or not
+	// (empty when the case could not be read).
+	Evidence []keyPoint
+	Plan     []keyPoint
+	// Check says whether the scoring code, given the stored judgement, gives
+	// the stored scores again.
+	Check string
+}
+
+type scoreLine struct{ Name, Value, How string }
+
+type keyPoint struct {
+	Text    string
+	Matched bool
+}
+
+// explain spells out how each score was computed. With the case and the
+// run's settings it shows the numbers of each formula and checks them with
+// grader.Combine on the stored judgement; without them it shows what was
+// stored.
+func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings) scoreView {
+	v := scoreView{Scores: sc}
+	part := func(p *float64) string {
+		if p == nil {
+			return "not scored"
+		}
+		return fmt.Sprintf("%.3f", *p)
+	}
+	v.Lines = append(v.Lines, scoreLine{"diagnosis", fmt.Sprintf("%.2f", sc.Diagnosis),
+		"grade of the first named diagnosis against the reference and its acceptable names: 1, 0.75, 0.5, 0.25 or 0 (MedEvoEval C.1)"})
+	if c == nil || set == nil {
+		v.Lines = append(v.Lines, scoreLine{"evidence", part(sc.Evidence), fmt.Sprintf("%d key points matched, %d items hallucinated", len(sc.Matched), len(sc.Halluc))},
+			scoreLine{"plan", part(sc.Plan), fmt.Sprintf("%d key points matched, %d items unsafe", len(sc.PlanHit), len(sc.Unsafe))},
+			scoreLine{"S", fmt.Sprintf("%.4f", sc.S), "weighted over the parts that were scored"},
+			scoreLine{"U", fmt.Sprintf("%.4f", sc.U), fmt.Sprintf("from S and T=%d, E=%d, R=%.2f", sc.T, sc.E, sc.R)})
+		return v
+	}
+	w, e := set.Scoring, set.Episode
+	for _, k := range c.Manager.Evidence {
+		v.Evidence = append(v.Evidence, keyPoint{k, slices.Contains(sc.Matched, k)})
+	}
+	for _, k := range c.Manager.Management {
+		v.Plan = append(v.Plan, keyPoint{k, slices.Contains(sc.PlanHit, k)})
+	}
+	if sc.Evidence != nil {
+		// MedEvoEval C.1: S_evi = max(0, (m − λ_evi·h)/K).
+		v.Lines = append(v.Lines, scoreLine{"evidence", part(sc.Evidence), fmt.Sprintf("S_evi = max(0, (m − λ·h)/K) = max(0, (%d − %g·%d)/%d) (MedEvoEval C.1)",
+			len(sc.Matched), w.Lambda, len(sc.Halluc), len(c.Manager.Evidence))})
+	} else {
+		v.Lines = append(v.Lines, scoreLine{"evidence", "not scored", "not scored: the case has no evidence key points, or the profile does not score evidence"})
+	}
+	if sc.Plan != nil {
+		// MedEvoEval C.1: S_plan = max(0, (m − μ_plan·h)/K) over plan and follow-up items.
+		v.Lines = append(v.Lines, scoreLine{"plan", part(sc.Plan), fmt.Sprintf("S_plan = max(0, (m − μ·u)/K) = max(0, (%d − %g·%d)/%d) over plan and follow-up (MedEvoEval C.1)",
+			len(sc.PlanHit), w.Mu, len(sc.Unsafe), len(c.Manager.Management))})
+	} else {
+		v.Lines = append(v.Lines, scoreLine{"plan", "not scored", "not scored: the case has no management key points, or the profile does not score the plan"})
+	}
+	// MedEvoEval §4 and C.1: S = w_d·S_diag + w_e·S_evi + w_p·S_plan, over the parts scored.
+	num, den := fmt.Sprintf("%g·%.2f", w.Diagnosis, sc.Diagnosis), fmt.Sprintf("%g", w.Diagnosis)
+	if sc.Evidence != nil {
+		num, den = num+fmt.Sprintf(" + %g·%.3f", w.Evidence, *sc.Evidence), den+fmt.Sprintf(" + %g", w.Evidence)
+	}
+	if sc.Plan != nil {
+		num, den = num+fmt.Sprintf(" + %g·%.3f", w.Plan, *sc.Plan), den+fmt.Sprintf(" + %g", w.Plan)
+	}
+	v.Lines = append(v.Lines, scoreLine{"S", fmt.Sprintf("%.4f", sc.S), fmt.Sprintf("(%s) / (%s); pass when S ≥ %g (MedEvoEval C.1)", num, den, w.PassAt)})
+	// MedEvoEval §4 and C.2: U = w1·S − w2·T/Tmax − w3·E/Emax − w4·R.
+	v.Lines = append(v.Lines, scoreLine{"U", fmt.Sprintf("%.4f", sc.U), fmt.Sprintf("U = %g·S − %g·T/Tmax − %g·E/Emax − %g·R = %g·%.4f − %g·%d/%d − %g·%d/%d − %g·%.2f (MedEvoEval C.2)",
+		w.US, w.UT, w.UE, w.UR, w.US, sc.S, w.UT, sc.T, e.MaxTurns, w.UE, sc.E, e.MaxTests, w.UR, sc.R)})
+	v.Lines = append(v.Lines, scoreLine{"process", fmt.Sprintf("T=%d E=%d R=%.2f", sc.T, sc.E, sc.R),
+		"T: non-final actions; E: billable test requests; R: (unavailable + unparseable + duplicate)/E (MedEvoEval C.3)"})
+	j := grader.Judgement{Diagnosis: sc.Diagnosis, Matched: sc.Matched, Hallucinated: sc.Halluc, PlanMatched: sc.PlanHit, Unsafe: sc.Unsafe}
+	again := grader.Combine(c, *set, nil, clinic.FinalOutput{}, j)
+	switch {
+	case set.Profile != settings.MedEvoEval:
+		v.Check = "profile " + set.Profile + " scores S its own way: see its metrics"
+	case math.Abs(again.S-sc.S) < 1e-9:
+		v.Check = "the scoring code gives the stored S again from these numbers"
+	default:
+		v.Check = fmt.Sprintf("the scoring code gives S = %.4f from these numbers, not the stored %.4f (a judge other than the rubric, or scoring settings changed since)", again.S, sc.S)
+	}
+	return v
+}

@@ -1,0 +1,33 @@
+package view
+
+import (
+	"fmt"
+	"html/template"
+	"net/url"
+	"strings"
+)
+
+// funcs are the templates' helpers: number formats and link building.
+var funcs = template.FuncMap{
+	"f2":   func(x float64) string { return fmt.Sprintf("%.2f", x) },
+	"f3":   func(x float64) string { return fmt.Sprintf("%.3f", x) },
+	"f4":   func(x float64) string { return fmt.Sprintf("%.4f", x) },
+	"join": strings.Join,
+	"add":  func(a, b int) int { return a + b },
+	"opt": func(p *float64) string {
+		if p == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.3f", *p)
+	},
+	// short is a card ID's first 8 characters: enough to tell cards apart on a page.
+	"short": func(id string) string {
+		if len(id) <= 8 {
+			return id
+		}
+		return id[:8]
+	},
+}
+
+// urlQuery escapes a value for a query parameter.
+func urlQuery(s string) string { return url.QueryEscape(s) }

@@ -1,0 +1,124 @@
+package view
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/settings"
+)
+
+type memoryPage struct {
+	Title string
+	// The form: the bank as of episode AsOf (0: now) of the runs Runs (empty:
+	// every run), a search and a diff.
+	AsOf, Max, Top, From, To int
+	Runs, Q, Kinds, Bank     string
+	Live                     []clinic.Card // the cards live as of AsOf
+	Searched                 bool
+	Hits                     []memory.Hit
+	Diff                     *memory.Diff
+}
+
+// intParam reads a non-negative integer parameter; absent is def.
+func intParam(q url.Values, name string, def int) (int, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, badRequest("parameter %s: %q is not a non-negative whole number", name, v)
+	}
+	return n, nil
+}
+
+func list(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// memory shows the bank as of an episode, searches it the way the doctor
+// and `clinevo memory query TEXT --as-of N` do, and diffs two episodes.
+func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	p := memoryPage{Title: "memory", Runs: q.Get("runs"), Q: q.Get("q"), Kinds: q.Get("kind"), Bank: q.Get("bank")}
+	var err error
+	if p.AsOf, err = intParam(q, "as_of", 0); err != nil {
+		return nil, err
+	}
+	// The doctor's K is the default number of cards, as for the command.
+	if p.Top, err = intParam(q, "top", settings.Default().Memory.K); err != nil {
+		return nil, err
+	}
+	if p.From, err = intParam(q, "from", 0); err != nil {
+		return nil, err
+	}
+	if p.To, err = intParam(q, "to", 0); err != nil {
+		return nil, err
+	}
+	f := memory.Filter{Runs: list(p.Runs), Bank: p.Bank, AsOf: p.AsOf}
+	for _, k := range list(p.Kinds) {
+		f.Kinds = append(f.Kinds, clinic.CardKind(k))
+	}
+	all := f
+	all.AsOf, all.IncludeEvicted = 0, true
+	cards, err := s.o.Memory.List(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	for i := range cards {
+		p.Max = max(p.Max, cards[i].CreatedEpisode, cards[i].EvictedEpisode)
+		if memory.Match(&cards[i], f) {
+			p.Live = append(p.Live, cards[i])
+		}
+	}
+	if strings.TrimSpace(p.Q) != "" {
+		p.Searched = true
+		if p.Hits, err = s.o.Memory.Search(ctx, memory.Query{Text: p.Q, K: p.Top, Filter: f}); err != nil {
+			return nil, err
+		}
+	}
+	if q.Has("to") {
+		d, err := memory.DiffOf(ctx, s.o.Memory, memory.Filter{Runs: f.Runs}, p.From, p.To)
+		if err != nil {
+			return nil, badRequest("%v", err)
+		}
+		p.Diff = &d
+	}
+	return p, nil
+}
+
+type cardPage struct {
+	Title string
+	Card  clinic.Card
+	From  *results.Record // the episode that wrote it
+}
+
+// card shows a card with where it came from: run, episode, source case and
+// the graded action.
+func (s *Server) card(ctx context.Context, r *http.Request) (any, error) {
+	id := r.URL.Query().Get("id")
+	if id == "" {
+		return nil, badRequest("card: the address needs ?id=CARD_ID")
+	}
+	c, err := s.o.Memory.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := s.o.Results.Records(ctx, c.Run)
+	if err != nil {
+		return nil, err
+	}
+	return cardPage{Title: "card " + id, Card: c, From: results.SourceOf(recs, c)}, nil
+}

@@ -1,0 +1,346 @@
+package view
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/settings"
+)
+
+// status is a workflow's state as a page shows it.
+type status struct {
+	WorkflowID string
+	WorkflowState
+	Err       string // why there is no status
+	transient bool   // Temporal did not answer: ask again
+}
+
+// live reports whether a page showing this status should keep polling.
+func (s status) live() bool {
+	return s.Status == "running" || s.Status == "paused" || s.transient
+}
+
+// stateOf asks Temporal for a workflow's state; the pages show a failure to
+// ask instead of failing themselves.
+func (s *Server) stateOf(ctx context.Context, id string) status {
+	return s.states(ctx, []string{id})[0]
+}
+
+// states asks Temporal for the state of several workflows at once, so that a
+// page waits for Temporal's slowest answer, not for the sum of them. After a
+// failure Temporal is not asked again for temporalRetry: a page that polls
+// while Temporal is down answers at once.
+func (s *Server) states(ctx context.Context, ids []string) []status {
+	out := make([]status, len(ids))
+	for i, id := range ids {
+		out[i].WorkflowID = id
+	}
+	if s.o.Workflows == nil {
+		for i := range out {
+			out[i].Err = "no Temporal configured"
+		}
+		return out
+	}
+	s.mu.Lock()
+	down, why := time.Now().Before(s.downUntil), s.downWhy
+	s.mu.Unlock()
+	if down {
+		for i := range out {
+			out[i].Err, out[i].transient = why, true
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	for i := range out {
+		wg.Go(func() {
+			ws, err := s.o.Workflows.State(ctx, out[i].WorkflowID)
+			if err != nil {
+				out[i].Err, out[i].transient = "Temporal did not answer: "+err.Error(), true
+				s.mu.Lock()
+				s.downUntil, s.downWhy = time.Now().Add(temporalRetry), out[i].Err
+				s.mu.Unlock()
+				return
+			}
+			out[i].WorkflowState = ws
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// temporalRetry is how long the pages take Temporal for down after it failed
+// to answer.
+const temporalRetry = 10 * time.Second
+
+// runRow is one run on the runs page.
+type runRow struct {
+	Run, Kind string
+	Episodes  int
+	Status    status
+}
+
+type indexPage struct {
+	Title       string
+	Experiments []runRow
+	Runs        []runRow
+	Evaluations []runRow // runs with records and no description: stage evaluations, replays, held-out
+	anyLive     bool
+}
+
+func (p indexPage) Live() bool { return p.anyLive }
+
+func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
+	runs, counts, err := s.o.Results.Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := indexPage{Title: "runs"}
+	described := map[string]bool{}
+	var ids []string
+	for _, r := range runs {
+		described[r.Run] = true
+		ids = append(ids, r.WorkflowID)
+	}
+	var evals []string
+	for run := range counts {
+		if !described[run] {
+			evals = append(evals, run)
+		}
+	}
+	sort.Strings(evals)
+	for _, run := range evals {
+		ids = append(ids, contract.EvaluationWorkflowID(run))
+	}
+	st := s.states(ctx, ids)
+	for i, r := range runs {
+		row := runRow{Run: r.Run, Kind: r.Kind, Episodes: counts[r.Run], Status: st[i]}
+		p.anyLive = p.anyLive || row.Status.live()
+		if r.Kind == string(contract.KindExperiment) {
+			p.Experiments = append(p.Experiments, row)
+			continue
+		}
+		p.Runs = append(p.Runs, row)
+	}
+	for i, run := range evals {
+		row := runRow{Run: run, Kind: "evaluation", Episodes: counts[run], Status: st[len(runs)+i]}
+		p.anyLive = p.anyLive || row.Status.live()
+		p.Evaluations = append(p.Evaluations, row)
+	}
+	return p, nil
+}
+
+// stageRules is the rule book at the end of one stage.
+type stageRules struct {
+	Stage int
+	After int // the episode number whose record carries it
+	Rules []clinic.Rule
+	Found bool
+}
+
+type runPage struct {
+	Title      string
+	Run        string
+	Kind       string
+	Spec       *specSummary
+	Status     status
+	Charts     []analysis.Chart
+	Stages     []analysis.StageMean
+	Overall    analysis.StageMean
+	Records    []results.Record
+	RuleStages []int
+	RuleBook   stageRules
+	Related    []string // evaluation runs of this stream
+	Usage      []roleUsage
+	MemoryRuns string // the lineage, for the memory page
+	LastNumber int
+}
+
+func (p runPage) Live() bool { return p.Status.live() }
+
+// specSummary is what the run page says of a stream's spec: no role
+// endpoint, key variable or file, only what was played and how.
+type specSummary struct {
+	Corpus, Memory, Profile string
+	StageSize, Limit, Pass  int
+	CarryFrom               []string
+	Roles                   []string // role: backend[/model]
+}
+
+type roleUsage struct {
+	Role string
+	results.Usage
+}
+
+func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
+	id := r.URL.Query().Get("id")
+	if id == "" {
+		return nil, badRequest("run: the address needs ?id=RUN")
+	}
+	recs, err := s.o.Results.Records(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	runs, counts, err := s.o.Results.Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := runPage{Title: "run " + id, Run: id, Kind: "evaluation", Records: recs}
+	wf := contract.EvaluationWorkflowID(id)
+	found := len(recs) > 0
+	for _, run := range runs {
+		if run.Run != id {
+			continue
+		}
+		found, p.Kind, wf = true, run.Kind, run.WorkflowID
+		if run.Kind == string(contract.KindStream) {
+			var spec contract.StreamSpec
+			if err := json.Unmarshal(run.Spec, &spec); err != nil {
+				return nil, fmt.Errorf("run %s: stored spec: %w", id, err)
+			}
+			p.Spec = summarise(spec.WithDefaults())
+			p.MemoryRuns = strings.Join(spec.MemoryRuns(), ",")
+		}
+	}
+	if !found {
+		return nil, notFound("run %q is not in the results store", id)
+	}
+	if p.Kind == string(contract.KindExperiment) {
+		return nil, notFound("%s is an experiment: see /experiment?name=%s", id, id)
+	}
+	p.Status = s.stateOf(ctx, wf)
+	for run := range counts {
+		if strings.HasPrefix(run, id+"/") {
+			p.Related = append(p.Related, run)
+		}
+	}
+	sort.Strings(p.Related)
+	kind := p.Kind
+	if kind != string(contract.KindStream) {
+		kind = "evaluation"
+	}
+	cond := analysis.Condition(id, kind, id, recs)
+	p.Stages, p.Overall = cond.Stages, cond.Overall
+	if len(cond.Stages) > 0 {
+		p.Charts = analysis.StageCharts(analysis.Report{Conditions: []analysis.ConditionReport{cond}})
+	}
+	for _, rec := range recs {
+		p.LastNumber = max(p.LastNumber, rec.Number)
+		if rec.RuleBook != nil && !slices.Contains(p.RuleStages, rec.Stage) {
+			p.RuleStages = append(p.RuleStages, rec.Stage)
+		}
+	}
+	if len(p.RuleStages) > 0 {
+		stage := p.RuleStages[len(p.RuleStages)-1]
+		if v := r.URL.Query().Get("stage"); v != "" {
+			if stage, err = strconv.Atoi(v); err != nil {
+				return nil, badRequest("run %s: stage %q is not a number", id, v)
+			}
+		}
+		p.RuleBook = ruleBookAt(recs, stage)
+	}
+	usage, err := s.o.Results.RunUsage(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for role, u := range usage {
+		p.Usage = append(p.Usage, roleUsage{role, u})
+	}
+	sort.Slice(p.Usage, func(i, j int) bool { return p.Usage[i].Role < p.Usage[j].Role })
+	return p, nil
+}
+
+// ruleBookAt is the rule book after the last episode of a stage: the one the
+// next stage started from (records carry the book after their batch).
+func ruleBookAt(recs []results.Record, stage int) stageRules {
+	out := stageRules{Stage: stage}
+	last := -1
+	for _, r := range recs {
+		if r.Stage == stage && r.RuleBook != nil && r.Index > last {
+			last = r.Index
+			out.After, out.Rules, out.Found = r.Number, r.RuleBook, true
+		}
+	}
+	return out
+}
+
+func summarise(s contract.StreamSpec) *specSummary {
+	out := &specSummary{Corpus: s.Corpus, Memory: string(s.Memory), Profile: s.Settings.Profile, StageSize: s.StageSize, Limit: s.Limit, Pass: s.Pass, CarryFrom: s.CarryFrom}
+	for _, name := range settings.RoleNames {
+		role, ok := s.Settings.Roles[name]
+		if !ok {
+			continue
+		}
+		spell := name + ": " + role.Backend
+		if role.Model != "" {
+			spell += "/" + role.Model
+		}
+		out.Roles = append(out.Roles, spell)
+	}
+	return out
+}
+
+type experimentPage struct {
+	Title      string
+	Name       string
+	Finished   bool
+	Status     status
+	Conditions []conditionStatus
+	Report     template.HTML
+}
+
+type conditionStatus struct {
+	Title, Kind, Run string
+	Episodes         int
+	Status           status
+}
+
+func (p experimentPage) Live() bool { return !p.Finished && p.Status.live() }
+
+// experiment builds the experiment's report from the store as it stands:
+// while the experiment runs, from the records written so far.
+func (s *Server) experiment(ctx context.Context, r *http.Request) (any, error) {
+	name := r.URL.Query().Get("name")
+	if name == "" {
+		return nil, badRequest("experiment: the address needs ?name=NAME")
+	}
+	in, finished, err := analysis.LoadLive(ctx, s.o.Results, name)
+	if err != nil {
+		return nil, err
+	}
+	p := experimentPage{Title: "experiment " + name, Name: name, Finished: finished}
+	ids := []string{contract.ExperimentWorkflowID(name)}
+	for _, c := range in.Spec.Conditions {
+		run := in.Spec.RunID(c.Name)
+		p.Conditions = append(p.Conditions, conditionStatus{Title: c.Title(), Kind: string(c.Kind), Run: run, Episodes: len(in.Records[run])})
+		if c.Kind == contract.KindStream {
+			ids = append(ids, contract.StreamWorkflowID(run))
+		} else {
+			ids = append(ids, contract.EvaluationWorkflowID(run))
+		}
+	}
+	st := s.states(ctx, ids)
+	p.Status = st[0]
+	for i := range p.Conditions {
+		p.Conditions[i].Status = st[i+1]
+	}
+	p.Report, err = analysis.HTML(analysis.Build(in), episodeHref)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func episodeHref(id string) string { return "/episode?id=" + urlQuery(id) }

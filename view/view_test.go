@@ -1,0 +1,521 @@
+package view_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/settings"
+	"github.com/clinevo/clinevo/view"
+)
+
+// fixture is a small recorded experiment played through the embedded
+// Temporal server: a stream of 12 cases in 2 stages of 6 with stage
+// evaluations and the retention replay, held-out H0 and H3 over 4 cases, and
+// a second stream paused after its first episodes (running, for live status).
+type fixture struct {
+	env *enginetest.Env
+	// episode is a stream episode of stage 2 that was shown cards.
+	episode results.Record
+	trace   clinic.Trace
+	// card is a card written by the stream.
+	card clinic.Card
+}
+
+func record(t *testing.T) fixture {
+	t.Helper()
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	spec := contract.ExperimentSpec{Name: "vt", Corpus: "builtin:stream", Limit: 12, StageSize: 6, HeldOut: "builtin:heldout", HeldOutLimit: 4,
+		EvalConcurrency: 2, Settings: settings.Overrides{"evolver": map[string]any{"memory_budget": 6}},
+		Conditions: []contract.ConditionSpec{{Name: "E1", Kind: "stream", Memory: "empty", StageEval: true, Retention: "final"},
+			{Name: "H0", Kind: "heldout"}, {Name: "H3", Kind: "heldout", From: "E1"}}}
+	run, err := engine.StartExperiment(ctx, env.Client, "", spec)
+	require.NoError(t, err)
+	require.NoError(t, run.Get(ctx, nil))
+
+	live := contract.StreamSpec{RunID: "live", Corpus: "builtin:stream", Limit: 40, StageSize: 20}
+	_, err = engine.StartStream(ctx, env.Client, "", live)
+	require.NoError(t, err)
+	require.NoError(t, env.Client.SignalWorkflow(ctx, contract.StreamWorkflowID("live"), "", contract.SignalPause, nil))
+	enginetest.Eventually(t, 30*time.Second, "the live stream paused", func() bool {
+		v, err := env.Client.QueryWorkflow(ctx, contract.StreamWorkflowID("live"), "", contract.QueryProgress)
+		var p contract.Progress
+		return err == nil && v.Get(&p) == nil && p.Paused
+	})
+
+	f := fixture{env: env}
+	recs, err := env.Engine.Results.Records(ctx, "vt-E1")
+	require.NoError(t, err)
+	require.Len(t, recs, 12)
+	for _, r := range recs {
+		if r.Stage == 2 && len(r.Retrieved) > 0 && f.episode.EpisodeID == "" {
+			f.episode = r
+		}
+		if len(r.Written) > 0 && f.card.ID == "" {
+			f.card, err = env.Engine.Memory.Get(ctx, r.Written[0])
+			require.NoError(t, err)
+		}
+	}
+	require.NotEmpty(t, f.episode.EpisodeID, "a stage-2 episode was shown cards")
+	require.NotEmpty(t, f.card.ID, "the stream wrote cards")
+	_, f.trace, err = env.Engine.Results.RecordTrace(ctx, f.episode.EpisodeID)
+	require.NoError(t, err)
+	return f
+}
+
+func newServer(t *testing.T, f fixture, token string) *view.Server {
+	t.Helper()
+	srv, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: view.Temporal(f.env.Client),
+		TemporalAddress: f.env.Server.Address(), Namespace: "default", TemporalUI: "http://127.0.0.1:8080", Token: token})
+	require.NoError(t, err)
+	return srv
+}
+
+func get(t *testing.T, h http.Handler, method, path string, header http.Header) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest(method, path, nil)
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w.Result()
+}
+
+func body(t *testing.T, r *http.Response) string {
+	t.Helper()
+	b, err := io.ReadAll(r.Body)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// liveCards is the number of cards of the stream live after episode n.
+func liveCards(t *testing.T, f fixture, n int) int {
+	t.Helper()
+	cards, err := f.env.Engine.Memory.List(context.Background(), memory.Filter{Runs: []string{"vt-E1"}, AsOf: n})
+	require.NoError(t, err)
+	return len(cards)
+}
+
+// TestViewer serves the recorded experiment: every page, the explanations,
+// the live status, the read-only and token rules, and the pages in Chromium.
+func TestViewer(t *testing.T) {
+	f := record(t)
+	ctx := context.Background()
+	ep := url.QueryEscape(f.episode.EpisodeID)
+	pages := []string{"/", "/part/runs", "/run?id=vt-E1", "/run?id=vt-E1&stage=1", "/run?id=" + url.QueryEscape("vt-E1/eval-s01"), "/run?id=vt-H3", "/run?id=live",
+		"/part/run?id=live", "/episode?id=" + ep, "/memory", "/memory?runs=vt-E1&as_of=6&q=" + url.QueryEscape("tight chest when climbing stairs"),
+		"/memory?runs=vt-E1&from=3&to=12", "/card?id=" + url.QueryEscape(f.card.ID), "/experiment?name=vt", "/part/experiment?name=vt",
+		"/static/view.css", "/static/view.js"}
+
+	t.Run("every page", func(t *testing.T) {
+		srv := newServer(t, f, "")
+		for _, p := range pages {
+			r := get(t, srv, http.MethodGet, p, nil)
+			b := body(t, r)
+			require.Equal(t, http.StatusOK, r.StatusCode, "%s: %s", p, b)
+			require.NotEmpty(t, b, p)
+			h := get(t, srv, http.MethodHead, p, nil)
+			require.Equal(t, http.StatusOK, h.StatusCode, "HEAD %s", p)
+		}
+	})
+
+	t.Run("every link", func(t *testing.T) {
+		// Follow every link of the viewer's pages from the runs page: each
+		// answers 200.
+		srv := newServer(t, f, "")
+		href := regexp.MustCompile(`(?:href|src)="(/[^"#]*)`)
+		seen := map[string]bool{"/": true}
+		queue := []string{"/", "/memory?runs=vt-E1&as_of=12&q=" + url.QueryEscape("tight chest when climbing stairs")}
+		kinds := map[string]bool{}
+		for len(queue) > 0 {
+			p := queue[0]
+			queue = queue[1:]
+			r := get(t, srv, http.MethodGet, p, nil)
+			b := body(t, r)
+			require.Equal(t, http.StatusOK, r.StatusCode, "%s: %s", p, b)
+			path, _, _ := strings.Cut(p, "?")
+			kinds[path] = true
+			if path == "/static/view.css" || path == "/static/view.js" {
+				continue
+			}
+			for _, m := range href.FindAllStringSubmatch(b, -1) {
+				link := strings.ReplaceAll(m[1], "&amp;", "&")
+				if !seen[link] {
+					seen[link] = true
+					queue = append(queue, link)
+				}
+			}
+		}
+		for _, k := range []string{"/", "/run", "/episode", "/memory", "/card", "/experiment", "/static/view.css", "/static/view.js"} {
+			require.True(t, kinds[k], "a link to %s", k)
+		}
+		t.Logf("%d links followed", len(seen))
+	})
+
+	t.Run("bad addresses", func(t *testing.T) {
+		srv := newServer(t, f, "")
+		for _, tc := range []struct {
+			path   string
+			status int
+			want   string
+		}{
+			{"/run?id=nope", http.StatusNotFound, `run "nope" is not in the results store`},
+			{"/run", http.StatusBadRequest, "?id=RUN"},
+			{"/episode?id=nope", http.StatusNotFound, "not found"},
+			{"/card?id=nope", http.StatusNotFound, "card not found"},
+			{"/experiment?name=nope", http.StatusNotFound, `experiment "nope" is not in the results store`},
+			{"/nope", http.StatusNotFound, ""},
+			{"/memory?as_of=x", http.StatusBadRequest, `parameter as_of: "x" is not a non-negative whole number`},
+			{"/memory?from=5&to=2", http.StatusBadRequest, "need 0 <= from < to"},
+			{"/run?id=vt-E1&stage=two", http.StatusBadRequest, `stage "two" is not a number`},
+		} {
+			r := get(t, srv, http.MethodGet, tc.path, nil)
+			require.Equal(t, tc.status, r.StatusCode, tc.path)
+			require.Contains(t, body(t, r), tc.want, tc.path)
+		}
+	})
+
+	t.Run("read-only", func(t *testing.T) {
+		srv := newServer(t, f, "")
+		for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			r := get(t, srv, m, "/memory", nil)
+			require.Equal(t, http.StatusMethodNotAllowed, r.StatusCode, m)
+			require.Equal(t, "GET, HEAD", r.Header.Get("Allow"))
+		}
+		// Serving every page changes neither store: the episode page replays
+		// retrieval frozen, so no retrieval is counted.
+		before := snapshot(t, f)
+		for _, p := range pages {
+			require.Equal(t, http.StatusOK, get(t, srv, http.MethodGet, p, nil).StatusCode, p)
+		}
+		require.Equal(t, before, snapshot(t, f))
+	})
+
+	t.Run("token", func(t *testing.T) {
+		srv := newServer(t, f, "s3cret")
+		require.Equal(t, http.StatusUnauthorized, get(t, srv, http.MethodGet, "/", nil).StatusCode)
+		require.Equal(t, http.StatusUnauthorized, get(t, srv, http.MethodGet, "/static/view.css", nil).StatusCode, "assets too")
+		require.Equal(t, http.StatusUnauthorized, get(t, srv, http.MethodGet, "/", http.Header{"Authorization": {"Bearer wrong"}}).StatusCode)
+		require.Equal(t, http.StatusUnauthorized, get(t, srv, http.MethodGet, "/?token=wrong", nil).StatusCode)
+		require.Equal(t, http.StatusOK, get(t, srv, http.MethodGet, "/", http.Header{"Authorization": {"Bearer s3cret"}}).StatusCode)
+		r := get(t, srv, http.MethodGet, "/run?id=vt-E1&token=s3cret", nil)
+		require.Equal(t, http.StatusSeeOther, r.StatusCode)
+		require.Equal(t, "/run?id=vt-E1", r.Header.Get("Location"), "the token leaves the address")
+		cookies := r.Cookies()
+		require.Len(t, cookies, 1)
+		require.True(t, cookies[0].HttpOnly)
+		require.Equal(t, http.StatusOK, get(t, srv, http.MethodGet, "/run?id=vt-E1", http.Header{"Cookie": {cookies[0].String()}}).StatusCode)
+		require.Equal(t, http.StatusUnauthorized, get(t, srv, http.MethodGet, "/", http.Header{"Cookie": {"clinevo_view_token=wrong"}}).StatusCode)
+	})
+
+	t.Run("status and progress from Temporal", func(t *testing.T) {
+		srv := newServer(t, f, "")
+		r := get(t, srv, http.MethodGet, "/", nil)
+		index := body(t, r)
+		require.Regexp(t, `data-run="vt".*\n?.*s-completed`, index)
+		require.Regexp(t, `data-run="vt-E1"[^\n]*s-completed`, index)
+		require.Regexp(t, `data-run="live"[^\n]*s-paused[^\n]*<progress max="40" value="\d+">`, index)
+		require.Contains(t, index, `data-refresh="/part/runs"`, "a page with a running stream refreshes")
+		run := body(t, get(t, srv, http.MethodGet, "/part/run?id=vt-E1", nil))
+		require.Contains(t, run, "s-completed")
+		require.Equal(t, "0", get(t, srv, http.MethodGet, "/part/run?id=vt-E1", nil).Header.Get("X-Clinevo-Live"), "a finished run stops polling")
+		require.Empty(t, get(t, srv, http.MethodGet, "/part/run?id=live", nil).Header.Get("X-Clinevo-Live"), "a paused stream keeps polling")
+
+		// Temporal down: the pages load and say so.
+		down, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: failing{}})
+		require.NoError(t, err)
+		r = get(t, down, http.MethodGet, "/run?id=vt-E1", nil)
+		require.Equal(t, http.StatusOK, r.StatusCode)
+		require.Contains(t, body(t, r), "Temporal did not answer: connection refused")
+		none, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory})
+		require.NoError(t, err)
+		require.Contains(t, body(t, get(t, none, http.MethodGet, "/", nil)), "no Temporal configured")
+	})
+
+	t.Run("run page", func(t *testing.T) {
+		srv := newServer(t, f, "")
+		recs, err := f.env.Engine.Results.Records(ctx, "vt-E1")
+		require.NoError(t, err)
+		for _, stage := range []int{1, 2} {
+			var book []clinic.Rule
+			for _, r := range recs {
+				if r.Stage == stage {
+					book = r.RuleBook // records are in case order: the last of the stage
+				}
+			}
+			page := body(t, get(t, srv, http.MethodGet, fmt.Sprintf("/run?id=vt-E1&stage=%d", stage), nil))
+			require.Equal(t, len(book), strings.Count(page, `<tr class="rule">`), "stage %d", stage)
+			for _, rule := range book {
+				require.Contains(t, page, htmlText(rule.Text))
+			}
+			require.Contains(t, page, `class="chart curve"`)
+			require.Equal(t, 12, strings.Count(page, `<tr class="episode">`))
+		}
+	})
+
+	t.Run("episode page", func(t *testing.T) {
+		srv := newServer(t, f, "")
+		page := body(t, get(t, srv, http.MethodGet, "/episode?id="+ep, nil))
+		require.Equal(t, len(f.trace.Events), strings.Count(page, `<li class="turn"`))
+		for _, ev := range f.trace.Events {
+			require.Contains(t, page, fmt.Sprintf(`data-turn="%d"`, ev.Turn))
+			if ev.Reply != "" {
+				require.Contains(t, page, htmlText(ev.Reply))
+			}
+		}
+		require.Contains(t, page, "Similarities are the doctor's retrieval replayed")
+		require.NotContains(t, page, "differ from the recorded ones")
+		shown := regexp.MustCompile(`<tr class="shown"><td class="n">([0-9.]+)</td>`).FindAllStringSubmatch(page, -1)
+		want := 0
+		for _, ev := range f.trace.Events {
+			want += len(ev.RetrievedCards)
+		}
+		require.Len(t, shown, want, "every card shown has its replayed similarity")
+		require.Contains(t, page, "S_evi = max(0, (m − λ·h)/K)")
+		require.Contains(t, page, "the scoring code gives the stored S again from these numbers")
+		require.Contains(t, page, htmlText("temporal workflow show --workflow-id '"+f.episode.WorkflowID+"'"))
+		require.Contains(t, page, "http://127.0.0.1:8080/namespaces/default/workflows/"+url.PathEscape(f.episode.WorkflowID))
+		require.Equal(t, len(f.trace.Events), strings.Count(page, `<tr class="label-row">`), "a label with its rationale per turn")
+		require.Contains(t, page, "Search the memory with this turn")
+
+		// A held-out H3 episode reads E1's final memory.
+		h3, err := f.env.Engine.Results.Records(ctx, "vt-H3")
+		require.NoError(t, err)
+		page = body(t, get(t, srv, http.MethodGet, "/episode?id="+url.QueryEscape(h3[0].EpisodeID), nil))
+		require.Contains(t, page, "Similarities are the doctor's retrieval replayed on the memory as of episode 12")
+		require.NotContains(t, page, "differ from the recorded ones")
+	})
+
+	t.Run("memory page", func(t *testing.T) {
+		srv := newServer(t, f, "")
+		for _, n := range []int{2, 12} {
+			page := body(t, get(t, srv, http.MethodGet, fmt.Sprintf("/memory?runs=vt-E1&as_of=%d", n), nil))
+			require.Contains(t, page, fmt.Sprintf(`<span id="live-count">%d</span>`, liveCards(t, f, n)))
+			require.Equal(t, liveCards(t, f, n), strings.Count(page, `<tr class="card"`))
+		}
+		require.NotEqual(t, liveCards(t, f, 2), liveCards(t, f, 12))
+		// From an episode after which a card was written that was evicted later.
+		all, err := f.env.Engine.Memory.List(ctx, memory.Filter{Runs: []string{"vt-E1"}, IncludeEvicted: true})
+		require.NoError(t, err)
+		from := 0
+		for _, c := range all {
+			if c.EvictedEpisode > 0 && from == 0 {
+				from = c.CreatedEpisode
+			}
+		}
+		require.Positive(t, from, "the small bank evicted cards")
+		d, err := memory.DiffOf(ctx, f.env.Engine.Memory, memory.Filter{Runs: []string{"vt-E1"}}, from, 12)
+		require.NoError(t, err)
+		require.NotEmpty(t, d.Evicted)
+		require.NotEmpty(t, d.Written)
+		page := body(t, get(t, srv, http.MethodGet, fmt.Sprintf("/memory?runs=vt-E1&from=%d&to=12", from), nil))
+		require.Equal(t, len(d.Written), strings.Count(page, `<tr class="diff-written">`))
+		require.Equal(t, len(d.Evicted), strings.Count(page, `<tr class="diff-evicted">`))
+		page = body(t, get(t, srv, http.MethodGet, "/card?id="+url.QueryEscape(f.card.ID), nil))
+		require.Contains(t, page, "The episode that wrote it")
+		require.Contains(t, page, htmlText(f.card.Text))
+	})
+
+	t.Run("experiment page", func(t *testing.T) {
+		srv := newServer(t, f, "")
+		page := body(t, get(t, srv, http.MethodGet, "/experiment?name=vt", nil))
+		require.Contains(t, page, "Learning curves")
+		require.Contains(t, page, `class="chart heatmap"`)
+		require.Contains(t, page, `href="/episode?id=`+ep+`"`)
+		require.NotContains(t, page, "records written so far")
+	})
+
+	t.Run("klinike tool calls, no secret", func(t *testing.T) {
+		// A KlinikeBench episode played in process and recorded under a run
+		// whose roles name an endpoint and a key variable.
+		cp, err := corpus.Load("builtin:klinike@7")
+		require.NoError(t, err)
+		c, ok := cp.Case("klinike-0001")
+		require.True(t, ok)
+		set := settings.Default()
+		set.Profile = settings.Klinike
+		id := contract.EpisodeWorkflowID("kl", 1, 1, 1, c.ID)
+		tr, err := runner.Play(ctx, c, runner.Deps{Roles: runner.BuiltinRoles(), Settings: set}, runner.Meta{RunID: "kl", EpisodeID: id, Number: 1, Pass: 1, Stage: 1})
+		require.NoError(t, err)
+		rec := results.Record{EpisodeID: id, WorkflowID: id, Run: "kl", Kind: "stream", Pass: 1, Stage: 1, Index: 1, Number: 1, CaseID: c.ID,
+			Scores: *tr.Scores, Final: tr.Final, Termination: tr.Termination, Turns: len(tr.Events), RuleBook: []clinic.Rule{}}
+		set.Roles["judge"] = settings.Role{Backend: settings.OpenAI, BaseURL: "https://judge.example.invalid/v1", Model: "judge-model", APIKeyEnv: "KL_SECRET_KEY_VAR", APIKeyFile: "/secret/key/file"}
+		spec, err := json.Marshal(contract.StreamSpec{RunID: "kl", Corpus: "builtin:klinike@7", Settings: set})
+		require.NoError(t, err)
+		require.NoError(t, f.env.Engine.Results.PutRun(ctx, results.Run{Run: "kl", Kind: "stream", WorkflowID: contract.StreamWorkflowID("kl"), Spec: spec}))
+		require.NoError(t, f.env.Engine.Results.PutRecord(ctx, rec, tr))
+
+		srv := newServer(t, f, "")
+		page := body(t, get(t, srv, http.MethodGet, "/episode?id="+url.QueryEscape(id), nil))
+		calls := 0
+		for _, ev := range tr.Events {
+			if ev.Action == clinic.ToolCall {
+				calls++
+				require.Contains(t, page, `<span class="who">doctor</span> <span>`+ev.Tool)
+			}
+		}
+		require.Positive(t, calls, "the built-in doctor calls tools")
+		require.Equal(t, calls, strings.Count(page, `<span class="who">tool</span>`), "every tool call's result")
+		require.Contains(t, page, "profile klinike scores S its own way")
+		run := body(t, get(t, srv, http.MethodGet, "/run?id=kl", nil))
+		require.Contains(t, run, "judge: openai/judge-model")
+		for _, secret := range []string{"judge.example.invalid", "KL_SECRET_KEY_VAR", "/secret/key/file"} {
+			require.NotContains(t, run, secret)
+			require.NotContains(t, page, secret)
+		}
+	})
+
+	t.Run("chromium", func(t *testing.T) { browse(t, f) })
+}
+
+// snapshot is everything the stores hold that a page could change.
+func snapshot(t *testing.T, f fixture) string {
+	t.Helper()
+	ctx := context.Background()
+	cards, err := f.env.Engine.Memory.List(ctx, memory.Filter{IncludeEvicted: true})
+	require.NoError(t, err)
+	recs, turns, err := f.env.Engine.Results.Counts(ctx)
+	require.NoError(t, err)
+	runs, counts, err := f.env.Engine.Results.Runs(ctx)
+	require.NoError(t, err)
+	return fmt.Sprintf("%+v\n%d %d\n%+v %v", cards, recs, turns, runs, counts)
+}
+
+// htmlText is text as html/template escapes it.
+func htmlText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+type failing struct{}
+
+func (failing) State(context.Context, string) (view.WorkflowState, error) {
+	return view.WorkflowState{}, errors.New("connection refused")
+}
+
+func TestCheckListen(t *testing.T) {
+	for _, tc := range []struct {
+		addr, token, want string
+	}{
+		{"127.0.0.1:8233", "", ""},
+		{"127.0.0.2:8233", "", ""},
+		{"[::1]:8233", "", ""},
+		{"localhost:8233", "", ""},
+		{"0.0.0.0:8233", "", `listen address "0.0.0.0:8233" is not loopback: serving other machines needs --token`},
+		{":8233", "", "is not loopback"},
+		{"192.0.2.7:8233", "", "is not loopback"},
+		{"example.org:80", "", "is not loopback"},
+		{"0.0.0.0:8233", "t", ""},
+		{"8233", "", `listen address "8233": want host:port`},
+	} {
+		t.Run(tc.addr+"/"+tc.token, func(t *testing.T) {
+			err := view.CheckListen(tc.addr, tc.token)
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+// browse serves the recorded run on loopback with a token and loads the pages
+// in headless Chromium: no console message on any page, every turn of the
+// episode, the live cards of the bank as of two episodes; screenshots of the
+// run, episode and memory pages go to the test's directory (or to
+// CLINEVO_VIEW_SCREENSHOTS when set). Without Chromium it skips, except under
+// CI, where a missing browser is a failure.
+func browse(t *testing.T, f fixture) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set and chromium is required for this test (.ci/run installs Debian's chromium): %v", err)
+		}
+		t.Skipf("chromium not found (install the chromium package, e.g. apt-get install chromium, to run this test): %v", err)
+	}
+	const token = "browser-token"
+	hs := httptest.NewServer(newServer(t, f, token))
+	defer hs.Close()
+	shots := os.Getenv("CLINEVO_VIEW_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	profile := t.TempDir()
+	// chrome loads a page; the token rides on the first request and the
+	// viewer moves it into a cookie that the page's own fetches carry.
+	chrome := func(page string, extra ...string) (stdout, logs string) {
+		t.Helper()
+		u, err := url.Parse(hs.URL + page)
+		require.NoError(t, err)
+		q := u.Query()
+		q.Set("token", token)
+		u.RawQuery = q.Encode()
+		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + profile,
+			"--virtual-time-budget=7000"}, extra...)
+		cmd := exec.Command(browser, append(args, u.String())...)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		require.NoError(t, cmd.Run(), errb.String())
+		for _, line := range strings.Split(errb.String(), "\n") {
+			if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
+				t.Errorf("%s: console message: %s", page, line)
+			}
+		}
+		return out.String(), errb.String()
+	}
+	dom := func(page string) string {
+		out, _ := chrome(page, "--dump-dom")
+		require.Contains(t, out, `<a class="brand" href="/">clinevo view</a>`, page)
+		return out
+	}
+	ep := url.QueryEscape(f.episode.EpisodeID)
+	for _, p := range []string{"/", "/run?id=vt-E1", "/run?id=vt-H0", "/card?id=" + url.QueryEscape(f.card.ID), "/experiment?name=vt",
+		"/memory?runs=vt-E1&from=3&to=12", "/memory?runs=vt-E1&as_of=6&q=" + url.QueryEscape("burning when passing urine")} {
+		dom(p)
+	}
+	page := dom("/episode?id=" + ep)
+	require.Equal(t, len(f.trace.Events), strings.Count(page, `<li class="turn"`))
+	for _, ev := range f.trace.Events {
+		require.Contains(t, page, fmt.Sprintf(`data-turn="%d"`, ev.Turn))
+	}
+	for _, n := range []int{2, 12} {
+		page := dom(fmt.Sprintf("/memory?runs=vt-E1&as_of=%d", n))
+		require.Contains(t, page, fmt.Sprintf(`<span id="live-count">%d</span>`, liveCards(t, f, n)))
+		require.Equal(t, liveCards(t, f, n), strings.Count(page, `<tr class="card"`))
+	}
+	// The index refreshes its live part in place (the paused stream keeps it
+	// live): after the refresh it still shows every run.
+	index := dom("/")
+	require.Contains(t, index, `data-run="live"`)
+	for name, p := range map[string]string{"run": "/run?id=vt-E1", "episode": "/episode?id=" + ep, "memory": "/memory?runs=vt-E1&as_of=12&q=" + url.QueryEscape("tight chest when climbing stairs")} {
+		shot := filepath.Join(shots, "view-"+name+".png")
+		chrome(p, "--window-size=1200,1800", "--screenshot="+shot)
+		info, err := os.Stat(shot)
+		require.NoError(t, err)
+		require.Greater(t, info.Size(), int64(10000), "a screenshot with content: %s", shot)
+	}
+	t.Logf("screenshots in %s", shots)
+}
