@@ -11,6 +11,6 @@ import (
 // patient call as Episode's ASK, over the events so far. It fills ev and
 // returns the patient's error, a transient fault.
 func AskPatient(ctx context.Context, c clinic.Case, p Patient, events []clinic.Event, out clinic.DoctorOutput, ev *clinic.Event) error {
-	e := &Episode{c: c, roles: Roles{Patient: p}, events: events}
+	e := &Episode{c: c, roles: Roles{Patient: p}, Log: Log{events: events}}
 	return e.ask(ctx, out, ev)
 }

@@ -78,15 +78,13 @@ var ErrDone = errors.New("episode: already ended")
 
 // Episode is one encounter in progress.
 type Episode struct {
-	c      clinic.Case
-	cfg    settings.Episode
-	rules  Rules
-	roles  Roles
-	cat    *catalog.Catalog
-	allow  map[string]bool
-	events []clinic.Event
-	final  *clinic.FinalOutput
-	end    clinic.Termination
+	c     clinic.Case
+	cfg   settings.Episode
+	rules Rules
+	roles Roles
+	cat   *catalog.Catalog
+	allow map[string]bool
+	Log
 }
 
 var _ Env = (*Episode)(nil)
@@ -117,20 +115,6 @@ func Restore(c clinic.Case, cfg settings.Episode, rules Rules, roles Roles, even
 	return e
 }
 
-// Events returns the events so far.
-func (e *Episode) Events() []clinic.Event { return append([]clinic.Event(nil), e.events...) }
-
-// Done reports whether the episode has ended.
-func (e *Episode) Done() bool { return e.end != "" }
-
-// Final returns the final output and how the episode ended.
-func (e *Episode) Final() (clinic.FinalOutput, clinic.Termination) {
-	if e.final == nil {
-		return clinic.FinalOutput{}, e.end
-	}
-	return *e.final, e.end
-}
-
 // Case returns the case being played; only the manager and the harness read it.
 func (e *Episode) Case() clinic.Case { return e.c }
 
@@ -151,7 +135,7 @@ func (e *Episode) mdt() bool {
 // TestsUsed counts the billable requests charged to the test budget.
 func (e *Episode) TestsUsed() int {
 	n := 0
-	for _, ev := range e.events {
+	for _, ev := range e.Seen() {
 		if billable(ev) {
 			n++
 		}
@@ -180,7 +164,7 @@ func (e *Episode) View(cards []clinic.CardHint, rules []string) clinic.DoctorVie
 		Cards:            cards,
 		Rules:            rules,
 		MDTAllowed:       e.mdt(),
-		Turn:             len(e.events),
+		Turn:             e.Len(),
 		MaxTurns:         e.maxTurns(),
 		TestsUsed:        e.TestsUsed(),
 		FinalFields:      e.rules.FinalFields,
@@ -199,7 +183,7 @@ func (e *Episode) View(cards []clinic.CardHint, rules []string) clinic.DoctorVie
 	if e.cfg.Mode == settings.Static {
 		v.Exchanges, v.Results = vignette(&e.c)
 	}
-	for _, ev := range e.events {
+	for _, ev := range e.Seen() {
 		switch ev.Action {
 		case clinic.Ask:
 			if ev.Status == clinic.StatusReturned {
@@ -249,7 +233,7 @@ func (e *Episode) Revealed() string {
 			parts = append(parts, r.Text)
 		}
 	}
-	for _, ev := range e.events {
+	for _, ev := range e.Seen() {
 		if ev.Status == clinic.StatusReturned && (ev.Action == clinic.Ask || ev.Action == clinic.RequestTest) {
 			parts = append(parts, ev.Reply)
 		}
@@ -272,7 +256,7 @@ func (e *Episode) Step(ctx context.Context, in StepInput) (clinic.Event, error) 
 		return clinic.Event{}, ErrDone
 	}
 	out := in.Output
-	ev := clinic.Event{Turn: len(e.events), Action: out.Action, Question: out.Question, Topic: out.Topic,
+	ev := clinic.Event{Turn: e.Len(), Action: out.Action, Question: out.Question, Topic: out.Topic,
 		RetrievedCards: in.RetrievedCards, Rationale: out.Rationale, WorkingDiagnoses: out.WorkingDiagnoses,
 		LLMError: in.LLMError, Cost: e.cfg.BaseTurnCost}
 	switch {
@@ -314,30 +298,23 @@ func (e *Episode) Step(ctx context.Context, in StepInput) (clinic.Event, error) 
 		ev.Final = &clinic.FinalOutput{Diagnosis: out.Diagnosis, Evidence: out.Evidence, Plan: out.Plan, Followup: out.Followup}
 	}
 	e.apply(ev)
-	return e.events[len(e.events)-1], nil
+	return e.Latest(), nil
 }
 
 // apply records an event and derives the episode's end from it.
 func (e *Episode) apply(ev clinic.Event) {
-	e.events = append(e.events, ev)
-	switch {
-	case ev.Status == clinic.StatusFinalized:
-		e.final, e.end = ev.Final, clinic.EndFinalized
-	case ev.ForcedFinal != nil:
-		e.final, e.end = ev.ForcedFinal, clinic.EndTurnLimit
-	case len(e.events) >= e.maxTurns():
+	if !e.Record(ev) && e.Len() >= e.maxTurns() {
 		// Forced finalisation from the latest working diagnosis, recorded on the
 		// event so that Restore derives the same end.
-		f := &clinic.FinalOutput{Diagnosis: e.latestWorking(), Forced: true}
-		e.events[len(e.events)-1].ForcedFinal = f
-		e.final, e.end = f, clinic.EndTurnLimit
+		e.ForceEnd(&clinic.FinalOutput{Diagnosis: e.latestWorking(), Forced: true})
 	}
 }
 
 func (e *Episode) latestWorking() []string {
-	for i := len(e.events) - 1; i >= 0; i-- {
-		if len(e.events[i].WorkingDiagnoses) > 0 {
-			return e.events[i].WorkingDiagnoses
+	events := e.Seen()
+	for i := len(events) - 1; i >= 0; i-- {
+		if len(events[i].WorkingDiagnoses) > 0 {
+			return events[i].WorkingDiagnoses
 		}
 	}
 	return nil
@@ -395,7 +372,7 @@ func (e *Episode) ask(ctx context.Context, out clinic.DoctorOutput, ev *clinic.E
 	}
 	revealed, held := map[string]bool{}, map[string]bool{}
 	key := textmatch.Normalize(q)
-	for _, prev := range e.events {
+	for _, prev := range e.Seen() {
 		for _, id := range prev.RevealedFacts {
 			revealed[id] = true
 		}
@@ -443,7 +420,7 @@ func (e *Episode) ask(ctx context.Context, out clinic.DoctorOutput, ev *clinic.E
 // rebuilt from its events (so it survives a crash with them).
 func (e *Episode) generated() map[string]string {
 	out := map[string]string{}
-	for _, ev := range e.events {
+	for _, ev := range e.Seen() {
 		if ev.Generated {
 			for _, t := range ev.Topics {
 				if _, ok := out[t]; !ok {
@@ -507,7 +484,7 @@ func (e *Episode) test(ctx context.Context, out clinic.DoctorOutput, ev *clinic.
 		ev.Reply = fmt.Sprintf("%q is not available in this setting", it.Name)
 		return nil
 	}
-	for _, prev := range e.events {
+	for _, prev := range e.Seen() {
 		if prev.Action == clinic.RequestTest && prev.Test == it.Name && prev.Status == clinic.StatusReturned {
 			ev.Status = clinic.StatusDuplicate
 			ev.Reply = "already returned: " + prev.Reply

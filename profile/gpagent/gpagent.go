@@ -72,9 +72,7 @@ type Env struct {
 	roles   episode.Roles
 	enabled []clinic.ActionKind
 	cat     *catalog.Catalog
-	events  []clinic.Event
-	final   *clinic.FinalOutput
-	end     clinic.Termination
+	episode.Log
 }
 
 var _ episode.Env = (*Env)(nil)
@@ -88,28 +86,15 @@ func Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []cli
 	return e
 }
 
-// Events returns the events so far.
-func (e *Env) Events() []clinic.Event { return append([]clinic.Event(nil), e.events...) }
-
-// Done reports whether the episode has ended.
-func (e *Env) Done() bool { return e.end != "" }
-
-// Final returns the terminal output and how the episode ended.
-func (e *Env) Final() (clinic.FinalOutput, clinic.Termination) {
-	if e.final == nil {
-		return clinic.FinalOutput{}, e.end
-	}
-	return *e.final, e.end
-}
-
 // State is the workflow state.
 func (e *Env) State() string {
+	final, end := e.Final()
 	switch {
-	case e.end == clinic.EndTurnLimit:
+	case end == clinic.EndTurnLimit:
 		return TimedOut
-	case e.final != nil && e.final.Disposition == clinic.PathwayRefer:
+	case e.Done() && final.Disposition == clinic.PathwayRefer:
 		return Referred
-	case e.final != nil:
+	case e.Done():
 		return Treated
 	case e.diagnosis() != nil:
 		return Diagnosed
@@ -119,8 +104,9 @@ func (e *Env) State() string {
 
 // diagnosis is the diagnosis committed with diagnose, nil before.
 func (e *Env) diagnosis() []string {
-	for i := len(e.events) - 1; i >= 0; i-- {
-		if ev := e.events[i]; ev.Action == clinic.Diagnose && ev.Status == clinic.StatusReturned {
+	events := e.Seen()
+	for i := len(events) - 1; i >= 0; i-- {
+		if ev := events[i]; ev.Action == clinic.Diagnose && ev.Status == clinic.StatusReturned {
 			return ev.WorkingDiagnoses
 		}
 	}
@@ -150,7 +136,7 @@ func (e *Env) Admissible() (allowed, masked []clinic.ActionKind) {
 // presentation (§5.1: the action-space ablation).
 func (e *Env) View(cards []clinic.CardHint, rules []string) clinic.DoctorView {
 	v := clinic.DoctorView{Demographics: e.c.Patient.Demographics, OpeningComplaint: e.c.Patient.OpeningComplaint,
-		Cards: cards, Rules: rules, Turn: len(e.events), MaxTurns: e.cfg.MaxTurns, Phase: e.State(), Diagnosis: e.diagnosis()}
+		Cards: cards, Rules: rules, Turn: e.Len(), MaxTurns: e.cfg.MaxTurns, Phase: e.State(), Diagnosis: e.diagnosis()}
 	allowed, masked := e.Admissible()
 	for _, a := range allowed {
 		v.Actions = append(v.Actions, string(a))
@@ -167,7 +153,7 @@ func (e *Env) View(cards []clinic.CardHint, rules []string) clinic.DoctorView {
 		}
 	}
 	v.Exchanges, v.Results = e.upfront()
-	for _, ev := range e.events {
+	for _, ev := range e.Seen() {
 		switch ev.Action {
 		case clinic.Ask:
 			if ev.Status == clinic.StatusReturned {
@@ -226,7 +212,7 @@ func (e *Env) Revealed() string {
 	for _, r := range rs {
 		parts = append(parts, r.Text)
 	}
-	for _, ev := range e.events {
+	for _, ev := range e.Seen() {
 		if ev.Status == clinic.StatusReturned && slices.Contains(evidence, ev.Action) {
 			parts = append(parts, ev.Reply)
 		}
@@ -243,7 +229,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 		return clinic.Event{}, episode.ErrDone
 	}
 	out := in.Output
-	ev := clinic.Event{Turn: len(e.events), Action: out.Action, Question: out.Question, Topic: out.Topic,
+	ev := clinic.Event{Turn: e.Len(), Action: out.Action, Question: out.Question, Topic: out.Topic,
 		RetrievedCards: in.RetrievedCards, Rationale: out.Rationale, WorkingDiagnoses: out.WorkingDiagnoses, LLMError: in.LLMError}
 	if r := strings.TrimSpace(out.Reason); r != "" {
 		ev.Rationale = append(slices.Clone(ev.Rationale), r)
@@ -256,7 +242,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 		ev.Status, ev.Penalty = clinic.StatusMasked, e.cfg.WorkflowPenalty
 		ev.Reply = fmt.Sprintf("MASKED: %s is not allowed in workflow state %s; allowed: %s", out.Action.Name(), e.State(), names(allowed))
 	case out.Action == clinic.Ask:
-		if err := episode.AskPatient(ctx, e.c, e.roles.Patient, e.events, out, &ev); err != nil {
+		if err := episode.AskPatient(ctx, e.c, e.roles.Patient, e.Seen(), out, &ev); err != nil {
 			return clinic.Event{}, err
 		}
 	case out.Action == clinic.BodyExam:
@@ -295,24 +281,16 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 		ev.Final = &clinic.FinalOutput{Disposition: clinic.PathwayRefer, Destination: dest, Urgency: urgency}
 	}
 	e.apply(ev)
-	return e.events[len(e.events)-1], nil
+	return e.Latest(), nil
 }
 
 // apply records an event and derives the episode's end from it.
 func (e *Env) apply(ev clinic.Event) {
-	e.events = append(e.events, ev)
-	switch {
-	case ev.Status == clinic.StatusFinalized:
-		e.final, e.end = ev.Final, clinic.EndFinalized
-	case ev.ForcedFinal != nil:
-		e.final, e.end = ev.ForcedFinal, clinic.EndTurnLimit
-	case len(e.events) >= e.cfg.MaxTurns:
+	if !e.Record(ev) && e.Len() >= e.cfg.MaxTurns {
 		// c_timeout (C.6): no terminal action within the limit. Recorded on the
 		// event, with the forced final, so that Start derives the same end.
-		last := &e.events[len(e.events)-1]
+		last := e.ForceEnd(&clinic.FinalOutput{Diagnosis: e.diagnosis(), Forced: true})
 		last.Penalty += e.cfg.TimeoutPenalty
-		last.ForcedFinal = &clinic.FinalOutput{Diagnosis: e.diagnosis(), Forced: true}
-		e.final, e.end = last.ForcedFinal, clinic.EndTurnLimit
 	}
 }
 
@@ -429,7 +407,7 @@ func (e *Env) examine(out clinic.DoctorOutput, ev *clinic.Event) {
 		return
 	}
 	ev.Target = TargetName(sys)
-	for _, prev := range e.events {
+	for _, prev := range e.Seen() {
 		if prev.Action == clinic.BodyExam && prev.Status == clinic.StatusReturned && prev.Target == ev.Target {
 			ev.Status, ev.Reply = clinic.StatusDuplicate, "Already examined: "+prev.Reply
 			return
@@ -468,7 +446,7 @@ func (e *Env) test(ctx context.Context, out clinic.DoctorOutput, ev *clinic.Even
 		return nil
 	}
 	ev.Test = it.Name
-	for _, prev := range e.events {
+	for _, prev := range e.Seen() {
 		if prev.Action == clinic.RequestTest && prev.Status == clinic.StatusReturned && prev.Test == it.Name {
 			ev.Status, ev.Reply = clinic.StatusDuplicate, "Already returned: "+prev.Reply
 			return nil

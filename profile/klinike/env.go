@@ -45,9 +45,7 @@ type Env struct {
 	cfg     settings.Episode
 	roles   episode.Roles
 	patient *episode.Episode // the patient side, fed the ASK events only
-	events  []clinic.Event
-	final   *clinic.FinalOutput
-	end     clinic.Termination
+	episode.Log
 }
 
 var _ episode.Env = (*Env)(nil)
@@ -75,20 +73,6 @@ func Restore(c clinic.Case, s settings.Settings, roles episode.Roles, events []c
 	return e
 }
 
-// Events returns the events so far.
-func (e *Env) Events() []clinic.Event { return append([]clinic.Event(nil), e.events...) }
-
-// Done reports whether the encounter has ended.
-func (e *Env) Done() bool { return e.end != "" }
-
-// Final returns the recorded diagnosis and how the encounter ended.
-func (e *Env) Final() (clinic.FinalOutput, clinic.Termination) {
-	if e.final == nil {
-		return clinic.FinalOutput{}, e.end
-	}
-	return *e.final, e.end
-}
-
 // Cap is the step budget: episode.max_steps (KlinikeBench appendix: 32
 // agent steps, tool calls included), Uncapped for 0, and 0 in the chart mode,
 // whose one turn is the closing one.
@@ -103,7 +87,7 @@ func Cap(cfg settings.Episode) int {
 }
 
 // closing reports whether the step budget is spent: only record_diagnosis remains.
-func (e *Env) closing() bool { return len(e.events) >= Cap(e.cfg) }
+func (e *Env) closing() bool { return e.Len() >= Cap(e.cfg) }
 
 // PatientTurns counts the questions the patient answered.
 func PatientTurns(events []clinic.Event) int {
@@ -121,7 +105,7 @@ func (e *Env) patientTurnsLeft() int {
 	if e.cfg.MaxPatientTurns == 0 {
 		return -1
 	}
-	return max(0, e.cfg.MaxPatientTurns-PatientTurns(e.events))
+	return max(0, e.cfg.MaxPatientTurns-PatientTurns(e.Seen()))
 }
 
 // exposed are the tool names the task exposes, in registry order.
@@ -159,7 +143,7 @@ func (e *Env) callable() []string {
 // call now and its budgets. In the chart mode the intake is shown whole.
 func (e *Env) View(cards []clinic.CardHint, rules []string) clinic.DoctorView {
 	v := clinic.DoctorView{Demographics: e.c.Patient.Demographics, OpeningComplaint: e.c.Patient.OpeningComplaint,
-		Cards: cards, Rules: rules, Turn: len(e.events), MaxTurns: Cap(e.cfg) + 1, Phase: PhaseEncounter}
+		Cards: cards, Rules: rules, Turn: e.Len(), MaxTurns: Cap(e.cfg) + 1, Phase: PhaseEncounter}
 	for _, a := range e.actions() {
 		v.Actions = append(v.Actions, string(a))
 	}
@@ -174,10 +158,10 @@ func (e *Env) View(cards []clinic.CardHint, rules []string) clinic.DoctorView {
 	case e.closing():
 		v.Phase = PhaseRecord
 	default:
-		v.StepsLeft = Cap(e.cfg) - len(e.events)
+		v.StepsLeft = Cap(e.cfg) - e.Len()
 		v.PatientTurnsLeft = max(0, e.patientTurnsLeft())
 	}
-	for _, ev := range e.events {
+	for _, ev := range e.Seen() {
 		switch ev.Action {
 		case clinic.Ask:
 			if ev.Status == clinic.StatusReturned {
@@ -220,7 +204,7 @@ func (e *Env) Revealed() string {
 			parts = append(parts, x.Answer)
 		}
 	}
-	for _, ev := range e.events {
+	for _, ev := range e.Seen() {
 		if ev.Status == clinic.StatusReturned && (ev.Action == clinic.Ask || ev.Action == clinic.ToolCall) {
 			parts = append(parts, ev.Reply)
 		}
@@ -237,7 +221,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 		return clinic.Event{}, episode.ErrDone
 	}
 	out := in.Output
-	ev := clinic.Event{Turn: len(e.events), Action: out.Action, Question: out.Question, Topic: out.Topic,
+	ev := clinic.Event{Turn: e.Len(), Action: out.Action, Question: out.Question, Topic: out.Topic,
 		RetrievedCards: in.RetrievedCards, Rationale: out.Rationale, WorkingDiagnoses: out.WorkingDiagnoses, LLMError: in.LLMError}
 	allowed := e.actions()
 	switch {
@@ -262,7 +246,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 		}
 	}
 	e.apply(ev)
-	return e.events[len(e.events)-1], nil
+	return e.Latest(), nil
 }
 
 func (e *Env) ask(ctx context.Context, out clinic.DoctorOutput, ev *clinic.Event) error {
@@ -329,17 +313,9 @@ func rawJSON(b json.RawMessage) json.RawMessage {
 // closing turn that recorded none. The forced end is written on the event,
 // so Restore derives the same end.
 func (e *Env) apply(ev clinic.Event) {
-	e.events = append(e.events, ev)
-	switch {
-	case ev.Status == clinic.StatusFinalized:
-		e.final, e.end = ev.Final, clinic.EndFinalized
-	case ev.ForcedFinal != nil:
-		e.final, e.end = ev.ForcedFinal, clinic.EndTurnLimit
-	case len(e.events) > Cap(e.cfg):
+	if !e.Record(ev) && e.Len() > Cap(e.cfg) {
 		// No diagnosis was recorded, not even when told to: none is made up.
-		f := &clinic.FinalOutput{Forced: true}
-		e.events[len(e.events)-1].ForcedFinal = f
-		e.final, e.end = f, clinic.EndTurnLimit
+		e.ForceEnd(&clinic.FinalOutput{Forced: true})
 	}
 }
 
