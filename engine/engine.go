@@ -97,7 +97,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		embeddings.Backend = settings.Builtin
 	}
 	acts := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Memory: mem, MemoryBackend: backend, Embeddings: embeddings,
-		Roles: rs.get, RoleInfo: func(s settings.Settings) []string { return llm.Describe(s.Roles) }}
+		Roles: rs.get, RoleInfo: func(s settings.Settings) []string { return llm.Describe(s) }}
 	return &Engine{dir: o.DataDir, Results: res, Memory: mem, Activities: acts, roles: rs}, nil
 }
 

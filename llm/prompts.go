@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+
+	"github.com/clinevo/clinevo/settings"
 )
 
 //go:embed prompts/*.tmpl
@@ -16,6 +18,33 @@ var TemplateVersions = map[string]string{
 	"doctor": "doctor/2", "doctor_gp": "doctor_gp/1", "patient": "patient/3", "exam": "exam/1", "consultant": "consultant/1",
 	"judge": "judge/1", "judge_grade": "judge_grade/1", "judge_dx": "judge_dx/1", "judge_tx": "judge_tx/1", "grader": "grader/3", "evolver": "evolver/1",
 	"doctor_tools": "doctor_tools/1", "judge_mustask": "judge_mustask/1",
+}
+
+// ProfileTemplates names the template versions a role renders under a
+// profile: the doctor's prompt and the judge's questions differ by benchmark
+// (MedEvoEval's full judge; EvoClinician's 0–100 grade; GPAgentBench's Dx and
+// Tx judges; KlinikeBench's diagnosis grade and must-ask verdicts).
+func ProfileTemplates(profile, role string) []string {
+	names := []string{role}
+	switch {
+	case role == "doctor" && profile == settings.GPAgent:
+		names = []string{"doctor_gp"}
+	case role == "doctor" && profile == settings.Klinike:
+		names = []string{"doctor_tools"}
+	case role == "judge" && profile == settings.MedInquire:
+		names = []string{"judge_grade"}
+	case role == "judge" && profile == settings.GPAgent:
+		names = []string{"judge_dx", "judge_tx"}
+	case role == "judge" && profile == settings.Klinike:
+		names = []string{"judge_grade", "judge_mustask"}
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if v, ok := TemplateVersions[n]; ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 var templates = func() map[string]*template.Template {

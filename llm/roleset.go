@@ -2,22 +2,23 @@ package llm
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/clinevo/clinevo/settings"
 )
 
 // Describe lists every role's backend, model, decoding settings, template
 // version and cache use, for run logs. It never includes a key.
-func Describe(r settings.Roles) []string {
+func Describe(set settings.Settings) []string {
 	var out []string
 	for _, name := range settings.RoleNames {
-		s, ok := r[name]
+		s, ok := set.Roles[name]
 		if !ok || s.Backend != settings.OpenAI {
 			out = append(out, name+": builtin")
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: model %s at %s, temperature %g, top_p %g, max_tokens %d, json_mode %v, format %s, template %s, cache %v",
-			name, s.Model, s.BaseURL, s.Temperature, s.TopP, s.MaxTokens, s.JSONMode, s.Format, TemplateVersions[name], s.Cache && s.Temperature == 0))
+			name, s.Model, s.BaseURL, s.Temperature, s.TopP, s.MaxTokens, s.JSONMode, s.Format, strings.Join(ProfileTemplates(set.Profile, name), " + "), s.Cache && s.Temperature == 0))
 	}
 	return out
 }

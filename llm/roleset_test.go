@@ -1,0 +1,58 @@
+package llm_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/llm"
+	"github.com/clinevo/clinevo/settings"
+)
+
+// The run log names the templates a profile renders, not the MedEvoEval ones
+// for every profile.
+func TestDescribeNamesTheProfileTemplates(t *testing.T) {
+	want := map[string][2]string{
+		settings.MedEvoEval: {"template doctor/2,", "template judge/1,"},
+		settings.MedInquire: {"template doctor/2,", "template judge_grade/1,"},
+		settings.GPAgent:    {"template doctor_gp/1,", "template judge_dx/1 + judge_tx/1,"},
+		settings.Klinike:    {"template doctor_tools/1,", "template judge_grade/1 + judge_mustask/1,"},
+	}
+	require.Len(t, want, len(settings.ProfileNames))
+	for _, profile := range settings.ProfileNames {
+		s := settings.Default()
+		s.Profile = profile
+		s.Roles = settings.Roles{
+			"doctor": {Backend: settings.OpenAI, Model: "m", BaseURL: "http://127.0.0.1:1/v1"},
+			"judge":  {Backend: settings.OpenAI, Model: "m", BaseURL: "http://127.0.0.1:1/v1"},
+		}
+		lines := llm.Describe(s)
+		var doctor, judge string
+		for _, l := range lines {
+			switch {
+			case strings.HasPrefix(l, "doctor:"):
+				doctor = l
+			case strings.HasPrefix(l, "judge:"):
+				judge = l
+			}
+		}
+		require.Contains(t, doctor, want[profile][0], profile)
+		require.Contains(t, judge, want[profile][1], profile)
+		require.Contains(t, lines, "patient: builtin", profile)
+	}
+}
+
+// Every template a profile names is one the package can render.
+func TestProfileTemplatesExist(t *testing.T) {
+	for _, profile := range settings.ProfileNames {
+		for _, role := range settings.RoleNames {
+			names := llm.ProfileTemplates(profile, role)
+			if role == "embeddings" {
+				require.Empty(t, names)
+				continue
+			}
+			require.NotEmpty(t, names, "%s %s", profile, role)
+		}
+	}
+}
