@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -86,8 +87,9 @@ func (a *app) experimentCmd() *cobra.Command {
 				if c.Kind == contract.KindHeldOut {
 					mem = "frozen"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, orDash(mem),
-					orDash(c.Dependency()), s.Episode.MaxTurns, s.Episode.MaxTests, s.Episode.MaxSteps, s.Episode.MDT, s.Episode.Mode, s.Evolver.Mode,
+				tmax, emax, steps, mdt := budgetColumns(s)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, orDash(mem),
+					orDash(c.Dependency()), tmax, emax, steps, mdt, s.Episode.Mode, s.Evolver.Mode,
 					s.Evolver.RuleBudget, s.Evolver.MemoryBudget, s.Memory.K, strings.Join(s.Evolver.CardKinds, ","), doctor)
 			}
 			return tw.Flush()
@@ -285,4 +287,29 @@ func optf(p *float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%+.3f", *p)
+}
+
+// budgetColumns are the TMAX, EMAX, STEPS and MDT columns of `experiment
+// validate`, "-" where the profile has no such budget: Emax and the MDT
+// consultant are MedEvoEval's alone (§3.2), KlinikeBench counts steps
+// instead of turns (§2.2), and a step cap of 0 is none.
+func budgetColumns(s settings.Settings) (tmax, emax, steps, mdt string) {
+	tmax, emax, steps, mdt = "-", "-", "-", "-"
+	e := s.Episode
+	switch s.Profile {
+	case settings.MedEvoEval:
+		tmax, emax, mdt = strconv.Itoa(e.MaxTurns), strconv.Itoa(e.MaxTests), e.MDT
+	case settings.MedInquire, settings.GPAgent:
+		tmax = strconv.Itoa(e.MaxTurns)
+	case settings.Klinike:
+		switch {
+		case e.Mode == settings.Static:
+			steps = "0" // chart mode: the record is shown, no tool call is made
+		case e.MaxSteps == 0:
+			steps = "none"
+		default:
+			steps = strconv.Itoa(e.MaxSteps)
+		}
+	}
+	return tmax, emax, steps, mdt
 }

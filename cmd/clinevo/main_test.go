@@ -141,6 +141,7 @@ func TestExperimentValidate(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, out, "experiment quick: 5 conditions, valid")
 	require.Contains(t, out, "CONDITION")
+	require.Regexp(t, `(?m)^E0\s+stream\s+medevoeval\s+disabled\s+-\s+10\s+3\s+-\s+off\s`, out)
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("name: x\ncorpus: builtin:stream\nconditions:\n  - {name: A, kind: stream, settings: {episode: {max_turnz: 3}}}\n"), 0o644))
 	_, err = run(t, nil, "experiment", "validate", bad)
@@ -248,4 +249,6 @@ func TestEpisodeRunKlinike(t *testing.T) {
 	out, err = run(t, nil, "experiment", "validate", "../../experiments/klinikebench.yaml")
 	require.NoError(t, err)
 	require.Contains(t, out, "experiment klinikebench: 18 conditions, valid")
+	// KlinikeBench has steps, not MedEvoEval's Tmax, Emax and MDT.
+	require.Regexp(t, `(?m)^L0\s+stream\s+klinike\s+disabled\s+-\s+-\s+-\s+32\s+-\s+interactive\s`, out)
 }
