@@ -182,6 +182,15 @@ func (s *stream) episode() error {
 	return nil
 }
 
+// learnTimeout is the timeout in seconds of learning from the pending batch:
+// one evolver pass per episode, each allowed the longer of 60 s and the
+// spec's activity timeout, so a model evolver with a long update interval
+// is not cut off. Timeouts are not part of the history: this replays as
+// before.
+func (s *stream) learnTimeout() int {
+	return max(60, s.spec.ActivityTimeoutSeconds) * len(s.pending)
+}
+
 // flush learns from the pending episodes (Evolve) and records them (Record).
 // Learn does both in one local activity, in the workflow task that goes on to
 // start the next episode.
@@ -193,7 +202,7 @@ func (s *stream) flush() error {
 		in := activities.EvolveInput{Run: s.spec.RunID, Pass: s.spec.Pass, Episodes: s.pending, RuleBook: s.st.RuleBook,
 			MemoryRuns: s.memoryRuns(), Settings: s.spec.Settings}
 		var out activities.EvolveOutput
-		if err := workflow.ExecuteLocalActivity(s.lctx, a.Learn, in).Get(s.ctx, &out); err != nil {
+		if err := workflow.ExecuteLocalActivity(localActivityOptions(s.ctx, s.learnTimeout()), a.Learn, in).Get(s.ctx, &out); err != nil {
 			return err
 		}
 		s.st.RuleBook = out.RuleBook
@@ -204,7 +213,7 @@ func (s *stream) flush() error {
 	if s.spec.Settings.Evolver.Rules() || s.spec.Memory != contract.MemoryDisabled {
 		in := activities.EvolveInput{Run: s.spec.RunID, Pass: s.spec.Pass, Episodes: s.pending, RuleBook: s.st.RuleBook,
 			MemoryRuns: s.memoryRuns(), Settings: s.spec.Settings}
-		if err := workflow.ExecuteActivity(s.actx, a.Evolve, in).Get(s.ctx, &out); err != nil {
+		if err := workflow.ExecuteActivity(activityOptions(s.ctx, s.learnTimeout()), a.Evolve, in).Get(s.ctx, &out); err != nil {
 			return err
 		}
 	}

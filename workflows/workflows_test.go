@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -24,10 +25,11 @@ var acts *activities.Activities
 // fakeStream mocks every activity: episodes end after two turns, Evolve adds
 // one rule per batch, and the calls are recorded in order.
 type fakeStream struct {
-	mu      sync.Mutex // evaluation episodes run in parallel child workflows
-	calls   []string
-	records []string
-	books   map[string]int // rules in each record's rule book, by episode
+	mu            sync.Mutex // evaluation episodes run in parallel child workflows
+	calls         []string
+	records       []string
+	books         map[string]int  // rules in each record's rule book, by episode
+	learnTimeouts []time.Duration // the start-to-close budget each Learn got
 }
 
 func (f *fakeStream) call(c string) {
@@ -67,8 +69,12 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		}
 		return out, nil
 	})
-	env.OnActivity(acts.Learn, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EvolveInput) (activities.EvolveOutput, error) {
+	env.OnActivity(acts.Learn, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.EvolveInput) (activities.EvolveOutput, error) {
 		f.call("learn")
+		info := activity.GetInfo(ctx)
+		f.mu.Lock()
+		f.learnTimeouts = append(f.learnTimeouts, info.Deadline.Sub(info.StartedTime))
+		f.mu.Unlock()
 		out := activities.EvolveOutput{RuleBook: append(in.RuleBook, clinic.Rule{ID: "r", Text: "ASK onset"})}
 		for _, e := range in.Episodes {
 			out.Lessons = append(out.Lessons, activities.EpisodeLesson{EpisodeID: e.EpisodeID})
@@ -161,6 +167,35 @@ func TestStreamCarriesCursorAndRuleBook(t *testing.T) {
 	var rules []string
 	require.NoError(t, v.Get(&rules))
 	require.Len(t, rules, 2, "the carried rule and the one Evolve added")
+}
+
+// A batch of n episodes gets n times the per-episode learning budget, the
+// longer of 60 s and the spec's activity timeout, so a model evolver over a
+// long update interval is not cut off.
+func TestLearnTimeoutGrowsWithTheBatch(t *testing.T) {
+	for _, tc := range []struct {
+		interval, timeout int
+		want              time.Duration
+	}{
+		{1, 30, 60 * time.Second},
+		{4, 30, 240 * time.Second},
+		{4, 120, 480 * time.Second},
+	} {
+		var s testsuite.WorkflowTestSuite
+		env := s.NewTestWorkflowEnvironment()
+		f := &fakeStream{}
+		f.register(env, 4)
+		sp := spec(4, 4).WithDefaults()
+		sp.Settings.Evolver.UpdateInterval = tc.interval
+		sp.ActivityTimeoutSeconds = tc.timeout
+		env.ExecuteWorkflow(workflows.StreamWorkflow, sp)
+		require.NoError(t, env.GetWorkflowError())
+		require.NotEmpty(t, f.learnTimeouts)
+		for _, d := range f.learnTimeouts {
+			// The deadline is taken from the clock a moment after the start.
+			require.InDelta(t, tc.want.Seconds(), d.Seconds(), 1, "interval %d, activity timeout %d", tc.interval, tc.timeout)
+		}
+	}
 }
 
 func TestStreamPauseResumeStop(t *testing.T) {
