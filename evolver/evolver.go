@@ -94,7 +94,7 @@ func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Ru
 	}
 	if in.WriteCards {
 		var skipped []string
-		out.Cards, skipped = ScreenCards(KeepKinds(gpCards(in, truth, withCalls(cards(cfg, in, truth, ctxWords), in, truth)), cfg.CardKinds), screen)
+		out.Cards, skipped = ScreenCards(KeepKinds(GPCards(in, truth, withCalls(cards(cfg, in, truth, ctxWords), in, truth)), cfg.CardKinds), screen)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out

@@ -11,19 +11,19 @@ import (
 	"github.com/clinevo/clinevo/textmatch"
 )
 
-// gpCards adds what a GPAgentBench episode (§4) teaches to the cards of
-// cards(): the examinations that paid off, and red flags and referral. With
-// the write-back, the cards of a case that needed referral become referral
-// cards: their evidence is the case's red flags (what tells this presentation
-// from its manageable look-alike), their action where and how urgently to
-// refer (clinic.ReferAction), and they add the history topics, examinations
-// and tests that showed the flags; the cards of a manageable case that was
-// referred say to manage it locally (clinic.ManageAction). Score-only, the
-// success card of a referral that scored full marks becomes a referral card
-// whose red flags are the replies the graded trace marks high-yield, and a
-// referral that scored 0 gives a correction to manage locally. Other
-// episodes pass unchanged.
-func gpCards(in Input, truth *grader.Key, cards []clinic.Card) []clinic.Card {
+// GPCards adds what a GPAgentBench episode (§4) teaches to the given cards
+// (the built-in evolver's or the model's): the examinations that paid off,
+// and red flags and referral. With the write-back, the cards of a case that
+// needed referral become referral cards: their evidence is the case's red
+// flags (what tells this presentation from its manageable look-alike), their
+// action where and how urgently to refer (clinic.ReferAction), and they add
+// the history topics, examinations and tests that showed the flags; the cards
+// of a manageable case that was referred say to manage it locally
+// (clinic.ManageAction). Score-only, the success card of a referral that
+// scored full marks becomes a referral card whose red flags are the replies
+// the graded trace marks high-yield, and a referral that scored 0 gives a
+// correction to manage locally. Other episodes pass unchanged.
+func GPCards(in Input, truth *grader.Key, cards []clinic.Card) []clinic.Card {
 	if !gpEpisode(in.Events) {
 		return cards
 	}

@@ -399,7 +399,8 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 
 // Evolver is a model-backed evolver: the model proposes rule edits and cards;
 // the memory entries and transcript summaries a run keeps (evolver.Records)
-// are written beside them as the built-in evolver writes them. Everything
+// are written beside them, and a GP episode's cards become referral cards
+// (evolver.GPCards), as the built-in evolver writes them. Everything
 // passes the same leak screen as the built-in evolver's; a malformed reply
 // changes the rule book and the model's cards in nothing.
 type Evolver struct{ C *Client }
@@ -470,6 +471,10 @@ func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.In
 				SourceCase: in.CaseID, CreatedEpisode: in.Episode}
 			cards = append(cards, c)
 		}
+		// A GP episode's cards become referral (or manage-locally) cards as
+		// the built-in evolver's do: that needs the trace and the key, not
+		// the model.
+		cards = evolver.GPCards(in, truth, cards)
 		cards = append(cards, evolver.Records(cfg, in)...)
 		var skipped []string
 		out.Cards, skipped = evolver.ScreenCards(evolver.KeepKinds(cards, cfg.CardKinds), screen)
