@@ -178,6 +178,7 @@ type encounterRow struct {
 	Condition, Lineage string
 	By                 string // "opening" or "condition"
 	Split
+	NoU bool // the condition's profile defines no U
 }
 
 // encounterRows lists every condition's splits, a held-out condition's
@@ -191,9 +192,9 @@ func encounterRows(rep Report) []encounterRow {
 		}
 		lin := strings.Join(e.Lineage, " ")
 		if e.Opening != nil {
-			out = append(out, encounterRow{Condition: c.Name, Lineage: lin, By: "opening", Split: *e.Opening})
+			out = append(out, encounterRow{Condition: c.Name, Lineage: lin, By: "opening", Split: *e.Opening, NoU: !c.DefinesU()})
 		}
-		out = append(out, encounterRow{Condition: c.Name, Lineage: lin, By: "condition", Split: e.Condition})
+		out = append(out, encounterRow{Condition: c.Name, Lineage: lin, By: "condition", Split: e.Condition, NoU: !c.DefinesU()})
 	}
 	return out
 }

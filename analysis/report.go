@@ -39,6 +39,7 @@ type ConditionReport struct {
 	Name         string            `json:"name"`
 	Kind         string            `json:"kind"`
 	Run          string            `json:"run"`
+	Profile      string            `json:"profile,omitempty"` // the run's settings.Profile
 	Stages       []StageMean       `json:"stages,omitempty"`
 	StageCI      []Interval        `json:"stage_ci_s,omitempty"` // bootstrap 95% interval of S per stage
 	Overall      StageMean         `json:"overall"`
@@ -54,6 +55,14 @@ type ConditionReport struct {
 	Encounters *Encounters      `json:"encounters,omitempty"`
 	Episodes   []results.Record `json:"-"`
 }
+
+// DefinesU reports whether the condition's profile defines the utility U
+// (MedEvoEval §4 and appendix C.2: U = w1·S − w2·T/Tmax − w3·E/Emax − w4·R).
+// EvoClinician, GPAgentBench and KlinikeBench define none; their records hold
+// 0, which the report prints as "–" and leaves out of every U statistic.
+func (c ConditionReport) DefinesU() bool { return definesU(c.Profile) }
+
+func definesU(profile string) bool { return profile == "" || profile == settings.MedEvoEval }
 
 // Gain is late minus early stage means.
 type Gain struct {
@@ -79,7 +88,7 @@ type Transfer struct {
 	Baseline string         `json:"baseline"`
 	N        int            `json:"n"`
 	ETS      float64        `json:"et_s"`
-	ETU      float64        `json:"et_u"`
+	ETU      *float64       `json:"et_u"` // nil where a profile defines no U
 	ETStrict float64        `json:"et_strict"`
 	CI       Interval       `json:"ci_s"`
 	Wilcoxon WilcoxonResult `json:"wilcoxon_s"`
@@ -130,12 +139,16 @@ func Build(in Input) Report {
 	for _, c := range in.Result.Conditions {
 		byName[c.Name] = c
 	}
+	withU := map[string]bool{} // by condition name: the profile defines U
 	for _, c := range in.Spec.Conditions {
 		res := byName[c.Name]
 		recs := in.Records[res.Run]
-		rep.Conditions = append(rep.Conditions, Condition(c.Name, string(c.Kind), res.Run, recs))
+		cr := Condition(c.Name, string(c.Kind), res.Run, recs)
+		cr.Profile = in.Settings[res.Run].OrDefault().Profile
+		withU[c.Name] = cr.DefinesU()
+		rep.Conditions = append(rep.Conditions, cr)
 		if c.Kind == "stream" && res.Stream != nil {
-			if r := retention(c.Name, res.Run, len(res.Stream.StageEnds), in.Records); r != nil {
+			if r := retention(c.Name, res.Run, len(res.Stream.StageEnds), in.Records, cr.DefinesU()); r != nil {
 				rep.Retention = append(rep.Retention, *r)
 			}
 			if len(in.Spec.UpdateStages) > 0 && c.Corpus != "" && c.Corpus != in.Spec.Corpus {
@@ -154,14 +167,16 @@ func Build(in Input) Report {
 	for _, c := range in.Spec.Conditions {
 		if c.Kind == "heldout" && c.From != "" && h0 != nil {
 			h3r, h0r := in.Records[byName[c.Name].Run], in.Records[byName[h0.Name].Run]
-			rep.Transfer = append(rep.Transfer, transfer(c.Name, h0.Name, h3r, h0r))
-			rep.Comparisons = append(rep.Comparisons, compare(h0.Name, c.Name, h0r, h3r)...)
+			withBoth := withU[c.Name] && withU[h0.Name]
+			rep.Transfer = append(rep.Transfer, transfer(c.Name, h0.Name, h3r, h0r, withBoth))
+			rep.Comparisons = append(rep.Comparisons, compare(h0.Name, c.Name, h0r, h3r, withBoth)...)
 		}
 	}
 	// Conditions paired by case with another (static vs interactive, MDT study).
 	for _, c := range in.Spec.Conditions {
 		if c.PairedWith != "" {
-			rep.Comparisons = append(rep.Comparisons, compare(c.PairedWith, c.Name, in.Records[byName[c.PairedWith].Run], in.Records[byName[c.Name].Run])...)
+			rep.Comparisons = append(rep.Comparisons, compare(c.PairedWith, c.Name, in.Records[byName[c.PairedWith].Run], in.Records[byName[c.Name].Run],
+				withU[c.PairedWith] && withU[c.Name])...)
 		}
 	}
 	// Paired comparisons of streams over the same cases, against the first stream.
@@ -173,7 +188,8 @@ func Build(in Input) Report {
 	}
 	for i := 1; i < len(streams); i++ {
 		base, treat := byName[streams[0].Name], byName[streams[i].Name]
-		rep.Comparisons = append(rep.Comparisons, compare(streams[0].Name, streams[i].Name, in.Records[base.Run], in.Records[treat.Run])...)
+		rep.Comparisons = append(rep.Comparisons, compare(streams[0].Name, streams[i].Name, in.Records[base.Run], in.Records[treat.Run],
+			withU[streams[0].Name] && withU[streams[i].Name])...)
 	}
 	rep.Sensitivity = sensitivity(in, streams, byName)
 	encounters(in, &rep)
@@ -250,8 +266,9 @@ func learningGain(stages []StageMean) *Gain {
 }
 
 // retention reads A[j][j] from the stage evaluations and A[k][j] from the
-// replays; BWT = mean over j < K of A[K][j] − A[j][j].
-func retention(name, run string, K int, records map[string][]results.Record) *Retention {
+// replays; BWT = mean over j < K of A[K][j] − A[j][j]. Without U (withU
+// false) the U matrix and BWT(U) stay nil.
+func retention(name, run string, K int, records map[string][]results.Record, withU bool) *Retention {
 	if K < 2 {
 		return nil
 	}
@@ -291,6 +308,9 @@ func retention(name, run string, K int, records map[string][]results.Record) *Re
 		return &m
 	}
 	r.BWTS, r.BWTU = bwt(r.S), bwt(r.U)
+	if !withU {
+		r.U, r.BWTU = nil, nil
+	}
 	return r
 }
 
@@ -313,7 +333,9 @@ func pairs(a, b []results.Record) (pa, pb []results.Record) {
 	return pa, pb
 }
 
-func transfer(name, base string, h3, h0 []results.Record) Transfer {
+// transfer is ET = mean of the per-case differences H3 − H0 (MedEvoEval §4);
+// ET(U) only where both profiles define U.
+func transfer(name, base string, h3, h0 []results.Record, withU bool) Transfer {
 	a, b := pairs(h3, h0)
 	t := Transfer{Name: name, Baseline: base, N: len(a)}
 	var ds, du, dstrict []float64
@@ -329,7 +351,11 @@ func transfer(name, base string, h3, h0 []results.Record) Transfer {
 			cb++
 		}
 	}
-	t.ETS, t.ETU, t.ETStrict = Mean(ds), Mean(du), Mean(dstrict)
+	t.ETS, t.ETStrict = Mean(ds), Mean(dstrict)
+	if withU {
+		etu := Mean(du)
+		t.ETU = &etu
+	}
 	t.CI, t.Wilcoxon, t.McNemar, t.Deltas = BootstrapMean(ds, 2000, Seed), Wilcoxon(ds), McNemarExact(bc, cb), ds
 	return t
 }
@@ -349,14 +375,18 @@ var (
 )
 
 // compare pairs two conditions by case, A the baseline and B the treatment,
-// and compares every metric: d_i = Z_i(B) − Z_i(A).
-func compare(an, bn string, a, b []results.Record) []Comparison {
+// and compares every metric: d_i = Z_i(B) − Z_i(A); U only where both
+// profiles define it.
+func compare(an, bn string, a, b []results.Record, withU bool) []Comparison {
 	pa, pb := pairs(a, b)
 	if len(pa) == 0 {
 		return nil
 	}
 	var out []Comparison
 	for _, metric := range append(append([]string(nil), continuousMetrics...), binaryMetrics...) {
+		if metric == "U" && !withU {
+			continue
+		}
 		d := make([]float64, len(pa))
 		for i := range pa {
 			d[i] = metricOf(pb[i], metric) - metricOf(pa[i], metric)
@@ -434,8 +464,15 @@ var utilityWeights = []struct {
 }
 
 // sensitivity re-ranks stream conditions by mean U recomputed from the same
-// records under alternative utility weights.
-func sensitivity(in Input, streams []contract.ConditionSpec, byName map[string]contract.ConditionResult) []Sensitivity {
+// records under alternative utility weights; only the streams whose profile
+// defines U.
+func sensitivity(in Input, all []contract.ConditionSpec, byName map[string]contract.ConditionResult) []Sensitivity {
+	var streams []contract.ConditionSpec
+	for _, c := range all {
+		if definesU(in.Settings[byName[c.Name].Run].OrDefault().Profile) {
+			streams = append(streams, c)
+		}
+	}
 	if len(streams) < 2 {
 		return nil
 	}

@@ -53,13 +53,20 @@ func Write(dir string, rep Report, traces TraceOf) error {
 	rows := [][]string{{"condition", "run", "stage", "n", "s", "s_ci_low", "s_ci_high", "strict_accuracy", "u", "turns", "tests", "cost_usd"}}
 	eps := [][]string{{"condition", "run", "episode_id", "workflow_id", "case_id", "case_condition", "stage", "index", "s", "diagnosis", "strict", "pass", "u", "t", "e", "r", "cost_usd"}}
 	for _, c := range rep.Conditions {
+		// An empty u where the profile defines no U (ConditionReport.DefinesU).
+		fu := func(x float64) string {
+			if !c.DefinesU() {
+				return ""
+			}
+			return f(x)
+		}
 		for i, m := range c.Stages {
-			rows = append(rows, []string{c.Name, c.Run, strconv.Itoa(m.Stage), strconv.Itoa(m.N), f(m.S), f(c.StageCI[i].Low), f(c.StageCI[i].High), f(m.Strict), f(m.U), f(m.T), f(m.E), f(m.Cost)})
+			rows = append(rows, []string{c.Name, c.Run, strconv.Itoa(m.Stage), strconv.Itoa(m.N), f(m.S), f(c.StageCI[i].Low), f(c.StageCI[i].High), f(m.Strict), fu(m.U), f(m.T), f(m.E), f(m.Cost)})
 		}
 		for _, r := range c.Episodes {
 			s := r.Scores
 			eps = append(eps, []string{c.Name, c.Run, r.EpisodeID, r.WorkflowID, r.CaseID, r.Condition, strconv.Itoa(r.Stage), strconv.Itoa(r.Index),
-				f(s.S), f(s.Diagnosis), strconv.FormatBool(s.Strict), strconv.FormatBool(s.Pass), f(s.U), strconv.Itoa(s.T), strconv.Itoa(s.E), f(s.R), f(s.Cost)})
+				f(s.S), f(s.Diagnosis), strconv.FormatBool(s.Strict), strconv.FormatBool(s.Pass), fu(s.U), strconv.Itoa(s.T), strconv.Itoa(s.E), f(s.R), f(s.Cost)})
 		}
 	}
 	csvs["stages.csv"], csvs["episodes.csv"] = rows, eps
@@ -68,16 +75,20 @@ func Write(dir string, rep Report, traces TraceOf) error {
 		for k := range r.S {
 			for j := range r.S[k] {
 				if r.S[k][j] != nil {
-					ret = append(ret, []string{r.Name, strconv.Itoa(k + 1), strconv.Itoa(j + 1), f(*r.S[k][j]), f(*r.U[k][j])})
+					au := ""
+					if r.U != nil {
+						au = f(*r.U[k][j])
+					}
+					ret = append(ret, []string{r.Name, strconv.Itoa(k + 1), strconv.Itoa(j + 1), f(*r.S[k][j]), au})
 				}
 			}
 		}
-		ret = append(ret, []string{r.Name, "BWT", "", label(r.BWTS), label(r.BWTU)})
+		ret = append(ret, []string{r.Name, "BWT", "", label(r.BWTS), optCSV(r.BWTU)})
 	}
 	csvs["retention.csv"] = ret
 	tr := [][]string{{"condition", "baseline", "n", "et_s", "et_u", "et_strict", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_p"}}
 	for _, t := range rep.Transfer {
-		tr = append(tr, []string{t.Name, t.Baseline, strconv.Itoa(t.N), f(t.ETS), f(t.ETU), f(t.ETStrict), f(t.CI.Low), f(t.CI.High), f(t.Wilcoxon.P), f(t.McNemar)})
+		tr = append(tr, []string{t.Name, t.Baseline, strconv.Itoa(t.N), f(t.ETS), optCSV(t.ETU), f(t.ETStrict), f(t.CI.Low), f(t.CI.High), f(t.Wilcoxon.P), f(t.McNemar)})
 	}
 	csvs["transfer.csv"] = tr
 	cmp := [][]string{{"a", "b", "metric", "n", "mean_b_minus_a", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_b", "mcnemar_c", "mcnemar_p"}}
@@ -95,7 +106,11 @@ func Write(dir string, rep Report, traces TraceOf) error {
 			name string
 			m    StageMean
 		}{{"seen", r.Seen}, {"new", r.New}} {
-			enc = append(enc, []string{r.Condition, r.Lineage, r.By, side.name, strconv.Itoa(side.m.N), f(side.m.S), f(side.m.Strict), f(side.m.U)})
+			u := f(side.m.U)
+			if r.NoU {
+				u = ""
+			}
+			enc = append(enc, []string{r.Condition, r.Lineage, r.By, side.name, strconv.Itoa(side.m.N), f(side.m.S), f(side.m.Strict), u})
 		}
 	}
 	csvs["encounters.csv"] = enc
@@ -162,7 +177,10 @@ type Chart struct {
 // and its running means over the stream, for the conditions of rep.
 func StageCharts(rep Report) []Chart {
 	v := view(rep, nil)
-	out := []Chart{{"S by stage, with bootstrap 95% bands", v.Curves}, {"U by stage", v.UCurves}}
+	out := []Chart{{"S by stage, with bootstrap 95% bands", v.Curves}}
+	if v.UCurves != "" {
+		out = append(out, Chart{"U by stage", v.UCurves})
+	}
 	for i, title := range []string{"running mean S̄₁:t over the stream", "running mean cost C̄₁:t (USD) over the stream"} {
 		if i < len(v.Running) {
 			out = append(out, Chart{title, v.Running[i]})
@@ -260,7 +278,9 @@ type pageView struct {
 func view(rep Report, link func(string) string) pageView {
 	v := pageView{Report: rep, Conditions: rep.Conditions, Klinike: klinikeHTML(rep), Encounters: encounterRows(rep), EpisodeLink: link}
 	v.Curves = curves(rep, "S", func(m StageMean) float64 { return m.S }, 0, 1, true)
-	v.UCurves = curves(rep, "U", func(m StageMean) float64 { return m.U }, -0.5, 0.6, false)
+	if withU := uConditions(rep); len(withU.Conditions) > 0 {
+		v.UCurves = curves(withU, "U", func(m StageMean) float64 { return m.U }, -0.5, 0.6, false)
+	}
 	for _, r := range rep.Retention {
 		v.Heatmaps = append(v.Heatmaps, heatmap(r))
 	}
@@ -465,9 +485,10 @@ func costBars(rep Report) template.HTML {
 }
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"f3":  func(x float64) string { return fmt.Sprintf("%.3f", x) },
-	"add": func(a, b int) int { return a + b },
-	"f1":  func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	"f3":   func(x float64) string { return fmt.Sprintf("%.3f", x) },
+	"side": func(m StageMean, noU bool) sideView { return sideView{m, noU} },
+	"add":  func(a, b int) int { return a + b },
+	"f1":   func(x float64) string { return fmt.Sprintf("%.1f", x) },
 	"metric": func(m StageMean, k string) string {
 		if v, ok := m.Metrics[k]; ok {
 			return fmt.Sprintf("%.3f", v)
@@ -494,14 +515,14 @@ details{margin:.5em 0}code{font-size:12px}
 </body></html>
 {{define "body"}}<h1>clinevo report: {{.Report.Experiment}}</h1>
 <h2>Learning curves</h2>
-<p>Stage means of the outcome score S with seeded bootstrap 95% bands, and of the utility U.</p>
+<p>Stage means of the outcome score S with seeded bootstrap 95% bands{{if .UCurves}}, and of the utility U (MedEvoEval's: a condition whose profile defines no U is left out){{end}}.</p>
 {{.Curves}}
 {{.UCurves}}
 {{if .Running}}<h3>Running means over the case stream</h3><p>S̄₁:t and C̄₁:t: the mean score and the mean encounter cost of each stream's first t episodes.</p>
 {{range .Running}}{{.}}{{end}}{{end}}
 <h2>Conditions</h2>
 <table><tr><th>condition</th><th>kind</th><th>episodes</th><th>S</th><th>strict acc</th><th>pass</th><th>non-dangerous</th><th>U</th><th>turns T</th><th>tests E</th><th>invalid R</th><th>cost USD</th><th>learning gain (S)</th></tr>
-{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{.Overall.N}}</td><td>{{f3 .Overall.S}}</td><td>{{f3 .Overall.Strict}}</td><td>{{f3 .Overall.Pass}}</td><td>{{f3 .Overall.NonDangerous}}</td><td>{{f3 .Overall.U}}</td><td>{{f3 .Overall.T}}</td><td>{{f3 .Overall.E}}</td><td>{{f3 .Overall.R}}</td><td>{{f3 .Overall.Cost}}</td><td>{{gain .LearningGain}}</td></tr>
+{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{.Overall.N}}</td><td>{{f3 .Overall.S}}</td><td>{{f3 .Overall.Strict}}</td><td>{{f3 .Overall.Pass}}</td><td>{{f3 .Overall.NonDangerous}}</td><td>{{if .DefinesU}}{{f3 .Overall.U}}{{else}}–{{end}}</td><td>{{f3 .Overall.T}}</td><td>{{f3 .Overall.E}}</td><td>{{f3 .Overall.R}}</td><td>{{f3 .Overall.Cost}}</td><td>{{gain .LearningGain}}</td></tr>
 {{end}}</table>
 {{if .MetricNames}}<h3>Profile metrics</h3><p>Each metric's mean over the episodes that define it.</p><table><tr><th>condition</th>{{range .MetricNames}}<th>{{.}}</th>{{end}}</tr>
 {{range $c := .Conditions}}<tr><td>{{$c.Name}}</td>{{range $.MetricNames}}<td>{{metric $c.Overall .}}</td>{{end}}</tr>
@@ -521,10 +542,10 @@ details{margin:.5em 0}code{font-size:12px}
 {{if .Report.Transfer}}<h2>Held-out transfer</h2><p>Per-case differences of S between the condition with mature frozen memory and the one without, sorted.</p>
 {{range .Deltas}}{{.}}{{end}}
 <table><tr><th>condition</th><th>baseline</th><th>n</th><th>ET(S)</th><th>ET(U)</th><th>ET(strict)</th><th>95% CI (S)</th><th>Wilcoxon p</th><th>McNemar p</th></tr>
-{{range .Report.Transfer}}<tr><td>{{.Name}}</td><td>{{.Baseline}}</td><td>{{.N}}</td><td>{{f3 .ETS}}</td><td>{{f3 .ETU}}</td><td>{{f3 .ETStrict}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{f3 .Wilcoxon.P}}</td><td>{{f3 .McNemar}}</td></tr>{{end}}</table>{{end}}
+{{range .Report.Transfer}}<tr><td>{{.Name}}</td><td>{{.Baseline}}</td><td>{{.N}}</td><td>{{f3 .ETS}}</td><td>{{opt .ETU}}</td><td>{{f3 .ETStrict}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{f3 .Wilcoxon.P}}</td><td>{{f3 .McNemar}}</td></tr>{{end}}</table>{{end}}
 {{if .Encounters}}<h2>Recall and transfer</h2><p>Episodes split by what the memory lineage (the stream runs listed, oldest first) had met before the case. A stream episode is <em>seen</em> when its clinical condition came up earlier in the lineage (seen before) and <em>new</em> at its first encounter. A held-out episode is split by whether its normalised opening complaint, and separately its clinical condition, was among the cases played in the lineage; the held-out condition without memory is split against the lineage of the condition compared with it. A condition that does well only on its seen side recalls rather than transfers; the rows of conditions without memory show what the cases alone are worth.</p>
 <table><tr><th>condition</th><th>lineage</th><th>split by</th><th>seen n</th><th>S</th><th>strict acc</th><th>U</th><th>new n</th><th>S</th><th>strict acc</th><th>U</th></tr>
-{{range .Encounters}}<tr><td>{{.Condition}}</td><td>{{.Lineage}}</td><td>{{.By}}</td>{{template "side" .Seen}}{{template "side" .New}}</tr>
+{{range .Encounters}}<tr><td>{{.Condition}}</td><td>{{.Lineage}}</td><td>{{.By}}</td>{{template "side" (side .Seen .NoU)}}{{template "side" (side .New .NoU)}}</tr>
 {{end}}</table>{{end}}
 {{if .Report.Updates}}<h2>Update response</h2><table><tr><th>condition</th><th>pre</th><th>update</th><th>post</th><th>Δupd</th><th>Δpost</th><th>recovery</th></tr>
 {{range .Report.Updates}}<tr><td>{{.Name}}</td><td>{{f3 .Pre}}</td><td>{{f3 .Upd}}</td><td>{{f3 .Post}}</td><td>{{f3 .DeltaUpd}}</td><td>{{f3 .DeltaPost}}</td><td>{{opt .Recovery}}</td></tr>{{end}}</table>{{end}}
@@ -535,7 +556,33 @@ details{margin:.5em 0}code{font-size:12px}
 {{if .Report.Sensitivity}}<h2>Utility-weight sensitivity</h2><table><tr><th>weights (S/T/E/R)</th><th>ranking by mean U</th></tr>
 {{range .Report.Sensitivity}}<tr><td>{{.Weights}}</td><td>{{range $i, $n := .Ranking}}{{if $i}} &gt; {{end}}{{$n}}{{end}}</td></tr>{{end}}</table>{{end}}
 <h2>Episodes</h2>
-{{range .Conditions}}<details><summary>{{.Name}}: {{len .Episodes}} episodes</summary><table><tr><th>workflow ID</th><th>case</th><th>stage</th><th>S</th><th>U</th></tr>
-{{range .Episodes}}<tr><td><a href="{{call $.EpisodeLink .EpisodeID}}"><code>{{.WorkflowID}}</code></a></td><td>{{.CaseID}}</td><td>{{.Stage}}</td><td>{{f3 .Scores.S}}</td><td>{{f3 .Scores.U}}</td></tr>
+{{range .Conditions}}{{$u := .DefinesU}}<details><summary>{{.Name}}: {{len .Episodes}} episodes</summary><table><tr><th>workflow ID</th><th>case</th><th>stage</th><th>S</th><th>U</th></tr>
+{{range .Episodes}}<tr><td><a href="{{call $.EpisodeLink .EpisodeID}}"><code>{{.WorkflowID}}</code></a></td><td>{{.CaseID}}</td><td>{{.Stage}}</td><td>{{f3 .Scores.S}}</td><td>{{if $u}}{{f3 .Scores.U}}{{else}}–{{end}}</td></tr>
 {{end}}</table></details>{{end}}{{end}}
-{{define "side"}}<td>{{.N}}</td>{{if .N}}<td>{{f3 .S}}</td><td>{{f3 .Strict}}</td><td>{{f3 .U}}</td>{{else}}<td>–</td><td>–</td><td>–</td>{{end}}{{end}}`))
+{{define "side"}}<td>{{.N}}</td>{{if .N}}<td>{{f3 .S}}</td><td>{{f3 .Strict}}</td><td>{{if .NoU}}–{{else}}{{f3 .U}}{{end}}</td>{{else}}<td>–</td><td>–</td><td>–</td>{{end}}{{end}}`))
+
+// sideView is one side of a recall/transfer split as the page shows it.
+type sideView struct {
+	StageMean
+	NoU bool // the condition's profile defines no U
+}
+
+// uConditions is rep with only the conditions whose profile defines U.
+func uConditions(rep Report) Report {
+	out := rep
+	out.Conditions = nil
+	for _, c := range rep.Conditions {
+		if c.DefinesU() {
+			out.Conditions = append(out.Conditions, c)
+		}
+	}
+	return out
+}
+
+// optCSV is a CSV field of an optional number: empty when there is none.
+func optCSV(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*p, 'f', 4, 64)
+}

@@ -166,6 +166,7 @@ type runPage struct {
 	Usage      []roleUsage
 	MemoryRuns string // the lineage, for the memory page
 	LastNumber int
+	NoU        bool // the run's profile defines no U: shown as "–"
 }
 
 func (p runPage) Live() bool { return p.Status.live() }
@@ -200,11 +201,19 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 	p := runPage{Title: "run " + id, Run: id, Kind: "evaluation", Records: recs}
 	wf := contract.EvaluationWorkflowID(id)
 	found := len(recs) > 0
+	profile := ""
 	for _, run := range runs {
 		if run.Run != id {
 			continue
 		}
 		found, p.Kind, wf = true, run.Kind, run.WorkflowID
+		// Stream and evaluation specs both keep their settings here.
+		var sp struct {
+			Settings settings.Settings `json:"settings"`
+		}
+		if err := json.Unmarshal(run.Spec, &sp); err == nil {
+			profile = sp.Settings.OrDefault().Profile
+		}
 		if run.Kind == string(contract.KindStream) {
 			var spec contract.StreamSpec
 			if err := json.Unmarshal(run.Spec, &spec); err != nil {
@@ -232,6 +241,7 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 		kind = "evaluation"
 	}
 	cond := analysis.Condition(id, kind, id, recs)
+	cond.Profile, p.NoU = profile, !cond.DefinesU()
 	p.Stages, p.Overall = cond.Stages, cond.Overall
 	if len(cond.Stages) > 0 {
 		p.Charts = analysis.StageCharts(analysis.Report{Conditions: []analysis.ConditionReport{cond}})

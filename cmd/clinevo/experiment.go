@@ -243,7 +243,11 @@ func writeSummary(w io.Writer, rep analysis.Report) {
 		if n := len(c.Stages); n > 0 {
 			late = fmt.Sprintf("%.3f", c.Stages[n-1].S)
 		}
-		fmt.Fprintf(w, "%-4s %-8s n=%-4d S=%.3f strict=%.2f U=%.3f last-stage S=%s\n", c.Name, c.Kind, c.Overall.N, c.Overall.S, c.Overall.Strict, c.Overall.U, late)
+		u := "–" // only MedEvoEval defines U
+		if c.DefinesU() {
+			u = fmt.Sprintf("%.3f", c.Overall.U)
+		}
+		fmt.Fprintf(w, "%-4s %-8s n=%-4d S=%.3f strict=%.2f U=%s last-stage S=%s\n", c.Name, c.Kind, c.Overall.N, c.Overall.S, c.Overall.Strict, u, late)
 	}
 	writeEncounters(w, rep)
 	for _, t := range rep.Transfer {
