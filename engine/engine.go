@@ -8,7 +8,9 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -36,7 +38,7 @@ type Options struct {
 	DataDir   string
 	Postgres  *postgres.Config // nil: the embedded results store (results.db)
 	Qdrant    *qdrant.Config   // nil: the embedded bank (memory.db)
-	ReadOnly  bool             // do not create a missing Qdrant collection
+	ReadOnly  bool             // a reader: create no missing data dir, store file or Qdrant collection
 	MemoryDim int              // hashing embedder dimension; 0: default
 	// Embeddings is the embedder of this worker's bank (roles.embeddings): it
 	// is fixed with the bank, unlike the other roles, which each run chooses.
@@ -54,10 +56,40 @@ type Engine struct {
 	roles      *roleSet
 }
 
+// readerPaths are the embedded stores' files for a reader. A store file that
+// is missing is opened in memory, empty, so that a reader creates no file;
+// when every store is embedded and none is there, the data_dir is wrong (or
+// nothing has run there yet), and the reader says so instead of showing
+// nothing.
+func readerPaths(o Options) (results, memory string, err error) {
+	results, memory = filepath.Join(o.DataDir, "results.db"), filepath.Join(o.DataDir, "memory.db")
+	found := 0
+	for _, p := range []*string{&results, &memory} {
+		switch _, err := os.Stat(*p); {
+		case errors.Is(err, fs.ErrNotExist):
+			*p = ":memory:"
+		case err != nil:
+			return "", "", fmt.Errorf("engine: %w", err)
+		default:
+			found++
+		}
+	}
+	if found == 0 && o.Postgres == nil && o.Qdrant == nil {
+		return "", "", fmt.Errorf("engine: neither results.db nor memory.db is in %s: nothing has run with this data_dir (set --data-dir or data_dir to where the worker writes)", o.DataDir)
+	}
+	return results, memory, nil
+}
+
 // Open opens the results store (PostgreSQL, or DataDir/results.db) and the
 // memory bank (Qdrant, or DataDir/memory.db).
 func Open(ctx context.Context, o Options) (*Engine, error) {
-	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+	resultsPath, memoryPath := filepath.Join(o.DataDir, "results.db"), filepath.Join(o.DataDir, "memory.db")
+	if o.ReadOnly {
+		var err error
+		if resultsPath, memoryPath, err = readerPaths(o); err != nil {
+			return nil, err
+		}
+	} else if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	var res results.Store
@@ -65,7 +97,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if o.Postgres != nil {
 		res, err = postgres.Open(ctx, *o.Postgres)
 	} else {
-		res, err = sqlite.Open(ctx, filepath.Join(o.DataDir, "results.db"))
+		res, err = sqlite.Open(ctx, resultsPath)
 	}
 	if err != nil {
 		return nil, err
@@ -86,7 +118,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		backend = "qdrant"
 		mem, err = qdrant.Open(ctx, *o.Qdrant, emb, !o.ReadOnly)
 	} else {
-		mem, err = local.Open(ctx, filepath.Join(o.DataDir, "memory.db"), emb)
+		mem, err = local.Open(ctx, memoryPath, emb)
 	}
 	if err != nil {
 		res.Close()
