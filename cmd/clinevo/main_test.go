@@ -252,3 +252,19 @@ func TestEpisodeRunKlinike(t *testing.T) {
 	// KlinikeBench has steps, not MedEvoEval's Tmax, Emax and MDT.
 	require.Regexp(t, `(?m)^L0\s+stream\s+klinike\s+disabled\s+-\s+-\s+-\s+32\s+-\s+interactive\s`, out)
 }
+
+// A reading command pointed at a data dir where nothing has run says so and
+// creates nothing there.
+func TestReadersRefuseAnEmptyDataDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "typo")
+	for _, args := range [][]string{{"memory", "stats"}, {"memory", "query", "chest pain"}, {"memory", "export"}} {
+		r := newRoot()
+		var out bytes.Buffer
+		r.SetOut(&out)
+		r.SetErr(&out)
+		r.SetArgs(append([]string{"--data-dir", dir}, args...))
+		require.ErrorContains(t, r.Execute(), "nothing has run with this data_dir", args)
+		_, err := os.Stat(dir)
+		require.ErrorIs(t, err, os.ErrNotExist, args)
+	}
+}
