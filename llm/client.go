@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -150,6 +151,7 @@ type Client struct {
 	Settings settings.Role
 	api      *openai.Client
 	sem      chan struct{}
+	waiting  atomic.Int64 // calls waiting for a slot of sem
 	cache    Cache
 	prompts  bool // Options.RecordPrompts
 }
@@ -560,12 +562,10 @@ func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (ms
 		span.SetAttributes(attribute.Bool("llm.cache_hit", false))
 	}
 	if c.sem != nil {
-		select {
-		case c.sem <- struct{}{}:
-			defer func() { <-c.sem }()
-		case <-ctx.Done():
-			return Message{}, &Error{Role: c.Role, Kind: Transient, Msg: ctx.Err().Error()}
+		if err := c.acquire(ctx); err != nil {
+			return Message{}, err
 		}
+		defer func() { <-c.sem }()
 	}
 	var retryAfter time.Duration
 	resp, err := c.api.CreateChatCompletion(context.WithValue(ctx, retryAfterKey{}, &retryAfter), req)
@@ -622,4 +622,23 @@ func (c *Client) classify(err error, retryAfter time.Duration) error {
 		e.Kind = Fatal
 	}
 	return e
+}
+
+// acquire takes one of the role's concurrency slots, waiting (and counted as
+// waiting) only when none is free; a context that ends first is a transient
+// error.
+func (c *Client) acquire(ctx context.Context) error {
+	select {
+	case c.sem <- struct{}{}:
+		return nil
+	default:
+	}
+	c.waiting.Add(1)
+	defer c.waiting.Add(-1)
+	select {
+	case c.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return &Error{Role: c.Role, Kind: Transient, Msg: ctx.Err().Error()}
+	}
 }

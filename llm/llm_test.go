@@ -3,8 +3,9 @@ package llm_test
 import (
 	"context"
 	"errors"
-	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -416,44 +417,84 @@ func TestMedInquireDoctorSeesNoTestList(t *testing.T) {
 // TestConcurrencyLimit: with roles.<name>.concurrency 1, a call waits while
 // another is in flight; cancelled while it waits, it never reaches the endpoint.
 // With 2, the second call is sent while the first is still in flight.
+// TestConcurrencyLimit: with concurrency 1 a second call waits for the slot
+// and reaches the server only once the first has returned; a waiting call
+// whose context ends returns without being sent; with concurrency 2 both
+// calls are at the server at once.
 func TestConcurrencyLimit(t *testing.T) {
-	for _, limit := range []int{1, 2} {
-		t.Run(fmt.Sprint(limit), func(t *testing.T) {
-			srv := llmtest.New(t)
-			arrived, release := make(chan int, 4), make(chan struct{})
-			srv.Script = func(n int, _ llmtest.Request) *llmtest.Reply {
-				arrived <- n
-				<-release
-				return &llmtest.Reply{Status: 200, Content: `{"grade":50,"justification":"x"}`}
-			}
-			c := client(t, srv, "judge", func(s *settings.Role) { s.Concurrency = limit })
-			call := func(ctx context.Context) error {
-				var out struct{ Grade int }
-				return c.JSON(ctx, []llm.Message{llm.User("grade")}, &out, func() error { return nil })
-			}
-			first := make(chan error, 1)
-			go func() { first <- call(context.Background()) }()
-			<-arrived
-			if limit == 1 {
-				ctx, cancel := context.WithCancel(context.Background())
-				second := make(chan error, 1)
-				go func() { second <- call(ctx) }()
-				cancel()
-				err := <-second
-				require.ErrorContains(t, err, "context canceled")
-				close(release)
-				require.NoError(t, <-first)
-				require.Len(t, srv.Requests(), 1, "the waiting call was never sent")
-				return
-			}
-			second := make(chan error, 1)
-			go func() { second <- call(context.Background()) }()
-			<-arrived // both in flight at once
-			close(release)
-			require.NoError(t, <-first)
-			require.NoError(t, <-second)
-		})
+	// The server numbers requests from 0 and holds each until free is
+	// called (also at cleanup, so that a failed check cannot hang the server).
+	setup := func(t *testing.T, limit int) (srv *llmtest.Server, c *llm.Client, arrived chan int, free func(), call func(context.Context) error) {
+		srv = llmtest.New(t)
+		arrived = make(chan int, 4)
+		release := make(chan struct{})
+		free = sync.OnceFunc(func() { close(release) })
+		t.Cleanup(free)
+		srv.Script = func(n int, _ llmtest.Request) *llmtest.Reply {
+			arrived <- n
+			<-release
+			return &llmtest.Reply{Status: 200, Content: `{"grade":50,"justification":"x"}`}
+		}
+		c = client(t, srv, "judge", func(s *settings.Role) { s.Concurrency = limit })
+		call = func(ctx context.Context) error {
+			var out struct{ Grade int }
+			return c.JSON(ctx, []llm.Message{llm.User("grade")}, &out, func() error { return nil })
+		}
+		return srv, c, arrived, free, call
 	}
+	// untilWaiting returns once a call of c waits for a slot, and fails if a
+	// request reaches the server instead.
+	untilWaiting := func(t *testing.T, c *llm.Client, arrived chan int) {
+		for llm.Waiting(c) == 0 {
+			select {
+			case n := <-arrived:
+				t.Fatalf("request %d was sent while the first held the only slot", n)
+			default:
+				runtime.Gosched()
+			}
+		}
+	}
+	t.Run("1", func(t *testing.T) {
+		srv, c, arrived, free, call := setup(t, 1)
+		first := make(chan error, 1)
+		go func() { first <- call(context.Background()) }()
+		require.Equal(t, 0, <-arrived)
+		second := make(chan error, 1)
+		go func() { second <- call(context.Background()) }()
+		untilWaiting(t, c, arrived)
+		require.Len(t, srv.Requests(), 1)
+		free()
+		require.NoError(t, <-first)
+		require.Equal(t, 1, <-arrived, "the second call goes once the slot is free")
+		require.NoError(t, <-second)
+	})
+	t.Run("1, cancelled while waiting", func(t *testing.T) {
+		srv, c, arrived, free, call := setup(t, 1)
+		first := make(chan error, 1)
+		go func() { first <- call(context.Background()) }()
+		<-arrived
+		ctx, cancel := context.WithCancel(context.Background())
+		second := make(chan error, 1)
+		go func() { second <- call(ctx) }()
+		untilWaiting(t, c, arrived)
+		cancel()
+		require.ErrorContains(t, <-second, "context canceled")
+		require.Zero(t, llm.Waiting(c))
+		free()
+		require.NoError(t, <-first)
+		require.Len(t, srv.Requests(), 1, "the cancelled call was never sent")
+	})
+	t.Run("2", func(t *testing.T) {
+		_, _, arrived, free, call := setup(t, 2)
+		first, second := make(chan error, 1), make(chan error, 1)
+		go func() { first <- call(context.Background()) }()
+		go func() { second <- call(context.Background()) }()
+		<-arrived
+		<-arrived // both in flight at once
+		free()
+		require.NoError(t, <-first)
+		require.NoError(t, <-second)
+	})
 }
 
 // TestModelEvolverKeepsMemoryEntries: under EvoClinician's settings a model

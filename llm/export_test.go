@@ -1,0 +1,4 @@
+package llm
+
+// Waiting is the number of calls of c waiting for a concurrency slot.
+func Waiting(c *Client) int64 { return c.waiting.Load() }
