@@ -368,6 +368,13 @@ type scoreView struct {
 	// Check says whether the scoring code, given the stored judgement, gives
 	// the stored scores again.
 	Check string
+	// StrictHow says what strict, pass and the grade mean under the profile.
+	StrictHow string
+	// Explained are the profile metrics that have a line of their own.
+	Explained map[string]bool
+	// KeyPoints: the profile scores evidence and plan against the case's
+	// key points (MedEvoEval C.1), shown matched and missed.
+	KeyPoints bool
 }
 
 type scoreLine struct{ Name, Value, How string }
@@ -382,7 +389,17 @@ type keyPoint struct {
 // grader.Combine on the stored judgement; without them it shows what was
 // stored.
 func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings) scoreView {
-	v := scoreView{Scores: sc}
+	if set != nil {
+		switch set.Profile {
+		case settings.MedInquire:
+			return explainInquire(sc, *set)
+		case settings.GPAgent:
+			return explainGP(sc, *set)
+		case settings.Klinike:
+			return explainKlinike(sc, *set)
+		}
+	}
+	v := scoreView{Scores: sc, StrictHow: "strict: the diagnosis grade is 1; grade = round(100·S)", KeyPoints: true}
 	part := func(p *float64) string {
 		if p == nil {
 			return "not scored"
@@ -436,8 +453,6 @@ func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings) scoreView
 	j := grader.Judgement{Diagnosis: sc.Diagnosis, Matched: sc.Matched, Hallucinated: sc.Halluc, PlanMatched: sc.PlanHit, Unsafe: sc.Unsafe}
 	again := grader.Combine(c, *set, nil, clinic.FinalOutput{}, j)
 	switch {
-	case set.Profile != settings.MedEvoEval:
-		v.Check = "profile " + set.Profile + " scores S its own way: see its metrics"
 	case math.Abs(again.S-sc.S) < 1e-9:
 		v.Check = "the scoring code gives the stored S again from these numbers"
 	default:

@@ -241,7 +241,8 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 		kind = "evaluation"
 	}
 	cond := analysis.Condition(id, kind, id, recs)
-	cond.Profile, p.NoU = profile, !cond.DefinesU()
+	cond.Profile = profile
+	p.NoU = !cond.DefinesU()
 	p.Stages, p.Overall = cond.Stages, cond.Overall
 	if len(cond.Stages) > 0 {
 		p.Charts = analysis.StageCharts(analysis.Report{Conditions: []analysis.ConditionReport{cond}})

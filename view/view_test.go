@@ -380,8 +380,14 @@ func TestViewer(t *testing.T) {
 		}
 		require.Positive(t, calls, "the built-in doctor calls tools")
 		require.Equal(t, calls, strings.Count(page, `<span class="who">tool</span>`), "every tool call's result")
-		require.Contains(t, page, "profile klinike scores S its own way")
+		// KlinikeBench's gates and formulas with the stored numbers, checked
+		// against S, and no MedEvoEval key points or U.
+		require.Contains(t, page, "s = D·W·A·1[H = 1] = ")
+		require.Contains(t, page, "S and r_multi follow from the stored gates by the formulas above")
+		require.NotContains(t, page, "<h3>Evidence</h3>")
+		require.Contains(t, page, `<tr><td>U</td><td class="n">–</td>`)
 		run := body(t, get(t, srv, http.MethodGet, "/run?id=kl", nil))
+		require.Regexp(t, `<tr class="total"><td>all</td>(<td class="n">[^<]*</td>){4}<td class="n">–</td>`, run, "U is not KlinikeBench's")
 		require.Contains(t, run, "judge: openai/judge-model")
 		for _, secret := range []string{"judge.example.invalid", "KL_SECRET_KEY_VAR", "/secret/key/file"} {
 			require.NotContains(t, run, secret)
