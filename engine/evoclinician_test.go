@@ -151,10 +151,18 @@ func TestEvoClinicianShortRun(t *testing.T) {
 		require.Equal(t, 20, c.Overall.N)
 		require.Positive(t, c.Overall.TimeMS["diagnose"], "condition %s: diagnose time recorded", c.Name)
 		require.Positive(t, c.Running[19].Cost, "condition %s: every turn costs", c.Name)
+		// The profile reaches the report from the stored run settings: U is
+		// MedEvoEval's, and Med-Inquire shows none.
+		require.Equal(t, settings.MedInquire, c.Profile, c.Name)
+		require.False(t, c.DefinesU(), c.Name)
+	}
+	for _, c := range rep.Comparisons {
+		require.NotEqual(t, "U", c.Metric)
 	}
 	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
 	require.NoError(t, err)
 	require.Equal(t, 2, strings.Count(string(page), `class="chart running"`), "the S̄₁:t and C̄₁:t curves")
+	require.NotContains(t, string(page), `aria-label="learning curves of U"`)
 
 	// Score-only: the learners never get the key, and no input holds a manager-view value.
 	rec.mu.Lock()
