@@ -60,6 +60,16 @@ func LoadLive(ctx context.Context, store results.Store, name string) (in Input, 
 	if !found {
 		return in, false, fmt.Errorf("experiment %q is not in the results store: %w", name, results.ErrNotFound)
 	}
+	// Held-out runs store no spec of their own: their settings are their
+	// condition's, as the experiment resolves them.
+	for i, c := range in.Spec.Conditions {
+		if _, ok := in.Settings[in.Spec.RunID(c.Name)]; ok {
+			continue
+		}
+		if s, err := in.Spec.SettingsOf(i); err == nil {
+			in.Settings[in.Spec.RunID(c.Name)] = s.OrDefault()
+		}
+	}
 	raw, err := store.RunResult(ctx, name)
 	switch {
 	case err == nil:

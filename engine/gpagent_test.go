@@ -57,9 +57,15 @@ func TestGPAgentBenchEndToEnd(t *testing.T) {
 		require.Contains(t, c.Overall.Metrics, "mgmt", c.Name)
 		require.Contains(t, c.Overall.Metrics, "miss_refer", c.Name)
 		require.Contains(t, c.Overall.Metrics, "miss_gp", c.Name)
+		// Held-out runs store no spec: their profile comes from the
+		// experiment's condition, and GPAgentBench defines no U.
+		require.Equal(t, settings.GPAgent, c.Profile, c.Name)
 		for _, r := range c.Episodes {
 			require.Contains(t, []string{clinic.PathwayManage, clinic.PathwayRefer, ""}, r.Final.Disposition)
 		}
+	}
+	for _, tr := range rep.Transfer {
+		require.Nil(t, tr.ETU, tr.Name)
 	}
 	// A2's action set is {diagnose, treat}: it never refers, every referral is missed.
 	a2 := rep.Conditions[slices.IndexFunc(rep.Conditions, func(c analysis.ConditionReport) bool { return c.Name == "A2" })]

@@ -201,19 +201,11 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 	p := runPage{Title: "run " + id, Run: id, Kind: "evaluation", Records: recs}
 	wf := contract.EvaluationWorkflowID(id)
 	found := len(recs) > 0
-	profile := ""
 	for _, run := range runs {
 		if run.Run != id {
 			continue
 		}
 		found, p.Kind, wf = true, run.Kind, run.WorkflowID
-		// Stream and evaluation specs both keep their settings here.
-		var sp struct {
-			Settings settings.Settings `json:"settings"`
-		}
-		if err := json.Unmarshal(run.Spec, &sp); err == nil {
-			profile = sp.Settings.OrDefault().Profile
-		}
 		if run.Kind == string(contract.KindStream) {
 			var spec contract.StreamSpec
 			if err := json.Unmarshal(run.Spec, &spec); err != nil {
@@ -241,7 +233,10 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 		kind = "evaluation"
 	}
 	cond := analysis.Condition(id, kind, id, recs)
-	cond.Profile = profile
+	// A held-out run stores no spec: its settings are its condition's.
+	if src, err := s.sourceOf(ctx, id); err == nil {
+		cond.Profile = src.Settings.OrDefault().Profile
+	}
 	p.NoU = !cond.DefinesU()
 	p.Stages, p.Overall = cond.Stages, cond.Overall
 	if len(cond.Stages) > 0 {
