@@ -87,17 +87,33 @@ func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Ru
 		for _, d := range proposals(cfg, in, ctxWords) {
 			edits = append(edits, Edit{Op: OpAdd, Text: ruleText(d)})
 		}
-		if !cfg.TranscriptOnly {
-			edits = append(edits, toolEdits(in, truth, ctxWords)...) // tool sandboxes (klinike.go)
-		}
+		edits = append(edits, TraceEdits(cfg, in, truth)...)
 		out.Rules, out.Edits, out.Skipped = ApplyEdits(out.Rules, edits, in.Episode, cfg, screen)
 	}
 	if in.WriteCards {
 		var skipped []string
-		out.Cards, skipped = ScreenCards(KeepKinds(GPCards(in, truth, withCalls(cards(cfg, in, truth, ctxWords), in, truth)), cfg.CardKinds), screen)
+		out.Cards, skipped = FinishCards(cfg, in, truth, cards(cfg, in, truth, ctxWords), screen)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out
+}
+
+// TraceEdits are the rule edits that follow from the trace and the key alone,
+// whichever evolver proposes the rest: a tool sandbox's needed calls
+// (klinike.go), unless the feedback is transcript-level.
+func TraceEdits(cfg settings.Evolver, in Input, truth *grader.Key) []Edit {
+	if cfg.TranscriptOnly {
+		return nil
+	}
+	return toolEdits(in, truth, contextWords(in.Opening))
+}
+
+// FinishCards completes an evolver's cards from the trace and the key, the
+// same for the built-in and the model evolver: the calls of a tool sandbox
+// (klinike.go) and GPAgentBench's referral cards (gpagent.go); then it keeps
+// the kinds the run writes and screens them for leaks.
+func FinishCards(cfg settings.Evolver, in Input, truth *grader.Key, cs []clinic.Card, screen *Screen) ([]clinic.Card, []string) {
+	return ScreenCards(KeepKinds(gpCards(in, truth, withCalls(cs, in, truth)), cfg.CardKinds), screen)
 }
 
 // Edit operations on the rule book.

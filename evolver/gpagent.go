@@ -11,7 +11,7 @@ import (
 	"github.com/clinevo/clinevo/textmatch"
 )
 
-// GPCards adds what a GPAgentBench episode (§4) teaches to the given cards
+// gpCards adds what a GPAgentBench episode (§4) teaches to the given cards
 // (the built-in evolver's or the model's): the examinations that paid off,
 // and red flags and referral. With the write-back, the cards of a case that
 // needed referral become referral cards: their evidence is the case's red
@@ -23,7 +23,7 @@ import (
 // scored full marks becomes a referral card whose red flags are the replies
 // the graded trace marks high-yield, and a referral that scored 0 gives a
 // correction to manage locally. Other episodes pass unchanged.
-func GPCards(in Input, truth *grader.Key, cards []clinic.Card) []clinic.Card {
+func gpCards(in Input, truth *grader.Key, cards []clinic.Card) []clinic.Card {
 	if !gpEpisode(in.Events) {
 		return cards
 	}

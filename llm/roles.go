@@ -399,8 +399,10 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 
 // Evolver is a model-backed evolver: the model proposes rule edits and cards;
 // the memory entries and transcript summaries a run keeps (evolver.Records)
-// are written beside them, and a GP episode's cards become referral cards
-// (evolver.GPCards), as the built-in evolver writes them. Everything
+// are written beside them, and the cards are completed from the trace and
+// the key (evolver.FinishCards: tool calls, referral cards) and the rule
+// edits joined by the trace's own (evolver.TraceEdits), as the built-in
+// evolver does. Everything
 // passes the same leak screen as the built-in evolver's; a malformed reply
 // changes the rule book and the model's cards in nothing.
 type Evolver struct{ C *Client }
@@ -459,7 +461,7 @@ func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.In
 	}
 	screen := evolver.NewScreen(cfg, in.Forbidden, truth)
 	if cfg.Rules() {
-		out.Rules, out.Edits, out.Skipped = evolver.ApplyEdits(evolver.Cite(rules, in, cfg.CiteWindow), r.Edits, in.Episode, cfg, screen)
+		out.Rules, out.Edits, out.Skipped = evolver.ApplyEdits(evolver.Cite(rules, in, cfg.CiteWindow), append(r.Edits, evolver.TraceEdits(cfg, in, truth)...), in.Episode, cfg, screen)
 	}
 	if in.WriteCards {
 		var cards []clinic.Card
@@ -471,13 +473,12 @@ func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.In
 				SourceCase: in.CaseID, CreatedEpisode: in.Episode}
 			cards = append(cards, c)
 		}
-		// A GP episode's cards become referral (or manage-locally) cards as
-		// the built-in evolver's do: that needs the trace and the key, not
-		// the model.
-		cards = evolver.GPCards(in, truth, cards)
+		// What needs the trace and the key but not the model (memory entries,
+		// summaries, tool calls, referral cards) is added as the built-in
+		// evolver adds it.
 		cards = append(cards, evolver.Records(cfg, in)...)
 		var skipped []string
-		out.Cards, skipped = evolver.ScreenCards(evolver.KeepKinds(cards, cfg.CardKinds), screen)
+		out.Cards, skipped = evolver.FinishCards(cfg, in, truth, cards, screen)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out, nil
