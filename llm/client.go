@@ -642,3 +642,11 @@ func (c *Client) acquire(ctx context.Context) error {
 		return &Error{Role: c.Role, Kind: Transient, Msg: ctx.Err().Error()}
 	}
 }
+
+// countFallback counts, as a call of the role "<role>_fallback", a reply
+// still malformed after repair that the built-in equivalent answered.
+func (c *Client) countFallback(ctx context.Context) {
+	if m := meter(ctx); m != nil {
+		m.Add(Usage{Role: c.Role + "_fallback", Calls: 1})
+	}
+}

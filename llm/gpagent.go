@@ -55,9 +55,7 @@ func (j Judge) score(ctx context.Context, role string, data any, allowed []float
 		return nil
 	})
 	if gj, ok := j.Fallback.(grader.GPJudge); ok && IsMalformed(err) {
-		if m := meter(ctx); m != nil {
-			m.Add(Usage{Role: j.C.Role + "_fallback", Calls: 1})
-		}
+		j.C.countFallback(ctx)
 		return fallback(gj)
 	}
 	if err != nil {

@@ -43,9 +43,7 @@ func (j Judge) JudgeMustAsk(ctx context.Context, c *clinic.Case, topics, questio
 		return nil
 	})
 	if IsMalformed(err) {
-		if m := meter(ctx); m != nil {
-			m.Add(Usage{Role: j.C.Role + "_fallback", Calls: 1})
-		}
+		j.C.countFallback(ctx)
 		return grader.CueMustAsk(topics, questions), nil
 	}
 	if err != nil {

@@ -260,13 +260,9 @@ func (j Judge) JudgeDiagnosis(ctx context.Context, c *clinic.Case, diagnosis []s
 		}
 		return nil
 	})
-	if IsMalformed(err) && j.Fallback != nil {
-		if m := meter(ctx); m != nil {
-			m.Add(Usage{Role: j.C.Role + "_fallback", Calls: 1})
-		}
-		if dj, ok := j.Fallback.(grader.DiagnosisJudge); ok {
-			return dj.JudgeDiagnosis(ctx, c, diagnosis)
-		}
+	if dj, ok := j.Fallback.(grader.DiagnosisJudge); ok && IsMalformed(err) {
+		j.C.countFallback(ctx)
+		return dj.JudgeDiagnosis(ctx, c, diagnosis)
 	}
 	if err != nil {
 		return grader.DiagnosisGrade{}, err
@@ -313,9 +309,7 @@ func (j Judge) Judge(ctx context.Context, c *clinic.Case, revealed string, final
 		return nil
 	})
 	if IsMalformed(err) && j.Fallback != nil {
-		if m := meter(ctx); m != nil {
-			m.Add(Usage{Role: j.C.Role + "_fallback", Calls: 1})
-		}
+		j.C.countFallback(ctx)
 		return j.Fallback.Judge(ctx, c, revealed, final)
 	}
 	if err != nil {
@@ -368,9 +362,7 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 		return nil
 	})
 	if IsMalformed(err) {
-		if m := meter(ctx); m != nil {
-			m.Add(Usage{Role: g.C.Role + "_fallback", Calls: 1})
-		}
+		g.C.countFallback(ctx)
 		return grader.GradeProcess(in, key), nil
 	}
 	if err != nil {

@@ -43,7 +43,7 @@ func TestDescribeNamesTheProfileTemplates(t *testing.T) {
 	}
 }
 
-// Every template a profile names is one the package can render.
+// Every template a profile names has a version and is one the package holds.
 func TestProfileTemplatesExist(t *testing.T) {
 	for _, profile := range settings.ProfileNames {
 		for _, role := range settings.RoleNames {
@@ -53,6 +53,11 @@ func TestProfileTemplatesExist(t *testing.T) {
 				continue
 			}
 			require.NotEmpty(t, names, "%s %s", profile, role)
+			for _, v := range names {
+				name, _, ok := strings.Cut(v, "/")
+				require.True(t, ok, "%s %s: version %q", profile, role, v)
+				require.True(t, llm.HasTemplate(name), "%s %s: no template %s", profile, role, name)
+			}
 		}
 	}
 }
