@@ -18,7 +18,6 @@ import (
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
-	"github.com/clinevo/clinevo/settings"
 )
 
 func (a *app) episodeShowCmd() *cobra.Command {
@@ -63,7 +62,11 @@ func (a *app) memoryCmd() *cobra.Command {
 			for _, k := range kinds {
 				f.Kinds = append(f.Kinds, clinic.CardKind(k))
 			}
-			hits, err := eng.Memory.Search(cmd.Context(), memory.Query{Text: args[0], K: top, Filter: f})
+			k := top
+			if k == 0 {
+				k = a.cfg.Settings.Memory.K // the configured doctor's K
+			}
+			hits, err := eng.Memory.Search(cmd.Context(), memory.Query{Text: args[0], K: k, Filter: f})
 			if err != nil {
 				return err
 			}
@@ -79,7 +82,7 @@ func (a *app) memoryCmd() *cobra.Command {
 	query.Flags().StringSliceVar(&runs, "run", nil, "only cards written by these runs")
 	query.Flags().StringSliceVar(&kinds, "kind", nil, "only these kinds: success, correction, rule, advice")
 	query.Flags().StringVar(&f.Bank, "bank", "", "only this bank: success, correction, rules, advice")
-	query.Flags().IntVar(&top, "top", settings.Default().Memory.K, "number of cards (default: the doctor's K)")
+	query.Flags().IntVar(&top, "top", 0, "number of cards (0: the configured doctor's K, memory.k)")
 	cmd.AddCommand(query)
 	var statRuns []string
 	var statJSON bool

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -125,3 +126,23 @@ type bytesBuffer struct{ b []byte }
 
 func (w *bytesBuffer) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
 func (w *bytesBuffer) String() string              { return string(w.b) }
+
+// memory query returns the configured doctor's K cards unless --top says
+// otherwise.
+func TestMemoryQueryTopIsTheConfiguredK(t *testing.T) {
+	dir := t.TempDir()
+	learnBank(t, dir, 30)
+	rows := func(args ...string) int {
+		t.Helper()
+		r := newRoot()
+		var out strings.Builder
+		r.SetOut(&out)
+		r.SetArgs(append([]string{"--data-dir", dir, "memory", "query", "tight chest when climbing stairs"}, args...))
+		require.NoError(t, r.Execute())
+		return strings.Count(out.String(), "\n") - 1 // the header
+	}
+	require.Equal(t, settings.Default().Memory.K, rows())
+	require.Equal(t, 3, rows("--top", "3"))
+	t.Setenv("CLINEVO_MEMORY_K", "2")
+	require.Equal(t, 2, rows())
+}
