@@ -22,8 +22,8 @@ func TestExampleConfigsLoad(t *testing.T) {
 	}
 	c, err := config.Load(config.New(), "../clinevo.models.example.yaml")
 	require.NoError(t, err)
-	require.True(t, c.Settings.Roles.Model("doctor"))
-	require.False(t, c.Settings.Roles.Model("patient"), "a mixed configuration: model doctor, built-in patient")
+	require.Equal(t, settings.OpenAI, c.Settings.Roles["doctor"].Backend)
+	require.NotEqual(t, settings.OpenAI, c.Settings.Roles["patient"].Backend, "a mixed configuration: model doctor, built-in patient")
 	require.True(t, c.Settings.Roles["judge"].Cache)
 	require.False(t, c.Settings.Roles["doctor"].Cache)
 }

@@ -7,7 +7,6 @@
 package settings
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -248,6 +247,7 @@ func (s Settings) Clone() Settings {
 	out.Episode.Prices = cloneMap(s.Episode.Prices)
 	out.Episode.Actions = slices.Clone(s.Episode.Actions)
 	out.Evolver.CardKinds = slices.Clone(s.Evolver.CardKinds)
+	out.Evolver.MemoryLabels = slices.Clone(s.Evolver.MemoryLabels)
 	out.Roles = cloneMap(s.Roles)
 	return out
 }
@@ -401,42 +401,11 @@ func (r Roles) Validate() error {
 	return nil
 }
 
-// Model reports whether a role runs on a model.
-func (r Roles) Model(name string) bool { return r[name].Backend == OpenAI }
-
-// Describe lists every role's backend, model and decoding settings for run
-// logs. It never includes a key.
-func (r Roles) Describe() []string {
-	var out []string
-	for _, name := range RoleNames {
-		s, ok := r[name]
-		if !ok || s.Backend != OpenAI {
-			out = append(out, name+": builtin")
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s: model %s at %s, temperature %g, top_p %g, max_tokens %d, format %s, cache %v",
-			name, s.Model, s.BaseURL, s.Temperature, s.TopP, s.MaxTokens, s.Format, s.Cache && s.Temperature == 0))
-	}
-	return out
-}
-
-// WritesCards reports whether the evolver writes cards of kind k.
-func (v Evolver) WritesCards(k string) bool { return slices.Contains(v.CardKinds, k) }
-
 // Rules reports whether the run keeps a rule book (B_P > 0).
 func (v Evolver) Rules() bool { return v.RuleBudget > 0 }
 
 // MDTAllowed reports whether CALL_MDT reaches a consultant.
 func (e Episode) MDTAllowed() bool { return e.MDT != MDTOff }
-
-// Fingerprint is a stable digest of the settings as JSON, for logs and cache keys.
-func (s Settings) Fingerprint() string {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return "unprintable settings: " + err.Error()
-	}
-	return string(b)
-}
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -95,6 +95,7 @@ func TestCloneSharesNothing(t *testing.T) {
 	b := a.Clone()
 	b.Episode.Prices["cbc"] = 1
 	b.Evolver.CardKinds[0] = "advice"
+	b.Evolver.MemoryLabels[0] = "LOW_YIELD"
 	b.Roles["doctor"] = settings.Role{Model: "x"}
 	require.Equal(t, settings.Default(), a)
 }
