@@ -64,19 +64,20 @@ func explainGP(sc clinic.Scores, set settings.Settings) scoreView {
 	mgmt, labelled := m[gpagent.MetricMgmt]
 	_, hasDx := m[gpagent.MetricDx]
 	_, hasTx := m[gpagent.MetricTx]
-	var want float64
+	// Dx is scored on every consultation but a referral; Tx where the corpus
+	// has a treatment reference.
+	right, referred := !labelled || mgmt == 1, !hasDx
+	want := gpagent.HeadlineS(right, referred, hasTx, m[gpagent.MetricDx], m[gpagent.MetricTx], m[gpagent.MetricDest])
 	var how string
 	switch {
-	case labelled && mgmt != 1:
-		want, how = 0, "0: the wrong pathway (C_safety ≤ τ_safety = 0 of Table 7, taken as hard)"
-	case !hasDx:
-		want = (1 + m[gpagent.MetricDest]) / 2
+	case !right:
+		how = "0: the wrong pathway (C_safety ≤ τ_safety = 0 of Table 7, taken as hard)"
+	case referred:
 		how = fmt.Sprintf("(1 + Dest)/2 = (1 + %g)/2 on a referral", m[gpagent.MetricDest])
 	case hasTx:
-		want = (gpagent.WDiag*m[gpagent.MetricDx] + gpagent.WTreat*m[gpagent.MetricTx]) / (gpagent.WDiag + gpagent.WTreat)
 		how = fmt.Sprintf("r/(w_diag + w_treat) = (%g·%g + %g·%g)/%g on a treated case", gpagent.WDiag, m[gpagent.MetricDx], gpagent.WTreat, m[gpagent.MetricTx], gpagent.WDiag+gpagent.WTreat)
 	default:
-		want, how = m[gpagent.MetricDx], "Dx: the corpus has no treatment reference"
+		how = "Dx: the corpus has no treatment reference"
 	}
 	v.Lines = append(v.Lines, scoreLine{"S", fmt.Sprintf("%.4f", sc.S), how + "; clinevo's headline, not a number of the paper"}, noU)
 	switch {

@@ -139,17 +139,7 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 	}
 	m[MetricTimeout] = b2f(end == clinic.EndTurnLimit)
 
-	switch {
-	case !right:
-		sc.S = 0
-	case out == clinic.PathwayRefer:
-		sc.S = (1 + dest) / 2
-	case txScored:
-		sc.S = (WDiag*dx + WTreat*tx) / (WDiag + WTreat)
-	default:
-		sc.S = dx // a corpus without a treatment reference: Tx is not scored
-	}
-	sc.S = round4(sc.S)
+	sc.S = round4(HeadlineS(right, out == clinic.PathwayRefer, txScored, dx, tx, dest))
 	sc.Metrics = m
 	sc.Diagnosis = dx
 	sc.Strict = sc.S == 1
@@ -161,6 +151,22 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 	sc.Referral = referral(c.Manager.Pathway(), out)
 	sc.MustAsk, sc.Required = mustAsk(c.Manager.MustAsk, events), 1
 	return sc, nil
+}
+
+// HeadlineS is clinevo's S of a consultation (see Score): 0 on a wrong
+// pathway, (1 + dest)/2 on a referral, the normalised reward
+// (w_diag·Dx + w_treat·Tx)/(w_diag + w_treat) on a treated case, and Dx where
+// the corpus has no treatment reference.
+func HeadlineS(right, referred, txScored bool, dx, tx, dest float64) float64 {
+	switch {
+	case !right:
+		return 0
+	case referred:
+		return (1 + dest) / 2
+	case txScored:
+		return (WDiag*dx + WTreat*tx) / (WDiag + WTreat)
+	}
+	return dx
 }
 
 func referral(label, out string) string {
