@@ -2,6 +2,7 @@ package synth
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -78,14 +79,13 @@ func TestKlinikeTasks(t *testing.T) {
 
 // TestKlinikeTaskParts works one task's parts out from the condition table.
 func TestKlinikeTaskParts(t *testing.T) {
-	var pneumonia, allergic *clinic.Case
+	var pneumonia *clinic.Case
+	var allergic []clinic.Case // penicillin-allergic patients, any condition
 	for _, c := range Klinike(7)[SplitKlinike] {
-		if c.Condition != "pneumonia" {
-			continue
+		if slices.ContainsFunc(c.Exam.Sandbox.Record.Allergies, func(a string) bool { return strings.Contains(strings.ToLower(a), "penicillin") }) {
+			allergic = append(allergic, c)
 		}
-		if slices.ContainsFunc(c.Exam.Sandbox.Record.Allergies, func(a string) bool { return a != "" }) {
-			allergic = &c
-		} else if pneumonia == nil {
+		if c.Condition == "pneumonia" && pneumonia == nil && len(c.Exam.Sandbox.Record.Allergies) == 0 {
 			pneumonia = &c
 		}
 	}
@@ -95,13 +95,40 @@ func TestKlinikeTaskParts(t *testing.T) {
 	require.Contains(t, key.Calls(), "order_imaging(modality=X-ray, region=chest)", "the chest x ray is pneumonia's imaging")
 	require.Contains(t, key.Required, "get_patient_allergies", "check the allergies before prescribing")
 	require.Contains(t, pneumonia.Manager.MustAsk, clinic.TopicAllergies)
-	if allergic != nil { // a penicillin-allergic patient gets the alternative
-		require.Contains(t, allergic.Manager.Tools.Calls(), "prescribe_medication(drug=clarithromycin, route=oral)")
-		require.Contains(t, allergic.Manager.Tools.Avoid(), "prescribe_medication(drug=amoxicillin)")
-	}
-	for _, f := range pneumonia.Patient.Facts {
-		if f.Absent {
-			require.NotContains(t, pneumonia.Exam.Sandbox.Record.History, f.Text, "a denied finding is not charted")
+	// A penicillin-allergic patient is never prescribed a penicillin; where
+	// the usual drug is one, the key forbids it and calls the alternative.
+	require.NotEmpty(t, allergic, "seed 7 draws a penicillin-allergic patient")
+	swapped := 0
+	for _, c := range allergic {
+		for _, p := range penicillins {
+			require.NotContains(t, c.Manager.Tools.Calls(), "prescribe_medication(drug="+p+", route=oral)", c.ID)
+			if slices.Contains(c.Manager.Tools.Avoid(), "prescribe_medication(drug="+p+")") {
+				require.Contains(t, c.Manager.Tools.Calls(), "prescribe_medication(drug=clarithromycin, route=oral)", c.ID)
+				swapped++
+			}
 		}
 	}
+	require.Positive(t, swapped, "some allergic patient's usual drug is a penicillin")
+	// The chart holds each history, medication and allergy fact the patient
+	// has (its text without the final full stop), and no denied one.
+	denied := 0
+	for _, c := range Klinike(7)[SplitKlinike] {
+		rec := c.Exam.Sandbox.Record
+		charted := map[string][]string{clinic.TopicPastHistory: rec.History, clinic.TopicMedications: rec.Medications, clinic.TopicAllergies: rec.Allergies}
+		for _, f := range c.Patient.Facts {
+			text := strings.TrimSuffix(strings.TrimSpace(f.Text), ".")
+			for _, topic := range f.Topics {
+				list, ok := charted[topic]
+				switch {
+				case !ok:
+				case f.Absent:
+					denied++
+					require.NotContains(t, list, text, "%s: a denied fact is charted", c.ID)
+				case !denial(f.Text):
+					require.Contains(t, list, text, "%s: a %s fact is not charted", c.ID, topic)
+				}
+			}
+		}
+	}
+	require.Positive(t, denied)
 }
