@@ -104,6 +104,18 @@ func (c *Corpora) Case(ref, id string) (clinic.Case, error) {
 }
 
 // sameEmbedder checks a run's roles.embeddings against the worker's bank.
+// memoryFor checks that this worker's memory bank can serve a run with
+// settings s: there is one, of the backend and the embedder s names.
+func (a *Activities) memoryFor(s settings.Settings) error {
+	if a.Memory == nil {
+		return errors.New("this worker has no memory backend; start the run with memory disabled")
+	}
+	if b := s.Memory.Backend; a.MemoryBackend != "" && b != a.MemoryBackend {
+		return fmt.Errorf("settings memory.backend is %s but this worker serves %s", b, a.MemoryBackend)
+	}
+	return a.sameEmbedder(s.Roles["embeddings"])
+}
+
 func (a *Activities) sameEmbedder(run settings.Role) error {
 	w := a.Embeddings
 	if w.Backend == "" {
@@ -138,13 +150,7 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 		return StreamPlan{}, badInput(fmt.Errorf("stream %s: %w", s.RunID, err))
 	}
 	if s.Memory != contract.MemoryDisabled {
-		if a.Memory == nil {
-			return StreamPlan{}, badInput(errors.New("this worker has no memory backend; start the stream with memory disabled"))
-		}
-		if b := s.Settings.Memory.Backend; a.MemoryBackend != "" && b != a.MemoryBackend {
-			return StreamPlan{}, badInput(fmt.Errorf("stream %s: settings memory.backend is %s but this worker serves %s", s.RunID, b, a.MemoryBackend))
-		}
-		if err := a.sameEmbedder(s.Settings.Roles["embeddings"]); err != nil {
+		if err := a.memoryFor(s.Settings); err != nil {
 			return StreamPlan{}, badInput(fmt.Errorf("stream %s: %w", s.RunID, err))
 		}
 	}
@@ -223,6 +229,11 @@ func (a *Activities) deps(in EpisodeInput) (runner.Deps, error) {
 	}
 	d := runner.Deps{Roles: r, Settings: in.Settings}
 	if len(in.MemoryRuns) > 0 && in.Settings.Memory.K > 0 {
+		// Evaluations read a stream's memory too: the same check as a
+		// stream's at its start.
+		if err := a.memoryFor(in.Settings); err != nil {
+			return runner.Deps{}, badInput(fmt.Errorf("run %s: %w", in.Run, err))
+		}
 		d.Memory = a.Memory
 	}
 	return d, nil

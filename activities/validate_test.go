@@ -54,6 +54,11 @@ func TestRunEmbedderMustMatchWorker(t *testing.T) {
 				return
 			}
 			require.ErrorContains(t, err, tc.err)
+			// A held-out evaluation reading that stream's memory is refused
+			// at its first turn the same way.
+			_, err = env.ExecuteActivity(a.Decide, activities.TurnInput{EpisodeInput: activities.EpisodeInput{Run: "h", EpisodeID: "h/e1",
+				Kind: contract.KindHeldOut, Corpus: "builtin:heldout", CaseID: "heldout-0001", MemoryRuns: []string{"r"}, Frozen: true, Settings: s}})
+			require.ErrorContains(t, err, tc.err)
 		})
 	}
 }
