@@ -337,15 +337,7 @@ func (s *Store) List(ctx context.Context, f memory.Filter) ([]clinic.Card, error
 		ids[i] = ix.ids[p]
 	}
 	s.mu.Unlock()
-	out := make([]clinic.Card, 0, len(ids))
-	for _, id := range ids {
-		c, err := s.Get(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return s.getMany(ctx, ids)
 }
 
 // Evict soft-deletes cards at an episode.

@@ -423,10 +423,12 @@ func (s *Store) TimeOf(ctx context.Context, episodeID string) (map[string]float6
 
 // RunUsage implements results.Spend.
 func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Usage, error) {
-	// starts_with, not LIKE: a run name may hold % or _. SUM of a BIGINT is a
-	// NUMERIC; the casts bring the sums back to integers.
+	// The run's episode IDs are the keys from "run/" up to "run0" ('0' is the
+	// byte after '/'; the column collates bytewise): a range the primary
+	// key's index serves, and no LIKE, since a run name may hold % or _. SUM
+	// of a BIGINT is a NUMERIC; the casts bring the sums back to integers.
 	u, err := s.usage(ctx, `SELECT role, MAX(model), SUM(calls)::BIGINT, SUM(prompt_tokens)::BIGINT, SUM(completion_tokens)::BIGINT, SUM(cost_usd), SUM(cache_hits)::BIGINT, SUM(extra_fields)::BIGINT
-		FROM usage WHERE starts_with(episode_id, $1) GROUP BY role ORDER BY role`, run+"/")
+		FROM usage WHERE episode_id >= $1 AND episode_id < $2 GROUP BY role ORDER BY role`, run+"/", run+"0")
 	if err != nil {
 		return nil, fmt.Errorf("results: run usage %s: %w", run, err)
 	}
@@ -434,8 +436,8 @@ func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Us
 }
 
 // usage reads (role, model, calls, prompt, completion, cost, cache hits, extra fields) rows.
-func (s *Store) usage(ctx context.Context, q string, arg string) (map[string]results.Usage, error) {
-	rows, err := s.pool.Query(ctx, q, arg)
+func (s *Store) usage(ctx context.Context, q string, args ...any) (map[string]results.Usage, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -385,9 +385,11 @@ func (s *Store) TimeOf(ctx context.Context, episodeID string) (map[string]float6
 
 // RunUsage implements results.Spend.
 func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Usage, error) {
-	// A prefix comparison, not LIKE: a run name may hold % or _.
+	// The run's episode IDs are the keys from "run/" up to "run0" ('0' is the
+	// byte after '/'): a range the primary key's index serves, and no LIKE,
+	// since a run name may hold % or _.
 	rows, err := s.db.QueryContext(ctx, `SELECT role, MAX(model), SUM(calls), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd), SUM(cache_hits), SUM(extra_fields)
-		FROM usage WHERE substr(episode_id, 1, length(?1)) = ?1 GROUP BY role ORDER BY role`, run+"/")
+		FROM usage WHERE episode_id >= ? AND episode_id < ? GROUP BY role ORDER BY role`, run+"/", run+"0")
 	if err != nil {
 		return nil, fmt.Errorf("results: run usage %s: %w", run, err)
 	}
