@@ -198,22 +198,7 @@ var digits = regexp.MustCompile(`\d`)
 
 // contextWords compresses a presentation to at most six content words, without
 // numbers or demographics, so rules stay general.
-func contextWords(opening string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range strings.Fields(textmatch.Normalize(opening)) {
-		t := textmatch.Stem(w)
-		if len(t) < 3 || digits.MatchString(t) || seen[t] || len(textmatch.Tokens(w)) == 0 {
-			continue
-		}
-		seen[t] = true
-		out = append(out, w)
-		if len(out) == 6 {
-			break
-		}
-	}
-	return out
-}
+func contextWords(opening string) []string { return historyWords(opening, nil, 6) }
 
 func topicOf(ev clinic.Event) []string {
 	if ev.Topic != "" {

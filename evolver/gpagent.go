@@ -8,7 +8,6 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
-	"github.com/clinevo/clinevo/textmatch"
 )
 
 // gpCards adds what a GPAgentBench episode (§4) teaches to the given cards
@@ -108,7 +107,7 @@ func flagSources(events []clinic.Event, flags []string) (topics, targets []strin
 		}
 	}
 	for _, ev := range events {
-		if ev.Status != clinic.StatusReturned || !showsFlag(ev.Reply, flags) {
+		if ev.Status != clinic.StatusReturned || !grader.ShowsRedFlag(ev.Reply, flags) {
 			continue
 		}
 		switch ev.Action {
@@ -128,15 +127,4 @@ func flagSources(events []clinic.Event, flags []string) (topics, targets []strin
 		}
 	}
 	return topics, targets
-}
-
-// showsFlag reports whether a reply holds at least half of a flag's words.
-func showsFlag(reply string, flags []string) bool {
-	rs := textmatch.Set(reply)
-	for _, f := range flags {
-		if textmatch.Coverage(textmatch.Set(f), rs) >= 0.5 {
-			return true
-		}
-	}
-	return false
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/sandbox"
 )
 
 // Learning in a tool sandbox (KlinikeBench): which tools and arguments a
@@ -29,14 +30,14 @@ func lessonCalls(in Input, truth *grader.Key) []string {
 	}
 	var out []string
 	for _, ev := range in.Events {
-		if ev.Action != clinic.ToolCall || ev.Status != clinic.StatusReturned || ev.Tool == "record_diagnosis" || ev.Tool == "record_differential" {
+		if ev.Action != clinic.ToolCall || ev.Status != clinic.StatusReturned || ev.Tool == sandbox.RecordDiagnosis || ev.Tool == "record_differential" {
 			continue
 		}
-		var args map[string]string
+		var args sandbox.Arguments
 		if json.Unmarshal(ev.Arguments, &args) != nil {
-			continue // arguments that are not all text do not spell as a call
+			continue
 		}
-		if c := (clinic.Call{Tool: ev.Tool, Arguments: args}).String(); !slices.Contains(out, c) {
+		if c := (clinic.Call{Tool: ev.Tool, Arguments: args.Strings()}).String(); !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}

@@ -96,7 +96,7 @@ func gradeGPAction(ev clinic.Event, s Outcome, key *Key, supports func(string) b
 		switch {
 		case ev.Status != clinic.StatusReturned:
 			a.Label, a.Rationale = Inefficient, "the examination was "+string(ev.Status)
-		case key != nil && key.Refer != nil && flags(ev.Reply, key.Refer.RedFlags):
+		case key != nil && key.Refer != nil && ShowsRedFlag(ev.Reply, key.Refer.RedFlags):
 			a.Label, a.Rationale = HighYield, "the examination showed a red flag"
 		case supports(ev.Reply):
 			a.Label, a.Rationale = HighYield, "the finding was used in the assessment"
@@ -145,9 +145,9 @@ func gradeGPAction(ev clinic.Event, s Outcome, key *Key, supports func(string) b
 	return a
 }
 
-// flags reports whether a reply shows one of the red flags: it holds at least
-// half of the flag's content words.
-func flags(reply string, redFlags []string) bool {
+// ShowsRedFlag reports whether a reply shows one of the red flags: it holds
+// at least half of the flag's content words.
+func ShowsRedFlag(reply string, redFlags []string) bool {
 	rs := textmatch.Set(reply)
 	for _, f := range redFlags {
 		if textmatch.Coverage(textmatch.Set(f), rs) >= 0.5 {

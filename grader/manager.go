@@ -188,7 +188,7 @@ func Combine(c *clinic.Case, set settings.Settings, events []clinic.Event, final
 		s.Cost += ev.Cost
 	}
 	s.Cost = round4(s.Cost)
-	s.MustAsk = mustAsk(m.MustAsk, events)
+	s.MustAsk = MustAsk(m.MustAsk, events)
 	s.Required = required(m.RequiredActions, events)
 	return s
 }
@@ -300,7 +300,9 @@ func AskedTopics(events []clinic.Event) map[string]bool {
 	return covered
 }
 
-func mustAsk(topics []string, events []clinic.Event) float64 {
+// MustAsk is the share of the must-ask topics the events asked about (1
+// when there are none).
+func MustAsk(topics []string, events []clinic.Event) float64 {
 	if len(topics) == 0 {
 		return 1
 	}

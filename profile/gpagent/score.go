@@ -149,7 +149,7 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 	sc.T = len(events)
 	_, sc.E, sc.R = grader.Process(events, s.Episode)
 	sc.Referral = referral(c.Manager.Pathway(), out)
-	sc.MustAsk, sc.Required = mustAsk(c.Manager.MustAsk, events), 1
+	sc.MustAsk, sc.Required = grader.MustAsk(c.Manager.MustAsk, events), 1
 	return sc, nil
 }
 
@@ -181,20 +181,6 @@ func referral(label, out string) string {
 		return grader.ReferralUnneeded
 	}
 	return grader.ReferralNone
-}
-
-func mustAsk(topics []string, events []clinic.Event) float64 {
-	if len(topics) == 0 {
-		return 1
-	}
-	covered := grader.AskedTopics(events)
-	n := 0
-	for _, t := range topics {
-		if covered[t] {
-			n++
-		}
-	}
-	return round4(float64(n) / float64(len(topics)))
 }
 
 // duplicates counts the actions that repeat one already answered (§5.3,
