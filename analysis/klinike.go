@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -106,7 +107,7 @@ func klinikeReport(in Input, rep Report) *KlinikeReport {
 	// Variants, in the order they first appear.
 	var variants []string
 	for _, n := range names {
-		if _, v, ok := strings.Cut(n, contract.VariantSep); ok && !contains(variants, v) {
+		if _, v, ok := strings.Cut(n, contract.VariantSep); ok && !slices.Contains(variants, v) {
 			variants = append(variants, v)
 		}
 	}
@@ -179,15 +180,6 @@ func klinikeCondition(name, run string, recs []results.Record, rescored bool) Kl
 	}
 	return KlinikeCondition{Name: name, Run: run, Rescored: rescored, N: len(recs), Pass1: opt(klinikePass), D: m[klinikeD],
 		W: opt("w"), A: opt("a"), H: opt("h"), RMulti: opt(klinikeRMulti)}
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // KendallTau is Kendall's τ-b between two rankings given as scores of the

@@ -298,54 +298,6 @@ func Mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// diagnosisGrades are the five levels of the diagnosis grade S_diag
-// (MedEvoEval C.1): exact or clinically equivalent, mostly correct, partially
-// correct, a limited but non-dangerous error, and a dangerous or clearly wrong
-// diagnosis.
-var diagnosisGrades = [5]float64{1, 0.75, 0.5, 0.25, 0}
-
-// NonDangerous says for each diagnosis grade whether the diagnosis was not
-// dangerous, that is whether its grade is above 0 (MedEvoEval C.1: only grade
-// 0 is "a dangerous or clearly wrong diagnosis"; 0.25 is "a limited but
-// non-dangerous error"). The flags pair by case for McNemarPaired. A grade
-// more than DiffResolution from every level in diagnosisGrades is an error
-// naming its index, since it cannot have come from the rubric.
-func NonDangerous(grades []float64) ([]bool, error) {
-	out := make([]bool, len(grades))
-	for i, g := range grades {
-		level := math.NaN()
-		for _, l := range diagnosisGrades {
-			if math.Abs(g-l) <= DiffResolution {
-				level = l
-			}
-		}
-		if math.IsNaN(level) {
-			return nil, fmt.Errorf("non-dangerous diagnosis: grade %d is %v: expected one of 1, 0.75, 0.5, 0.25, 0", i, g)
-		}
-		out[i] = level > 0
-	}
-	return out, nil
-}
-
-// NonDangerousRate is the non-dangerous diagnosis rate: the share of grades
-// above 0 (see NonDangerous; MedEvoEval C.1 and D.4). It is 0 for no grades.
-func NonDangerousRate(grades []float64) (float64, error) {
-	flags, err := NonDangerous(grades)
-	if err != nil {
-		return 0, err
-	}
-	if len(flags) == 0 {
-		return 0, nil
-	}
-	n := 0
-	for _, ok := range flags {
-		if ok {
-			n++
-		}
-	}
-	return float64(n) / float64(len(flags)), nil
-}
-
 // roundAll returns xs rounded to DiffResolution.
 func roundAll(xs []float64) []float64 {
 	out := make([]float64, len(xs))

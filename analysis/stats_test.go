@@ -1,8 +1,6 @@
 package analysis_test
 
 import (
-	"fmt"
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -130,39 +128,6 @@ func TestMcNemarPaired(t *testing.T) {
 		_, err := analysis.McNemarPaired([]bool{true}, []bool{true, false})
 		require.ErrorContains(t, err, "1 outcomes for A and 2 for B")
 	})
-}
-
-func TestNonDangerous(t *testing.T) {
-	t.Run("rate", func(t *testing.T) {
-		// Grades 1, 0.75, 0.5, 0.25, 0, 0, 0.25: all but the two zeros are
-		// above 0 (0.25 is a limited but non-dangerous error), so 5/7.
-		grades := []float64{1, 0.75, 0.5, 0.25, 0, 0, 0.25}
-		flags, err := analysis.NonDangerous(grades)
-		require.NoError(t, err)
-		require.Equal(t, []bool{true, true, true, true, false, false, true}, flags)
-		rate, err := analysis.NonDangerousRate(grades)
-		require.NoError(t, err)
-		require.InDelta(t, 5.0/7, rate, 1e-12)
-	})
-	t.Run("float noise is a level", func(t *testing.T) {
-		// 0.55−0.3 is 0.25000000000000006 and 1−0.9+0.15 is
-		// 0.24999999999999997 in float64; 0.55−0.3−0.25 is 5.6e-17, a zero.
-		x, y, z := 0.55, 0.3, 0.9
-		rate, err := analysis.NonDangerousRate([]float64{x - y, 1 - z + 0.15, x - y - 0.25})
-		require.NoError(t, err)
-		require.InDelta(t, 2.0/3, rate, 1e-12)
-	})
-	t.Run("no grades", func(t *testing.T) {
-		rate, err := analysis.NonDangerousRate(nil)
-		require.NoError(t, err)
-		require.Zero(t, rate)
-	})
-	for _, bad := range []float64{0.6, -0.25, 1.25, math.NaN()} {
-		t.Run(fmt.Sprintf("grade %v", bad), func(t *testing.T) {
-			_, err := analysis.NonDangerousRate([]float64{1, bad})
-			require.ErrorContains(t, err, fmt.Sprintf("non-dangerous diagnosis: grade 1 is %v: expected one of 1, 0.75, 0.5, 0.25, 0", bad))
-		})
-	}
 }
 
 func TestMcNemarExact(t *testing.T) {
