@@ -25,6 +25,7 @@ import (
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
@@ -49,8 +50,6 @@ type Activities struct {
 	// first time a setting is seen; keys come only from this worker's
 	// environment. Nil: the built-in roles.
 	Roles func(settings.Settings) (runner.Roles, error)
-	// RoleInfo describes the roles of a run for the run log; it never holds a key.
-	RoleInfo func(settings.Settings) []string
 }
 
 var (
@@ -158,10 +157,8 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 		return StreamPlan{}, err
 	}
 	log := activity.GetLogger(ctx)
-	if a.RoleInfo != nil {
-		for _, line := range a.RoleInfo(s.Settings) {
-			log.Info("role", "run", s.RunID, "setting", line)
-		}
+	for _, line := range llm.Describe(s.Settings) { // never a key
+		log.Info("role", "run", s.RunID, "setting", line)
 	}
 	spec, err := json.Marshal(s)
 	if err != nil {
@@ -256,16 +253,16 @@ func (d decision) summary() TurnSummary {
 }
 
 // start rebuilds an episode from its stored events.
-func (a *Activities) start(in EpisodeInput, d runner.Deps, events []clinic.Event) (clinic.Case, episode.Env, error) {
+func (a *Activities) start(in EpisodeInput, d runner.Deps, events []clinic.Event) (episode.Env, error) {
 	c, err := a.Corpora.Case(in.Corpus, in.CaseID)
 	if err != nil {
-		return clinic.Case{}, nil, err
+		return nil, err
 	}
 	ep, err := d.Start(c, events)
 	if err != nil {
-		return clinic.Case{}, nil, badInput(err)
+		return nil, badInput(err)
 	}
-	return c, ep, nil
+	return ep, nil
 }
 
 // Decide builds the doctor's view from the stored turns, retrieves cards, asks
@@ -295,7 +292,7 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (TurnSummary, err
 	if err != nil {
 		return TurnSummary{}, err
 	}
-	_, ep, err := a.start(in.EpisodeInput, d, events)
+	ep, err := a.start(in.EpisodeInput, d, events)
 	if err != nil {
 		return TurnSummary{}, err
 	}
@@ -352,7 +349,7 @@ func (a *Activities) Step(ctx context.Context, in TurnInput) (TurnSummary, error
 		return TurnSummary{}, err
 	}
 	if len(events) == in.Turn+1 { // already stepped
-		_, ep, err := a.start(in.EpisodeInput, d, events)
+		ep, err := a.start(in.EpisodeInput, d, events)
 		if err != nil {
 			return TurnSummary{}, err
 		}
@@ -369,7 +366,7 @@ func (a *Activities) Step(ctx context.Context, in TurnInput) (TurnSummary, error
 	if err := json.Unmarshal(raw, &dec); err != nil {
 		return TurnSummary{}, badInput(fmt.Errorf("episode %s turn %d: stored decision: %w", in.EpisodeID, in.Turn, err))
 	}
-	_, ep, err := a.start(in.EpisodeInput, d, events)
+	ep, err := a.start(in.EpisodeInput, d, events)
 	if err != nil {
 		return TurnSummary{}, err
 	}
@@ -393,7 +390,7 @@ func (a *Activities) Step(ctx context.Context, in TurnInput) (TurnSummary, error
 		return TurnSummary{}, err
 	}
 	// The first stored event wins: a worker that raced this one stepped first.
-	_, ep, err = a.start(in.EpisodeInput, d, append(events, stored))
+	ep, err = a.start(in.EpisodeInput, d, append(events, stored))
 	if err != nil {
 		return TurnSummary{}, err
 	}

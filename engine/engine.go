@@ -19,7 +19,6 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/clinevo/clinevo/activities"
-	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/memory"
@@ -129,7 +128,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		embeddings.Backend = settings.Builtin
 	}
 	acts := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Memory: mem, MemoryBackend: backend, Embeddings: embeddings,
-		Roles: rs.get, RoleInfo: func(s settings.Settings) []string { return llm.Describe(s) }}
+		Roles: rs.get}
 	return &Engine{dir: o.DataDir, Results: res, Memory: mem, Activities: acts, roles: rs}, nil
 }
 
@@ -152,9 +151,7 @@ func (e *Engine) Close() error {
 // NewWorker returns a worker on the clinevo task queue with every workflow and
 // activity registered.
 func (e *Engine) NewWorker(c client.Client, taskQueue string) worker.Worker {
-	if taskQueue == "" {
-		taskQueue = contract.TaskQueue
-	}
+	taskQueue = orQueue(taskQueue)
 	// More pollers than the default two: evaluations run many episodes at once.
 	w := worker.New(c, taskQueue, worker.Options{MaxConcurrentWorkflowTaskPollers: 8, MaxConcurrentActivityTaskPollers: 8})
 	w.RegisterWorkflow(workflows.StreamWorkflow)

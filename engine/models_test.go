@@ -25,6 +25,7 @@ import (
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results/postgres/pgtest"
@@ -131,7 +132,7 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	requireNowhere(t, env, "secret", key)
 	require.Contains(t, logs.String(), "fake-doctor", "the run log names the model")
 	require.NotContains(t, logs.String(), key, "the logs hold the key")
-	require.False(t, strings.Contains(fmt.Sprint(env.Engine.Activities.RoleInfo(modelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor"))), key))
+	require.False(t, strings.Contains(fmt.Sprint(llm.Describe(modelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor"))), key))
 }
 
 // TestPostgresPasswordNeverLeaks runs a stream with its results on PostgreSQL,

@@ -20,13 +20,6 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // loadExperiment reads an experiment file with this configuration's settings as its base.
 func (a *app) loadExperiment(path string) (contract.ExperimentSpec, error) {
 	return experiments.Load(path, a.cfg.Settings)
@@ -88,8 +81,8 @@ func (a *app) experimentCmd() *cobra.Command {
 					mem = "frozen"
 				}
 				tmax, emax, steps, mdt := budgetColumns(s)
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, orDash(mem),
-					orDash(c.Dependency()), tmax, emax, steps, mdt, s.Episode.Mode, s.Evolver.Mode,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, orDefault(mem, "-"),
+					orDefault(c.Dependency(), "-"), tmax, emax, steps, mdt, s.Episode.Mode, s.Evolver.Mode,
 					s.Evolver.RuleBudget, s.Evolver.MemoryBudget, s.Memory.K, strings.Join(s.Evolver.CardKinds, ","), doctor)
 			}
 			return tw.Flush()
