@@ -21,7 +21,7 @@ import (
 // longer holds a case a condition played, is an error naming both: the
 // recall/transfer split would otherwise be silently wrong.
 func Load(ctx context.Context, store results.Store, name string) (Input, error) {
-	in, finished, err := LoadLive(ctx, store, name)
+	in, finished, err := LoadLive(ctx, store, name, corpus.Load)
 	if err != nil {
 		return in, err
 	}
@@ -34,8 +34,9 @@ func Load(ctx context.Context, store results.Store, name string) (Input, error) 
 // LoadLive gathers an experiment as it stands. A finished one (finished true)
 // reads as Load reads it; for one still running, each condition's run is
 // named by the spec and carries the result its run stored when it finished,
-// so the report covers the records written so far.
-func LoadLive(ctx context.Context, store results.Store, name string) (in Input, finished bool, err error) {
+// so the report covers the records written so far. load reads a corpus by
+// reference (corpus.Load, or a cache of it for a page that polls).
+func LoadLive(ctx context.Context, store results.Store, name string, load func(ref string) (*corpus.Corpus, error)) (in Input, finished bool, err error) {
 	runs, _, err := store.Runs(ctx)
 	if err != nil {
 		return in, false, err
@@ -94,7 +95,7 @@ func LoadLive(ctx context.Context, store results.Store, name string) (in Input, 
 			in.Records[r.Run] = append(in.Records[r.Run], r)
 		}
 	}
-	if err := loadOpenings(&in); err != nil {
+	if err := loadOpenings(&in, load); err != nil {
 		return in, false, fmt.Errorf("experiment %s: %w", name, err)
 	}
 	return in, finished, nil
@@ -125,10 +126,10 @@ func partialResult(ctx context.Context, store results.RunLog, spec contract.Expe
 
 // loadOpenings reads every corpus the experiment names into in.Openings and
 // checks that each condition's corpus holds the cases its run played.
-func loadOpenings(in *Input) error {
+func loadOpenings(in *Input, load func(string) (*corpus.Corpus, error)) error {
 	in.Openings = map[string]map[string]string{}
 	for _, ref := range in.Spec.Corpora() {
-		c, err := corpus.Load(ref)
+		c, err := load(ref)
 		if err != nil {
 			return fmt.Errorf("openings for the recall/transfer split: %w", err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/resultstest"
 	"github.com/clinevo/clinevo/results/sqlite"
@@ -40,7 +41,7 @@ func TestLoadLive(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, st.CompleteRun(ctx, "live-E0", "stream", done))
 
-	in, finished, err := analysis.LoadLive(ctx, st, "live")
+	in, finished, err := analysis.LoadLive(ctx, st, "live", corpus.Load)
 	require.NoError(t, err)
 	require.False(t, finished)
 	require.Len(t, in.Result.Conditions, 3)
@@ -58,9 +59,9 @@ func TestLoadLive(t *testing.T) {
 	res, err := json.Marshal(contract.ExperimentResult{Name: "live", Conditions: in.Result.Conditions})
 	require.NoError(t, err)
 	require.NoError(t, st.CompleteRun(ctx, "live", "experiment", res))
-	_, finished, err = analysis.LoadLive(ctx, st, "live")
+	_, finished, err = analysis.LoadLive(ctx, st, "live", corpus.Load)
 	require.NoError(t, err)
 	require.True(t, finished)
-	_, _, err = analysis.LoadLive(ctx, st, "nope")
+	_, _, err = analysis.LoadLive(ctx, st, "nope", corpus.Load)
 	require.ErrorIs(t, err, results.ErrNotFound)
 }

@@ -141,17 +141,26 @@ func (s *Server) sourceOf(ctx context.Context, run string) (source, error) {
 	return source{}, fmt.Errorf("run %s: no recorded stream or experiment spec names it: %w", run, results.ErrNotFound)
 }
 
-// caseOf loads a case from its corpus (each corpus once).
-func (s *Server) caseOf(ref, id string) (clinic.Case, error) {
+// corpusOf loads a corpus once for the server's lifetime.
+func (s *Server) corpusOf(ref string) (*corpus.Corpus, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cp, ok := s.corpora[ref]
-	if !ok {
-		var err error
-		if cp, err = corpus.Load(ref); err != nil {
-			return clinic.Case{}, err
-		}
-		s.corpora[ref] = cp
+	if cp, ok := s.corpora[ref]; ok {
+		return cp, nil
+	}
+	cp, err := corpus.Load(ref)
+	if err != nil {
+		return nil, err
+	}
+	s.corpora[ref] = cp
+	return cp, nil
+}
+
+// caseOf loads a case from its corpus (each corpus once).
+func (s *Server) caseOf(ref, id string) (clinic.Case, error) {
+	cp, err := s.corpusOf(ref)
+	if err != nil {
+		return clinic.Case{}, err
 	}
 	c, ok := cp.Case(id)
 	if !ok {
