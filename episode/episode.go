@@ -61,6 +61,14 @@ func MedEvoEvalRules() Rules {
 		FinalFields: []string{"diagnosis", "evidence", "plan", "followup"}, TestBudget: true}
 }
 
+// MedInquireRules are EvoClinician's Med-Inquire (§3: the three action
+// types): ask, order a test by free text with no list shown, and submit a
+// diagnosis; no test budget; the patient may answer beyond the record.
+func MedInquireRules() Rules {
+	return Rules{Actions: []clinic.ActionKind{clinic.Ask, clinic.RequestTest, clinic.Finalize}, FinalFields: []string{"diagnosis"},
+		FreeText: true, Invent: true}
+}
+
 // Roles are the environment's simulated counterparts.
 type Roles struct {
 	Patient    Patient

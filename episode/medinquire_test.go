@@ -10,14 +10,6 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// medInquireRules are the Med-Inquire environment rules (EvoClinician §3:
-// ask, order a test by free text, submit a diagnosis; no test budget), as the
-// medinquire profile sets them.
-func medInquireRules() episode.Rules {
-	return episode.Rules{Actions: []clinic.ActionKind{clinic.Ask, clinic.RequestTest, clinic.Finalize}, FinalFields: []string{"diagnosis"},
-		FreeText: true, Invent: true}
-}
-
 // TestMedInquireCostsAndNotAvailable checks the cost rule of EvoClinician's
 // appendix (cost = base cost per turn + the price of every ordered test; a
 // test the cost table does not know pays a fixed default price) and that a test
@@ -37,7 +29,7 @@ func TestMedInquireCostsAndNotAvailable(t *testing.T) {
 	}
 	c.Exam.Catalog = kept
 	c.Exam.Tests = withoutTest(c.Exam.Tests, "ct head")
-	e := episode.New(c, cfg, medInquireRules(), episode.BuiltinRoles())
+	e := episode.New(c, cfg, episode.MedInquireRules(), episode.BuiltinRoles())
 	require.Empty(t, e.View(nil, nil).Catalog, "no list of tests is shown")
 
 	cbc := step(t, e, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "full blood count"})
@@ -64,7 +56,7 @@ func TestMedInquireCostsAndNotAvailable(t *testing.T) {
 func TestMedInquireTurnLimitSubmitsTheBestGuess(t *testing.T) {
 	cfg := settings.Default().Episode
 	cfg.MaxTurns = 2
-	e := episode.New(testCase(t), cfg, medInquireRules(), episode.BuiltinRoles())
+	e := episode.New(testCase(t), cfg, episode.MedInquireRules(), episode.BuiltinRoles())
 	step(t, e, clinic.DoctorOutput{Action: clinic.Ask, Question: "When did it start?", WorkingDiagnoses: []string{"Stable angina"}})
 	step(t, e, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "ecg"})
 	require.True(t, e.Done())

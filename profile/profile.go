@@ -87,16 +87,9 @@ func init() { register(MedInquire{}) }
 // Name is "medinquire".
 func (MedInquire) Name() string { return settings.MedInquire }
 
-// MedInquireRules are ask, order test (free text, no list shown) and submit
-// diagnosis, no test budget (EvoClinician §3: the three action types).
-func MedInquireRules() episode.Rules {
-	return episode.Rules{Actions: []clinic.ActionKind{clinic.Ask, clinic.RequestTest, clinic.Finalize}, FinalFields: []string{"diagnosis"},
-		FreeText: true, Invent: true}
-}
-
 // Start begins or rebuilds an episode.
 func (MedInquire) Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) episode.Env {
-	return episode.Restore(c, s.Episode, MedInquireRules(), roles, events)
+	return episode.Restore(c, s.Episode, episode.MedInquireRules(), roles, events)
 }
 
 // Score is the judge's diagnosis grade S ∈ [0, 100] (kept as Grade, and as
