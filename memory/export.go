@@ -57,7 +57,7 @@ func ReadCards(r io.Reader, name string) ([]clinic.Card, error) {
 		case c.Kind == "":
 			return nil, fmt.Errorf("%s:%d: field kind: required", name, line)
 		case !slices.Contains(kinds, c.Kind):
-			return nil, fmt.Errorf("%s:%d: field kind: unknown kind %q, want success, correction, rule or advice", name, line, c.Kind)
+			return nil, fmt.Errorf("%s:%d: field kind: unknown kind %q, want one of %v", name, line, c.Kind, kinds)
 		case c.Run == "":
 			return nil, fmt.Errorf("%s:%d: field run: required", name, line)
 		}
