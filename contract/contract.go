@@ -122,6 +122,13 @@ type StreamState struct {
 }
 
 // WithDefaults fills zero fields with the defaults.
+// StageEnd reports whether a cursor of cursor played episodes, of total,
+// stands at the end of a stage: the stream ends its stages there, and a
+// restart (engine.ResumeState) finds them the same way.
+func (s StreamSpec) StageEnd(cursor, total int) bool {
+	return cursor%s.StageSize == 0 || cursor == total
+}
+
 func (s StreamSpec) WithDefaults() StreamSpec {
 	if s.StageSize == 0 {
 		s.StageSize = DefaultStageSize

@@ -60,7 +60,7 @@ func ResumeState(spec contract.StreamSpec, caseIDs []string, recs []results.Reco
 		}
 		done++
 	}
-	batchEnd := func(i int) bool { return i%size == 0 || i == total || ((i-1)%size+1)%interval == 0 }
+	batchEnd := func(i int) bool { return spec.StageEnd(i, total) || ((i-1)%size+1)%interval == 0 }
 	cursor := done
 	for cursor > 0 && !batchEnd(cursor) {
 		cursor--

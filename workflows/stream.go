@@ -42,7 +42,7 @@ func StreamWorkflow(ctx workflow.Context, spec contract.StreamSpec) (contract.St
 		if err := s.episode(); err != nil {
 			return contract.StreamResult{}, err
 		}
-		stageEnd := s.st.Cursor%s.spec.StageSize == 0 || s.st.Cursor == s.total()
+		stageEnd := s.spec.StageEnd(s.st.Cursor, s.total())
 		if len(s.pending) >= s.spec.Settings.Evolver.UpdateInterval || stageEnd || s.st.Stopping {
 			if err := s.flush(); err != nil {
 				return contract.StreamResult{}, err
@@ -150,7 +150,7 @@ func (s *stream) drain() {
 // the stage, so only a restart (engine.ResumeState) starts in this state.
 func (s *stream) stageUnclosed() bool {
 	c := s.st.Cursor
-	return c > 0 && (c%s.spec.StageSize == 0 || c == s.total()) && len(s.st.StageEnds) < s.stageOf(c-1)
+	return c > 0 && s.spec.StageEnd(c, s.total()) && len(s.st.StageEnds) < s.stageOf(c-1)
 }
 
 func (s *stream) total() int           { return len(s.plan.CaseIDs) }
