@@ -46,16 +46,18 @@ func (a *app) corpusCmd() *cobra.Command {
 			if out == "" {
 				return fmt.Errorf("corpus gen: --out DIR is required")
 			}
-			splits, err := synth.GenerateVersion(version, seed)
+			var splits map[string][]clinic.Case
 			names := synth.Splits
-			if gp {
-				if version != synth.V2 {
-					return fmt.Errorf("corpus gen: the GP corpus is built on version 2 cases only, not version %d", version)
-				}
+			switch {
+			case gp && version != synth.V2:
+				return fmt.Errorf("corpus gen: the GP corpus is built on version 2 cases only, not version %d", version)
+			case gp:
 				splits, names = synth.GenerateGP(seed), synth.GPSplits
-			}
-			if err != nil {
-				return fmt.Errorf("corpus gen: %w", err)
+			default:
+				var err error
+				if splits, err = synth.GenerateVersion(version, seed); err != nil {
+					return fmt.Errorf("corpus gen: %w", err)
+				}
 			}
 			for _, name := range names {
 				path := filepath.Join(out, name+".jsonl")

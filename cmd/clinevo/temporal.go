@@ -23,21 +23,32 @@ import (
 // dial connects to a Temporal frontend as t says (address, namespace, TLS,
 // API key).
 func (a *app) dial(t config.TemporalConfig) (client.Client, error) {
-	opts, err := engine.ClientOptions(t)
+	opts, err := a.clientOptions(t)
 	if err != nil {
 		return nil, err
-	}
-	opts.Logger = sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	if a.tel != nil && a.tel.Tracer != nil {
-		if err := telemetry.ClientOptions(&opts); err != nil {
-			return nil, err
-		}
 	}
 	c, err := client.Dial(opts)
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w (is `clinevo dev` running?)", t.Address, err)
 	}
 	return c, nil
+}
+
+// clientOptions are the options of every Temporal client the CLI makes: the
+// connection t describes, warnings logged to stderr, and the tracing
+// interceptors when telemetry is on.
+func (a *app) clientOptions(t config.TemporalConfig) (client.Options, error) {
+	opts, err := engine.ClientOptions(t)
+	if err != nil {
+		return client.Options{}, err
+	}
+	opts.Logger = sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if a.tel != nil && a.tel.Tracer != nil {
+		if err := telemetry.ClientOptions(&opts); err != nil {
+			return client.Options{}, err
+		}
+	}
+	return opts, nil
 }
 
 // temporalAt is the configured frontend, at address when one is given (a flag).

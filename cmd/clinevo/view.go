@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/view"
 )
 
@@ -45,7 +44,7 @@ func (a *app) viewCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
-			opts, err := engine.ClientOptions(a.cfg.Temporal)
+			opts, err := a.clientOptions(a.cfg.Temporal)
 			if err != nil {
 				return err
 			}
