@@ -6,6 +6,7 @@
 package activities
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -246,6 +247,9 @@ type decision struct {
 	Output   clinic.DoctorOutput `json:"output"`
 	LLMError bool                `json:"llm_error"`
 	Cards    []string            `json:"cards"`
+	// MS is the time the decision took; Step records it with its own, in
+	// one write of the turn's diagnose time.
+	MS float64 `json:"ms,omitempty"`
 }
 
 func (d decision) summary() TurnSummary {
@@ -319,6 +323,7 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (TurnSummary, err
 	if dec.LLMError {
 		activity.GetLogger(ctx).Warn("doctor reply unusable after one repair request: llm_error turn", "episode", in.EpisodeID, "turn", in.Turn)
 	}
+	dec.MS = msSince(start)
 	b, err := json.Marshal(dec)
 	if err != nil {
 		return TurnSummary{}, badInput(err)
@@ -327,8 +332,8 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (TurnSummary, err
 	if err != nil {
 		return TurnSummary{}, err
 	}
-	if err := a.spent(ctx, in.EpisodeID, results.PhaseDiagnose, start); err != nil {
-		return TurnSummary{}, err
+	if bytes.Equal(stored, b) {
+		return dec.summary(), nil // this worker's decision is the one stored
 	}
 	var first decision
 	if err := json.Unmarshal(stored, &first); err != nil {
@@ -382,17 +387,19 @@ func (a *Activities) Step(ctx context.Context, in TurnInput) (TurnSummary, error
 	}); err != nil {
 		return TurnSummary{}, err
 	}
-	if err := a.spent(ctx, in.EpisodeID, results.PhaseDiagnose, start); err != nil {
+	if err := a.Results.AddTime(ctx, in.EpisodeID, results.PhaseDiagnose, dec.MS+msSince(start)); err != nil {
 		return TurnSummary{}, err
 	}
 	stored, err := a.Results.PutEvent(ctx, in.EpisodeID, ev)
 	if err != nil {
 		return TurnSummary{}, err
 	}
-	// The first stored event wins: a worker that raced this one stepped first.
-	ep, err = a.start(in.EpisodeInput, d, append(events, stored))
-	if err != nil {
-		return TurnSummary{}, err
+	// The first stored event wins: a worker that raced this one stepped
+	// first, and the episode is rebuilt with its event.
+	if !sameEvent(stored, ev) {
+		if ep, err = a.start(in.EpisodeInput, d, append(events, stored)); err != nil {
+			return TurnSummary{}, err
+		}
 	}
 	return TurnSummary{Action: string(stored.Action), Status: string(stored.Status), Done: ep.Done()}, nil
 }
@@ -673,7 +680,18 @@ func (a *Activities) RunResult(ctx context.Context, run string) (RunResultReply,
 // spent adds the time since start to an episode's phase: EvoClinician's split
 // of time into diagnosing and updating, measured as activity time.
 func (a *Activities) spent(ctx context.Context, episodeID, phase string, start time.Time) error {
-	return a.Results.AddTime(ctx, episodeID, phase, float64(time.Since(start).Microseconds())/1000)
+	return a.Results.AddTime(ctx, episodeID, phase, msSince(start))
+}
+
+// msSince is the time since start in milliseconds.
+func msSince(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
+
+// sameEvent reports whether the stored event is the one this worker made
+// (as stored: compared as JSON).
+func sameEvent(stored, made clinic.Event) bool {
+	a, errA := json.Marshal(stored)
+	b, errB := json.Marshal(made)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
 // PutExperiment records an experiment's spec, which the report reads.
