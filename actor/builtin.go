@@ -11,6 +11,7 @@ import (
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
@@ -215,8 +216,8 @@ func (st *state) readEntries() {
 			continue
 		}
 		kind, target, _ := strings.Cut(c.Action, ":")
-		good := c.Grade == "HIGH_YIELD"
-		bad := c.Grade == "INEFFICIENT" || c.Grade == "CRITICAL_ERROR"
+		good := c.Grade == string(grader.HighYield)
+		bad := c.Grade == string(grader.Inefficient) || c.Grade == string(grader.CriticalError)
 		switch {
 		case kind == string(clinic.Ask) && good && !slices.Contains(st.ruleAsk, target):
 			st.ruleAsk = append(st.ruleAsk, target)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/sandbox"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
@@ -16,7 +17,7 @@ var recordTools = []string{"get_patient_info", "get_patient_vitals", "get_patien
 // The tools the doctor never calls from a card: they end the encounter or
 // only record its reasoning.
 const (
-	toolRecordDiagnosis    = "record_diagnosis"
+	toolRecordDiagnosis    = sandbox.RecordDiagnosis
 	toolRecordDifferential = "record_differential"
 )
 
