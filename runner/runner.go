@@ -145,22 +145,20 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 			// No similarity ranks them: the newest first, at 1 down to just above 0.5.
 			best[c.ID] = memory.Hit{Card: c, Score: 1 - 0.5*float64(i)/float64(k)}
 		}
-	}
-	for _, q := range []string{view.OpeningComplaint, QueryText(view)} {
-		if s.Retrieval == "recent" {
-			break
-		}
-		hits, err := store.Search(ctx, memory.Query{Text: q, K: k, Filter: f})
-		if err != nil {
-			return nil, fmt.Errorf("retrieve: %w", err)
-		}
-		for _, h := range hits {
-			if b, ok := best[h.Card.ID]; !ok || h.Score > b.Score {
-				best[h.Card.ID] = h
+	} else {
+		for _, q := range []string{view.OpeningComplaint, QueryText(view)} {
+			hits, err := store.Search(ctx, memory.Query{Text: q, K: k, Filter: f})
+			if err != nil {
+				return nil, fmt.Errorf("retrieve: %w", err)
 			}
-		}
-		if len(view.Exchanges) == 0 {
-			break // both queries are the same before the first answer
+			for _, h := range hits {
+				if b, ok := best[h.Card.ID]; !ok || h.Score > b.Score {
+					best[h.Card.ID] = h
+				}
+			}
+			if len(view.Exchanges) == 0 {
+				break // both queries are the same before the first answer
+			}
 		}
 	}
 	hits := make([]memory.Hit, 0, len(best))
