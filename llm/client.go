@@ -302,7 +302,7 @@ func (c *Client) exchange(ctx context.Context, msgs []Message, read func(reply s
 // so that nothing of a rejected reply survives into the repaired one, counts the
 // object's unknown fields on the context's meter, and validates the result.
 func (c *Client) decode(ctx context.Context, reply string, out any, validate func() error) error {
-	obj, err := firstObject(reply)
+	obj, probe, err := firstObject(reply)
 	if err != nil {
 		return err
 	}
@@ -311,7 +311,7 @@ func (c *Client) decode(ctx context.Context, reply string, out any, validate fun
 	if err := json.Unmarshal([]byte(obj), out); err != nil {
 		return fmt.Errorf("invalid JSON: %v", err)
 	}
-	if n := countExtraFields([]byte(obj), v.Type().Elem()); n > 0 {
+	if n := extraFields(probe, v.Type().Elem()); n > 0 {
 		if m := meter(ctx); m != nil {
 			m.Add(Usage{Role: c.Role, ExtraFields: n})
 		}
@@ -327,8 +327,9 @@ func (c *Client) decode(ctx context.Context, reply string, out any, validate fun
 // opens a candidate that is balanced but not JSON, and the search goes on after
 // it. Braces inside JSON strings do not count. A first object that never closes
 // (a reply cut off at max_tokens) is an error rather than a reason to take an
-// object nested inside it.
-func firstObject(reply string) (string, error) {
+// object nested inside it. It returns the object's text and its generic
+// decoding, which extraFields reads.
+func firstObject(reply string) (string, any, error) {
 	var firstErr error
 	for i := 0; i < len(reply); {
 		j := strings.IndexByte(reply[i:], '{')
@@ -339,15 +340,15 @@ func firstObject(reply string) (string, error) {
 		end := closingBrace(reply, start)
 		if end < 0 {
 			if firstErr != nil {
-				return "", firstErr
+				return "", nil, firstErr
 			}
-			return "", errors.New("the JSON object is incomplete: the reply ends before its closing brace")
+			return "", nil, errors.New("the JSON object is incomplete: the reply ends before its closing brace")
 		}
 		obj := reply[start : end+1]
 		var probe any
 		err := json.Unmarshal([]byte(obj), &probe)
 		if err == nil {
-			return obj, nil
+			return obj, probe, nil
 		}
 		if firstErr == nil {
 			firstErr = fmt.Errorf("invalid JSON: %v", err)
@@ -355,9 +356,9 @@ func firstObject(reply string) (string, error) {
 		i = end + 1
 	}
 	if firstErr != nil {
-		return "", firstErr
+		return "", nil, firstErr
 	}
-	return "", errors.New("no JSON object in the reply")
+	return "", nil, errors.New("no JSON object in the reply")
 }
 
 // closingBrace returns the index of the brace that closes the one at start, or
@@ -390,17 +391,10 @@ func closingBrace(s string, start int) int {
 	return -1
 }
 
-// countExtraFields counts the fields of a JSON object, at any depth, that the Go
-// type t (into which encoding/json decodes it) has no field for. Names match
+// extraFields counts the fields of a generically decoded JSON object, at any
+// depth, that the Go type t (into which encoding/json decodes it) has no
+// field for. Names match
 // as encoding/json matches them: by json tag or field name, ignoring case.
-func countExtraFields(obj []byte, t reflect.Type) int {
-	var v any
-	if err := json.Unmarshal(obj, &v); err != nil {
-		return 0 // not JSON: the decode that precedes this call reports it
-	}
-	return extraFields(v, t)
-}
-
 func extraFields(v any, t reflect.Type) int {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestFirstObject(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := firstObject(tc.reply)
+			got, _, err := firstObject(tc.reply)
 			if tc.err != "" {
 				require.ErrorContains(t, err, tc.err)
 				return
@@ -93,4 +94,13 @@ func TestEnum(t *testing.T) {
 			require.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// countExtraFields counts the unknown fields of a JSON object for type t.
+func countExtraFields(obj []byte, t reflect.Type) int {
+	var v any
+	if err := json.Unmarshal(obj, &v); err != nil {
+		return 0
+	}
+	return extraFields(v, t)
 }
