@@ -186,6 +186,18 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 	case !errors.Is(err, results.ErrNotFound):
 		return nil, err
 	}
+	// Consecutive turns mostly show the same cards: each is read once.
+	cards := map[string]cardRef{}
+	card := func(id string) (cardRef, error) {
+		if c, ok := cards[id]; ok {
+			return c, nil
+		}
+		c, err := s.cardOrMissing(ctx, id)
+		if err == nil {
+			cards[id] = c
+		}
+		return c, err
+	}
 	for _, ev := range t.Events {
 		tv := turnView{Event: ev, Said: said(ev.Action), Target: target(ev)}
 		if len(ev.Arguments) > 0 {
@@ -204,7 +216,7 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 			}
 		}
 		for _, cid := range ev.RetrievedCards {
-			c, err := s.cardOrMissing(ctx, cid)
+			c, err := card(cid)
 			if err != nil {
 				return nil, err
 			}
@@ -218,7 +230,7 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 		out *[]cardRef
 	}{{rec.Written, &p.Written}, {rec.Evicted, &p.Evicted}} {
 		for _, cid := range list.ids {
-			c, err := s.cardOrMissing(ctx, cid)
+			c, err := card(cid)
 			if err != nil {
 				return nil, err
 			}
