@@ -7,6 +7,7 @@ package contract
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/settings"
@@ -79,6 +80,17 @@ func StageEvalRunID(run string, j int) string { return fmt.Sprintf("%s/eval-s%02
 
 // ReplayRunID names the replay of stage j with memory as of the end of stage k.
 func ReplayRunID(run string, k, j int) string { return fmt.Sprintf("%s/replay-k%02d-s%02d", run, k, j) }
+
+// StreamOfRunID is the stream run a stage evaluation or replay run ID
+// (StageEvalRunID, ReplayRunID) belongs to; any other run is its own.
+func StreamOfRunID(run string) string {
+	for _, sep := range []string{"/eval-s", "/replay-k"} {
+		if base, _, ok := strings.Cut(run, sep); ok {
+			return base
+		}
+	}
+	return run
+}
 
 // StreamSpec is the input of StreamWorkflow.
 type StreamSpec struct {

@@ -88,12 +88,7 @@ func (s *Server) sourceOf(ctx context.Context, run string) (source, error) {
 	if err != nil {
 		return source{}, err
 	}
-	stream := run
-	for _, sep := range []string{"/eval-s", "/replay-"} {
-		if base, _, ok := strings.Cut(run, sep); ok {
-			stream = base
-		}
-	}
+	stream := contract.StreamOfRunID(run)
 	for _, r := range runs {
 		if r.Run == stream && r.Kind == string(contract.KindStream) {
 			var spec contract.StreamSpec
