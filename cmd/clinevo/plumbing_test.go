@@ -352,7 +352,6 @@ type plumbHarness struct {
 	srv    *llmtest.Server
 	script *plumbScript
 	dir    string
-	cfg    string // the config file with the embedded server's address
 	corpus string
 	starts []func() error // queued stream starts
 }
@@ -625,7 +624,9 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 			require.Zero(t, got.statuses(clinic.CallMDT)[clinic.StatusReturned])
 			require.Positive(t, base.statuses(clinic.CallMDT)[clinic.StatusReturned])
 		}},
-		{key: "episode.base_turn_cost", value: 20, check: costDelta(func(r results.Record) float64 { return 15 * float64(r.Turns) })},
+		{key: "episode.base_turn_cost", value: 20, check: costDelta(func(r results.Record) float64 {
+			return (20 - settings.Default().Episode.BaseTurnCost) * float64(r.Turns)
+		})},
 		{key: "episode.mode", value: "static", check: func(t *testing.T, base, got plumbRun) {
 			require.Equal(t, 1, got.maxTurns())
 			require.Greater(t, base.maxTurns(), 1)
@@ -796,7 +797,8 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 		plumbRow{key: "episode.timeout_penalty", value: 13, setup: map[string]any{"profile": "gpagent", "episode.max_turns": 3}, corpus: "builtin:gp@7",
 			doctor: "gp-stall", check: func(t *testing.T, base, got plumbRun) {
 				require.Equal(t, []float64{13, 13}, penalties(got, ""), "c_timeout on the last step")
-				require.Equal(t, []float64{5, 5}, penalties(base, ""))
+				d := settings.Default().Episode.TimeoutPenalty
+				require.Equal(t, []float64{d, d}, penalties(base, ""))
 			}},
 		plumbRow{key: "roles.doctor.format", value: "tags", setup: gp, corpus: "builtin:gp@7", doctor: "policy",
 			check: func(t *testing.T, base, got plumbRun) {
@@ -909,10 +911,8 @@ func roleRows(rows *[]plumbRow, excluded map[string]string, keyFile string) {
 		excluded[k("timeout")] = "read by llm.NewClient from the same Role value as the keys with rows (an HTTP client deadline); a slower reply is a transient error: llm TestErrorClassification"
 		excluded[k("concurrency")] = "read by llm.NewClient from the same Role value as the keys with rows (calls in flight per worker); llm TestConcurrencyLimit"
 		excluded[k("dim")] = "embeddings only"
-		if role != "doctor" {
+		if role != "doctor" { // roles.doctor.format has its row with the gpagent profile (tags)
 			excluded[k("format")] = "only the doctor's replies have a format (json, tags or tools)"
-		} else {
-			// roles.doctor.format has its row with the gpagent profile (tags).
 		}
 		*rows = append(*rows,
 			plumbRow{key: k("temperature"), value: 0.33, roles: on, check: body("temperature", 0.33)},
