@@ -30,8 +30,7 @@ type StageMean struct {
 	// episodes that define it (Miss-Refer over the cases that need referral).
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 	// TimeMS is the mean activity time per episode by phase.
-	TimeMS  map[string]float64 `json:"time_ms,omitempty"`
-	metricN map[string]int
+	TimeMS map[string]float64 `json:"time_ms,omitempty"`
 }
 
 // RunningPoint is the running mean over a stream's first T episodes
@@ -64,6 +63,7 @@ func StageMeans(records []results.Record) []StageMean {
 		stage int
 	}
 	acc := map[key]*StageMean{}
+	metricN := map[key]map[string]int{} // episodes that define each metric
 	var keys []key
 	for _, r := range records {
 		k := key{r.Run, r.Stage}
@@ -86,12 +86,12 @@ func StageMeans(records []results.Record) []StageMean {
 		m.Pass += boolf(r.Scores.Pass)
 		m.Diag += r.Scores.Diagnosis
 		m.NonDangerous += boolf(r.Scores.Diagnosis > 0)
-		for k, v := range r.Scores.Metrics {
+		for name, v := range r.Scores.Metrics {
 			if m.Metrics == nil {
-				m.Metrics, m.metricN = map[string]float64{}, map[string]int{}
+				m.Metrics, metricN[k] = map[string]float64{}, map[string]int{}
 			}
-			m.Metrics[k] += v
-			m.metricN[k]++
+			m.Metrics[name] += v
+			metricN[k][name]++
 		}
 		for k, v := range r.TimeMS {
 			if m.TimeMS == nil {
@@ -112,13 +112,12 @@ func StageMeans(records []results.Record) []StageMean {
 		n := float64(m.N)
 		m.S, m.Strict, m.U, m.T, m.E, m.R, m.Cost = m.S/n, m.Strict/n, m.U/n, m.T/n, m.E/n, m.R/n, m.Cost/n
 		m.Pass, m.Diag, m.NonDangerous = m.Pass/n, m.Diag/n, m.NonDangerous/n
-		for k := range m.Metrics {
-			m.Metrics[k] /= float64(m.metricN[k])
+		for name := range m.Metrics {
+			m.Metrics[name] /= float64(metricN[k][name])
 		}
-		for k := range m.TimeMS {
-			m.TimeMS[k] /= n
+		for phase := range m.TimeMS {
+			m.TimeMS[phase] /= n
 		}
-		m.metricN = nil
 		out = append(out, m)
 	}
 	return out
