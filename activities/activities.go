@@ -145,7 +145,7 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 	if err := s.Validate(); err != nil {
 		return StreamPlan{}, badInput(err)
 	}
-	plan, err := a.plan(s.Corpus, s.CaseIDs, s.Limit)
+	plan, err := a.Corpora.Plan(s.Corpus, s.CaseIDs, s.Limit)
 	if err != nil {
 		return StreamPlan{}, badInput(fmt.Errorf("stream %s: %w", s.RunID, err))
 	}
@@ -171,10 +171,11 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 	return plan, nil
 }
 
-// plan lists the case IDs in order (the corpus order when ids is empty), the
+// Plan lists the case IDs in order (the corpus order when ids is empty), the
 // first limit of them, with their conditions; an unknown case is an error.
-func (a *Activities) plan(ref string, ids []string, limit int) (StreamPlan, error) {
-	cp, err := a.Corpora.Get(ref)
+// A stream plays them in this order, and a restart finds it again here.
+func (cs *Corpora) Plan(ref string, ids []string, limit int) (StreamPlan, error) {
+	cp, err := cs.Get(ref)
 	if err != nil {
 		return StreamPlan{}, err
 	}
@@ -199,7 +200,7 @@ func (a *Activities) plan(ref string, ids []string, limit int) (StreamPlan, erro
 
 // PlanCases lists the case IDs (and conditions) of a corpus, the first limit of them.
 func (a *Activities) PlanCases(ctx context.Context, ref string, limit int) (StreamPlan, error) {
-	p, err := a.plan(ref, nil, limit)
+	p, err := a.Corpora.Plan(ref, nil, limit)
 	if err != nil {
 		return StreamPlan{}, badInput(err)
 	}

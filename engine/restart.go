@@ -15,7 +15,6 @@ import (
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/results"
 )
 
@@ -206,10 +205,11 @@ func resumeStream(ctx context.Context, store results.Store, run string) (contrac
 	if err != nil {
 		return contract.StreamSpec{}, fmt.Errorf("stream %s: %w", run, err)
 	}
-	ids, err := caseOrder(spec)
+	plan, err := activities.NewCorpora().Plan(spec.Corpus, spec.CaseIDs, spec.Limit)
 	if err != nil {
 		return contract.StreamSpec{}, fmt.Errorf("stream %s: %w", run, err)
 	}
+	ids := plan.CaseIDs
 	evaluated := func(j int) (bool, error) {
 		_, err := store.RunResult(ctx, contract.StageEvalRunID(run, j))
 		if errors.Is(err, results.ErrNotFound) {
@@ -245,25 +245,6 @@ func RecordedStream(ctx context.Context, store results.RunLog, run string) (cont
 		return s, nil
 	}
 	return contract.StreamSpec{}, fmt.Errorf("stream %s is not in the results store: %w", run, results.ErrNotFound)
-}
-
-// caseOrder is a stream's case order, as ValidateStream plans it: the spec's
-// case IDs or the corpus order, the first Limit of them.
-func caseOrder(s contract.StreamSpec) ([]string, error) {
-	ids := s.CaseIDs
-	if len(ids) == 0 {
-		cp, err := corpus.Load(s.Corpus)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range cp.Cases {
-			ids = append(ids, c.ID)
-		}
-	}
-	if s.Limit > 0 && s.Limit < len(ids) {
-		ids = ids[:s.Limit]
-	}
-	return ids, nil
 }
 
 // restartable refuses a workflow that is running or completed; one that
