@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -67,28 +66,13 @@ func badInput(err error) error {
 }
 
 // Corpora loads corpora once per worker.
-type Corpora struct {
-	mu    sync.Mutex
-	cache map[string]*corpus.Corpus
-}
+type Corpora struct{ cache corpus.Cache }
 
 // NewCorpora returns an empty cache.
-func NewCorpora() *Corpora { return &Corpora{cache: map[string]*corpus.Corpus{}} }
+func NewCorpora() *Corpora { return &Corpora{} }
 
 // Get loads (once) and returns a corpus.
-func (c *Corpora) Get(ref string) (*corpus.Corpus, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cp, ok := c.cache[ref]; ok {
-		return cp, nil
-	}
-	cp, err := corpus.Load(ref)
-	if err != nil {
-		return nil, err
-	}
-	c.cache[ref] = cp
-	return cp, nil
-}
+func (c *Corpora) Get(ref string) (*corpus.Corpus, error) { return c.cache.Load(ref) }
 
 // Case returns one case; an unknown corpus or case is bad input.
 func (c *Corpora) Case(ref, id string) (clinic.Case, error) {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
@@ -136,24 +135,9 @@ func (s *Server) sourceOf(ctx context.Context, run string) (source, error) {
 	return source{}, fmt.Errorf("run %s: no recorded stream or experiment spec names it: %w", run, results.ErrNotFound)
 }
 
-// corpusOf loads a corpus once for the server's lifetime.
-func (s *Server) corpusOf(ref string) (*corpus.Corpus, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if cp, ok := s.corpora[ref]; ok {
-		return cp, nil
-	}
-	cp, err := corpus.Load(ref)
-	if err != nil {
-		return nil, err
-	}
-	s.corpora[ref] = cp
-	return cp, nil
-}
-
 // caseOf loads a case from its corpus (each corpus once).
 func (s *Server) caseOf(ref, id string) (clinic.Case, error) {
-	cp, err := s.corpusOf(ref)
+	cp, err := s.corpora.Load(ref)
 	if err != nil {
 		return clinic.Case{}, err
 	}

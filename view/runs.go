@@ -322,7 +322,7 @@ func (s *Server) experiment(ctx context.Context, r *http.Request) (any, error) {
 	if name == "" {
 		return nil, badRequest("experiment: the address needs ?name=NAME")
 	}
-	in, finished, err := analysis.LoadLive(ctx, s.o.Results, name, s.corpusOf)
+	in, finished, err := analysis.LoadLive(ctx, s.o.Results, name, s.corpora.Load)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ type Server struct {
 	mux     *http.ServeMux
 	pages   *template.Template
 	mu      sync.Mutex
-	corpora map[string]*corpus.Corpus // loaded once, for replays of retrieval
+	corpora corpus.Cache // loaded once, for replays of retrieval and reports
 	// downUntil: Temporal failed to answer; it is not asked again before.
 	downUntil time.Time
 	downWhy   string
@@ -74,7 +74,7 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("view: assets: %w", err)
 	}
-	s := &Server{o: o, mux: http.NewServeMux(), pages: pages, corpora: map[string]*corpus.Corpus{}}
+	s := &Server{o: o, mux: http.NewServeMux(), pages: pages}
 	s.mux.Handle("/static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	s.mux.HandleFunc("/{$}", s.render("index", s.index))
 	s.mux.HandleFunc("/part/runs", s.render("runs", s.index))
