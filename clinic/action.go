@@ -60,6 +60,8 @@ type DoctorOutput struct {
 	Urgency     string          `json:"urgency,omitempty"`     // REFER: routine | urgent | emergency
 	Tool        string          `json:"tool,omitempty"`        // TOOL_CALL: the tool's name
 	Arguments   json.RawMessage `json:"arguments,omitempty"`   // TOOL_CALL: a JSON object
+	// Ext are the fields of a benchmark's own actions, written inline.
+	Ext Ext `json:"-"`
 }
 
 // FinalOutput is what a finalised episode hands to the manager.
@@ -74,4 +76,6 @@ type FinalOutput struct {
 	Disposition string `json:"disposition,omitempty"`
 	Destination string `json:"destination,omitempty"` // refer: where
 	Urgency     string `json:"urgency,omitempty"`     // refer: how soon
+	// Ext are the fields of a benchmark's own closing actions, written inline.
+	Ext Ext `json:"-"`
 }

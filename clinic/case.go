@@ -111,6 +111,8 @@ type ExamView struct {
 
 	// Sandbox is KlinikeBench's tool sandbox; nil outside that profile.
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	// Ext are the parts of the exam view a benchmark adds, written inline.
+	Ext Ext `json:"-"`
 }
 
 // Finding is a physical examination finding of one body system.
@@ -148,6 +150,8 @@ type ManagerView struct {
 
 	// Tools is KlinikeBench's R: required tools and action constraints.
 	Tools *ToolKey `json:"tool_key,omitempty"`
+	// Ext are the parts of the answer key a benchmark adds, written inline.
+	Ext Ext `json:"-"`
 }
 
 // Diagnosis is the reference diagnosis.

@@ -65,6 +65,8 @@ type Event struct {
 	Penalty     float64      `json:"penalty,omitempty"`
 	Final       *FinalOutput `json:"final,omitempty"`        // the doctor's FINALIZE
 	ForcedFinal *FinalOutput `json:"forced_final,omitempty"` // built at the turn limit
+	// Ext are the fields a benchmark adds to its events, written inline.
+	Ext Ext `json:"-"`
 }
 
 // Memory write-back outcomes of an episode.
