@@ -11,7 +11,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/profile/klinike"
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/settings"
 )
 

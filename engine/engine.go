@@ -82,6 +82,9 @@ func readerPaths(o Options) (results, memory string, err error) {
 // Open opens the results store (PostgreSQL, or DataDir/results.db) and the
 // memory bank (Qdrant, or DataDir/memory.db).
 func Open(ctx context.Context, o Options) (*Engine, error) {
+	if err := RegisterBenchmarks(); err != nil {
+		return nil, err
+	}
 	resultsPath, memoryPath := filepath.Join(o.DataDir, "results.db"), filepath.Join(o.DataDir, "memory.db")
 	if o.ReadOnly {
 		var err error
@@ -165,6 +168,9 @@ func (e *Engine) NewWorker(c client.Client, taskQueue string) worker.Worker {
 // RolesFor builds the roles of settings once, outside a worker (an episode run
 // in process).
 func RolesFor(s settings.Settings, o llm.Options) (runner.Roles, error) {
+	if err := RegisterBenchmarks(); err != nil {
+		return runner.Roles{}, err
+	}
 	rs := &roleSet{opts: o, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
 	return rs.get(s)
 }

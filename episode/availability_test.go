@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
@@ -24,7 +25,7 @@ func unavailable(t *testing.T, splits map[string][]clinic.Case) map[string][]str
 		for _, c := range splits[split] {
 			cfg := settings.Default().Episode
 			cfg.MaxTests, cfg.MaxTurns = len(c.Exam.Catalog), len(c.Exam.Catalog)+1
-			e := episode.New(c, cfg, episode.MedEvoEvalRules(), episode.BuiltinRoles())
+			e := episode.New(c, cfg, medevoeval.Rules(), episode.BuiltinRoles())
 			for _, name := range c.Exam.Catalog {
 				ev, err := e.Step(ctx, episode.StepInput{Output: clinic.DoctorOutput{Action: clinic.RequestTest, TestName: name}})
 				require.NoError(t, err)

@@ -34,8 +34,8 @@ type Env interface {
 	Revealed() string
 }
 
-// Rules are what a profile changes in the shared question-and-test
-// environment of MedEvoEval and Med-Inquire.
+// Rules are what a benchmark changes in the shared question-and-test
+// environment (bench/medevoeval and bench/medinquire play it).
 type Rules struct {
 	// Actions the doctor may take; anything else is an invalid turn.
 	Actions []clinic.ActionKind
@@ -54,19 +54,16 @@ type Rules struct {
 	Invent bool
 }
 
-// MedEvoEvalRules are MedEvoEval's: four actions, the catalog shown, Emax, and a
-// FINALIZE with diagnosis, evidence, plan and follow-up (§3.2, B.3).
-func MedEvoEvalRules() Rules {
-	return Rules{Actions: []clinic.ActionKind{clinic.Ask, clinic.RequestTest, clinic.CallMDT, clinic.Finalize}, ShowCatalog: true,
-		FinalFields: []string{"diagnosis", "evidence", "plan", "followup"}, TestBudget: true}
-}
-
-// MedInquireRules are EvoClinician's Med-Inquire (§3: the three action
-// types): ask, order a test by free text with no list shown, and submit a
-// diagnosis; no test budget; the patient may answer beyond the record.
-func MedInquireRules() Rules {
-	return Rules{Actions: []clinic.ActionKind{clinic.Ask, clinic.RequestTest, clinic.Finalize}, FinalFields: []string{"diagnosis"},
-		FreeText: true, Invent: true}
+// Offered are the rules' actions that a run with cfg offers the doctor:
+// CALL_MDT only where a consultant answers.
+func (r Rules) Offered(cfg settings.Episode) []clinic.ActionKind {
+	var out []clinic.ActionKind
+	for _, a := range r.Actions {
+		if a != clinic.CallMDT || cfg.MDTAllowed() {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // Roles are the environment's simulated counterparts.
@@ -177,10 +174,8 @@ func (e *Episode) View(cards []clinic.CardHint, rules []string) clinic.DoctorVie
 		TestsUsed:        e.TestsUsed(),
 		FinalFields:      e.rules.FinalFields,
 	}
-	for _, a := range e.rules.Actions {
-		if a != clinic.CallMDT || e.mdt() {
-			v.Actions = append(v.Actions, string(a))
-		}
+	for _, a := range e.rules.Offered(e.cfg) {
+		v.Actions = append(v.Actions, string(a))
 	}
 	if e.rules.ShowCatalog {
 		v.Catalog = e.c.Exam.Catalog

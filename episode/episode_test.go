@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
@@ -118,7 +119,7 @@ func TestGating(t *testing.T) {
 			if tc.cfg != nil {
 				tc.cfg(&cf)
 			}
-			e := episode.New(cs, cf, episode.MedEvoEvalRules(), episode.BuiltinRoles())
+			e := episode.New(cs, cf, medevoeval.Rules(), episode.BuiltinRoles())
 			for _, b := range tc.before {
 				step(t, e, b)
 			}
@@ -154,7 +155,7 @@ func TestForcedFinalisationAtTurnLimit(t *testing.T) {
 	c := testCase(t)
 	cfg := settings.Default().Episode
 	cfg.MaxTurns = 3
-	e := episode.New(c, cfg, episode.MedEvoEvalRules(), episode.BuiltinRoles())
+	e := episode.New(c, cfg, medevoeval.Rules(), episode.BuiltinRoles())
 	step(t, e, clinic.DoctorOutput{Action: clinic.Ask, Question: "When did it start?", WorkingDiagnoses: []string{"GERD"}})
 	step(t, e, clinic.DoctorOutput{Action: clinic.Ask, Question: "What brings it on?", WorkingDiagnoses: []string{"Stable angina", "GERD"}})
 	require.False(t, e.Done())
@@ -168,7 +169,7 @@ func TestForcedFinalisationAtTurnLimit(t *testing.T) {
 	require.ErrorIs(t, err, episode.ErrDone)
 
 	// Rebuilding from the events derives the same end without calling any role.
-	r := episode.Restore(c, cfg, episode.MedEvoEvalRules(), episode.Roles{}, e.Events())
+	r := episode.Restore(c, cfg, medevoeval.Rules(), episode.Roles{}, e.Events())
 	rf, rend := r.Final()
 	require.True(t, r.Done())
 	require.Equal(t, end, rend)
@@ -176,7 +177,7 @@ func TestForcedFinalisationAtTurnLimit(t *testing.T) {
 }
 
 func TestLLMErrorTurnIsUnparseable(t *testing.T) {
-	e := episode.New(testCase(t), settings.Default().Episode, episode.MedEvoEvalRules(), episode.BuiltinRoles())
+	e := episode.New(testCase(t), settings.Default().Episode, medevoeval.Rules(), episode.BuiltinRoles())
 	ev, err := e.Step(context.Background(), episode.StepInput{Output: clinic.DoctorOutput{}, LLMError: true})
 	require.NoError(t, err)
 	require.Equal(t, clinic.StatusUnparseable, ev.Status)
@@ -184,7 +185,7 @@ func TestLLMErrorTurnIsUnparseable(t *testing.T) {
 }
 
 func TestRepeatedQuestionIsAnsweredFromCache(t *testing.T) {
-	e := episode.New(testCase(t), settings.Default().Episode, episode.MedEvoEvalRules(), episode.BuiltinRoles())
+	e := episode.New(testCase(t), settings.Default().Episode, medevoeval.Rules(), episode.BuiltinRoles())
 	a := step(t, e, clinic.DoctorOutput{Action: clinic.Ask, Question: "What makes it worse?"})
 	b := step(t, e, clinic.DoctorOutput{Action: clinic.Ask, Question: "what makes it worse"})
 	require.False(t, a.Cached)
@@ -196,7 +197,7 @@ func TestStaticModeShowsTheWholeCaseAndTakesOneTurn(t *testing.T) {
 	c := testCase(t)
 	cfg := settings.Default().Episode
 	cfg.Mode = settings.Static
-	e := episode.New(c, cfg, episode.MedEvoEvalRules(), episode.BuiltinRoles())
+	e := episode.New(c, cfg, medevoeval.Rules(), episode.BuiltinRoles())
 	v := e.View(nil, nil)
 	require.Equal(t, 1, v.MaxTurns)
 	require.Len(t, v.Exchanges, 1)
@@ -220,6 +221,6 @@ func TestStaticModeShowsTheWholeCaseAndTakesOneTurn(t *testing.T) {
 	require.Equal(t, clinic.EndTurnLimit, end)
 	require.Equal(t, []string{"GERD"}, f.Diagnosis)
 
-	e = episode.New(c, cfg, episode.MedEvoEvalRules(), episode.BuiltinRoles())
+	e = episode.New(c, cfg, medevoeval.Rules(), episode.BuiltinRoles())
 	require.Equal(t, clinic.StatusFinalized, step(t, e, final()).Status)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
@@ -36,7 +37,7 @@ func anginaEvents() []clinic.Event {
 // score scores events with the built-in judge under the default settings
 // (Tmax 10, Emax 3, λ 0.5, μ 1), reading what was revealed off the episode.
 func score(c *clinic.Case, s settings.Settings, events []clinic.Event, final clinic.FinalOutput) clinic.Scores {
-	env := episode.Restore(*c, s.Episode, episode.MedEvoEvalRules(), episode.Roles{}, events)
+	env := episode.Restore(*c, s.Episode, medevoeval.Rules(), episode.Roles{}, events)
 	return grader.Score(c, s, events, final, env.Revealed())
 }
 

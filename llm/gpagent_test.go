@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/llm/llmtest"
-	"github.com/clinevo/clinevo/profile"
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/textmatch"
@@ -170,13 +170,13 @@ func TestGPDoctorPromptNeverLeaks(t *testing.T) {
 	ctx := context.Background()
 	set := settings.Default()
 	set.Profile = settings.GPAgent
-	p, err := profile.Get(settings.GPAgent)
-	require.NoError(t, err)
+	p := gpagent.Benchmark{}
 	cp, err := corpus.Load("builtin:gp-heldout@7")
 	require.NoError(t, err)
 	n := 0
 	for _, c := range cp.Cases {
-		ep := p.Start(c, set, episode.BuiltinRoles(), nil)
+		ep, err := p.Start(c, set, episode.BuiltinRoles(), nil)
+		require.NoError(t, err)
 		for !ep.Done() {
 			v := ep.View(nil, nil)
 			revealed := ep.Revealed()

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/bench/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
@@ -27,7 +28,7 @@ func TestDoctorPromptNeverLeaks(t *testing.T) {
 	n := 0
 	for _, split := range synth.Splits {
 		for _, c := range synth.Generate(7)[split] {
-			ep := episode.New(c, settings.Default().Episode, episode.MedEvoEvalRules(), episode.BuiltinRoles())
+			ep := episode.New(c, settings.Default().Episode, medevoeval.Rules(), episode.BuiltinRoles())
 			for !ep.Done() {
 				v := ep.View(nil, []string{"ASK onset WHEN chest pain: a rule"})
 				msgs, err := llm.DoctorPrompt(v)

@@ -10,12 +10,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
-	"github.com/clinevo/clinevo/profile"
-	"github.com/clinevo/clinevo/results"
+		"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -92,12 +93,12 @@ func Experiment(ctx context.Context, store Store, e contract.ExperimentSpec, jud
 
 // Run re-scores every record of run source under the roles' judge into run
 // target, with the trace of each episode as it was recorded: the events are
-// not replayed, only scored again (profile.Rescore: for KlinikeBench only
-// must-ask coverage is judged again). cases finds a record's case.
+// not replayed, only scored again: by the benchmark's own rule where it has
+// one (Rescorer), else by its whole scoring. cases finds a record's case.
 func Run(ctx context.Context, store Store, source, target string, s settings.Settings, roles runner.Roles,
 	cases func(id string) (clinic.Case, bool)) (Summary, error) {
 	sum := Summary{Source: source, Run: target}
-	p, err := profile.Get(s.Profile)
+	bm, err := bench.Of(s)
 	if err != nil {
 		return sum, err
 	}
@@ -128,8 +129,11 @@ func Run(ctx context.Context, store Store, source, target string, s settings.Set
 		if tr.Scores == nil {
 			return sum, fmt.Errorf("rescore %s: the recorded trace has no scores", rec.EpisodeID)
 		}
-		env := p.Start(c, s, roles.Env, tr.Events)
-		sc, err := profile.Rescore(ctx, p, &c, s, env, *tr.Scores, judge)
+		env, err := bm.Start(c, s, roles.Env, tr.Events)
+		if err != nil {
+			return sum, fmt.Errorf("rescore %s: %w", rec.EpisodeID, err)
+		}
+		sc, err := score(ctx, bm, &c, s, env, *tr.Scores, judge)
 		if err != nil {
 			return sum, fmt.Errorf("rescore %s: %w", rec.EpisodeID, err)
 		}
@@ -153,4 +157,23 @@ func Run(ctx context.Context, store Store, source, target string, s settings.Set
 		return sum, fmt.Errorf("rescore %s: %w", source, err)
 	}
 	return sum, nil
+}
+
+// Rescorer is a benchmark that says what a judge substitution changes in a
+// recorded episode's scores, where it is less than scoring it again (a
+// capability: the run's benchmark may implement it).
+type Rescorer interface {
+	Rescore(ctx context.Context, c *clinic.Case, s settings.Settings, env episode.Env, old clinic.Scores, judge grader.Judge) (clinic.Scores, error)
+}
+
+// score scores a recorded episode again under judge: the benchmark's own
+// rule where it has one, else its whole scoring.
+func score(ctx context.Context, b bench.Benchmark, c *clinic.Case, s settings.Settings, env episode.Env, old clinic.Scores, judge grader.Judge) (clinic.Scores, error) {
+	if err := bench.CheckJudge(b, judge); err != nil {
+		return clinic.Scores{}, err
+	}
+	if r, ok := b.(Rescorer); ok {
+		return r.Rescore(ctx, c, s, env, old, judge)
+	}
+	return b.Score(ctx, bench.ScoreInput{Case: c, Settings: s, Env: env, Judge: judge})
 }

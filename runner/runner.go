@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
@@ -25,7 +26,6 @@ import (
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
-	"github.com/clinevo/clinevo/profile"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -72,13 +72,13 @@ func (d Deps) evolver() evolver.Evolver {
 	return d.Roles.Evolver
 }
 
-// Start begins (or rebuilds from events) an episode in the run's profile.
+// Start begins (or rebuilds from events) an episode in the run's benchmark.
 func (d Deps) Start(c clinic.Case, events []clinic.Event) (episode.Env, error) {
-	p, err := profile.Get(d.Settings.Profile)
+	b, err := bench.Of(d.Settings)
 	if err != nil {
 		return nil, err
 	}
-	return p.Start(c, d.Settings, d.Roles.Env, events), nil
+	return b.Start(c, d.Settings, d.Roles.Env, events)
 }
 
 // Meta places an episode in a run.
@@ -220,13 +220,16 @@ func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, err
 
 // Finish scores a finished episode's events into a trace.
 func Finish(ctx context.Context, c clinic.Case, d Deps, m Meta, events []clinic.Event) (clinic.Trace, error) {
-	p, err := profile.Get(d.Settings.Profile)
+	b, err := bench.Of(d.Settings)
 	if err != nil {
 		return clinic.Trace{}, err
 	}
-	ep := p.Start(c, d.Settings, d.Roles.Env, events)
+	ep, err := b.Start(c, d.Settings, d.Roles.Env, events)
+	if err != nil {
+		return clinic.Trace{}, err
+	}
 	final, end := ep.Final()
-	s, err := p.Score(ctx, &c, d.Settings, ep, d.Roles.Judge)
+	s, err := b.Score(ctx, bench.ScoreInput{Case: &c, Settings: d.Settings, Env: ep, Judge: d.Roles.Judge})
 	if err != nil {
 		return clinic.Trace{}, err
 	}

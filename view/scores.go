@@ -5,8 +5,8 @@ import (
 	"math"
 
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/profile/gpagent"
-	"github.com/clinevo/clinevo/profile/klinike"
+	"github.com/clinevo/clinevo/bench/gpagent"
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/settings"
 )
 

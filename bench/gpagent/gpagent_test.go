@@ -12,7 +12,7 @@ import (
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
-	"github.com/clinevo/clinevo/profile/gpagent"
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/settings"
 )
 

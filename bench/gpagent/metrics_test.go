@@ -8,7 +8,7 @@ import (
 
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/profile/gpagent"
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/results"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
-	"github.com/clinevo/clinevo/profile/klinike"
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/settings"
 )
 

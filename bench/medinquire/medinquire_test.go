@@ -1,14 +1,47 @@
-package episode_test
+package medinquire_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/medinquire"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/settings"
 )
+
+// testCase is a stable angina case of the built-in stream, told by a patient
+// who recalls well.
+func testCase(t *testing.T) clinic.Case {
+	t.Helper()
+	for _, c := range synth.Generate(7)["stream"] {
+		if c.Condition == "stable_angina" && c.Patient.Persona.Recall == "high" {
+			return c
+		}
+	}
+	t.Fatal("no stable angina case")
+	return clinic.Case{}
+}
+
+func step(t *testing.T, e *episode.Episode, o clinic.DoctorOutput) clinic.Event {
+	t.Helper()
+	ev, err := e.Step(context.Background(), episode.StepInput{Output: o})
+	require.NoError(t, err)
+	return ev
+}
+
+func withoutTest(tests []clinic.TestValue, name string) []clinic.TestValue {
+	var out []clinic.TestValue
+	for _, tv := range tests {
+		if tv.Name != name {
+			out = append(out, tv)
+		}
+	}
+	return out
+}
 
 // TestMedInquireCostsAndNotAvailable checks the cost rule of EvoClinician's
 // appendix (cost = base cost per turn + the price of every ordered test; a
@@ -29,7 +62,7 @@ func TestMedInquireCostsAndNotAvailable(t *testing.T) {
 	}
 	c.Exam.Catalog = kept
 	c.Exam.Tests = withoutTest(c.Exam.Tests, "ct head")
-	e := episode.New(c, cfg, episode.MedInquireRules(), episode.BuiltinRoles())
+	e := episode.New(c, cfg, medinquire.Rules(), episode.BuiltinRoles())
 	require.Empty(t, e.View(nil, nil).Catalog, "no list of tests is shown")
 
 	cbc := step(t, e, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "full blood count"})
@@ -56,7 +89,7 @@ func TestMedInquireCostsAndNotAvailable(t *testing.T) {
 func TestMedInquireTurnLimitSubmitsTheBestGuess(t *testing.T) {
 	cfg := settings.Default().Episode
 	cfg.MaxTurns = 2
-	e := episode.New(testCase(t), cfg, episode.MedInquireRules(), episode.BuiltinRoles())
+	e := episode.New(testCase(t), cfg, medinquire.Rules(), episode.BuiltinRoles())
 	step(t, e, clinic.DoctorOutput{Action: clinic.Ask, Question: "When did it start?", WorkingDiagnoses: []string{"Stable angina"}})
 	step(t, e, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "ecg"})
 	require.True(t, e.Done())

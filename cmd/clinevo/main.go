@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/clinevo/clinevo/config"
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/telemetry"
 )
 
@@ -48,6 +49,9 @@ func newRoot() *cobra.Command {
 					_ = a.v.BindPFlag(keys[0], f)
 				}
 			})
+			if err := engine.RegisterBenchmarks(); err != nil {
+				return err
+			}
 			cfg, err := config.Load(a.v, a.file)
 			if err != nil {
 				return err
