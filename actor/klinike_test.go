@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/settings"
 )
 

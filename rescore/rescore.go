@@ -16,7 +16,7 @@ import (
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
-		"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 )

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/bench/klinike"
+	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/settings"
 )
 

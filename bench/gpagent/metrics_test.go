@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/analysis"
-	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/bench/gpagent"
+	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/results"
 )
 
