@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
@@ -129,8 +130,14 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 	if err := s.Validate(); err != nil {
 		return StreamPlan{}, badInput(err)
 	}
+	if err := bench.ValidateSettings(s.Settings); err != nil {
+		return StreamPlan{}, badInput(fmt.Errorf("stream %s: settings: %w", s.RunID, err))
+	}
 	plan, err := a.Corpora.Plan(s.Corpus, s.CaseIDs, s.Limit)
 	if err != nil {
+		return StreamPlan{}, badInput(fmt.Errorf("stream %s: %w", s.RunID, err))
+	}
+	if err := a.playable(s.Settings, s.Corpus, plan.CaseIDs); err != nil {
 		return StreamPlan{}, badInput(fmt.Errorf("stream %s: %w", s.RunID, err))
 	}
 	if s.Memory != contract.MemoryDisabled {
@@ -180,6 +187,24 @@ func (cs *Corpora) Plan(ref string, ids []string, limit int) (StreamPlan, error)
 		plan.Conditions = append(plan.Conditions, c.Condition)
 	}
 	return plan, nil
+}
+
+// playable checks that the run's benchmark plays every planned case.
+func (a *Activities) playable(s settings.Settings, ref string, ids []string) error {
+	b, err := bench.Of(s)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		c, err := a.Corpora.Case(ref, id)
+		if err != nil {
+			return err
+		}
+		if err := b.ValidateCase(&c); err != nil {
+			return fmt.Errorf("case %s of %s: benchmark %s cannot play it: %w", id, ref, b.Name(), err)
+		}
+	}
+	return nil
 }
 
 // PlanCases lists the case IDs (and conditions) of a corpus, the first limit of them.
@@ -293,7 +318,11 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (TurnSummary, err
 			return err
 		}
 		view.Cards = cards
-		out, err := d.Roles.Doctor.Decide(ctx, view)
+		doctor, err := d.Doctor()
+		if err != nil {
+			return err
+		}
+		out, err := doctor.Decide(ctx, view)
 		if err != nil {
 			return fmt.Errorf("doctor: %w", err)
 		}
@@ -450,9 +479,9 @@ func (a *Activities) Grade(ctx context.Context, in GradeInput) (map[grader.Label
 	if err != nil {
 		return nil, err
 	}
-	pg := r.Grader
-	if pg == nil {
-		pg = grader.BuiltinProcessGrader{}
+	pg, err := runner.Deps{Roles: r, Settings: in.Settings}.Grader()
+	if err != nil {
+		return nil, badInput(err)
 	}
 	var g grader.ProcessGrade
 	start := time.Now()

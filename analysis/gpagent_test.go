@@ -12,9 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // gpTrace is a GP episode: a masked treat (c_workflow 5), a test at 30 USD,
@@ -31,7 +33,7 @@ func gpTrace(id string, s float64) clinic.Trace {
 // TestStepsCarryRewardAndCosts checks the trajectory export of a constrained
 // MDP (GPAgentBench §4.2): per step the reward and the two costs.
 func TestStepsCarryRewardAndCosts(t *testing.T) {
-	steps := analysis.Steps(gpTrace("e1", 0))
+	steps := analysis.Steps(gpTrace("e1", 0), gpagent.Benchmark{})
 	require.Len(t, steps, 4)
 	var reward, safety, diag []float64
 	for _, st := range steps {
@@ -43,7 +45,7 @@ func TestStepsCarryRewardAndCosts(t *testing.T) {
 	require.Equal(t, []string{"Migraine"}, steps[2].Action.Diagnosis, "the committed diagnosis")
 	require.Equal(t, []string{"rest"}, steps[3].Action.Plan)
 	require.Equal(t, clinic.StatusMasked, steps[0].Status)
-	plain := analysis.Steps(clinic.Trace{Events: []clinic.Event{{Action: clinic.Finalize, Cost: 5}}, Scores: &clinic.Scores{S: 0.9}})
+	plain := analysis.Steps(clinic.Trace{Events: []clinic.Event{{Action: clinic.Finalize, Cost: 5}}, Scores: &clinic.Scores{S: 0.9}}, gpagent.Benchmark{})
 	require.Equal(t, 0.9, plain[0].Reward, "S where a profile defines no reward")
 	require.Equal(t, 5.0, plain[0].CostDiagnostic)
 }
@@ -78,6 +80,9 @@ func gpFixture() analysis.Input {
 	for i := 1; i <= 4; i++ {
 		in.Records["g-A2"] = append(in.Records["g-A2"], rec("g-A2", 1, i, true))
 	}
+	gp := settings.Default()
+	gp.Profile = "gpagent"
+	in.Settings = map[string]settings.Settings{"g-A6-E0": gp, "g-A6-E1": gp, "g-A2": gp}
 	in.Result = contract.ExperimentResult{Name: "g", Conditions: []contract.ConditionResult{
 		{Name: "A6-E0", Kind: "stream", Run: "g-A6-E0", Stream: &contract.StreamResult{StageEnds: []int{4, 8}}},
 		{Name: "A6-E1", Kind: "stream", Run: "g-A6-E1", Stream: &contract.StreamResult{StageEnds: []int{4, 8}}},

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
@@ -118,7 +119,7 @@ func TestStepsCarryToolCalls(t *testing.T) {
 		Arguments: []byte(`{"modality":"CT","region":"abdomen"}`), Status: clinic.StatusReturned, Reply: "ct abdomen: normal"},
 		{Turn: 1, Action: clinic.ToolCall, Tool: "record_diagnosis", Arguments: []byte(`{"diagnosis":"x"}`), Status: clinic.StatusFinalized}},
 		Scores: &clinic.Scores{S: 1}}
-	steps := analysis.Steps(tr)
+	steps := analysis.Steps(tr, klinike.Benchmark{})
 	require.Equal(t, "order_imaging", steps[0].Action.Tool)
 	require.JSONEq(t, `{"modality":"CT","region":"abdomen"}`, string(steps[0].Action.Arguments))
 	require.Equal(t, []string{`TOOL_CALL order_imaging {"modality":"CT","region":"abdomen"} -> ct abdomen: normal`}, steps[1].State)

@@ -32,6 +32,9 @@ type Report struct {
 	Comparisons []Comparison      `json:"comparisons,omitempty"`
 	Sensitivity []Sensitivity     `json:"sensitivity,omitempty"`
 	Klinike     *KlinikeReport    `json:"klinike,omitempty"` // KlinikeBench's gates and variants (klinike.go)
+	// sections are the benchmarks' own parts (Section), written into
+	// report.json under their keys and shown on the page.
+	sections []section
 }
 
 // ConditionReport summarises one condition.
@@ -56,13 +59,11 @@ type ConditionReport struct {
 	Episodes   []results.Record `json:"-"`
 }
 
-// DefinesU reports whether the condition's profile defines the utility U
+// DefinesU reports whether the condition's benchmark declares the utility U
 // (MedEvoEval §4 and appendix C.2: U = w1·S − w2·T/Tmax − w3·E/Emax − w4·R).
-// EvoClinician, GPAgentBench and KlinikeBench define none; their records hold
-// 0, which the report prints as "–" and leaves out of every U statistic.
+// A benchmark that declares none has records holding 0, which the report
+// prints as "–" and leaves out of every U statistic.
 func (c ConditionReport) DefinesU() bool { return definesU(c.Profile) }
-
-func definesU(profile string) bool { return profile == "" || profile == settings.MedEvoEval }
 
 // Gain is late minus early stage means.
 type Gain struct {
@@ -194,6 +195,7 @@ func Build(in Input) Report {
 	rep.Sensitivity = sensitivity(in, streams, byName)
 	encounters(in, &rep)
 	rep.Klinike = klinikeReport(in, rep)
+	rep.sections = sections(in, rep)
 	return rep
 }
 

@@ -13,7 +13,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
 )
 
 // Files lists what Write produces in the output directory.
@@ -137,8 +139,8 @@ func Write(dir string, rep Report, traces TraceOf) error {
 			// Steps of the successful episodes, for imitation; of every episode
 			// where the profile defines a reward and costs (constrained RL
 			// learns from the failures too).
-			if _, rl := r.Scores.Metrics[clinic.MetricReward]; r.Scores.S >= 0.7 || rl {
-				for _, st := range Steps(t) {
+			if r.Scores.Pass || declaresReward(c.Profile) {
+				for _, st := range Steps(t, benchOf(c.Profile)) {
 					line, _ := json.Marshal(st)
 					steps.Write(append(line, '\n'))
 				}
@@ -211,22 +213,15 @@ type Step struct {
 	CostDiagnostic float64 `json:"cost_diagnostic"`
 }
 
-// Steps turns a trace into state-action steps with rewards and costs.
-func Steps(t clinic.Trace) []Step {
+// Steps turns a trace of benchmark b into state-action steps with rewards
+// and costs.
+func Steps(t clinic.Trace, b any) []Step {
 	var out []Step
 	var seen []string
 	for i, ev := range t.Events {
-		a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Target: ev.Target, Rationale: ev.Rationale,
-			WorkingDiagnoses: ev.WorkingDiagnoses, Tool: ev.Tool, Arguments: ev.Arguments}
-		if ev.Action == clinic.Diagnose {
-			a.Diagnosis = ev.WorkingDiagnoses // the committed diagnosis
-		}
-		if ev.Final != nil {
-			a.Diagnosis, a.Evidence, a.Plan, a.Followup = ev.Final.Diagnosis, ev.Final.Evidence, ev.Final.Plan, ev.Final.Followup
-			a.Destination, a.Urgency = ev.Final.Destination, ev.Final.Urgency
-		}
+		a, safety := stepOf(b, ev)
 		st := Step{EpisodeID: t.EpisodeID, Turn: ev.Turn, State: append([]string(nil), seen...), Action: a, Status: ev.Status,
-			CostSafety: ev.Penalty, CostDiagnostic: ev.Cost}
+			CostSafety: safety, CostDiagnostic: ev.Cost}
 		if i == len(t.Events)-1 && t.Scores != nil {
 			st.Reward = t.Scores.S
 			if r, ok := t.Scores.Metrics[clinic.MetricReward]; ok {
@@ -236,18 +231,19 @@ func Steps(t clinic.Trace) []Step {
 		}
 		out = append(out, st)
 		if ev.Reply != "" {
-			seen = append(seen, fmt.Sprintf("%s %s%s%s%s -> %s", ev.Action, ev.Question, ev.Test, ev.Target, toolTarget(ev), ev.Reply))
+			seen = append(seen, fmt.Sprintf("%s %s -> %s", ev.Action, episode.Target(b, ev), ev.Reply))
 		}
 	}
 	return out
 }
 
-// toolTarget spells a tool call for a step's state: "order_imaging {...}".
-func toolTarget(ev clinic.Event) string {
-	if ev.Tool == "" {
-		return ""
-	}
-	return ev.Tool + " " + string(ev.Arguments)
+// declaresReward reports whether a benchmark's episodes carry a reward and
+// safety costs: then every episode's steps are exported, since constrained
+// RL learns from the failures too; otherwise those that passed, for
+// imitation.
+func declaresReward(profile string) bool {
+	b := benchOf(profile)
+	return b != nil && bench.Declares(b.Metrics(), clinic.MetricReward)
 }
 
 // EpisodeFile is the file name of an episode's JSON in the report.
@@ -268,9 +264,10 @@ type pageView struct {
 	Conditions []ConditionReport
 	// MetricNames are the profile metrics any condition reports, sorted.
 	MetricNames []string
-	Klinike     template.HTML  // klinike.go
-	GPAgent     template.HTML  // GPAgentBench's section (gpagent.go)
-	Encounters  []encounterRow // the recall/transfer split (encounters.go)
+	Klinike     template.HTML   // klinike.go
+	GPAgent     template.HTML   // GPAgentBench's section (gpagent.go)
+	Sections    []template.HTML // the benchmarks' own sections (Section)
+	Encounters  []encounterRow  // the recall/transfer split (encounters.go)
 	// EpisodeLink is where an episode's link points.
 	EpisodeLink func(episodeID string) string
 }
@@ -289,6 +286,9 @@ func view(rep Report, link func(string) string) pageView {
 	}
 	v.CostBars = costBars(rep)
 	v.GPAgent = gpSection(rep)
+	for _, sec := range rep.sections {
+		v.Sections = append(v.Sections, sec.HTML)
+	}
 	seen := map[string]bool{}
 	for _, c := range rep.Conditions {
 		for k := range c.Overall.Metrics {
@@ -529,6 +529,8 @@ details{margin:.5em 0}code{font-size:12px}
 {{end}}</table>{{end}}
 {{.Klinike}}
 {{.GPAgent}}
+{{range .Sections}}{{.}}
+{{end}}
 <h3>Time per episode</h3><p>Mean activity time in milliseconds: diagnosing (the turn loop and scoring) and updating (grading and evolution), as EvoClinician §5 splits it.</p>
 <table><tr><th>condition</th><th>diagnose ms</th><th>update ms</th></tr>
 {{range .Conditions}}<tr><td>{{.Name}}</td><td>{{f1 (index .Overall.TimeMS "diagnose")}}</td><td>{{f1 (index .Overall.TimeMS "update")}}</td></tr>

@@ -16,6 +16,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -179,8 +180,41 @@ func All() []Benchmark {
 	return out
 }
 
-// ValidateSettings checks a run's settings whole: the shared settings, then
-// what the run's benchmark reads of them.
+// EpisodeSettings is a benchmark with episode keys of its own (a
+// capability): EpisodeDefaults is a struct value whose json-tagged fields
+// are its keys under episode (episode.max_steps) with their defaults. The
+// benchmark reads them with settings.Episode.Decode over these defaults.
+type EpisodeSettings interface {
+	EpisodeDefaults() any
+}
+
+// DefaultSettings are settings.Default with every registered benchmark's
+// episode keys at their defaults: the configuration's defaults.
+func DefaultSettings() settings.Settings {
+	s := settings.Default()
+	for _, b := range All() {
+		es, ok := b.(EpisodeSettings)
+		if !ok {
+			continue
+		}
+		vals, err := settings.ExtValues(es.EpisodeDefaults())
+		if err != nil {
+			continue // a struct of plain values always marshals (the conformance suite reads every default)
+		}
+		if s.Episode.Ext == nil {
+			s.Episode.Ext = map[string]any{}
+		}
+		for k, v := range vals {
+			s.Episode.Ext[k] = v
+		}
+	}
+	return s
+}
+
+// ValidateSettings checks a run's settings whole: the shared settings; then
+// every episode key a benchmark added: one no registered benchmark has is
+// unknown, one of another benchmark must keep that benchmark's default (it
+// would be ignored in silence); then what the run's benchmark reads of them.
 func ValidateSettings(s settings.Settings) error {
 	b, err := Of(s)
 	if err != nil {
@@ -189,8 +223,77 @@ func ValidateSettings(s settings.Settings) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	owners := map[string][]Benchmark{}
+	var known []string
+	for _, o := range All() {
+		if es, ok := o.(EpisodeSettings); ok {
+			for _, k := range settings.ExtKeys(es.EpisodeDefaults()) {
+				owners[k] = append(owners[k], o)
+				known = append(known, k)
+			}
+		}
+	}
+	for _, k := range sortedKeys(s.Episode.Ext) {
+		os := owners[k]
+		switch {
+		case len(os) == 0:
+			sort.Strings(known)
+			return fmt.Errorf("episode.%s: unknown settings key (the benchmarks' episode keys: %s)", k, strings.Join(known, ", "))
+		case slices.ContainsFunc(os, func(o Benchmark) bool { return o.Name() == b.Name() }):
+			continue
+		}
+		if !atDefault(s.Episode.Ext[k], os[0], k) {
+			return fmt.Errorf("episode.%s is a setting of benchmark %s; this run's benchmark is %s, which would ignore it", k, os[0].Name(), b.Name())
+		}
+	}
 	if err := b.Validate(s); err != nil {
 		return fmt.Errorf("benchmark %s: %w", b.Name(), err)
 	}
 	return nil
+}
+
+// atDefault reports whether v is benchmark o's default for key k.
+func atDefault(v any, o Benchmark, k string) bool {
+	vals, err := settings.ExtValues(o.(EpisodeSettings).EpisodeDefaults())
+	if err != nil {
+		return false
+	}
+	a, _ := json.Marshal(v) // JSON data always marshals
+	d, _ := json.Marshal(vals[k])
+	return string(a) == string(d)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Budget is one per-episode budget of a run, as tables print it.
+type Budget struct{ Name, Value string }
+
+// Budgeter is a benchmark that names its per-episode budgets under settings
+// s (a capability): "Tmax 10", "steps 32". Without one, a run shows none.
+type Budgeter interface {
+	Budgets(s settings.Settings) []Budget
+}
+
+// Budgets spells b's budgets under s: "Tmax 10, Emax 3, MDT consultant", or
+// "-" for none.
+func Budgets(b Benchmark, s settings.Settings) string {
+	bg, ok := b.(Budgeter)
+	if !ok {
+		return "-"
+	}
+	var parts []string
+	for _, x := range bg.Budgets(s) {
+		parts = append(parts, x.Name+" "+x.Value)
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/memory/qdrant"
 	"github.com/clinevo/clinevo/results/postgres"
@@ -113,7 +114,7 @@ type TemporalTLS struct {
 
 // Defaults writes every default into v, so every key is known to viper (and
 // can be set by environment variable). The run settings' defaults come from
-// settings.Default, their only copy.
+// settings.Default and the registered benchmarks (bench.DefaultSettings), their only copies.
 func Defaults(v *viper.Viper) {
 	for k, val := range defaults() {
 		v.SetDefault(k, val)
@@ -136,7 +137,7 @@ func defaults() map[string]any {
 		"temporal.api_key_env": "", "results.backend": "sqlite", "results.postgres.dsn": "postgres://clinevo@127.0.0.1:5432/clinevo",
 		"results.postgres.password_env": "PGPASSWORD",
 	}
-	for k, val := range Flatten(settings.Default()) {
+	for k, val := range Flatten(bench.DefaultSettings()) {
 		d[k] = val
 	}
 	return d
@@ -244,7 +245,7 @@ func (c Config) Validate() error {
 	if c.DataDir == "" {
 		return fmt.Errorf("config: data_dir is required")
 	}
-	if err := c.Settings.Validate(); err != nil {
+	if err := bench.ValidateSettings(c.Settings); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	if c.Memory.Dim < 16 {

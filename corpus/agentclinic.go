@@ -47,9 +47,9 @@ const AgentClinicSource = "agentclinic-medqa"
 //     topics, no referral information.
 type agentClinicCase struct {
 	OSCE struct {
-		Patient  node   `json:"Patient_Actor"`
-		Physical node   `json:"Physical_Examination_Findings"`
-		Tests    node   `json:"Test_Results"`
+		Patient  Node   `json:"Patient_Actor"`
+		Physical Node   `json:"Physical_Examination_Findings"`
+		Tests    Node   `json:"Test_Results"`
 		Dx       string `json:"Correct_Diagnosis"`
 	} `json:"OSCE_Examination"`
 }
@@ -129,7 +129,7 @@ func importAgentClinic(r io.Reader, name string, skipInvalid bool) ([]clinic.Cas
 func importAgentClinicLine(raw []byte, line int) (clinic.Case, []catalog.Item, string) {
 	var ac agentClinicCase
 	if err := json.Unmarshal(raw, &ac); err != nil {
-		return clinic.Case{}, nil, describeJSONError(err)
+		return clinic.Case{}, nil, DescribeJSONError(err)
 	}
 	c, items, err := convertAgentClinic(ac, line)
 	if err != nil {
@@ -154,8 +154,8 @@ func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.It
 	c.Meta.Split = "agentclinic"
 
 	pa := o.Patient
-	demo, _ := pa.get("Demographics")
-	c.Patient.Demographics = ParseDemographics(demo.text())
+	demo, _ := pa.Get("Demographics")
+	c.Patient.Demographics = ParseDemographics(demo.Text())
 	c.Patient.Persona = clinic.Persona{Personality: "neutral", Language: "fluent", Recall: "high", Clarity: "clear"}
 	complaint, err := openingComplaint(pa)
 	if err != nil {
@@ -176,19 +176,19 @@ func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.It
 		case "Demographics":
 			continue
 		case "Symptoms":
-			if sec, ok := v.get("Secondary_Symptoms"); ok {
-				for _, s := range sec.leaves("") {
+			if sec, ok := v.Get("Secondary_Symptoms"); ok {
+				for _, s := range sec.Leaves("") {
 					addFact(s[1], clinic.TopicAssociated)
 				}
 			}
 			for j, sk := range v.keys {
 				if sk != "Primary_Symptom" && sk != "Secondary_Symptoms" {
-					addFact(v.vals[j].text(), clinic.TopicAssociated)
+					addFact(v.vals[j].Text(), clinic.TopicAssociated)
 				}
 			}
 			continue
 		}
-		for _, s := range Sentences(v.text()) {
+		for _, s := range Sentences(v.Text()) {
 			addFact(s, section)
 		}
 	}
@@ -198,13 +198,13 @@ func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.It
 	for i, k := range o.Physical.keys {
 		v := o.Physical.vals[i]
 		sys := examSystem(k)
-		text := v.text()
+		text := v.Text()
 		if text == "" {
 			continue
 		}
 		abnormal := false
-		for _, lf := range v.leaves(humanKey(k)) {
-			if abnormalLeaf(lf[0], lf[1]) {
+		for _, lf := range v.Leaves(HumanKey(k)) {
+			if AbnormalLeaf(lf[0], lf[1]) {
 				abnormal = true
 				leaves = append(leaves, evidenceLeaf{name: lf[0], value: lf[1], exam: true})
 			}
@@ -221,7 +221,7 @@ func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.It
 	tests := map[string]*clinic.TestValue{}
 	var order []string
 	addTest := func(rawName, result string, abnormal bool) {
-		name, aliases := testName(rawName)
+		name, aliases := TestName(rawName)
 		if name == "" || uninformative(result) {
 			return
 		}
@@ -243,17 +243,17 @@ func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.It
 			for j, ck := range v.keys {
 				cv := v.vals[j]
 				ab := false
-				for _, lf := range cv.leaves(humanKey(ck)) {
-					if abnormalLeaf(lf[0], lf[1]) {
+				for _, lf := range cv.Leaves(HumanKey(ck)) {
+					if AbnormalLeaf(lf[0], lf[1]) {
 						ab = true
 						testLeaves = append(testLeaves, evidenceLeaf{name: lf[0], value: lf[1]})
 					}
 				}
 				anyAbnormal = anyAbnormal || ab
 				if cv.kind == 's' {
-					scalars = append(scalars, humanKey(ck)+": "+cv.text())
+					scalars = append(scalars, HumanKey(ck)+": "+cv.Text())
 				}
-				addTest(ck, cv.text(), ab)
+				addTest(ck, cv.Text(), ab)
 			}
 			if len(scalars) > 0 {
 				addTest(k, strings.Join(scalars, "; "), anyAbnormal)
@@ -261,13 +261,13 @@ func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.It
 			continue
 		}
 		ab := false
-		for _, lf := range v.leaves(humanKey(k)) {
-			if abnormalLeaf(lf[0], lf[1]) {
+		for _, lf := range v.Leaves(HumanKey(k)) {
+			if AbnormalLeaf(lf[0], lf[1]) {
 				ab = true
 				testLeaves = append(testLeaves, evidenceLeaf{name: lf[0], value: lf[1]})
 			}
 		}
-		addTest(k, v.text(), ab)
+		addTest(k, v.Text(), ab)
 	}
 	for _, n := range order {
 		c.Exam.Tests = append(c.Exam.Tests, *tests[n])
@@ -281,20 +281,20 @@ func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.It
 		}
 		c.Manager.Evidence = append(c.Manager.Evidence, lf.name+": "+lf.value)
 	}
-	c.Condition = conditionKey(dx)
+	c.Condition = ConditionKey(dx)
 	return c, items, nil
 }
 
 // openingComplaint is the primary symptom or, for a case without one (an
 // asymptomatic visit: "Symptoms": {}), the first sentence of the History.
-func openingComplaint(pa node) (string, error) {
-	if sym, ok := pa.get("Symptoms"); ok {
-		if p, ok := sym.get("Primary_Symptom"); ok && !uninformative(p.text()) {
-			return p.text(), nil
+func openingComplaint(pa Node) (string, error) {
+	if sym, ok := pa.Get("Symptoms"); ok {
+		if p, ok := sym.Get("Primary_Symptom"); ok && !uninformative(p.Text()) {
+			return p.Text(), nil
 		}
 	}
-	if h, ok := pa.get("History"); ok && !uninformative(h.text()) {
-		if ss := Sentences(h.text()); len(ss) > 0 {
+	if h, ok := pa.Get("History"); ok && !uninformative(h.Text()) {
+		if ss := Sentences(h.Text()); len(ss) > 0 {
 			return ss[0], nil
 		}
 	}
@@ -361,12 +361,12 @@ var containers = map[string]bool{"blood tests": true, "blood test": true, "blood
 	"laboratory studies": true, "laboratory": true, "labs": true, "imaging": true, "additional tests": true,
 	"other tests": true, "investigations": true, "laboratory results": true, "laboratory investigations": true}
 
-func isContainer(key string) bool { return containers[strings.ToLower(humanKey(key))] }
+func isContainer(key string) bool { return containers[strings.ToLower(HumanKey(key))] }
 
 var bracketed = regexp.MustCompile(`\s*\(([^)]*)\)\s*`)
 
 // testName returns the catalog name of an imported test key and its aliases.
-func testName(raw string) (string, []string) {
+func TestName(raw string) (string, []string) {
 	var aliases []string
 	if m := bracketed.FindStringSubmatch(raw); m != nil {
 		aliases = append(aliases, m[1])
@@ -375,7 +375,7 @@ func testName(raw string) (string, []string) {
 	if it, match := catalog.Default().Lookup(raw); match != catalog.MatchNone {
 		return it.Name, aliases
 	}
-	return strings.ReplaceAll(textmatch.Normalize(humanKey(raw)), "xray", "x ray"), aliases
+	return strings.ReplaceAll(textmatch.Normalize(HumanKey(raw)), "xray", "x ray"), aliases
 }
 
 // splitAbbreviation turns "Benign Paroxysmal Positional Vertigo (BPPV)" into the
@@ -389,7 +389,7 @@ func splitAbbreviation(dx string) (string, []string) {
 	return strings.TrimSpace(bracketed.ReplaceAllString(dx, " ")), []string{strings.TrimSpace(m[1])}
 }
 
-func conditionKey(dx string) string {
+func ConditionKey(dx string) string {
 	return strings.ReplaceAll(catalog.Key(dx), " ", "_")
 }
 
@@ -404,7 +404,7 @@ var (
 // rate > 100 or < 50, systolic >= 140 or < 90, respiratory rate > 20, oxygen
 // saturation < 94%); any other value is abnormal when it carries an abnormal cue
 // word and does not open with a normal or negating phrase.
-func abnormalLeaf(name, value string) bool {
+func AbnormalLeaf(name, value string) bool {
 	n := strings.ToLower(name)
 	v := strings.TrimSpace(value)
 	if v == "" || uninformative(v) || strings.Contains(n, "optional") || strings.Contains(n, "note") {

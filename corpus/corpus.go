@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -163,7 +164,7 @@ func ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("%s:%d: %s", name, line, describeJSONError(err))
+			return nil, fmt.Errorf("%s:%d: %s", name, line, DescribeJSONError(err))
 		}
 		if err := Validate(&c); err != nil {
 			return nil, fmt.Errorf("%s:%d: case %q: %w", name, line, c.ID, err)
@@ -183,7 +184,8 @@ func ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
 	return cases, nil
 }
 
-func describeJSONError(err error) string {
+// DescribeJSONError says what is wrong with a JSON value in words that name the field.
+func DescribeJSONError(err error) string {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
@@ -304,9 +306,12 @@ func ParseBuiltin(ref string) (Builtin, error) {
 		}
 		b.Seed = seed
 	}
-	splits := append(append(append([]string(nil), synth.Splits...), synth.KlinikeSplits...), synth.GPSplits...)
+	splits := append(append(append(append([]string(nil), synth.Splits...), synth.KlinikeSplits...), synth.GPSplits...), benchSplitNames()...)
 	if !oneOf(split, splits) {
 		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split, strings.Join(splits, ", "), builtinForm)
+	}
+	if _, vs, ok := benchSplit(split); ok && !slices.Contains(vs, b.Version) {
+		return Builtin{}, fmt.Errorf("corpus %q: split %s is built on generator version %s only, not v%d", ref, split, versionList(vs), b.Version)
 	}
 	if oneOf(split, synth.KlinikeSplits) && b.Version != synth.V2 {
 		return Builtin{}, fmt.Errorf("corpus %q: the KlinikeBench tasks are built on generator version 2, not v%d", ref, b.Version)
@@ -316,6 +321,15 @@ func ParseBuiltin(ref string) (Builtin, error) {
 	}
 	b.Split = split
 	return b, nil
+}
+
+// versionList spells versions as "v2" or "v1, v2".
+func versionList(vs []int) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = "v" + strconv.Itoa(v)
+	}
+	return strings.Join(out, ", ")
 }
 
 // versions lists the generator versions a reference may name: "v1 or v2".
@@ -334,6 +348,13 @@ func Load(ref string) (*Corpus, error) {
 		b, err := ParseBuiltin(ref)
 		if err != nil {
 			return nil, err
+		}
+		if bs, _, ok := benchSplit(b.Split); ok {
+			cases, err := bs.Builtin(b.Split, b.Version, b.Seed)
+			if err != nil {
+				return nil, fmt.Errorf("corpus %q: %w", ref, err)
+			}
+			return New(ref, cases)
 		}
 		if oneOf(b.Split, synth.KlinikeSplits) {
 			return New(ref, synth.Klinike(b.Seed)[b.Split])

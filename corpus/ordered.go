@@ -6,17 +6,18 @@ import (
 	"strings"
 )
 
-// node is a JSON value that keeps the key order of objects, so imported
+// Node is a JSON value that keeps the key order of objects, so imported
 // free-form findings stay in the order their authors wrote them.
-type node struct {
+type Node struct {
 	scalar string // strings, numbers and booleans as text
-	list   []node
+	list   []Node
 	keys   []string
-	vals   []node
+	vals   []Node
 	kind   byte // 's' scalar, 'l' list, 'o' object, 'n' null
 }
 
-func (n *node) UnmarshalJSON(b []byte) error {
+// UnmarshalJSON reads a JSON value keeping the order of object keys.
+func (n *Node) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.UseNumber()
 	v, err := readNode(dec)
@@ -27,24 +28,24 @@ func (n *node) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func readNode(dec *json.Decoder) (node, error) {
+func readNode(dec *json.Decoder) (Node, error) {
 	tok, err := dec.Token()
 	if err != nil {
-		return node{}, err
+		return Node{}, err
 	}
 	switch t := tok.(type) {
 	case json.Delim:
 		switch t {
 		case '{':
-			n := node{kind: 'o'}
+			n := Node{kind: 'o'}
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
-					return node{}, err
+					return Node{}, err
 				}
 				v, err := readNode(dec)
 				if err != nil {
-					return node{}, err
+					return Node{}, err
 				}
 				n.keys = append(n.keys, kt.(string))
 				n.vals = append(n.vals, v)
@@ -52,11 +53,11 @@ func readNode(dec *json.Decoder) (node, error) {
 			_, err := dec.Token()
 			return n, err
 		case '[':
-			n := node{kind: 'l'}
+			n := Node{kind: 'l'}
 			for dec.More() {
 				v, err := readNode(dec)
 				if err != nil {
-					return node{}, err
+					return Node{}, err
 				}
 				n.list = append(n.list, v)
 			}
@@ -64,35 +65,35 @@ func readNode(dec *json.Decoder) (node, error) {
 			return n, err
 		}
 	case nil:
-		return node{kind: 'n'}, nil
+		return Node{kind: 'n'}, nil
 	case string:
-		return node{kind: 's', scalar: t}, nil
+		return Node{kind: 's', scalar: t}, nil
 	case json.Number:
-		return node{kind: 's', scalar: t.String()}, nil
+		return Node{kind: 's', scalar: t.String()}, nil
 	case bool:
-		return node{kind: 's', scalar: fmt.Sprint(t)}, nil
+		return Node{kind: 's', scalar: fmt.Sprint(t)}, nil
 	}
-	return node{}, fmt.Errorf("unexpected JSON token %v", tok)
+	return Node{}, fmt.Errorf("unexpected JSON token %v", tok)
 }
 
-func (n node) get(key string) (node, bool) {
+func (n Node) Get(key string) (Node, bool) {
 	for i, k := range n.keys {
 		if k == key {
 			return n.vals[i], true
 		}
 	}
-	return node{}, false
+	return Node{}, false
 }
 
-// text flattens a node to readable text: "Key: value; Key: value".
-func (n node) text() string {
+// text flattens a Node to readable text: "Key: value; Key: value".
+func (n Node) Text() string {
 	switch n.kind {
 	case 's':
 		return strings.TrimSpace(n.scalar)
 	case 'l':
 		var parts []string
 		for _, v := range n.list {
-			if t := v.text(); t != "" {
+			if t := v.Text(); t != "" {
 				parts = append(parts, t)
 			}
 		}
@@ -100,8 +101,8 @@ func (n node) text() string {
 	case 'o':
 		var parts []string
 		for i, k := range n.keys {
-			if t := n.vals[i].text(); t != "" {
-				parts = append(parts, humanKey(k)+": "+t)
+			if t := n.vals[i].Text(); t != "" {
+				parts = append(parts, HumanKey(k)+": "+t)
 			}
 		}
 		return strings.Join(parts, "; ")
@@ -110,24 +111,24 @@ func (n node) text() string {
 }
 
 // leaves lists (path, value) pairs of every scalar below n.
-func (n node) leaves(prefix string) [][2]string {
+func (n Node) Leaves(prefix string) [][2]string {
 	switch n.kind {
 	case 's':
 		return [][2]string{{prefix, strings.TrimSpace(n.scalar)}}
 	case 'l':
 		var out [][2]string
 		for _, v := range n.list {
-			out = append(out, v.leaves(prefix)...)
+			out = append(out, v.Leaves(prefix)...)
 		}
 		return out
 	case 'o':
 		var out [][2]string
 		for i, k := range n.keys {
-			p := humanKey(k)
+			p := HumanKey(k)
 			if prefix != "" {
 				p = prefix + " " + p
 			}
-			out = append(out, n.vals[i].leaves(p)...)
+			out = append(out, n.vals[i].Leaves(p)...)
 		}
 		return out
 	}
@@ -135,4 +136,13 @@ func (n node) leaves(prefix string) [][2]string {
 }
 
 // humanKey turns "Acetylcholine_Receptor_Antibodies" into "Acetylcholine Receptor Antibodies".
-func humanKey(k string) string { return strings.TrimSpace(strings.ReplaceAll(k, "_", " ")) }
+func HumanKey(k string) string { return strings.TrimSpace(strings.ReplaceAll(k, "_", " ")) }
+
+// IsObject reports whether n is a JSON object.
+func (n Node) IsObject() bool { return n.kind == 'o' }
+
+// Scalar is n's text when it is a string, number or boolean.
+func (n Node) Scalar() (string, bool) { return n.scalar, n.kind == 's' }
+
+// Members are an object's keys and values, in order.
+func (n Node) Members() ([]string, []Node) { return n.keys, n.vals }

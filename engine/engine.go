@@ -19,6 +19,8 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/memory"
@@ -199,14 +201,22 @@ func (r *roleSet) client(name string, s settings.Role) (*llm.Client, error) {
 }
 
 // get returns the roles of s: the built-in ones, with a model client for
-// every role set to openai. With MDT same_model the consultant runs on the
-// doctor's model (MedEvoEval §5.2's same-model consultation).
+// every role set to openai, in the run's benchmark's formats (its model
+// doctor and judge, its labels and lessons). With MDT same_model the
+// consultant runs on the doctor's model (MedEvoEval §5.2's same-model
+// consultation). A judge that lacks what the benchmark needs is an error
+// here, at start.
 func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
+	b, err := bench.Of(s)
+	if err != nil {
+		return runner.Roles{}, err
+	}
 	key := mustJSON(struct {
+		Profile string
 		Roles   settings.Roles
 		MDT     string
 		Scoring settings.Scoring
-	}{s.Roles, s.Episode.MDT, s.Scoring})
+	}{s.Profile, s.Roles, s.Episode.MDT, s.Scoring})
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if out, ok := r.built[key]; ok {
@@ -233,7 +243,7 @@ func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
 		}
 		switch name {
 		case "doctor":
-			out.Doctor = llm.Doctor{C: c}
+			out.Doctor = llm.DoctorFor(b, c)
 		case "patient":
 			out.Env.Patient = llm.Patient{C: c}
 		case "exam":
@@ -241,12 +251,15 @@ func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
 		case "consultant":
 			out.Env.Consultant = llm.Consultant{C: c}
 		case "judge":
-			out.Judge = llm.Judge{C: c, Fallback: grader.RubricJudge{W: s.Scoring}}
+			out.Judge = llm.JudgeFor(b, llm.Judge{C: c, Fallback: grader.RubricJudge{W: s.Scoring}}, s)
 		case "grader":
-			out.Grader = llm.ProcessGrader{C: c}
+			out.Grader = llm.ProcessGrader{C: c, Labels: grader.LabelerOf(b), Bench: b}
 		case "evolver":
-			out.Evolver = llm.Evolver{C: c}
+			out.Evolver = llm.Evolver{C: c, Lessons: evolver.LessonsOf(b)}
 		}
+	}
+	if err := bench.CheckJudge(b, out.Judge); err != nil {
+		return runner.Roles{}, err
 	}
 	r.built[key] = out
 	return out, nil

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench/medinquire"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
@@ -105,7 +106,7 @@ func managerStrings(t *testing.T, ref string, n int) []string {
 	return out
 }
 
-// TestEvoClinicianShortRun runs experiments/evoclinician.yaml on its first 20
+// TestEvoClinicianShortRun runs bench/medinquire/evoclinician.yaml on its first 20
 // cases end to end: every condition finishes, the report draws the running
 // means S̄₁:t and C̄₁:t and the time split, and — score-only means score-only —
 // no grader or evolver input of any condition carries the write-back key or
@@ -133,7 +134,7 @@ func TestEvoClinicianShortRun(t *testing.T) {
 		}
 	})
 	ctx := context.Background()
-	spec, err := experiments.Parse("evoclinician.yaml", experiments.EvoClinician, settings.Default())
+	spec, err := experiments.Parse("evoclinician.yaml", medinquire.Protocol, settings.Default())
 	require.NoError(t, err)
 	spec.Name, spec.Limit, spec.StageSize = "evo", 20, 10
 	run, err := engine.StartExperiment(ctx, env.Client, "", spec)

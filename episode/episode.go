@@ -55,11 +55,15 @@ type Rules struct {
 }
 
 // Offered are the rules' actions that a run with cfg offers the doctor:
-// CALL_MDT only where a consultant answers.
+// CALL_MDT only where a consultant answers, and FINALIZE alone in static
+// mode, where the whole case is shown.
 func (r Rules) Offered(cfg settings.Episode) []clinic.ActionKind {
 	var out []clinic.ActionKind
 	for _, a := range r.Actions {
-		if a != clinic.CallMDT || cfg.MDTAllowed() {
+		switch {
+		case cfg.Mode == settings.Static && a != clinic.Finalize:
+		case a == clinic.CallMDT && !cfg.MDTAllowed():
+		default:
 			out = append(out, a)
 		}
 	}

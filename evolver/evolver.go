@@ -65,18 +65,19 @@ type Evolver interface {
 	Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule) (Output, error)
 }
 
-// Builtin is the deterministic evolver.
-type Builtin struct{}
+// Builtin is the deterministic evolver, with the run's benchmark's lessons.
+type Builtin struct{ Lessons Lessons }
 
 var _ Evolver = Builtin{}
 
 // Evolve applies the built-in rules (see Evolve).
-func (Builtin) Evolve(_ context.Context, cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule) (Output, error) {
-	return Evolve(cfg, in, truth, rules), nil
+func (b Builtin) Evolve(_ context.Context, cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule) (Output, error) {
+	return Evolve(cfg, in, truth, rules, b.Lessons), nil
 }
 
-// Evolve computes rule edits and cards for one graded episode.
-func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule) Output {
+// Evolve computes rule edits and cards for one graded episode; lessons (nil
+// for none) are the benchmark's own.
+func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule, lessons Lessons) Output {
 	var out Output
 	ctxWords := contextWords(in.Opening)
 	out.Rules = append([]clinic.Rule(nil), rules...)
@@ -87,33 +88,42 @@ func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Ru
 		for _, d := range proposals(cfg, in, ctxWords) {
 			edits = append(edits, Edit{Op: OpAdd, Text: ruleText(d)})
 		}
-		edits = append(edits, TraceEdits(cfg, in, truth)...)
+		edits = append(edits, TraceEdits(cfg, in, truth, lessons)...)
 		out.Rules, out.Edits, out.Skipped = ApplyEdits(out.Rules, edits, in.Episode, cfg, screen)
 	}
 	if in.WriteCards {
 		var skipped []string
-		out.Cards, skipped = FinishCards(cfg, in, truth, cards(cfg, in, truth, ctxWords), screen)
+		out.Cards, skipped = FinishCards(cfg, in, truth, cards(cfg, in, truth, ctxWords), screen, lessons)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out
 }
 
 // TraceEdits are the rule edits that follow from the trace and the key alone,
-// whichever evolver proposes the rest: a tool sandbox's needed calls
-// (klinike.go), unless the feedback is transcript-level.
-func TraceEdits(cfg settings.Evolver, in Input, truth *grader.Key) []Edit {
+// whichever evolver proposes the rest: the benchmark's lessons' (a tool
+// sandbox's needed calls, klinike.go for now), unless the feedback is
+// transcript-level.
+func TraceEdits(cfg settings.Evolver, in Input, truth *grader.Key, lessons Lessons) []Edit {
 	if cfg.TranscriptOnly {
 		return nil
+	}
+	if lessons != nil {
+		return lessons.Edits(cfg, in, truth)
 	}
 	return toolEdits(in, truth, contextWords(in.Opening))
 }
 
 // FinishCards completes an evolver's cards from the trace and the key, the
-// same for the built-in and the model evolver: the calls of a tool sandbox
-// (klinike.go) and GPAgentBench's referral cards (gpagent.go); then it keeps
-// the kinds the run writes and screens them for leaks.
-func FinishCards(cfg settings.Evolver, in Input, truth *grader.Key, cs []clinic.Card, screen *Screen) ([]clinic.Card, []string) {
-	return ScreenCards(KeepKinds(gpCards(in, truth, withCalls(cs, in, truth)), cfg.CardKinds), screen)
+// same for the built-in and the model evolver: the benchmark's lessons
+// (klinike.go and gpagent.go for now); then it keeps the kinds the run
+// writes and screens them for leaks.
+func FinishCards(cfg settings.Evolver, in Input, truth *grader.Key, cs []clinic.Card, screen *Screen, lessons Lessons) ([]clinic.Card, []string) {
+	if lessons != nil {
+		cs = lessons.Cards(in, truth, cs)
+	} else {
+		cs = gpCards(in, truth, withCalls(cs, in, truth))
+	}
+	return ScreenCards(KeepKinds(cs, cfg.CardKinds), screen)
 }
 
 // Edit operations on the rule book.

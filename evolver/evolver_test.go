@@ -254,7 +254,7 @@ func graded() evolver.Input {
 func TestEvolverAsEvoClinicianDefinesIt(t *testing.T) {
 	cfg := settings.Default().Evolver
 	cfg.Mode, cfg.CardKinds = settings.ScoreOnly, []string{"advice"}
-	out := evolver.Evolve(cfg, graded(), nil, nil)
+	out := evolver.Evolve(cfg, graded(), nil, nil, nil)
 	var heads []string
 	for _, r := range out.Rules {
 		d, ok := clinic.ParseRule(r.Text)
@@ -281,18 +281,18 @@ func TestEvolverAsEvoClinicianDefinesIt(t *testing.T) {
 
 	// The ablations: no CRITICAL_ERROR memories; no other negative memories.
 	cfg.MemoryLabels = []string{"HIGH_YIELD", "INEFFICIENT"}
-	require.Len(t, evolver.Evolve(cfg, graded(), nil, nil).Cards, 3)
+	require.Len(t, evolver.Evolve(cfg, graded(), nil, nil, nil).Cards, 3)
 	cfg.MemoryLabels = []string{"HIGH_YIELD", "CRITICAL_ERROR"}
-	require.Len(t, evolver.Evolve(cfg, graded(), nil, nil).Cards, 2)
+	require.Len(t, evolver.Evolve(cfg, graded(), nil, nil, nil).Cards, 2)
 	// Transcript-level feedback: no per-action rules or entries.
 	cfg.TranscriptOnly = true
-	out = evolver.Evolve(cfg, graded(), nil, nil)
+	out = evolver.Evolve(cfg, graded(), nil, nil, nil)
 	require.Empty(t, out.Rules)
 	require.Empty(t, out.Cards)
 	// The summary baselines keep one compressed transcript per episode.
 	cfg = settings.Default().Evolver
 	cfg.CardKinds = []string{"summary"}
-	out = evolver.Evolve(cfg, graded(), nil, nil)
+	out = evolver.Evolve(cfg, graded(), nil, nil, nil)
 	require.Len(t, out.Cards, 1)
 	require.Contains(t, out.Cards[0].Text, "asked triggers: Climbing stairs.")
 }

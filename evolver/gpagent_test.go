@@ -32,7 +32,7 @@ func gpInput(final clinic.Event, s float64) evolver.Input {
 }
 
 func grade(in evolver.Input, key *grader.Key) grader.ProcessGrade {
-	return grader.GradeProcess(grader.ProcessInput{Events: in.Events, Final: in.Final, Outcome: in.Outcome}, key)
+	return grader.GradeProcess(grader.ProcessInput{Events: in.Events, Final: in.Final, Outcome: in.Outcome}, key, nil)
 }
 
 var mastoiditis = &clinic.Referral{Needed: true, Destination: "ENT", Urgency: "emergency",
@@ -51,7 +51,7 @@ func TestReferralCards(t *testing.T) {
 	t.Run("a missed referral, write-back", func(t *testing.T) {
 		in := gpInput(treat, 0)
 		in.Grade = grade(in, referKey)
-		out := evolver.Evolve(cfg, in, referKey, nil)
+		out := evolver.Evolve(cfg, in, referKey, nil, nil)
 		require.Empty(t, out.Skipped)
 		require.Len(t, out.Cards, 1)
 		c := out.Cards[0]
@@ -73,7 +73,7 @@ func TestReferralCards(t *testing.T) {
 		key := *referKey
 		key.Referral = grader.ReferralCorrect
 		in.Grade = grade(in, &key)
-		out := evolver.Evolve(cfg, in, &key, nil)
+		out := evolver.Evolve(cfg, in, &key, nil, nil)
 		require.Len(t, out.Cards, 1)
 		require.Equal(t, clinic.ReferAction("ENT", "emergency"), out.Cards[0].Action)
 	})
@@ -82,7 +82,7 @@ func TestReferralCards(t *testing.T) {
 		key := &grader.Key{Diagnosis: "Acute otitis media", Evidence: []string{"ear pain with fever"}, Pathway: clinic.PathwayManage,
 			Refer: &clinic.Referral{Needed: false}, Referral: grader.ReferralUnneeded}
 		in.Grade = grade(in, key)
-		out := evolver.Evolve(cfg, in, key, nil)
+		out := evolver.Evolve(cfg, in, key, nil, nil)
 		require.Len(t, out.Cards, 1)
 		require.Equal(t, clinic.ManageAction, out.Cards[0].Action)
 		require.Contains(t, out.Cards[0].Text, "AVOID referral: manageable in primary care")
@@ -91,7 +91,7 @@ func TestReferralCards(t *testing.T) {
 		in := gpInput(refer, 1)
 		in.Grade = grade(in, nil)
 		in.Grade.Actions[0].Label, in.Grade.Actions[1].Label = grader.HighYield, grader.HighYield
-		out := evolver.Evolve(cfg, in, nil, nil)
+		out := evolver.Evolve(cfg, in, nil, nil, nil)
 		i := slices.IndexFunc(out.Cards, func(c clinic.Card) bool { _, _, ok := clinic.ParseReferAction(c.Action); return ok })
 		require.GreaterOrEqual(t, i, 0, "a referral card")
 		require.Equal(t, []string{in.Events[0].Reply, in.Events[1].Reply}, out.Cards[i].Evidence, "its red flags are the high-yield findings")
@@ -100,7 +100,7 @@ func TestReferralCards(t *testing.T) {
 		in := gpInput(clinic.Event{Action: clinic.Finalize, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Diagnosis: []string{"x"}}}, 0)
 		in.Events = []clinic.Event{in.Events[0], in.Events[2]}
 		in.Grade = grade(in, referKey)
-		out := evolver.Evolve(cfg, in, referKey, nil)
+		out := evolver.Evolve(cfg, in, referKey, nil, nil)
 		for _, c := range out.Cards {
 			require.Empty(t, c.Action, "no referral on a MedEvoEval card")
 		}

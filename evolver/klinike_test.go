@@ -27,7 +27,7 @@ func toolEpisode(pass bool) evolver.Input {
 	if pass {
 		s = 1
 	}
-	g := grader.GradeProcess(grader.ProcessInput{Events: events, Final: *events[3].Final, Outcome: grader.Outcome{S: s, Pass: pass}}, nil)
+	g := grader.GradeProcess(grader.ProcessInput{Events: events, Final: *events[3].Final, Outcome: grader.Outcome{S: s, Pass: pass}}, nil, nil)
 	return evolver.Input{Run: "r", Pass: 1, Episode: 3, CaseID: "case-77", Opening: "Burning pain in my belly going through to my back",
 		Events: events, Final: *events[3].Final, Outcome: grader.Outcome{S: s, Pass: pass}, Grade: g, WriteCards: true}
 }
@@ -51,7 +51,7 @@ func TestToolLessons(t *testing.T) {
 		Avoid:   []string{"prescribe_medication(drug=amoxicillin)"},
 		MustAsk: []string{"onset", "social"}}
 	t.Run("write-back", func(t *testing.T) {
-		out := evolver.Evolve(cfg, toolEpisode(false), truth, nil)
+		out := evolver.Evolve(cfg, toolEpisode(false), truth, nil, nil)
 		c := lessonCard(out)
 		require.NotNil(t, c)
 		require.Equal(t, clinic.CardCorrection, c.Kind)
@@ -70,12 +70,12 @@ func TestToolLessons(t *testing.T) {
 		require.False(t, slices.ContainsFunc(out.Rules, func(r clinic.Rule) bool { return strings.Contains(r.Text, "case-77") }))
 	})
 	t.Run("score-only, passed", func(t *testing.T) {
-		c := lessonCard(evolver.Evolve(cfg, toolEpisode(true), nil, nil))
+		c := lessonCard(evolver.Evolve(cfg, toolEpisode(true), nil, nil, nil))
 		require.NotNil(t, c)
 		require.Equal(t, []string{"order_imaging(modality=CT, region=abdomen)"}, c.Calls, "executed calls only, not the refused one nor record_diagnosis")
 	})
 	t.Run("score-only, failed", func(t *testing.T) {
-		out := evolver.Evolve(cfg, toolEpisode(false), nil, nil)
+		out := evolver.Evolve(cfg, toolEpisode(false), nil, nil, nil)
 		if c := lessonCard(out); c != nil {
 			require.Empty(t, c.Calls)
 		}
@@ -83,8 +83,8 @@ func TestToolLessons(t *testing.T) {
 	t.Run("no tools", func(t *testing.T) {
 		in := toolEpisode(false)
 		in.Events = in.Events[:1]
-		in.Grade = grader.GradeProcess(grader.ProcessInput{Events: in.Events, Outcome: in.Outcome}, nil)
-		c := lessonCard(evolver.Evolve(cfg, in, truth, nil))
+		in.Grade = grader.GradeProcess(grader.ProcessInput{Events: in.Events, Outcome: in.Outcome}, nil, nil)
+		c := lessonCard(evolver.Evolve(cfg, in, truth, nil, nil))
 		require.NotNil(t, c)
 		require.Empty(t, c.Calls, "a MedEvoEval episode learns as before")
 		require.NotContains(t, c.Text, "calls:")

@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/settings"
@@ -20,21 +21,6 @@ import (
 //
 //go:embed quick.yaml
 var Quick []byte
-
-// MedEvoEval is the MedEvoEval protocol.
-//
-//go:embed medevoeval.yaml
-var MedEvoEval []byte
-
-// ModelComparison compares doctor models (MedEvoEval §5.1); it needs model endpoints.
-//
-//go:embed model-comparison.yaml
-var ModelComparison []byte
-
-// EvoClinician is EvoClinician's setting on Med-Inquire with its ablations and baselines.
-//
-//go:embed evoclinician.yaml
-var EvoClinician []byte
 
 // KlinikeBench is the KlinikeBench protocol with the built-in roles.
 //
@@ -51,10 +37,33 @@ var KlinikeBenchModels []byte
 //go:embed gpagentbench.yaml
 var GPAgentBench []byte
 
-// Shipped lists the specs embedded in the binary by file name.
-var Shipped = map[string][]byte{"quick.yaml": Quick, "medevoeval.yaml": MedEvoEval, "model-comparison.yaml": ModelComparison,
-	"evoclinician.yaml": EvoClinician, "klinikebench.yaml": KlinikeBench, "klinikebench-models.yaml": KlinikeBenchModels,
+// shared are the specs of this folder by file name: the ones that are not a
+// single benchmark's.
+var shared = map[string][]byte{"quick.yaml": Quick, "klinikebench.yaml": KlinikeBench, "klinikebench-models.yaml": KlinikeBenchModels,
 	"gpagentbench.yaml": GPAgentBench}
+
+// Specs are a benchmark's shipped experiment specs (a capability), by file
+// name, embedded from its folder.
+type Specs interface {
+	Specs() map[string][]byte
+}
+
+// Shipped lists every spec embedded in the binary by file name: the shared
+// ones and the registered benchmarks'.
+func Shipped() map[string][]byte {
+	out := map[string][]byte{}
+	for n, b := range shared {
+		out[n] = b
+	}
+	for _, bm := range bench.All() {
+		if sp, ok := bm.(Specs); ok {
+			for n, b := range sp.Specs() {
+				out[n] = b
+			}
+		}
+	}
+	return out
+}
 
 // Load reads an experiment file (see Parse).
 func Load(path string, base settings.Settings) (contract.ExperimentSpec, error) {
@@ -79,6 +88,15 @@ func Parse(name string, b []byte, base settings.Settings) (contract.ExperimentSp
 	spec.Base = base
 	if err := spec.Validate(); err != nil {
 		return spec, fmt.Errorf("%s: %w", name, err)
+	}
+	for i, c := range spec.Conditions {
+		s, err := spec.SettingsOf(i)
+		if err != nil {
+			return spec, fmt.Errorf("%s: %w", name, err)
+		}
+		if err := bench.ValidateSettings(s); err != nil {
+			return spec, fmt.Errorf("%s: conditions[%d] (%s): settings: %w", name, i, c.Name, err)
+		}
 	}
 	for _, ref := range spec.Corpora() {
 		if _, err := corpus.Load(ref); err != nil {

@@ -11,17 +11,25 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// Every spec file of the directory loads, and is one the binary ships.
+// Every spec file of this folder and of the benchmarks' folders loads, and
+// is one the binary ships.
 func TestShippedSpecsAreValid(t *testing.T) {
 	files, err := filepath.Glob("*.yaml")
 	require.NoError(t, err)
-	require.Len(t, files, len(experiments.Shipped), "every spec file is in Shipped, and no other")
-	for _, name := range files {
+	benchFiles, err := filepath.Glob("../bench/*/*.yaml")
+	require.NoError(t, err)
+	files = append(files, benchFiles...)
+	shipped := experiments.Shipped()
+	require.Len(t, files, len(shipped), "every spec file is shipped, and no other")
+	for _, path := range files {
+		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
-			spec, err := experiments.Load(name, settings.Default())
+			spec, err := experiments.Load(path, settings.Default())
 			require.NoError(t, err)
 			require.NotEmpty(t, spec.Conditions)
-			require.Contains(t, experiments.Shipped, name)
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Equal(t, string(b), string(shipped[name]), "the binary ships the file as it is")
 		})
 	}
 }

@@ -87,7 +87,7 @@ func TestGPProcessLabels(t *testing.T) {
 		{Turn: 4, Action: clinic.Treat, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Disposition: clinic.PathwayManage}},
 	}
 	missed := grader.GradeProcess(grader.ProcessInput{Events: events, Outcome: grader.Outcome{S: 0}},
-		&grader.Key{Pathway: clinic.PathwayRefer, Refer: refer, DiagnosisGrade: 0})
+		&grader.Key{Pathway: clinic.PathwayRefer, Refer: refer, DiagnosisGrade: 0}, nil)
 	labels := func(g grader.ProcessGrade) []grader.Label {
 		var out []grader.Label
 		for _, a := range g.Actions {
@@ -113,7 +113,7 @@ func TestGPProcessLabels(t *testing.T) {
 		{"score-only: 0", 0, nil, grader.Inefficient},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := grader.GradeProcess(grader.ProcessInput{Events: referred, Outcome: grader.Outcome{S: tc.s}}, tc.key)
+			g := grader.GradeProcess(grader.ProcessInput{Events: referred, Outcome: grader.Outcome{S: tc.s}}, tc.key, nil)
 			require.Equal(t, []grader.Label{tc.want}, labels(g))
 		})
 	}

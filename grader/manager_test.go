@@ -132,7 +132,7 @@ func TestProcessLabels(t *testing.T) {
 	final := clinic.FinalOutput{Diagnosis: []string{"acute coronary syndrome"}, Evidence: []string{"chest tightness on exertion", "troponin normal"}}
 	s := score(&c, settings.Default(), events, final)
 	key := &grader.Key{Evidence: c.Manager.Evidence, Dangerous: c.Manager.Diagnosis.Dangerous}
-	g := grader.GradeProcess(grader.ProcessInput{Events: events, Final: final, Outcome: grader.OutcomeOf(s)}, key)
+	g := grader.GradeProcess(grader.ProcessInput{Events: events, Final: final, Outcome: grader.OutcomeOf(s)}, key, nil)
 	var labels []grader.Label
 	for _, a := range g.Actions {
 		labels = append(labels, a.Label)
@@ -213,11 +213,11 @@ func TestScoreOnlyGradingReadsTheScoreOnly(t *testing.T) {
 	final := clinic.FinalOutput{Diagnosis: []string{"acute coronary syndrome"}, Evidence: []string{"chest tightness on exertion"}}
 	s := score(&c, settings.Default(), events, final)
 	in := grader.ProcessInput{Events: events, Final: final, Outcome: grader.OutcomeOf(s)}
-	withKey := grader.GradeProcess(in, grader.KeyOf(&c, s))
+	withKey := grader.GradeProcess(in, grader.KeyOf(&c, s), nil)
 	require.Equal(t, grader.CriticalError, withKey.Actions[3].Label, "the key names the diagnosis a dangerous alternative")
-	scoreOnly := grader.GradeProcess(in, nil)
+	scoreOnly := grader.GradeProcess(in, nil, nil)
 	require.Greater(t, s.S, 0.0)
 	require.NotEqual(t, grader.CriticalError, scoreOnly.Actions[3].Label, "S > 0: the score alone shows no danger")
 	in.Outcome.S = 0
-	require.Equal(t, grader.CriticalError, grader.GradeProcess(in, nil).Actions[3].Label)
+	require.Equal(t, grader.CriticalError, grader.GradeProcess(in, nil, nil).Actions[3].Label)
 }

@@ -76,6 +76,9 @@ type Key struct {
 	// (where, how soon, the red flags): GPAgentBench's manage-or-refer key.
 	Pathway string           `json:"pathway,omitempty"`
 	Refer   *clinic.Referral `json:"refer,omitempty"`
+	// Bench is the run's benchmark's own part of the key (KeyMaker), typed by
+	// the benchmark; nil where it adds none.
+	Bench any `json:"bench,omitempty"`
 }
 
 // KeyOf is the write-back key of a scored episode.
@@ -115,21 +118,23 @@ type ProcessGrader interface {
 	GradeProcess(ctx context.Context, in ProcessInput, key *Key) (ProcessGrade, error)
 }
 
-// BuiltinProcessGrader is the deterministic process grader (GradeProcess).
-type BuiltinProcessGrader struct{}
+// BuiltinProcessGrader is the deterministic process grader (GradeProcess),
+// with the run's benchmark's labels for its own actions.
+type BuiltinProcessGrader struct{ Labels Labeler }
 
 var _ ProcessGrader = BuiltinProcessGrader{}
 
 // GradeProcess labels every action with the built-in rules.
-func (BuiltinProcessGrader) GradeProcess(_ context.Context, in ProcessInput, key *Key) (ProcessGrade, error) {
-	return GradeProcess(in, key), nil
+func (g BuiltinProcessGrader) GradeProcess(_ context.Context, in ProcessInput, key *Key) (ProcessGrade, error) {
+	return GradeProcess(in, key, g.Labels), nil
 }
 
 // GradeProcess labels every action from clinical yield and resource efficiency
 // (EvoClinician §3, process grader): information revealed and used, cost
 // against cheaper alternatives, dangerous actions. It reads the trace, the
-// outcome and, when given, the write-back key.
-func GradeProcess(in ProcessInput, key *Key) ProcessGrade {
+// outcome and, when given, the write-back key; labels (nil for none) labels
+// the benchmark's own actions first.
+func GradeProcess(in ProcessInput, key *Key, labels Labeler) ProcessGrade {
 	events, final, s, prices := in.Events, in.Final, in.Outcome, in.Prices
 	// A reply was used when it covers most of a cited evidence item (or, with the
 	// write-back key, of a key point).
@@ -151,7 +156,16 @@ func GradeProcess(in ProcessInput, key *Key) ProcessGrade {
 	}
 	g := ProcessGrade{Counts: map[Label]int{}}
 	seenFacts := map[string]bool{}
+	lc := LabelContext{Outcome: s, Key: key, Supports: supports, Prices: prices, YieldOnly: in.YieldOnly}
 	for _, ev := range events {
+		if labels != nil {
+			if a, ok := labels.LabelAction(ev, lc); ok {
+				a.Turn, a.Action = ev.Turn, ev.Action
+				g.Counts[a.Label]++
+				g.Actions = append(g.Actions, a)
+				continue
+			}
+		}
 		a := ActionGrade{Turn: ev.Turn, Action: ev.Action}
 		switch ev.Action {
 		case clinic.Ask:

@@ -27,12 +27,12 @@ func TestGradeToolCalls(t *testing.T) {
 		}
 		return out
 	}
-	withKey := grader.GradeProcess(in, key)
+	withKey := grader.GradeProcess(in, key, nil)
 	require.Equal(t, []grader.Label{grader.Inefficient, grader.HighYield, grader.CriticalError, grader.LowYield, grader.LowYield}, labels(withKey))
 	require.Equal(t, "order_imaging", withKey.Actions[1].Target)
 	require.Contains(t, withKey.Actions[2].Rationale, "prescribe_medication(drug=amoxicillin)")
 	in.Outcome = grader.Outcome{S: 1, Pass: true}
-	scoreOnly := grader.GradeProcess(in, nil)
+	scoreOnly := grader.GradeProcess(in, nil, nil)
 	require.Equal(t, []grader.Label{grader.Inefficient, grader.LowYield, grader.LowYield, grader.LowYield, grader.HighYield}, labels(scoreOnly),
 		"without the key only the outcome and the refusals speak")
 }

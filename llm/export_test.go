@@ -4,4 +4,4 @@ package llm
 func Waiting(c *Client) int64 { return c.waiting.Load() }
 
 // HasTemplate reports whether the package holds the named prompt template.
-func HasTemplate(name string) bool { _, ok := templates[name]; return ok }
+func HasTemplate(name string) bool { return shared.Has(name) }

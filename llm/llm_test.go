@@ -547,7 +547,7 @@ func TestModelEvolverWritesReferralCards(t *testing.T) {
 		Refer: &clinic.Referral{Needed: true, Destination: "ENT", Urgency: "emergency", RedFlags: flags}, Referral: grader.ReferralMissed}
 	in := evolver.Input{Run: "r", Pass: 1, Stage: 1, Episode: 3, CaseID: "gp-0007", Opening: "My son has earache and a temperature.",
 		Events: events, Final: *events[2].Final, WriteCards: true}
-	in.Grade = grader.GradeProcess(grader.ProcessInput{Events: in.Events, Final: in.Final, Outcome: in.Outcome}, key)
+	in.Grade = grader.GradeProcess(grader.ProcessInput{Events: in.Events, Final: in.Final, Outcome: in.Outcome}, key, nil)
 	cfg := settings.Default().Evolver
 	cfg.RuleBudget = 0
 	out, err := llm.Evolver{C: client(t, srv, "evolver", nil)}.Evolve(context.Background(), cfg, in, key, nil)

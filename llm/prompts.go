@@ -2,10 +2,6 @@ package llm
 
 import (
 	"embed"
-	"fmt"
-	"slices"
-	"strings"
-	"text/template"
 
 	"github.com/clinevo/clinevo/settings"
 )
@@ -20,15 +16,11 @@ var TemplateVersions = map[string]string{
 	"doctor_tools": "doctor_tools/1", "judge_mustask": "judge_mustask/1",
 }
 
-// ProfileTemplates names the template versions a role renders under a
-// profile: the doctor's prompt and the judge's questions differ by benchmark
-// (MedEvoEval's full judge; EvoClinician's 0–100 grade; GPAgentBench's Dx and
-// Tx judges; KlinikeBench's diagnosis grade and must-ask verdicts).
-func ProfileTemplates(profile, role string) []string {
+// legacyTemplates are the template versions of the benchmarks that do not
+// declare theirs yet (Prompts). TODO(seam): each benchmark declares its own.
+func legacyTemplates(profile, role string) []string {
 	names := []string{role}
 	switch {
-	case role == "embeddings":
-		return nil // no prompt
 	case role == "doctor" && profile == settings.GPAgent:
 		names = []string{"doctor_gp"}
 	case role == "doctor" && profile == settings.Klinike:
@@ -42,46 +34,15 @@ func ProfileTemplates(profile, role string) []string {
 	}
 	out := make([]string, 0, len(names))
 	for _, n := range names {
-		v, ok := TemplateVersions[n]
-		if !ok {
-			v = n + "/?" // no version: TestProfileTemplatesExist fails
-		}
-		out = append(out, v)
+		out = append(out, shared.Version(n))
 	}
 	return out
 }
 
-var templates = func() map[string]*template.Template {
-	funcs := template.FuncMap{
-		"join": strings.Join,
-		"add":  func(a, b int) int { return a + b },
-		"has":  slices.Contains[[]string],
-		"clip": func(s string, n int) string {
-			if len(s) <= n {
-				return s
-			}
-			return s[:n] + "…"
-		},
-	}
-	out := map[string]*template.Template{}
-	for role := range TemplateVersions {
-		out[role] = template.Must(template.New(role).Funcs(funcs).ParseFS(promptFiles, "prompts/"+role+".tmpl"))
-	}
-	return out
-}()
+// shared are the shared roles' templates.
+var shared = MustTemplates(promptFiles, "prompts", TemplateVersions)
 
-// Render renders a role's system and user messages.
+// Render renders a shared role's system and user messages.
 func Render(role string, system, user any) ([]Message, error) {
-	t, ok := templates[role]
-	if !ok {
-		return nil, fmt.Errorf("llm: no prompt template for role %q", role)
-	}
-	var s, u strings.Builder
-	if err := t.ExecuteTemplate(&s, "system", system); err != nil {
-		return nil, fmt.Errorf("llm: render %s system prompt: %w", role, err)
-	}
-	if err := t.ExecuteTemplate(&u, "user", user); err != nil {
-		return nil, fmt.Errorf("llm: render %s user prompt: %w", role, err)
-	}
-	return []Message{System(strings.TrimSpace(s.String())), User(strings.TrimSpace(u.String()))}, nil
+	return shared.Render(role, system, user)
 }

@@ -319,8 +319,13 @@ func (j Judge) Judge(ctx context.Context, c *clinic.Case, revealed string, final
 }
 
 // ProcessGrader is a model-backed process grader. A malformed reply falls back
-// to the built-in grader.
-type ProcessGrader struct{ C *Client }
+// to the built-in grader with the benchmark's labels; Bench (the run's
+// benchmark) names what each action was about (episode.Target).
+type ProcessGrader struct {
+	C      *Client
+	Labels grader.Labeler
+	Bench  any
+}
 
 var _ grader.ProcessGrader = ProcessGrader{}
 
@@ -363,7 +368,7 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 	})
 	if IsMalformed(err) {
 		g.C.countFallback(ctx)
-		return grader.GradeProcess(in, key), nil
+		return grader.GradeProcess(in, key, g.Labels), nil
 	}
 	if err != nil {
 		return grader.ProcessGrade{}, err
@@ -397,7 +402,10 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 // evolver does. Everything
 // passes the same leak screen as the built-in evolver's; a malformed reply
 // changes the rule book and the model's cards in nothing.
-type Evolver struct{ C *Client }
+type Evolver struct {
+	C       *Client
+	Lessons evolver.Lessons // the run's benchmark's, nil for none
+}
 
 var _ evolver.Evolver = Evolver{}
 
@@ -453,7 +461,7 @@ func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.In
 	}
 	screen := evolver.NewScreen(cfg, in.Forbidden, truth)
 	if cfg.Rules() {
-		out.Rules, out.Edits, out.Skipped = evolver.ApplyEdits(evolver.Cite(rules, in, cfg.CiteWindow), append(r.Edits, evolver.TraceEdits(cfg, in, truth)...), in.Episode, cfg, screen)
+		out.Rules, out.Edits, out.Skipped = evolver.ApplyEdits(evolver.Cite(rules, in, cfg.CiteWindow), append(r.Edits, evolver.TraceEdits(cfg, in, truth, e.Lessons)...), in.Episode, cfg, screen)
 	}
 	if in.WriteCards {
 		var cards []clinic.Card
@@ -470,7 +478,7 @@ func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.In
 		// evolver adds it.
 		cards = append(cards, evolver.Records(cfg, in)...)
 		var skipped []string
-		out.Cards, skipped = evolver.FinishCards(cfg, in, truth, cards, screen)
+		out.Cards, skipped = evolver.FinishCards(cfg, in, truth, cards, screen, e.Lessons)
 		out.Skipped = append(out.Skipped, skipped...)
 	}
 	return out, nil

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/settings"
 )
 
 // Describe lists every role's backend, model, decoding settings, template
 // version and cache use, for run logs. It never includes a key.
 func Describe(set settings.Settings) []string {
+	b, _ := bench.Of(set) // an unknown benchmark: the shared templates are named
 	var out []string
 	for _, name := range settings.RoleNames {
 		s, ok := set.Roles[name]
@@ -18,7 +20,7 @@ func Describe(set settings.Settings) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: model %s at %s, temperature %g, top_p %g, max_tokens %d, json_mode %v, format %s, template %s, cache %v",
-			name, s.Model, s.BaseURL, s.Temperature, s.TopP, s.MaxTokens, s.JSONMode, s.Format, strings.Join(ProfileTemplates(set.Profile, name), " + "), s.Cache && s.Temperature == 0))
+			name, s.Model, s.BaseURL, s.Temperature, s.TopP, s.MaxTokens, s.JSONMode, s.Format, strings.Join(RoleTemplates(b, name), " + "), s.Cache && s.Temperature == 0))
 	}
 	return out
 }

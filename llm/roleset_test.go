@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -43,11 +44,13 @@ func TestDescribeNamesTheProfileTemplates(t *testing.T) {
 	}
 }
 
-// Every template a profile names has a version and is one the package holds.
-func TestProfileTemplatesExist(t *testing.T) {
-	for _, profile := range settings.ProfileNames {
+// Every template a benchmark's role renders has a version and is one the
+// package holds.
+func TestRoleTemplatesExist(t *testing.T) {
+	for _, b := range bench.All() {
+		profile := b.Name()
 		for _, role := range settings.RoleNames {
-			names := llm.ProfileTemplates(profile, role)
+			names := llm.RoleTemplates(b, role)
 			if role == "embeddings" {
 				require.Empty(t, names)
 				continue

@@ -36,8 +36,8 @@ var (
 	evictions, _   = meterRunner.Int64Counter("clinevo.memory.evictions", metric.WithDescription("cards evicted"))
 )
 
-// Roles are the roles a run plays with. A nil judge, grader or evolver is
-// the built-in one.
+// Roles are the roles a run plays with. A nil doctor, judge, grader or
+// evolver is the built-in one of the run's benchmark (Deps.Doctor, ...).
 type Roles struct {
 	Doctor  actor.Doctor
 	Env     episode.Roles // patient, exam service, consultant
@@ -46,9 +46,10 @@ type Roles struct {
 	Evolver evolver.Evolver
 }
 
-// BuiltinRoles are the deterministic built-in roles.
+// BuiltinRoles are the deterministic built-in roles: the environment's here,
+// the doctor, judge, grader and evolver the run's benchmark's (nil).
 func BuiltinRoles() Roles {
-	return Roles{Doctor: actor.Builtin{}, Env: episode.BuiltinRoles()}
+	return Roles{Env: episode.BuiltinRoles()}
 }
 
 // Deps are the parts one episode needs.
@@ -58,18 +59,42 @@ type Deps struct {
 	Memory   memory.Store // nil: memory disabled
 }
 
-func (d Deps) grader() grader.ProcessGrader {
-	if d.Roles.Grader == nil {
-		return grader.BuiltinProcessGrader{}
+// Doctor is the run's doctor: the roles', or the benchmark's built-in one.
+func (d Deps) Doctor() (actor.Doctor, error) {
+	if d.Roles.Doctor != nil {
+		return d.Roles.Doctor, nil
 	}
-	return d.Roles.Grader
+	b, err := bench.Of(d.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return actor.BuiltinFor(b), nil
 }
 
-func (d Deps) evolver() evolver.Evolver {
-	if d.Roles.Evolver == nil {
-		return evolver.Builtin{}
+// Grader is the run's process grader: the roles', or the built-in one with
+// the benchmark's labels.
+func (d Deps) Grader() (grader.ProcessGrader, error) {
+	if d.Roles.Grader != nil {
+		return d.Roles.Grader, nil
 	}
-	return d.Roles.Evolver
+	b, err := bench.Of(d.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return grader.BuiltinProcessGrader{Labels: grader.LabelerOf(b)}, nil
+}
+
+// Evolver is the run's evolver: the roles', or the built-in one with the
+// benchmark's lessons.
+func (d Deps) Evolver() (evolver.Evolver, error) {
+	if d.Roles.Evolver != nil {
+		return d.Roles.Evolver, nil
+	}
+	b, err := bench.Of(d.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return evolver.Builtin{Lessons: evolver.LessonsOf(b)}, nil
 }
 
 // Start begins (or rebuilds from events) an episode in the run's benchmark.
@@ -200,6 +225,10 @@ func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, err
 	if err != nil {
 		return clinic.Trace{}, err
 	}
+	doctor, err := d.Doctor()
+	if err != nil {
+		return clinic.Trace{}, err
+	}
 	for !ep.Done() {
 		view := ep.View(nil, m.Rules)
 		cards, err := Retrieve(ctx, d.Memory, view, d.Settings.Memory, m)
@@ -207,7 +236,7 @@ func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, err
 			return clinic.Trace{}, err
 		}
 		view.Cards = cards
-		dec, err := d.Roles.Doctor.Decide(ctx, view)
+		dec, err := doctor.Decide(ctx, view)
 		if err != nil {
 			return clinic.Trace{}, fmt.Errorf("doctor: %w", err)
 		}
@@ -279,12 +308,17 @@ func WriteBack(c *clinic.Case, t clinic.Trace, s settings.Settings) *grader.Key 
 	if s.Evolver.Mode != settings.WriteBack {
 		return nil
 	}
-	return grader.KeyOf(c, *t.Scores)
+	b, _ := bench.Of(s) // nil for an unknown benchmark: the shared key alone; a run's settings were validated at its start
+	return grader.KeyOfBench(b, c, *t.Scores)
 }
 
 // Learn grades an episode's process, then learns from it (LearnGraded).
 func Learn(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, m Meta, rules []clinic.Rule) (Lesson, error) {
-	pg, err := d.grader().GradeProcess(ctx, ProcessInput(t, d.Settings), WriteBack(&c, t, d.Settings))
+	g, err := d.Grader()
+	if err != nil {
+		return Lesson{}, err
+	}
+	pg, err := g.GradeProcess(ctx, ProcessInput(t, d.Settings), WriteBack(&c, t, d.Settings))
 	if err != nil {
 		return Lesson{}, fmt.Errorf("process grader: %w", err)
 	}
@@ -320,7 +354,11 @@ func Propose(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grad
 	if err != nil {
 		return evolver.Output{}, err
 	}
-	out, err := d.evolver().Evolve(ctx, d.Settings.Evolver, in, WriteBack(&c, t, d.Settings), rules)
+	evo, err := d.Evolver()
+	if err != nil {
+		return evolver.Output{}, err
+	}
+	out, err := evo.Evolve(ctx, d.Settings.Evolver, in, WriteBack(&c, t, d.Settings), rules)
 	if err != nil {
 		return evolver.Output{}, fmt.Errorf("evolver: %w", err)
 	}

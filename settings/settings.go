@@ -65,6 +65,10 @@ type Episode struct {
 	// Actions restricts a profile's action set (GPAgentBench's action-space
 	// ablation); empty means all of the profile's actions.
 	Actions []string `json:"actions" mapstructure:"actions"`
+	// Ext are the episode keys the benchmarks add, by name, written inline
+	// with the shared ones (ext.go); each benchmark declares, defaults and
+	// validates its own.
+	Ext map[string]any `json:"-" mapstructure:",remain"`
 }
 
 // MDT modes.
@@ -246,6 +250,7 @@ func (s Settings) Clone() Settings {
 	out := s
 	out.Episode.Prices = cloneMap(s.Episode.Prices)
 	out.Episode.Actions = slices.Clone(s.Episode.Actions)
+	out.Episode.Ext = cloneExt(s.Episode.Ext)
 	out.Evolver.CardKinds = slices.Clone(s.Evolver.CardKinds)
 	out.Evolver.MemoryLabels = slices.Clone(s.Evolver.MemoryLabels)
 	out.Roles = cloneMap(s.Roles)

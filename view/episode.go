@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/grader"
@@ -27,7 +28,7 @@ type episodePage struct {
 	Record   results.Record
 	Trace    clinic.Trace
 	Turns    []turnView
-	Scores   scoreView
+	Scores   ScoreView
 	Grade    *grader.ProcessGrade
 	Written  []cardRef
 	Evicted  []cardRef
@@ -356,15 +357,24 @@ func target(ev clinic.Event) string {
 	return ev.Question
 }
 
-// scoreView explains an episode's scores: each part with the formula and the
+// Explainer is a benchmark's explanation of its own scores on the episode
+// page (a capability): each metric with its definition, the paper and
+// section, and the numbers it was computed from, and a check that the stored
+// headline follows from them. A benchmark without one is explained as
+// MedEvoEval's manager scores.
+type Explainer interface {
+	Explain(sc clinic.Scores, c *clinic.Case, s settings.Settings) ScoreView
+}
+
+// ScoreView explains an episode's scores: each part with the formula and the
 // numbers it was computed from.
-type scoreView struct {
+type ScoreView struct {
 	clinic.Scores
-	Lines []scoreLine
+	Lines []ScoreLine
 	// Evidence and Plan are the case's key points, each marked matched or not
 	// (empty when the case could not be read).
-	Evidence []keyPoint
-	Plan     []keyPoint
+	Evidence []KeyPoint
+	Plan     []KeyPoint
 	// Check says whether the scoring code, given the stored judgement, gives
 	// the stored scores again.
 	Check string
@@ -377,9 +387,11 @@ type scoreView struct {
 	KeyPoints bool
 }
 
-type scoreLine struct{ Name, Value, How string }
+// ScoreLine is one score: its name, its value as shown, and how it was computed.
+type ScoreLine struct{ Name, Value, How string }
 
-type keyPoint struct {
+// KeyPoint is a key point of the answer key, matched by the output or not.
+type KeyPoint struct {
 	Text    string
 	Matched bool
 }
@@ -388,53 +400,56 @@ type keyPoint struct {
 // run's settings it shows the numbers of each formula and checks them with
 // grader.Combine on the stored judgement; without them it shows what was
 // stored.
-func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings) scoreView {
+func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings) ScoreView {
 	if set != nil {
+		if b, err := bench.Of(*set); err == nil {
+			if e, ok := b.(Explainer); ok {
+				return e.Explain(sc, c, *set)
+			}
+		}
 		switch set.Profile {
-		case settings.MedInquire:
-			return explainInquire(sc, *set)
 		case settings.GPAgent:
 			return explainGP(sc, *set)
 		case settings.Klinike:
 			return explainKlinike(sc, *set)
 		}
 	}
-	v := scoreView{Scores: sc, StrictHow: "strict: the diagnosis grade is 1; grade = round(100·S)", KeyPoints: true}
+	v := ScoreView{Scores: sc, StrictHow: "strict: the diagnosis grade is 1; grade = round(100·S)", KeyPoints: true}
 	part := func(p *float64) string {
 		if p == nil {
 			return "not scored"
 		}
 		return fmt.Sprintf("%.3f", *p)
 	}
-	v.Lines = append(v.Lines, scoreLine{"diagnosis", fmt.Sprintf("%.2f", sc.Diagnosis),
+	v.Lines = append(v.Lines, ScoreLine{"diagnosis", fmt.Sprintf("%.2f", sc.Diagnosis),
 		"grade of the first named diagnosis against the reference and its acceptable names: 1, 0.75, 0.5, 0.25 or 0 (MedEvoEval C.1)"})
 	if c == nil || set == nil {
-		v.Lines = append(v.Lines, scoreLine{"evidence", part(sc.Evidence), fmt.Sprintf("%d key points matched, %d items hallucinated", len(sc.Matched), len(sc.Halluc))},
-			scoreLine{"plan", part(sc.Plan), fmt.Sprintf("%d key points matched, %d items unsafe", len(sc.PlanHit), len(sc.Unsafe))},
-			scoreLine{"S", fmt.Sprintf("%.4f", sc.S), "weighted over the parts that were scored"},
-			scoreLine{"U", fmt.Sprintf("%.4f", sc.U), fmt.Sprintf("from S and T=%d, E=%d, R=%.2f", sc.T, sc.E, sc.R)})
+		v.Lines = append(v.Lines, ScoreLine{"evidence", part(sc.Evidence), fmt.Sprintf("%d key points matched, %d items hallucinated", len(sc.Matched), len(sc.Halluc))},
+			ScoreLine{"plan", part(sc.Plan), fmt.Sprintf("%d key points matched, %d items unsafe", len(sc.PlanHit), len(sc.Unsafe))},
+			ScoreLine{"S", fmt.Sprintf("%.4f", sc.S), "weighted over the parts that were scored"},
+			ScoreLine{"U", fmt.Sprintf("%.4f", sc.U), fmt.Sprintf("from S and T=%d, E=%d, R=%.2f", sc.T, sc.E, sc.R)})
 		return v
 	}
 	w, e := set.Scoring, set.Episode
 	for _, k := range c.Manager.Evidence {
-		v.Evidence = append(v.Evidence, keyPoint{k, slices.Contains(sc.Matched, k)})
+		v.Evidence = append(v.Evidence, KeyPoint{k, slices.Contains(sc.Matched, k)})
 	}
 	for _, k := range c.Manager.Management {
-		v.Plan = append(v.Plan, keyPoint{k, slices.Contains(sc.PlanHit, k)})
+		v.Plan = append(v.Plan, KeyPoint{k, slices.Contains(sc.PlanHit, k)})
 	}
 	if sc.Evidence != nil {
 		// MedEvoEval C.1: S_evi = max(0, (m − λ_evi·h)/K).
-		v.Lines = append(v.Lines, scoreLine{"evidence", part(sc.Evidence), fmt.Sprintf("S_evi = max(0, (m − λ·h)/K) = max(0, (%d − %g·%d)/%d) (MedEvoEval C.1)",
+		v.Lines = append(v.Lines, ScoreLine{"evidence", part(sc.Evidence), fmt.Sprintf("S_evi = max(0, (m − λ·h)/K) = max(0, (%d − %g·%d)/%d) (MedEvoEval C.1)",
 			len(sc.Matched), w.Lambda, len(sc.Halluc), len(c.Manager.Evidence))})
 	} else {
-		v.Lines = append(v.Lines, scoreLine{"evidence", "not scored", "not scored: the case has no evidence key points, or the profile does not score evidence"})
+		v.Lines = append(v.Lines, ScoreLine{"evidence", "not scored", "not scored: the case has no evidence key points, or the profile does not score evidence"})
 	}
 	if sc.Plan != nil {
 		// MedEvoEval C.1: S_plan = max(0, (m − μ_plan·h)/K) over plan and follow-up items.
-		v.Lines = append(v.Lines, scoreLine{"plan", part(sc.Plan), fmt.Sprintf("S_plan = max(0, (m − μ·u)/K) = max(0, (%d − %g·%d)/%d) over plan and follow-up (MedEvoEval C.1)",
+		v.Lines = append(v.Lines, ScoreLine{"plan", part(sc.Plan), fmt.Sprintf("S_plan = max(0, (m − μ·u)/K) = max(0, (%d − %g·%d)/%d) over plan and follow-up (MedEvoEval C.1)",
 			len(sc.PlanHit), w.Mu, len(sc.Unsafe), len(c.Manager.Management))})
 	} else {
-		v.Lines = append(v.Lines, scoreLine{"plan", "not scored", "not scored: the case has no management key points, or the profile does not score the plan"})
+		v.Lines = append(v.Lines, ScoreLine{"plan", "not scored", "not scored: the case has no management key points, or the profile does not score the plan"})
 	}
 	// MedEvoEval §4 and C.1: S = w_d·S_diag + w_e·S_evi + w_p·S_plan, over the parts scored.
 	num, den := fmt.Sprintf("%g·%.2f", w.Diagnosis, sc.Diagnosis), fmt.Sprintf("%g", w.Diagnosis)
@@ -444,11 +459,11 @@ func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings) scoreView
 	if sc.Plan != nil {
 		num, den = num+fmt.Sprintf(" + %g·%.3f", w.Plan, *sc.Plan), den+fmt.Sprintf(" + %g", w.Plan)
 	}
-	v.Lines = append(v.Lines, scoreLine{"S", fmt.Sprintf("%.4f", sc.S), fmt.Sprintf("(%s) / (%s); pass when S ≥ %g (MedEvoEval C.1)", num, den, w.PassAt)})
+	v.Lines = append(v.Lines, ScoreLine{"S", fmt.Sprintf("%.4f", sc.S), fmt.Sprintf("(%s) / (%s); pass when S ≥ %g (MedEvoEval C.1)", num, den, w.PassAt)})
 	// MedEvoEval §4 and C.2: U = w1·S − w2·T/Tmax − w3·E/Emax − w4·R.
-	v.Lines = append(v.Lines, scoreLine{"U", fmt.Sprintf("%.4f", sc.U), fmt.Sprintf("U = %g·S − %g·T/Tmax − %g·E/Emax − %g·R = %g·%.4f − %g·%d/%d − %g·%d/%d − %g·%.2f (MedEvoEval C.2)",
+	v.Lines = append(v.Lines, ScoreLine{"U", fmt.Sprintf("%.4f", sc.U), fmt.Sprintf("U = %g·S − %g·T/Tmax − %g·E/Emax − %g·R = %g·%.4f − %g·%d/%d − %g·%d/%d − %g·%.2f (MedEvoEval C.2)",
 		w.US, w.UT, w.UE, w.UR, w.US, sc.S, w.UT, sc.T, e.MaxTurns, w.UE, sc.E, e.MaxTests, w.UR, sc.R)})
-	v.Lines = append(v.Lines, scoreLine{"process", fmt.Sprintf("T=%d E=%d R=%.2f", sc.T, sc.E, sc.R),
+	v.Lines = append(v.Lines, ScoreLine{"process", fmt.Sprintf("T=%d E=%d R=%.2f", sc.T, sc.E, sc.R),
 		"T: non-final actions; E: billable test requests; R: (unavailable + unparseable + duplicate)/E (MedEvoEval C.3)"})
 	j := grader.Judgement{Diagnosis: sc.Diagnosis, Matched: sc.Matched, Hallucinated: sc.Halluc, PlanMatched: sc.PlanHit, Unsafe: sc.Unsafe}
 	again := grader.Combine(c, *set, nil, clinic.FinalOutput{}, j)
@@ -460,3 +475,6 @@ func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings) scoreView
 	}
 	return v
 }
+
+// Line is a ScoreLine.
+func Line(name, value, how string) ScoreLine { return ScoreLine{Name: name, Value: value, How: how} }

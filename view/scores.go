@@ -15,41 +15,17 @@ import (
 // headline S against them.
 
 // noU is the line of U for a profile that does not define it.
-var noU = scoreLine{"U", "–", "not defined: U is MedEvoEval's (§4, appendix C.2); the record holds 0"}
-
-// explainInquire is EvoClinician's Med-Inquire (§3, §3.6): the judge grades
-// the submitted diagnosis 0–100, S = grade/100, and C adds the base cost of
-// every turn to the price of every ordered test.
-func explainInquire(sc clinic.Scores, set settings.Settings) scoreView {
-	v := scoreView{Scores: sc, StrictHow: fmt.Sprintf("strict: grade 100; pass: S ≥ %g", set.Scoring.PassAt)}
-	base := set.Episode.BaseTurnCost
-	v.Lines = []scoreLine{
-		{"grade", fmt.Sprint(sc.Grade), "the judge's 0–100 grade of the submitted diagnosis (EvoClinician §3)"},
-		{"S", fmt.Sprintf("%.4f", sc.S), fmt.Sprintf("S = grade/100 = %d/100, clinevo's scale for the running means S̄₁:t", sc.Grade)},
-		{"C", fmt.Sprintf("%.2f USD", sc.Cost), fmt.Sprintf("C = Σ c(a_t) = base·T + test prices = %g·%d + %.2f (EvoClinician §3.6)", base, sc.T, sc.Cost-base*float64(sc.T))},
-		{"T", fmt.Sprint(sc.T), "every turn, the submission included (EvoClinician §3.6)"},
-		noU,
-	}
-	switch {
-	case math.Abs(sc.S-float64(sc.Grade)/100) > 1e-9:
-		v.Check = fmt.Sprintf("the stored S %.4f is not grade/100 = %.4f", sc.S, float64(sc.Grade)/100)
-	case sc.Cost < base*float64(sc.T)-1e-9:
-		v.Check = fmt.Sprintf("the stored C %.2f is below the base cost of its %d turns", sc.Cost, sc.T)
-	default:
-		v.Check = "S = grade/100 and C ≥ base·T hold for the stored numbers"
-	}
-	return v
-}
+var noU = ScoreLine{"U", "–", "not defined: U is MedEvoEval's (§4, appendix C.2); the record holds 0"}
 
 // explainGP is GPAgentBench (§4.2, appendix C.2 and C.6) with clinevo's
 // headline S (gpagent.Score): 0 on a wrong pathway, (1 + dest)/2 on a
 // referral, (w_diag·Dx + w_treat·Tx)/(w_diag + w_treat) on a treated case.
-func explainGP(sc clinic.Scores, set settings.Settings) scoreView {
-	v := scoreView{Scores: sc, StrictHow: fmt.Sprintf("strict: S = 1; pass: S ≥ %g; grade = round(100·S)", set.Scoring.PassAt), Explained: map[string]bool{}}
+func explainGP(sc clinic.Scores, set settings.Settings) ScoreView {
+	v := ScoreView{Scores: sc, StrictHow: fmt.Sprintf("strict: S = 1; pass: S ≥ %g; grade = round(100·S)", set.Scoring.PassAt), Explained: map[string]bool{}}
 	m := sc.Metrics
 	line := func(key, name, how string) {
 		if x, ok := m[key]; ok {
-			v.Lines = append(v.Lines, scoreLine{name, fmt.Sprintf("%.3f", x), how})
+			v.Lines = append(v.Lines, ScoreLine{name, fmt.Sprintf("%.3f", x), how})
 			v.Explained[key] = true
 		}
 	}
@@ -79,7 +55,7 @@ func explainGP(sc clinic.Scores, set settings.Settings) scoreView {
 	default:
 		how = "Dx: the corpus has no treatment reference"
 	}
-	v.Lines = append(v.Lines, scoreLine{"S", fmt.Sprintf("%.4f", sc.S), how + "; clinevo's headline, not a number of the paper"}, noU)
+	v.Lines = append(v.Lines, ScoreLine{"S", fmt.Sprintf("%.4f", sc.S), how + "; clinevo's headline, not a number of the paper"}, noU)
 	switch {
 	case !labelled:
 		v.Check = "the case has no referral label: Mgmt and S's pathway part are not scored, and S is not checked"
@@ -94,27 +70,27 @@ func explainGP(sc clinic.Scores, set settings.Settings) scoreView {
 // explainKlinike is KlinikeBench's four gates (§2.2): S is the strict success
 // s = D·W·A·1[H = 1] (eq. 3), and the grade is r_multi = (2D + W + A + H)/5
 // (appendix C, eq. 4); in the chart mode S is D, its only gate.
-func explainKlinike(sc clinic.Scores, set settings.Settings) scoreView {
+func explainKlinike(sc clinic.Scores, set settings.Settings) ScoreView {
 	m := sc.Metrics
-	v := scoreView{Scores: sc, Explained: map[string]bool{}}
+	v := ScoreView{Scores: sc, Explained: map[string]bool{}}
 	d := m[klinike.MetricD]
-	v.Lines = []scoreLine{{"D", fmt.Sprintf("%g", d), fmt.Sprintf("1 when the diagnosis judge grades the recorded diagnosis %d or more (§2.2)", klinike.DiagnosisAt)}}
+	v.Lines = []ScoreLine{{"D", fmt.Sprintf("%g", d), fmt.Sprintf("1 when the diagnosis judge grades the recorded diagnosis %d or more (§2.2)", klinike.DiagnosisAt)}}
 	v.Explained[klinike.MetricD] = true
 	if set.Episode.Mode == settings.Static {
 		v.StrictHow = "strict: D = 1; pass: S = 1"
-		v.Lines = append(v.Lines, scoreLine{"S", fmt.Sprintf("%.4f", sc.S), "D: the chart mode has no tools and no questions, so D is its only gate (§4)"}, noU)
+		v.Lines = append(v.Lines, ScoreLine{"S", fmt.Sprintf("%.4f", sc.S), "D: the chart mode has no tools and no questions, so D is its only gate (§4)"}, noU)
 		v.Check = checked(d, sc.S)
 		return v
 	}
 	g := klinike.Gates{D: d, W: m[klinike.MetricW], A: m[klinike.MetricA], H: m[klinike.MetricH]}
 	v.StrictHow = "strict: D = 1; pass: S = 1; grade = round(100·r_multi)"
 	v.Lines = append(v.Lines,
-		scoreLine{"W", fmt.Sprintf("%g", g.W), fmt.Sprintf("1 when every required tool was called; %.0f%% of them were (§2.2)", 100*sc.Required)},
-		scoreLine{"A", fmt.Sprintf("%g", g.A), "1 when every must-constraint is met and no never-constraint or forbidden tool is (§2.2, appendix B.3)"},
-		scoreLine{"H", fmt.Sprintf("%.3f", g.H), "the share of must-ask topics the judge finds raised (§2.2)"},
-		scoreLine{"pass@1", fmt.Sprintf("%g", m[klinike.MetricPass]), fmt.Sprintf("s = D·W·A·1[H = 1] = %g·%g·%g·%g (§2.2, eq. 3)", g.D, g.W, g.A, b2f(g.H >= 1))},
-		scoreLine{"r_multi", fmt.Sprintf("%.4f", m[klinike.MetricRMulti]), fmt.Sprintf("(2D + W + A + H)/5 = (2·%g + %g + %g + %.3f)/5 (appendix C, eq. 4)", g.D, g.W, g.A, g.H)},
-		scoreLine{"S", fmt.Sprintf("%.4f", sc.S), "s, so that the running means and paired tests read strict pass@1"},
+		ScoreLine{"W", fmt.Sprintf("%g", g.W), fmt.Sprintf("1 when every required tool was called; %.0f%% of them were (§2.2)", 100*sc.Required)},
+		ScoreLine{"A", fmt.Sprintf("%g", g.A), "1 when every must-constraint is met and no never-constraint or forbidden tool is (§2.2, appendix B.3)"},
+		ScoreLine{"H", fmt.Sprintf("%.3f", g.H), "the share of must-ask topics the judge finds raised (§2.2)"},
+		ScoreLine{"pass@1", fmt.Sprintf("%g", m[klinike.MetricPass]), fmt.Sprintf("s = D·W·A·1[H = 1] = %g·%g·%g·%g (§2.2, eq. 3)", g.D, g.W, g.A, b2f(g.H >= 1))},
+		ScoreLine{"r_multi", fmt.Sprintf("%.4f", m[klinike.MetricRMulti]), fmt.Sprintf("(2D + W + A + H)/5 = (2·%g + %g + %g + %.3f)/5 (appendix C, eq. 4)", g.D, g.W, g.A, g.H)},
+		ScoreLine{"S", fmt.Sprintf("%.4f", sc.S), "s, so that the running means and paired tests read strict pass@1"},
 		noU)
 	for _, k := range []string{klinike.MetricW, klinike.MetricA, klinike.MetricH, klinike.MetricPass, klinike.MetricRMulti} {
 		v.Explained[k] = true

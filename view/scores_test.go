@@ -10,13 +10,13 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-func lineOf(v scoreView, name string) scoreLine {
+func lineOf(v ScoreView, name string) ScoreLine {
 	for _, l := range v.Lines {
 		if l.Name == name {
 			return l
 		}
 	}
-	return scoreLine{}
+	return ScoreLine{}
 }
 
 // EvoClinician §3.6 by hand: grade 75, 8 turns at 5 USD and 30 USD of tests.

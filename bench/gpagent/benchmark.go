@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
@@ -95,4 +96,11 @@ func (Benchmark) Metrics() []bench.Metric {
 		{Name: "e", Shared: true, Title: "tests", Min: 0, Max: inf, Direction: bench.LowerBetter, Doc: "tests requested"},
 		{Name: "r", Shared: true, Title: "R", Min: 0, Max: 1, Direction: bench.LowerBetter, Doc: "share of test requests that were invalid"},
 	}
+}
+
+var _ bench.Budgeter = Benchmark{}
+
+// Budgets is the turn limit (§4.2; c_timeout past it).
+func (Benchmark) Budgets(s settings.Settings) []bench.Budget {
+	return []bench.Budget{{Name: "Tmax", Value: strconv.Itoa(s.Episode.MaxTurns)}}
 }

@@ -3,6 +3,7 @@ package klinike
 import (
 	"context"
 	"math"
+	"strconv"
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
@@ -73,4 +74,23 @@ func (Benchmark) Metrics() []bench.Metric {
 		{Name: "r", Shared: true, Title: "refused", Min: 0, Max: 1, Direction: bench.LowerBetter, Doc: "share of tool calls the sandbox refused"},
 		{Name: "cost_usd", Shared: true, Title: "cost USD", Min: 0, Max: inf, Direction: bench.LowerBetter, Doc: "the base cost per step (clinevo's)"},
 	}
+}
+
+var _ bench.Budgeter = Benchmark{}
+
+// Budgets are the agent steps and patient turns (appendix: 32 and 10); the
+// chart mode makes no step but the closing one.
+func (Benchmark) Budgets(s settings.Settings) []bench.Budget {
+	steps := strconv.Itoa(s.Episode.MaxSteps)
+	switch {
+	case s.Episode.Mode == settings.Static:
+		steps = "0 (chart mode)"
+	case s.Episode.MaxSteps == 0:
+		steps = "none"
+	}
+	turns := strconv.Itoa(s.Episode.MaxPatientTurns)
+	if s.Episode.MaxPatientTurns == 0 {
+		turns = "none"
+	}
+	return []bench.Budget{{Name: "steps", Value: steps}, {Name: "patient turns", Value: turns}}
 }

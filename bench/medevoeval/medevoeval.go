@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
@@ -89,4 +90,12 @@ func Metrics() []bench.Metric {
 		{Name: "cost_usd", Shared: true, Title: "cost USD", Min: 0, Max: inf, Direction: bench.LowerBetter,
 			Doc: "base cost per turn plus the catalog price of every billed test (clinevo's price table)"},
 	}
+}
+
+var _ bench.Budgeter = Benchmark{}
+
+// Budgets are Tmax, Emax and the consultant (§3.2).
+func (Benchmark) Budgets(s settings.Settings) []bench.Budget {
+	return []bench.Budget{{Name: "Tmax", Value: strconv.Itoa(s.Episode.MaxTurns)}, {Name: "Emax", Value: strconv.Itoa(s.Episode.MaxTests)},
+		{Name: "MDT", Value: s.Episode.MDT}}
 }

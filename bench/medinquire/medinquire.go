@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
@@ -114,4 +115,11 @@ func (Benchmark) Metrics() []bench.Metric {
 		{Name: "e", Shared: true, Title: "tests", Min: 0, Max: inf, Direction: bench.LowerBetter, Doc: "billable tests ordered"},
 		{Name: "r", Shared: true, Title: "R", Min: 0, Max: 1, Direction: bench.LowerBetter, Doc: "share of test requests the record could not answer"},
 	}
+}
+
+var _ bench.Budgeter = Benchmark{}
+
+// Budgets is Tmax alone: Med-Inquire has no test budget and no consultant.
+func (Benchmark) Budgets(s settings.Settings) []bench.Budget {
+	return []bench.Budget{{Name: "Tmax", Value: strconv.Itoa(s.Episode.MaxTurns)}}
 }

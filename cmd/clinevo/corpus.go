@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -101,32 +102,19 @@ func (a *app) corpusCmd() *cobra.Command {
 	var skipInvalid bool
 	imp := &cobra.Command{
 		Use:   "import FORMAT IN",
-		Short: "Convert an external corpus to native JSONL; FORMAT is agentclinic or medevoeval",
+		Short: "Convert an external corpus to native JSONL",
+		Long:  "Convert an external corpus to native JSONL. FORMAT is one of:\n" + formatList(),
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if importOut == "" {
 				return fmt.Errorf("corpus import: --out FILE is required")
-			}
-			if skipInvalid && args[0] != "agentclinic" {
-				return fmt.Errorf("corpus import: --skip-invalid is supported for agentclinic only")
 			}
 			f, err := os.Open(args[1])
 			if err != nil {
 				return fmt.Errorf("corpus import: %w", err)
 			}
 			defer f.Close()
-			var cases []clinic.Case
-			var skipped []corpus.Skipped
-			switch {
-			case args[0] == "agentclinic" && skipInvalid:
-				cases, skipped, err = corpus.ImportAgentClinicValid(f, args[1])
-			case args[0] == "agentclinic":
-				cases, err = corpus.ImportAgentClinic(f, args[1])
-			case args[0] == "medevoeval":
-				cases, err = corpus.ImportMedEvoEval(f, args[1])
-			default:
-				return fmt.Errorf("corpus import: unknown format %q, want agentclinic or medevoeval", args[0])
-			}
+			cases, skipped, err := corpus.Import(args[0], f, args[1], skipInvalid)
 			for _, s := range skipped {
 				fmt.Fprintln(cmd.ErrOrStderr(), s)
 			}
@@ -147,4 +135,13 @@ func (a *app) corpusCmd() *cobra.Command {
 	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "agentclinic: import every valid case and list the invalid lines (default: any invalid line fails the import)")
 	cmd.AddCommand(imp)
 	return cmd
+}
+
+// formatList lists the import formats for the command's help.
+func formatList() string {
+	var b strings.Builder
+	for _, f := range corpus.Formats() {
+		fmt.Fprintf(&b, "  %-12s %s\n", f.Name, f.Doc)
+	}
+	return b.String()
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -13,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/experiments"
@@ -66,7 +66,7 @@ func (a *app) experimentCmd() *cobra.Command {
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintf(tw, "experiment %s: %d conditions, valid\n", spec.Name, len(spec.Conditions))
-			fmt.Fprintln(tw, "CONDITION\tKIND\tPROFILE\tMEMORY\tDEPENDS ON\tTMAX\tEMAX\tSTEPS\tMDT\tMODE\tFEEDBACK\tB_P\tB_M\tK\tCARDS\tDOCTOR")
+			fmt.Fprintln(tw, "CONDITION\tKIND\tPROFILE\tMEMORY\tDEPENDS ON\tBUDGETS\tMODE\tFEEDBACK\tB_P\tB_M\tK\tCARDS\tDOCTOR")
 			for i, c := range spec.Conditions {
 				s, err := spec.SettingsOf(i)
 				if err != nil {
@@ -80,9 +80,12 @@ func (a *app) experimentCmd() *cobra.Command {
 				if c.Kind == contract.KindHeldOut {
 					mem = "frozen"
 				}
-				tmax, emax, steps, mdt := budgetColumns(s)
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, orDefault(mem, "-"),
-					orDefault(c.Dependency(), "-"), tmax, emax, steps, mdt, s.Episode.Mode, s.Evolver.Mode,
+				b, err := bench.Of(s)
+				if err != nil {
+					return fmt.Errorf("conditions[%d] (%s): %w", i, c.Name, err)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, orDefault(mem, "-"),
+					orDefault(c.Dependency(), "-"), bench.Budgets(b, s), s.Episode.Mode, s.Evolver.Mode,
 					s.Evolver.RuleBudget, s.Evolver.MemoryBudget, s.Memory.K, strings.Join(s.Evolver.CardKinds, ","), doctor)
 			}
 			return tw.Flush()
@@ -284,29 +287,4 @@ func optf(p *float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%+.3f", *p)
-}
-
-// budgetColumns are the TMAX, EMAX, STEPS and MDT columns of `experiment
-// validate`, "-" where the profile has no such budget: Emax and the MDT
-// consultant are MedEvoEval's alone (§3.2), KlinikeBench counts steps
-// instead of turns (§2.2), and a step cap of 0 is none.
-func budgetColumns(s settings.Settings) (tmax, emax, steps, mdt string) {
-	tmax, emax, steps, mdt = "-", "-", "-", "-"
-	e := s.Episode
-	switch s.Profile {
-	case settings.MedEvoEval:
-		tmax, emax, mdt = strconv.Itoa(e.MaxTurns), strconv.Itoa(e.MaxTests), e.MDT
-	case settings.MedInquire, settings.GPAgent:
-		tmax = strconv.Itoa(e.MaxTurns)
-	case settings.Klinike:
-		switch {
-		case e.Mode == settings.Static:
-			steps = "0" // chart mode: the record is shown, no tool call is made
-		case e.MaxSteps == 0:
-			steps = "none"
-		default:
-			steps = strconv.Itoa(e.MaxSteps)
-		}
-	}
-	return tmax, emax, steps, mdt
 }

@@ -35,6 +35,9 @@ func main() {
 }
 
 func newRoot() *cobra.Command {
+	// The benchmarks are registered before the commands are built: their
+	// help texts list the benchmarks' corpora, formats and specs.
+	registered := engine.RegisterBenchmarks()
 	a := &app{v: config.New()}
 	root := &cobra.Command{
 		Use:           "clinevo",
@@ -49,8 +52,8 @@ func newRoot() *cobra.Command {
 					_ = a.v.BindPFlag(keys[0], f)
 				}
 			})
-			if err := engine.RegisterBenchmarks(); err != nil {
-				return err
+			if registered != nil {
+				return registered
 			}
 			cfg, err := config.Load(a.v, a.file)
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
@@ -71,6 +72,9 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 	s = s.WithDefaults()
 	if err := s.Validate(); err != nil {
 		return s, err
+	}
+	if err := bench.ValidateSettings(s.Settings); err != nil {
+		return s, fmt.Errorf("stream %s: settings: %w", s.RunID, err)
 	}
 	cp, err := corpus.Load(s.Corpus)
 	if err != nil {

@@ -1,19 +1,35 @@
-package corpus
+package medevoeval
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
 )
 
-// MedEvoEvalSource is the default provenance source of imported MedEvoEval cases.
-const MedEvoEvalSource = "medevoeval"
+// Source is the default provenance source of imported MedEvoEval cases.
+const Source = "medevoeval"
+
+var _ corpus.Importer = Benchmark{}
+
+// Formats is MedEvoEval's three-view case format.
+func (Benchmark) Formats() []corpus.Format {
+	return []corpus.Format{{Name: "medevoeval", Doc: "MedEvoEval three-view cases: a JSON array, one object, or one object a line",
+		Read: func(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []corpus.Skipped, error) {
+			if skipInvalid {
+				return nil, nil, fmt.Errorf("corpus import medevoeval: --skip-invalid is not supported: every record must convert")
+			}
+			cases, err := Import(r, name)
+			return cases, nil, err
+		}}}
+}
 
 // medEvoCase is the MedEvoEval three-view case. Demographics, history facts and
 // test results are accepted both as text and as objects, since published files
@@ -22,13 +38,13 @@ type medEvoCase struct {
 	CaseID  string `json:"case_id"`
 	Source  string `json:"source"`
 	Patient struct {
-		Demographics node   `json:"demographics"`
-		Complaint    string `json:"chief_complaint"`
-		Facts        []node `json:"history_facts"`
+		Demographics corpus.Node   `json:"demographics"`
+		Complaint    string        `json:"chief_complaint"`
+		Facts        []corpus.Node `json:"history_facts"`
 	} `json:"patient_view"`
 	Exam struct {
-		Tests   node     `json:"tests"`
-		Catalog []string `json:"test_catalog"`
+		Tests   corpus.Node `json:"tests"`
+		Catalog []string    `json:"test_catalog"`
 	} `json:"exam_view"`
 	Manager struct {
 		Truth struct {
@@ -46,9 +62,9 @@ type medEvoCase struct {
 	} `json:"manager_view"`
 }
 
-// ImportMedEvoEval reads MedEvoEval cases: a JSON array, a single object, or one
+// Import reads MedEvoEval cases: a JSON array, a single object, or one
 // object a line. Errors name the record (and line for JSONL) and the field.
-func ImportMedEvoEval(r io.Reader, name string) ([]clinic.Case, error) {
+func Import(r io.Reader, name string) ([]clinic.Case, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: read: %w", name, err)
@@ -65,7 +81,7 @@ func ImportMedEvoEval(r io.Reader, name string) ([]clinic.Case, error) {
 	case trimmed[0] == '[':
 		var arr []json.RawMessage
 		if err := json.Unmarshal(trimmed, &arr); err != nil {
-			return nil, fmt.Errorf("%s: %s", name, describeJSONError(err))
+			return nil, fmt.Errorf("%s: %s", name, corpus.DescribeJSONError(err))
 		}
 		for i, a := range arr {
 			recs = append(recs, rec{fmt.Sprintf("%s: record %d", name, i+1), a})
@@ -80,7 +96,7 @@ func ImportMedEvoEval(r io.Reader, name string) ([]clinic.Case, error) {
 			}
 			line := 1 + bytes.Count(trimmed[:start], []byte("\n"))
 			if err := dec.Decode(&one); err != nil {
-				return nil, fmt.Errorf("%s:%d: %s", name, line, describeJSONError(err))
+				return nil, fmt.Errorf("%s:%d: %s", name, line, corpus.DescribeJSONError(err))
 			}
 			recs = append(recs, rec{fmt.Sprintf("%s:%d", name, line), one})
 		}
@@ -91,7 +107,7 @@ func ImportMedEvoEval(r io.Reader, name string) ([]clinic.Case, error) {
 	for _, rc := range recs {
 		var m medEvoCase
 		if err := json.Unmarshal(rc.raw, &m); err != nil {
-			return nil, fmt.Errorf("%s: %s", rc.where, describeJSONError(err))
+			return nil, fmt.Errorf("%s: %s", rc.where, corpus.DescribeJSONError(err))
 		}
 		c, items, err := convertMedEvo(m)
 		if err != nil {
@@ -109,7 +125,7 @@ func ImportMedEvoEval(r io.Reader, name string) ([]clinic.Case, error) {
 		if len(cases[i].Exam.Catalog) == 0 {
 			cases[i].Exam.Catalog = names
 		}
-		if err := Validate(&cases[i]); err != nil {
+		if err := corpus.Validate(&cases[i]); err != nil {
 			return nil, fmt.Errorf("%s: case %q: %w", name, cases[i].ID, err)
 		}
 	}
@@ -119,77 +135,78 @@ func ImportMedEvoEval(r io.Reader, name string) ([]clinic.Case, error) {
 func convertMedEvo(m medEvoCase) (clinic.Case, []catalog.Item, error) {
 	switch {
 	case strings.TrimSpace(m.CaseID) == "":
-		return clinic.Case{}, nil, FieldError{"case_id", "required"}
+		return clinic.Case{}, nil, corpus.FieldError{Field: "case_id", Msg: "required"}
 	case strings.TrimSpace(m.Patient.Complaint) == "":
-		return clinic.Case{}, nil, FieldError{"patient_view.chief_complaint", "required"}
+		return clinic.Case{}, nil, corpus.FieldError{Field: "patient_view.chief_complaint", Msg: "required"}
 	case strings.TrimSpace(m.Manager.Truth.Diagnosis.Name) == "":
-		return clinic.Case{}, nil, FieldError{"manager_view.ground_truth.diagnosis.display_name", "required"}
+		return clinic.Case{}, nil, corpus.FieldError{Field: "manager_view.ground_truth.diagnosis.display_name", Msg: "required"}
 	case len(m.Patient.Facts) == 0:
-		return clinic.Case{}, nil, FieldError{"patient_view.history_facts", "at least one fact is required"}
+		return clinic.Case{}, nil, corpus.FieldError{Field: "patient_view.history_facts", Msg: "at least one fact is required"}
 	}
 	src := m.Source
 	if src == "" {
-		src = MedEvoEvalSource
+		src = Source
 	}
-	c := clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, ID: m.CaseID, Condition: conditionKey(m.Manager.Truth.Diagnosis.Name),
+	c := clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, ID: m.CaseID, Condition: corpus.ConditionKey(m.Manager.Truth.Diagnosis.Name),
 		Provenance: clinic.Provenance{Source: src, SourceCaseID: m.CaseID}}
 	c.Meta.Split = "medevoeval"
 	d := m.Patient.Demographics
-	switch d.kind {
-	case 'o':
-		text := d.text()
-		c.Patient.Demographics = ParseDemographics(text)
-		if a, ok := d.get("age"); ok {
-			c.Patient.Demographics.Age, _ = strconv.Atoi(a.scalar)
+	switch {
+	case d.IsObject():
+		text := d.Text()
+		c.Patient.Demographics = corpus.ParseDemographics(text)
+		if a, ok := d.Get("age"); ok {
+			c.Patient.Demographics.Age, _ = strconv.Atoi(scalar(a))
 		}
-		if s, ok := d.get("sex"); ok {
-			c.Patient.Demographics.Sex = strings.ToLower(s.scalar)
+		if s, ok := d.Get("sex"); ok {
+			c.Patient.Demographics.Sex = strings.ToLower(scalar(s))
 		}
 	default:
-		c.Patient.Demographics = ParseDemographics(d.text())
+		c.Patient.Demographics = corpus.ParseDemographics(d.Text())
 	}
 	c.Patient.OpeningComplaint = strings.TrimSpace(m.Patient.Complaint)
 	c.Patient.Persona = clinic.Persona{Personality: "neutral", Language: "fluent", Recall: "high", Clarity: "clear"}
 	for i, f := range m.Patient.Facts {
 		id := "f" + strconv.Itoa(i+1)
 		var text, topic string
-		switch f.kind {
-		case 's':
-			text = f.scalar
-		case 'o':
+		switch sc, ok := f.Scalar(); {
+		case ok:
+			text = sc
+		case f.IsObject():
 			for _, k := range []string{"text", "fact", "content", "value"} {
-				if v, ok := f.get(k); ok {
-					text = v.text()
+				if v, ok := f.Get(k); ok {
+					text = v.Text()
 					break
 				}
 			}
-			if v, ok := f.get("id"); ok && v.scalar != "" {
-				id = v.scalar
+			if v, ok := f.Get("id"); ok && scalar(v) != "" {
+				id = scalar(v)
 			}
 			for _, k := range []string{"topic", "category"} {
-				if v, ok := f.get(k); ok {
-					topic = normaliseTopic(v.text())
+				if v, ok := f.Get(k); ok {
+					topic = normaliseTopic(v.Text())
 				}
 			}
 		}
 		if strings.TrimSpace(text) == "" {
-			return clinic.Case{}, nil, FieldError{fmt.Sprintf("patient_view.history_facts[%d]", i), "no text"}
+			return clinic.Case{}, nil, corpus.FieldError{Field: fmt.Sprintf("patient_view.history_facts[%d]", i), Msg: "no text"}
 		}
-		c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: id, Text: text, Topics: InferTopics(text, topic)})
+		c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: id, Text: text, Topics: corpus.InferTopics(text, topic)})
 	}
 	var items []catalog.Item
-	for i, k := range m.Exam.Tests.keys {
-		name, aliases := testName(k)
-		v := m.Exam.Tests.vals[i]
+	keys, vals := m.Exam.Tests.Members()
+	for i, k := range keys {
+		name, aliases := corpus.TestName(k)
+		v := vals[i]
 		ab := false
-		for _, lf := range v.leaves(humanKey(k)) {
-			ab = ab || abnormalLeaf(lf[0], lf[1])
+		for _, lf := range v.Leaves(corpus.HumanKey(k)) {
+			ab = ab || corpus.AbnormalLeaf(lf[0], lf[1])
 		}
-		c.Exam.Tests = append(c.Exam.Tests, clinic.TestValue{Name: name, Aliases: aliases, Result: v.text(), Abnormal: ab})
+		c.Exam.Tests = append(c.Exam.Tests, clinic.TestValue{Name: name, Aliases: aliases, Result: v.Text(), Abnormal: ab})
 		items = append(items, catalog.Item{Name: name, Aliases: aliases, Category: catalog.Infer(name)})
 	}
 	for _, n := range m.Exam.Catalog {
-		name, _ := testName(n)
+		name, _ := corpus.TestName(n)
 		c.Exam.Catalog = append(c.Exam.Catalog, name)
 		items = append(items, catalog.Item{Name: name, Category: catalog.Infer(name)})
 	}
@@ -217,8 +234,14 @@ func normaliseTopic(s string) string {
 	case "associated_symptoms", "symptoms":
 		return clinic.TopicAssociated
 	}
-	if contains(clinic.Topics, k) {
+	if slices.Contains(clinic.Topics, k) {
 		return k
 	}
 	return ""
+}
+
+// scalar is n's text when it is a scalar, "" otherwise.
+func scalar(n corpus.Node) string {
+	s, _ := n.Scalar()
+	return s
 }

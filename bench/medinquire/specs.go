@@ -1,0 +1,18 @@
+package medinquire
+
+import (
+	_ "embed"
+
+	"github.com/clinevo/clinevo/experiments"
+)
+
+// Protocol is EvoClinician's setting on Med-Inquire with its ablations and
+// baselines (EvoClinician §4).
+//
+//go:embed evoclinician.yaml
+var Protocol []byte
+
+var _ experiments.Specs = Benchmark{}
+
+// Specs is the one.
+func (Benchmark) Specs() map[string][]byte { return map[string][]byte{"evoclinician.yaml": Protocol} }

@@ -1,0 +1,39 @@
+package episode
+
+import (
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+)
+
+// Targets is a benchmark's reading of its own actions: what an event was
+// about (an examination's target, a tool call with its arguments, a
+// referral's destination). A capability; Target reports false for an action
+// it leaves to the shared reading.
+type Targets interface {
+	Target(ev clinic.Event) (string, bool)
+}
+
+// Target is what an action of benchmark b was about: b's reading where it has
+// one, else the question-and-test environment's: the test, the committed or
+// final diagnosis, or the topic or question.
+func Target(b any, ev clinic.Event) string {
+	if t, ok := b.(Targets); ok {
+		if s, ok := t.Target(ev); ok {
+			return s
+		}
+	}
+	switch {
+	case ev.Tool != "": // TODO(seam): the tool sandbox's Targets
+		return ev.Tool + " " + string(ev.Arguments)
+	case ev.Target != "": // TODO(seam): the GP workflow's Targets
+		return ev.Target
+	case ev.Action == clinic.RequestTest:
+		return ev.Test
+	case ev.Final != nil && len(ev.Final.Diagnosis) > 0:
+		return strings.Join(ev.Final.Diagnosis, "; ")
+	case ev.Topic != "":
+		return ev.Topic
+	}
+	return ev.Question
+}
