@@ -32,6 +32,16 @@ type DoctorView struct {
 	MaxTurns         int          `json:"max_turns"`
 	TestsUsed        int          `json:"tests_used"`
 	MaxTests         int          `json:"max_tests"`
+	// Ext is the benchmark's own part of the view (its workflow state, its
+	// tools), of a type the benchmark owns; nil where it has none.
+	Ext ViewExt `json:"ext,omitempty"`
+}
+
+// ViewExt is a benchmark's own part of the doctor's view. The type holds only
+// what the doctor may see: the conformance suite (bench/benchtest) walks
+// every field of it by reflection, as it walks DoctorView's.
+type ViewExt interface {
+	DoctorViewExt()
 }
 
 // Exchange is one question and the patient's reply.

@@ -44,6 +44,10 @@ type Config struct {
 	// Hidden are the benchmark's own types that hold what the doctor must
 	// not see (beside the case's views, which the suite always forbids).
 	Hidden []reflect.Type
+	// View is the type of the benchmark's own part of the doctor's view
+	// (DoctorView.Ext), nil where it has none: every view's Ext is of this
+	// type, and the suite walks it as it walks DoctorView.
+	View reflect.Type
 	// Episodes bounds the episodes played per run and doctor (0: every case).
 	Episodes int
 }
@@ -72,7 +76,7 @@ func Run(t *testing.T, b bench.Benchmark, cfg Config) {
 	require.NotEmpty(t, cfg.Cases, "benchtest: Config.Cases")
 	require.NotNil(t, cfg.Moves, "benchtest: Config.Moves")
 	t.Run("metrics are declared", func(t *testing.T) { checkMetrics(t, b.Metrics()) })
-	t.Run("view type holds no hidden field", func(t *testing.T) { checkViewType(t, cfg.Hidden) })
+	t.Run("view type holds no hidden field", func(t *testing.T) { checkViewType(t, cfg.Hidden, cfg.View) })
 	t.Run("cases validate", func(t *testing.T) {
 		for i := range cfg.Cases {
 			require.NoError(t, b.ValidateCase(&cfg.Cases[i]), "case %s", cfg.Cases[i].ID)
@@ -118,7 +122,7 @@ func Run(t *testing.T, b bench.Benchmark, cfg Config) {
 			for _, name := range []string{"built-in doctor", "random doctor"} {
 				t.Run(name, func(t *testing.T) {
 					for i, c := range cases {
-						for k := range play(t, b, s, c, doctors[name](i)) {
+						for k := range play(t, b, s, c, doctors[name](i), cfg.View) {
 							produced[k] = true
 						}
 					}
@@ -202,7 +206,7 @@ func checkActions(t *testing.T, b bench.Benchmark, s settings.Settings, cfg Conf
 
 // play runs one episode with doctor, checking every rebuild on the way and
 // the scores at the end; it returns the metric names the scores hold.
-func play(t *testing.T, b bench.Benchmark, s settings.Settings, c clinic.Case, doctor actor.Doctor) map[string]bool {
+func play(t *testing.T, b bench.Benchmark, s settings.Settings, c clinic.Case, doctor actor.Doctor, viewType reflect.Type) map[string]bool {
 	ctx := context.Background()
 	live := episode.BuiltinRoles()
 	env, err := b.Start(c, s, live, nil)
@@ -212,6 +216,11 @@ func play(t *testing.T, b bench.Benchmark, s settings.Settings, c clinic.Case, d
 	for turn := 0; !env.Done(); turn++ {
 		require.Less(t, turn, 1000, "case %s: the episode does not end", c.ID)
 		v := env.View(nil, rules)
+		if v.Ext != nil {
+			require.Equal(t, viewType, reflect.TypeOf(v.Ext), "case %s: the view's Ext is not the declared view type", c.ID)
+		} else {
+			require.Nil(t, viewType, "case %s: the benchmark declares a view type but the view has no Ext", c.ID)
+		}
 		views = append(views, v)
 		dec, err := doctor.Decide(ctx, v)
 		require.NoError(t, err)
@@ -246,7 +255,7 @@ func play(t *testing.T, b bench.Benchmark, s settings.Settings, c clinic.Case, d
 }
 
 // checkScores checks the scores against the declared metrics.
-func checkScores(t *testing.T, ms []bench.Metric, sc clinic.Scores, caseID string) map[string]bool {
+func checkScores(t require.TestingT, ms []bench.Metric, sc clinic.Scores, caseID string) map[string]bool {
 	byName := map[string]bench.Metric{}
 	for _, m := range ms {
 		byName[m.Name] = m
@@ -279,7 +288,7 @@ func checkScores(t *testing.T, ms []bench.Metric, sc clinic.Scores, caseID strin
 	return out
 }
 
-func inRange(t *testing.T, m bench.Metric, v float64, caseID string) {
+func inRange(t require.TestingT, m bench.Metric, v float64, caseID string) {
 	require.False(t, math.IsNaN(v), "case %s: %s is NaN", caseID, m.Name)
 	require.True(t, v >= m.Min-1e-9 && v <= m.Max+1e-9, "case %s: %s = %v outside its declared [%v, %v]", caseID, m.Name, v, m.Min, m.Max)
 }
@@ -305,10 +314,12 @@ var hiddenTypes = []reflect.Type{
 	reflect.TypeFor[clinic.Card](),
 }
 
-// checkViewType walks the doctor's view type: no field of a hidden type, no
-// field that could hold anything (an interface, a function, a channel), at
-// any depth.
-func checkViewType(t *testing.T, hidden []reflect.Type) {
+// checkViewType walks the doctor's view type and the benchmark's part of it:
+// no field of a hidden type, no field that could hold anything (an
+// interface, a function, a channel), at any depth. DoctorView.Ext is the one
+// interface: it holds the benchmark's declared view type, which is walked in
+// its place.
+func checkViewType(t require.TestingT, hidden []reflect.Type, view reflect.Type) {
 	forbidden := append(slices.Clone(hiddenTypes), hidden...)
 	var walk func(tp reflect.Type, path string, seen map[reflect.Type]bool)
 	walk = func(tp reflect.Type, path string, seen map[reflect.Type]bool) {
@@ -330,7 +341,16 @@ func checkViewType(t *testing.T, hidden []reflect.Type) {
 		case reflect.Map:
 			walk(tp.Key(), path+"{key}", seen)
 			walk(tp.Elem(), path+"{}", seen)
-		case reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		case reflect.Interface:
+			if tp == reflect.TypeFor[clinic.ViewExt]() {
+				if view != nil {
+					require.True(t, view.Implements(tp), "%s does not implement clinic.ViewExt", view)
+					walk(view, path+"("+view.String()+")", seen)
+				}
+				return
+			}
+			require.Fail(t, "view field could hold anything", "%s is a %s", path, tp)
+		case reflect.Func, reflect.Chan, reflect.UnsafePointer:
 			require.Fail(t, "view field could hold anything", "%s is a %s", path, tp)
 		}
 	}
