@@ -14,8 +14,10 @@ import (
 // recorder is a require.TestingT that notes a failure instead of failing.
 type recorder struct{ msgs []string }
 
-func (r *recorder) Errorf(format string, args ...any) { r.msgs = append(r.msgs, fmt.Sprintf(format, args...)) }
-func (r *recorder) FailNow()                          { panic(r) }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.msgs = append(r.msgs, fmt.Sprintf(format, args...))
+}
+func (r *recorder) FailNow() { panic(r) }
 
 // fails reports whether check fails, and how.
 func fails(check func(require.TestingT)) (failed bool, msg string) {
@@ -60,19 +62,25 @@ func TestChecksCanFail(t *testing.T) {
 	require.Contains(t, msg, "Facts")
 	ok, _ = fails(func(t require.TestingT) { checkViewType(t, nil, reflect.TypeFor[anyView]()) })
 	require.True(t, ok, "an interface field could hold anything")
-	ok, _ = fails(func(t require.TestingT) { checkViewType(t, []reflect.Type{reflect.TypeFor[[]string]()}, reflect.TypeFor[cleanView]()) })
+	ok, _ = fails(func(t require.TestingT) {
+		checkViewType(t, []reflect.Type{reflect.TypeFor[[]string]()}, reflect.TypeFor[cleanView]())
+	})
 	require.True(t, ok, "a benchmark's own hidden type")
 	ok, msg = fails(func(t require.TestingT) { checkViewType(t, nil, reflect.TypeFor[cleanView]()) })
 	require.False(t, ok, msg)
 
 	ms := []bench.Metric{{Name: "s", Shared: true, Min: 0, Max: 1}, {Name: "d", Min: 0, Max: 1}}
-	ok, msg = fails(func(t require.TestingT) { checkScores(t, ms, clinic.Scores{S: 0.5, Metrics: map[string]float64{"w": 1}}, "c1") })
+	ok, msg = fails(func(t require.TestingT) {
+		checkScores(t, ms, clinic.Scores{S: 0.5, Metrics: map[string]float64{"w": 1}}, "c1")
+	})
 	require.True(t, ok)
 	require.Contains(t, msg, `metric "w" is produced but not declared`)
 	ok, _ = fails(func(t require.TestingT) { checkScores(t, ms, clinic.Scores{S: 1.5}, "c1") })
 	require.True(t, ok, "S outside [0, 1]")
 	ok, _ = fails(func(t require.TestingT) { checkScores(t, ms, clinic.Scores{S: 0.5, U: 0.2}, "c1") })
 	require.True(t, ok, "U is not declared, so it must stay 0")
-	ok, msg = fails(func(t require.TestingT) { checkScores(t, ms, clinic.Scores{S: 0.5, Metrics: map[string]float64{"d": 1}}, "c1") })
+	ok, msg = fails(func(t require.TestingT) {
+		checkScores(t, ms, clinic.Scores{S: 0.5, Metrics: map[string]float64{"d": 1}}, "c1")
+	})
 	require.False(t, ok, msg)
 }
