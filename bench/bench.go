@@ -237,8 +237,9 @@ func ValidateSettings(s settings.Settings) error {
 		os := owners[k]
 		switch {
 		case len(os) == 0:
+			known = append(known, settings.ExtKeys(settings.Episode{})...)
 			sort.Strings(known)
-			return fmt.Errorf("episode.%s: unknown settings key (the benchmarks' episode keys: %s)", k, strings.Join(known, ", "))
+			return fmt.Errorf("episode.%s: unknown settings key (known: %s)", k, strings.Join(slices.Compact(known), ", "))
 		case slices.ContainsFunc(os, func(o Benchmark) bool { return o.Name() == b.Name() }):
 			continue
 		}

@@ -141,11 +141,11 @@ func TestExperimentValidate(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, out, "experiment quick: 5 conditions, valid")
 	require.Contains(t, out, "CONDITION")
-	require.Regexp(t, `(?m)^E0\s+stream\s+medevoeval\s+disabled\s+-\s+10\s+3\s+-\s+off\s`, out)
+	require.Regexp(t, `(?m)^E0\s+stream\s+medevoeval\s+disabled\s+-\s+Tmax 10, Emax 3, MDT off\s`, out)
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("name: x\ncorpus: builtin:stream\nconditions:\n  - {name: A, kind: stream, settings: {episode: {max_turnz: 3}}}\n"), 0o644))
 	_, err = run(t, nil, "experiment", "validate", bad)
-	require.ErrorContains(t, err, "conditions[0] (A).settings.episode.max_turnz: unknown settings key")
+	require.ErrorContains(t, err, "conditions[0] (A): settings: episode.max_turnz: unknown settings key (known: ")
 	require.NotContains(t, err.Error(), "connect to Temporal")
 }
 
@@ -235,7 +235,7 @@ func TestCorpusImportSkipInvalid(t *testing.T) {
 	require.Equal(t, "She comes for the result of a screening colonoscopy.", got.Patient.OpeningComplaint)
 
 	_, err = run(t, nil, "corpus", "import", "medevoeval", in, "--out", outFile, "--skip-invalid")
-	require.ErrorContains(t, err, "--skip-invalid is supported for agentclinic only")
+	require.ErrorContains(t, err, "corpus import medevoeval: --skip-invalid is not supported")
 }
 
 // TestEpisodeRunKlinike: the printed trace shows each tool call with its
@@ -250,7 +250,7 @@ func TestEpisodeRunKlinike(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, out, "experiment klinikebench: 18 conditions, valid")
 	// KlinikeBench has steps, not MedEvoEval's Tmax, Emax and MDT.
-	require.Regexp(t, `(?m)^L0\s+stream\s+klinike\s+disabled\s+-\s+-\s+-\s+32\s+-\s+interactive\s`, out)
+	require.Regexp(t, `(?m)^L0\s+stream\s+klinike\s+disabled\s+-\s+steps 32, patient turns 10\s+interactive\s`, out)
 }
 
 // A reading command pointed at a data dir where nothing has run says so and
