@@ -2,9 +2,13 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/clinevo/clinevo/fault"
 )
 
 // migration is one version of the schema. A released migration never changes:
@@ -42,6 +46,9 @@ CREATE TABLE times (episode_id TEXT COLLATE "C" NOT NULL, phase TEXT COLLATE "C"
   PRIMARY KEY (episode_id, phase));
 `}, {version: 4, name: "usage extra fields", sql: `
 ALTER TABLE usage ADD COLUMN extra_fields INTEGER NOT NULL DEFAULT 0;
+`}, {version: 5, name: "run claims and shared settings", sql: `
+ALTER TABLE runs ADD COLUMN claim TEXT NOT NULL DEFAULT '';
+CREATE TABLE settings (ref TEXT COLLATE "C" PRIMARY KEY, body TEXT NOT NULL);
 `}}
 
 // migrationLock is the advisory lock key that serialises migrations: workers
@@ -70,7 +77,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	if latest := ms[len(ms)-1].version; current > latest {
-		return fmt.Errorf("migrate: schema version %d is newer than this clinevo knows (%d): open it with a newer clinevo", current, latest)
+		return newerSchema(current, latest)
 	}
 	for _, m := range ms {
 		if m.version <= current {
@@ -85,6 +92,31 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// newerSchema is the error of a database of a schema newer than latest.
+func newerSchema(current, latest int) error {
+	return fault.Permanent(Dependency, fault.Schema, "open it with a newer clinevo",
+		fmt.Errorf("migrate: schema version %d is newer than this clinevo knows (%d)", current, latest))
+}
+
+// readable checks, without writing, that the database holds the schema this
+// build reads: the latest version of ms.
+func readable(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
+	var current int // 0: a database clinevo never migrated, without the table
+	var pe *pgconn.PgError
+	if err := pool.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil &&
+		!(errors.As(err, &pe) && pe.Code == "42P01") { // undefined_table
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	switch latest := ms[len(ms)-1].version; {
+	case current > latest:
+		return newerSchema(current, latest)
+	case current < latest:
+		return fault.Permanent(Dependency, fault.Schema, "start a worker (clinevo worker) of this version once to migrate it; readers open it read-only",
+			fmt.Errorf("schema version %d is older than this clinevo reads (%d)", current, latest))
 	}
 	return nil
 }
