@@ -55,6 +55,10 @@ type Engine struct {
 	roles      *roleSet
 }
 
+// ErrNoData is returned (wrapped) by a reader's Open of a data directory
+// that holds no store: nothing has run there.
+var ErrNoData = errors.New("nothing has run with this data_dir")
+
 // readerPaths are the embedded stores' files for a reader. A store file that
 // is missing is opened in memory, empty, so that a reader creates no file;
 // when every store is embedded and none is there, the data_dir is wrong (or
@@ -74,13 +78,15 @@ func readerPaths(o Options) (results, memory string, err error) {
 		}
 	}
 	if found == 0 && o.Postgres == nil && o.Qdrant == nil {
-		return "", "", fmt.Errorf("engine: neither results.db nor memory.db is in %s: nothing has run with this data_dir (set --data-dir or data_dir to where the worker writes)", o.DataDir)
+		return "", "", fmt.Errorf("engine: neither results.db nor memory.db is in %s: %w (set --data-dir or data_dir to where the worker writes)", o.DataDir, ErrNoData)
 	}
 	return results, memory, nil
 }
 
 // Open opens the results store (PostgreSQL, or DataDir/results.db) and the
-// memory bank (Qdrant, or DataDir/memory.db).
+// memory bank (Qdrant, or DataDir/memory.db). A reader (ReadOnly) opens them
+// read-only: it creates no directory, file, table or collection and writes
+// nothing, so it reads stores it may not write.
 func Open(ctx context.Context, o Options) (*Engine, error) {
 	resultsPath, memoryPath := filepath.Join(o.DataDir, "results.db"), filepath.Join(o.DataDir, "memory.db")
 	if o.ReadOnly {
@@ -93,9 +99,14 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	}
 	var res results.Store
 	var err error
-	if o.Postgres != nil {
+	switch {
+	case o.Postgres != nil && o.ReadOnly:
+		res, err = postgres.OpenReader(ctx, *o.Postgres)
+	case o.Postgres != nil:
 		res, err = postgres.Open(ctx, *o.Postgres)
-	} else {
+	case o.ReadOnly && resultsPath != ":memory:":
+		res, err = sqlite.OpenReader(ctx, resultsPath)
+	default: // a writer's file, or a reader's empty store in memory
 		res, err = sqlite.Open(ctx, resultsPath)
 	}
 	if err != nil {
@@ -116,6 +127,8 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if o.Qdrant != nil {
 		backend = "qdrant"
 		mem, err = qdrant.Open(ctx, *o.Qdrant, emb, !o.ReadOnly)
+	} else if o.ReadOnly && memoryPath != ":memory:" {
+		mem, err = local.OpenReader(ctx, memoryPath, emb)
 	} else {
 		mem, err = local.Open(ctx, memoryPath, emb)
 	}

@@ -136,7 +136,7 @@ func TestEvoClinicianShortRun(t *testing.T) {
 	spec, err := experiments.Parse("evoclinician.yaml", experiments.EvoClinician, settings.Default())
 	require.NoError(t, err)
 	spec.Name, spec.Limit, spec.StageSize = "evo", 20, 10
-	run, err := engine.StartExperiment(ctx, env.Client, "", spec)
+	run, err := engine.StartExperiment(ctx, env.Client, env.Engine.Results, "", spec)
 	require.NoError(t, err)
 	require.NoError(t, run.Get(ctx, nil))
 

@@ -212,7 +212,7 @@ func TestRestartFailedStream(t *testing.T) {
 	env := enginetest.StartWith(t, quietLogger{})
 	base := len(srv.Requests())
 	revokeAt.Store(int64(base + before - 1)) // revoked after the last call before episode 7
-	run, err := engine.StartStream(ctx, env.Client, "", spec)
+	run, err := engine.StartStream(ctx, env.Client, env.Engine.Results, "", spec)
 	require.NoError(t, err)
 	err = run.Get(ctx, nil)
 	require.ErrorContains(t, err, "Incorrect API key provided.", "the stream fails on the 401")
@@ -315,7 +315,7 @@ func TestResumeExperiment(t *testing.T) {
 		{Name: "B", Kind: contract.KindStream, Memory: contract.MemoryCarry, CarryFrom: "A", Limit: 6, Settings: doctor}}}
 	ctx := context.Background()
 	runExperiment := func(env *enginetest.Env) (contract.ExperimentResult, error) {
-		run, err := engine.StartExperiment(ctx, env.Client, "", spec)
+		run, err := engine.StartExperiment(ctx, env.Client, env.Engine.Results, "", spec)
 		require.NoError(t, err)
 		var res contract.ExperimentResult
 		return res, run.Get(ctx, &res)
