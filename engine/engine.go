@@ -97,18 +97,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	} else if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	var res results.Store
-	var err error
-	switch {
-	case o.Postgres != nil && o.ReadOnly:
-		res, err = postgres.OpenReader(ctx, *o.Postgres)
-	case o.Postgres != nil:
-		res, err = postgres.Open(ctx, *o.Postgres)
-	case o.ReadOnly && resultsPath != ":memory:":
-		res, err = sqlite.OpenReader(ctx, resultsPath)
-	default: // a writer's file, or a reader's empty store in memory
-		res, err = sqlite.Open(ctx, resultsPath)
-	}
+	res, err := openResults(ctx, o, resultsPath)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +132,36 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	acts := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Memory: mem, MemoryBackend: backend, Embeddings: embeddings,
 		Roles: rs.get}
 	return &Engine{dir: o.DataDir, Results: res, Memory: mem, Activities: acts, roles: rs}, nil
+}
+
+// openResults opens the results store: PostgreSQL, or the file at path
+// (":memory:": a reader's empty store), for writing or (ReadOnly) reading.
+func openResults(ctx context.Context, o Options, path string) (results.Store, error) {
+	switch {
+	case o.Postgres != nil && o.ReadOnly:
+		return postgres.OpenReader(ctx, *o.Postgres)
+	case o.Postgres != nil:
+		return postgres.Open(ctx, *o.Postgres)
+	case o.ReadOnly && path != ":memory:":
+		return sqlite.OpenReader(ctx, path)
+	}
+	return sqlite.Open(ctx, path)
+}
+
+// OpenResultsReader opens only the results store, read-only, to look runs
+// up (without the memory bank, which a lookup does not need). A data
+// directory without results.db is ErrNoData.
+func OpenResultsReader(ctx context.Context, o Options) (results.Store, error) {
+	o.ReadOnly = true
+	path := filepath.Join(o.DataDir, "results.db")
+	if o.Postgres == nil {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("engine: no results.db in %s: %w", o.DataDir, ErrNoData)
+		} else if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+	}
+	return openResults(ctx, o, path)
 }
 
 // DataDir is where the engine's files are.

@@ -88,15 +88,15 @@ func (a *app) openReader(ctx context.Context) (*engine.Engine, error) {
 // to look a run up before starting one; a data directory where nothing has
 // run yet (no store in it) holds no run, and fn gets nil.
 func (a *app) withLookup(ctx context.Context, fn func(results.RunLog) error) error {
-	eng, err := a.openReader(ctx)
+	store, err := engine.OpenResultsReader(ctx, a.engineOptions(a.cfg.DataDir, true, true))
 	if errors.Is(err, engine.ErrNoData) {
 		return fn(nil)
 	}
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
-	return fn(eng.Results)
+	defer store.Close()
+	return fn(store)
 }
 
 // resultsAt says where results go (a DSN never holds the password).
