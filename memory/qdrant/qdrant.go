@@ -13,8 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	qc "github.com/qdrant/go-client/qdrant"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -59,7 +62,14 @@ func Open(ctx context.Context, cfg Config, emb memory.Embedder, create bool) (*S
 	if cfg.Collection == "" {
 		cfg.Collection = "clinevo_cards"
 	}
-	c, err := qc.NewClient(&qc.Config{Host: cfg.Host, Port: cfg.Port, APIKey: cfg.APIKey, UseTLS: cfg.UseTLS, SkipCompatibilityCheck: true, PoolSize: 1})
+	// After an outage gRPC reconnects with a backoff that grows to two minutes
+	// by default; capped at five seconds (clinevo's own choice), a bank that
+	// is back is used again within seconds, as a run's own backoff allows
+	// (durability.max_backoff).
+	reconnect := grpc.WithConnectParams(grpc.ConnectParams{MinConnectTimeout: 5 * time.Second,
+		Backoff: backoff.Config{BaseDelay: time.Second, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second}})
+	c, err := qc.NewClient(&qc.Config{Host: cfg.Host, Port: cfg.Port, APIKey: cfg.APIKey, UseTLS: cfg.UseTLS, SkipCompatibilityCheck: true, PoolSize: 1,
+		GrpcOptions: []grpc.DialOption{reconnect}})
 	if err != nil {
 		return nil, fmt.Errorf("memory/qdrant: connect %s:%d: %w", cfg.Host, cfg.Port, err)
 	}
