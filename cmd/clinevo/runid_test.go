@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,24 +21,32 @@ import (
 	"github.com/clinevo/clinevo/results"
 )
 
-// snapshot is everything a start could change: every record with its trace,
-// every card, every run description, and every workflow history.
+// snapshot is everything a start could change, as JSON: every record with
+// its trace, every card, every run description, and every workflow history.
 func snapshot(t *testing.T, env *enginetest.Env) string {
 	t.Helper()
 	ctx := context.Background()
+	var out strings.Builder
+	add := func(v any) {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		out.Write(append(b, '\n'))
+	}
 	recs, err := env.Engine.Results.Records(ctx, "")
 	require.NoError(t, err)
-	out := fmt.Sprintf("%d records\n", len(recs))
 	for _, r := range recs {
 		_, tr, err := env.Engine.Results.RecordTrace(ctx, r.EpisodeID)
 		require.NoError(t, err)
-		out += fmt.Sprintf("%+v\n%+v\n", r, tr)
+		add(r)
+		add(tr)
 	}
 	cards, err := env.Engine.Memory.List(ctx, memory.Filter{IncludeEvicted: true})
 	require.NoError(t, err)
 	runs, counts, err := env.Engine.Results.Runs(ctx)
 	require.NoError(t, err)
-	out += fmt.Sprintf("%+v\n%+v %v\n", cards, runs, counts)
+	add(cards)
+	add(runs)
+	add(counts)
 	resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{PageSize: 1000})
 	require.NoError(t, err)
 	for _, e := range resp.Executions {
@@ -44,9 +54,11 @@ func snapshot(t *testing.T, env *enginetest.Env) string {
 		require.NoError(t, err)
 		b, err := protojson.Marshal(h)
 		require.NoError(t, err)
-		out += fmt.Sprintf("%s %s %s %d\n%s\n", e.Execution.WorkflowId, e.Execution.RunId, e.Status, len(h.Events), b)
+		fmt.Fprintf(&out, "%s %s %s %d\n%s\n", e.Execution.WorkflowId, e.Execution.RunId, e.Status, len(h.Events), b)
 	}
-	return out
+	require.NotEmpty(t, recs)
+	require.NotEmpty(t, resp.Executions)
+	return out.String()
 }
 
 // TestStreamStartRefusesAnExistingRun: `stream start` of a run ID that names
