@@ -250,7 +250,10 @@ func (s StreamSpec) Validate() error {
 	case s.EvalConcurrency < 1:
 		return fmt.Errorf("stream spec: eval_concurrency must be at least 1")
 	}
-	if err := ValidateRunID(s.RunID); err != nil {
+	// A stream that played episodes already (continued as new, restarted)
+	// was checked when it started: a run ID an older clinevo accepted is not
+	// refused halfway through its run.
+	if err := ValidateRunID(s.RunID); err != nil && s.State.Cursor == 0 {
 		return fmt.Errorf("stream spec: run_id: %w", err)
 	}
 	if err := s.Settings.Validate(); err != nil {
