@@ -28,7 +28,9 @@ func badInput(err error) error {
 // temporalError maps a failure onto Temporal's retry semantics by its fault
 // class (fault.Of: the tags of the model client, the stores and the memory
 // banks, else the standard library's network errors, else unknown). An
-// application error made already (badInput) is kept.
+// application error made already (badInput) is kept. The message is the
+// whole error's; the error chain itself is not sent along as the cause, which
+// Temporal would print again, link by link, after the message.
 func temporalError(err error) error {
 	var ae *temporal.ApplicationError
 	if err == nil || errors.As(err, &ae) {
@@ -40,10 +42,10 @@ func temporalError(err error) error {
 		dep = "unknown"
 	}
 	if !f.Class.Transient() {
-		return temporal.NewNonRetryableApplicationError(err.Error(), string(f.Class), err, dep)
+		return temporal.NewNonRetryableApplicationError(err.Error(), string(f.Class), nil, dep)
 	}
 	return temporal.NewApplicationErrorWithOptions(err.Error(), string(f.Class), temporal.ApplicationErrorOptions{
-		Cause: err, Details: []any{dep}, NextRetryDelay: f.RetryAfter})
+		Details: []any{dep}, NextRetryDelay: f.RetryAfter})
 }
 
 // classified is deferred by every activity: its error leaves the activity
