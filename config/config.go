@@ -273,7 +273,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("config: %w", err)
 	}
 	if !slices.Contains(LogLevels, c.Log.Level) {
-		return fmt.Errorf("config: log.level %q, want one of %s", c.Log.Level, strings.Join(LogLevels, ", "))
+		return fmt.Errorf("config: log.level (or --log-level) %q, want one of %s", c.Log.Level, strings.Join(LogLevels, ", "))
 	}
 	return nil
 }

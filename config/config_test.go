@@ -188,7 +188,7 @@ func TestWrongTypesNameTheirSource(t *testing.T) {
 		{"a bad price", "episode:\n  prices:\n    cbc: cheap\n", nil, `config ` + f + `: episode.prices.cbc: want a number, got "cheap"`},
 		{"a variable", "", map[string]string{"CLINEVO_MEMORY_K": "3.7"}, `environment variable CLINEVO_MEMORY_K: memory.k: want a whole number, got "3.7"`},
 		{"a variable for a flag", "", map[string]string{"CLINEVO_TELEMETRY_INSECURE": "maybe"}, `environment variable CLINEVO_TELEMETRY_INSECURE: telemetry.insecure: want true or false, got "maybe"`},
-		{"a bad log level", "log:\n  level: loud\n", nil, `config: log.level "loud", want one of debug, info, warn, error`},
+		{"a bad log level", "log:\n  level: loud\n", nil, `config: log.level (or --log-level) "loud", want one of debug, info, warn, error`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for k, v := range tc.env {
