@@ -390,16 +390,18 @@ type EvalSpec struct {
 	// instead of a copy of the settings each. Leave it empty: the evaluation
 	// sets it.
 	SettingsRef string `json:"settings_ref,omitempty"`
-	// Done are the scores of the cases played by the evaluation's earlier
-	// runs, in case order: it continues as new every EvalBatch cases. Leave
-	// it empty.
-	Done []ScoreSummary `json:"done,omitempty"`
+	// Played and Totals are what the evaluation's earlier runs played (it
+	// continues as new every EvalBatch cases): how many cases, and their
+	// totals. The scores of each case are in its record. Leave them zero.
+	Played int    `json:"played,omitempty"`
+	Totals Totals `json:"totals,omitzero"`
 }
 
 // EvalBatch is how many cases one run of an evaluation plays before it
 // continues as new, so that its history stays small however many cases it
-// has (clinevo's own choice: about 0.6 MB and 1,600 events a run with the
-// built-in roles, far under Temporal's 4 MiB and 4,096-event suggestion).
+// has (clinevo's own choice: with the built-in roles a run's history is
+// about 0.75 MiB and 1,350 events, far under Temporal's suggestion to
+// continue as new at 4 MiB and 4,096 events; engine/scale measures it).
 const EvalBatch = 250
 
 // WithDefaults fills zero fields with the defaults.
@@ -439,14 +441,15 @@ func (e EvalSpec) Validate() error {
 	return nil
 }
 
-// EvalResult summarises an evaluation.
+// EvalResult summarises an evaluation; each case's scores are in its record
+// (results.Store.Records of the evaluation's run), so the result stays small
+// however many cases there are.
 type EvalResult struct {
-	RunID  string         `json:"run_id"`
-	Label  string         `json:"label,omitempty"`
-	Stage  int            `json:"stage"`
-	AsOf   int            `json:"as_of"`
-	Means  Means          `json:"means"`
-	Scores []ScoreSummary `json:"scores"` // per case, in case order
+	RunID string `json:"run_id"`
+	Label string `json:"label,omitempty"`
+	Stage int    `json:"stage"`
+	AsOf  int    `json:"as_of"`
+	Means Means  `json:"means"`
 }
 
 // ConditionResult is one finished condition of an experiment.

@@ -48,17 +48,19 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 		w.dur = spec.Settings.Durability
 	}
 	actx := activityOptions(ctx, spec.ActivityTimeoutSeconds)
-	if len(spec.Done) == 0 {
+	if spec.Played == 0 {
 		log.Info("evaluation started", "run", spec.RunID, "kind", string(spec.Kind), "label", spec.Label, "cases", len(spec.CaseIDs),
 			"as_of", spec.AsOf, "memory_runs", len(spec.MemoryRuns), "rules", len(spec.Rules))
 	}
-	res := contract.EvalResult{RunID: spec.RunID, Label: spec.Label, Stage: spec.Stage, AsOf: spec.AsOf,
-		Scores: make([]contract.ScoreSummary, len(spec.CaseIDs))}
-	copy(res.Scores, spec.Done)
-	next, end := len(spec.Done), len(spec.CaseIDs)
+	res := contract.EvalResult{RunID: spec.RunID, Label: spec.Label, Stage: spec.Stage, AsOf: spec.AsOf}
+	first, end := spec.Played, len(spec.CaseIDs)
 	if batches {
-		end = min(end, next+contract.EvalBatch)
+		end = min(end, first+contract.EvalBatch)
 	}
+	next := first
+	// The batch's scores, added to the totals in case order once all are in:
+	// the means do not depend on the order the episodes finished in.
+	batch := make([]contract.ScoreSummary, end-first)
 	start := func(i int) workflow.ChildWorkflowFuture {
 		index := spec.FirstIndex + i + 1
 		cond := ""
@@ -92,7 +94,7 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 					}
 					return
 				}
-				res.Scores[i] = s // the episode recorded itself
+				batch[i-first] = s // the episode recorded itself
 			})
 		}
 	}
@@ -104,16 +106,16 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 		}
 		launch()
 	}
+	totals := spec.Totals
+	for _, s := range batch {
+		totals.Add(s)
+	}
 	if end < len(spec.CaseIDs) {
-		spec.Done = res.Scores[:end]
+		spec.Played, spec.Totals = end, totals
 		log.Info("evaluation continues as new", "run", spec.RunID, "played", end, "cases", len(spec.CaseIDs))
 		return contract.EvalResult{}, workflow.NewContinueAsNewError(ctx, EvaluationWorkflow, spec)
 	}
-	var t contract.Totals
-	for _, s := range res.Scores {
-		t.Add(s)
-	}
-	res.Means = t.Means()
+	res.Means = totals.Means()
 	if err := w.activity(actx, a.CompleteRun, nil, activities.RunCompletion{Run: spec.RunID, Kind: spec.Kind, Result: res}); err != nil {
 		return contract.EvalResult{}, err
 	}
