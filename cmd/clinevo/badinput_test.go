@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/sqlite"
 )
@@ -127,4 +128,26 @@ func TestReadersReadWhatTheyMayNotWrite(t *testing.T) {
 	require.NoError(t, os.Chmod(dir, 0o755))
 	require.NoError(t, os.Chmod(filepath.Join(dir, "results.db"), 0o644))
 	require.Equal(t, before, files(), "the reader wrote nothing")
+}
+
+// TestLogLevel: the SDK's logger (which carries a worker's workflow and
+// activity lines) writes at log.level: Info by default, more or less as set.
+func TestLogLevel(t *testing.T) {
+	for _, tc := range []struct {
+		level      string
+		info, warn bool
+	}{{"info", true, true}, {"warn", false, true}, {"debug", true, true}, {"error", false, false}} {
+		var out strings.Builder
+		a := &app{cfg: config.Config{Log: config.LogConfig{Level: tc.level}}}
+		l := a.logger(&out)
+		l.Info("stream started", "run", "r")
+		l.Warn("slow")
+		require.Equal(t, tc.info, strings.Contains(out.String(), `level=INFO msg="stream started" run=r`), tc.level)
+		require.Equal(t, tc.warn, strings.Contains(out.String(), `level=WARN msg=slow`), tc.level)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("log:\n  level: warn\n"), 0o644))
+	_, err := run(t, nil, "--config", file, "--log-level", "chatty", "version")
+	require.EqualError(t, err, `config: log.level (or --log-level) "chatty", want one of debug, info, warn, error`, "the flag wins over the file")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -45,7 +46,7 @@ func (a *app) clientOptions(t config.TemporalConfig) (client.Options, error) {
 	if err != nil {
 		return client.Options{}, err
 	}
-	opts.Logger = sdklog.NewStructuredLogger(a.logger())
+	opts.Logger = sdklog.NewStructuredLogger(a.logger(os.Stderr))
 	if a.tel != nil && a.tel.Tracer != nil {
 		if err := telemetry.ClientOptions(&opts); err != nil {
 			return client.Options{}, err
@@ -54,10 +55,10 @@ func (a *app) clientOptions(t config.TemporalConfig) (client.Options, error) {
 	return opts, nil
 }
 
-// logger writes this process's log lines to stderr at log.level.
-func (a *app) logger() *slog.Logger {
+// logger writes this process's log lines to w (stderr) at log.level.
+func (a *app) logger(w io.Writer) *slog.Logger {
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[a.cfg.Log.Level]
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 // temporalAt is the configured frontend, at address when one is given (a flag).
