@@ -12,6 +12,7 @@ import (
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
+	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/sqlite"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -69,13 +70,7 @@ func TestRunEmbedderMustMatchWorker(t *testing.T) {
 // the run ID is refused at once, naming stream restart and a new ID, and
 // changes nothing stored. It returns the spec with its defaults resolved.
 func TestRunIDsAreClaimed(t *testing.T) {
-	res, err := sqlite.Open(context.Background(), t.TempDir()+"/results.db")
-	require.NoError(t, err)
-	t.Cleanup(func() { res.Close() })
-	a := &activities.Activities{Corpora: activities.NewCorpora(), Results: res}
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestActivityEnvironment()
-	env.RegisterActivity(a)
+	a, res, env := activityEnv(t)
 	spec := contract.StreamSpec{RunID: "good2", Corpus: "builtin:stream", Limit: 5, Memory: contract.MemoryDisabled, Claim: "run-1"}
 	v, err := env.ExecuteActivity(a.ValidateStream, spec)
 	require.NoError(t, err)
@@ -104,13 +99,7 @@ func TestRunIDsAreClaimed(t *testing.T) {
 // once under their reference, and an episode that carries only the
 // reference plays with them.
 func TestSettingsByReference(t *testing.T) {
-	res, err := sqlite.Open(context.Background(), t.TempDir()+"/results.db")
-	require.NoError(t, err)
-	t.Cleanup(func() { res.Close() })
-	a := &activities.Activities{Corpora: activities.NewCorpora(), Results: res}
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestActivityEnvironment()
-	env.RegisterActivity(a)
+	a, _, env := activityEnv(t)
 	s := settings.Default()
 	s.Episode.MaxTurns = 1 // a first turn must finalise
 	v, err := env.ExecuteActivity(a.PrepareEvaluation, contract.EvalSpec{RunID: "h", Kind: contract.KindHeldOut, Corpus: "builtin:heldout",
@@ -134,4 +123,18 @@ func TestSettingsByReference(t *testing.T) {
 	in.EpisodeID = "h/p1/s01/e0002-heldout-0001"
 	_, err = env.ExecuteActivity(a.Decide, in)
 	require.ErrorContains(t, err, "its settings sha256:missing are not in the results store")
+}
+
+// activityEnv is the activities on a results file of their own, with the
+// built-in roles and no memory, registered in a test activity environment.
+func activityEnv(t *testing.T) (*activities.Activities, results.Store, *testsuite.TestActivityEnvironment) {
+	t.Helper()
+	res, err := sqlite.Open(context.Background(), t.TempDir()+"/results.db")
+	require.NoError(t, err)
+	t.Cleanup(func() { res.Close() })
+	a := &activities.Activities{Corpora: activities.NewCorpora(), Results: res}
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(a)
+	return a, res, env
 }

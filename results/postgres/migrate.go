@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/clinevo/clinevo/fault"
+	"github.com/clinevo/clinevo/results/internal/codec"
 )
 
 // migration is one version of the schema. A released migration never changes:
@@ -76,8 +76,8 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
 	if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if latest := ms[len(ms)-1].version; current > latest {
-		return newerSchema(current, latest)
+	if err := codec.SchemaVersion(Dependency, current, ms[len(ms)-1].version, false, ""); err != nil {
+		return err
 	}
 	for _, m := range ms {
 		if m.version <= current {
@@ -96,12 +96,6 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
 	return nil
 }
 
-// newerSchema is the error of a database of a schema newer than latest.
-func newerSchema(current, latest int) error {
-	return fault.Permanent(Dependency, fault.Schema, "open it with a newer clinevo",
-		fmt.Errorf("migrate: schema version %d is newer than this clinevo knows (%d)", current, latest))
-}
-
 // readable checks, without writing, that the database holds the schema this
 // build reads: the latest version of ms.
 func readable(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
@@ -111,12 +105,5 @@ func readable(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
 		!(errors.As(err, &pe) && pe.Code == "42P01") { // undefined_table
 		return fmt.Errorf("read schema version: %w", err)
 	}
-	switch latest := ms[len(ms)-1].version; {
-	case current > latest:
-		return newerSchema(current, latest)
-	case current < latest:
-		return fault.Permanent(Dependency, fault.Schema, "start a worker (clinevo worker) of this version once to migrate it; readers open it read-only",
-			fmt.Errorf("schema version %d is older than this clinevo reads (%d)", current, latest))
-	}
-	return nil
+	return codec.SchemaVersion(Dependency, current, ms[len(ms)-1].version, true, "start a worker (clinevo worker) of this version once to migrate it")
 }

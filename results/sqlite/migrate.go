@@ -8,6 +8,7 @@ import (
 
 	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/internal/sqlitefault"
+	"github.com/clinevo/clinevo/results/internal/codec"
 )
 
 // migration is one version of the schema. A released migration never changes:
@@ -75,8 +76,8 @@ func migrate(ctx context.Context, db *sql.DB, ms []migration) (err error) {
 	if err := conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if latest := ms[len(ms)-1].version; current > latest {
-		return newerSchema(current, latest)
+	if err := codec.SchemaVersion(Dependency, current, ms[len(ms)-1].version, false, ""); err != nil {
+		return err
 	}
 	for _, m := range ms {
 		if m.version <= current {
@@ -96,12 +97,6 @@ func migrate(ctx context.Context, db *sql.DB, ms []migration) (err error) {
 	return nil
 }
 
-// newerSchema is the error of a file of a schema newer than latest.
-func newerSchema(current, latest int) error {
-	return fault.Permanent(Dependency, fault.Schema, "open it with a newer clinevo",
-		fmt.Errorf("migrate: schema version %d is newer than this clinevo knows (%d)", current, latest))
-}
-
 // readable checks, without writing, that a file holds the schema this build
 // reads: the latest version of ms.
 func readable(ctx context.Context, db *sql.DB, ms []migration) error {
@@ -110,12 +105,5 @@ func readable(ctx context.Context, db *sql.DB, ms []migration) error {
 		sqlitefault.Class(err) != fault.Schema {
 		return fmt.Errorf("read schema version: %w", err)
 	}
-	switch latest := ms[len(ms)-1].version; {
-	case current > latest:
-		return newerSchema(current, latest)
-	case current < latest:
-		return fault.Permanent(Dependency, fault.Schema, "start a worker (clinevo worker or clinevo dev) of this version once to migrate it; readers open it read-only",
-			fmt.Errorf("schema version %d is older than this clinevo reads (%d)", current, latest))
-	}
-	return nil
+	return codec.SchemaVersion(Dependency, current, ms[len(ms)-1].version, true, "start a worker (clinevo worker or clinevo dev) of this version once to migrate it")
 }
