@@ -30,6 +30,9 @@ var ErrRunExists = errors.New("a run ID names one run")
 // Temporal's workflow-ID reuse policy refuses it too, should another start
 // slip in between, and so does the results store (the run's claim).
 func StartStream(ctx context.Context, c client.Client, store results.RunLog, taskQueue string, s contract.StreamSpec) (client.WorkflowRun, error) {
+	if err := contract.ValidateRunID(s.RunID); err != nil {
+		return nil, fmt.Errorf("start stream: %w", err)
+	}
 	if err := unclaimed(ctx, c, store, "stream", s.RunID, contract.StreamWorkflowID(s.RunID)); err != nil {
 		return nil, err
 	}
@@ -57,6 +60,9 @@ func startStream(ctx context.Context, c client.Client, taskQueue string, s contr
 // StartStream refuses a stream's (ErrRunExists), and so is a condition's run
 // ID that names a run.
 func StartExperiment(ctx context.Context, c client.Client, store results.RunLog, taskQueue string, spec contract.ExperimentSpec) (client.WorkflowRun, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("start %w", err)
+	}
 	if err := unclaimed(ctx, c, store, "experiment", spec.Name, contract.ExperimentWorkflowID(spec.Name)); err != nil {
 		return nil, err
 	}

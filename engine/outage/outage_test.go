@@ -162,6 +162,12 @@ func TestOutagesAreWaitedOut(t *testing.T) {
 		}},
 	}
 	ctx := context.Background()
+	if os.Getenv(pgtest.EnvDSN) == "" && os.Getenv("CI") == "" {
+		// Without PostgreSQL (and outside CI, which requires it) the other
+		// two outages are played all the same.
+		t.Log("no PostgreSQL test database (" + pgtest.EnvDSN + "): the results database's outage is not played; run .ci/run for it")
+		deps = deps[1:]
+	}
 	outs := make([]*run, len(deps))
 	for i, dep := range deps {
 		outs[i] = reference(t, dep)
