@@ -93,13 +93,13 @@ func (w *waiter) run(ctx workflow.Context, activity any, start func() workflow.F
 			if derr := w.done(ctx); derr != nil {
 				return derr
 			}
-			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s (%s) kept failing for %v, %d attempts, longer than durability.max_outage %v: %s",
-				f.dependency, f.class, now.Sub(since).Round(time.Second), attempt, limit, f.msg), f.class, err, f.dependency)
+			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s (%s) kept failing for %v, %d attempts, longer than durability.max_outage %v",
+				f.dependency, f.class, now.Sub(since).Round(time.Second), attempt, limit), f.class, err, f.dependency)
 		}
-		first := w.state == nil
+		changed := w.state == nil || w.state.Dependency != f.dependency
 		w.state = &contract.Waiting{Activity: name, Dependency: f.dependency, Class: f.class, Since: since, Attempts: attempt,
 			NextTry: now.Add(backoff), Error: f.msg}
-		if first {
+		if changed {
 			if err := workflow.UpsertTypedSearchAttributes(ctx, AttrWaiting.ValueSet(f.dependency)); err != nil {
 				return err
 			}
