@@ -19,6 +19,7 @@ import (
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runstatus"
 )
 
 // snapshot is everything a start could change, as JSON: every record with
@@ -106,6 +107,13 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 		})
 	}
 	require.Equal(t, before, snapshot(t, env), "nothing changed")
+
+	// stream status says what the run is: finished, nothing to wait for.
+	out, err := run(t, cli, "--data-dir", env.DataDir, "stream", "status", "good2")
+	require.NoError(t, err)
+	var st runstatus.Stream
+	require.NoError(t, json.Unmarshal([]byte(out), &st))
+	require.Equal(t, runstatus.Stream{WorkflowID: "good2/stream", Status: "Completed", State: "completed"}, st)
 
 	// An experiment of a name that names a run: refused the same way.
 	file := filepath.Join(t.TempDir(), "tiny.yaml")
