@@ -1,8 +1,10 @@
 // Package activities holds the thin side-effecting steps of the workflows:
 // methods on a struct of ports. Prompts, transcripts and retrieved texts are
 // built and kept here (and in the results store), never in workflow history.
-// Every activity reads the run's settings from its input. Bad input is a
-// non-retryable error; anything else is retried by Temporal.
+// Every activity reads the run's settings from its input (or the reference
+// to them it carries). Every failure leaves an activity classified by
+// package fault (models.go): bad input and other permanent failures are
+// non-retryable, transient ones are waited out by the workflows.
 package activities
 
 import (
@@ -11,13 +13,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
@@ -25,6 +27,7 @@ import (
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/memory"
@@ -51,6 +54,8 @@ type Activities struct {
 	// first time a setting is seen; keys come only from this worker's
 	// environment. Nil: the built-in roles.
 	Roles func(settings.Settings) (runner.Roles, error)
+
+	settings sync.Map // settings by reference (SettingsRef), read once: they never change
 }
 
 var (
@@ -58,13 +63,6 @@ var (
 	episodesDone, _ = meterActs.Int64Counter("clinevo.episodes", metric.WithDescription("episodes scored, by kind"))
 	scoreS, _       = meterActs.Float64Histogram("clinevo.episode.s", metric.WithDescription("outcome score S of scored episodes"))
 )
-
-// ErrBadInput marks non-retryable errors.
-const ErrBadInput = "BadInput"
-
-func badInput(err error) error {
-	return temporal.NewNonRetryableApplicationError(err.Error(), ErrBadInput, err)
-}
 
 // Corpora loads corpora once per worker.
 type Corpora struct{ cache corpus.Cache }
@@ -123,10 +121,16 @@ func (a *Activities) sameEmbedder(run settings.Role) error {
 	return nil
 }
 
-// ValidateStream checks a stream before any episode runs: the spec with its
-// settings, the corpus, every case ID, the memory backend, and records the
-// run. It returns the case order.
-func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) (StreamPlan, error) {
+// ValidateStream checks a stream before any episode runs: it resolves the
+// spec's defaults, checks the spec with its settings, the corpus, every case
+// ID, the memory backend and the roles, and records the run under its claim
+// (a run ID another run claimed is refused). It returns the case order and
+// the resolved spec, which the stream runs with: defaults are applied here,
+// where the result is recorded in the history, so a replay never depends on
+// this build's defaults.
+func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) (_ StreamPlan, err error) {
+	defer classified(&err)
+	s = s.WithDefaults()
 	if err := s.Validate(); err != nil {
 		return StreamPlan{}, badInput(err)
 	}
@@ -156,10 +160,80 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 	if err != nil {
 		return StreamPlan{}, badInput(err)
 	}
-	if err := a.Results.PutRun(ctx, results.Run{Run: s.RunID, Kind: string(contract.KindStream), WorkflowID: contract.StreamWorkflowID(s.RunID), Spec: spec}); err != nil {
+	if err := a.claim(ctx, results.Run{Run: s.RunID, Kind: string(contract.KindStream), WorkflowID: contract.StreamWorkflowID(s.RunID), Spec: spec,
+		Claim: s.Claim}, "stream"); err != nil {
 		return StreamPlan{}, err
 	}
+	resolved := s
+	resolved.State = contract.StreamState{} // the stream's own: it is in the input already
+	plan.Spec = &resolved
 	return plan, nil
+}
+
+// claim records a run under its claim; a run ID that names another run is
+// a permanent failure saying what to do instead.
+func (a *Activities) claim(ctx context.Context, r results.Run, what string) error {
+	err := a.Results.PutRun(ctx, r)
+	if errors.Is(err, results.ErrRunExists) {
+		return fault.Permanent("input", fault.Invalid, RunExistsFix(what, r.Run), fmt.Errorf("%s %s: %w", what, r.Run, err))
+	}
+	return err
+}
+
+// RunExistsFix says what to do about a run ID that names another run: a run
+// ID names one run, forever.
+func RunExistsFix(what, run string) string {
+	if what == "experiment" {
+		return fmt.Sprintf("to continue that experiment run `clinevo experiment resume %s`; to start over choose a new name", run)
+	}
+	return fmt.Sprintf("to continue that run use `clinevo stream restart %s`; to start over choose a new run ID", run)
+}
+
+// PrepareEvaluation resolves an evaluation's defaults, checks it, and
+// stores its settings for the episodes to read by reference (SettingsRef).
+// The evaluation runs with the spec it returns, recorded in its history.
+func (a *Activities) PrepareEvaluation(ctx context.Context, e contract.EvalSpec) (_ contract.EvalSpec, err error) {
+	defer classified(&err)
+	e = e.WithDefaults()
+	if err := e.Validate(); err != nil {
+		return contract.EvalSpec{}, badInput(err)
+	}
+	body, err := json.Marshal(e.Settings)
+	if err != nil {
+		return contract.EvalSpec{}, badInput(err)
+	}
+	e.SettingsRef = results.SettingsRef(body)
+	if err := a.Results.PutSettings(ctx, e.SettingsRef, body); err != nil {
+		return contract.EvalSpec{}, err
+	}
+	return e, nil
+}
+
+// resolve fills an episode's settings from their reference, read from the
+// results store once per worker (settings under a reference never change).
+// An input without a reference carries its settings.
+func (a *Activities) resolve(ctx context.Context, in *EpisodeInput) error {
+	if in.SettingsRef == "" {
+		return nil
+	}
+	if s, ok := a.settings.Load(in.SettingsRef); ok {
+		in.Settings = s.(settings.Settings)
+		return nil
+	}
+	body, err := a.Results.Settings(ctx, in.SettingsRef)
+	if errors.Is(err, results.ErrNotFound) {
+		return badInput(fmt.Errorf("episode %s: its settings %s are not in the results store (is the worker on the evaluation's store?)", in.EpisodeID, in.SettingsRef))
+	}
+	if err != nil {
+		return err
+	}
+	var s settings.Settings
+	if err := json.Unmarshal(body, &s); err != nil {
+		return badInput(fmt.Errorf("episode %s: settings %s: %w", in.EpisodeID, in.SettingsRef, err))
+	}
+	a.settings.Store(in.SettingsRef, s)
+	in.Settings = s
+	return nil
 }
 
 // Plan lists the case IDs in order (the corpus order when ids is empty), the
@@ -208,7 +282,8 @@ func (a *Activities) playable(s settings.Settings, ref string, ids []string) err
 }
 
 // PlanCases lists the case IDs (and conditions) of a corpus, the first limit of them.
-func (a *Activities) PlanCases(ctx context.Context, ref string, limit int) (StreamPlan, error) {
+func (a *Activities) PlanCases(ctx context.Context, ref string, limit int) (_ StreamPlan, err error) {
+	defer classified(&err)
 	p, err := a.Corpora.Plan(ref, nil, limit)
 	if err != nil {
 		return StreamPlan{}, badInput(err)
@@ -282,7 +357,11 @@ func (a *Activities) start(in EpisodeInput, d runner.Deps, events []clinic.Event
 // Decide builds the doctor's view from the stored turns, retrieves cards, asks
 // the doctor and stores its decision. A retry returns the stored decision, and
 // so does a second worker racing the first: the first stored decision wins.
-func (a *Activities) Decide(ctx context.Context, in TurnInput) (TurnSummary, error) {
+func (a *Activities) Decide(ctx context.Context, in TurnInput) (_ TurnSummary, err error) {
+	defer classified(&err)
+	if err := a.resolve(ctx, &in.EpisodeInput); err != nil {
+		return TurnSummary{}, err
+	}
 	raw, err := a.Results.Decision(ctx, in.EpisodeID, in.Turn)
 	switch {
 	case err == nil:
@@ -358,7 +437,11 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (TurnSummary, err
 
 // Step applies the stored decision of a turn to the environment and stores the
 // event. A retry returns the stored event.
-func (a *Activities) Step(ctx context.Context, in TurnInput) (TurnSummary, error) {
+func (a *Activities) Step(ctx context.Context, in TurnInput) (_ TurnSummary, err error) {
+	defer classified(&err)
+	if err := a.resolve(ctx, &in.EpisodeInput); err != nil {
+		return TurnSummary{}, err
+	}
 	events, err := a.Results.Events(ctx, in.EpisodeID, in.Turn+1)
 	if err != nil {
 		return TurnSummary{}, err
@@ -420,7 +503,11 @@ func (a *Activities) Step(ctx context.Context, in TurnInput) (TurnSummary, error
 
 // Score builds the scored trace from the stored turns and keeps it for Grade,
 // Evolve and Record.
-func (a *Activities) Score(ctx context.Context, in EpisodeInput) (contract.ScoreSummary, error) {
+func (a *Activities) Score(ctx context.Context, in EpisodeInput) (_ contract.ScoreSummary, err error) {
+	defer classified(&err)
+	if err := a.resolve(ctx, &in); err != nil {
+		return contract.ScoreSummary{}, err
+	}
 	c, err := a.Corpora.Case(in.Corpus, in.CaseID)
 	if err != nil {
 		return contract.ScoreSummary{}, err
@@ -466,7 +553,8 @@ func Summary(s clinic.Scores, end clinic.Termination) contract.ScoreSummary {
 
 // Grade labels every action of an episode and stores the labels. The grader
 // reads the manager's key only in write-back mode (runner.ProcessInput).
-func (a *Activities) Grade(ctx context.Context, in GradeInput) (map[grader.Label]int, error) {
+func (a *Activities) Grade(ctx context.Context, in GradeInput) (_ map[grader.Label]int, err error) {
+	defer classified(&err)
 	c, err := a.Corpora.Case(in.Corpus, in.CaseID)
 	if err != nil {
 		return nil, err
@@ -504,7 +592,8 @@ func (a *Activities) Grade(ctx context.Context, in GradeInput) (map[grader.Label
 // Evolve learns from a batch of graded episodes in order: rule edits and card
 // writes and evictions. Card IDs are deterministic and evictions keep their
 // first episode, so a retry changes nothing.
-func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (EvolveOutput, error) {
+func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (_ EvolveOutput, err error) {
+	defer classified(&err)
 	r, err := a.roles(in.Settings)
 	if err != nil {
 		return EvolveOutput{}, err
@@ -572,7 +661,8 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (EvolveOutput, 
 }
 
 // Record upserts the episode record, keyed by episode ID.
-func (a *Activities) Record(ctx context.Context, in RecordInput) error {
+func (a *Activities) Record(ctx context.Context, in RecordInput) (err error) {
+	defer classified(&err)
 	t, err := a.Results.Trace(ctx, in.EpisodeID)
 	if err != nil {
 		return err
@@ -635,7 +725,8 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) error {
 // crash (the stream runs it as a local activity) and changes nothing more.
 // An episode without a stored grade is graded first: a worker from before
 // episodes graded themselves may have played it during a rolling upgrade.
-func (a *Activities) Learn(ctx context.Context, in EvolveInput) (EvolveOutput, error) {
+func (a *Activities) Learn(ctx context.Context, in EvolveInput) (_ EvolveOutput, err error) {
+	defer classified(&err)
 	for _, ref := range in.Episodes {
 		var g grader.ProcessGrade
 		err := a.Results.Grade(ctx, ref.EpisodeID, &g)
@@ -667,7 +758,8 @@ func (a *Activities) Learn(ctx context.Context, in EvolveInput) (EvolveOutput, e
 
 // CompleteRun stores a run's result, so an experiment resumed later reuses it
 // and a carry run continues from it.
-func (a *Activities) CompleteRun(ctx context.Context, c RunCompletion) error {
+func (a *Activities) CompleteRun(ctx context.Context, c RunCompletion) (err error) {
+	defer classified(&err)
 	b, err := json.Marshal(c.Result)
 	if err != nil {
 		return badInput(err)
@@ -680,7 +772,8 @@ func (a *Activities) CompleteRun(ctx context.Context, c RunCompletion) error {
 }
 
 // RunResult returns a finished run's stored result, or found=false.
-func (a *Activities) RunResult(ctx context.Context, run string) (RunResultReply, error) {
+func (a *Activities) RunResult(ctx context.Context, run string) (_ RunResultReply, err error) {
+	defer classified(&err)
 	b, err := a.Results.RunResult(ctx, run)
 	if errors.Is(err, results.ErrNotFound) {
 		return RunResultReply{}, nil
@@ -708,11 +801,40 @@ func sameEvent(stored, made clinic.Event) bool {
 	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
-// PutExperiment records an experiment's spec, which the report reads.
-func (a *Activities) PutExperiment(ctx context.Context, spec contract.ExperimentSpec) error {
+// PutExperiment checks an experiment, resolves every condition's settings
+// (the base, the experiment's overrides, the condition's) and its defaults,
+// and records it under its claim (a name another experiment claimed is
+// refused). The experiment runs its conditions with the plan it returns,
+// recorded in its history, so a replay never depends on this build's
+// defaults or override rules.
+func (a *Activities) PutExperiment(ctx context.Context, spec contract.ExperimentSpec) (_ ExperimentPlan, err error) {
+	defer classified(&err)
+	if err := spec.Validate(); err != nil {
+		return ExperimentPlan{}, badInput(err)
+	}
+	base, err := settings.Apply(spec.Base.OrDefault(), "settings", spec.Settings)
+	if err != nil {
+		return ExperimentPlan{}, badInput(fmt.Errorf("experiment %s: %w", spec.Name, err))
+	}
+	plan := ExperimentPlan{EvalConcurrency: spec.EvalConcurrency, Durability: base.Durability.OrDefault()}
+	if plan.EvalConcurrency == 0 {
+		plan.EvalConcurrency = contract.DefaultEvalConcurrency
+	}
+	for i := range spec.Conditions {
+		s, err := spec.SettingsOf(i)
+		if err != nil {
+			return ExperimentPlan{}, badInput(err)
+		}
+		s.Durability = s.Durability.OrDefault()
+		plan.Settings = append(plan.Settings, s)
+	}
 	b, err := json.Marshal(spec)
 	if err != nil {
-		return badInput(err)
+		return ExperimentPlan{}, badInput(err)
 	}
-	return a.Results.PutRun(ctx, results.Run{Run: spec.Name, Kind: string(contract.KindExperiment), WorkflowID: contract.ExperimentWorkflowID(spec.Name), Spec: b})
+	if err := a.claim(ctx, results.Run{Run: spec.Name, Kind: string(contract.KindExperiment), WorkflowID: contract.ExperimentWorkflowID(spec.Name), Spec: b,
+		Claim: spec.Claim}, "experiment"); err != nil {
+		return ExperimentPlan{}, err
+	}
+	return plan, nil
 }

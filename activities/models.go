@@ -8,33 +8,49 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/results"
 )
 
-// Error types of model failures, as Temporal sees them.
-const (
-	ErrModelFatal   = "ModelFatal"  // 400, 401, context length: not retried
-	ErrRateLimited  = "RateLimited" // 429: retried after Retry-After
-	ErrModelTransit = "ModelTransient"
-)
+// Temporal sees an activity's failure as an application error whose type is
+// its fault class (fault.Class: unavailable, timeout, server_error,
+// rate_limited and unknown are transient, unauthorized, invalid and schema
+// permanent and non-retryable), with the dependency that failed as its one
+// detail. The workflows wait out the transient ones (workflows.waiter).
 
-// modelError maps a model failure onto Temporal's retry semantics: a 429
-// retries after the server's Retry-After, 5xx and timeouts retry with the
-// activity's backoff, 400/401 and context-length errors are not retried.
-func modelError(err error) error {
-	var e *llm.Error
-	if !errors.As(err, &e) {
+// badInput is an input that can never succeed: a malformed spec, a missing
+// corpus or case, a stored value that contradicts the turn asked for.
+func badInput(err error) error {
+	return temporalError(fault.New("input", fault.Invalid, err))
+}
+
+// temporalError maps a failure onto Temporal's retry semantics by its fault
+// class (fault.Of: the tags of the model client, the stores and the memory
+// banks, else the standard library's network errors, else unknown). An
+// application error made already (badInput) is kept. The message is the
+// whole error's; the error chain itself is not sent along as the cause, which
+// Temporal would print again, link by link, after the message.
+func temporalError(err error) error {
+	var ae *temporal.ApplicationError
+	if err == nil || errors.As(err, &ae) {
 		return err
 	}
-	switch e.Kind {
-	case llm.Fatal:
-		return temporal.NewNonRetryableApplicationError(e.Error(), ErrModelFatal, err)
-	case llm.RateLimited:
-		return temporal.NewApplicationErrorWithOptions(e.Error(), ErrRateLimited, temporal.ApplicationErrorOptions{NextRetryDelay: e.RetryAfter, Cause: err})
+	f := fault.Of(err)
+	dep := f.Dependency
+	if dep == "" {
+		dep = "unknown"
 	}
-	return temporal.NewApplicationErrorWithOptions(e.Error(), ErrModelTransit, temporal.ApplicationErrorOptions{Cause: err})
+	if !f.Class.Transient() {
+		return temporal.NewNonRetryableApplicationError(err.Error(), string(f.Class), nil, dep)
+	}
+	return temporal.NewApplicationErrorWithOptions(err.Error(), string(f.Class), temporal.ApplicationErrorOptions{
+		Details: []any{dep}, NextRetryDelay: f.RetryAfter})
 }
+
+// classified is deferred by every activity: its error leaves the activity
+// as temporalError made it.
+func classified(err *error) { *err = temporalError(*err) }
 
 // metered runs fn with a usage meter and adds what it spent to the episode's
 // account, also when fn fails (a failed call was still paid for).
@@ -50,13 +66,5 @@ func (a *Activities) metered(ctx context.Context, episodeID string, fn func(cont
 			err = aerr
 		}
 	}
-	if err != nil {
-		var e *llm.Error
-		if errors.As(err, &e) && activity.IsActivity(ctx) {
-			activity.GetLogger(ctx).Warn("model call failed", "role", e.Role, "class", string(e.Kind), "status", e.Status,
-				"retry_after", e.RetryAfter.String(), "attempt", activity.GetInfo(ctx).Attempt, "episode", episodeID)
-		}
-		return modelError(err)
-	}
-	return nil
+	return err
 }

@@ -27,6 +27,11 @@ type EpisodeInput struct {
 	Grade                  bool              `json:"grade,omitempty"` // the episode grades itself after Score (stream episodes)
 	ActivityTimeoutSeconds int               `json:"activity_timeout_seconds"`
 	Settings               settings.Settings `json:"settings"`
+	// SettingsRef names the settings in the results store instead (an
+	// evaluation's episodes): the activities read them from there, and the
+	// episode waits out outages as Durability says.
+	SettingsRef string              `json:"settings_ref,omitempty"`
+	Durability  settings.Durability `json:"durability,omitzero"`
 }
 
 // Ref names the finished episode of an input.
@@ -101,10 +106,23 @@ type RecordInput struct {
 	RuleBook []clinic.Rule `json:"rule_book,omitempty"`
 }
 
-// StreamPlan is the validated case order of a stream.
+// StreamPlan is the validated case order of a stream, and the spec the
+// stream runs with (its defaults resolved; absent from histories recorded
+// before ValidateStream resolved them).
 type StreamPlan struct {
-	CaseIDs    []string `json:"case_ids"`
-	Conditions []string `json:"conditions"`
+	CaseIDs    []string             `json:"case_ids"`
+	Conditions []string             `json:"conditions"`
+	Spec       *contract.StreamSpec `json:"spec,omitempty"`
+}
+
+// ExperimentPlan is what an experiment resolved before it ran: every
+// condition's settings, in condition order, the evaluations' concurrency, and
+// how the experiment itself waits out outages (its base settings'
+// durability, with the experiment's overrides).
+type ExperimentPlan struct {
+	Settings        []settings.Settings `json:"settings"`
+	EvalConcurrency int                 `json:"eval_concurrency"`
+	Durability      settings.Durability `json:"durability"`
 }
 
 // RunCompletion records a finished run's result.

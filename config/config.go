@@ -37,7 +37,17 @@ type Config struct {
 	Results   ResultsConfig     `mapstructure:"results"`
 	Temporal  TemporalConfig    `mapstructure:"temporal"`
 	Telemetry telemetry.Config  `mapstructure:"telemetry"`
+	Log       LogConfig         `mapstructure:"log"`
 }
+
+// LogConfig is this process's logging: its own lines and the Temporal SDK's
+// (workflows' and activities' logs reach a worker's stderr through it).
+type LogConfig struct {
+	Level string `mapstructure:"level"` // debug | info | warn | error
+}
+
+// LogLevels are the levels log.level takes.
+var LogLevels = []string{"debug", "info", "warn", "error"}
 
 // MemoryStore is where this process keeps cards: the embedder dimension and the
 // Qdrant connection (the backend choice itself is a run setting, memory.backend).
@@ -135,7 +145,7 @@ func defaults() map[string]any {
 		"temporal.address": "127.0.0.1:7233", "temporal.namespace": "default", "temporal.task_queue": contract.TaskQueue,
 		"temporal.tls.ca_file": "", "temporal.tls.cert_file": "", "temporal.tls.key_file": "", "temporal.tls.server_name": "",
 		"temporal.api_key_env": "", "results.backend": "sqlite", "results.postgres.dsn": "postgres://clinevo@127.0.0.1:5432/clinevo",
-		"results.postgres.password_env": "PGPASSWORD",
+		"results.postgres.password_env": "PGPASSWORD", "log.level": "info",
 	}
 	for k, val := range Flatten(bench.DefaultSettings()) {
 		d[k] = val
@@ -189,6 +199,9 @@ func Load(v *viper.Viper, file string) (Config, error) {
 		if err := knownKeys(file); err != nil {
 			return Config{}, err
 		}
+	}
+	if err := checkTypes(v, file); err != nil {
+		return Config{}, err
 	}
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
@@ -259,6 +272,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Telemetry.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
+	}
+	if !slices.Contains(LogLevels, c.Log.Level) {
+		return fmt.Errorf("config: log.level (or --log-level) %q, want one of %s", c.Log.Level, strings.Join(LogLevels, ", "))
 	}
 	return nil
 }

@@ -169,3 +169,46 @@ func TestUnknownKeysAreRefused(t *testing.T) {
 	_, err := config.Load(config.New(), f)
 	require.NoError(t, err)
 }
+
+// TestWrongTypesNameTheirSource: a value of the wrong type is refused, naming
+// the key, the file or variable it came from and what the key takes; a
+// fractional number for a whole-number key is not truncated.
+func TestWrongTypesNameTheirSource(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "clinevo.yaml")
+	for _, tc := range []struct {
+		name, file string
+		env        map[string]string
+		want       string
+	}{
+		{"a fraction for a whole number", "memory:\n  k: 3.7\n", nil, "config " + f + ": memory.k: want a whole number, got 3.7"},
+		{"a text for a whole number", "evolver:\n  rule_budget: many\n", nil, `config ` + f + `: evolver.rule_budget: want a whole number, got "many"`},
+		{"a text for a number", "scoring:\n  lambda: half\n", nil, `config ` + f + `: scoring.lambda: want a number, got "half"`},
+		{"a bad duration", "durability:\n  max_outage: a day\n", nil, `config ` + f + `: durability.max_outage: duration "a day": want a value like 60s or 2m`},
+		{"a bad role field", "roles:\n  doctor:\n    max_tokens: 1.5\n", nil, "config " + f + ": roles.doctor.max_tokens: want a whole number, got 1.5"},
+		{"a bad price", "episode:\n  prices:\n    cbc: cheap\n", nil, `config ` + f + `: episode.prices.cbc: want a number, got "cheap"`},
+		{"a variable", "", map[string]string{"CLINEVO_MEMORY_K": "3.7"}, `environment variable CLINEVO_MEMORY_K: memory.k: want a whole number, got "3.7"`},
+		{"a variable for a flag", "", map[string]string{"CLINEVO_TELEMETRY_INSECURE": "maybe"}, `environment variable CLINEVO_TELEMETRY_INSECURE: telemetry.insecure: want true or false, got "maybe"`},
+		{"a bad log level", "log:\n  level: loud\n", nil, `config: log.level (or --log-level) "loud", want one of debug, info, warn, error`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			file := ""
+			if tc.file != "" {
+				require.NoError(t, os.WriteFile(f, []byte(tc.file), 0o644))
+				file = f
+			}
+			_, err := config.Load(config.New(), file)
+			require.EqualError(t, err, tc.want)
+		})
+	}
+	require.NoError(t, os.WriteFile(f, []byte("memory:\n  k: 3.0\ndurability:\n  max_outage: 2h\n  max_backoff: 5s\n"), 0o644))
+	t.Setenv("CLINEVO_EVOLVER_RULE_BUDGET", "4")
+	c, err := config.Load(config.New(), f)
+	require.NoError(t, err)
+	require.Equal(t, 3, c.Settings.Memory.K, "a whole number written as 3.0 is 3")
+	require.Equal(t, 4, c.Settings.Evolver.RuleBudget)
+	require.Equal(t, settings.Durability{MaxOutage: settings.Duration(2 * time.Hour), MaxBackoff: settings.Duration(5 * time.Second)}, c.Settings.Durability)
+	require.Equal(t, "info", c.Log.Level, "the default level")
+}

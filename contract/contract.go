@@ -6,8 +6,12 @@
 package contract
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/settings"
@@ -23,7 +27,52 @@ const (
 	SignalStop    = "stop" // stop after the current episode
 	QueryProgress = "progress"
 	QueryRules    = "rules"
+	// QueryWaiting asks any clinevo workflow what it waits for (a *Waiting,
+	// nil when it waits for nothing).
+	QueryWaiting = "waiting"
 )
+
+// Waiting is what a workflow waits for while a dependency of one of its
+// activities fails transiently: which dependency, how it fails, since when
+// and how many attempts failed. The workflow answers it to QueryWaiting
+// (WorkflowID is filled in by the reader) and carries the dependency in the
+// ClinevoWaiting search attribute meanwhile.
+type Waiting struct {
+	WorkflowID string    `json:"workflow_id,omitempty"`
+	Activity   string    `json:"activity"`
+	Dependency string    `json:"dependency"` // results/postgres, memory/qdrant, model roles.doctor, ...
+	Class      string    `json:"class"`      // unavailable, timeout, server_error, rate_limited, unknown
+	Since      time.Time `json:"since"`      // the first failure
+	Attempts   int       `json:"attempts"`   // failed attempts so far
+	NextTry    time.Time `json:"next_try"`
+	Error      string    `json:"error"` // the last failure's message
+}
+
+// MaxRunIDLength bounds a run ID: the longest workflow ID derived from it
+// (an episode's, with its case ID) stays readable and within what every
+// results store indexes.
+const MaxRunIDLength = 64
+
+// ValidateRunID checks a run ID (a stream's run, an experiment's name): 1 to
+// 64 letters, digits, '.', '_' and '-', starting with a letter or digit. A run
+// ID is a part of workflow IDs ("<run>/stream", "<run>/p1/s01/...") and of
+// derived run IDs, so a '/' would make one run's workflows another's.
+func ValidateRunID(id string) error {
+	const want = "a run ID takes 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit (e.g. e1-2026.11)"
+	switch {
+	case id == "":
+		return errors.New("the run ID is empty: " + want)
+	case len(id) > MaxRunIDLength:
+		return fmt.Errorf("run ID %q has %d characters: %s", id, len(id), want)
+	}
+	for i, r := range id {
+		ok := r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || (i > 0 && strings.ContainsRune("._-", r)))
+		if !ok {
+			return fmt.Errorf("run ID %q holds %q at position %d: %s", id, r, i+1, want)
+		}
+	}
+	return nil
+}
 
 // Kind says what a run or an episode is; it is the Kind search attribute and
 // the kind of records and runs in the results store.
@@ -117,6 +166,11 @@ type StreamSpec struct {
 	Settings               settings.Settings `json:"settings"`
 	// State is what the stream carries across Continue-As-New; leave it zero.
 	State StreamState `json:"state"`
+	// Claim is what this run was first started as (its first workflow run);
+	// a restart and every continue-as-new carry it, and the results store
+	// refuses another run with the same run ID and another claim. Leave it
+	// empty: the stream sets it.
+	Claim string `json:"claim,omitempty"`
 }
 
 // StreamState is a stream's cursor and what it has learned so far.
@@ -157,7 +211,15 @@ func (s StreamSpec) WithDefaults() StreamSpec {
 	if s.EvalConcurrency == 0 {
 		s.EvalConcurrency = DefaultEvalConcurrency
 	}
-	s.Settings = s.Settings.OrDefault()
+	s.Settings = withDefaults(s.Settings)
+	return s
+}
+
+// withDefaults is the defaults of settings: all of them for settings never
+// set, and the durability for settings recorded before it was a setting.
+func withDefaults(s settings.Settings) settings.Settings {
+	s = s.OrDefault()
+	s.Durability = s.Durability.OrDefault()
 	return s
 }
 
@@ -187,6 +249,12 @@ func (s StreamSpec) Validate() error {
 		return fmt.Errorf("stream spec: retention %q, want final or matrix", s.Retention)
 	case s.EvalConcurrency < 1:
 		return fmt.Errorf("stream spec: eval_concurrency must be at least 1")
+	}
+	// A stream that played episodes already (continued as new, restarted)
+	// was checked when it started: a run ID an older clinevo accepted is not
+	// refused halfway through its run.
+	if err := ValidateRunID(s.RunID); err != nil && s.State.Cursor == 0 {
+		return fmt.Errorf("stream spec: run_id: %w", err)
 	}
 	if err := s.Settings.Validate(); err != nil {
 		return fmt.Errorf("stream spec: settings: %w", err)
@@ -269,6 +337,9 @@ type Progress struct {
 	Stopping  bool   `json:"stopping"`
 	Overall   Means  `json:"overall"`
 	ThisStage Means  `json:"this_stage"`
+	// Waiting is what the stream itself waits for (its own activities; an
+	// episode's waits are the episode's: QueryWaiting).
+	Waiting *Waiting `json:"waiting,omitempty"`
 }
 
 // StreamResult is what a finished (or stopped) stream returns; a carry run
@@ -315,7 +386,23 @@ type EvalSpec struct {
 	Concurrency            int               `json:"concurrency"`
 	ActivityTimeoutSeconds int               `json:"activity_timeout_seconds"`
 	Settings               settings.Settings `json:"settings"`
+	// SettingsRef names Settings in the results store: the episodes get it
+	// instead of a copy of the settings each. Leave it empty: the evaluation
+	// sets it.
+	SettingsRef string `json:"settings_ref,omitempty"`
+	// Played and Totals are what the evaluation's earlier runs played (it
+	// continues as new every EvalBatch cases): how many cases, and their
+	// totals. The scores of each case are in its record. Leave them zero.
+	Played int    `json:"played,omitempty"`
+	Totals Totals `json:"totals,omitzero"`
 }
+
+// EvalBatch is how many cases one run of an evaluation plays before it
+// continues as new, so that its history stays small however many cases it
+// has (clinevo's own choice: with the built-in roles a run's history is
+// about 0.75 MiB and 1,350 events, far under Temporal's suggestion to
+// continue as new at 4 MiB and 4,096 events; engine/scale measures it).
+const EvalBatch = 250
 
 // WithDefaults fills zero fields with the defaults.
 func (e EvalSpec) WithDefaults() EvalSpec {
@@ -328,18 +415,41 @@ func (e EvalSpec) WithDefaults() EvalSpec {
 	if e.ActivityTimeoutSeconds == 0 {
 		e.ActivityTimeoutSeconds = DefaultActivityTimeout
 	}
-	e.Settings = e.Settings.OrDefault()
+	e.Settings = withDefaults(e.Settings)
 	return e
 }
 
-// EvalResult summarises an evaluation.
+// Validate checks an evaluation's fields (after WithDefaults).
+func (e EvalSpec) Validate() error {
+	switch {
+	case e.RunID == "":
+		return errors.New("evaluation spec: run_id is required")
+	case e.Corpus == "":
+		return fmt.Errorf("evaluation %s: corpus is required", e.RunID)
+	case len(e.CaseIDs) == 0:
+		return fmt.Errorf("evaluation %s: case_ids: at least one is required", e.RunID)
+	case len(e.Conditions) != 0 && len(e.Conditions) != len(e.CaseIDs):
+		return fmt.Errorf("evaluation %s: %d conditions for %d case_ids", e.RunID, len(e.Conditions), len(e.CaseIDs))
+	case e.Kind != KindStageEval && e.Kind != KindReplay && e.Kind != KindHeldOut:
+		return fmt.Errorf("evaluation %s: kind %q, want stage_eval, replay or heldout", e.RunID, e.Kind)
+	case e.AsOf < 0 || e.FirstIndex < 0:
+		return fmt.Errorf("evaluation %s: as_of and first_index must not be negative", e.RunID)
+	}
+	if err := e.Settings.Validate(); err != nil {
+		return fmt.Errorf("evaluation %s: settings: %w", e.RunID, err)
+	}
+	return nil
+}
+
+// EvalResult summarises an evaluation; each case's scores are in its record
+// (results.Store.Records of the evaluation's run), so the result stays small
+// however many cases there are.
 type EvalResult struct {
-	RunID  string         `json:"run_id"`
-	Label  string         `json:"label,omitempty"`
-	Stage  int            `json:"stage"`
-	AsOf   int            `json:"as_of"`
-	Means  Means          `json:"means"`
-	Scores []ScoreSummary `json:"scores"` // per case, in case order
+	RunID string `json:"run_id"`
+	Label string `json:"label,omitempty"`
+	Stage int    `json:"stage"`
+	AsOf  int    `json:"as_of"`
+	Means Means  `json:"means"`
 }
 
 // ConditionResult is one finished condition of an experiment.

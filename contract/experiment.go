@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/clinevo/clinevo/settings"
 )
@@ -31,6 +32,9 @@ type ExperimentSpec struct {
 	// and the state rebuilt from its records (engine.ResumeExperiment): they
 	// continue from their last completed episode instead of starting over.
 	Resume map[string]StreamSpec `yaml:"-" json:"resume,omitempty"`
+	// Claim is what the experiment was first started as (its first workflow
+	// run), as StreamSpec.Claim is a stream's. Leave it empty.
+	Claim string `yaml:"-" json:"claim,omitempty"`
 }
 
 // ConditionSpec is one condition: a stream, or a held-out evaluation.
@@ -93,6 +97,9 @@ func (e ExperimentSpec) Validate() error {
 	if e.Name == "" {
 		return fmt.Errorf("experiment: name is required")
 	}
+	if err := ValidateRunID(e.Name); err != nil {
+		return fmt.Errorf("experiment: name: %w", err)
+	}
 	if len(e.Conditions) == 0 {
 		return fmt.Errorf("experiment %s: conditions: at least one is required", e.Name)
 	}
@@ -104,6 +111,9 @@ func (e ExperimentSpec) Validate() error {
 		where := fmt.Sprintf("experiment %s: conditions[%d] (%s)", e.Name, i, c.Name)
 		if c.Name == "" {
 			return fmt.Errorf("%s: name is required", where)
+		}
+		if err := validateConditionRun(e.RunID(c.Name)); err != nil {
+			return fmt.Errorf("%s: the condition's run ID (<experiment>-<condition>): %w", where, err)
 		}
 		if _, dup := seen[c.Name]; dup {
 			return fmt.Errorf("%s: duplicate condition name", where)
@@ -199,4 +209,24 @@ func condCorpora(cs []ConditionSpec) []string {
 		out = append(out, c.Corpus)
 	}
 	return out
+}
+
+// validateConditionRun checks a condition's run ID, <experiment>-<condition>:
+// a run ID, except that a variant's condition name may hold one VariantSep
+// between its baseline's name and the variant's (A@cap45).
+func validateConditionRun(id string) error {
+	base, variant, ok := strings.Cut(id, VariantSep)
+	if !ok {
+		return ValidateRunID(id)
+	}
+	if len(id) > MaxRunIDLength {
+		return fmt.Errorf("run ID %q has %d characters: a run ID takes at most %d", id, len(id), MaxRunIDLength)
+	}
+	if err := ValidateRunID(base); err != nil {
+		return err
+	}
+	if err := ValidateRunID(variant); err != nil {
+		return fmt.Errorf("the variant after %q: %w", VariantSep, err)
+	}
+	return nil
 }

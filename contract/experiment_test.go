@@ -33,3 +33,19 @@ func TestExperimentResumeValidation(t *testing.T) {
 		})
 	}
 }
+
+// TestExperimentRunIDs: an experiment's name and every condition's run ID are
+// run IDs; a variant's condition name holds one '@'.
+func TestExperimentRunIDs(t *testing.T) {
+	spec := func(name string, conds ...string) contract.ExperimentSpec {
+		e := contract.ExperimentSpec{Name: name, Corpus: "builtin:stream", HeldOut: "builtin:heldout"}
+		for _, c := range conds {
+			e.Conditions = append(e.Conditions, contract.ConditionSpec{Name: c, Kind: contract.KindHeldOut})
+		}
+		return e
+	}
+	require.NoError(t, spec("kb", "A", "A@cap45").Validate())
+	require.ErrorContains(t, spec("a/b", "A").Validate(), `experiment: name: run ID "a/b" holds '/' at position 2`)
+	require.ErrorContains(t, spec("kb", "x y").Validate(), `experiment kb: conditions[0] (x y): the condition's run ID (<experiment>-<condition>): run ID "kb-x y" holds ' ' at position 5`)
+	require.ErrorContains(t, spec("kb", "A@b@c").Validate(), `the variant after "@": run ID "b@c" holds '@' at position 2`)
+}

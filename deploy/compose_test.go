@@ -13,10 +13,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/server/common/dynamicconfig"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/clinevo/clinevo/config"
+	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/results/postgres"
 )
 
@@ -130,8 +132,10 @@ func TestComposeFile(t *testing.T) {
 	require.Equal(t, "service_completed_successfully", w.DependsOn["clinevo-db"].Condition, "clinevo's database exists first")
 	setup, _ := doc.Services["temporal-setup"].Command.([]any)
 	require.NotEmpty(t, setup)
-	for _, sa := range []string{"ClinevoRun", "CaseId", "Condition", "Kind", "Stage", "Pass", "EpisodeIndex", "Score"} {
-		require.Contains(t, setup[0], "--name "+sa)
+	for sa, typ := range devserver.SearchAttributes {
+		kind := map[enumspb.IndexedValueType]string{enumspb.INDEXED_VALUE_TYPE_KEYWORD: "Keyword", enumspb.INDEXED_VALUE_TYPE_INT: "Int",
+			enumspb.INDEXED_VALUE_TYPE_DOUBLE: "Double"}[typ]
+		require.Contains(t, setup[0], " "+sa+":"+kind, "every attribute the embedded server registers, with its type")
 	}
 
 	db := doc.Services["clinevo-db"]

@@ -38,6 +38,9 @@ var SearchAttributes = map[string]enumspb.IndexedValueType{
 	"Pass":         enumspb.INDEXED_VALUE_TYPE_INT,
 	"EpisodeIndex": enumspb.INDEXED_VALUE_TYPE_INT,
 	"Score":        enumspb.INDEXED_VALUE_TYPE_DOUBLE,
+	// ClinevoWaiting holds, while a workflow waits out a failing dependency,
+	// the dependency's name (workflows.AttrWaiting).
+	"ClinevoWaiting": enumspb.INDEXED_VALUE_TYPE_KEYWORD,
 }
 
 // Options configure the embedded server.

@@ -165,6 +165,15 @@ func TestCrashRecovery(t *testing.T) {
 	defer eng.Close()
 	requireSameAsReference(t, eng.Results, eng.Memory, spec)
 	requireEvaluationsAsReference(t, eng.Results, refEvals)
+
+	// The workers' own output holds their workflows' and activities' Info
+	// lines (log.level info, the default): an operator follows the run there.
+	logs, err := os.ReadFile(filepath.Join(dir, "worker.log"))
+	require.NoError(t, err)
+	for _, line := range []string{`level=INFO msg="stream started"`, `level=INFO msg="stage finished"`, `level=INFO msg="evaluation started"`,
+		`level=INFO msg="run completed"`} {
+		require.Contains(t, string(logs), line, "the worker's output")
+	}
 }
 
 type quietLogger struct{}

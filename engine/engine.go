@@ -57,6 +57,10 @@ type Engine struct {
 	roles      *roleSet
 }
 
+// ErrNoData is returned (wrapped) by a reader's Open of a data directory
+// that holds no store: nothing has run there.
+var ErrNoData = errors.New("nothing has run with this data_dir")
+
 // readerPaths are the embedded stores' files for a reader. A store file that
 // is missing is opened in memory, empty, so that a reader creates no file;
 // when every store is embedded and none is there, the data_dir is wrong (or
@@ -76,13 +80,15 @@ func readerPaths(o Options) (results, memory string, err error) {
 		}
 	}
 	if found == 0 && o.Postgres == nil && o.Qdrant == nil {
-		return "", "", fmt.Errorf("engine: neither results.db nor memory.db is in %s: nothing has run with this data_dir (set --data-dir or data_dir to where the worker writes)", o.DataDir)
+		return "", "", fmt.Errorf("engine: neither results.db nor memory.db is in %s: %w (set --data-dir or data_dir to where the worker writes)", o.DataDir, ErrNoData)
 	}
 	return results, memory, nil
 }
 
 // Open opens the results store (PostgreSQL, or DataDir/results.db) and the
-// memory bank (Qdrant, or DataDir/memory.db).
+// memory bank (Qdrant, or DataDir/memory.db). A reader (ReadOnly) opens them
+// read-only: it creates no directory, file, table or collection and writes
+// nothing, so it reads stores it may not write.
 func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err := RegisterBenchmarks(); err != nil {
 		return nil, err
@@ -96,13 +102,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	} else if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	var res results.Store
-	var err error
-	if o.Postgres != nil {
-		res, err = postgres.Open(ctx, *o.Postgres)
-	} else {
-		res, err = sqlite.Open(ctx, resultsPath)
-	}
+	res, err := openResults(ctx, o, resultsPath)
 	if err != nil {
 		return nil, err
 	}
@@ -121,6 +121,8 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if o.Qdrant != nil {
 		backend = "qdrant"
 		mem, err = qdrant.Open(ctx, *o.Qdrant, emb, !o.ReadOnly)
+	} else if o.ReadOnly && memoryPath != ":memory:" {
+		mem, err = local.OpenReader(ctx, memoryPath, emb)
 	} else {
 		mem, err = local.Open(ctx, memoryPath, emb)
 	}
@@ -135,6 +137,36 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	acts := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Memory: mem, MemoryBackend: backend, Embeddings: embeddings,
 		Roles: rs.get}
 	return &Engine{dir: o.DataDir, Results: res, Memory: mem, Activities: acts, roles: rs}, nil
+}
+
+// openResults opens the results store: PostgreSQL, or the file at path
+// (":memory:": a reader's empty store), for writing or (ReadOnly) reading.
+func openResults(ctx context.Context, o Options, path string) (results.Store, error) {
+	switch {
+	case o.Postgres != nil && o.ReadOnly:
+		return postgres.OpenReader(ctx, *o.Postgres)
+	case o.Postgres != nil:
+		return postgres.Open(ctx, *o.Postgres)
+	case o.ReadOnly && path != ":memory:":
+		return sqlite.OpenReader(ctx, path)
+	}
+	return sqlite.Open(ctx, path)
+}
+
+// OpenResultsReader opens only the results store, read-only, to look runs
+// up (without the memory bank, which a lookup does not need). A data
+// directory without results.db is ErrNoData.
+func OpenResultsReader(ctx context.Context, o Options) (results.Store, error) {
+	o.ReadOnly = true
+	path := filepath.Join(o.DataDir, "results.db")
+	if o.Postgres == nil {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("engine: no results.db in %s: %w", o.DataDir, ErrNoData)
+		} else if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+	}
+	return openResults(ctx, o, path)
 }
 
 // DataDir is where the engine's files are.

@@ -87,7 +87,16 @@ func TestQuickExperimentEndToEnd(t *testing.T) {
 		require.NoError(t, err, f)
 	}
 
-	// Resuming a finished experiment reuses every stored result.
+	// Resuming a finished experiment reuses every stored result. A resumed
+	// experiment is the same run: it carries the claim it recorded.
+	runs, _, err := env.Engine.Results.Runs(ctx)
+	require.NoError(t, err)
+	for _, r := range runs {
+		if r.Run == "mini" {
+			spec.Claim = r.Claim
+		}
+	}
+	require.NotEmpty(t, spec.Claim)
 	run, err = env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ExperimentWorkflowID("mini") + "-again", TaskQueue: contract.TaskQueue},
 		workflows.ExperimentWorkflow, spec)
 	require.NoError(t, err)

@@ -137,7 +137,7 @@ func TestEvoClinicianShortRun(t *testing.T) {
 	spec, err := experiments.Parse("evoclinician.yaml", medinquire.Protocol, settings.Default())
 	require.NoError(t, err)
 	spec.Name, spec.Limit, spec.StageSize = "evo", 20, 10
-	run, err := engine.StartExperiment(ctx, env.Client, "", spec)
+	run, err := engine.StartExperiment(ctx, env.Client, env.Engine.Results, "", spec)
 	require.NoError(t, err)
 	require.NoError(t, run.Get(ctx, nil))
 

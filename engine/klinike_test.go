@@ -55,7 +55,7 @@ func TestKlinikeBenchEndToEnd(t *testing.T) {
 	spec.Name, spec.Conditions, spec.StageSize, spec.HeldOutLimit, spec.EvalConcurrency = "kbmini", conds, 4, 4, 4
 	require.NoError(t, spec.Validate())
 
-	run, err := engine.StartExperiment(ctx, env.Client, "", spec)
+	run, err := engine.StartExperiment(ctx, env.Client, env.Engine.Results, "", spec)
 	require.NoError(t, err)
 	runCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()

@@ -232,7 +232,7 @@ func TestDoctorModelsPerCondition(t *testing.T) {
 		{Name: "A", Kind: contract.KindHeldOut, Settings: doctor("model-a")},
 		{Name: "B", Kind: contract.KindHeldOut, Settings: doctor("model-b")}}}
 	ctx := context.Background()
-	run, err := engine.StartExperiment(ctx, env.Client, "", spec)
+	run, err := engine.StartExperiment(ctx, env.Client, env.Engine.Results, "", spec)
 	require.NoError(t, err)
 	require.NoError(t, run.Get(ctx, nil))
 	byModel := map[string]int{}

@@ -134,7 +134,7 @@ func RestartStream(ctx context.Context, c client.Client, store results.Store, ta
 	if err := awaitClosed(ctx, c, run); err != nil {
 		return nil, contract.StreamSpec{}, err
 	}
-	wr, err := StartStream(ctx, c, taskQueue, spec)
+	wr, err := startStream(ctx, c, taskQueue, spec, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY)
 	if err != nil {
 		return nil, contract.StreamSpec{}, fmt.Errorf("restart %s: %w", what, err)
 	}
@@ -155,6 +155,17 @@ func ResumeExperiment(ctx context.Context, c client.Client, store results.Store,
 		return nil, fmt.Errorf("%s has %w: its result is recorded (clinevo report %s)", what, ErrFinished, spec.Name)
 	} else if !errors.Is(err, results.ErrNotFound) {
 		return nil, fmt.Errorf("resume %s: %w", what, err)
+	}
+	// The resumed experiment is the same run: it keeps the claim it recorded
+	// (a spec read from its file has none).
+	runs, _, err := store.Runs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", what, err)
+	}
+	for _, r := range runs {
+		if r.Run == spec.Name && r.Kind == string(contract.KindExperiment) {
+			spec.Claim = r.Claim
+		}
 	}
 	spec.Resume = nil
 	for _, cond := range spec.Conditions {
@@ -182,7 +193,7 @@ func ResumeExperiment(ctx context.Context, c client.Client, store results.Store,
 		}
 		spec.Resume[cond.Name] = s
 	}
-	wr, err := StartExperiment(ctx, c, taskQueue, spec)
+	wr, err := startExperiment(ctx, c, taskQueue, spec, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY)
 	if err != nil {
 		return nil, fmt.Errorf("resume %s: %w", what, err)
 	}

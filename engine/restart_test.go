@@ -17,7 +17,6 @@ import (
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/llm/llmtest"
-	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -212,10 +211,15 @@ func TestRestartFailedStream(t *testing.T) {
 	env := enginetest.StartWith(t, quietLogger{})
 	base := len(srv.Requests())
 	revokeAt.Store(int64(base + before - 1)) // revoked after the last call before episode 7
-	run, err := engine.StartStream(ctx, env.Client, "", spec)
+	run, err := engine.StartStream(ctx, env.Client, env.Engine.Results, "", spec)
 	require.NoError(t, err)
 	err = run.Get(ctx, nil)
 	require.ErrorContains(t, err, "Incorrect API key provided.", "the stream fails on the 401")
+	// The message names the role, the variable that holds its key and what
+	// continues the stream after the fix; never the key.
+	require.ErrorContains(t, err, "the endpoint refused the key of roles.doctor in $"+keyEnv+" (roles.doctor.api_key_env): set a valid key there on every worker and restart them")
+	require.ErrorContains(t, err, "stream rk stopped (fix the cause that follows, then `clinevo stream restart rk` continues it after its last completed episode)")
+	require.NotContains(t, err.Error(), "key-1")
 	recs, err := env.Engine.Results.Records(ctx, "rk")
 	require.NoError(t, err)
 	require.Len(t, recs, 6, "episodes 1–6 were recorded")
@@ -230,7 +234,7 @@ func TestRestartFailedStream(t *testing.T) {
 	require.NoError(t, run.Get(ctx, &out))
 	require.Equal(t, res, out, "the same result as the clean run")
 
-	requireSameRun(t, clean.Engine, env.Engine, "rk", contract.StageEvalRunID("rk", 1), contract.StageEvalRunID("rk", 2), contract.StageEvalRunID("rk", 3))
+	enginetest.RequireSameRun(t, clean.Engine, env.Engine, "rk", contract.StageEvalRunID("rk", 1), contract.StageEvalRunID("rk", 2), contract.StageEvalRunID("rk", 3))
 	byKey := map[string]int{}
 	for _, r := range srv.Requests()[base:] {
 		byKey[r.Auth]++
@@ -249,36 +253,6 @@ func TestRestartFailedStream(t *testing.T) {
 		require.Equal(t, 1, executions(r.EpisodeID), "episode %d ran once", i+1)
 	}
 	require.Equal(t, 1, executions(contract.EvaluationWorkflowID(contract.StageEvalRunID("rk", 1))), "stage 1's evaluation ran once")
-}
-
-// requireSameRun compares the records, traces and cards of runs in two engines.
-func requireSameRun(t *testing.T, want, got *engine.Engine, runs ...string) {
-	t.Helper()
-	ctx := context.Background()
-	for _, run := range runs {
-		w, err := want.Results.Records(ctx, run)
-		require.NoError(t, err)
-		g, err := got.Results.Records(ctx, run)
-		require.NoError(t, err)
-		require.Len(t, g, len(w), "run %s", run)
-		require.NotEmpty(t, w, "run %s", run)
-		for i := range w {
-			w[i].TimeMS, g[i].TimeMS = nil, nil // activity time differs from run to run
-			require.Equal(t, w[i], g[i], "record %d of %s", i+1, run)
-			_, wt, err := want.Results.RecordTrace(ctx, w[i].EpisodeID)
-			require.NoError(t, err)
-			_, gt, err := got.Results.RecordTrace(ctx, g[i].EpisodeID)
-			require.NoError(t, err)
-			require.Equal(t, wt, gt, "trace of %s", w[i].EpisodeID)
-		}
-	}
-	f := memory.Filter{Runs: runs[:1], IncludeEvicted: true}
-	wc, err := want.Memory.List(ctx, f)
-	require.NoError(t, err)
-	gc, err := got.Memory.List(ctx, f)
-	require.NoError(t, err)
-	require.NotEmpty(t, wc)
-	require.Equal(t, wc, gc, "cards")
 }
 
 // TestResumeExperiment runs an experiment whose second condition, a model
@@ -315,7 +289,7 @@ func TestResumeExperiment(t *testing.T) {
 		{Name: "B", Kind: contract.KindStream, Memory: contract.MemoryCarry, CarryFrom: "A", Limit: 6, Settings: doctor}}}
 	ctx := context.Background()
 	runExperiment := func(env *enginetest.Env) (contract.ExperimentResult, error) {
-		run, err := engine.StartExperiment(ctx, env.Client, "", spec)
+		run, err := engine.StartExperiment(ctx, env.Client, env.Engine.Results, "", spec)
 		require.NoError(t, err)
 		var res contract.ExperimentResult
 		return res, run.Get(ctx, &res)
@@ -338,8 +312,8 @@ func TestResumeExperiment(t *testing.T) {
 	var got contract.ExperimentResult
 	require.NoError(t, run.Get(ctx, &got))
 	require.Equal(t, want, got)
-	requireSameRun(t, clean.Engine, env.Engine, spec.RunID("B"))
-	requireSameRun(t, clean.Engine, env.Engine, spec.RunID("A"))
+	enginetest.RequireSameRun(t, clean.Engine, env.Engine, spec.RunID("B"))
+	enginetest.RequireSameRun(t, clean.Engine, env.Engine, spec.RunID("A"))
 
 	_, err = engine.ResumeExperiment(ctx, env.Client, env.Engine.Results, "", spec)
 	require.ErrorIs(t, err, engine.ErrFinished)

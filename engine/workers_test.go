@@ -84,12 +84,11 @@ func TestManyWorkersOneRun(t *testing.T) {
 	// evaluation), in stored turns.
 	midStage1 := turns(refTraces[:10])
 	midStage2 := turns(refTraces[:30]) + turns(refEvals[contract.StageEvalRunID("many", 1)])
-	_, err := engine.StartStream(ctx, c, "", spec)
-	require.NoError(t, err)
-
 	res, err := postgres.Open(ctx, postgres.Config{DSN: dsn, Password: os.Getenv(pgtest.EnvPassword)})
 	require.NoError(t, err)
 	defer res.Close()
+	_, err = engine.StartStream(ctx, c, res, "", spec)
+	require.NoError(t, err)
 	waitTurns := func(n int) {
 		enginetest.Eventually(t, 5*time.Minute, fmt.Sprintf("%d stored turns", n), func() bool {
 			_, turns, err := res.Counts(ctx)

@@ -4,7 +4,7 @@
 // prices; JSON replies read the way real servers send them (the first JSON
 // object, unknown fields ignored and counted, enums in any case) into typed
 // structs, with one fixed repair policy for replies that are really wrong;
-// errors classified so Temporal can own retrying; token and cost accounting; a
+// errors classified (package fault) so Temporal can own retrying; token and cost accounting; a
 // response cache for temperature-0 calls.
 package llm
 
@@ -31,44 +31,37 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/settings"
 )
 
-// Kind classifies a failed call.
-type Kind string
-
-// Error kinds.
-const (
-	RateLimited Kind = "rate_limited" // 429: retry after RetryAfter
-	Transient   Kind = "transient"    // 5xx, timeouts, connection errors: retry with backoff
-	Fatal       Kind = "fatal"        // 400, 401, 403, 404, context length: do not retry
-	Malformed   Kind = "malformed"    // the reply was not valid even after the repair request
-)
-
-// Error is a failed model call.
+// Error is a model call the endpoint failed or refused; the client returns it
+// classified (a *fault.Error of dependency "model roles.<role>").
 type Error struct {
-	Role       string
-	Kind       Kind
-	Status     int
-	RetryAfter time.Duration
-	Msg        string
+	Role   string
+	Status int // the HTTP status; 0: no answer
+	Msg    string
 }
 
 func (e *Error) Error() string {
-	s := fmt.Sprintf("llm %s: %s", e.Role, e.Kind)
+	s := "llm " + e.Role
 	if e.Status != 0 {
 		s += fmt.Sprintf(" (HTTP %d)", e.Status)
-	}
-	if e.RetryAfter > 0 {
-		s += fmt.Sprintf(", retry after %v", e.RetryAfter)
 	}
 	return s + ": " + e.Msg
 }
 
+// malformed is a reply that stayed invalid after the repair request: not a
+// failure of the endpoint, and never returned by a role (it becomes an
+// llm_error turn or a fallback).
+type malformed struct{ role, msg string }
+
+func (e *malformed) Error() string { return "llm " + e.role + ": malformed reply: " + e.msg }
+
 // IsMalformed reports whether err is a reply that stayed invalid after repair.
 func IsMalformed(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Kind == Malformed
+	var e *malformed
+	return errors.As(err, &e)
 }
 
 // Usage is model use by one role.
@@ -139,10 +132,15 @@ func (t *Tally) ByRole() map[string]Usage {
 	return out
 }
 
-// Cache stores replies of temperature-0 calls by a hash of model, messages and parameters.
+// Cache stores replies of temperature-0 calls by a hash of model, messages
+// and parameters. The client stores a reply only after the role's reader
+// accepted it, and drops a stored reply the reader no longer accepts.
 type Cache interface {
 	Get(ctx context.Context, key string) (string, bool)
+	// Put stores a reply unless one is stored for the key already.
 	Put(ctx context.Context, key, reply string)
+	// Drop removes the key's entry if it still holds stale.
+	Drop(ctx context.Context, key, stale string)
 }
 
 // Client is one role's connection to a model endpoint.
@@ -153,7 +151,8 @@ type Client struct {
 	sem      chan struct{}
 	waiting  atomic.Int64 // calls waiting for a slot of sem
 	cache    Cache
-	prompts  bool // Options.RecordPrompts
+	prompts  bool   // Options.RecordPrompts
+	keyFix   string // what to do when the endpoint refuses the key (keyFix); never the key
 }
 
 // Options are what a client takes besides its role's settings.
@@ -183,6 +182,21 @@ func APIKey(s settings.Role) (string, error) {
 	return "", nil
 }
 
+// keyFix says what to do about a refused key of a role, naming where the
+// key came from (APIKey's order): the variable or the file, never the key.
+func keyFix(role string, s settings.Role, key string) string {
+	const restart = "on every worker and restart them (a worker reads the key when it builds the role)"
+	switch {
+	case key == "" && s.APIKeyEnv != "":
+		return fmt.Sprintf("roles.%s sent no key: set $%s (roles.%s.api_key_env) to a valid key %s", role, s.APIKeyEnv, role, restart)
+	case key == "":
+		return fmt.Sprintf("roles.%s sent no key: name the variable that holds one in roles.%s.api_key_env %s", role, role, restart)
+	case s.APIKeyEnv != "" && os.Getenv(s.APIKeyEnv) != "":
+		return fmt.Sprintf("the endpoint refused the key of roles.%s in $%s (roles.%s.api_key_env): set a valid key there %s", role, s.APIKeyEnv, role, restart)
+	}
+	return fmt.Sprintf("the endpoint refused the key of roles.%s in the file %s (roles.%s.api_key_file): write a valid key there %s", role, s.APIKeyFile, role, restart)
+}
+
 // NewClient builds a role's client. The go-openai client makes one attempt per
 // call: retries belong to the Temporal activity.
 func NewClient(role string, s settings.Role, o Options) (*Client, error) {
@@ -202,7 +216,7 @@ func NewClient(role string, s settings.Role, o Options) (*Client, error) {
 		timeout = 60 * time.Second
 	}
 	cfg.HTTPClient = &retryAfterDoer{c: &http.Client{Timeout: timeout}}
-	c := &Client{Role: role, Settings: s, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts}
+	c := &Client{Role: role, Settings: s, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts, keyFix: keyFix(role, s, key)}
 	if s.Concurrency > 0 {
 		c.sem = make(chan struct{}, s.Concurrency)
 	}
@@ -278,22 +292,18 @@ func (c *Client) JSON(ctx context.Context, msgs []Message, out any, validate fun
 // rejection is an *Error of kind Malformed. Every reply format of every role
 // goes through it: one repair policy.
 func (c *Client) exchange(ctx context.Context, msgs []Message, read func(reply string) error, repair string) error {
-	reply, err := c.complete(ctx, msgs)
-	if err != nil {
+	accept := func(m Message) error { return read(m.Content) }
+	reply, problem, err := c.ask(ctx, c.request(msgs), accept)
+	if err != nil || problem == nil {
 		return err
 	}
-	problem := read(reply)
-	if problem == nil {
-		return nil
-	}
-	again := append(append([]Message(nil), msgs...), Message{Role: openai.ChatMessageRoleAssistant, Content: reply},
+	again := append(append([]Message(nil), msgs...), Message{Role: openai.ChatMessageRoleAssistant, Content: reply.Content},
 		User(fmt.Sprintf(repair, problem)))
-	reply, err = c.complete(ctx, again)
-	if err != nil {
+	if _, problem, err = c.ask(ctx, c.request(again), accept); err != nil {
 		return err
 	}
-	if problem := read(reply); problem != nil {
-		return &Error{Role: c.Role, Kind: Malformed, Msg: problem.Error()}
+	if problem != nil {
+		return &malformed{role: c.Role, msg: problem.Error()}
 	}
 	return nil
 }
@@ -511,16 +521,13 @@ var (
 	latency, _ = meterLLM.Float64Histogram("clinevo.llm.latency_ms", metric.WithDescription("model call latency"))
 )
 
-// complete makes one chat call, through the cache when it applies.
-func (c *Client) complete(ctx context.Context, msgs []Message) (string, error) {
-	m, err := c.call(ctx, c.request(msgs))
-	return m.Content, err
-}
-
-// call makes one chat call and returns the reply message, its content and any
-// tool calls, through the cache when it applies: a reply with tool calls is
-// cached as the message's JSON, any other as its content.
-func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (msg Message, err error) {
+// ask makes one chat call through the cache, and reads the reply with
+// accept, which returns the problem of a reply it rejects. The cache only
+// ever holds replies accept took: a cached reply it rejects (stored by an
+// older clinevo, or under another validation) is dropped and the model asked
+// again, and a fresh reply is stored only once accept took it. A reply with
+// tool calls is cached as the message's JSON, any other as its content.
+func (c *Client) ask(ctx context.Context, req openai.ChatCompletionRequest, accept func(Message) error) (msg Message, problem, err error) {
 	ctx, span := tracer.Start(ctx, "llm.chat", trace.WithAttributes(attribute.String("llm.role", c.Role), attribute.String("llm.model", c.Settings.Model)))
 	start := time.Now()
 	defer func() {
@@ -544,17 +551,37 @@ func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (ms
 	if c.cache != nil {
 		key = CacheKey(req)
 		if reply, ok := c.cache.Get(ctx, key); ok {
-			if m := meter(ctx); m != nil {
-				m.Add(Usage{Role: c.Role, Model: c.Settings.Model, CacheHits: 1})
+			m := Message{Role: openai.ChatMessageRoleAssistant, Content: reply}
+			if len(req.Tools) > 0 && json.Unmarshal([]byte(reply), &m) != nil {
+				m = Message{Role: openai.ChatMessageRoleAssistant, Content: reply}
 			}
-			span.SetAttributes(attribute.Bool("llm.cache_hit", true))
-			if len(req.Tools) > 0 && json.Unmarshal([]byte(reply), &msg) == nil {
-				return msg, nil
+			if accept(m) == nil {
+				if mt := meter(ctx); mt != nil {
+					mt.Add(Usage{Role: c.Role, Model: c.Settings.Model, CacheHits: 1})
+				}
+				span.SetAttributes(attribute.Bool("llm.cache_hit", true))
+				return m, nil, nil
 			}
-			return Message{Role: openai.ChatMessageRoleAssistant, Content: reply}, nil
+			c.cache.Drop(ctx, key, reply)
 		}
 		span.SetAttributes(attribute.Bool("llm.cache_hit", false))
 	}
+	if msg, err = c.call(ctx, req); err != nil {
+		return Message{}, nil, err
+	}
+	if problem = accept(msg); problem == nil && c.cache != nil {
+		reply := msg.Content
+		if len(msg.ToolCalls) > 0 {
+			b, _ := json.Marshal(msg) // a decoded message marshals back
+			reply = string(b)
+		}
+		c.cache.Put(ctx, key, reply)
+	}
+	return msg, problem, nil
+}
+
+// call makes one chat call to the model and accounts for it.
+func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (Message, error) {
 	if c.sem != nil {
 		if err := c.acquire(ctx); err != nil {
 			return Message{}, err
@@ -570,28 +597,31 @@ func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (ms
 	if m := meter(ctx); m != nil {
 		m.Add(Usage{Role: c.Role, Model: c.Settings.Model, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CostUSD: cost})
 	}
-	span.SetAttributes(attribute.Int("llm.prompt_tokens", resp.Usage.PromptTokens), attribute.Int("llm.completion_tokens", resp.Usage.CompletionTokens))
+	trace.SpanFromContext(ctx).SetAttributes(attribute.Int("llm.prompt_tokens", resp.Usage.PromptTokens), attribute.Int("llm.completion_tokens", resp.Usage.CompletionTokens))
 	role := attribute.String("role", c.Role)
 	tokens.Add(ctx, int64(resp.Usage.PromptTokens), metric.WithAttributes(role, attribute.String("direction", "prompt")))
 	tokens.Add(ctx, int64(resp.Usage.CompletionTokens), metric.WithAttributes(role, attribute.String("direction", "completion")))
 	spend.Add(ctx, cost, metric.WithAttributes(role))
 	if len(resp.Choices) == 0 {
-		return Message{}, &Error{Role: c.Role, Kind: Transient, Msg: "the reply has no choices"}
+		return Message{}, c.failed(fault.ServerError, 0, "the reply has no choices")
 	}
-	msg = resp.Choices[0].Message
-	if c.cache != nil {
-		reply := msg.Content
-		if len(msg.ToolCalls) > 0 {
-			b, _ := json.Marshal(msg) // a decoded message marshals back
-			reply = string(b)
-		}
-		c.cache.Put(ctx, key, reply)
-	}
-	return msg, nil
+	return resp.Choices[0].Message, nil
 }
 
-// classify maps an API error to a kind. The message never includes request
-// headers, so the key cannot leak through it.
+// Dependency is how a role's endpoint is named in failures and waits.
+func (c *Client) Dependency() string { return "model roles." + c.Role }
+
+// failed is a failure of the endpoint of class cl.
+func (c *Client) failed(cl fault.Class, status int, msg string) error {
+	return fault.New(c.Dependency(), cl, &Error{Role: c.Role, Status: status, Msg: msg})
+}
+
+// classify maps an API error to its fault class (fault.Error). 429 is rate
+// limited (retried after the server's Retry-After), 5xx a server error, no
+// answer at all unavailable or a timeout; 401 and 403 are a refused key and
+// 400, 404 and a prompt over the context length an invalid request, which
+// say what to fix. The message never includes request headers, so the key
+// cannot leak through it.
 func (c *Client) classify(err error, retryAfter time.Duration) error {
 	status := 0
 	msg := err.Error()
@@ -604,18 +634,28 @@ func (c *Client) classify(err error, retryAfter time.Duration) error {
 		status = reqErr.HTTPStatusCode
 	}
 	e := &Error{Role: c.Role, Status: status, Msg: msg}
+	dep := c.Dependency()
 	lower := strings.ToLower(msg)
 	switch {
 	case status == http.StatusTooManyRequests:
-		e.Kind, e.RetryAfter = RateLimited, retryAfter
-	case status >= 500 || status == 0 || status == http.StatusRequestTimeout:
-		e.Kind = Transient
+		return &fault.Error{Dependency: dep, Class: fault.RateLimited, RetryAfter: retryAfter, Err: e}
+	case status == http.StatusRequestTimeout:
+		return fault.New(dep, fault.Timeout, e)
+	case status >= 500:
+		return fault.New(dep, fault.ServerError, e)
+	case status == 0:
+		cl, ok := fault.Network(err)
+		if !ok {
+			cl = fault.ServerError // an answer that is not the API's
+		}
+		return fault.New(dep, cl, e)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return fault.Permanent(dep, fault.Unauthorized, c.keyFix, e)
 	case strings.Contains(lower, "context length") || strings.Contains(lower, "context_length") || strings.Contains(lower, "maximum context"):
-		e.Kind, e.Msg = Fatal, "the prompt exceeds the model's context length: "+msg
-	default:
-		e.Kind = Fatal
+		e.Msg = "the prompt exceeds the model's context length: " + msg
+		return fault.Permanent(dep, fault.Invalid, fmt.Sprintf("choose a model with a longer context (roles.%s.model) or give it less to read (episode.max_turns, memory.k, evolver.rule_budget)", c.Role), e)
 	}
-	return e
+	return fault.Permanent(dep, fault.Invalid, fmt.Sprintf("check roles.%s.model (%q) and roles.%s.base_url (%s)", c.Role, c.Settings.Model, c.Role, c.Settings.BaseURL), e)
 }
 
 // acquire takes one of the role's concurrency slots, waiting (and counted as
@@ -633,7 +673,7 @@ func (c *Client) acquire(ctx context.Context) error {
 	case c.sem <- struct{}{}:
 		return nil
 	case <-ctx.Done():
-		return &Error{Role: c.Role, Kind: Transient, Msg: ctx.Err().Error()}
+		return c.failed(fault.Timeout, 0, "waiting for a free call slot (roles."+c.Role+".concurrency): "+ctx.Err().Error())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/memory"
 )
 
@@ -35,15 +36,16 @@ func (e Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error
 		m.Add(Usage{Role: e.C.Role, Model: e.C.Settings.Model, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CostUSD: float64(resp.Usage.PromptTokens) * e.C.Settings.PricePrompt / 1e6})
 	}
 	if len(resp.Data) != len(texts) {
-		return nil, &Error{Role: e.C.Role, Kind: Transient, Msg: fmt.Sprintf("%d embeddings for %d texts", len(resp.Data), len(texts))}
+		return nil, e.C.failed(fault.ServerError, 0, fmt.Sprintf("%d embeddings for %d texts", len(resp.Data), len(texts)))
 	}
 	out := make([][]float32, len(texts))
 	for _, d := range resp.Data {
 		if d.Index < 0 || d.Index >= len(out) {
-			return nil, &Error{Role: e.C.Role, Kind: Transient, Msg: fmt.Sprintf("embedding index %d out of range", d.Index)}
+			return nil, e.C.failed(fault.ServerError, 0, fmt.Sprintf("embedding index %d out of range", d.Index))
 		}
 		if len(d.Embedding) != e.Dim() {
-			return nil, &Error{Role: e.C.Role, Kind: Fatal, Msg: fmt.Sprintf("model %s returned %d dimensions, roles.embeddings.dim is %d", e.Model(), len(d.Embedding), e.Dim())}
+			return nil, fault.Permanent(e.C.Dependency(), fault.Schema, fmt.Sprintf("set roles.embeddings.dim to %d, or choose the model the bank was built with", len(d.Embedding)),
+				&Error{Role: e.C.Role, Msg: fmt.Sprintf("model %s returned %d dimensions, roles.embeddings.dim is %d", e.Model(), len(d.Embedding), e.Dim())})
 		}
 		v := append([]float32(nil), d.Embedding...)
 		memory.Normalize(v)

@@ -3,9 +3,11 @@ package llm_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +22,7 @@ import (
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/llm/llmtest"
@@ -243,16 +246,19 @@ func TestErrorClassification(t *testing.T) {
 	tests := []struct {
 		name       string
 		reply      llmtest.Reply
-		kind       llm.Kind
+		class      fault.Class
 		retryAfter time.Duration
+		fix        string // what the message says to fix (permanent classes)
 	}{
-		{"429 honours Retry-After", llmtest.Reply{Status: 429, Content: "slow down", Header: map[string]string{"Retry-After": "7"}}, llm.RateLimited, 7 * time.Second},
-		{"500 is transient", llmtest.Reply{Status: 500, Content: "boom"}, llm.Transient, 0},
-		{"503 is transient", llmtest.Reply{Status: 503, Content: "overloaded"}, llm.Transient, 0},
-		{"a slow reply times out and is transient", llmtest.Reply{Status: 200, Content: "{}", Delay: 1500 * time.Millisecond}, llm.Transient, 0},
-		{"400 is fatal", llmtest.Reply{Status: 400, Content: "bad request"}, llm.Fatal, 0},
-		{"401 is fatal", llmtest.Reply{Status: 401, Content: "invalid api key"}, llm.Fatal, 0},
-		{"context length is fatal", llmtest.Reply{Status: 400, Content: "This model's maximum context length is 8192 tokens"}, llm.Fatal, 0},
+		{"429 honours Retry-After", llmtest.Reply{Status: 429, Content: "slow down", Header: map[string]string{"Retry-After": "7"}}, fault.RateLimited, 7 * time.Second, ""},
+		{"500 is a server error", llmtest.Reply{Status: 500, Content: "boom"}, fault.ServerError, 0, ""},
+		{"503 is a server error", llmtest.Reply{Status: 503, Content: "overloaded"}, fault.ServerError, 0, ""},
+		{"a slow reply times out", llmtest.Reply{Status: 200, Content: "{}", Delay: 1500 * time.Millisecond}, fault.Timeout, 0, ""},
+		{"400 is invalid", llmtest.Reply{Status: 400, Content: "bad request"}, fault.Invalid, 0, `check roles.doctor.model ("test-model") and roles.doctor.base_url`},
+		{"404 is invalid", llmtest.Reply{Status: 404, Content: "no such model"}, fault.Invalid, 0, `check roles.doctor.model ("test-model")`},
+		{"401 is a refused key", llmtest.Reply{Status: 401, Content: "invalid api key"}, fault.Unauthorized, 0, "roles.doctor sent no key"},
+		{"403 is a refused key", llmtest.Reply{Status: 403, Content: "forbidden"}, fault.Unauthorized, 0, "roles.doctor sent no key"},
+		{"context length is invalid", llmtest.Reply{Status: 400, Content: "This model's maximum context length is 8192 tokens"}, fault.Invalid, 0, "choose a model with a longer context (roles.doctor.model)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -262,11 +268,24 @@ func TestErrorClassification(t *testing.T) {
 			_, err := llm.Doctor{C: c}.Decide(context.Background(), view())
 			var e *llm.Error
 			require.True(t, errors.As(err, &e), "got %v", err)
-			require.Equal(t, tc.kind, e.Kind, e.Error())
-			require.Equal(t, tc.retryAfter, e.RetryAfter)
+			f := fault.Of(err)
+			require.Equal(t, tc.class, f.Class, err.Error())
+			require.Equal(t, "model roles.doctor", f.Dependency)
+			require.Equal(t, tc.retryAfter, f.RetryAfter)
+			require.Equal(t, tc.fix != "", !f.Class.Transient())
+			require.ErrorContains(t, err, tc.fix)
 			require.Len(t, srv.Requests(), 1, "the client itself never retries")
 		})
 	}
+	t.Run("a refused connection is unavailable", func(t *testing.T) {
+		srv := llmtest.New(t)
+		c := client(t, srv, "doctor", nil)
+		srv.Close()
+		_, err := llm.Doctor{C: c}.Decide(context.Background(), view())
+		f := fault.Of(err)
+		require.Equal(t, fault.Unavailable, f.Class, "%v", err)
+		require.Equal(t, "model roles.doctor", f.Dependency)
+	})
 }
 
 // TestWrongKey checks the fake server's key check as a client sees it: the
@@ -289,9 +308,15 @@ func TestWrongKey(t *testing.T) {
 			}
 			var e *llm.Error
 			require.True(t, errors.As(err, &e), "got %v", err)
-			require.Equal(t, llm.Fatal, e.Kind)
+			require.Equal(t, fault.Unauthorized, fault.Of(err).Class)
 			require.Equal(t, 401, e.Status)
 			require.ErrorContains(t, err, "Incorrect API key provided.")
+			if tc.key == "" {
+				require.ErrorContains(t, err, "roles.doctor sent no key: set $CLINEVO_LLMTEST_KEY (roles.doctor.api_key_env) to a valid key on every worker")
+				return
+			}
+			require.ErrorContains(t, err, "the endpoint refused the key of roles.doctor in $CLINEVO_LLMTEST_KEY (roles.doctor.api_key_env): set a valid key there")
+			require.NotContains(t, err.Error(), tc.key, "the message names the variable, never the key")
 		})
 	}
 	t.Setenv("CLINEVO_LLMTEST_KEY", "right-key")
@@ -330,10 +355,87 @@ func TestTokenAccountingAndCache(t *testing.T) {
 	require.Equal(t, 1, tally.ByRole()["judge"].CacheHits)
 }
 
-type memCache struct{ m map[string]string }
+// memCache is an llm.Cache in a map, with the stores' semantics: the first
+// reply put stays, and Drop removes an entry only if it holds the stale reply.
+type memCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
 
-func (c *memCache) Get(_ context.Context, k string) (string, bool) { v, ok := c.m[k]; return v, ok }
-func (c *memCache) Put(_ context.Context, k, v string)             { c.m[k] = v }
+func (c *memCache) Get(_ context.Context, k string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *memCache) Put(_ context.Context, k, v string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[k]; !ok {
+		c.m[k] = v
+	}
+}
+
+func (c *memCache) Drop(_ context.Context, k, stale string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m[k] == stale {
+		delete(c.m, k)
+	}
+}
+
+// TestCacheHoldsOnlyValidReplies: a judge reply the judge's parser rejects
+// ({"grade": 120}) is not cached, so a second episode asks the model again
+// instead of replaying it; a cached entry that no longer parses (stored by an
+// older clinevo) is ignored and replaced by the model's valid reply.
+func TestCacheHoldsOnlyValidReplies(t *testing.T) {
+	srv := llmtest.New(t)
+	var grade atomic.Int64
+	grade.Store(120)
+	srv.Script = func(int, llmtest.Request) *llmtest.Reply {
+		return &llmtest.Reply{Status: 200, Content: fmt.Sprintf(`{"grade": %d, "justification": "j"}`, grade.Load())}
+	}
+	cache := &memCache{m: map[string]string{}}
+	jc, err := llm.NewClient("judge", settings.Role{BaseURL: srv.BaseURL(), Model: "m", Cache: true}, llm.Options{Cache: cache})
+	require.NoError(t, err)
+	j := llm.Judge{C: jc, Fallback: grader.RubricJudge{W: settings.Default().Scoring}}
+	c := synth.Generate(7)["stream"][0]
+	var tally llm.Tally
+	ctx := llm.WithMeter(context.Background(), &tally)
+	for range 2 {
+		_, err := j.JudgeDiagnosis(ctx, &c, []string{"x"})
+		require.NoError(t, err, "a malformed grade falls back to the rubric")
+	}
+	require.Len(t, srv.Requests(), 4, "each episode asked the model twice (the reply and its repair): nothing malformed was cached")
+	require.Empty(t, cache.m)
+	require.Zero(t, tally.ByRole()["judge"].CacheHits)
+
+	// An entry stored before replies were validated: ignored and replaced.
+	grade.Store(70)
+	for k := range cache.m {
+		delete(cache.m, k)
+	}
+	_, err = j.JudgeDiagnosis(ctx, &c, []string{"x"})
+	require.NoError(t, err)
+	require.Len(t, cache.m, 1, "a valid reply is cached")
+	var key string
+	for k := range cache.m {
+		key = k
+	}
+	cache.m[key] = `{"grade": 120}`
+	before := len(srv.Requests())
+	g, err := j.JudgeDiagnosis(ctx, &c, []string{"x"})
+	require.NoError(t, err)
+	require.Equal(t, 70, g.Grade, "the model's grade, not the stale entry")
+	require.Len(t, srv.Requests(), before+1, "the stale entry sent the call to the model")
+	require.Equal(t, `{"grade": 70, "justification": "j"}`, cache.m[key], "and was replaced")
+	g, err = j.JudgeDiagnosis(ctx, &c, []string{"x"})
+	require.NoError(t, err)
+	require.Equal(t, 70, g.Grade)
+	require.Len(t, srv.Requests(), before+1, "answered from the cache")
+	require.Equal(t, 1, tally.ByRole()["judge"].CacheHits)
+}
 
 // TestLLMErrorTurns plays an episode with a doctor whose replies never parse:
 // every turn is an llm_error turn and the episode ends at the turn limit.
@@ -379,8 +481,9 @@ func TestEmbedderDimensionMismatch(t *testing.T) {
 	_, err := e.Embed(context.Background(), []string{"hello"})
 	var le *llm.Error
 	require.True(t, errors.As(err, &le))
-	require.Equal(t, llm.Fatal, le.Kind)
+	require.Equal(t, fault.Schema, fault.Of(err).Class)
 	require.Contains(t, err.Error(), "returned 16 dimensions")
+	require.Contains(t, err.Error(), "set roles.embeddings.dim to 16")
 }
 
 // TestMedInquireDoctorSeesNoTestList plays Med-Inquire episodes with a model

@@ -123,11 +123,16 @@ func (d Doctor) functionCall(ctx context.Context, v clinic.DoctorView, msgs []Me
 	if !slices.Contains(v.Actions, string(clinic.Ask)) {
 		req.ToolChoice = "required"
 	}
-	msg, err := d.C.call(ctx, req)
+	var out clinic.DoctorOutput
+	accept := func(m Message) error {
+		var problem error
+		out, problem = readStep(m, v)
+		return problem
+	}
+	msg, problem, err := d.C.ask(ctx, req, accept)
 	if err != nil {
 		return actor.Decision{}, err
 	}
-	out, problem := readStep(msg, v)
 	if problem == nil {
 		return actor.Decision{Output: out}, nil
 	}
@@ -136,10 +141,10 @@ func (d Doctor) functionCall(ctx context.Context, v clinic.DoctorView, msgs []Me
 		repair = append(repair, Message{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: "not executed: " + problem.Error()})
 	}
 	req.Messages = append(repair, User(fmt.Sprintf(RepairToolsPrompt, problem)))
-	if msg, err = d.C.call(ctx, req); err != nil {
+	if _, problem, err = d.C.ask(ctx, req, accept); err != nil {
 		return actor.Decision{}, err
 	}
-	if out, problem = readStep(msg, v); problem != nil {
+	if problem != nil {
 		return actor.Decision{LLMError: true}, nil
 	}
 	return actor.Decision{Output: out}, nil

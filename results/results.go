@@ -9,6 +9,8 @@ package results
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 
@@ -17,6 +19,10 @@ import (
 
 // ErrNotFound is returned (wrapped) for a missing record.
 var ErrNotFound = errors.New("results: not found")
+
+// ErrRunExists is returned (wrapped) by PutRun for a run ID another run
+// claimed first: a run ID names one run, forever.
+var ErrRunExists = errors.New("results: the run ID names another run")
 
 // Record is one finished episode as the results store keeps it.
 type Record struct {
@@ -82,6 +88,11 @@ type Run struct {
 	WorkflowID string          `json:"workflow_id"`
 	Spec       json.RawMessage `json:"spec"`
 	Created    string          `json:"created"`
+	// Claim is what the run was started as (contract.StreamSpec.Claim): the
+	// same run, restarted or continued as new, describes itself with the same
+	// claim; another run with the run's ID has another. Empty on runs recorded
+	// before claims: the first claim after them is adopted.
+	Claim string `json:"claim,omitempty"`
 }
 
 // TurnLog is the scratch state of running episodes: each turn's doctor decision
@@ -161,17 +172,41 @@ const (
 )
 
 // ModelCache caches model replies by key; it is the llm.Cache of the roles
-// that cache. The first reply stored for a key stays.
+// that cache. The first reply stored for a key stays until it is dropped.
 type ModelCache interface {
 	// Get returns a cached reply; any failure reads as a miss.
 	Get(ctx context.Context, key string) (string, bool)
 	// Put caches a reply; a failed write only loses the cache entry.
 	Put(ctx context.Context, key, reply string)
+	// Drop removes a key's entry if it still holds stale (a reply the role no
+	// longer accepts); a failed write leaves it, to be dropped next time.
+	Drop(ctx context.Context, key, stale string)
+}
+
+// SharedSettings keeps run settings by content, so that a workflow passes a
+// reference (SettingsRef) to its children instead of a copy of the settings
+// in every child's history.
+type SharedSettings interface {
+	// PutSettings stores settings (their JSON) under their reference; storing
+	// them again changes nothing.
+	PutSettings(ctx context.Context, ref string, body json.RawMessage) error
+	// Settings returns the settings stored under ref, or an error wrapping
+	// ErrNotFound.
+	Settings(ctx context.Context, ref string) (json.RawMessage, error)
+}
+
+// SettingsRef is the reference of settings by content: "sha256:" and the hex
+// SHA-256 of their JSON.
+func SettingsRef(body json.RawMessage) string {
+	h := sha256.Sum256(body)
+	return "sha256:" + hex.EncodeToString(h[:])
 }
 
 // RunLog describes runs and keeps the results of finished ones.
 type RunLog interface {
-	// PutRun records a run's description; the first description wins.
+	// PutRun records a run's description; the first description wins. A run
+	// described with another claim first is an error wrapping ErrRunExists,
+	// and the store is unchanged.
 	PutRun(ctx context.Context, r Run) error
 	// Runs lists every run (by creation time, then name) with its number of
 	// episode records.
@@ -192,6 +227,7 @@ type Store interface {
 	Spend
 	ModelCache
 	RunLog
+	SharedSettings
 	// Counts returns how many episode records and stored turn events there are.
 	Counts(ctx context.Context) (records, turns int, err error)
 	// Close releases the store.

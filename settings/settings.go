@@ -26,6 +26,8 @@ type Settings struct {
 	Evolver Evolver `json:"evolver" mapstructure:"evolver"`
 	Memory  Memory  `json:"memory" mapstructure:"memory"`
 	Roles   Roles   `json:"roles" mapstructure:"roles"`
+	// Durability is how long the run waits out an outage (durability.go).
+	Durability Durability `json:"durability" mapstructure:"durability"`
 }
 
 // Profiles are the benchmark environments a run can play.
@@ -225,8 +227,9 @@ func Default() Settings {
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
 			CardKinds: []string{"success", "correction", "rule"}, MemoryLabels: []string{"HIGH_YIELD", "CRITICAL_ERROR", "INEFFICIENT"},
 			UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5},
-		Memory: Memory{K: 5, Backend: "local", Retrieval: "similarity"},
-		Roles:  Roles{},
+		Memory:     Memory{K: 5, Backend: "local", Retrieval: "similarity"},
+		Roles:      Roles{},
+		Durability: DefaultDurability(),
 	}
 	for _, name := range RoleNames {
 		r := Role{Backend: Builtin, TopP: 1, MaxTokens: 1024, Timeout: Duration(60 * time.Second), Concurrency: 4,
@@ -352,6 +355,9 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("memory.backend %q, want local or qdrant", s.Memory.Backend)
 	case s.Memory.Retrieval != "similarity" && s.Memory.Retrieval != "recent":
 		return fmt.Errorf("memory.retrieval %q, want similarity or recent", s.Memory.Retrieval)
+	}
+	if err := s.Durability.validate(); err != nil {
+		return err
 	}
 	return s.Roles.Validate()
 }

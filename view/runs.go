@@ -30,7 +30,7 @@ type status struct {
 
 // live reports whether a page showing this status should keep polling.
 func (s status) live() bool {
-	return s.Status == "running" || s.Status == "paused" || s.transient
+	return s.Status == "running" || s.Status == "paused" || s.Status == "waiting" || s.transient
 }
 
 // stateOf asks Temporal for a workflow's state; the pages show a failure to

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/runstatus"
 )
 
 // Workflows is what the pages ask Temporal. It is an interface so that the
@@ -22,11 +23,13 @@ type Workflows interface {
 }
 
 // WorkflowState is a workflow's status as the pages show it: running, paused
-// (a running stream that was paused), completed, failed, terminated,
-// canceled, timedout or unknown.
+// (a running stream that was paused), waiting (a running workflow, or one of
+// its episodes or evaluations, waits out a failing dependency), completed,
+// failed, terminated, canceled, timedout or unknown.
 type WorkflowState struct {
 	Status   string
 	Progress *contract.Progress // running streams only
+	Waiting  []contract.Waiting // what the workflow and its children wait for
 }
 
 // temporalTimeout bounds each question to Temporal, so a page loads (saying
@@ -51,7 +54,16 @@ func (t temporalWorkflows) State(ctx context.Context, id string) (WorkflowState,
 	}
 	info := desc.GetWorkflowExecutionInfo()
 	st := WorkflowState{Status: strings.ToLower(info.GetStatus().String())}
-	if st.Status != "running" || info.GetType().GetName() != "StreamWorkflow" {
+	if st.Status != "running" {
+		return st, nil
+	}
+	if st.Waiting, err = runstatus.Waiting(ctx, t.c, id); err != nil {
+		return st, err
+	}
+	if len(st.Waiting) > 0 {
+		st.Status = "waiting"
+	}
+	if info.GetType().GetName() != "StreamWorkflow" {
 		return st, nil
 	}
 	v, err := t.c.QueryWorkflow(ctx, id, "", contract.QueryProgress)
@@ -65,7 +77,7 @@ func (t temporalWorkflows) State(ctx context.Context, id string) (WorkflowState,
 		return st, err
 	}
 	st.Progress = &p
-	if p.Paused {
+	if p.Paused && st.Status == "running" {
 		st.Status = "paused"
 	}
 	return st, nil

@@ -52,12 +52,12 @@ func record(t *testing.T) fixture {
 		EvalConcurrency: 2, Settings: settings.Overrides{"evolver": map[string]any{"memory_budget": 6}},
 		Conditions: []contract.ConditionSpec{{Name: "E1", Kind: "stream", Memory: "empty", StageEval: true, Retention: "final"},
 			{Name: "H0", Kind: "heldout"}, {Name: "H3", Kind: "heldout", From: "E1"}}}
-	run, err := engine.StartExperiment(ctx, env.Client, "", spec)
+	run, err := engine.StartExperiment(ctx, env.Client, env.Engine.Results, "", spec)
 	require.NoError(t, err)
 	require.NoError(t, run.Get(ctx, nil))
 
 	live := contract.StreamSpec{RunID: "live", Corpus: "builtin:stream", Limit: 40, StageSize: 20}
-	_, err = engine.StartStream(ctx, env.Client, "", live)
+	_, err = engine.StartStream(ctx, env.Client, env.Engine.Results, "", live)
 	require.NoError(t, err)
 	require.NoError(t, env.Client.SignalWorkflow(ctx, contract.StreamWorkflowID("live"), "", contract.SignalPause, nil))
 	enginetest.Eventually(t, 30*time.Second, "the live stream paused", func() bool {
@@ -254,6 +254,16 @@ func TestViewer(t *testing.T) {
 		none, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory})
 		require.NoError(t, err)
 		require.Contains(t, body(t, get(t, none, http.MethodGet, "/", nil)), "no Temporal configured")
+
+		// A run waiting out a failing dependency says what it waits for, and
+		// the page keeps polling.
+		wait, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: waitingFor{}})
+		require.NoError(t, err)
+		r = get(t, wait, http.MethodGet, "/part/run?id=vt-E1", nil)
+		page := body(t, r)
+		require.Contains(t, page, "s-waiting")
+		require.Contains(t, page, "waiting for results/postgres (unavailable) since 2026-12-01 10:00:00 UTC, 7 failed attempts, in vt-E1/p1/s02/e0007-stream-0007")
+		require.Empty(t, r.Header.Get("X-Clinevo-Live"), "a waiting run keeps polling")
 	})
 
 	t.Run("run page", func(t *testing.T) {
@@ -417,6 +427,15 @@ func htmlText(s string) string {
 }
 
 type failing struct{}
+
+// waitingFor is a Temporal whose workflows all wait for the results database.
+type waitingFor struct{}
+
+func (waitingFor) State(_ context.Context, id string) (view.WorkflowState, error) {
+	return view.WorkflowState{Status: "waiting", Waiting: []contract.Waiting{{WorkflowID: "vt-E1/p1/s02/e0007-stream-0007", Activity: "Decide",
+		Dependency: "results/postgres", Class: "unavailable", Since: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), Attempts: 7,
+		Error: "connection refused"}}}, nil
+}
 
 func (failing) State(context.Context, string) (view.WorkflowState, error) {
 	return view.WorkflowState{}, errors.New("connection refused")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // ExperimentWorkflow runs an experiment's conditions, each as soon as the
@@ -17,7 +18,29 @@ import (
 // with its own settings: the experiment's base, then the experiment's and the
 // condition's overrides.
 func ExperimentWorkflow(ctx workflow.Context, spec contract.ExperimentSpec) (contract.ExperimentResult, error) {
-	if err := spec.Validate(); err != nil {
+	res, err := runExperiment(ctx, spec)
+	return res, stopped(ctx, "experiment", spec.Name, "experiment resume", err)
+}
+
+// versionPlanned is the change ID of experiments planned by an activity:
+// from version 1 PutExperiment checks the spec and resolves every
+// condition's settings and defaults, and the experiment claims its name; the
+// plan is in the history, so a replay never depends on this build's
+// defaults. Histories without the marker validate and resolve in workflow
+// code, as before.
+const versionPlanned = "plan-experiment"
+
+func runExperiment(ctx workflow.Context, spec contract.ExperimentSpec) (contract.ExperimentResult, error) {
+	planned := workflow.GetVersion(ctx, versionPlanned, workflow.DefaultVersion, 1) >= 1
+	if !planned {
+		if err := spec.Validate(); err != nil {
+			return contract.ExperimentResult{}, err
+		}
+	} else if spec.Claim == "" {
+		spec.Claim = firstRun(ctx)
+	}
+	w, err := newWaiter(ctx, spec.Base.Durability)
+	if err != nil {
 		return contract.ExperimentResult{}, err
 	}
 	log := workflow.GetLogger(ctx)
@@ -25,8 +48,20 @@ func ExperimentWorkflow(ctx workflow.Context, spec contract.ExperimentSpec) (con
 		return contract.ExperimentResult{}, err
 	}
 	actx := activityOptions(ctx, 60)
-	if err := workflow.ExecuteActivity(actx, a.PutExperiment, spec).Get(ctx, nil); err != nil {
+	var plan activities.ExperimentPlan
+	var planOut any // the plan, from version 1; older histories recorded none
+	if planned {
+		planOut = &plan
+	}
+	if err := w.activity(actx, a.PutExperiment, planOut, spec); err != nil {
 		return contract.ExperimentResult{}, err
+	}
+	if planned && len(plan.Settings) != len(spec.Conditions) {
+		return contract.ExperimentResult{}, fmt.Errorf("experiment %s: PutExperiment planned %d conditions of %d: a worker older than this experiment ran it; upgrade every worker, then resume",
+			spec.Name, len(plan.Settings), len(spec.Conditions))
+	}
+	if planned {
+		w.dur = plan.Durability
 	}
 	n := len(spec.Conditions)
 	res := make([]contract.ConditionResult, n)
@@ -44,7 +79,7 @@ func ExperimentWorkflow(ctx workflow.Context, spec contract.ExperimentSpec) (con
 		run := spec.RunID(c.Name)
 		res[i] = contract.ConditionResult{Name: c.Name, Kind: c.Kind, Run: run}
 		var prev activities.RunResultReply
-		if err := workflow.ExecuteActivity(actx, a.RunResult, run).Get(ctx, &prev); err != nil {
+		if err := w.activity(actx, a.RunResult, &prev, run); err != nil {
 			return err
 		}
 		if prev.Found {
@@ -52,8 +87,10 @@ func ExperimentWorkflow(ctx workflow.Context, spec contract.ExperimentSpec) (con
 			log.Info("condition already finished: reusing its result", "experiment", spec.Name, "condition", c.Name)
 			return decodeResult(&res[i], prev.Result)
 		}
-		set, err := spec.SettingsOf(i)
-		if err != nil {
+		var set settings.Settings
+		if planned {
+			set = plan.Settings[i]
+		} else if set, err = spec.SettingsOf(i); err != nil {
 			return err
 		}
 		state[i] = 1
@@ -79,12 +116,16 @@ func ExperimentWorkflow(ctx workflow.Context, spec contract.ExperimentSpec) (con
 			if limit == 0 {
 				limit = spec.HeldOutLimit
 			}
-			var plan activities.StreamPlan
-			if err := workflow.ExecuteActivity(actx, a.PlanCases, corpus, limit).Get(ctx, &plan); err != nil {
+			var cases activities.StreamPlan
+			if err := w.activity(actx, a.PlanCases, &cases, corpus, limit); err != nil {
 				return err
 			}
-			es := contract.EvalSpec{RunID: run, Kind: contract.KindHeldOut, Label: c.Name, Corpus: corpus, CaseIDs: plan.CaseIDs,
-				Conditions: plan.Conditions, Stage: 1, Pass: 1, Concurrency: orInt(spec.EvalConcurrency, contract.DefaultEvalConcurrency),
+			concurrency := plan.EvalConcurrency
+			if !planned {
+				concurrency = orInt(spec.EvalConcurrency, contract.DefaultEvalConcurrency)
+			}
+			es := contract.EvalSpec{RunID: run, Kind: contract.KindHeldOut, Label: c.Name, Corpus: corpus, CaseIDs: cases.CaseIDs,
+				Conditions: cases.Conditions, Stage: 1, Pass: 1, Concurrency: concurrency,
 				ActivityTimeoutSeconds: spec.ActivityTimeout, Settings: set}
 			if dep != nil { // H3: the mature bank and rules of a finished run, frozen
 				es.MemoryRuns, es.AsOf = dep.MemoryRuns, dep.LastEpisode
@@ -143,7 +184,7 @@ func ExperimentWorkflow(ctx workflow.Context, spec contract.ExperimentSpec) (con
 		}
 	}
 	out := contract.ExperimentResult{Name: spec.Name, Conditions: res}
-	if err := workflow.ExecuteActivity(actx, a.CompleteRun, activities.RunCompletion{Run: spec.Name, Kind: contract.KindExperiment, Result: out}).Get(ctx, nil); err != nil {
+	if err := w.activity(actx, a.CompleteRun, nil, activities.RunCompletion{Run: spec.Name, Kind: contract.KindExperiment, Result: out}); err != nil {
 		return contract.ExperimentResult{}, err
 	}
 	return out, nil

@@ -14,14 +14,27 @@ import (
 // workflow code that would break running workflows fails here. The *_v1 files
 // are from after version 1 of "assess-in-task" (episodes score and grade or
 // record themselves, streams learn in one local activity); the others are
-// from before it, and still replay on the old path.
+// from before it, and still replay on the old path. experiment.json (an
+// experiment of a stream with a stage evaluation and two held-out conditions)
+// and its evaluations' histories are from before evaluations continued as new
+// and before validation and defaulting moved out of workflow code. The
+// *_planned, *_batches and stream_resolved files are from after those
+// changes (version 1 of "plan-experiment", "eval-batches" and
+// "resolve-before-start"), and episode_waited.json is an episode that waited
+// out three failed reads of its results store (version 1 of
+// "wait-out-outages": timers, ClinevoWaiting set and removed).
 func TestReplayCommittedHistories(t *testing.T) {
 	for _, f := range []string{"testdata/stream_stage1.json", "testdata/episode.json",
-		"testdata/stream_stage1_v1.json", "testdata/episode_v1.json", "testdata/episode_eval_v1.json"} {
+		"testdata/stream_stage1_v1.json", "testdata/episode_v1.json", "testdata/episode_eval_v1.json",
+		"testdata/experiment.json", "testdata/evaluation_heldout.json", "testdata/evaluation_stage.json",
+		"testdata/experiment_planned.json", "testdata/evaluation_heldout_batches.json", "testdata/evaluation_stage_batches.json",
+		"testdata/stream_resolved.json", "testdata/episode_waited.json"} {
 		t.Run(f, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflow(workflows.StreamWorkflow)
 			r.RegisterWorkflow(workflows.EpisodeWorkflow)
+			r.RegisterWorkflow(workflows.EvaluationWorkflow)
+			r.RegisterWorkflow(workflows.ExperimentWorkflow)
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}

@@ -4,11 +4,13 @@ import (
 	"fmt"
 
 	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/fault"
 )
 
 // StreamWorkflow runs a stream's cases in order, as ARCHITECTURE.md draws it:
@@ -18,6 +20,11 @@ import (
 // replays. It continues as new at every stage boundary, and when Temporal
 // suggests it, carrying its state.
 func StreamWorkflow(ctx workflow.Context, spec contract.StreamSpec) (contract.StreamResult, error) {
+	res, err := runStream(ctx, spec)
+	return res, stopped(ctx, "stream", spec.RunID, "stream restart", err)
+}
+
+func runStream(ctx workflow.Context, spec contract.StreamSpec) (contract.StreamResult, error) {
 	s, err := startStream(ctx, spec)
 	if err != nil {
 		return contract.StreamResult{}, err
@@ -75,23 +82,53 @@ type stream struct {
 	plan    activities.StreamPlan
 	pending []activities.EpisodeRef
 	log     log.Logger
+	w       *waiter
 }
+
+// versionResolved is the change ID of a stream whose defaults ValidateStream
+// resolves (its result is in the history) instead of the workflow code, and
+// that claims its run ID: from version 1 the stream runs with the spec
+// ValidateStream returns.
+const versionResolved = "resolve-before-start"
 
 // startStream validates the spec and its corpus, tags the run, and installs
 // the signal and query handlers.
 func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error) {
-	spec = spec.WithDefaults()
-	s := &stream{ctx: ctx, actx: activityOptions(ctx, 60), lctx: localActivityOptions(ctx, 60), spec: spec, log: workflow.GetLogger(ctx)}
-	// The version is read before anything else, so a run started by older
+	// The versions are read before anything else, so a run started by older
 	// code keeps the old path to its end.
-	s.local = workflow.GetVersion(ctx, versionAssessInTask, workflow.DefaultVersion, 1) >= 1
+	local := workflow.GetVersion(ctx, versionAssessInTask, workflow.DefaultVersion, 1) >= 1
+	resolved := workflow.GetVersion(ctx, versionResolved, workflow.DefaultVersion, 1) >= 1
+	if !resolved {
+		spec = spec.WithDefaults()
+	} else if spec.Claim == "" {
+		// The run ID is claimed by this first run of the stream; a restart
+		// and every continue-as-new carry the claim in the spec.
+		spec.Claim = firstRun(ctx)
+	}
+	w, err := newWaiter(ctx, spec.Settings.Durability)
+	if err != nil {
+		return nil, err
+	}
+	s := &stream{ctx: ctx, actx: activityOptions(ctx, 60), lctx: localActivityOptions(ctx, 60), spec: spec, log: workflow.GetLogger(ctx), local: local, w: w}
 	s.st = &s.spec.State
 	if s.st.Cursor == 0 {
 		s.st.RuleBook = s.spec.RuleBook
 	}
-	if err := workflow.ExecuteActivity(s.actx, a.ValidateStream, spec).Get(ctx, &s.plan); err != nil {
+	if err := w.activity(s.actx, a.ValidateStream, &s.plan, s.spec); err != nil {
 		return nil, err
 	}
+	if resolved {
+		if s.plan.Spec == nil {
+			return nil, temporal.NewNonRetryableApplicationError("ValidateStream returned no resolved spec: a worker older than this stream ran it; upgrade every worker, then restart the stream",
+				string(fault.Invalid), nil)
+		}
+		st := s.spec.State
+		s.spec = *s.plan.Spec
+		s.spec.State = st
+		s.st = &s.spec.State
+		w.dur = s.spec.Settings.Durability
+	}
+	spec = s.spec
 	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrRun.ValueSet(spec.RunID), AttrKind.ValueSet(string(contract.KindStream)),
 		AttrPass.ValueSet(int64(spec.Pass))); err != nil {
 		return nil, err
@@ -99,7 +136,7 @@ func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error
 	s.listen()
 	if err := workflow.SetQueryHandler(ctx, contract.QueryProgress, func() (contract.Progress, error) {
 		return contract.Progress{Run: spec.RunID, Cursor: s.st.Cursor, Total: s.total(), Stage: s.stageOf(s.st.Cursor), Paused: s.st.Paused,
-			Stopping: s.st.Stopping, Overall: s.st.Totals.Means(), ThisStage: s.st.Stage.Means()}, nil
+			Stopping: s.st.Stopping, Overall: s.st.Totals.Means(), ThisStage: s.st.Stage.Means(), Waiting: w.state}, nil
 	}); err != nil {
 		return nil, err
 	}
@@ -164,14 +201,14 @@ func (s *stream) episode() error {
 	in := activities.EpisodeInput{Run: s.spec.RunID, EpisodeID: contract.EpisodeWorkflowID(s.spec.RunID, s.spec.Pass, stage, i+1, s.plan.CaseIDs[i]),
 		Kind: contract.KindStream, Corpus: s.spec.Corpus, CaseID: s.plan.CaseIDs[i], Condition: s.plan.Conditions[i], Index: i + 1,
 		Number: s.spec.FirstEpisode + i + 1, Pass: s.spec.Pass, Stage: stage, Rules: s.rules(s.st.RuleBook), MemoryRuns: s.memoryRuns(),
-		Grade: s.local, ActivityTimeoutSeconds: s.spec.ActivityTimeoutSeconds, Settings: s.spec.Settings}
+		Grade: s.local, ActivityTimeoutSeconds: s.spec.ActivityTimeoutSeconds, Settings: s.spec.Settings, Durability: s.spec.Settings.Durability}
 	var score contract.ScoreSummary
 	if err := workflow.ExecuteChildWorkflow(episodeOptions(s.ctx, in), EpisodeWorkflow, in).Get(s.ctx, &score); err != nil {
 		return err
 	}
 	ref := in.Ref()
 	if !s.local {
-		if err := workflow.ExecuteActivity(s.actx, a.Grade, activities.GradeInput{EpisodeRef: ref, Settings: s.spec.Settings}).Get(s.ctx, nil); err != nil {
+		if err := s.w.activity(s.actx, a.Grade, nil, activities.GradeInput{EpisodeRef: ref, Settings: s.spec.Settings}); err != nil {
 			return err
 		}
 	}
@@ -202,7 +239,7 @@ func (s *stream) flush() error {
 		in := activities.EvolveInput{Run: s.spec.RunID, Pass: s.spec.Pass, Episodes: s.pending, RuleBook: s.st.RuleBook,
 			MemoryRuns: s.memoryRuns(), Settings: s.spec.Settings}
 		var out activities.EvolveOutput
-		if err := workflow.ExecuteLocalActivity(localActivityOptions(s.ctx, s.learnTimeout()), a.Learn, in).Get(s.ctx, &out); err != nil {
+		if err := s.w.local(localActivityOptions(s.ctx, s.learnTimeout()), a.Learn, &out, in); err != nil {
 			return err
 		}
 		s.st.RuleBook = out.RuleBook
@@ -213,7 +250,7 @@ func (s *stream) flush() error {
 	if s.spec.Settings.Evolver.Rules() || s.spec.Memory != contract.MemoryDisabled {
 		in := activities.EvolveInput{Run: s.spec.RunID, Pass: s.spec.Pass, Episodes: s.pending, RuleBook: s.st.RuleBook,
 			MemoryRuns: s.memoryRuns(), Settings: s.spec.Settings}
-		if err := workflow.ExecuteActivity(activityOptions(s.ctx, s.learnTimeout()), a.Evolve, in).Get(s.ctx, &out); err != nil {
+		if err := s.w.activity(activityOptions(s.ctx, s.learnTimeout()), a.Evolve, &out, in); err != nil {
 			return err
 		}
 	}
@@ -225,7 +262,7 @@ func (s *stream) flush() error {
 		}
 		rec := activities.RecordInput{EpisodeRef: ref, Run: s.spec.RunID, Kind: contract.KindStream, Pass: s.spec.Pass, Lesson: lesson,
 			RuleBook: s.st.RuleBook}
-		if err := workflow.ExecuteActivity(s.actx, a.Record, rec).Get(s.ctx, nil); err != nil {
+		if err := s.w.activity(s.actx, a.Record, nil, rec); err != nil {
 			return err
 		}
 	}
@@ -277,7 +314,7 @@ func (s *stream) finish() (contract.StreamResult, error) {
 			}
 		}
 	}
-	if err := workflow.ExecuteActivity(s.actx, a.CompleteRun, activities.RunCompletion{Run: s.spec.RunID, Kind: contract.KindStream, Result: out}).Get(s.ctx, nil); err != nil {
+	if err := s.w.activity(s.actx, a.CompleteRun, nil, activities.RunCompletion{Run: s.spec.RunID, Kind: contract.KindStream, Result: out}); err != nil {
 		return contract.StreamResult{}, err
 	}
 	s.log.Info("stream finished", "run", s.spec.RunID, "episodes", out.Episodes, "stopped", out.Stopped, "s", out.Overall.S,

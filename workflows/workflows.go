@@ -13,6 +13,7 @@ import (
 
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // MaxTurnsPerLoop is a hard bound on the turn loop, above any sane Tmax.
@@ -32,24 +33,21 @@ var (
 
 var a *activities.Activities // activities are called through a nil pointer
 
+// activityOptions bound each attempt of an activity by timeoutSeconds; the
+// waiter retries (retryOff).
 func activityOptions(ctx workflow.Context, timeoutSeconds int) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Duration(timeoutSeconds) * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:        time.Second,
-			BackoffCoefficient:     2,
-			MaximumInterval:        time.Minute,
-			NonRetryableErrorTypes: []string{activities.ErrBadInput},
-		},
-	})
+		StartToCloseTimeout: time.Duration(timeoutSeconds) * time.Second, RetryPolicy: retryOff})
 }
 
+// localActivityOptions bound each attempt of a local activity by
+// timeoutSeconds. Without a retry policy of its own the Go SDK would retry a
+// local activity only within its start-to-close timeout (it takes that as the
+// schedule-to-close timeout): the waiter retries instead, for as long as the
+// run's durability allows.
 func localActivityOptions(ctx workflow.Context, timeoutSeconds int) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: time.Duration(timeoutSeconds) * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
-			NonRetryableErrorTypes: []string{activities.ErrBadInput, activities.ErrModelFatal}},
-	})
+		StartToCloseTimeout: time.Duration(timeoutSeconds) * time.Second, RetryPolicy: retryOff})
 }
 
 // versionAssessInTask is the change ID of the round trips cut per episode:
@@ -65,6 +63,14 @@ const versionAssessInTask = "assess-in-task"
 // history is the episode's audit trail; the texts live in the results store
 // under its workflow ID.
 func EpisodeWorkflow(ctx workflow.Context, in activities.EpisodeInput) (contract.ScoreSummary, error) {
+	dur := in.Durability
+	if dur == (settings.Durability{}) {
+		dur = in.Settings.Durability
+	}
+	w, err := newWaiter(ctx, dur)
+	if err != nil {
+		return contract.ScoreSummary{}, err
+	}
 	ctx = activityOptions(ctx, in.ActivityTimeoutSeconds)
 	// The turn loop runs as local activities: each turn's decision and event are
 	// kept in the results store, so a turn re-run after a crash returns what it
@@ -75,11 +81,11 @@ func EpisodeWorkflow(ctx workflow.Context, in activities.EpisodeInput) (contract
 	for turn := 0; turn < MaxTurnsPerLoop; turn++ {
 		ti := activities.TurnInput{EpisodeInput: in, Turn: turn}
 		var dec activities.TurnSummary
-		if err := workflow.ExecuteLocalActivity(lctx, a.Decide, ti).Get(ctx, &dec); err != nil {
+		if err := w.local(lctx, a.Decide, &dec, ti); err != nil {
 			return contract.ScoreSummary{}, err
 		}
 		var st activities.TurnSummary
-		if err := workflow.ExecuteLocalActivity(lctx, a.Step, ti).Get(ctx, &st); err != nil {
+		if err := w.local(lctx, a.Step, &st, ti); err != nil {
 			return contract.ScoreSummary{}, err
 		}
 		workflow.SetCurrentDetails(ctx, fmt.Sprintf("case %s, turn %d: %s %s", in.CaseID, turn, st.Action, st.Status))
@@ -95,9 +101,9 @@ func EpisodeWorkflow(ctx workflow.Context, in activities.EpisodeInput) (contract
 	local := workflow.GetVersion(ctx, versionAssessInTask, workflow.DefaultVersion, 1) >= 1
 	run := func(activity, arg, result any) error {
 		if local {
-			return workflow.ExecuteLocalActivity(lctx, activity, arg).Get(ctx, result)
+			return w.local(lctx, activity, result, arg)
 		}
-		return workflow.ExecuteActivity(ctx, activity, arg).Get(ctx, result)
+		return w.activity(ctx, activity, result, arg)
 	}
 	var s contract.ScoreSummary
 	if err := run(a.Score, in, &s); err != nil {

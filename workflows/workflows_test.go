@@ -46,7 +46,16 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		conds[i] = "cond"
 	}
 	env.RegisterWorkflow(workflows.EpisodeWorkflow)
-	env.OnActivity(acts.ValidateStream, mock.Anything, mock.Anything).Return(activities.StreamPlan{CaseIDs: ids, Conditions: conds}, nil)
+	env.OnActivity(acts.ValidateStream, mock.Anything, mock.Anything).Return(func(_ context.Context, s contract.StreamSpec) (activities.StreamPlan, error) {
+		resolved := s.WithDefaults()
+		resolved.State = contract.StreamState{}
+		return activities.StreamPlan{CaseIDs: ids, Conditions: conds, Spec: &resolved}, nil
+	})
+	env.OnActivity(acts.PrepareEvaluation, mock.Anything, mock.Anything).Return(func(_ context.Context, e contract.EvalSpec) (contract.EvalSpec, error) {
+		e = e.WithDefaults()
+		e.SettingsRef = "sha256:test"
+		return e, nil
+	})
 	env.OnActivity(acts.Decide, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.TurnInput) (activities.TurnSummary, error) {
 		return activities.TurnSummary{Action: "ASK"}, nil
 	})

@@ -67,7 +67,7 @@ func (a *app) demoCmd() *cobra.Command {
 			if cases != 100 || stageSize != 25 {
 				spec.Limit, spec.StageSize = cases, stageSize
 			}
-			r, err := engine.StartExperiment(ctx, c, a.cfg.Temporal.TaskQueue, spec)
+			r, err := engine.StartExperiment(ctx, c, eng.Results, a.cfg.Temporal.TaskQueue, spec)
 			if err != nil {
 				return err
 			}

@@ -17,6 +17,8 @@ import (
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/experiments"
 	"github.com/clinevo/clinevo/rescore"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -42,8 +44,11 @@ func (a *app) experimentCmd() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			r, err := engine.StartExperiment(cmd.Context(), c, a.cfg.Temporal.TaskQueue, spec)
-			if err != nil {
+			var r client.WorkflowRun
+			if err := a.withLookup(cmd.Context(), func(store results.RunLog) error {
+				r, err = engine.StartExperiment(cmd.Context(), c, store, a.cfg.Temporal.TaskQueue, spec)
+				return err
+			}); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started experiment %s: workflow %s\n", spec.Name, r.GetID())
@@ -93,14 +98,16 @@ func (a *app) experimentCmd() *cobra.Command {
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use:   "status NAME",
-		Short: "The experiment's workflow status and each condition's progress",
-		Args:  cobra.ExactArgs(1),
+		Short: "The experiment's workflow status, what it waits for, and each running condition's progress",
+		Args:  runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			desc, err := c.DescribeWorkflowExecution(cmd.Context(), contract.ExperimentWorkflowID(args[0]), "")
+			id := contract.ExperimentWorkflowID(args[0])
+			desc, err := c.DescribeWorkflowExecution(cmd.Context(), id, "")
 			if err != nil {
 				return fmt.Errorf("experiment %s: %w", args[0], err)
 			}
-			out := map[string]any{"status": desc.WorkflowExecutionInfo.Status.String()}
+			status := desc.WorkflowExecutionInfo.Status.String()
+			out := map[string]any{"status": status, "state": strings.ToLower(status)}
 			var conds []any
 			for _, ch := range desc.PendingChildren {
 				item := map[string]any{"workflow_id": ch.WorkflowId, "type": ch.WorkflowTypeName}
@@ -113,6 +120,13 @@ func (a *app) experimentCmd() *cobra.Command {
 				conds = append(conds, item)
 			}
 			out["running"] = conds
+			waiting, err := runstatus.Waiting(cmd.Context(), c, id)
+			if err != nil {
+				return fmt.Errorf("experiment %s: %w", args[0], err)
+			}
+			if len(waiting) > 0 {
+				out["state"], out["waiting"] = "waiting", waiting
+			}
 			return printJSON(cmd, out)
 		}),
 	})
@@ -120,7 +134,7 @@ func (a *app) experimentCmd() *cobra.Command {
 	resume := &cobra.Command{
 		Use:   "resume NAME",
 		Short: "Start a failed, terminated or timed-out experiment again: finished conditions are reused, started streams continue from their last completed episode",
-		Args:  cobra.ExactArgs(1),
+		Args:  runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 			eng, err := a.openReader(cmd.Context())
 			if err != nil {
@@ -214,7 +228,7 @@ func (a *app) reportCmd() *cobra.Command {
 			if out == "" {
 				return fmt.Errorf("report: --out DIR is required")
 			}
-			eng, err := a.openEngine(cmd.Context())
+			eng, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -67,7 +67,7 @@ func (a *app) streamSizeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "size RUN",
 		Short: "Count the history events of every run of a stream workflow and of its largest episode",
-		Args:  cobra.ExactArgs(1),
+		Args:  runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 			ctx := cmd.Context()
 			var token []byte
@@ -126,7 +126,7 @@ func (a *app) streamTimingCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "timing RUN",
 		Short: "Show workflow-task and activity dispatch latencies and run times from a stream's histories",
-		Args:  cobra.ExactArgs(1),
+		Args:  runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 			runs, err := timing.Collect(cmd.Context(), timing.FromClient(c), contract.StreamWorkflowID(args[0]))
 			if err != nil {

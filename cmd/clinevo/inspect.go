@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/settings"
 )
 
 func (a *app) episodeShowCmd() *cobra.Command {
@@ -26,7 +28,7 @@ func (a *app) episodeShowCmd() *cobra.Command {
 		Use:   "show EPISODE_ID",
 		Short: "Show a recorded episode (its ID is its workflow ID, <run>/p<pass>/s<stage>/e<index>-<case>)",
 		Args:  cobra.ExactArgs(1),
-		RunE: a.withEngine(false, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
+		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
 			rec, t, err := eng.Results.RecordTrace(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -56,14 +58,19 @@ func (a *app) memoryCmd() *cobra.Command {
 	query := &cobra.Command{
 		Use:   "query TEXT",
 		Short: "Cards most similar to TEXT, optionally as of an episode number",
-		Args:  cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := cobra.ExactArgs(1)(cmd, args); err != nil {
+				return err
+			}
+			return checkQuery(cmd, args[0], f, kinds, top)
+		},
 		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
 			f.Runs = runs
 			for _, k := range kinds {
 				f.Kinds = append(f.Kinds, clinic.CardKind(k))
 			}
 			k := top
-			if k == 0 {
+			if !cmd.Flags().Changed("top") {
 				k = a.cfg.Settings.Memory.K // the configured doctor's K
 			}
 			hits, err := eng.Memory.Search(cmd.Context(), memory.Query{Text: args[0], K: k, Filter: f})
@@ -80,9 +87,9 @@ func (a *app) memoryCmd() *cobra.Command {
 	}
 	query.Flags().IntVar(&f.AsOf, "as-of", 0, "episode number: cards live after that episode was evolved (0: now)")
 	query.Flags().StringSliceVar(&runs, "run", nil, "only cards written by these runs")
-	query.Flags().StringSliceVar(&kinds, "kind", nil, "only these kinds: success, correction, rule, advice")
+	query.Flags().StringSliceVar(&kinds, "kind", nil, "only these kinds: "+strings.Join(settings.CardKinds, ", "))
 	query.Flags().StringVar(&f.Bank, "bank", "", "only this bank: success, correction, rules, advice")
-	query.Flags().IntVar(&top, "top", 0, "number of cards (0: the configured doctor's K, memory.k)")
+	query.Flags().IntVar(&top, "top", 0, "number of cards (default: the configured doctor's K, memory.k)")
 	cmd.AddCommand(query)
 	var statRuns []string
 	var statJSON bool
@@ -105,6 +112,33 @@ func (a *app) memoryCmd() *cobra.Command {
 	cmd.AddCommand(stats)
 	a.memoryBankCmds(cmd)
 	return cmd
+}
+
+// checkQuery refuses a memory query that cannot mean anything: no text, a
+// negative episode, an unknown kind or bank, fewer than one card.
+func checkQuery(cmd *cobra.Command, text string, f memory.Filter, kinds []string, top int) error {
+	banks := []string{}
+	for _, k := range settings.CardKinds {
+		if b := memory.BankOf(clinic.CardKind(k)); !slices.Contains(banks, b) {
+			banks = append(banks, b)
+		}
+	}
+	switch {
+	case strings.TrimSpace(text) == "":
+		return errors.New(`memory query: TEXT is empty: give the words to search for, e.g. memory query "chest pain on exertion"`)
+	case f.AsOf < 0:
+		return fmt.Errorf("memory query: --as-of %d: want an episode number, 0 or more (0: the bank now)", f.AsOf)
+	case cmd.Flags().Changed("top") && top < 1:
+		return fmt.Errorf("memory query: --top %d: want at least 1 card (without --top: memory.k)", top)
+	case f.Bank != "" && !slices.Contains(banks, f.Bank):
+		return fmt.Errorf("memory query: --bank %q: want one of %s", f.Bank, strings.Join(banks, ", "))
+	}
+	for _, k := range kinds {
+		if !slices.Contains(settings.CardKinds, k) {
+			return fmt.Errorf("memory query: --kind %q: want one of %s", k, strings.Join(settings.CardKinds, ", "))
+		}
+	}
+	return nil
 }
 
 // writeMemoryStats prints a bank's counts as tables: totals, live cards by
@@ -159,7 +193,7 @@ func (a *app) runsCmd() *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "Every run with its episode count and stage means",
-		RunE: a.withEngine(false, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
+		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
 			runs, counts, err := eng.Results.Runs(cmd.Context())
 			if err != nil {
 				return err
@@ -195,7 +229,7 @@ func (a *app) runsCmd() *cobra.Command {
 	stages := &cobra.Command{
 		Use:   "stages",
 		Short: "Stage means (S, strict accuracy, U, turns, tests, cost) of recorded runs",
-		RunE: a.withEngine(false, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
+		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
 			recs, err := eng.Results.Records(cmd.Context(), "")
 			if err != nil {
 				return err
@@ -220,9 +254,9 @@ func (a *app) runsCmd() *cobra.Command {
 		Short: "Export episode records (with traces) as JSONL",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "jsonl" {
-				return fmt.Errorf("runs export: format %q, want jsonl", format)
+				return fmt.Errorf("runs export: --format %q, want jsonl", format)
 			}
-			eng, err := a.openEngine(cmd.Context())
+			eng, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}

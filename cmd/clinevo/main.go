@@ -73,6 +73,8 @@ func newRoot() *cobra.Command {
 	root.PersistentFlags().StringVar(&a.file, "config", "", "config file (YAML, TOML or JSON)")
 	root.PersistentFlags().String("data-dir", "", "data directory (default ~/.clinevo)")
 	_ = a.v.BindPFlag("data_dir", root.PersistentFlags().Lookup("data-dir"))
+	root.PersistentFlags().String("log-level", "", "log level of this process and the Temporal SDK: debug, info, warn or error (default: log.level, info)")
+	_ = a.v.BindPFlag("log.level", root.PersistentFlags().Lookup("log-level"))
 	root.AddCommand(&cobra.Command{Use: "version", Short: "Print the version", Run: func(cmd *cobra.Command, _ []string) {
 		fmt.Fprintln(cmd.OutOrStdout(), "clinevo", version)
 	}})

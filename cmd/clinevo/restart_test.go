@@ -24,7 +24,7 @@ func TestStreamRestartCommand(t *testing.T) {
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "cli", Corpus: "builtin:stream", Limit: 6, StageSize: 3}
-	_, err := engine.StartStream(ctx, env.Client, "", spec)
+	_, err := engine.StartStream(ctx, env.Client, env.Engine.Results, "", spec)
 	require.NoError(t, err)
 	records := func() int {
 		recs, err := env.Engine.Results.Records(ctx, "cli")

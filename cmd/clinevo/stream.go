@@ -4,15 +4,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runstatus"
 )
 
 // streamFlags are the flags that build a StreamSpec; settings flags bind to
@@ -48,6 +50,11 @@ func (a *app) bindStreamFlags(cmd *cobra.Command, f *streamFlags) {
 // lineage from the finished run it continues.
 func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec, error) {
 	s := f.spec
+	if s.RunID != "" {
+		if err := contract.ValidateRunID(s.RunID); err != nil {
+			return s, fmt.Errorf("stream start: --run: %w", err)
+		}
+	}
 	if s.Corpus == "" {
 		s.Corpus = a.cfg.Corpus
 	}
@@ -59,13 +66,14 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 	case s.Memory != contract.MemoryCarry && f.carryFrom != "":
 		return s, errors.New("stream start: --carry-from needs --memory carry")
 	case s.Memory == contract.MemoryCarry:
-		eng, err := a.openEngine(cmd.Context())
-		if err != nil {
-			return s, err
-		}
-		s, err = engine.CarryFrom(cmd.Context(), eng.Results, s, f.carryFrom)
-		eng.Close()
-		if err != nil {
+		if err := a.withLookup(cmd.Context(), func(store results.RunLog) error {
+			if store == nil {
+				return fmt.Errorf("carry from %s: the run has not finished: nothing has run with data_dir %s", f.carryFrom, a.cfg.DataDir)
+			}
+			var err error
+			s, err = engine.CarryFrom(cmd.Context(), store, s, f.carryFrom)
+			return err
+		}); err != nil {
 			return s, err
 		}
 	}
@@ -105,8 +113,11 @@ func (a *app) streamCmd() *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			run, err := engine.StartStream(cmd.Context(), c, a.cfg.Temporal.TaskQueue, s)
-			if err != nil {
+			var run client.WorkflowRun
+			if err := a.withLookup(cmd.Context(), func(store results.RunLog) error {
+				run, err = engine.StartStream(cmd.Context(), c, store, a.cfg.Temporal.TaskQueue, s)
+				return err
+			}); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started stream %s: workflow %s (run %s)\n", s.RunID, run.GetID(), run.GetRunID())
@@ -118,7 +129,7 @@ func (a *app) streamCmd() *cobra.Command {
 	cmd.AddCommand(start)
 	signalCmd := func(name, signal, short string) *cobra.Command {
 		return &cobra.Command{
-			Use: name + " RUN", Short: short, Args: cobra.ExactArgs(1),
+			Use: name + " RUN", Short: short, Args: runArg,
 			RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 				if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(args[0]), "", signal, nil); err != nil {
 					return fmt.Errorf("%s stream %s: %w", name, args[0], err)
@@ -134,33 +145,27 @@ func (a *app) streamCmd() *cobra.Command {
 	cmd.AddCommand(a.streamRestartCmd())
 	cmd.AddCommand(a.streamSizeCmd(), a.streamTimingCmd())
 	cmd.AddCommand(&cobra.Command{
-		Use: "status RUN", Short: "Show a stream's progress, running means and rule book", Args: cobra.ExactArgs(1),
+		Use: "status RUN", Short: "Show a stream's state (running, paused, waiting for a failing dependency, ...), progress, running means and rule book", Args: runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			id := contract.StreamWorkflowID(args[0])
-			desc, err := c.DescribeWorkflowExecution(cmd.Context(), id, "")
+			st, err := runstatus.StreamOf(cmd.Context(), c, args[0])
 			if err != nil {
-				return fmt.Errorf("stream %s: %w", args[0], err)
+				return err
 			}
-			out := map[string]any{"workflow_id": id, "status": desc.WorkflowExecutionInfo.Status.String()}
-			var p contract.Progress
-			var rules []string
-			if v, err := c.QueryWorkflow(cmd.Context(), id, "", contract.QueryProgress); err == nil {
-				if err := v.Get(&p); err == nil {
-					out["progress"] = p
-				}
-				if v, err := c.QueryWorkflow(cmd.Context(), id, "", contract.QueryRules); err == nil && v.Get(&rules) == nil {
-					out["rules"] = rules
-				}
-			} else {
-				var qe *temporal.QueryRejectedError
-				if !errors.As(err, &qe) {
-					out["query_error"] = err.Error()
-				}
-			}
-			return printJSON(cmd, out)
+			return printJSON(cmd, st)
 		}),
 	})
 	return cmd
+}
+
+// runArg checks a command's one RUN argument: a run ID.
+func runArg(cmd *cobra.Command, args []string) error {
+	if err := cobra.ExactArgs(1)(cmd, args); err != nil {
+		return err
+	}
+	if err := contract.ValidateRunID(args[0]); err != nil {
+		return fmt.Errorf("%s: %s: %w", strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), strings.Fields(cmd.Use)[1], err)
+	}
+	return nil
 }
 
 func (a *app) streamRestartCmd() *cobra.Command {
@@ -168,7 +173,7 @@ func (a *app) streamRestartCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "restart RUN",
 		Short: "Start a failed, terminated or timed-out stream again from its last completed episode",
-		Args:  cobra.ExactArgs(1),
+		Args:  runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 			eng, err := a.openReader(cmd.Context())
 			if err != nil {

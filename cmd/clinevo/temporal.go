@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -17,6 +19,7 @@ import (
 	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/telemetry"
 )
 
@@ -35,20 +38,27 @@ func (a *app) dial(t config.TemporalConfig) (client.Client, error) {
 }
 
 // clientOptions are the options of every Temporal client the CLI makes: the
-// connection t describes, warnings logged to stderr, and the tracing
-// interceptors when telemetry is on.
+// connection t describes, the SDK's logs (and so a worker's workflows' and
+// activities': "stream started", "waiting for a dependency") on stderr at
+// log.level, and the tracing interceptors when telemetry is on.
 func (a *app) clientOptions(t config.TemporalConfig) (client.Options, error) {
 	opts, err := engine.ClientOptions(t)
 	if err != nil {
 		return client.Options{}, err
 	}
-	opts.Logger = sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	opts.Logger = sdklog.NewStructuredLogger(a.logger(os.Stderr))
 	if a.tel != nil && a.tel.Tracer != nil {
 		if err := telemetry.ClientOptions(&opts); err != nil {
 			return client.Options{}, err
 		}
 	}
 	return opts, nil
+}
+
+// logger writes this process's log lines to w (stderr) at log.level.
+func (a *app) logger(w io.Writer) *slog.Logger {
+	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[a.cfg.Log.Level]
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 // temporalAt is the configured frontend, at address when one is given (a flag).
@@ -73,6 +83,21 @@ func (a *app) openEngine(ctx context.Context) (*engine.Engine, error) {
 // openReader opens the engine for reading: a missing Qdrant collection is an error.
 func (a *app) openReader(ctx context.Context) (*engine.Engine, error) {
 	return engine.Open(ctx, a.engineOptions(a.cfg.DataDir, true, true))
+}
+
+// withLookup runs fn with the configured results store opened for reading,
+// to look a run up before starting one; a data directory where nothing has
+// run yet (no store in it) holds no run, and fn gets nil.
+func (a *app) withLookup(ctx context.Context, fn func(results.RunLog) error) error {
+	store, err := engine.OpenResultsReader(ctx, a.engineOptions(a.cfg.DataDir, true, true))
+	if errors.Is(err, engine.ErrNoData) {
+		return fn(nil)
+	}
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return fn(store)
 }
 
 // resultsAt says where results go (a DSN never holds the password).
@@ -211,8 +236,9 @@ func orDefault(s, d string) string {
 // waitPoll is how often commands that wait on a workflow poll its state.
 const waitPoll = 500 * time.Millisecond
 
-// withEngine runs a command with the engine open (read-only: a missing Qdrant
-// collection is an error, not a new empty bank).
+// withEngine runs a command with the engine open (read-only: the stores
+// opened for reading, which creates no data directory, file or Qdrant
+// collection and writes nothing).
 func (a *app) withEngine(readOnly bool, fn func(*cobra.Command, []string, *engine.Engine) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		open := a.openEngine

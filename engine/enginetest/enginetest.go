@@ -7,12 +7,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results/postgres"
 )
 
@@ -139,3 +142,35 @@ func (quiet) Debug(string, ...any) {}
 func (quiet) Info(string, ...any)  {}
 func (quiet) Warn(string, ...any)  {}
 func (quiet) Error(string, ...any) {}
+
+// RequireSameRun compares the records (but their activity time, which
+// differs from run to run), traces and cards of runs in two engines: the
+// first run's cards, evicted ones too.
+func RequireSameRun(t testing.TB, want, got *engine.Engine, runs ...string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, run := range runs {
+		w, err := want.Results.Records(ctx, run)
+		require.NoError(t, err)
+		g, err := got.Results.Records(ctx, run)
+		require.NoError(t, err)
+		require.Len(t, g, len(w), "run %s", run)
+		require.NotEmpty(t, w, "run %s", run)
+		for i := range w {
+			w[i].TimeMS, g[i].TimeMS = nil, nil // activity time differs from run to run
+			require.Equal(t, w[i], g[i], "record %d of %s", i+1, run)
+			_, wt, err := want.Results.RecordTrace(ctx, w[i].EpisodeID)
+			require.NoError(t, err)
+			_, gt, err := got.Results.RecordTrace(ctx, g[i].EpisodeID)
+			require.NoError(t, err)
+			require.Equal(t, wt, gt, "trace of %s", w[i].EpisodeID)
+		}
+	}
+	f := memory.Filter{Runs: runs[:1], IncludeEvicted: true}
+	wc, err := want.Memory.List(ctx, f)
+	require.NoError(t, err)
+	gc, err := got.Memory.List(ctx, f)
+	require.NoError(t, err)
+	require.NotEmpty(t, wc)
+	require.Equal(t, wc, gc, "cards")
+}

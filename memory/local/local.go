@@ -18,6 +18,8 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/fault"
+	"github.com/clinevo/clinevo/internal/sqlitefault"
 	"github.com/clinevo/clinevo/memory"
 )
 
@@ -25,8 +27,9 @@ import (
 // that PRAGMA data_version reveals writes by other processes, which trigger a
 // reload of the in-memory index.
 type Store struct {
-	db  *sql.DB
-	emb memory.Embedder
+	db   *sql.DB
+	emb  memory.Embedder
+	path string
 
 	mu      sync.Mutex
 	version int64
@@ -47,38 +50,69 @@ CREATE TABLE IF NOT EXISTS cards (
 CREATE INDEX IF NOT EXISTS cards_run ON cards(run, created_episode);
 `
 
+// Dependency names this store in failures and waits.
+const Dependency = "memory/local"
+
 // Open opens or creates a bank file. The embedder's model and dimension are
 // recorded on creation; opening with a different embedder is an error.
 func Open(ctx context.Context, path string, emb memory.Embedder) (*Store, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)")
+	return open(ctx, path, emb, false)
+}
+
+// OpenReader opens an existing bank file read-only, for a process that only
+// reads: it creates no table and records no embedder, so a file the reader
+// may not write is read all the same.
+func OpenReader(ctx context.Context, path string, emb memory.Embedder) (*Store, error) {
+	return open(ctx, path, emb, true)
+}
+
+func open(ctx context.Context, path string, emb memory.Embedder, reader bool) (*Store, error) {
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"
+	if reader {
+		dsn = "file:" + path + "?mode=ro&_pragma=busy_timeout(10000)"
+	}
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("memory/local: open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, emb: emb}
-	if err := s.init(ctx); err != nil {
+	s := &Store{db: db, emb: emb, path: path}
+	if err := s.init(ctx, reader); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("memory/local: open %s: %w", path, err)
+		return nil, s.fail(fmt.Errorf("memory/local: open %s: %w", path, err))
 	}
 	return s, nil
 }
 
-func (s *Store) init(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, schema); err != nil {
+// fail classifies a failure of the file (sqlitefault); nil and a missing
+// card stay as they are, and a failure of the embedder keeps its own class.
+func (s *Store) fail(err error) error {
+	if errors.Is(err, memory.ErrNotFound) {
 		return err
+	}
+	return sqlitefault.Tag(Dependency, s.path, err)
+}
+
+func (s *Store) init(ctx context.Context, reader bool) error {
+	if !reader {
+		if _, err := s.db.ExecContext(ctx, schema); err != nil {
+			return err
+		}
 	}
 	want := fmt.Sprintf("%s/%d", s.emb.Model(), s.emb.Dim())
 	var have string
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='embedder'`).Scan(&have)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	case errors.Is(err, sql.ErrNoRows) && !reader:
 		if _, err := s.db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('embedder', ?)`, want); err != nil {
 			return err
 		}
+	case errors.Is(err, sql.ErrNoRows): // a reader of a bank nothing was written to yet
 	case err != nil:
 		return err
 	case have != want:
-		return fmt.Errorf("embedder mismatch: the bank was built with %s, this store uses %s", have, want)
+		return fault.Permanent(Dependency, fault.Schema, "start the worker with the embedder the bank was built with (roles.embeddings, memory.dim)",
+			fmt.Errorf("embedder mismatch: the bank was built with %s, this store uses %s", have, want))
 	}
 	return s.reload(ctx)
 }
@@ -151,7 +185,8 @@ func decodeVec(b []byte) []float32 {
 
 // Upsert writes cards in one transaction. An existing card keeps its eviction
 // and retrieval counters, so replaying a write never resurrects or resets a card.
-func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) error {
+func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) (err error) {
+	defer func() { err = s.fail(err) }()
 	if len(cards) == 0 {
 		return nil
 	}
@@ -211,7 +246,8 @@ func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) error {
 
 // Search scores the cards the filter selects by exact cosine similarity
 // (memory.Cosine) and returns the best K, ties broken by ID.
-func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
+func (s *Store) Search(ctx context.Context, q memory.Query) (_ []memory.Hit, err error) {
+	defer func() { err = s.fail(err) }()
 	vecs, err := s.emb.Embed(ctx, []string{q.Text})
 	if err != nil {
 		return nil, fmt.Errorf("memory/local: search: embed: %w", err)
@@ -305,7 +341,8 @@ func scanCard(row interface{ Scan(...any) error }) (clinic.Card, error) {
 }
 
 // Get returns one card.
-func (s *Store) Get(ctx context.Context, id string) (clinic.Card, error) {
+func (s *Store) Get(ctx context.Context, id string) (_ clinic.Card, err error) {
+	defer func() { err = s.fail(err) }()
 	c, err := scanCard(s.db.QueryRowContext(ctx, `SELECT body, evicted_episode, retrievals, last_retrieved FROM cards WHERE id=?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return clinic.Card{}, fmt.Errorf("memory/local: get %s: %w", id, memory.ErrNotFound)
@@ -317,7 +354,8 @@ func (s *Store) Get(ctx context.Context, id string) (clinic.Card, error) {
 }
 
 // List returns the selected cards ordered by creation episode, then ID.
-func (s *Store) List(ctx context.Context, f memory.Filter) ([]clinic.Card, error) {
+func (s *Store) List(ctx context.Context, f memory.Filter) (_ []clinic.Card, err error) {
+	defer func() { err = s.fail(err) }()
 	s.mu.Lock()
 	if err := s.fresh(ctx); err != nil {
 		s.mu.Unlock()
@@ -355,7 +393,8 @@ func (s *Store) MarkRetrieved(ctx context.Context, ids []string, episode int) er
 
 // update runs stmt for every ID in one transaction, then apply for each on the
 // index.
-func (s *Store) update(ctx context.Context, op string, ids []string, stmt string, episode int, apply func(id string)) error {
+func (s *Store) update(ctx context.Context, op string, ids []string, stmt string, episode int, apply func(id string)) (err error) {
+	defer func() { err = s.fail(err) }()
 	if len(ids) == 0 {
 		return nil
 	}
@@ -384,7 +423,8 @@ func (s *Store) update(ctx context.Context, op string, ids []string, stmt string
 }
 
 // Stats summarises the selected cards.
-func (s *Store) Stats(ctx context.Context, f memory.Filter) (memory.Stats, error) {
+func (s *Store) Stats(ctx context.Context, f memory.Filter) (_ memory.Stats, err error) {
+	defer func() { err = s.fail(err) }()
 	return memory.StatsOf(ctx, s, f, s.emb)
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 )
@@ -44,4 +45,28 @@ func TestEmbedderMismatchIsAnError(t *testing.T) {
 	_, err := local.Open(context.Background(), path, memory.HashEmbedder{D: 64})
 	require.ErrorContains(t, err, "embedder mismatch")
 	require.ErrorContains(t, err, "/512")
+	require.Equal(t, fault.Schema, fault.Of(err).Class, "a mismatch is not waited out")
+	require.ErrorContains(t, err, "start the worker with the embedder the bank was built with")
+}
+
+// TestReaderWritesNothing: a reader reads a bank another store writes, and
+// its writes fail as a permanent fault of memory/local naming the file.
+func TestReaderWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	w := open(t, path)
+	require.NoError(t, w.Upsert(ctx, []clinic.Card{card("x", 1, "itchy rash on the arms")}))
+	r, err := local.OpenReader(ctx, path, memory.HashEmbedder{})
+	require.NoError(t, err)
+	defer r.Close()
+	hits, err := r.Search(ctx, memory.Query{Text: "rash", K: 5})
+	require.NoError(t, err)
+	require.Len(t, hits, 1)
+	err = r.Upsert(ctx, []clinic.Card{card("y", 2, "fever")})
+	f := fault.Of(err)
+	require.Equal(t, fault.Invalid, f.Class, "%v", err)
+	require.Equal(t, local.Dependency, f.Dependency)
+	require.ErrorContains(t, err, path)
+	_, err = r.Get(ctx, "y")
+	require.ErrorIs(t, err, memory.ErrNotFound, "nothing was written")
 }

@@ -13,12 +13,16 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	qc "github.com/qdrant/go-client/qdrant"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/memory"
 )
 
@@ -58,16 +62,64 @@ func Open(ctx context.Context, cfg Config, emb memory.Embedder, create bool) (*S
 	if cfg.Collection == "" {
 		cfg.Collection = "clinevo_cards"
 	}
-	c, err := qc.NewClient(&qc.Config{Host: cfg.Host, Port: cfg.Port, APIKey: cfg.APIKey, UseTLS: cfg.UseTLS, SkipCompatibilityCheck: true, PoolSize: 1})
+	// After an outage gRPC reconnects with a backoff that grows to two minutes
+	// by default; capped at five seconds (clinevo's own choice), a bank that
+	// is back is used again within seconds, as a run's own backoff allows
+	// (durability.max_backoff).
+	reconnect := grpc.WithConnectParams(grpc.ConnectParams{MinConnectTimeout: 5 * time.Second,
+		Backoff: backoff.Config{BaseDelay: time.Second, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second}})
+	c, err := qc.NewClient(&qc.Config{Host: cfg.Host, Port: cfg.Port, APIKey: cfg.APIKey, UseTLS: cfg.UseTLS, SkipCompatibilityCheck: true, PoolSize: 1,
+		GrpcOptions: []grpc.DialOption{reconnect}})
 	if err != nil {
 		return nil, fmt.Errorf("memory/qdrant: connect %s:%d: %w", cfg.Host, cfg.Port, err)
 	}
 	s := &Store{c: c, name: cfg.Collection, emb: emb}
 	if err := s.ensure(ctx, create); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("memory/qdrant %s:%d: %w", cfg.Host, cfg.Port, err)
+		return nil, classify(fmt.Errorf("memory/qdrant %s:%d: %w", cfg.Host, cfg.Port, err))
 	}
 	return s, nil
+}
+
+// Dependency names this store in failures and waits.
+const Dependency = "memory/qdrant"
+
+// classify tags err with its fault class from its gRPC status: a server that
+// is unreachable, restarting or aborting is unavailable, one that asks for
+// fewer requests rate limited, an ended deadline a timeout, an internal error
+// a server error; a refused API key is unauthorized, a request the server
+// cannot serve (a missing collection, an argument it rejects) invalid.
+// Errors without a status are classified as fault.Network does. nil, a
+// missing card and an error classified already stay as they are (a failed
+// embedding keeps the model's class).
+func classify(err error) error {
+	var f *fault.Error
+	if err == nil || errors.Is(err, memory.ErrNotFound) || errors.As(err, &f) {
+		return err
+	}
+	var st interface{ GRPCStatus() *status.Status }
+	if errors.As(err, &st) {
+		switch st.GRPCStatus().Code() {
+		case codes.Unavailable, codes.Aborted:
+			return fault.New(Dependency, fault.Unavailable, err)
+		case codes.ResourceExhausted:
+			return fault.New(Dependency, fault.RateLimited, err)
+		case codes.DeadlineExceeded, codes.Canceled:
+			return fault.New(Dependency, fault.Timeout, err)
+		case codes.Internal, codes.Unknown, codes.DataLoss:
+			return fault.New(Dependency, fault.ServerError, err)
+		case codes.Unauthenticated, codes.PermissionDenied:
+			return fault.Permanent(Dependency, fault.Unauthorized, "check the API key in the variable memory.qdrant.api_key_env names", err)
+		case codes.NotFound:
+			return fault.Permanent(Dependency, fault.Invalid, "check memory.qdrant.collection, or let a worker create the bank", err)
+		case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange, codes.Unimplemented, codes.AlreadyExists:
+			return fault.Permanent(Dependency, fault.Invalid, "the server refused the request: check that it is a Qdrant of version 1.17 or later", err)
+		}
+	}
+	if c, ok := fault.Network(err); ok {
+		return fault.New(Dependency, c, err)
+	}
+	return fault.New(Dependency, fault.Unknown, err)
 }
 
 func (s *Store) ensure(ctx context.Context, create bool) error {
@@ -107,10 +159,12 @@ func (s *Store) ensure(ctx context.Context, create bool) error {
 	}
 	size := info.GetConfig().GetParams().GetVectorsConfig().GetParams().GetSize()
 	if int(size) != s.emb.Dim() {
-		return fmt.Errorf("dimension mismatch: collection %q holds %d-dimensional vectors, the embedder makes %d", s.name, size, s.emb.Dim())
+		return fault.Permanent(Dependency, fault.Schema, "start the worker with the embedder the bank was built with (roles.embeddings, memory.dim) or another memory.qdrant.collection",
+			fmt.Errorf("dimension mismatch: collection %q holds %d-dimensional vectors, the embedder makes %d", s.name, size, s.emb.Dim()))
 	}
 	if have := info.GetConfig().GetMetadata()[metaModel].GetStringValue(); have != "" && have != want {
-		return fmt.Errorf("embedder mismatch: collection %q was built with %s, this store uses %s", s.name, have, want)
+		return fault.Permanent(Dependency, fault.Schema, "start the worker with the embedder the bank was built with (roles.embeddings, memory.dim) or another memory.qdrant.collection",
+			fmt.Errorf("embedder mismatch: collection %q was built with %s, this store uses %s", s.name, have, want))
 	}
 	return nil
 }
@@ -166,7 +220,8 @@ func (s *Store) counters(ctx context.Context, ids []string) (map[string]clinic.C
 }
 
 // Upsert writes cards; existing cards keep their eviction and retrieval counters.
-func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) error {
+func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) (err error) {
+	defer func() { err = classify(err) }()
 	if len(cards) == 0 {
 		return nil
 	}
@@ -240,7 +295,8 @@ func filter(f memory.Filter) *qc.Filter {
 }
 
 // Search queries by cosine similarity; ties are broken by ID as in every store.
-func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
+func (s *Store) Search(ctx context.Context, q memory.Query) (_ []memory.Hit, err error) {
+	defer func() { err = classify(err) }()
 	vecs, err := s.emb.Embed(ctx, []string{q.Text})
 	if err != nil {
 		return nil, fmt.Errorf("memory/qdrant: search: embed: %w", err)
@@ -266,7 +322,8 @@ func (s *Store) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error
 }
 
 // Get returns one card.
-func (s *Store) Get(ctx context.Context, id string) (clinic.Card, error) {
+func (s *Store) Get(ctx context.Context, id string) (_ clinic.Card, err error) {
+	defer func() { err = classify(err) }()
 	m, err := s.counters(ctx, []string{id})
 	if err != nil {
 		return clinic.Card{}, fmt.Errorf("memory/qdrant: get %s: %w", id, err)
@@ -279,7 +336,8 @@ func (s *Store) Get(ctx context.Context, id string) (clinic.Card, error) {
 }
 
 // List scrolls every selected card, ordered by creation episode then ID.
-func (s *Store) List(ctx context.Context, f memory.Filter) ([]clinic.Card, error) {
+func (s *Store) List(ctx context.Context, f memory.Filter) (_ []clinic.Card, err error) {
+	defer func() { err = classify(err) }()
 	var out []clinic.Card
 	var offset *qc.PointId
 	limit := uint32(256)
@@ -317,7 +375,8 @@ func (s *Store) setPayload(ctx context.Context, id string, p map[string]any) err
 }
 
 // Evict soft-deletes cards; a card keeps its first eviction episode.
-func (s *Store) Evict(ctx context.Context, ids []string, episode int) error {
+func (s *Store) Evict(ctx context.Context, ids []string, episode int) (err error) {
+	defer func() { err = classify(err) }()
 	old, err := s.counters(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("memory/qdrant: evict: %w", err)
@@ -333,7 +392,8 @@ func (s *Store) Evict(ctx context.Context, ids []string, episode int) error {
 }
 
 // MarkRetrieved counts one retrieval per card per episode.
-func (s *Store) MarkRetrieved(ctx context.Context, ids []string, episode int) error {
+func (s *Store) MarkRetrieved(ctx context.Context, ids []string, episode int) (err error) {
+	defer func() { err = classify(err) }()
 	old, err := s.counters(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("memory/qdrant: mark retrieved: %w", err)
@@ -354,8 +414,9 @@ func (s *Store) Stats(ctx context.Context, f memory.Filter) (memory.Stats, error
 }
 
 // Purge deletes every card of a run, for good.
-func (s *Store) Purge(ctx context.Context, run string) error {
-	_, err := s.c.Delete(ctx, &qc.DeletePoints{CollectionName: s.name, Wait: ptr(true),
+func (s *Store) Purge(ctx context.Context, run string) (err error) {
+	defer func() { err = classify(err) }()
+	_, err = s.c.Delete(ctx, &qc.DeletePoints{CollectionName: s.name, Wait: ptr(true),
 		Points: qc.NewPointsSelectorFilter(&qc.Filter{Must: []*qc.Condition{qc.NewMatchKeyword(fRun, run)}})})
 	if err != nil {
 		return fmt.Errorf("memory/qdrant: purge %s: %w", run, err)

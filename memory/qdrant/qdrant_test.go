@@ -2,17 +2,22 @@ package qdrant_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/fault"
+	"github.com/clinevo/clinevo/internal/tcpproxy"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/memorytest"
 	"github.com/clinevo/clinevo/memory/qdrant"
@@ -130,4 +135,37 @@ func TestWorkersCreateTogether(t *testing.T) {
 	for i, err := range errs {
 		require.NoError(t, err, "worker %d", i)
 	}
+}
+
+// TestFailuresAreClassified: with the server gone (a proxy in front of it,
+// taken down) a query fails as memory/qdrant unavailable, to be waited out;
+// with it back, the same store answers again.
+func TestFailuresAreClassified(t *testing.T) {
+	srv := qdranttest.Start(t)
+	p := tcpproxy.Start(t, net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port)))
+	ctx := context.Background()
+	s, err := qdrant.Open(ctx, qdrant.Config{Host: "127.0.0.1", Port: p.Port(), Collection: "faults"}, memory.HashEmbedder{}, true)
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Upsert(ctx, []clinic.Card{memorytest.Card(memorytest.ID(1), 1, "chest pain")}))
+	p.Down()
+	_, err = s.Search(ctx, memory.Query{Text: "chest pain", K: 1})
+	f := fault.Of(err)
+	require.Equal(t, fault.Unavailable, f.Class, "%v", err)
+	require.Equal(t, qdrant.Dependency, f.Dependency)
+	require.NoError(t, p.Up())
+	// gRPC reconnects after its own backoff: poll until the store answers.
+	var hits []memory.Hit
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if hits, err = s.Search(ctx, memory.Query{Text: "chest pain", K: 1}); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	require.NoError(t, err)
+	require.Len(t, hits, 1)
+
+	_, err = s.Get(ctx, memorytest.ID(99))
+	require.ErrorIs(t, err, memory.ErrNotFound)
+	var fe *fault.Error
+	require.False(t, errors.As(err, &fe), "a missing card is not a fault")
 }

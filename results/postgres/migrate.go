@@ -2,9 +2,13 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/clinevo/clinevo/results/internal/codec"
 )
 
 // migration is one version of the schema. A released migration never changes:
@@ -42,6 +46,9 @@ CREATE TABLE times (episode_id TEXT COLLATE "C" NOT NULL, phase TEXT COLLATE "C"
   PRIMARY KEY (episode_id, phase));
 `}, {version: 4, name: "usage extra fields", sql: `
 ALTER TABLE usage ADD COLUMN extra_fields INTEGER NOT NULL DEFAULT 0;
+`}, {version: 5, name: "run claims and shared settings", sql: `
+ALTER TABLE runs ADD COLUMN claim TEXT NOT NULL DEFAULT '';
+CREATE TABLE settings (ref TEXT COLLATE "C" PRIMARY KEY, body TEXT NOT NULL);
 `}}
 
 // migrationLock is the advisory lock key that serialises migrations: workers
@@ -69,8 +76,8 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
 	if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if latest := ms[len(ms)-1].version; current > latest {
-		return fmt.Errorf("migrate: schema version %d is newer than this clinevo knows (%d): open it with a newer clinevo", current, latest)
+	if err := codec.SchemaVersion(Dependency, current, ms[len(ms)-1].version, false, ""); err != nil {
+		return err
 	}
 	for _, m := range ms {
 		if m.version <= current {
@@ -87,4 +94,16 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// readable checks, without writing, that the database holds the schema this
+// build reads: the latest version of ms.
+func readable(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
+	var current int // 0: a database clinevo never migrated, without the table
+	var pe *pgconn.PgError
+	if err := pool.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil &&
+		!(errors.As(err, &pe) && pe.Code == "42P01") { // undefined_table
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	return codec.SchemaVersion(Dependency, current, ms[len(ms)-1].version, true, "start a worker (clinevo worker) of this version once to migrate it")
 }

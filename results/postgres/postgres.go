@@ -14,9 +14,11 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/internal/codec"
 )
@@ -55,6 +57,9 @@ func CheckDSN(dsn string) error {
 	return nil
 }
 
+// Dependency names this store in failures and waits.
+const Dependency = "results/postgres"
+
 // Store is a results store in a PostgreSQL database.
 type Store struct{ pool *pgxpool.Pool }
 
@@ -62,6 +67,17 @@ type Store struct{ pool *pgxpool.Pool }
 // (creating it on first use). A database of a newer schema than this build
 // knows is an error.
 func Open(ctx context.Context, c Config) (*Store, error) {
+	return open(ctx, c, false)
+}
+
+// OpenReader connects for reading only: every transaction is read-only and
+// nothing is migrated. A database of another schema version than this
+// build's is an error saying what to do.
+func OpenReader(ctx context.Context, c Config) (*Store, error) {
+	return open(ctx, c, true)
+}
+
+func open(ctx context.Context, c Config, reader bool) (*Store, error) {
 	if err := CheckDSN(c.DSN); err != nil {
 		return nil, fmt.Errorf("results: open postgres: %w", err)
 	}
@@ -72,19 +88,79 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	if c.Password != "" {
 		pc.ConnConfig.Password = c.Password
 	}
+	if reader {
+		pc.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return nil, fmt.Errorf("results: open postgres: %w", err)
+		return nil, classify(fmt.Errorf("results: open postgres: %w", err))
 	}
+	s := &Store{pool: pool}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("results: open postgres: %w", err)
+		return nil, classify(fmt.Errorf("results: open postgres: %w", err))
 	}
-	if err := migrate(ctx, pool, migrations); err != nil {
+	check := migrate
+	if reader {
+		check = readable
+	}
+	if err := check(ctx, pool, migrations); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("results: open postgres: %w", err)
+		return nil, classify(fmt.Errorf("results: open postgres: %w", err))
 	}
-	return &Store{pool: pool}, nil
+	return s, nil
+}
+
+// fail classifies a failure of the database; nil stays nil.
+func (s *Store) fail(err error) error { return classify(err) }
+
+// classify tags err with its fault class: connection exceptions, a server
+// shutting down or starting, exhausted resources and serialization failures
+// are unavailable, a cancelled statement a timeout; a refused login or a
+// missing privilege is unauthorized, a missing database or a read-only server
+// invalid, an undefined table or column a schema fault; what the driver and
+// the standard library say about connections is classified as fault.Network
+// does. A message never holds the password (pgconn redacts it).
+func classify(err error) error {
+	var f *fault.Error
+	if err == nil || errors.As(err, &f) {
+		return err
+	}
+	permanent := func(c fault.Class, fix string) error { return fault.Permanent(Dependency, c, fix, err) }
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch code := pe.Code; {
+		case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "53"), code == "57P01", code == "57P02", code == "57P03",
+			code == "40001", code == "40P01":
+			return fault.New(Dependency, fault.Unavailable, err)
+		case code == "57014":
+			return fault.New(Dependency, fault.Timeout, err)
+		case strings.HasPrefix(code, "28"), code == "42501":
+			return permanent(fault.Unauthorized, "check the role in results.postgres.dsn, its privileges, and the password in the variable results.postgres.password_env names")
+		case code == "3D000":
+			return permanent(fault.Invalid, "results.postgres.dsn names a database that does not exist: create it or correct the DSN")
+		case code == "25006":
+			return permanent(fault.Invalid, "the database accepts no writes (a standby?): point results.postgres.dsn at the primary")
+		case strings.HasPrefix(code, "42"):
+			return permanent(fault.Schema, "start a worker (clinevo worker) of this version once to migrate the database")
+		}
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var ce *pgconn.ConnectError
+	switch {
+	case pgconn.Timeout(err):
+		return fault.New(Dependency, fault.Timeout, err)
+	case errors.As(err, &syn) || errors.As(err, &typ):
+		return permanent(fault.Schema, "the database holds a value this clinevo cannot read: open it with the clinevo that wrote it")
+	}
+	if c, ok := fault.Network(err); ok {
+		return fault.New(Dependency, c, err)
+	}
+	if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
+		return fault.New(Dependency, fault.Unavailable, err)
+	}
+	return fault.New(Dependency, fault.Unknown, err)
 }
 
 // Close closes every connection.
@@ -100,7 +176,7 @@ func (s *Store) PutDecision(ctx context.Context, episodeID string, turn int, d j
 	if err := s.pool.QueryRow(ctx, `INSERT INTO turns(episode_id, turn, decision) VALUES($1,$2,$3)
 		ON CONFLICT(episode_id, turn) DO UPDATE SET decision=COALESCE(turns.decision, excluded.decision) RETURNING decision`,
 		episodeID, turn, string(d)).Scan(&out); err != nil {
-		return nil, fmt.Errorf("results: put decision %s/%d: %w", episodeID, turn, err)
+		return nil, s.fail(fmt.Errorf("results: put decision %s/%d: %w", episodeID, turn, err))
 	}
 	return json.RawMessage(out), nil
 }
@@ -113,7 +189,7 @@ func (s *Store) Decision(ctx context.Context, episodeID string, turn int) (json.
 		return nil, fmt.Errorf("results: decision %s/%d: %w", episodeID, turn, results.ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("results: decision %s/%d: %w", episodeID, turn, err)
+		return nil, s.fail(fmt.Errorf("results: decision %s/%d: %w", episodeID, turn, err))
 	}
 	return json.RawMessage(*out), nil
 }
@@ -122,17 +198,17 @@ func (s *Store) Decision(ctx context.Context, episodeID string, turn int) (json.
 func (s *Store) PutEvent(ctx context.Context, episodeID string, ev clinic.Event) (clinic.Event, error) {
 	b, err := json.Marshal(ev)
 	if err != nil {
-		return clinic.Event{}, fmt.Errorf("results: put event %s/%d: %w", episodeID, ev.Turn, err)
+		return clinic.Event{}, s.fail(fmt.Errorf("results: put event %s/%d: %w", episodeID, ev.Turn, err))
 	}
 	var out string
 	if err := s.pool.QueryRow(ctx, `INSERT INTO turns(episode_id, turn, event) VALUES($1,$2,$3)
 		ON CONFLICT(episode_id, turn) DO UPDATE SET event=COALESCE(turns.event, excluded.event) RETURNING event`,
 		episodeID, ev.Turn, string(b)).Scan(&out); err != nil {
-		return clinic.Event{}, fmt.Errorf("results: put event %s/%d: %w", episodeID, ev.Turn, err)
+		return clinic.Event{}, s.fail(fmt.Errorf("results: put event %s/%d: %w", episodeID, ev.Turn, err))
 	}
 	var stored clinic.Event
 	if err := json.Unmarshal([]byte(out), &stored); err != nil {
-		return clinic.Event{}, fmt.Errorf("results: put event %s/%d: stored event: %w", episodeID, ev.Turn, err)
+		return clinic.Event{}, s.fail(fmt.Errorf("results: put event %s/%d: stored event: %w", episodeID, ev.Turn, err))
 	}
 	return stored, nil
 }
@@ -141,7 +217,7 @@ func (s *Store) PutEvent(ctx context.Context, episodeID string, ev clinic.Event)
 func (s *Store) Events(ctx context.Context, episodeID string, below int) ([]clinic.Event, error) {
 	rows, err := s.pool.Query(ctx, `SELECT turn, event FROM turns WHERE episode_id=$1 AND turn<$2 AND event IS NOT NULL ORDER BY turn`, episodeID, below)
 	if err != nil {
-		return nil, fmt.Errorf("results: events %s: %w", episodeID, err)
+		return nil, s.fail(fmt.Errorf("results: events %s: %w", episodeID, err))
 	}
 	defer rows.Close()
 	var out []clinic.Event
@@ -149,14 +225,14 @@ func (s *Store) Events(ctx context.Context, episodeID string, below int) ([]clin
 		var turn int
 		var body string
 		if err := rows.Scan(&turn, &body); err != nil {
-			return nil, fmt.Errorf("results: events %s: %w", episodeID, err)
+			return nil, s.fail(fmt.Errorf("results: events %s: %w", episodeID, err))
 		}
 		if out, err = codec.AppendEvent(out, episodeID, turn, body); err != nil {
-			return nil, err
+			return nil, s.fail(err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("results: events %s: %w", episodeID, err)
+		return nil, s.fail(fmt.Errorf("results: events %s: %w", episodeID, err))
 	}
 	return out, nil
 }
@@ -165,11 +241,11 @@ func (s *Store) Events(ctx context.Context, episodeID string, below int) ([]clin
 func (s *Store) PutTrace(ctx context.Context, t clinic.Trace) error {
 	b, err := json.Marshal(t)
 	if err != nil {
-		return fmt.Errorf("results: put trace %s: %w", t.EpisodeID, err)
+		return s.fail(fmt.Errorf("results: put trace %s: %w", t.EpisodeID, err))
 	}
 	if _, err := s.pool.Exec(ctx, `INSERT INTO traces(episode_id, trace) VALUES($1,$2) ON CONFLICT(episode_id) DO UPDATE SET trace=excluded.trace`,
 		t.EpisodeID, string(b)); err != nil {
-		return fmt.Errorf("results: put trace %s: %w", t.EpisodeID, err)
+		return s.fail(fmt.Errorf("results: put trace %s: %w", t.EpisodeID, err))
 	}
 	return nil
 }
@@ -182,11 +258,11 @@ func (s *Store) Trace(ctx context.Context, episodeID string) (clinic.Trace, erro
 		return clinic.Trace{}, fmt.Errorf("results: trace %s: %w", episodeID, results.ErrNotFound)
 	}
 	if err != nil {
-		return clinic.Trace{}, fmt.Errorf("results: trace %s: %w", episodeID, err)
+		return clinic.Trace{}, s.fail(fmt.Errorf("results: trace %s: %w", episodeID, err))
 	}
 	var t clinic.Trace
 	if err := json.Unmarshal([]byte(body), &t); err != nil {
-		return clinic.Trace{}, fmt.Errorf("results: trace %s: %w", episodeID, err)
+		return clinic.Trace{}, s.fail(fmt.Errorf("results: trace %s: %w", episodeID, err))
 	}
 	return t, nil
 }
@@ -195,11 +271,11 @@ func (s *Store) Trace(ctx context.Context, episodeID string) (clinic.Trace, erro
 func (s *Store) PutGrade(ctx context.Context, episodeID string, grade any) error {
 	b, err := json.Marshal(grade)
 	if err != nil {
-		return fmt.Errorf("results: put grade %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: put grade %s: %w", episodeID, err))
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE traces SET grade=$1 WHERE episode_id=$2`, string(b), episodeID)
 	if err != nil {
-		return fmt.Errorf("results: put grade %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: put grade %s: %w", episodeID, err))
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("results: put grade %s: trace %w", episodeID, results.ErrNotFound)
@@ -215,10 +291,10 @@ func (s *Store) Grade(ctx context.Context, episodeID string, v any) error {
 		return fmt.Errorf("results: grade %s: %w", episodeID, results.ErrNotFound)
 	}
 	if err != nil {
-		return fmt.Errorf("results: grade %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: grade %s: %w", episodeID, err))
 	}
 	if err := json.Unmarshal([]byte(*body), v); err != nil {
-		return fmt.Errorf("results: grade %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: grade %s: %w", episodeID, err))
 	}
 	return nil
 }
@@ -227,10 +303,10 @@ func (s *Store) Grade(ctx context.Context, episodeID string, v any) error {
 func (s *Store) PutProposal(ctx context.Context, episodeID string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("results: put proposal %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: put proposal %s: %w", episodeID, err))
 	}
 	if _, err := s.pool.Exec(ctx, `INSERT INTO proposals(episode_id, body) VALUES($1,$2) ON CONFLICT(episode_id) DO NOTHING`, episodeID, string(b)); err != nil {
-		return fmt.Errorf("results: put proposal %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: put proposal %s: %w", episodeID, err))
 	}
 	return nil
 }
@@ -243,10 +319,10 @@ func (s *Store) Proposal(ctx context.Context, episodeID string, v any) error {
 		return fmt.Errorf("results: proposal %s: %w", episodeID, results.ErrNotFound)
 	}
 	if err != nil {
-		return fmt.Errorf("results: proposal %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: proposal %s: %w", episodeID, err))
 	}
 	if err := json.Unmarshal([]byte(body), v); err != nil {
-		return fmt.Errorf("results: proposal %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: proposal %s: %w", episodeID, err))
 	}
 	return nil
 }
@@ -255,13 +331,13 @@ func (s *Store) Proposal(ctx context.Context, episodeID string, v any) error {
 func (s *Store) PutRecord(ctx context.Context, r results.Record, t clinic.Trace) error {
 	rb, tb, err := codec.EncodeRecord(r, t)
 	if err != nil {
-		return err
+		return s.fail(err)
 	}
 	if _, err := s.pool.Exec(ctx, `INSERT INTO episodes(episode_id, run, kind, pass, stage, idx, case_id, condition, record, trace)
 		VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT(episode_id) DO UPDATE SET run=excluded.run, kind=excluded.kind, pass=excluded.pass,
 		stage=excluded.stage, idx=excluded.idx, case_id=excluded.case_id, condition=excluded.condition, record=excluded.record, trace=excluded.trace`,
 		r.EpisodeID, r.Run, r.Kind, r.Pass, r.Stage, r.Index, r.CaseID, r.Condition, rb, tb); err != nil {
-		return fmt.Errorf("results: put record %s: %w", r.EpisodeID, err)
+		return s.fail(fmt.Errorf("results: put record %s: %w", r.EpisodeID, err))
 	}
 	return nil
 }
@@ -276,23 +352,23 @@ func (s *Store) Records(ctx context.Context, run string) ([]results.Record, erro
 	}
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("results: records: %w", err)
+		return nil, s.fail(fmt.Errorf("results: records: %w", err))
 	}
 	defer rows.Close()
 	var out []results.Record
 	for rows.Next() {
 		var body string
 		if err := rows.Scan(&body); err != nil {
-			return nil, fmt.Errorf("results: records: %w", err)
+			return nil, s.fail(fmt.Errorf("results: records: %w", err))
 		}
 		var r results.Record
 		if err := json.Unmarshal([]byte(body), &r); err != nil {
-			return nil, fmt.Errorf("results: records: %w", err)
+			return nil, s.fail(fmt.Errorf("results: records: %w", err))
 		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("results: records: %w", err)
+		return nil, s.fail(fmt.Errorf("results: records: %w", err))
 	}
 	return out, nil
 }
@@ -305,56 +381,64 @@ func (s *Store) RecordTrace(ctx context.Context, episodeID string) (results.Reco
 		return results.Record{}, clinic.Trace{}, fmt.Errorf("results: episode %s: %w", episodeID, results.ErrNotFound)
 	}
 	if err != nil {
-		return results.Record{}, clinic.Trace{}, fmt.Errorf("results: episode %s: %w", episodeID, err)
+		return results.Record{}, clinic.Trace{}, s.fail(fmt.Errorf("results: episode %s: %w", episodeID, err))
 	}
-	return codec.DecodeRecord(episodeID, rb, tb)
+	rec, tr, err := codec.DecodeRecord(episodeID, rb, tb)
+	return rec, tr, s.fail(err)
 }
 
-// PutRun implements results.RunLog.
+// PutRun implements results.RunLog. The insert and the check of the claim
+// are one statement, so two runs racing for an ID cannot both win it.
 func (s *Store) PutRun(ctx context.Context, r results.Run) error {
-	if _, err := s.pool.Exec(ctx, `INSERT INTO runs(run, kind, workflow_id, spec, created) VALUES($1,$2,$3,$4,$5) ON CONFLICT(run) DO NOTHING`,
-		r.Run, r.Kind, r.WorkflowID, string(r.Spec), r.Created); err != nil {
-		return fmt.Errorf("results: put run %s: %w", r.Run, err)
+	var claim string
+	err := s.pool.QueryRow(ctx, `INSERT INTO runs(run, kind, workflow_id, spec, created, claim) VALUES($1,$2,$3,$4,$5,$6)
+		ON CONFLICT(run) DO UPDATE SET claim=CASE WHEN runs.claim='' THEN excluded.claim ELSE runs.claim END RETURNING claim`,
+		r.Run, r.Kind, r.WorkflowID, string(r.Spec), r.Created, r.Claim).Scan(&claim)
+	if err != nil {
+		return s.fail(fmt.Errorf("results: put run %s: %w", r.Run, err))
+	}
+	if claim != r.Claim {
+		return fmt.Errorf("results: put run %s: %w", r.Run, results.ErrRunExists)
 	}
 	return nil
 }
 
 // Runs implements results.RunLog.
 func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error) {
-	rows, err := s.pool.Query(ctx, `SELECT run, kind, workflow_id, spec, created FROM runs ORDER BY created, run`)
+	rows, err := s.pool.Query(ctx, `SELECT run, kind, workflow_id, spec, created, claim FROM runs ORDER BY created, run`)
 	if err != nil {
-		return nil, nil, fmt.Errorf("results: runs: %w", err)
+		return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 	}
 	defer rows.Close()
 	var out []results.Run
 	for rows.Next() {
 		var r results.Run
 		var spec string
-		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created); err != nil {
-			return nil, nil, fmt.Errorf("results: runs: %w", err)
+		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created, &r.Claim); err != nil {
+			return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 		}
 		r.Spec = json.RawMessage(spec)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("results: runs: %w", err)
+		return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 	}
 	counts := map[string]int{}
 	crows, err := s.pool.Query(ctx, `SELECT run, COUNT(*) FROM episodes GROUP BY run`)
 	if err != nil {
-		return nil, nil, fmt.Errorf("results: runs: %w", err)
+		return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 	}
 	defer crows.Close()
 	for crows.Next() {
 		var run string
 		var n int
 		if err := crows.Scan(&run, &n); err != nil {
-			return nil, nil, fmt.Errorf("results: runs: %w", err)
+			return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 		}
 		counts[run] = n
 	}
 	if err := crows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("results: runs: %w", err)
+		return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 	}
 	return out, counts, nil
 }
@@ -362,7 +446,7 @@ func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error)
 // Counts implements results.Store.
 func (s *Store) Counts(ctx context.Context) (records, turns int, err error) {
 	if err := s.pool.QueryRow(ctx, `SELECT (SELECT COUNT(*) FROM episodes), (SELECT COUNT(*) FROM turns WHERE event IS NOT NULL)`).Scan(&records, &turns); err != nil {
-		return 0, 0, fmt.Errorf("results: counts: %w", err)
+		return 0, 0, s.fail(fmt.Errorf("results: counts: %w", err))
 	}
 	return records, turns, nil
 }
@@ -376,7 +460,7 @@ func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage,
 		cost_usd=usage.cost_usd+excluded.cost_usd, cache_hits=usage.cache_hits+excluded.cache_hits, extra_fields=usage.extra_fields+excluded.extra_fields,
 		model=CASE WHEN excluded.model<>'' THEN excluded.model ELSE usage.model END`,
 		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.Model, u.ExtraFields); err != nil {
-		return fmt.Errorf("results: add usage %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: add usage %s: %w", episodeID, err))
 	}
 	return nil
 }
@@ -385,7 +469,7 @@ func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage,
 func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]results.Usage, error) {
 	u, err := s.usage(ctx, `SELECT role, model, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, extra_fields FROM usage WHERE episode_id=$1 ORDER BY role`, episodeID)
 	if err != nil {
-		return nil, fmt.Errorf("results: usage %s: %w", episodeID, err)
+		return nil, s.fail(fmt.Errorf("results: usage %s: %w", episodeID, err))
 	}
 	return u, nil
 }
@@ -394,7 +478,7 @@ func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]resul
 func (s *Store) AddTime(ctx context.Context, episodeID, phase string, ms float64) error {
 	if _, err := s.pool.Exec(ctx, `INSERT INTO times(episode_id, phase, ms) VALUES($1,$2,$3)
 		ON CONFLICT(episode_id, phase) DO UPDATE SET ms=times.ms+excluded.ms`, episodeID, phase, ms); err != nil {
-		return fmt.Errorf("results: add time %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: add time %s: %w", episodeID, err))
 	}
 	return nil
 }
@@ -403,7 +487,7 @@ func (s *Store) AddTime(ctx context.Context, episodeID, phase string, ms float64
 func (s *Store) TimeOf(ctx context.Context, episodeID string) (map[string]float64, error) {
 	rows, err := s.pool.Query(ctx, `SELECT phase, ms FROM times WHERE episode_id=$1 ORDER BY phase`, episodeID)
 	if err != nil {
-		return nil, fmt.Errorf("results: time %s: %w", episodeID, err)
+		return nil, s.fail(fmt.Errorf("results: time %s: %w", episodeID, err))
 	}
 	defer rows.Close()
 	out := map[string]float64{}
@@ -411,12 +495,12 @@ func (s *Store) TimeOf(ctx context.Context, episodeID string) (map[string]float6
 		var phase string
 		var ms float64
 		if err := rows.Scan(&phase, &ms); err != nil {
-			return nil, fmt.Errorf("results: time %s: %w", episodeID, err)
+			return nil, s.fail(fmt.Errorf("results: time %s: %w", episodeID, err))
 		}
 		out[phase] = ms
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("results: time %s: %w", episodeID, err)
+		return nil, s.fail(fmt.Errorf("results: time %s: %w", episodeID, err))
 	}
 	return out, nil
 }
@@ -430,7 +514,7 @@ func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Us
 	u, err := s.usage(ctx, `SELECT role, MAX(model), SUM(calls)::BIGINT, SUM(prompt_tokens)::BIGINT, SUM(completion_tokens)::BIGINT, SUM(cost_usd), SUM(cache_hits)::BIGINT, SUM(extra_fields)::BIGINT
 		FROM usage WHERE episode_id >= $1 AND episode_id < $2 GROUP BY role ORDER BY role`, run+"/", run+"0")
 	if err != nil {
-		return nil, fmt.Errorf("results: run usage %s: %w", run, err)
+		return nil, s.fail(fmt.Errorf("results: run usage %s: %w", run, err))
 	}
 	return u, nil
 }
@@ -469,11 +553,38 @@ func (s *Store) Put(ctx context.Context, key, reply string) {
 	_, _ = s.pool.Exec(ctx, `INSERT INTO llm_cache(key, reply) VALUES($1,$2) ON CONFLICT(key) DO NOTHING`, key, reply)
 }
 
+// Drop implements results.ModelCache.
+func (s *Store) Drop(ctx context.Context, key, stale string) {
+	// A failed delete leaves the stale entry, which the next reader drops.
+	_, _ = s.pool.Exec(ctx, `DELETE FROM llm_cache WHERE key=$1 AND reply=$2`, key, stale)
+}
+
+// PutSettings implements results.SharedSettings.
+func (s *Store) PutSettings(ctx context.Context, ref string, body json.RawMessage) error {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO settings(ref, body) VALUES($1,$2) ON CONFLICT(ref) DO NOTHING`, ref, string(body)); err != nil {
+		return s.fail(fmt.Errorf("results: put settings %s: %w", ref, err))
+	}
+	return nil
+}
+
+// Settings implements results.SharedSettings.
+func (s *Store) Settings(ctx context.Context, ref string) (json.RawMessage, error) {
+	var body string
+	err := s.pool.QueryRow(ctx, `SELECT body FROM settings WHERE ref=$1`, ref).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("results: settings %s: %w", ref, results.ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("results: settings %s: %w", ref, err))
+	}
+	return json.RawMessage(body), nil
+}
+
 // CompleteRun implements results.RunLog.
 func (s *Store) CompleteRun(ctx context.Context, run, kind string, result []byte) error {
 	if _, err := s.pool.Exec(ctx, `INSERT INTO run_results(run, kind, result) VALUES($1,$2,$3) ON CONFLICT(run) DO UPDATE SET kind=excluded.kind, result=excluded.result`,
 		run, kind, string(result)); err != nil {
-		return fmt.Errorf("results: complete run %s: %w", run, err)
+		return s.fail(fmt.Errorf("results: complete run %s: %w", run, err))
 	}
 	return nil
 }
@@ -486,7 +597,7 @@ func (s *Store) RunResult(ctx context.Context, run string) ([]byte, error) {
 		return nil, fmt.Errorf("results: run result %s: %w", run, results.ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("results: run result %s: %w", run, err)
+		return nil, s.fail(fmt.Errorf("results: run result %s: %w", run, err))
 	}
 	return []byte(body), nil
 }

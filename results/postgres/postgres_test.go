@@ -22,6 +22,9 @@ func TestConformance(t *testing.T) {
 		Open: func(ctx context.Context, dsn string) (results.Store, error) {
 			return postgres.Open(ctx, postgres.Config{DSN: dsn, Password: os.Getenv(pgtest.EnvPassword)})
 		},
+		OpenReader: func(ctx context.Context, dsn string) (results.Store, error) {
+			return postgres.OpenReader(ctx, postgres.Config{DSN: dsn, Password: os.Getenv(pgtest.EnvPassword)})
+		},
 	})
 }
 
@@ -73,11 +76,11 @@ func TestMigrations(t *testing.T) {
 		s, err := postgres.Open(ctx, c)
 		require.NoError(t, err)
 		require.NoError(t, s.Close())
-		require.Equal(t, []int{1, 2, 3, 4}, query[int](t, c, `SELECT version FROM schema_migrations ORDER BY version`))
+		require.Equal(t, []int{1, 2, 3, 4, 5}, query[int](t, c, `SELECT version FROM schema_migrations ORDER BY version`))
 	}
 	query[int](t, c, `INSERT INTO schema_migrations(version, name) VALUES(99, 'from the future') RETURNING version`)
 	_, err := postgres.Open(ctx, c)
-	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (4)")
+	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (5)")
 }
 
 // query runs one statement on its own connection and returns its first column.

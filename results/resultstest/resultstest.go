@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/results"
 )
 
@@ -32,6 +33,8 @@ type Backend struct {
 	// Open opens the store at a location. Every process of the suite calls it,
 	// so it must take everything else (a password) from the environment.
 	Open func(ctx context.Context, location string) (results.Store, error)
+	// OpenReader opens the store at a location for reading only.
+	OpenReader func(ctx context.Context, location string) (results.Store, error)
 }
 
 // Run runs the suite.
@@ -45,6 +48,9 @@ func Run(t *testing.T, b Backend) {
 	t.Run("activity time sums", func(t *testing.T) { times(t, open(t)) })
 	t.Run("model cache", func(t *testing.T) { cache(t, open(t)) })
 	t.Run("runs and completion", func(t *testing.T) { runs(t, open(t)) })
+	t.Run("a run ID has one claim", func(t *testing.T) { claims(t, open(t)) })
+	t.Run("shared settings", func(t *testing.T) { sharedSettings(t, open(t)) })
+	t.Run("a reader reads and writes nothing", func(t *testing.T) { reader(t, b) })
 	t.Run("writers in several processes", func(t *testing.T) { processes(t, b) })
 }
 
@@ -333,6 +339,78 @@ func cache(t *testing.T, s results.Store) {
 		require.True(t, ok, key)
 		require.Equal(t, want, got, key)
 	}
+	s.Drop(ctx, "judge:k1", `{"grade":10}`)
+	got, ok := s.Get(ctx, "judge:k1")
+	require.True(t, ok, "a drop of another reply than the stored one keeps the entry")
+	require.Equal(t, `{"grade":80}`, got)
+	s.Drop(ctx, "judge:k1", `{"grade":80}`)
+	_, ok = s.Get(ctx, "judge:k1")
+	require.False(t, ok, "the stale reply is dropped")
+	s.Put(ctx, "judge:k1", `{"grade":70}`)
+	got, ok = s.Get(ctx, "judge:k1")
+	require.True(t, ok)
+	require.Equal(t, `{"grade":70}`, got, "and replaced")
+}
+
+// claims: the first claim of a run ID keeps it; the same claim (a restart, a
+// continue-as-new) describes it again, another is refused and changes nothing;
+// a run described before claims adopts the first claim.
+func claims(t *testing.T, s results.Store) {
+	ctx := context.Background()
+	first := results.Run{Run: "good2", Kind: "stream", WorkflowID: "good2/stream", Spec: json.RawMessage(`{"run_id":"good2"}`),
+		Created: "2026-11-01T10:00:00Z", Claim: "run-1"}
+	require.NoError(t, s.PutRun(ctx, first))
+	require.NoError(t, s.PutRun(ctx, first), "the same run again")
+	second := first
+	second.Claim, second.Spec = "run-2", json.RawMessage(`{"run_id":"good2","limit":8}`)
+	require.ErrorIs(t, s.PutRun(ctx, second), results.ErrRunExists)
+	legacy := results.Run{Run: "old", Kind: "stream", WorkflowID: "old/stream", Spec: json.RawMessage(`{"run_id":"old"}`), Created: "2026-10-01T00:00:00Z"}
+	require.NoError(t, s.PutRun(ctx, legacy))
+	adopted := legacy
+	adopted.Claim = "run-3"
+	require.NoError(t, s.PutRun(ctx, adopted), "a run recorded before claims adopts the first")
+	require.ErrorIs(t, s.PutRun(ctx, legacy), results.ErrRunExists, "and keeps it")
+	list, _, err := s.Runs(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []results.Run{adopted, first}, list, "the refused description changed nothing")
+}
+
+func sharedSettings(t *testing.T, s results.Store) {
+	ctx := context.Background()
+	body := json.RawMessage(`{"profile":"medevoeval","memory":{"k":5}}`)
+	ref := results.SettingsRef(body)
+	require.Regexp(t, `^sha256:[0-9a-f]{64}$`, ref)
+	_, err := s.Settings(ctx, ref)
+	require.ErrorIs(t, err, results.ErrNotFound)
+	require.NoError(t, s.PutSettings(ctx, ref, body))
+	require.NoError(t, s.PutSettings(ctx, ref, body), "storing them again changes nothing")
+	got, err := s.Settings(ctx, ref)
+	require.NoError(t, err)
+	require.JSONEq(t, string(body), string(got))
+}
+
+// reader opens a store written by a writer for reading: it reads what was
+// written, and a write through it fails as a permanent fault.
+func reader(t *testing.T, b Backend) {
+	loc := b.Fresh(t)
+	w := b.open(t, loc)
+	ctx := context.Background()
+	r := Record("seen", 1, "c")
+	require.NoError(t, w.PutRecord(ctx, r, Trace(r.EpisodeID, r.CaseID, 1)))
+	require.NoError(t, w.PutRun(ctx, results.Run{Run: "seen", Kind: "stream", WorkflowID: "seen/stream", Spec: json.RawMessage(`{}`), Created: "2026-11-01T00:00:00Z"}))
+	rd, err := b.OpenReader(ctx, loc)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, rd.Close()) })
+	runs, counts, err := rd.Runs(ctx)
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	require.Equal(t, map[string]int{"seen": 1}, counts)
+	err = rd.PutRun(ctx, results.Run{Run: "new", Kind: "stream", WorkflowID: "new/stream", Spec: json.RawMessage(`{}`), Created: "2026-11-02T00:00:00Z"})
+	require.Error(t, err)
+	require.False(t, fault.Of(err).Class.Transient(), "a write to a reader is not waited out: %v", err)
+	runs, _, err = w.Runs(ctx)
+	require.NoError(t, err)
+	require.Len(t, runs, 1, "the reader wrote nothing")
 }
 
 func runs(t *testing.T, s results.Store) {

@@ -5,6 +5,10 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/clinevo/clinevo/fault"
+	"github.com/clinevo/clinevo/internal/sqlitefault"
+	"github.com/clinevo/clinevo/results/internal/codec"
 )
 
 // migration is one version of the schema. A released migration never changes:
@@ -40,6 +44,9 @@ ALTER TABLE usage ADD COLUMN model TEXT NOT NULL DEFAULT '';
 CREATE TABLE times (episode_id TEXT NOT NULL, phase TEXT NOT NULL, ms REAL NOT NULL, PRIMARY KEY (episode_id, phase));
 `}, {version: 4, name: "usage extra fields", sql: `
 ALTER TABLE usage ADD COLUMN extra_fields INTEGER NOT NULL DEFAULT 0;
+`}, {version: 5, name: "run claims and shared settings", sql: `
+ALTER TABLE runs ADD COLUMN claim TEXT NOT NULL DEFAULT '';
+CREATE TABLE settings (ref TEXT PRIMARY KEY, body TEXT NOT NULL);
 `}}
 
 // migrate applies the migrations newer than the file's version, all in one
@@ -69,8 +76,8 @@ func migrate(ctx context.Context, db *sql.DB, ms []migration) (err error) {
 	if err := conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if latest := ms[len(ms)-1].version; current > latest {
-		return fmt.Errorf("migrate: schema version %d is newer than this clinevo knows (%d): open it with a newer clinevo", current, latest)
+	if err := codec.SchemaVersion(Dependency, current, ms[len(ms)-1].version, false, ""); err != nil {
+		return err
 	}
 	for _, m := range ms {
 		if m.version <= current {
@@ -88,4 +95,15 @@ func migrate(ctx context.Context, db *sql.DB, ms []migration) (err error) {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// readable checks, without writing, that a file holds the schema this build
+// reads: the latest version of ms.
+func readable(ctx context.Context, db *sql.DB, ms []migration) error {
+	var current int // 0: a file from before versioned migrations, without the table
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil &&
+		sqlitefault.Class(err) != fault.Schema {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	return codec.SchemaVersion(Dependency, current, ms[len(ms)-1].version, true, "start a worker (clinevo worker or clinevo dev) of this version once to migrate it")
 }

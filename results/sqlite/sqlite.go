@@ -13,14 +13,21 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/internal/sqlitefault"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/internal/codec"
 )
 
 var _ results.Store = (*Store)(nil)
 
+// Dependency names this store in failures and waits.
+const Dependency = "results/sqlite"
+
 // Store is a results store in a SQLite file.
-type Store struct{ db *sql.DB }
+type Store struct {
+	db   *sql.DB
+	path string
+}
 
 // Open opens or creates the results file at path and migrates its schema to
 // the latest version (a file written before versioned migrations is migrated
@@ -33,15 +40,37 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// One connection: SQLite has one writer anyway, and a second connection of
 	// the same process would only wait on the first one's lock.
 	db.SetMaxOpenConns(1)
+	s := &Store{db: db, path: path}
 	if err := migrate(ctx, db, migrations); err != nil {
 		db.Close()
+		return nil, s.fail(fmt.Errorf("results: open %s: %w", path, err))
+	}
+	return s, nil
+}
+
+// OpenReader opens an existing results file read-only, for a process that
+// only reads (the CLI's lookups, the viewer): it writes nothing, not even a
+// migration, so a file the reader may not write is read all the same. A file
+// of another schema version than this build's is an error saying what to do.
+func OpenReader(ctx context.Context, path string) (*Store, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
 		return nil, fmt.Errorf("results: open %s: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, path: path}
+	if err := readable(ctx, db, migrations); err != nil {
+		db.Close()
+		return nil, s.fail(fmt.Errorf("results: open %s: %w", path, err))
+	}
+	return s, nil
 }
 
 // Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
+
+// fail classifies a failure of the file (sqlitefault); nil stays nil.
+func (s *Store) fail(err error) error { return sqlitefault.Tag(Dependency, s.path, err) }
 
 // PutDecision implements results.TurnLog.
 func (s *Store) PutDecision(ctx context.Context, episodeID string, turn int, d json.RawMessage) (json.RawMessage, error) {
@@ -49,7 +78,7 @@ func (s *Store) PutDecision(ctx context.Context, episodeID string, turn int, d j
 	if err := s.db.QueryRowContext(ctx, `INSERT INTO turns(episode_id, turn, decision) VALUES(?,?,?)
 		ON CONFLICT(episode_id, turn) DO UPDATE SET decision=COALESCE(turns.decision, excluded.decision) RETURNING decision`,
 		episodeID, turn, string(d)).Scan(&out); err != nil {
-		return nil, fmt.Errorf("results: put decision %s/%d: %w", episodeID, turn, err)
+		return nil, s.fail(fmt.Errorf("results: put decision %s/%d: %w", episodeID, turn, err))
 	}
 	return json.RawMessage(out), nil
 }
@@ -62,7 +91,7 @@ func (s *Store) Decision(ctx context.Context, episodeID string, turn int) (json.
 		return nil, fmt.Errorf("results: decision %s/%d: %w", episodeID, turn, results.ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("results: decision %s/%d: %w", episodeID, turn, err)
+		return nil, s.fail(fmt.Errorf("results: decision %s/%d: %w", episodeID, turn, err))
 	}
 	return json.RawMessage(out.String), nil
 }
@@ -71,17 +100,17 @@ func (s *Store) Decision(ctx context.Context, episodeID string, turn int) (json.
 func (s *Store) PutEvent(ctx context.Context, episodeID string, ev clinic.Event) (clinic.Event, error) {
 	b, err := json.Marshal(ev)
 	if err != nil {
-		return clinic.Event{}, fmt.Errorf("results: put event %s/%d: %w", episodeID, ev.Turn, err)
+		return clinic.Event{}, s.fail(fmt.Errorf("results: put event %s/%d: %w", episodeID, ev.Turn, err))
 	}
 	var out string
 	if err := s.db.QueryRowContext(ctx, `INSERT INTO turns(episode_id, turn, event) VALUES(?,?,?)
 		ON CONFLICT(episode_id, turn) DO UPDATE SET event=COALESCE(turns.event, excluded.event) RETURNING event`,
 		episodeID, ev.Turn, string(b)).Scan(&out); err != nil {
-		return clinic.Event{}, fmt.Errorf("results: put event %s/%d: %w", episodeID, ev.Turn, err)
+		return clinic.Event{}, s.fail(fmt.Errorf("results: put event %s/%d: %w", episodeID, ev.Turn, err))
 	}
 	var stored clinic.Event
 	if err := json.Unmarshal([]byte(out), &stored); err != nil {
-		return clinic.Event{}, fmt.Errorf("results: put event %s/%d: stored event: %w", episodeID, ev.Turn, err)
+		return clinic.Event{}, s.fail(fmt.Errorf("results: put event %s/%d: stored event: %w", episodeID, ev.Turn, err))
 	}
 	return stored, nil
 }
@@ -90,7 +119,7 @@ func (s *Store) PutEvent(ctx context.Context, episodeID string, ev clinic.Event)
 func (s *Store) Events(ctx context.Context, episodeID string, below int) ([]clinic.Event, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT turn, event FROM turns WHERE episode_id=? AND turn<? AND event IS NOT NULL ORDER BY turn`, episodeID, below)
 	if err != nil {
-		return nil, fmt.Errorf("results: events %s: %w", episodeID, err)
+		return nil, s.fail(fmt.Errorf("results: events %s: %w", episodeID, err))
 	}
 	defer rows.Close()
 	var out []clinic.Event
@@ -98,14 +127,14 @@ func (s *Store) Events(ctx context.Context, episodeID string, below int) ([]clin
 		var turn int
 		var body string
 		if err := rows.Scan(&turn, &body); err != nil {
-			return nil, fmt.Errorf("results: events %s: %w", episodeID, err)
+			return nil, s.fail(fmt.Errorf("results: events %s: %w", episodeID, err))
 		}
 		if out, err = codec.AppendEvent(out, episodeID, turn, body); err != nil {
-			return nil, err
+			return nil, s.fail(err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("results: events %s: %w", episodeID, err)
+		return nil, s.fail(fmt.Errorf("results: events %s: %w", episodeID, err))
 	}
 	return out, nil
 }
@@ -114,11 +143,11 @@ func (s *Store) Events(ctx context.Context, episodeID string, below int) ([]clin
 func (s *Store) PutTrace(ctx context.Context, t clinic.Trace) error {
 	b, err := json.Marshal(t)
 	if err != nil {
-		return fmt.Errorf("results: put trace %s: %w", t.EpisodeID, err)
+		return s.fail(fmt.Errorf("results: put trace %s: %w", t.EpisodeID, err))
 	}
 	_, err = s.db.ExecContext(ctx, `INSERT INTO traces(episode_id, trace) VALUES(?,?) ON CONFLICT(episode_id) DO UPDATE SET trace=excluded.trace`, t.EpisodeID, string(b))
 	if err != nil {
-		return fmt.Errorf("results: put trace %s: %w", t.EpisodeID, err)
+		return s.fail(fmt.Errorf("results: put trace %s: %w", t.EpisodeID, err))
 	}
 	return nil
 }
@@ -131,11 +160,11 @@ func (s *Store) Trace(ctx context.Context, episodeID string) (clinic.Trace, erro
 		return clinic.Trace{}, fmt.Errorf("results: trace %s: %w", episodeID, results.ErrNotFound)
 	}
 	if err != nil {
-		return clinic.Trace{}, fmt.Errorf("results: trace %s: %w", episodeID, err)
+		return clinic.Trace{}, s.fail(fmt.Errorf("results: trace %s: %w", episodeID, err))
 	}
 	var t clinic.Trace
 	if err := json.Unmarshal([]byte(body), &t); err != nil {
-		return clinic.Trace{}, fmt.Errorf("results: trace %s: %w", episodeID, err)
+		return clinic.Trace{}, s.fail(fmt.Errorf("results: trace %s: %w", episodeID, err))
 	}
 	return t, nil
 }
@@ -144,15 +173,15 @@ func (s *Store) Trace(ctx context.Context, episodeID string) (clinic.Trace, erro
 func (s *Store) PutGrade(ctx context.Context, episodeID string, grade any) error {
 	b, err := json.Marshal(grade)
 	if err != nil {
-		return fmt.Errorf("results: put grade %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: put grade %s: %w", episodeID, err))
 	}
 	res, err := s.db.ExecContext(ctx, `UPDATE traces SET grade=? WHERE episode_id=?`, string(b), episodeID)
 	if err != nil {
-		return fmt.Errorf("results: put grade %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: put grade %s: %w", episodeID, err))
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return fmt.Errorf("results: put grade %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: put grade %s: %w", episodeID, err))
 	}
 	if n == 0 {
 		return fmt.Errorf("results: put grade %s: trace %w", episodeID, results.ErrNotFound)
@@ -168,10 +197,10 @@ func (s *Store) Grade(ctx context.Context, episodeID string, v any) error {
 		return fmt.Errorf("results: grade %s: %w", episodeID, results.ErrNotFound)
 	}
 	if err != nil {
-		return fmt.Errorf("results: grade %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: grade %s: %w", episodeID, err))
 	}
 	if err := json.Unmarshal([]byte(body.String), v); err != nil {
-		return fmt.Errorf("results: grade %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: grade %s: %w", episodeID, err))
 	}
 	return nil
 }
@@ -180,10 +209,10 @@ func (s *Store) Grade(ctx context.Context, episodeID string, v any) error {
 func (s *Store) PutProposal(ctx context.Context, episodeID string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("results: put proposal %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: put proposal %s: %w", episodeID, err))
 	}
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO proposals(episode_id, body) VALUES(?,?) ON CONFLICT(episode_id) DO NOTHING`, episodeID, string(b)); err != nil {
-		return fmt.Errorf("results: put proposal %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: put proposal %s: %w", episodeID, err))
 	}
 	return nil
 }
@@ -196,10 +225,10 @@ func (s *Store) Proposal(ctx context.Context, episodeID string, v any) error {
 		return fmt.Errorf("results: proposal %s: %w", episodeID, results.ErrNotFound)
 	}
 	if err != nil {
-		return fmt.Errorf("results: proposal %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: proposal %s: %w", episodeID, err))
 	}
 	if err := json.Unmarshal([]byte(body), v); err != nil {
-		return fmt.Errorf("results: proposal %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: proposal %s: %w", episodeID, err))
 	}
 	return nil
 }
@@ -208,14 +237,14 @@ func (s *Store) Proposal(ctx context.Context, episodeID string, v any) error {
 func (s *Store) PutRecord(ctx context.Context, r results.Record, t clinic.Trace) error {
 	rb, tb, err := codec.EncodeRecord(r, t)
 	if err != nil {
-		return err
+		return s.fail(err)
 	}
 	_, err = s.db.ExecContext(ctx, `INSERT INTO episodes(episode_id, run, kind, pass, stage, idx, case_id, condition, record, trace)
 		VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(episode_id) DO UPDATE SET run=excluded.run, kind=excluded.kind, pass=excluded.pass,
 		stage=excluded.stage, idx=excluded.idx, case_id=excluded.case_id, condition=excluded.condition, record=excluded.record, trace=excluded.trace`,
 		r.EpisodeID, r.Run, r.Kind, r.Pass, r.Stage, r.Index, r.CaseID, r.Condition, rb, tb)
 	if err != nil {
-		return fmt.Errorf("results: put record %s: %w", r.EpisodeID, err)
+		return s.fail(fmt.Errorf("results: put record %s: %w", r.EpisodeID, err))
 	}
 	return nil
 }
@@ -230,23 +259,23 @@ func (s *Store) Records(ctx context.Context, run string) ([]results.Record, erro
 	}
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("results: records: %w", err)
+		return nil, s.fail(fmt.Errorf("results: records: %w", err))
 	}
 	defer rows.Close()
 	var out []results.Record
 	for rows.Next() {
 		var body string
 		if err := rows.Scan(&body); err != nil {
-			return nil, fmt.Errorf("results: records: %w", err)
+			return nil, s.fail(fmt.Errorf("results: records: %w", err))
 		}
 		var r results.Record
 		if err := json.Unmarshal([]byte(body), &r); err != nil {
-			return nil, fmt.Errorf("results: records: %w", err)
+			return nil, s.fail(fmt.Errorf("results: records: %w", err))
 		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("results: records: %w", err)
+		return nil, s.fail(fmt.Errorf("results: records: %w", err))
 	}
 	return out, nil
 }
@@ -259,57 +288,64 @@ func (s *Store) RecordTrace(ctx context.Context, episodeID string) (results.Reco
 		return results.Record{}, clinic.Trace{}, fmt.Errorf("results: episode %s: %w", episodeID, results.ErrNotFound)
 	}
 	if err != nil {
-		return results.Record{}, clinic.Trace{}, fmt.Errorf("results: episode %s: %w", episodeID, err)
+		return results.Record{}, clinic.Trace{}, s.fail(fmt.Errorf("results: episode %s: %w", episodeID, err))
 	}
-	return codec.DecodeRecord(episodeID, rb, tb)
+	rec, tr, err := codec.DecodeRecord(episodeID, rb, tb)
+	return rec, tr, s.fail(err)
 }
 
-// PutRun implements results.RunLog.
+// PutRun implements results.RunLog. The insert and the check of the claim
+// are one statement, so two runs racing for an ID cannot both win it.
 func (s *Store) PutRun(ctx context.Context, r results.Run) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO runs(run, kind, workflow_id, spec, created) VALUES(?,?,?,?,?) ON CONFLICT(run) DO NOTHING`,
-		r.Run, r.Kind, r.WorkflowID, string(r.Spec), r.Created)
+	var claim string
+	err := s.db.QueryRowContext(ctx, `INSERT INTO runs(run, kind, workflow_id, spec, created, claim) VALUES(?,?,?,?,?,?)
+		ON CONFLICT(run) DO UPDATE SET claim=CASE WHEN runs.claim='' THEN excluded.claim ELSE runs.claim END RETURNING claim`,
+		r.Run, r.Kind, r.WorkflowID, string(r.Spec), r.Created, r.Claim).Scan(&claim)
 	if err != nil {
-		return fmt.Errorf("results: put run %s: %w", r.Run, err)
+		return s.fail(fmt.Errorf("results: put run %s: %w", r.Run, err))
+	}
+	if claim != r.Claim {
+		return fmt.Errorf("results: put run %s: %w", r.Run, results.ErrRunExists)
 	}
 	return nil
 }
 
 // Runs implements results.RunLog.
 func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT run, kind, workflow_id, spec, created FROM runs ORDER BY created, run`)
+	rows, err := s.db.QueryContext(ctx, `SELECT run, kind, workflow_id, spec, created, claim FROM runs ORDER BY created, run`)
 	if err != nil {
-		return nil, nil, fmt.Errorf("results: runs: %w", err)
+		return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 	}
 	defer rows.Close()
 	var out []results.Run
 	for rows.Next() {
 		var r results.Run
 		var spec string
-		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created); err != nil {
-			return nil, nil, fmt.Errorf("results: runs: %w", err)
+		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created, &r.Claim); err != nil {
+			return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 		}
 		r.Spec = json.RawMessage(spec)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("results: runs: %w", err)
+		return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 	}
 	counts := map[string]int{}
 	crow, err := s.db.QueryContext(ctx, `SELECT run, COUNT(*) FROM episodes GROUP BY run`)
 	if err != nil {
-		return nil, nil, fmt.Errorf("results: runs: %w", err)
+		return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 	}
 	defer crow.Close()
 	for crow.Next() {
 		var run string
 		var n int
 		if err := crow.Scan(&run, &n); err != nil {
-			return nil, nil, fmt.Errorf("results: runs: %w", err)
+			return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 		}
 		counts[run] = n
 	}
 	if err := crow.Err(); err != nil {
-		return nil, nil, fmt.Errorf("results: runs: %w", err)
+		return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 	}
 	return out, counts, nil
 }
@@ -317,10 +353,10 @@ func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error)
 // Counts implements results.Store.
 func (s *Store) Counts(ctx context.Context) (records, turns int, err error) {
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes`).Scan(&records); err != nil {
-		return 0, 0, fmt.Errorf("results: counts: %w", err)
+		return 0, 0, s.fail(fmt.Errorf("results: counts: %w", err))
 	}
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns WHERE event IS NOT NULL`).Scan(&turns); err != nil {
-		return 0, 0, fmt.Errorf("results: counts: %w", err)
+		return 0, 0, s.fail(fmt.Errorf("results: counts: %w", err))
 	}
 	return records, turns, nil
 }
@@ -334,7 +370,7 @@ func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage,
 		model=CASE WHEN excluded.model<>'' THEN excluded.model ELSE usage.model END`,
 		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.Model, u.ExtraFields)
 	if err != nil {
-		return fmt.Errorf("results: add usage %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: add usage %s: %w", episodeID, err))
 	}
 	return nil
 }
@@ -343,11 +379,11 @@ func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage,
 func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]results.Usage, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT role, model, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, extra_fields FROM usage WHERE episode_id=? ORDER BY role`, episodeID)
 	if err != nil {
-		return nil, fmt.Errorf("results: usage %s: %w", episodeID, err)
+		return nil, s.fail(fmt.Errorf("results: usage %s: %w", episodeID, err))
 	}
 	u, err := scanUsage(rows)
 	if err != nil {
-		return nil, fmt.Errorf("results: usage %s: %w", episodeID, err)
+		return nil, s.fail(fmt.Errorf("results: usage %s: %w", episodeID, err))
 	}
 	return u, nil
 }
@@ -356,7 +392,7 @@ func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]resul
 func (s *Store) AddTime(ctx context.Context, episodeID, phase string, ms float64) error {
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO times(episode_id, phase, ms) VALUES(?,?,?)
 		ON CONFLICT(episode_id, phase) DO UPDATE SET ms=ms+excluded.ms`, episodeID, phase, ms); err != nil {
-		return fmt.Errorf("results: add time %s: %w", episodeID, err)
+		return s.fail(fmt.Errorf("results: add time %s: %w", episodeID, err))
 	}
 	return nil
 }
@@ -365,7 +401,7 @@ func (s *Store) AddTime(ctx context.Context, episodeID, phase string, ms float64
 func (s *Store) TimeOf(ctx context.Context, episodeID string) (map[string]float64, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT phase, ms FROM times WHERE episode_id=? ORDER BY phase`, episodeID)
 	if err != nil {
-		return nil, fmt.Errorf("results: time %s: %w", episodeID, err)
+		return nil, s.fail(fmt.Errorf("results: time %s: %w", episodeID, err))
 	}
 	defer rows.Close()
 	out := map[string]float64{}
@@ -373,12 +409,12 @@ func (s *Store) TimeOf(ctx context.Context, episodeID string) (map[string]float6
 		var phase string
 		var ms float64
 		if err := rows.Scan(&phase, &ms); err != nil {
-			return nil, fmt.Errorf("results: time %s: %w", episodeID, err)
+			return nil, s.fail(fmt.Errorf("results: time %s: %w", episodeID, err))
 		}
 		out[phase] = ms
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("results: time %s: %w", episodeID, err)
+		return nil, s.fail(fmt.Errorf("results: time %s: %w", episodeID, err))
 	}
 	return out, nil
 }
@@ -391,11 +427,11 @@ func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Us
 	rows, err := s.db.QueryContext(ctx, `SELECT role, MAX(model), SUM(calls), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd), SUM(cache_hits), SUM(extra_fields)
 		FROM usage WHERE episode_id >= ? AND episode_id < ? GROUP BY role ORDER BY role`, run+"/", run+"0")
 	if err != nil {
-		return nil, fmt.Errorf("results: run usage %s: %w", run, err)
+		return nil, s.fail(fmt.Errorf("results: run usage %s: %w", run, err))
 	}
 	u, err := scanUsage(rows)
 	if err != nil {
-		return nil, fmt.Errorf("results: run usage %s: %w", run, err)
+		return nil, s.fail(fmt.Errorf("results: run usage %s: %w", run, err))
 	}
 	return u, nil
 }
@@ -415,12 +451,39 @@ func (s *Store) Put(ctx context.Context, key, reply string) {
 	_, _ = s.db.ExecContext(ctx, `INSERT INTO llm_cache(key, reply) VALUES(?,?) ON CONFLICT(key) DO NOTHING`, key, reply)
 }
 
+// Drop implements results.ModelCache.
+func (s *Store) Drop(ctx context.Context, key, stale string) {
+	// A failed delete leaves the stale entry, which the next reader drops.
+	_, _ = s.db.ExecContext(ctx, `DELETE FROM llm_cache WHERE key=? AND reply=?`, key, stale)
+}
+
+// PutSettings implements results.SharedSettings.
+func (s *Store) PutSettings(ctx context.Context, ref string, body json.RawMessage) error {
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO settings(ref, body) VALUES(?,?) ON CONFLICT(ref) DO NOTHING`, ref, string(body)); err != nil {
+		return s.fail(fmt.Errorf("results: put settings %s: %w", ref, err))
+	}
+	return nil
+}
+
+// Settings implements results.SharedSettings.
+func (s *Store) Settings(ctx context.Context, ref string) (json.RawMessage, error) {
+	var body string
+	err := s.db.QueryRowContext(ctx, `SELECT body FROM settings WHERE ref=?`, ref).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("results: settings %s: %w", ref, results.ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("results: settings %s: %w", ref, err))
+	}
+	return json.RawMessage(body), nil
+}
+
 // CompleteRun implements results.RunLog.
 func (s *Store) CompleteRun(ctx context.Context, run, kind string, result []byte) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO run_results(run, kind, result) VALUES(?,?,?) ON CONFLICT(run) DO UPDATE SET kind=excluded.kind, result=excluded.result`,
 		run, kind, string(result))
 	if err != nil {
-		return fmt.Errorf("results: complete run %s: %w", run, err)
+		return s.fail(fmt.Errorf("results: complete run %s: %w", run, err))
 	}
 	return nil
 }
@@ -433,7 +496,7 @@ func (s *Store) RunResult(ctx context.Context, run string) ([]byte, error) {
 		return nil, fmt.Errorf("results: run result %s: %w", run, results.ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("results: run result %s: %w", run, err)
+		return nil, s.fail(fmt.Errorf("results: run result %s: %w", run, err))
 	}
 	return []byte(body), nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/resultstest"
 	"github.com/clinevo/clinevo/results/sqlite"
@@ -20,6 +21,9 @@ func TestConformance(t *testing.T) {
 		Fresh: func(t *testing.T) string { return filepath.Join(t.TempDir(), "results.db") },
 		Open: func(ctx context.Context, path string) (results.Store, error) {
 			return sqlite.Open(ctx, path)
+		},
+		OpenReader: func(ctx context.Context, path string) (results.Store, error) {
+			return sqlite.OpenReader(ctx, path)
 		},
 	})
 }
@@ -57,7 +61,7 @@ func TestMigratesUnversionedFile(t *testing.T) {
 	for open := 1; open <= 2; open++ { // the second open finds nothing to do
 		s, err := sqlite.Open(ctx, path)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4}, versions(t, path), "open %d", open)
+		require.Equal(t, []int{1, 2, 3, 4, 5}, versions(t, path), "open %d", open)
 
 		runs, counts, err := s.Runs(ctx)
 		require.NoError(t, err)
@@ -113,6 +117,64 @@ func TestRefusesNewerSchema(t *testing.T) {
 	require.NoError(t, db.Close())
 
 	_, err = sqlite.Open(context.Background(), path)
-	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (4)")
+	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (5)")
 	require.ErrorContains(t, err, path)
+}
+
+// TestReadOnlyFile: a results.db the process may not write is read by a
+// reader (what `clinevo runs list` opens), and a writer's write to it fails
+// with an error naming the file and what to fix, classified as permanent.
+func TestReadOnlyFile(t *testing.T) {
+	// Root writes a file whatever its mode, so as root only the reader's own
+	// read-only mode is checked, not a writer's refusal.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "results.db")
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, path)
+	require.NoError(t, err)
+	r := resultstest.Record("ro", 1, "c")
+	require.NoError(t, s.PutRecord(ctx, r, resultstest.Trace(r.EpisodeID, r.CaseID, 1)))
+	require.NoError(t, s.Close())
+	require.NoError(t, os.Chmod(path, 0o444))
+	for _, f := range []string{path + "-wal", path + "-shm"} {
+		if _, err := os.Stat(f); err == nil {
+			require.NoError(t, os.Chmod(f, 0o444))
+		}
+	}
+	rd, err := sqlite.OpenReader(ctx, path)
+	require.NoError(t, err)
+	defer rd.Close()
+	recs, err := rd.Records(ctx, "ro")
+	require.NoError(t, err)
+	require.Len(t, recs, 1)
+	err = rd.PutRun(ctx, results.Run{Run: "x", Kind: "stream", WorkflowID: "x/stream", Spec: []byte(`{}`)})
+	require.ErrorContains(t, err, "results: put run x")
+	require.ErrorContains(t, err, "check that "+path+" and its directory exist and can be written by this process")
+	require.Equal(t, fault.Invalid, fault.Of(err).Class)
+	if os.Geteuid() != 0 {
+		// SQLite opens a file it may not write read-only: the writer fails
+		// at its first write.
+		w, err := sqlite.Open(ctx, path)
+		if err == nil {
+			defer w.Close()
+			err = w.PutRun(ctx, results.Run{Run: "x", Kind: "stream", WorkflowID: "x/stream", Spec: []byte(`{}`)})
+		}
+		require.ErrorContains(t, err, "check that "+path+" and its directory exist and can be written by this process")
+		require.Equal(t, fault.Invalid, fault.Of(err).Class)
+	}
+}
+
+// TestReaderOfAnOlderFile: a reader does not migrate; a file of an older
+// schema is refused saying how to migrate it.
+func TestReaderOfAnOlderFile(t *testing.T) {
+	raw, err := os.ReadFile("testdata/results-unversioned.db")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "results.db")
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+	_, err = sqlite.OpenReader(context.Background(), path)
+	require.ErrorContains(t, err, "start a worker (clinevo worker or clinevo dev) of this version once to migrate it")
+	require.Equal(t, fault.Schema, fault.Of(err).Class)
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, raw, after, "the reader wrote nothing")
 }

@@ -1,6 +1,7 @@
 // Package codec holds what the results backends share about their rows: the
-// JSON bodies of records and traces and the gap check of a turn log, so that
-// SQLite and PostgreSQL store and return the same bytes.
+// JSON bodies of records and traces, the gap check of a turn log and the
+// schema version check, so that SQLite and PostgreSQL store and return the
+// same bytes and refuse the same stores.
 package codec
 
 import (
@@ -8,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/results"
 )
 
@@ -48,4 +50,20 @@ func DecodeRecord(episodeID, record, trace string) (results.Record, clinic.Trace
 		return results.Record{}, clinic.Trace{}, fmt.Errorf("results: episode %s: trace: %w", episodeID, err)
 	}
 	return r, t, nil
+}
+
+// SchemaVersion checks a store's schema version against the latest this
+// build knows, for a store of dependency: a newer one needs a newer clinevo;
+// for a reader (which does not migrate) an older one needs migrating first,
+// which migrate says how to do.
+func SchemaVersion(dependency string, current, latest int, reader bool, migrate string) error {
+	switch {
+	case current > latest:
+		return fault.Permanent(dependency, fault.Schema, "open it with a newer clinevo",
+			fmt.Errorf("migrate: schema version %d is newer than this clinevo knows (%d)", current, latest))
+	case reader && current < latest:
+		return fault.Permanent(dependency, fault.Schema, migrate+"; readers open it read-only",
+			fmt.Errorf("schema version %d is older than this clinevo reads (%d)", current, latest))
+	}
+	return nil
 }

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/config"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/results/sqlite"
+)
+
+// badInput is one input clinevo refuses, with the message it refuses it
+// with. DATA_DIR and FILE in the message stand for the case's data directory
+// and config file, as the README's table writes them.
+type badInput struct {
+	name string
+	args []string
+	env  map[string]string
+	file string // the config file's content; "" for none
+	want string
+}
+
+var badInputs = []badInput{
+	{"run ID a/b", []string{"stream", "start", "--run", "a/b"}, nil, "",
+		`stream start: --run: run ID "a/b" holds '/' at position 2: a run ID takes 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit (e.g. e1-2026.11)`},
+	{"run ID x y", []string{"stream", "start", "--run", "x y"}, nil, "",
+		`stream start: --run: run ID "x y" holds ' ' at position 2: a run ID takes 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit (e.g. e1-2026.11)`},
+	{"run ID ../../etc", []string{"stream", "start", "--run", "../../etc"}, nil, "",
+		`stream start: --run: run ID "../../etc" holds '.' at position 1: a run ID takes 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit (e.g. e1-2026.11)`},
+	{"run ID a/stream", []string{"stream", "status", "a/stream"}, nil, "",
+		`stream status: RUN: run ID "a/stream" holds '/' at position 2: a run ID takes 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit (e.g. e1-2026.11)`},
+	{"an empty memory query", []string{"memory", "query", ""}, nil, "",
+		`memory query: TEXT is empty: give the words to search for, e.g. memory query "chest pain on exertion"`},
+	{"a negative as-of", []string{"memory", "query", "chest pain", "--as-of", "-5"}, nil, "",
+		`memory query: --as-of -5: want an episode number, 0 or more (0: the bank now)`},
+	{"an unknown kind", []string{"memory", "query", "chest pain", "--kind", "bogus"}, nil, "",
+		`memory query: --kind "bogus": want one of success, correction, rule, advice, summary`},
+	{"no cards", []string{"memory", "query", "chest pain", "--top", "0"}, nil, "",
+		`memory query: --top 0: want at least 1 card (without --top: memory.k)`},
+	{"a fraction for memory.k", []string{"runs", "list"}, nil, "memory:\n  k: 3.7\n",
+		`config FILE: memory.k: want a whole number, got 3.7`},
+	{"a text for a number in a file", []string{"runs", "list"}, nil, "episode:\n  max_turns: ten\n",
+		`config FILE: episode.max_turns: want a whole number, got "ten"`},
+	{"a text for a number in a variable", []string{"runs", "list"}, map[string]string{"CLINEVO_EVOLVER_MEMORY_BUDGET": "lots"}, "",
+		`environment variable CLINEVO_EVOLVER_MEMORY_BUDGET: evolver.memory_budget: want a whole number, got "lots"`},
+	{"a mistyped data dir", []string{"--data-dir", "DATA_DIR/typo", "runs", "list"}, nil, "",
+		`engine: neither results.db nor memory.db is in DATA_DIR/typo: nothing has run with this data_dir (set --data-dir or data_dir to where the worker writes)`},
+	{"an unknown log level", []string{"--log-level", "loud", "runs", "list"}, nil, "",
+		`config: log.level (or --log-level) "loud", want one of debug, info, warn, error`},
+}
+
+// TestBadInputIsRefused runs every bad input of the README's table "Bad
+// input and what clinevo says": each is refused with exactly its message,
+// before anything is written, and the README shows that message.
+func TestBadInputIsRefused(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(readme), "## Bad input and what clinevo says")
+	require.True(t, ok, "the README has the section")
+	table, _, _ = strings.Cut(table, "\n## ")
+	for _, tc := range badInputs {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"--data-dir", dir}
+			file := filepath.Join(dir, "clinevo.yaml")
+			if tc.file != "" {
+				require.NoError(t, os.WriteFile(file, []byte(tc.file), 0o644))
+				args = append(args, "--config", file)
+			}
+			for _, a := range tc.args {
+				args = append(args, strings.ReplaceAll(a, "DATA_DIR", dir))
+			}
+			before := listDir(t, dir)
+			_, err := run(t, tc.env, args...)
+			want := strings.NewReplacer("DATA_DIR", dir, "FILE", file).Replace(tc.want)
+			require.EqualError(t, err, want)
+			require.Equal(t, before, listDir(t, dir), "nothing written")
+			require.Contains(t, table, "| "+tc.want+" |", "the README's table shows the message")
+		})
+	}
+}
+
+func listDir(t *testing.T, dir string) []string {
+	var out []string
+	require.NoError(t, filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		out = append(out, p)
+		return err
+	}))
+	return out
+}
+
+// TestReadersReadWhatTheyMayNotWrite: `runs list` opens results.db
+// read-only: it lists the runs of a file and a directory this process may
+// not write, and leaves the file byte for byte as it was (as root, which may
+// write them anyway, that is the check; SQLite's shared-memory files beside
+// it, which a reader of a WAL file may create where it can, hold no data).
+func TestReadersReadWhatTheyMayNotWrite(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "results.db"))
+	require.NoError(t, err)
+	require.NoError(t, st.PutRun(ctx, results.Run{Run: "ro-run", Kind: "stream", WorkflowID: "ro-run/stream", Spec: []byte(`{}`), Created: "2026-12-01T00:00:00Z"}))
+	require.NoError(t, st.Close())
+	files := func() map[string]string {
+		out := map[string]string{}
+		for _, p := range listDir(t, dir) {
+			if strings.HasSuffix(p, "-wal") || strings.HasSuffix(p, "-shm") {
+				continue
+			}
+			if b, err := os.ReadFile(p); err == nil {
+				out[p] = string(b)
+			}
+		}
+		return out
+	}
+	before := files()
+	require.NoError(t, os.Chmod(filepath.Join(dir, "results.db"), 0o444))
+	require.NoError(t, os.Chmod(dir, 0o555))
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	out, err := run(t, nil, "--data-dir", dir, "runs", "list")
+	require.NoError(t, err)
+	require.Contains(t, out, "ro-run")
+	require.NoError(t, os.Chmod(dir, 0o755))
+	require.NoError(t, os.Chmod(filepath.Join(dir, "results.db"), 0o644))
+	require.Equal(t, before, files(), "the reader wrote nothing")
+}
+
+// TestLogLevel: the SDK's logger (which carries a worker's workflow and
+// activity lines) writes at log.level: Info by default, more or less as set.
+func TestLogLevel(t *testing.T) {
+	for _, tc := range []struct {
+		level      string
+		info, warn bool
+	}{{"info", true, true}, {"warn", false, true}, {"debug", true, true}, {"error", false, false}} {
+		var out strings.Builder
+		a := &app{cfg: config.Config{Log: config.LogConfig{Level: tc.level}}}
+		l := a.logger(&out)
+		l.Info("stream started", "run", "r")
+		l.Warn("slow")
+		require.Equal(t, tc.info, strings.Contains(out.String(), `level=INFO msg="stream started" run=r`), tc.level)
+		require.Equal(t, tc.warn, strings.Contains(out.String(), `level=WARN msg=slow`), tc.level)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("log:\n  level: warn\n"), 0o644))
+	_, err := run(t, nil, "--config", file, "--log-level", "chatty", "version")
+	require.EqualError(t, err, `config: log.level (or --log-level) "chatty", want one of debug, info, warn, error`, "the flag wins over the file")
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runstatus"
+)
+
+// snapshot is everything a start could change, as JSON: every record with
+// its trace, every card, every run description, and every workflow history.
+func snapshot(t *testing.T, env *enginetest.Env) string {
+	t.Helper()
+	ctx := context.Background()
+	var out strings.Builder
+	add := func(v any) {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		out.Write(append(b, '\n'))
+	}
+	recs, err := env.Engine.Results.Records(ctx, "")
+	require.NoError(t, err)
+	for _, r := range recs {
+		_, tr, err := env.Engine.Results.RecordTrace(ctx, r.EpisodeID)
+		require.NoError(t, err)
+		add(r)
+		add(tr)
+	}
+	cards, err := env.Engine.Memory.List(ctx, memory.Filter{IncludeEvicted: true})
+	require.NoError(t, err)
+	runs, counts, err := env.Engine.Results.Runs(ctx)
+	require.NoError(t, err)
+	add(cards)
+	add(runs)
+	add(counts)
+	resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{PageSize: 1000})
+	require.NoError(t, err)
+	for _, e := range resp.Executions {
+		h, err := history(ctx, env.Client, e.Execution.WorkflowId, e.Execution.RunId)
+		require.NoError(t, err)
+		b, err := protojson.Marshal(h)
+		require.NoError(t, err)
+		fmt.Fprintf(&out, "%s %s %s %d\n%s\n", e.Execution.WorkflowId, e.Execution.RunId, e.Status, len(h.Events), b)
+	}
+	require.NotEmpty(t, recs)
+	require.NotEmpty(t, resp.Executions)
+	return out.String()
+}
+
+// TestStreamStartRefusesAnExistingRun: `stream start` of a run ID that names
+// a run in any state (finished, terminated, or known only to the results
+// store: its workflows are in another Temporal) exits with an error naming
+// `stream restart` and a new run ID, and changes nothing: records, traces,
+// cards, run descriptions and every workflow history are the same before and
+// after. `experiment run` refuses an existing experiment the same way.
+func TestStreamStartRefusesAnExistingRun(t *testing.T) {
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	r, err := engine.StartStream(ctx, env.Client, env.Engine.Results, "", contract.StreamSpec{RunID: "good2", Corpus: "builtin:stream", Limit: 5, StageSize: 5})
+	require.NoError(t, err)
+	require.NoError(t, r.Get(ctx, nil))
+	r, err = engine.StartStream(ctx, env.Client, env.Engine.Results, "", contract.StreamSpec{RunID: "halted", Corpus: "builtin:stream", Limit: 40, StageSize: 20})
+	require.NoError(t, err)
+	enginetest.Eventually(t, time.Minute, "a recorded episode of the halted stream", func() bool {
+		recs, err := env.Engine.Results.Records(ctx, "halted")
+		return err == nil && len(recs) > 0
+	})
+	require.NoError(t, env.Client.TerminateWorkflow(ctx, contract.StreamWorkflowID("halted"), "", "test: halted"))
+	enginetest.Eventually(t, time.Minute, "the halted stream's episodes closed", func() bool {
+		resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query: `WorkflowId STARTS_WITH "halted/" AND ExecutionStatus = "Running"`})
+		return err == nil && len(resp.Executions) == 0
+	})
+	// A run moved from another cluster: its description is in the store, its
+	// workflows are not in this Temporal.
+	require.NoError(t, env.Engine.Results.PutRun(ctx, results.Run{Run: "moved", Kind: "stream", WorkflowID: "moved/stream", Spec: []byte(`{"run_id":"moved"}`)}))
+
+	before := snapshot(t, env)
+	cli := map[string]string{"CLINEVO_TEMPORAL_ADDRESS": env.Server.Address()}
+	fix := func(run string) string {
+		return fmt.Sprintf("a run ID names one run; to continue that run use `clinevo stream restart %s`; to start over choose a new run ID", run)
+	}
+	for _, tc := range []struct{ run, found string }{
+		{"good2", "stream good2 already exists (workflow good2/stream is completed; the results store describes it; 5 episode records)"},
+		{"halted", "stream halted already exists (workflow halted/stream is terminated; the results store describes it; "},
+		{"moved", "stream moved already exists (the results store describes it)"},
+	} {
+		t.Run(tc.run, func(t *testing.T) {
+			_, err := run(t, cli, "--data-dir", env.DataDir, "stream", "start", "--run", tc.run, "--limit", "8", "--stage-size", "4")
+			require.ErrorContains(t, err, tc.found)
+			require.ErrorContains(t, err, fix(tc.run))
+		})
+	}
+	require.Equal(t, before, snapshot(t, env), "nothing changed")
+
+	// stream status says what the run is: finished, nothing to wait for.
+	out, err := run(t, cli, "--data-dir", env.DataDir, "stream", "status", "good2")
+	require.NoError(t, err)
+	var st runstatus.Stream
+	require.NoError(t, json.Unmarshal([]byte(out), &st))
+	require.Equal(t, runstatus.Stream{WorkflowID: "good2/stream", Status: "Completed", State: "completed"}, st)
+
+	// An experiment of a name that names a run: refused the same way.
+	file := filepath.Join(t.TempDir(), "tiny.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("name: tiny\nheldout: builtin:heldout\nheldout_limit: 2\nconditions:\n  - {name: H0, kind: heldout}\n"), 0o644))
+	_, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "run", "--wait", file)
+	require.NoError(t, err, "a new experiment runs")
+	_, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "run", file)
+	require.ErrorContains(t, err, "experiment tiny already exists (workflow tiny/experiment is completed; the results store describes it)")
+	require.ErrorContains(t, err, "a run ID names one run; to continue that experiment run `clinevo experiment resume tiny`; to start over choose a new name")
+}

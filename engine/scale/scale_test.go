@@ -1,0 +1,104 @@
+package scale_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/settings"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+// historyLimit is the history size at which Temporal suggests continuing as
+// new (4 MiB); it warns at 10 MiB and refuses at 50 MiB.
+const historyLimit = 4 << 20
+
+// TestHeldOutEvaluationOf2500Cases plays a held-out evaluation of 2,500
+// cases (GPAgentBench-2K has 2,000) on the embedded server with the built-in
+// roles: the evaluation continues as new every contract.EvalBatch cases and
+// passes its episodes a reference to its settings, so every run's history
+// stays under 4 MiB. It reports the largest. The episodes are the cheapest
+// that still start a child per case and record it: static mode, one turn to
+// finalise, no memory.
+func TestHeldOutEvaluationOf2500Cases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays 2,500 episodes")
+	}
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	const n, distinct = 2500, 100 // the 100 held-out cases, 25 times each
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("heldout-%04d", i%distinct+1)
+	}
+	s := settings.Default()
+	s.Episode.Mode = settings.Static
+	spec := contract.EvalSpec{RunID: "big", Kind: contract.KindHeldOut, Label: "H0", Corpus: "builtin:heldout", CaseIDs: ids, Stage: 1, Pass: 1,
+		Concurrency: contract.DefaultEvalConcurrency, Settings: s}
+	start := time.Now()
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.EvaluationWorkflowID("big"), TaskQueue: contract.TaskQueue},
+		workflows.EvaluationWorkflow, spec)
+	require.NoError(t, err)
+	var res contract.EvalResult
+	require.NoError(t, run.Get(ctx, &res))
+	t.Logf("%d episodes in %v", n, time.Since(start).Round(time.Second))
+	require.Equal(t, n, res.Means.N)
+	recs, err := env.Engine.Results.Records(ctx, "big")
+	require.NoError(t, err)
+	require.Len(t, recs, n, "every episode recorded once")
+	var totals contract.Totals
+	for i, r := range recs {
+		require.Equal(t, i+1, r.Index)
+		require.Equal(t, recs[i%distinct].Scores, r.Scores, "a frozen case without memory plays the same each time")
+		totals.Add(activities.Summary(r.Scores, r.Termination))
+	}
+	require.Equal(t, totals.Means(), res.Means, "the means of the records, in case order")
+
+	// Every run of the evaluation: its history's size and events.
+	runs := (n + contract.EvalBatch - 1) / contract.EvalBatch
+	var resp *workflowservice.ListWorkflowExecutionsResponse
+	enginetest.Eventually(t, 30*time.Second, fmt.Sprintf("one run per batch: %d runs in visibility", runs), func() bool {
+		resp, err = env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query: fmt.Sprintf("WorkflowId = %q", contract.EvaluationWorkflowID("big")), PageSize: 100})
+		return err == nil && len(resp.Executions) == runs
+	})
+	largest, events, childInput := 0, 0, 0
+	for _, e := range resp.Executions {
+		h := history(t, env.Client, e.Execution.WorkflowId, e.Execution.RunId)
+		if size := proto.Size(h); size > largest {
+			largest, events = size, len(h.Events)
+		}
+		for _, ev := range h.Events {
+			if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil {
+				childInput = max(childInput, proto.Size(a.GetInput()))
+			}
+		}
+	}
+	t.Logf("largest history of the evaluation's %d runs: %d bytes (%.2f MiB), %d events; largest episode input %d bytes",
+		runs, largest, float64(largest)/(1<<20), events, childInput)
+	require.Less(t, largest, historyLimit)
+	require.Less(t, childInput, 2048, "an episode gets a reference to the settings, not a copy of them")
+}
+
+func history(t *testing.T, c client.Client, id, runID string) *historypb.History {
+	t.Helper()
+	it := c.GetWorkflowHistory(context.Background(), id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		h.Events = append(h.Events, ev)
+	}
+	return h
+}

@@ -1,0 +1,113 @@
+// Package runstatus reads from Temporal what a run is doing: a stream's
+// status, progress and rule book, and what any of its workflows waits for
+// (a failing dependency that one of their activities keeps retrying). The
+// command line and the viewer show the same through it.
+package runstatus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/clinevo/clinevo/contract"
+)
+
+// Waiting lists what a workflow and its running children, and theirs, wait
+// for, parents first: each running workflow is asked QueryWaiting. A workflow
+// Temporal does not know, or that is not running, waits for nothing. A
+// workflow that does not answer the query (one started by an older clinevo,
+// or busy in a long workflow task) is skipped: only failing to describe a
+// workflow is an error.
+func Waiting(ctx context.Context, c client.Client, workflowID string) ([]contract.Waiting, error) {
+	desc, err := c.DescribeWorkflowExecution(ctx, workflowID, "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("describe %s: %w", workflowID, err)
+	}
+	if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return nil, nil
+	}
+	var out []contract.Waiting
+	if v, err := c.QueryWorkflow(ctx, workflowID, "", contract.QueryWaiting); err == nil {
+		var w *contract.Waiting
+		if v.Get(&w) == nil && w != nil {
+			w.WorkflowID = workflowID
+			out = append(out, *w)
+		}
+	}
+	for _, ch := range desc.GetPendingChildren() {
+		more, err := Waiting(ctx, c, ch.GetWorkflowId())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
+}
+
+// Stream is what `clinevo stream status` shows.
+type Stream struct {
+	WorkflowID string `json:"workflow_id"`
+	// Status is Temporal's: Running, Completed, Failed, ...
+	Status string `json:"status"`
+	// State is what the stream does: waiting (for a failing dependency),
+	// paused, stopping or running; or, once closed, its status in lower case.
+	State      string             `json:"state"`
+	Progress   *contract.Progress `json:"progress,omitempty"`
+	Rules      []string           `json:"rules,omitempty"`
+	Waiting    []contract.Waiting `json:"waiting,omitempty"`
+	QueryError string             `json:"query_error,omitempty"`
+}
+
+// StreamOf reads a stream's status, its progress and rule book (queries),
+// and what it and its episodes and evaluations wait for.
+func StreamOf(ctx context.Context, c client.Client, run string) (Stream, error) {
+	id := contract.StreamWorkflowID(run)
+	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return Stream{}, fmt.Errorf("stream %s: %w", run, err)
+	}
+	st := desc.GetWorkflowExecutionInfo().GetStatus()
+	out := Stream{WorkflowID: id, Status: st.String(), State: strings.ToLower(st.String())}
+	if st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return out, nil
+	}
+	out.State = "running"
+	if v, err := c.QueryWorkflow(ctx, id, "", contract.QueryProgress); err == nil {
+		var p contract.Progress
+		if err := v.Get(&p); err == nil {
+			out.Progress = &p
+			switch {
+			case p.Stopping:
+				out.State = "stopping"
+			case p.Paused:
+				out.State = "paused"
+			}
+		}
+		if v, err := c.QueryWorkflow(ctx, id, "", contract.QueryRules); err == nil {
+			var rules []string
+			if v.Get(&rules) == nil {
+				out.Rules = rules
+			}
+		}
+	} else {
+		// A stream between two runs (continuing as new) answers a moment
+		// later; say so rather than fail.
+		out.QueryError = err.Error()
+	}
+	if out.Waiting, err = Waiting(ctx, c, id); err != nil {
+		return Stream{}, fmt.Errorf("stream %s: %w", run, err)
+	}
+	if len(out.Waiting) > 0 {
+		out.State = "waiting"
+	}
+	return out, nil
+}
