@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
@@ -132,7 +133,7 @@ func TestGPEpisodeInBothFormats(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []int{0, 1, 2}, tr.LLMErrorTurns)
 		require.Equal(t, clinic.EndTurnLimit, tr.Termination)
-		require.Equal(t, s.Episode.TimeoutPenalty, tr.Events[2].Penalty, "c_timeout on the last step")
+		require.Equal(t, bench.DefaultSettings().Episode.Ext["timeout_penalty"], tr.Events[2].Penalty, "c_timeout on the last step")
 		require.Len(t, srv.Requests(), 6, "each turn: one request and one repair")
 	})
 }

@@ -20,8 +20,8 @@ func TestDescribeNamesTheProfileTemplates(t *testing.T) {
 		settings.GPAgent:    {"template doctor_gp/1,", "template judge_dx/1 + judge_tx/1,"},
 		settings.Klinike:    {"template doctor_tools/1,", "template judge_grade/1 + judge_mustask/1,"},
 	}
-	require.Len(t, want, len(settings.ProfileNames))
-	for _, profile := range settings.ProfileNames {
+	require.ElementsMatch(t, bench.Names(), []string{settings.MedEvoEval, settings.MedInquire, settings.GPAgent, settings.Klinike})
+	for _, profile := range bench.Names() {
 		s := settings.Default()
 		s.Profile = profile
 		s.Roles = settings.Roles{

@@ -29,11 +29,25 @@ var (
 // Name is "gpagent".
 func (Benchmark) Name() string { return Name }
 
-// Actions are the run's action set (Enabled), in the paper's order.
-func (Benchmark) Actions(s settings.Settings) []clinic.ActionKind { return Enabled(s.Episode) }
+// Actions are the run's action set (Enabled), in the paper's order; nil for
+// settings whose keys do not read (Validate names the key).
+func (Benchmark) Actions(s settings.Settings) []clinic.ActionKind {
+	e, err := EpisodeOf(s)
+	if err != nil {
+		return nil
+	}
+	return Enabled(e)
+}
 
-// Validate checks the action-space ablation's action set.
-func (Benchmark) Validate(s settings.Settings) error { return nil }
+// Validate checks the benchmark's episode keys: the action-space ablation's
+// action set and the two penalties.
+func (Benchmark) Validate(s settings.Settings) error {
+	e, err := EpisodeOf(s)
+	if err != nil {
+		return err
+	}
+	return e.validate()
+}
 
 // ValidateCase needs nothing beyond the native case format: a case without a
 // management label reads its pathway from the referral (Pathway).
@@ -41,7 +55,11 @@ func (Benchmark) ValidateCase(*clinic.Case) error { return nil }
 
 // Start begins or rebuilds a consultation.
 func (Benchmark) Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) (episode.Env, error) {
-	return Start(c, s, roles, events), nil
+	e, err := Start(c, s, roles, events)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // CheckJudge needs the Dx and Tx judges of appendix C.2 (grader.GPJudge).

@@ -49,15 +49,15 @@ func admissible(state string, a clinic.ActionKind) bool {
 	return false
 }
 
-// Enabled is the action set of a run: settings episode.actions by name
-// (settings.GPAgentActions), all six when empty.
-func Enabled(s settings.Episode) []clinic.ActionKind {
-	if len(s.Actions) == 0 {
+// Enabled is the action set of a run: episode.actions by name (ActionNames),
+// all six when empty.
+func Enabled(e Episode) []clinic.ActionKind {
+	if len(e.Actions) == 0 {
 		return Actions
 	}
 	var out []clinic.ActionKind
 	for _, a := range Actions {
-		if slices.Contains(s.Actions, a.Name()) {
+		if slices.Contains(e.Actions, a.Name()) {
 			out = append(out, a)
 		}
 	}
@@ -69,6 +69,7 @@ func Enabled(s settings.Episode) []clinic.ActionKind {
 type Env struct {
 	c       clinic.Case
 	cfg     settings.Episode
+	gp      Episode
 	roles   episode.Roles
 	enabled []clinic.ActionKind
 	cat     *catalog.Catalog
@@ -77,13 +78,18 @@ type Env struct {
 
 var _ episode.Env = (*Env)(nil)
 
-// Start begins an episode of c, or rebuilds one from its events.
-func Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) *Env {
-	e := &Env{c: c, cfg: s.Episode, roles: roles, enabled: Enabled(s.Episode), cat: episode.CaseCatalog(&c)}
+// Start begins an episode of c, or rebuilds one from its events. The error
+// names a benchmark key of the wrong type.
+func Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) (*Env, error) {
+	gp, err := EpisodeOf(s)
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{c: c, cfg: s.Episode, gp: gp, roles: roles, enabled: Enabled(gp), cat: episode.CaseCatalog(&c)}
 	for _, ev := range events {
 		e.apply(ev)
 	}
-	return e
+	return e, nil
 }
 
 // State is the workflow state.
@@ -239,7 +245,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 	case in.LLMError:
 		ev.Status = clinic.StatusUnparseable
 	case !slices.Contains(allowed, out.Action):
-		ev.Status, ev.Penalty = clinic.StatusMasked, e.cfg.WorkflowPenalty
+		ev.Status, ev.Penalty = clinic.StatusMasked, e.gp.WorkflowPenalty
 		ev.Reply = fmt.Sprintf("MASKED: %s is not allowed in workflow state %s; allowed: %s", out.Action.Name(), e.State(), names(allowed))
 	case out.Action == clinic.Ask:
 		if err := episode.AskPatient(ctx, e.c, e.roles.Patient, e.Seen(), out, &ev); err != nil {
@@ -290,7 +296,7 @@ func (e *Env) apply(ev clinic.Event) {
 		// c_timeout (C.6): no terminal action within the limit. Recorded on the
 		// event, with the forced final, so that Start derives the same end.
 		last := e.ForceEnd(&clinic.FinalOutput{Diagnosis: e.diagnosis(), Forced: true})
-		last.Penalty += e.cfg.TimeoutPenalty
+		last.Penalty += e.gp.TimeoutPenalty
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
@@ -18,8 +19,24 @@ import (
 
 func gpSettings() settings.Settings {
 	s := settings.Default()
-	s.Profile = settings.GPAgent
+	s.Profile = gpagent.Name
 	return s
+}
+
+// withEpisode sets one of the benchmark's episode keys, as a settings file does.
+func withEpisode(t testing.TB, s settings.Settings, key string, v any) settings.Settings {
+	t.Helper()
+	out, err := settings.Apply(s, "test", settings.Overrides{"episode": map[string]any{key: v}})
+	require.NoError(t, err)
+	return out
+}
+
+// gpEpisode reads the benchmark's episode keys.
+func gpEpisode(t testing.TB, s settings.Settings) gpagent.Episode {
+	t.Helper()
+	e, err := gpagent.EpisodeOf(s)
+	require.NoError(t, err)
+	return e
 }
 
 // gpCase returns a case of the GP stream with the label and condition.
@@ -39,7 +56,8 @@ func gpCase(t *testing.T, label, condition string) clinic.Case {
 // script plays a list of doctor outputs and returns the env.
 func script(t *testing.T, c clinic.Case, s settings.Settings, outs ...clinic.DoctorOutput) *gpagent.Env {
 	t.Helper()
-	env := gpagent.Start(c, s, episode.BuiltinRoles(), nil)
+	env, err := gpagent.Start(c, s, episode.BuiltinRoles(), nil)
+	require.NoError(t, err)
 	for _, o := range outs {
 		_, err := env.Step(context.Background(), episode.StepInput{Output: o})
 		require.NoError(t, err)
@@ -60,7 +78,7 @@ var (
 func TestTreatBeforeDiagnoseIsMasked(t *testing.T) {
 	c := gpCase(t, clinic.PathwayManage, "")
 	s := gpSettings()
-	s.Episode.WorkflowPenalty = 7 // not the default, so the test sees the setting
+	s = withEpisode(t, s, "workflow_penalty", 7) // not the default, so the test sees the setting
 	env := script(t, c, s, ask, treat)
 	ev := env.Events()[1]
 	require.Equal(t, clinic.StatusMasked, ev.Status)
@@ -88,7 +106,8 @@ func TestTreatBeforeDiagnoseIsMasked(t *testing.T) {
 	require.Equal(t, 2.0, sc.Metrics[gpagent.MetricMasked])
 	require.Equal(t, 5.0, sc.Metrics[gpagent.MetricTurns])
 
-	rebuilt := gpagent.Start(c, s, noCalls(t), env.Events())
+	rebuilt, err := gpagent.Start(c, s, noCalls(t), env.Events())
+	require.NoError(t, err)
 	require.Equal(t, env.Events(), rebuilt.Events())
 	f2, e2 := rebuilt.Final()
 	require.Equal(t, final, f2)
@@ -135,7 +154,7 @@ func TestTimeout(t *testing.T) {
 			for _, ev := range events[:len(events)-1] {
 				require.Zero(t, ev.Penalty)
 			}
-			require.Equal(t, s.Episode.TimeoutPenalty, events[len(events)-1].Penalty, "c_timeout on the last step")
+			require.Equal(t, gpEpisode(t, s).TimeoutPenalty, events[len(events)-1].Penalty, "c_timeout on the last step")
 			require.Equal(t, gpagent.TimedOut, env.State())
 			sc, err := gpagent.Score(context.Background(), &c, s, env, nil)
 			require.NoError(t, err)
@@ -247,8 +266,8 @@ func findingOf(c clinic.Case, system string) int {
 func TestActionSpaceAblation(t *testing.T) {
 	c := gpCase(t, clinic.PathwayRefer, "")
 	s := gpSettings()
-	s.Episode.Actions = []string{"diagnose", "treat"}
-	require.NoError(t, s.Validate())
+	s = withEpisode(t, s, "actions", []string{"diagnose", "treat"})
+	require.NoError(t, bench.ValidateSettings(s))
 	env := script(t, c, s)
 	v := env.View(nil, nil)
 	require.Equal(t, []string{"DIAGNOSE"}, v.Actions)
@@ -266,9 +285,9 @@ func TestActionSpaceAblation(t *testing.T) {
 	_, err := env.Step(context.Background(), episode.StepInput{Output: ask})
 	require.NoError(t, err)
 	require.Equal(t, clinic.StatusMasked, env.Events()[0].Status)
-	require.Equal(t, s.Episode.WorkflowPenalty, env.Events()[0].Penalty)
+	require.Equal(t, gpEpisode(t, s).WorkflowPenalty, env.Events()[0].Penalty)
 
-	s.Episode.Actions = []string{"diagnose", "treat", "ask", "refer"}
+	s = withEpisode(t, s, "actions", []string{"diagnose", "treat", "ask", "refer"})
 	v = script(t, c, s).View(nil, nil)
 	require.Equal(t, []string{"ASK", "DIAGNOSE", "REFER"}, v.Actions)
 	require.Empty(t, v.Exchanges, "history is asked for")
@@ -432,8 +451,6 @@ func TestActionNamesAreTheSettings(t *testing.T) {
 	for _, a := range gpagent.Actions {
 		names = append(names, a.Name())
 	}
-	require.Equal(t, settings.GPAgentActions, names)
-	s := settings.Default().Episode
-	s.Actions = []string{"treat", "ask", "diagnose"}
-	require.Equal(t, []clinic.ActionKind{clinic.Ask, clinic.Diagnose, clinic.Treat}, gpagent.Enabled(s))
+	require.Equal(t, gpagent.ActionNames, names)
+	require.Equal(t, []clinic.ActionKind{clinic.Ask, clinic.Diagnose, clinic.Treat}, gpagent.Enabled(gpagent.Episode{Actions: []string{"treat", "ask", "diagnose"}}))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/memory"
@@ -17,7 +18,7 @@ import (
 
 func gpDeps(tb testing.TB, withMemory bool) runner.Deps {
 	s := settings.Default()
-	s.Profile = settings.GPAgent
+	s.Profile = gpagent.Name
 	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: s}
 	if withMemory {
 		st, err := local.Open(context.Background(), filepath.Join(tb.TempDir(), "memory.db"), memory.HashEmbedder{})

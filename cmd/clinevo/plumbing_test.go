@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/config"
@@ -791,13 +792,13 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 					require.Equal(t, 17.0, p, "c_workflow of a masked action")
 				}
 				for _, p := range penalties(base, clinic.StatusMasked) {
-					require.Equal(t, settings.Default().Episode.WorkflowPenalty, p)
+					require.Equal(t, bench.DefaultSettings().Episode.Ext["workflow_penalty"], p)
 				}
 			}},
 		plumbRow{key: "episode.timeout_penalty", value: 13, setup: map[string]any{"profile": "gpagent", "episode.max_turns": 3}, corpus: "builtin:gp@7",
 			doctor: "gp-stall", check: func(t *testing.T, base, got plumbRun) {
 				require.Equal(t, []float64{13, 13}, penalties(got, ""), "c_timeout on the last step")
-				d := settings.Default().Episode.TimeoutPenalty
+				d := bench.DefaultSettings().Episode.Ext["timeout_penalty"].(float64)
 				require.Equal(t, []float64{d, d}, penalties(base, ""))
 			}},
 		plumbRow{key: "roles.doctor.format", value: "tags", setup: gp, corpus: "builtin:gp@7", doctor: "policy",
