@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/clinic"
@@ -212,7 +211,7 @@ func TestGPDoctorPromptNeverLeaks(t *testing.T) {
 					}
 				}
 			}
-			dec, err := actor.Builtin{}.Decide(ctx, v)
+			dec, err := gpagent.Builtin{}.Decide(ctx, v)
 			require.NoError(t, err)
 			_, err = ep.Step(ctx, episode.StepInput{Output: dec.Output})
 			require.NoError(t, err)

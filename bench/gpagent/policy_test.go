@@ -1,4 +1,4 @@
-package actor_test
+package gpagent_test
 
 import (
 	"context"
@@ -9,19 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/runner"
-	"github.com/clinevo/clinevo/settings"
 )
-
-func gpSettings() settings.Settings {
-	s := settings.Default()
-	s.Profile = settings.GPAgent
-	return s
-}
 
 // TestGPDoctorWithoutMemory plays GP cases with the built-in doctor and no
 // memory: a structured history, examinations, then diagnose and treat within
@@ -61,7 +55,7 @@ func TestGPDoctorRefersOnRedFlags(t *testing.T) {
 		ExamTargets: []string{"vital signs", "eye"}, Cards: []clinic.CardHint{card, manage},
 		Exchanges: []clinic.Exchange{{Question: "When did this start?", Topic: clinic.TopicOnset, Answer: "Two days ago.", Answered: true}}}
 
-	dec, err := actor.Builtin{}.Decide(context.Background(), v)
+	dec, err := gpagent.Builtin{}.Decide(context.Background(), v)
 	require.NoError(t, err)
 	require.Equal(t, clinic.Ask, dec.Output.Action, "the flags are not shown yet: ask about their topics")
 	require.Contains(t, actor.Questions(dec.Output.Topic), dec.Output.Question, "in the doctor's own words")
@@ -70,7 +64,7 @@ func TestGPDoctorRefersOnRedFlags(t *testing.T) {
 	shown.Exchanges = append(shown.Exchanges, clinic.Exchange{Question: "Anything else?", Topic: clinic.TopicAssociated,
 		Answer: "I wear contact lenses, the eye is very painful, light hurts and my sight is blurred.", Answered: true})
 	shown.Results = []clinic.Result{{Test: "eye", Status: clinic.StatusReturned, Text: "White spot on the cornea with an epithelial defect."}}
-	dec, err = actor.Builtin{}.Decide(context.Background(), shown)
+	dec, err = gpagent.Builtin{}.Decide(context.Background(), shown)
 	require.NoError(t, err)
 	require.Equal(t, clinic.Refer, dec.Output.Action)
 	require.Equal(t, "ophthalmology", dec.Output.Destination)
@@ -81,7 +75,7 @@ func TestGPDoctorRefersOnRedFlags(t *testing.T) {
 		Answer: "I do not wear contact lenses and my sight is not blurred.", Answered: true})
 	denied.Results = []clinic.Result{{Test: "eye", Status: clinic.StatusReturned, Text: "Normal cornea, no white spot."}}
 	denied.Turn = 8
-	dec, err = actor.Builtin{}.Decide(context.Background(), denied)
+	dec, err = gpagent.Builtin{}.Decide(context.Background(), denied)
 	require.NoError(t, err)
 	require.Equal(t, clinic.Diagnose, dec.Output.Action, "a denied red flag is not shown")
 	require.Equal(t, []string{"Bacterial conjunctivitis"}, dec.Output.Diagnosis, "the candidate no referral card claims")
@@ -89,7 +83,7 @@ func TestGPDoctorRefersOnRedFlags(t *testing.T) {
 	diagnosed := v
 	diagnosed.Phase, diagnosed.Actions, diagnosed.Masked = "diagnosed", []string{"TREAT"}, []string{"ASK", "DIAGNOSE"}
 	diagnosed.Diagnosis = []string{"Bacterial conjunctivitis"}
-	dec, err = actor.Builtin{}.Decide(context.Background(), diagnosed)
+	dec, err = gpagent.Builtin{}.Decide(context.Background(), diagnosed)
 	require.NoError(t, err)
 	require.Equal(t, clinic.Treat, dec.Output.Action)
 	require.Equal(t, []string{"bathe lids"}, dec.Output.Plan)
