@@ -1,81 +1,11 @@
 package grader
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/textmatch"
 )
-
-// GPJudge judges GPAgentBench's two semantic scores (appendix C.2): the
-// diagnosis accuracy, 1 when the predicted diagnosis is clinically equivalent
-// to the ground truth and 0 otherwise, and the treatment score in {0, 0.5, 1}
-// against the ground-truth treatment.
-type GPJudge interface {
-	JudgeDx(ctx context.Context, c *clinic.Case, diagnosis string) (int, error)
-	JudgeTx(ctx context.Context, c *clinic.Case, plan []string) (float64, error)
-}
-
-var _ GPJudge = RubricJudge{}
-
-// JudgeDx is the rubric's reading of C.2's three rules: the same condition in
-// other words counts (an accepted name: grade 1); so does a name that differs
-// only in specificity when the core condition is kept ("pneumonia" for
-// "bacterial pneumonia": the prediction is the more specific name, or holds at
-// least half of the reference's specific words); a vague or overly broad name
-// does not ("infection" for "urinary tract infection"), nor one naming a
-// dangerous alternative.
-func (RubricJudge) JudgeDx(_ context.Context, c *clinic.Case, diagnosis string) (int, error) {
-	dx := c.Manager.Diagnosis
-	switch GradeDiagnosis(diagnosis, dx) {
-	case 1:
-		return 1, nil
-	case 0.75:
-		p := textmatch.Specific(diagnosis)
-		for _, ref := range append([]string{dx.Name}, dx.Acceptable...) {
-			r := textmatch.Specific(ref)
-			if nameGrade(diagnosis, ref) < 0.75 || len(r) == 0 {
-				continue
-			}
-			if textmatch.Subset(r, p) || 2*len(p) >= len(r) {
-				return 1, nil
-			}
-		}
-	}
-	return 0, nil
-}
-
-// txFullAt is the share of the ground-truth treatment items a plan must cover
-// for the rubric's 1.
-const txFullAt = 0.75
-
-// JudgeTx is the rubric's reading of C.2's treatment rules: 0 when the plan
-// holds an unsafe item of the case; 1 when it covers the key components (at
-// least three quarters of the ground-truth treatment items, each matched as
-// the evidence rubric matches key points); 0.5 when it covers some; 0 when it
-// covers none.
-func (r RubricJudge) JudgeTx(_ context.Context, c *clinic.Case, plan []string) (float64, error) {
-	ref := c.Manager.TreatmentReference()
-	if len(ref) == 0 {
-		return 0, fmt.Errorf("case %s has no ground-truth treatment", c.ID)
-	}
-	for _, p := range plan {
-		for _, u := range c.Manager.UnsafeManagement {
-			if textmatch.Coverage(textmatch.Set(u), textmatch.Set(p)) >= 0.6 {
-				return 0, nil
-			}
-		}
-	}
-	matched, _ := matchPoints(ref, plan, r.W.MatchAt)
-	switch share := float64(len(matched)) / float64(len(ref)); {
-	case share >= txFullAt:
-		return 1, nil
-	case share > 0:
-		return 0.5, nil
-	}
-	return 0, nil
-}
 
 // gradeGPAction labels GPAgentBench's own actions (§4): an examination by its
 // yield, a diagnosis by its grade, and the two terminal actions by whether the

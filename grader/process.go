@@ -257,7 +257,7 @@ func dangerous(final clinic.FinalOutput, names []string) bool {
 		return false
 	}
 	for _, d := range names {
-		if nameGrade(final.Diagnosis[0], d) >= 0.75 {
+		if NameGrade(final.Diagnosis[0], d) >= 0.75 {
 			return true
 		}
 	}

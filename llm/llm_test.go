@@ -17,6 +17,7 @@ import (
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
@@ -567,4 +568,25 @@ func TestModelEvolverWritesReferralCards(t *testing.T) {
 	require.Equal(t, flags, c.Evidence)
 	require.Contains(t, c.Tests, "ent", "the examination that showed a flag")
 	require.Contains(t, c.Text, "THEN REFER to ENT (emergency)")
+}
+
+// TestPatientPromptHasThePersona checks that the model patient's prompt
+// describes the persona on GPAgentBench's four dimensions (§4.1).
+func TestPatientPromptHasThePersona(t *testing.T) {
+	cp, err := corpus.Load("builtin:stream@7")
+	require.NoError(t, err)
+	c := cp.Cases[0]
+	c.Patient.Persona = clinic.Persona{Personality: "minimising", Language: "basic", Recall: "low", Disorientation: "high"}
+	msgs, err := llm.Render("patient", episode.PatientQuery{View: c.Patient}, episode.PatientQuery{View: c.Patient, Question: "q"})
+	require.NoError(t, err)
+	system := msgs[0].Content
+	for _, want := range []string{"Personality: pleasing", "Language proficiency: basic", "Anamnestic fidelity: low", "Disorientation: high"} {
+		require.Contains(t, system, want)
+	}
+	c.Patient.Persona = clinic.Persona{Personality: "anxious", Language: "fluent", Recall: "medium", Clarity: "confused"}
+	msgs, err = llm.Render("patient", episode.PatientQuery{View: c.Patient}, episode.PatientQuery{View: c.Patient, Question: "q"})
+	require.NoError(t, err)
+	for _, want := range []string{"Personality: overanxious", "Language proficiency: advanced", "Anamnestic fidelity: high", "Disorientation: moderate"} {
+		require.Contains(t, msgs[0].Content, want, "an older corpus's persona read on the paper's dimensions")
+	}
 }

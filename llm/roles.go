@@ -31,9 +31,6 @@ func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision
 	if len(v.Tools) > 0 {
 		return d.decideTools(ctx, v) // a tool sandbox (KlinikeBench): tools.go
 	}
-	if gpView(v) {
-		return d.decideGP(ctx, v)
-	}
 	msgs, err := DoctorPrompt(v)
 	if err != nil {
 		return actor.Decision{}, err
@@ -55,13 +52,14 @@ func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision
 		}
 		return nil
 	})
-	return decision(out, err)
+	return Decided(out, err)
 }
 
-// decision is the doctor's decision from a checked reply: a reply still
-// malformed after the repair request is an llm_error turn, not an error, and
-// the harness's own fields are cleared, since the model may not set them.
-func decision(out clinic.DoctorOutput, err error) (actor.Decision, error) {
+// Decided is the doctor's decision from a checked reply, whatever its
+// format: a reply still malformed after the repair request is an llm_error
+// turn, not an error, and the harness's own fields are cleared, since the
+// model may not set them.
+func Decided(out clinic.DoctorOutput, err error) (actor.Decision, error) {
 	if IsMalformed(err) {
 		return actor.Decision{LLMError: true}, nil
 	}

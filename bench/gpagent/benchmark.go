@@ -62,9 +62,9 @@ func (Benchmark) Start(c clinic.Case, s settings.Settings, roles episode.Roles, 
 	return e, nil
 }
 
-// CheckJudge needs the Dx and Tx judges of appendix C.2 (grader.GPJudge).
+// CheckJudge needs the Dx and Tx judges of appendix C.2 (Judge).
 func (Benchmark) CheckJudge(j grader.Judge) error {
-	if _, ok := j.(grader.GPJudge); !ok {
+	if _, ok := j.(Judge); !ok {
 		return fmt.Errorf("%T has no Dx and Tx judges (JudgeDx, JudgeTx)", j)
 	}
 	return nil
@@ -72,12 +72,12 @@ func (Benchmark) CheckJudge(j grader.Judge) error {
 
 // Score is Score; a nil judge is the built-in rubric.
 func (b Benchmark) Score(ctx context.Context, in bench.ScoreInput) (clinic.Scores, error) {
-	var gj grader.GPJudge
+	var gj Judge
 	if in.Judge != nil {
 		if err := b.CheckJudge(in.Judge); err != nil {
 			return clinic.Scores{}, err
 		}
-		gj = in.Judge.(grader.GPJudge)
+		gj = in.Judge.(Judge)
 	}
 	return Score(ctx, in.Case, in.Settings, in.Env, gj)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -436,7 +435,7 @@ type fixedJudge struct {
 	tx float64
 }
 
-var _ grader.GPJudge = fixedJudge{}
+var _ gpagent.Judge = fixedJudge{}
 
 func (j fixedJudge) JudgeDx(context.Context, *clinic.Case, string) (int, error) { return j.dx, nil }
 func (j fixedJudge) JudgeTx(context.Context, *clinic.Case, []string) (float64, error) {

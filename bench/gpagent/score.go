@@ -75,9 +75,9 @@ func outcome(final clinic.FinalOutput, end clinic.Termination) string {
 // (1 + dest)/2. The paper's reward w_diag·Dx + w_treat·Tx is the metric
 // "reward" and C_safety the metric "cost_safety" (the trajectory export's
 // per-step reward and safety cost).
-func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode.Env, judge grader.GPJudge) (clinic.Scores, error) {
+func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode.Env, judge Judge) (clinic.Scores, error) {
 	if judge == nil {
-		judge = grader.RubricJudge{W: s.Scoring}
+		judge = rubric(s.Scoring)
 	}
 	events := env.Events()
 	final, end := env.Final()
@@ -85,7 +85,7 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 	m := map[string]float64{}
 	var sc clinic.Scores
 	dx, tx := 0.0, 0.0
-	txScored := len(c.Manager.TreatmentReference()) > 0
+	txScored := len(TreatmentReference(c)) > 0
 	if out != clinic.PathwayRefer {
 		if len(final.Diagnosis) > 0 {
 			g, err := judge.JudgeDx(ctx, c, final.Diagnosis[0])

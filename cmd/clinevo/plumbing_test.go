@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/gpagent/gptest"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/config"
@@ -57,9 +58,9 @@ type plumbRow struct {
 	// corpus, when set, is the run's corpus (a builtin reference).
 	corpus string
 	// builtinDoctor leaves the doctor built-in; doctor names a behaviour of
-	// the fake doctor other than the scripted plan: "policy" (llmtest's own),
-	// "gp-masked" (treat before diagnose, then llmtest's), "gp-stall" (asks
-	// and never ends).
+	// the fake doctor other than the scripted plan: "policy" (the server's
+	// policies: llmtest's and the GP workflow's, gptest), "gp-masked" (treat
+	// before diagnose, then the policies), "gp-stall" (asks and never ends).
 	builtinDoctor bool
 	doctor        string
 	// memory is the run's memory mode (default empty).
@@ -439,6 +440,7 @@ func TestSettingsReachTheActivities(t *testing.T) {
 	h := &plumbHarness{t: t, env: enginetest.Start(t), srv: llmtest.New(t), dir: t.TempDir()}
 	h.script = &plumbScript{orders: map[string][]string{}, modes: map[string]string{}, cases: c.Cases[:8]}
 	h.srv.Script = h.script.reply
+	h.srv.Policy = gptest.Policy // the GP doctor's reply formats (mode "policy" of the gpagent rows)
 	// The first eight cases of the stream, the first one twice more at the end:
 	// a role's identical requests across episodes can hit its cache.
 	cases := append(slices.Clone(c.Cases[:8]), c.Cases[0], c.Cases[0])

@@ -1,14 +1,16 @@
-package llm_test
+package gpagent_test
 
 import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/bench/gpagent"
+	"github.com/clinevo/clinevo/bench/gpagent/gptest"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
@@ -28,6 +30,20 @@ func gpView() clinic.DoctorView {
 }
 
 func tagsRole(s *settings.Role) { s.Format = llm.FormatTags }
+
+// modelClient is a model role's client on the fake server, answered by the
+// scripted GP roles (gptest) and the server's shared policies.
+func modelClient(t *testing.T, srv *llmtest.Server, role string, mod func(*settings.Role)) *llm.Client {
+	t.Helper()
+	srv.Policy = gptest.Policy
+	s := settings.Role{BaseURL: srv.BaseURL(), Model: "test-model", JSONMode: true, Timeout: settings.Duration(2 * time.Second), PricePrompt: 1, PriceCompletion: 2}
+	if mod != nil {
+		mod(&s)
+	}
+	c, err := llm.NewClient(role, s, llm.Options{})
+	require.NoError(t, err)
+	return c
+}
 
 // TestTagsFormat plays the doctor's tags format (GPAgentBench appendix C.1)
 // against the fake server: valid replies as models write them are used at
@@ -73,7 +89,7 @@ func TestTagsFormat(t *testing.T) {
 			}
 			var tally llm.Tally
 			ctx := llm.WithMeter(context.Background(), &tally)
-			dec, err := llm.Doctor{C: client(t, srv, "doctor", tagsRole)}.Decide(ctx, gpView())
+			dec, err := gpagent.ModelDoctor{C: modelClient(t, srv, "doctor", tagsRole)}.Decide(ctx, gpView())
 			require.NoError(t, err)
 			require.Equal(t, tc.llmError, dec.LLMError)
 			reqs := srv.Requests()
@@ -97,14 +113,13 @@ func TestTagsFormat(t *testing.T) {
 // A doctor whose replies never parse gives llm_error turns up to the turn
 // limit, where c_timeout is charged.
 func TestGPEpisodeInBothFormats(t *testing.T) {
-	c := gpCase(t, clinic.PathwayManage)
-	set := settings.Default()
-	set.Profile = settings.GPAgent
+	c := gpCase(t, clinic.PathwayManage, "")
+	set := gpSettings()
 	for _, format := range []string{llm.FormatTags, llm.FormatJSON} {
 		t.Run(format, func(t *testing.T) {
 			srv := llmtest.New(t)
 			roles := runner.BuiltinRoles()
-			roles.Doctor = llm.Doctor{C: client(t, srv, "doctor", func(s *settings.Role) { s.Format = format })}
+			roles.Doctor = llm.DoctorFor(gpagent.Benchmark{}, modelClient(t, srv, "doctor", func(s *settings.Role) { s.Format = format }))
 			tr, err := runner.Play(context.Background(), c, runner.Deps{Roles: roles, Settings: set}, runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
 			require.NoError(t, err)
 			require.Empty(t, tr.LLMErrorTurns)
@@ -127,7 +142,7 @@ func TestGPEpisodeInBothFormats(t *testing.T) {
 		s := set.Clone()
 		s.Episode.MaxTurns = 3
 		roles := runner.BuiltinRoles()
-		roles.Doctor = llm.Doctor{C: client(t, srv, "doctor", tagsRole)}
+		roles.Doctor = llm.DoctorFor(gpagent.Benchmark{}, modelClient(t, srv, "doctor", tagsRole))
 		tr, err := runner.Play(context.Background(), c, runner.Deps{Roles: roles, Settings: s}, runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
 		require.NoError(t, err)
 		require.Equal(t, []int{0, 1, 2}, tr.LLMErrorTurns)
@@ -140,11 +155,12 @@ func TestGPEpisodeInBothFormats(t *testing.T) {
 // TestGPJudge checks the model judge's Dx and Tx against scripted replies,
 // and its fallback to the rubric after a reply malformed twice.
 func TestGPJudge(t *testing.T) {
-	c := gpCase(t, clinic.PathwayManage)
+	c := gpCase(t, clinic.PathwayManage, "")
 	srv := llmtest.New(t)
 	var tally llm.Tally
 	ctx := llm.WithMeter(context.Background(), &tally)
-	j := llm.Judge{C: client(t, srv, "judge", nil), Fallback: grader.RubricJudge{W: settings.Default().Scoring}}
+	j, ok := gpagent.Benchmark{}.ModelJudge(llm.Judge{C: modelClient(t, srv, "judge", nil), Fallback: grader.RubricJudge{W: settings.Default().Scoring}}, gpSettings()).(gpagent.Judge)
+	require.True(t, ok, "the model judge asks the Dx and Tx questions")
 	dx, err := j.JudgeDx(ctx, &c, "something else entirely")
 	require.NoError(t, err)
 	require.Equal(t, 1, dx, "the scripted judge says equivalent")
@@ -168,8 +184,7 @@ func TestGPJudge(t *testing.T) {
 // red flag or a treatment the encounter did not reveal.
 func TestGPDoctorPromptNeverLeaks(t *testing.T) {
 	ctx := context.Background()
-	set := settings.Default()
-	set.Profile = settings.GPAgent
+	set := gpSettings()
 	p := gpagent.Benchmark{}
 	cp, err := corpus.Load("builtin:gp-heldout@7")
 	require.NoError(t, err)
@@ -181,7 +196,7 @@ func TestGPDoctorPromptNeverLeaks(t *testing.T) {
 			v := ep.View(nil, nil)
 			revealed := ep.Revealed()
 			for _, format := range []string{llm.FormatTags, llm.FormatJSON} {
-				msgs, err := llm.GPDoctorPrompt(v, format)
+				msgs, err := gpagent.DoctorPrompt(v, format)
 				require.NoError(t, err)
 				prompt := msgs[0].Content + "\n" + msgs[1].Content
 				for _, f := range c.Patient.Facts {
@@ -228,37 +243,4 @@ func containsAny(xs []string, x string) bool {
 		}
 	}
 	return false
-}
-
-// gpCase is the first case of the GP stream with a management label.
-func gpCase(t *testing.T, label string) clinic.Case {
-	t.Helper()
-	cp, err := corpus.Load("builtin:gp@7")
-	require.NoError(t, err)
-	for _, c := range cp.Cases {
-		if c.Manager.ManagementLabel == label {
-			return c
-		}
-	}
-	t.Fatalf("no %s case", label)
-	return clinic.Case{}
-}
-
-// TestPatientPromptHasThePersona checks that the model patient's prompt
-// describes the persona on GPAgentBench's four dimensions (§4.1).
-func TestPatientPromptHasThePersona(t *testing.T) {
-	c := gpCase(t, clinic.PathwayRefer)
-	c.Patient.Persona = clinic.Persona{Personality: "minimising", Language: "basic", Recall: "low", Disorientation: "high"}
-	msgs, err := llm.Render("patient", episode.PatientQuery{View: c.Patient}, episode.PatientQuery{View: c.Patient, Question: "q"})
-	require.NoError(t, err)
-	system := msgs[0].Content
-	for _, want := range []string{"Personality: pleasing", "Language proficiency: basic", "Anamnestic fidelity: low", "Disorientation: high"} {
-		require.Contains(t, system, want)
-	}
-	c.Patient.Persona = clinic.Persona{Personality: "anxious", Language: "fluent", Recall: "medium", Clarity: "confused"}
-	msgs, err = llm.Render("patient", episode.PatientQuery{View: c.Patient}, episode.PatientQuery{View: c.Patient, Question: "q"})
-	require.NoError(t, err)
-	for _, want := range []string{"Personality: overanxious", "Language proficiency: advanced", "Anamnestic fidelity: high", "Disorientation: moderate"} {
-		require.Contains(t, msgs[0].Content, want, "an older corpus's persona read on the paper's dimensions")
-	}
 }

@@ -1,4 +1,4 @@
-package llm
+package gpagent
 
 import (
 	"context"
@@ -10,30 +10,11 @@ import (
 
 	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
-)
-
-// Reply formats of a role (settings roles.<role>.format).
-const (
-	FormatJSON = "json"
-	FormatTags = "tags" // GPAgentBench's <think>…</think><action type="…">…</action> (appendix C.1)
+	"github.com/clinevo/clinevo/llm"
 )
 
 // TagsRepairPrompt is the one repair request after an unusable tags reply.
 const TagsRepairPrompt = "Your previous reply could not be used: %s. Reply again with only the <think> block and one <action type=\"...\"> block described above."
-
-// gpView reports whether a view is GPAgentBench's workflow (a workflow state
-// and one of its own actions offered or masked).
-func gpView(v clinic.DoctorView) bool {
-	if v.Phase == "" {
-		return false
-	}
-	for _, a := range append(slices.Clone(v.Actions), v.Masked...) {
-		if clinic.ActionKind(a) == clinic.Diagnose {
-			return true
-		}
-	}
-	return false
-}
 
 // gpPrompt is what the GP doctor's template reads.
 type gpPrompt struct {
@@ -49,9 +30,10 @@ type gpActionName struct{ Name string }
 // gpActionOrder is the order of appendix C.1's prompt.
 var gpActionOrder = []clinic.ActionKind{clinic.Ask, clinic.BodyExam, clinic.RequestTest, clinic.Diagnose, clinic.Refer, clinic.Treat}
 
-// GPDoctorPrompt renders the GP doctor's messages for a view in a reply format.
-func GPDoctorPrompt(v clinic.DoctorView, format string) ([]Message, error) {
-	p := gpPrompt{View: v, Tags: format == FormatTags, RoundsLeft: v.MaxTurns - v.Turn}
+// DoctorPrompt renders the GP doctor's messages for a view in a reply format
+// (llm.FormatTags or llm.FormatJSON).
+func DoctorPrompt(v clinic.DoctorView, format string) ([]llm.Message, error) {
+	p := gpPrompt{View: v, Tags: format == llm.FormatTags, RoundsLeft: v.MaxTurns - v.Turn}
 	for _, k := range gpActionOrder {
 		switch {
 		case slices.Contains(v.Actions, string(k)):
@@ -63,28 +45,33 @@ func GPDoctorPrompt(v clinic.DoctorView, format string) ([]Message, error) {
 		}
 		p.Actions = append(p.Actions, gpActionName{Name: k.Name()})
 	}
-	return Render("doctor_gp", p, p)
+	return templates.Render("doctor_gp", p, p)
 }
 
-// decideGP asks for the next action of GPAgentBench's workflow in the role's
+// ModelDoctor is the model doctor of GPAgentBench's workflow: the GP prompt
+// (DoctorPrompt) in the role's reply format, tags or JSON.
+type ModelDoctor struct{ C *llm.Client }
+
+var _ actor.Doctor = ModelDoctor{}
+
+// ModelDoctor is the GP doctor on c.
+func (Benchmark) ModelDoctor(c *llm.Client) actor.Doctor { return ModelDoctor{C: c} }
+
+// Decide asks for the next action of GPAgentBench's workflow in the role's
 // reply format (tags or JSON). An action the workflow masks is a valid reply:
 // the environment records it and charges c_workflow. One repair request for a
 // real problem; a reply still malformed after it is an llm_error turn.
-func (d Doctor) decideGP(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
+func (d ModelDoctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
 	format := d.C.Settings.Format
-	msgs, err := GPDoctorPrompt(v, format)
+	msgs, err := DoctorPrompt(v, format)
 	if err != nil {
 		return actor.Decision{}, err
 	}
 	var out clinic.DoctorOutput
-	if format == FormatTags {
-		err = d.C.exchange(ctx, msgs, func(reply string) error {
+	if format == llm.FormatTags {
+		err = d.C.Exchange(ctx, msgs, func(reply string) error {
 			o, extra, err := ParseTags(reply, v)
-			if extra > 0 {
-				if m := meter(ctx); m != nil {
-					m.Add(Usage{Role: d.C.Role, ExtraFields: extra})
-				}
-			}
+			d.C.CountExtraFields(ctx, extra)
 			out = o
 			return err
 		}, TagsRepairPrompt)
@@ -103,7 +90,7 @@ func (d Doctor) decideGP(ctx context.Context, v clinic.DoctorView) (actor.Decisi
 			return gpRequired(out, v)
 		})
 	}
-	return decision(out, err)
+	return llm.Decided(out, err)
 }
 
 // gpSynonyms are other names models give the actions: appendix C.1's own
