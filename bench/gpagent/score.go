@@ -111,7 +111,7 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 		dest = 1
 	}
 	right := true
-	switch label := c.Manager.Pathway(); label {
+	switch label := Pathway(c); label {
 	case clinic.PathwayManage, clinic.PathwayRefer:
 		right = out == label
 		m[MetricMgmt] = b2f(right)
@@ -148,7 +148,7 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 	sc.Cost = round4(sc.Cost)
 	sc.T = len(events)
 	_, sc.E, sc.R = grader.Process(events, s.Episode)
-	sc.Referral = referral(c.Manager.Pathway(), out)
+	sc.Referral = referral(Pathway(c), out)
 	sc.MustAsk, sc.Required = grader.MustAsk(c.Manager.MustAsk, events), 1
 	return sc, nil
 }

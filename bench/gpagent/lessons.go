@@ -1,4 +1,4 @@
-package evolver
+package gpagent
 
 import (
 	"fmt"
@@ -7,10 +7,25 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/settings"
 )
 
-// gpCards adds what a GPAgentBench episode (§4) teaches to the given cards
+var _ evolver.Lessons = Benchmark{}
+
+// Edits are none: the workflow's lessons are cards (Cards).
+func (Benchmark) Edits(settings.Evolver, evolver.Input, *grader.Key) []evolver.Edit { return nil }
+
+// flagList spells red flags as the evolver's cards list items.
+func flagList(flags []string) string {
+	if len(flags) == 0 {
+		return "none"
+	}
+	return strings.Join(flags, ", ")
+}
+
+// Cards adds what a GPAgentBench episode (§4) teaches to the given cards
 // (the built-in evolver's or the model's): the examinations that paid off,
 // and red flags and referral. With the write-back, the cards of a case that
 // needed referral become referral cards: their evidence is the case's red
@@ -22,10 +37,11 @@ import (
 // scored full marks becomes a referral card whose red flags are the replies
 // the graded trace marks high-yield, and a referral that scored 0 gives a
 // correction to manage locally. Other episodes pass unchanged.
-func gpCards(in Input, truth *grader.Key, cards []clinic.Card) []clinic.Card {
-	if !gpEpisode(in.Events) {
+func (Benchmark) Cards(in evolver.Input, truth *grader.Key, cards []clinic.Card) []clinic.Card {
+	if !ownActions(in.Events) {
 		return cards
 	}
+	gk, hasKey := keyOf(truth)
 	labels := map[int]grader.Label{}
 	for _, a := range in.Grade.Actions {
 		labels[a.Turn] = a.Label
@@ -44,9 +60,9 @@ func gpCards(in Input, truth *grader.Key, cards []clinic.Card) []clinic.Card {
 			c.Tests = append(slices.Clone(c.Tests), exams...)
 		}
 		switch {
-		case truth != nil && truth.Pathway == clinic.PathwayRefer && truth.Refer != nil && truth.Refer.Destination != "" && c.Diagnosis != "":
-			refer(c, in, truth.Refer.RedFlags, truth.Refer.Destination, truth.Refer.Urgency)
-		case truth != nil && truth.Pathway == clinic.PathwayManage && referred && c.Diagnosis != "":
+		case hasKey && gk.Pathway == clinic.PathwayRefer && gk.Refer != nil && gk.Refer.Destination != "" && c.Diagnosis != "":
+			refer(c, in, gk.Refer.RedFlags, gk.Refer.Destination, gk.Refer.Urgency)
+		case hasKey && gk.Pathway == clinic.PathwayManage && referred && c.Diagnosis != "":
 			c.Action = clinic.ManageAction
 			c.Text += "; AVOID referral: manageable in primary care"
 		case truth == nil && referred && in.Outcome.S >= 1 && c.Kind == clinic.CardSuccess:
@@ -69,7 +85,7 @@ func gpCards(in Input, truth *grader.Key, cards []clinic.Card) []clinic.Card {
 
 // refer makes a card a referral card: the red flags as its evidence, the
 // referral as its action, and the sources of the flags to gather.
-func refer(c *clinic.Card, in Input, flags []string, destination, urgency string) {
+func refer(c *clinic.Card, in evolver.Input, flags []string, destination, urgency string) {
 	c.Evidence = slices.Clone(flags)
 	c.Action = clinic.ReferAction(destination, urgency)
 	topics, targets := flagSources(in.Events, flags)
@@ -83,12 +99,13 @@ func refer(c *clinic.Card, in Input, flags []string, destination, urgency string
 			c.Tests = append(c.Tests, t)
 		}
 	}
-	c.Text = fmt.Sprintf("IF %s WITH RED FLAGS %s THEN REFER to %s (%s); %s", in.Opening, list(flags), destination, urgency, c.Text)
+	c.Text = fmt.Sprintf("IF %s WITH RED FLAGS %s THEN REFER to %s (%s); %s", in.Opening, flagList(flags), destination, urgency, c.Text)
 	c.SearchText += " " + strings.Join(flags, " ")
 }
 
-// gpEpisode reports whether the events are of GPAgentBench's workflow.
-func gpEpisode(events []clinic.Event) bool {
+// ownActions reports whether an episode took one of the workflow's own
+// actions: one that took none teaches nothing of them.
+func ownActions(events []clinic.Event) bool {
 	for _, ev := range events {
 		switch ev.Action {
 		case clinic.BodyExam, clinic.Diagnose, clinic.Treat, clinic.Refer:
@@ -107,12 +124,12 @@ func flagSources(events []clinic.Event, flags []string) (topics, targets []strin
 		}
 	}
 	for _, ev := range events {
-		if ev.Status != clinic.StatusReturned || !grader.ShowsRedFlag(ev.Reply, flags) {
+		if ev.Status != clinic.StatusReturned || !ShowsRedFlag(ev.Reply, flags) {
 			continue
 		}
 		switch ev.Action {
 		case clinic.Ask:
-			for _, t := range topicOf(ev) {
+			for _, t := range evolver.TopicsOf(ev) {
 				add(&topics, t)
 			}
 		case clinic.BodyExam:

@@ -1,4 +1,4 @@
-package evolver_test
+package gpagent_test
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
@@ -31,8 +32,8 @@ func gpInput(final clinic.Event, s float64) evolver.Input {
 	return in
 }
 
-func grade(in evolver.Input, key *grader.Key) grader.ProcessGrade {
-	return grader.GradeProcess(grader.ProcessInput{Events: in.Events, Final: in.Final, Outcome: in.Outcome}, key, nil)
+func gradeInput(in evolver.Input, key *grader.Key) grader.ProcessGrade {
+	return grader.GradeProcess(grader.ProcessInput{Events: in.Events, Final: in.Final, Outcome: in.Outcome}, key, gpagent.Benchmark{})
 }
 
 var mastoiditis = &clinic.Referral{Needed: true, Destination: "ENT", Urgency: "emergency",
@@ -46,12 +47,13 @@ func TestReferralCards(t *testing.T) {
 	cfg := settings.Default().Evolver
 	cfg.RuleBudget = 0
 	referKey := &grader.Key{Diagnosis: "Acute mastoiditis", Evidence: append([]string{"ear pain with fever"}, mastoiditis.RedFlags...),
-		Management: []string{"same day ENT assessment"}, Pathway: clinic.PathwayRefer, Refer: mastoiditis, Referral: grader.ReferralMissed}
+		Management: []string{"same day ENT assessment"}, Referral: grader.ReferralMissed,
+		Bench: gpagent.Key{Pathway: clinic.PathwayRefer, Refer: mastoiditis}}
 
 	t.Run("a missed referral, write-back", func(t *testing.T) {
 		in := gpInput(treat, 0)
-		in.Grade = grade(in, referKey)
-		out := evolver.Evolve(cfg, in, referKey, nil, nil)
+		in.Grade = gradeInput(in, referKey)
+		out := evolver.Evolve(cfg, in, referKey, nil, gpagent.Benchmark{})
 		require.Empty(t, out.Skipped)
 		require.Len(t, out.Cards, 1)
 		c := out.Cards[0]
@@ -72,35 +74,35 @@ func TestReferralCards(t *testing.T) {
 		in := gpInput(refer, 1)
 		key := *referKey
 		key.Referral = grader.ReferralCorrect
-		in.Grade = grade(in, &key)
-		out := evolver.Evolve(cfg, in, &key, nil, nil)
+		in.Grade = gradeInput(in, &key)
+		out := evolver.Evolve(cfg, in, &key, nil, gpagent.Benchmark{})
 		require.Len(t, out.Cards, 1)
 		require.Equal(t, clinic.ReferAction("ENT", "emergency"), out.Cards[0].Action)
 	})
 	t.Run("an unneeded referral", func(t *testing.T) {
 		in := gpInput(refer, 0)
-		key := &grader.Key{Diagnosis: "Acute otitis media", Evidence: []string{"ear pain with fever"}, Pathway: clinic.PathwayManage,
-			Refer: &clinic.Referral{Needed: false}, Referral: grader.ReferralUnneeded}
-		in.Grade = grade(in, key)
-		out := evolver.Evolve(cfg, in, key, nil, nil)
+		key := &grader.Key{Diagnosis: "Acute otitis media", Evidence: []string{"ear pain with fever"}, Referral: grader.ReferralUnneeded,
+			Bench: gpagent.Key{Pathway: clinic.PathwayManage, Refer: &clinic.Referral{Needed: false}}}
+		in.Grade = gradeInput(in, key)
+		out := evolver.Evolve(cfg, in, key, nil, gpagent.Benchmark{})
 		require.Len(t, out.Cards, 1)
 		require.Equal(t, clinic.ManageAction, out.Cards[0].Action)
 		require.Contains(t, out.Cards[0].Text, "AVOID referral: manageable in primary care")
 	})
 	t.Run("score-only, a referral with full marks", func(t *testing.T) {
 		in := gpInput(refer, 1)
-		in.Grade = grade(in, nil)
+		in.Grade = gradeInput(in, nil)
 		in.Grade.Actions[0].Label, in.Grade.Actions[1].Label = grader.HighYield, grader.HighYield
-		out := evolver.Evolve(cfg, in, nil, nil, nil)
+		out := evolver.Evolve(cfg, in, nil, nil, gpagent.Benchmark{})
 		i := slices.IndexFunc(out.Cards, func(c clinic.Card) bool { _, _, ok := clinic.ParseReferAction(c.Action); return ok })
 		require.GreaterOrEqual(t, i, 0, "a referral card")
 		require.Equal(t, []string{in.Events[0].Reply, in.Events[1].Reply}, out.Cards[i].Evidence, "its red flags are the high-yield findings")
 	})
-	t.Run("not a GP episode: unchanged", func(t *testing.T) {
+	t.Run("an episode without the workflow's own actions: unchanged", func(t *testing.T) {
 		in := gpInput(clinic.Event{Action: clinic.Finalize, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Diagnosis: []string{"x"}}}, 0)
 		in.Events = []clinic.Event{in.Events[0], in.Events[2]}
-		in.Grade = grade(in, referKey)
-		out := evolver.Evolve(cfg, in, referKey, nil, nil)
+		in.Grade = gradeInput(in, referKey)
+		out := evolver.Evolve(cfg, in, referKey, nil, gpagent.Benchmark{})
 		for _, c := range out.Cards {
 			require.Empty(t, c.Action, "no referral on a MedEvoEval card")
 		}
