@@ -1,4 +1,4 @@
-package analysis_test
+package gpagent_test
 
 import (
 	"bufio"
@@ -133,17 +133,20 @@ func TestGPReportSection(t *testing.T) {
 	require.Equal(t, 4*(8+8+4), n, "every step of every episode, though S < 0.7")
 }
 
-// TestNoGPSectionElsewhere: a report without GPAgentBench's metrics has no
-// GP section.
+// TestNoGPSectionElsewhere: a report whose conditions play another
+// benchmark has no GP section.
 func TestNoGPSectionElsewhere(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, analysis.Write(dir, analysis.Build(fixture()), func(id string) (clinic.Trace, error) {
-		return clinic.Trace{EpisodeID: id, Scores: &clinic.Scores{}}, nil
-	}))
-	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
-	require.NoError(t, err)
-	require.NotContains(t, string(b), "GPAgentBench")
-	require.NotContains(t, string(b), `class="chart scatter"`)
+	in := gpFixture()
+	for run, s := range in.Settings {
+		s.Profile = "medevoeval"
+		in.Settings[run] = s
+	}
+	key, data, html := gpagent.Benchmark{}.Section(in, analysis.Build(in))
+	require.Equal(t, gpagent.Name, key)
+	require.Nil(t, data, "the section's numbers are the conditions' own: no member of report.json")
+	require.Empty(t, html)
+	_, _, html = gpagent.Benchmark{}.Section(gpFixture(), analysis.Build(gpFixture()))
+	require.Contains(t, string(html), "GPAgentBench: quality, safety, efficiency")
 }
 
 // TestGPReportRendersInChromium loads the GP report in headless Chromium: the
