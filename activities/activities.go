@@ -608,11 +608,15 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) error {
 	if len(spent) > 0 {
 		r.TimeMS = spent
 	}
+	b, _ := bench.Get(in.Profile) // nil (none named, or not in this build): the shared reading of every action
 	seen := map[string]bool{}
 	for _, ev := range t.Events {
 		target := ev.Question
 		if ev.Action == clinic.RequestTest {
 			target = ev.Test
+		}
+		if s, ok := episode.OwnTarget(b, ev); ok {
+			target = s
 		}
 		r.Actions = append(r.Actions, fmt.Sprintf("%s %s -> %s", ev.Action, target, ev.Status))
 		for _, id := range ev.RetrievedCards {
@@ -654,7 +658,7 @@ func (a *Activities) Learn(ctx context.Context, in EvolveInput) (EvolveOutput, e
 		}
 	}
 	for i, ref := range in.Episodes {
-		rec := RecordInput{EpisodeRef: ref, Run: in.Run, Kind: contract.KindStream, Pass: in.Pass, RuleBook: out.RuleBook}
+		rec := RecordInput{EpisodeRef: ref, Run: in.Run, Kind: contract.KindStream, Pass: in.Pass, RuleBook: out.RuleBook, Profile: in.Settings.Profile}
 		if i < len(out.Lessons) {
 			rec.Lesson = out.Lessons[i]
 		}

@@ -99,6 +99,10 @@ type RecordInput struct {
 	// RuleBook is a stream episode's rule book after its batch's Evolve, kept
 	// with its record so a failed stream can restart from it.
 	RuleBook []clinic.Rule `json:"rule_book,omitempty"`
+	// Profile is the run's benchmark, whose reading of its own actions the
+	// record's action lines keep; empty (a workflow of an older build): the
+	// shared reading.
+	Profile string `json:"profile,omitempty"`
 }
 
 // StreamPlan is the validated case order of a stream.

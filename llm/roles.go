@@ -383,8 +383,9 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 			target = ev.Test
 		case clinic.ToolCall:
 			target = ev.Tool
-		case clinic.BodyExam:
-			target = ev.Target
+		}
+		if s, ok := episode.OwnTarget(g.Bench, ev); ok {
+			target = s
 		}
 		pg.Actions = append(pg.Actions, grader.ActionGrade{Turn: i, Action: ev.Action, Target: target, Label: grader.Label(l.Label), Rationale: l.Rationale})
 		pg.Counts[grader.Label(l.Label)]++
