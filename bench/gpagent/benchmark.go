@@ -49,9 +49,9 @@ func (Benchmark) Validate(s settings.Settings) error {
 	return e.validate()
 }
 
-// ValidateCase needs nothing beyond the native case format: a case without a
-// management label reads its pathway from the referral (Pathway).
-func (Benchmark) ValidateCase(*clinic.Case) error { return nil }
+// ValidateCase checks the case's management fields (CheckCase): a case
+// without a management label reads its pathway from the referral (Pathway).
+func (b Benchmark) ValidateCase(c *clinic.Case) error { return b.CheckCase(c) }
 
 // Start begins or rebuilds a consultation.
 func (Benchmark) Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) (episode.Env, error) {

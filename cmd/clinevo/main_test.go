@@ -107,15 +107,17 @@ func TestCorpusCommands(t *testing.T) {
 // misses it) and validates the shipped GPAgentBench experiment.
 func TestGPAgentCommands(t *testing.T) {
 	dir := t.TempDir()
-	out, err := run(t, nil, "corpus", "gen", "--gp", "--seed", "7", "--out", dir)
+	out, err := run(t, nil, "corpus", "gen", "--benchmark", "gpagent", "--seed", "7", "--out", dir)
 	require.NoError(t, err)
 	require.Contains(t, out, "gp.jsonl: 500 cases")
 	require.Contains(t, out, "gp-heldout.jsonl: 100 cases")
 	out, err = run(t, nil, "corpus", "validate", filepath.Join(dir, "gp.jsonl"))
 	require.NoError(t, err)
 	require.Contains(t, out, "500 cases, all valid")
-	_, err = run(t, nil, "corpus", "gen", "--gp", "--version", "1", "--out", dir)
-	require.ErrorContains(t, err, "built on version 2 cases only")
+	_, err = run(t, nil, "corpus", "gen", "--benchmark", "gpagent", "--version", "1", "--out", dir)
+	require.ErrorContains(t, err, "benchmark gpagent: split gp is built on generator version v2 only, not v1")
+	_, err = run(t, nil, "corpus", "gen", "--benchmark", "nowhere", "--out", dir)
+	require.ErrorContains(t, err, `profile "nowhere" is not available`)
 
 	cp, err := corpus.Load("builtin:gp@7")
 	require.NoError(t, err)

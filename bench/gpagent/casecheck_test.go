@@ -1,4 +1,4 @@
-package corpus_test
+package gpagent_test
 
 import (
 	"encoding/json"
@@ -13,12 +13,13 @@ import (
 	"github.com/clinevo/clinevo/corpus/synth"
 )
 
-// TestManagementFieldsValidated checks GPAgentBench's case fields (the
+// TestManagementFieldsValidated checks the benchmark's case fields (the
 // management label, referral destination and urgency, alternatives, red
 // flags, the ground-truth treatment) and the persona's paper dimensions
-// through `corpus validate`'s reader: a bad value names its line and field.
+// through `corpus validate`'s reader (the registered benchmarks' case checks):
+// a bad value names its line and field.
 func TestManagementFieldsValidated(t *testing.T) {
-	gp := synth.GenerateGP(7)["gp-heldout"]
+	gp := generate(t, 7)["gp-heldout"]
 	var refer, manage clinic.Case
 	for _, c := range gp {
 		switch c.Manager.ManagementLabel {
@@ -90,7 +91,7 @@ func TestGPReferences(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, corpus.Builtin{Version: synth.V2, Split: "gp-heldout", Seed: 11}, b)
 	_, err = corpus.ParseBuiltin("builtin:v1:gp@7")
-	require.ErrorContains(t, err, "the GP splits (gp, gp-heldout) are built on version 2 cases only")
+	require.ErrorContains(t, err, "split gp is built on generator version v2 only, not v1")
 	_, err = corpus.ParseBuiltin("builtin:gpx")
-	require.ErrorContains(t, err, "want one of stream, heldout, cross, update, klinike, klinike-train, klinike-test, gp, gp-heldout")
+	require.ErrorContains(t, err, "gp, gp-heldout (form")
 }

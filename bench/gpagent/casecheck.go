@@ -1,18 +1,23 @@
-package corpus
+package gpagent
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
 )
 
-// validateManagement checks the management fields GPAgentBench's cases carry
-// (§3 and C.2): the label manage | refer, agreeing with the referral; a refer
-// case names its destination and urgency; alternative destinations, red flags
-// and the ground-truth treatment hold no empty item.
-func validateManagement(m *clinic.ManagerView) error {
-	fail := func(field, msg string) error { return FieldError{field, msg} }
+var _ corpus.CaseChecker = Benchmark{}
+
+// CheckCase checks the management fields of a case (§3 and C.2) where it has
+// them: the label manage | refer, agreeing with the referral; a refer case
+// names its destination and urgency; alternative destinations, red flags and
+// the ground-truth treatment hold no empty item. A case without a label
+// reads its pathway from the referral (Pathway).
+func (Benchmark) CheckCase(c *clinic.Case) error {
+	m := &c.Manager
+	fail := func(field, msg string) error { return corpus.FieldError{Field: field, Msg: msg} }
 	r := m.Referral
 	switch m.ManagementLabel {
 	case "":
