@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine/enginetest"
@@ -23,7 +24,7 @@ import (
 )
 
 // TestGPAgentBenchEndToEnd runs a short version of the shipped
-// experiments/gpagentbench.yaml through Temporal: a GP stream with memory and
+// bench/gpagent/gpagentbench.yaml through Temporal: a GP stream with memory and
 // stage evaluations, two conditions of the action-space ablation with its
 // frozen memory, and held-out episodes without memory; then writes the
 // report, whose GPAgentBench section holds the metrics table and the
@@ -31,7 +32,7 @@ import (
 func TestGPAgentBenchEndToEnd(t *testing.T) {
 	env := enginetest.Start(t)
 	ctx := context.Background()
-	spec, err := experiments.Parse("gpagentbench.yaml", experiments.GPAgentBench, settings.Default())
+	spec, err := experiments.Parse("gpagentbench.yaml", gpagent.Experiment, settings.Default())
 	require.NoError(t, err)
 	spec.Name, spec.Limit, spec.StageSize, spec.HeldOutLimit, spec.EvalConcurrency = "gp-mini", 8, 4, 4, 4
 	var keep []contract.ConditionSpec

@@ -133,7 +133,7 @@ func TestGPAgentCommands(t *testing.T) {
 	for _, want := range []string{"DIAGNOSE", "TREAT", "disposition: manage", "referral=missed", "USD", "mgmt=0", "miss_refer=1", "dest=0", "cost_safety=1"} {
 		require.Contains(t, out, want)
 	}
-	out, err = run(t, nil, "experiment", "validate", "../../experiments/gpagentbench.yaml")
+	out, err = run(t, nil, "experiment", "validate", "../../bench/gpagent/gpagentbench.yaml")
 	require.NoError(t, err)
 	require.Contains(t, out, "experiment gpagentbench: 8 conditions, valid")
 }
