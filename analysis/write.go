@@ -191,9 +191,18 @@ func StageCharts(rep Report) []Chart {
 	return out
 }
 
+// Scores.Metrics names that the trajectory export reads (Steps): a benchmark
+// whose episode reward is not S reports it as MetricReward, and an
+// episode-level safety cost as MetricSafetyCost (the reward R and the costs
+// C_k of a constrained MDP).
+const (
+	MetricReward     = "reward"
+	MetricSafetyCost = "cost_safety"
+)
+
 // Step is one state-action pair of an episode with its reward and costs:
-// the transitions of GPAgentBench's constrained MDP (§4.2: a reward R and
-// costs C_k per step), for policy-training research.
+// the transitions of a constrained MDP (a reward R and costs C_k per step),
+// for policy-training research.
 type Step struct {
 	EpisodeID string              `json:"episode_id"`
 	Turn      int                 `json:"turn"`
@@ -201,13 +210,11 @@ type Step struct {
 	Action    clinic.DoctorOutput `json:"action"`
 	Status    clinic.Status       `json:"status"`
 	// Reward is 0 before the last step and, on it, the episode's reward: the
-	// profile's metric "reward" where it defines one (GPAgentBench C.2:
-	// w_diag·Dx + w_treat·Tx), S otherwise.
+	// benchmark's metric "reward" where it defines one, S otherwise.
 	Reward float64 `json:"reward"`
-	// CostSafety is the step's safety cost: its protocol penalty (c_workflow
-	// for a masked action, c_timeout at the turn limit: Event.Penalty) and, on
-	// the last step, the episode's safety cost (metric "cost_safety":
-	// C_safety = 1[wrong terminal action]).
+	// CostSafety is the step's safety cost: the protocol penalty charged to
+	// it (the benchmark's Trajectory) and, on the last step, the episode's
+	// safety cost (metric "cost_safety").
 	CostSafety float64 `json:"cost_safety"`
 	// CostDiagnostic is the step's cost in USD (Event.Cost).
 	CostDiagnostic float64 `json:"cost_diagnostic"`
@@ -224,10 +231,10 @@ func Steps(t clinic.Trace, b any) []Step {
 			CostSafety: safety, CostDiagnostic: ev.Cost}
 		if i == len(t.Events)-1 && t.Scores != nil {
 			st.Reward = t.Scores.S
-			if r, ok := t.Scores.Metrics[clinic.MetricReward]; ok {
+			if r, ok := t.Scores.Metrics[MetricReward]; ok {
 				st.Reward = r
 			}
-			st.CostSafety += t.Scores.Metrics[clinic.MetricSafetyCost]
+			st.CostSafety += t.Scores.Metrics[MetricSafetyCost]
 		}
 		out = append(out, st)
 		if ev.Reply != "" {
@@ -243,7 +250,7 @@ func Steps(t clinic.Trace, b any) []Step {
 // imitation.
 func declaresReward(profile string) bool {
 	b := benchOf(profile)
-	return b != nil && bench.Declares(b.Metrics(), clinic.MetricReward)
+	return b != nil && bench.Declares(b.Metrics(), MetricReward)
 }
 
 // EpisodeFile is the file name of an episode's JSON in the report.

@@ -15,7 +15,6 @@ import (
 
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/bench/gpagent"
-	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/experiments"
@@ -60,9 +59,9 @@ func TestGPAgentBenchEndToEnd(t *testing.T) {
 		require.Contains(t, c.Overall.Metrics, "miss_gp", c.Name)
 		// Held-out runs store no spec: their profile comes from the
 		// experiment's condition, and GPAgentBench defines no U.
-		require.Equal(t, settings.GPAgent, c.Profile, c.Name)
+		require.Equal(t, gpagent.Name, c.Profile, c.Name)
 		for _, r := range c.Episodes {
-			require.Contains(t, []string{clinic.PathwayManage, clinic.PathwayRefer, ""}, r.Final.Disposition)
+			require.Contains(t, []string{gpagent.PathwayManage, gpagent.PathwayRefer, ""}, gpagent.EndingOf(r.Final).Disposition)
 		}
 	}
 	for _, tr := range rep.Transfer {

@@ -336,13 +336,26 @@ type gradeReply struct {
 	Summary string `json:"summary"`
 }
 
+// gradedEvent is an action as the grader's prompt lists it: the event, and
+// what the benchmark's own action was about.
+type gradedEvent struct {
+	clinic.Event
+	Target string
+}
+
 // GradeProcess labels every action.
 func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput, key *grader.Key) (grader.ProcessGrade, error) {
 	events := in.Events
+	lines := make([]gradedEvent, len(events))
+	for i, ev := range events {
+		lines[i].Event = ev
+		lines[i].Target, _ = episode.OwnTarget(g.Bench, ev) // "" for the shared actions: their question or test is the line's
+	}
 	msgs, err := Render("grader", nil, struct {
 		grader.ProcessInput
-		Key *grader.Key
-	}{in, key})
+		Key    *grader.Key
+		Events []gradedEvent
+	}{in, key, lines})
 	if err != nil {
 		return grader.ProcessGrade{}, err
 	}

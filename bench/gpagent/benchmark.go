@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
@@ -95,8 +96,8 @@ func (Benchmark) Metrics() []bench.Metric {
 		{Name: MetricMissRefer, Title: "Miss-Refer", Min: 0, Max: 1, Direction: bench.LowerBetter, Headline: true, Doc: "1 − Mgmt on a case needing referral (C.2)"},
 		{Name: MetricMissGP, Title: "Miss-GP", Min: 0, Max: 1, Direction: bench.LowerBetter, Headline: true, Doc: "1 − Mgmt on a manageable case (C.2)"},
 		{Name: MetricDest, Title: "Dest", Min: 0, Max: 1, Doc: "referred to one of the case's destinations, by normalised string match (§5)"},
-		{Name: clinic.MetricReward, Title: "reward", Min: 0, Max: WDiag + WTreat, Doc: "r = w_diag·Dx + w_treat·Tx (Table 7, C.6)"},
-		{Name: clinic.MetricSafetyCost, Title: "C_safety", Min: 0, Max: 1, Direction: bench.LowerBetter, Doc: "1[wrong terminal action] (§4.2, Table 7)"},
+		{Name: analysis.MetricReward, Title: "reward", Min: 0, Max: WDiag + WTreat, Doc: "r = w_diag·Dx + w_treat·Tx (Table 7, C.6)"},
+		{Name: analysis.MetricSafetyCost, Title: "C_safety", Min: 0, Max: 1, Direction: bench.LowerBetter, Doc: "1[wrong terminal action] (§4.2, Table 7)"},
 		{Name: MetricTurns, Title: "turns", Min: 0, Max: inf, Direction: bench.LowerBetter, Doc: "actions taken"},
 		{Name: MetricDupRate, Title: "dup rate", Min: 0, Max: 1, Direction: bench.LowerBetter, Doc: "duplicated ask, body_exam and test actions per turn (§5.3)"},
 		{Name: MetricDupAsk, Title: "dup ask", Min: 0, Max: inf, Direction: bench.LowerBetter, Doc: "duplicated questions per trajectory (§5.3, Table 3)"},

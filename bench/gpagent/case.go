@@ -6,8 +6,8 @@ import "github.com/clinevo/clinevo/clinic"
 // C.2): the case's ground-truth treatment, or its management key points
 // where the corpus has none.
 func TreatmentReference(c *clinic.Case) []string {
-	if len(c.Manager.Treatment) > 0 {
-		return c.Manager.Treatment
+	if t := ManagementOf(c).Treatment; len(t) > 0 {
+		return t
 	}
 	return c.Manager.Management
 }
@@ -18,13 +18,22 @@ func TreatmentReference(c *clinic.Case) []string {
 // nothing about referral.
 func Pathway(c *clinic.Case) string {
 	m := c.Manager
-	switch {
-	case m.ManagementLabel != "":
-		return m.ManagementLabel
+	switch label := ManagementOf(c).Label; {
+	case label != "":
+		return label
 	case m.Referral == nil:
 		return ""
 	case m.Referral.Needed:
-		return clinic.PathwayRefer
+		return PathwayRefer
 	}
-	return clinic.PathwayManage
+	return PathwayManage
+}
+
+// destinations lists every referral destination of a case that counts as
+// correct.
+func destinations(r *clinic.Referral) []string {
+	if r == nil || r.Destination == "" {
+		return nil
+	}
+	return append([]string{r.Destination}, r.Alternatives...)
 }

@@ -16,12 +16,15 @@ var _ corpus.CaseChecker = Benchmark{}
 // the ground-truth treatment hold no empty item. A case without a label
 // reads its pathway from the referral (Pathway).
 func (Benchmark) CheckCase(c *clinic.Case) error {
-	m := &c.Manager
 	fail := func(field, msg string) error { return corpus.FieldError{Field: field, Msg: msg} }
-	r := m.Referral
-	switch m.ManagementLabel {
+	var m Management
+	if err := c.Manager.Ext.Decode(&m); err != nil {
+		return fail("manager_view", fmt.Sprintf("management_label must be text and treatment a list of texts: %v", err))
+	}
+	r := c.Manager.Referral
+	switch m.Label {
 	case "":
-	case clinic.PathwayRefer:
+	case PathwayRefer:
 		switch {
 		case r == nil || !r.Needed:
 			return fail("manager_view.referral.needed", "must be true for management_label refer")
@@ -30,12 +33,12 @@ func (Benchmark) CheckCase(c *clinic.Case) error {
 		case r.Urgency == "":
 			return fail("manager_view.referral.urgency", "required for management_label refer (routine, urgent or emergency)")
 		}
-	case clinic.PathwayManage:
+	case PathwayManage:
 		if r != nil && r.Needed {
 			return fail("manager_view.referral.needed", "must be false (or the referral absent) for management_label manage")
 		}
 	default:
-		return fail("manager_view.management_label", fmt.Sprintf("unknown label %q, want manage or refer", m.ManagementLabel))
+		return fail("manager_view.management_label", fmt.Sprintf("unknown label %q, want manage or refer", m.Label))
 	}
 	if r != nil {
 		for _, l := range []struct {

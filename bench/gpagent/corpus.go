@@ -132,9 +132,9 @@ func buildStage(g synth.Generator, split string, stage, nManage, nRefer, offset 
 // the core systems, with a GP persona and the management fields; a refer case
 // adds the row's red flags, its diagnosis, destination, urgency and treatment.
 func build(g synth.Generator, v variant, split string, n int, refer bool, avoid map[string]bool) (clinic.Case, error) {
-	label, age := clinic.PathwayManage, ""
+	label, age := PathwayManage, ""
 	if refer {
-		label, age = clinic.PathwayRefer, v.age
+		label, age = PathwayRefer, v.age
 	}
 	c, err := g.Case(v.key, split, n, age, avoid)
 	if err != nil {
@@ -144,10 +144,10 @@ func build(g synth.Generator, v variant, split string, n int, refer bool, avoid 
 	c.Provenance = clinic.Provenance{Source: SourceGP, SourceCaseID: fmt.Sprintf("%s/%s/%s/%d", v.key, label, split, n)}
 	c.Patient.Persona = persona(r)
 	m := &c.Manager
-	m.ManagementLabel = label
 	if !refer {
 		m.Referral = &clinic.Referral{Needed: false}
-		m.Treatment = slices.Clone(m.Management) // the condition's management key points
+		// The condition's management key points are its treatment.
+		SetManagement(&c, Management{Label: label, Treatment: slices.Clone(m.Management)})
 		c.Exam.Findings = synth.CompleteExam(c.Exam.Findings, coreSystems, normalFindings, r)
 		return c, nil
 	}
@@ -160,7 +160,7 @@ func build(g synth.Generator, v variant, split string, n int, refer bool, avoid 
 	dest, urgency := synth.Pair(v.ref)
 	m.Referral = &clinic.Referral{Needed: true, Destination: dest, Urgency: urgency, Alternatives: synth.List(v.alt), RedFlags: slices.Clone(v.redFlags)}
 	m.Diagnosis = clinic.Diagnosis{Name: v.name, Acceptable: synth.List(v.aka)}
-	m.Treatment = slices.Clone(v.tx)
+	SetManagement(&c, Management{Label: label, Treatment: slices.Clone(v.tx)})
 	m.Management = slices.Clone(v.tx)
 	m.UnsafeManagement = []string{"manage at home without referral", "reassure and discharge"}
 	m.RequiredActions = nil

@@ -96,11 +96,11 @@ func TestGPCorpusShape(t *testing.T) {
 		for _, c := range gp[split] {
 			require.Equal(t, gpagent.SourceGP, c.Provenance.Source)
 			require.Contains(t, gpagent.Conditions(), c.Condition)
-			label := c.Manager.ManagementLabel
-			require.Contains(t, clinic.Pathways, label)
+			label := gpagent.ManagementOf(&c).Label
+			require.Contains(t, gpagent.Pathways, label)
 			variants[c.Condition+"/"+label] = true
 			n := byStage[c.Meta.Stage]
-			if label == clinic.PathwayRefer {
+			if label == gpagent.PathwayRefer {
 				n[1]++
 				r := c.Manager.Referral
 				require.True(t, r.Needed, c.ID)
@@ -112,7 +112,7 @@ func TestGPCorpusShape(t *testing.T) {
 			}
 			n[0]++
 			byStage[c.Meta.Stage] = n
-			require.NotEmpty(t, c.Manager.Treatment, c.ID)
+			require.NotEmpty(t, gpagent.ManagementOf(&c).Treatment, c.ID)
 			p := c.Patient.Persona
 			require.Contains(t, []string{"basic", "intermediate", "advanced"}, p.Language)
 			require.Contains(t, []string{"high", "low"}, p.Recall)
@@ -124,7 +124,7 @@ func TestGPCorpusShape(t *testing.T) {
 		require.Len(t, variants, 2*len(gpagent.Conditions()), "%s: every condition as a manage and a refer case", split)
 		refers := 0
 		for k, c := range gp[split][:synth.StageSize] {
-			if c.Manager.ManagementLabel == clinic.PathwayRefer {
+			if gpagent.ManagementOf(&c).Label == gpagent.PathwayRefer {
 				refers++
 			}
 			want := float64(k+1) * 0.42
@@ -178,15 +178,15 @@ func TestGPRedFlags(t *testing.T) {
 	}
 	flags := map[string][]string{}
 	for _, c := range generate(t, 7)["gp"] {
-		if c.Manager.ManagementLabel == clinic.PathwayRefer {
+		if gpagent.ManagementOf(&c).Label == gpagent.PathwayRefer {
 			flags[c.Condition] = c.Manager.Referral.RedFlags
 		}
 	}
 	for _, c := range generate(t, 7)["gp"] {
 		ss := sentences(c)
 		for _, f := range flags[c.Condition] {
-			if (c.Manager.ManagementLabel == clinic.PathwayRefer) != shows(ss, f) {
-				t.Errorf("%s (%s, %s): red flag %q", c.ID, c.Condition, c.Manager.ManagementLabel, f)
+			if (gpagent.ManagementOf(&c).Label == gpagent.PathwayRefer) != shows(ss, f) {
+				t.Errorf("%s (%s, %s): red flag %q", c.ID, c.Condition, gpagent.ManagementOf(&c).Label, f)
 			}
 		}
 	}

@@ -19,6 +19,7 @@ const TagsRepairPrompt = "Your previous reply could not be used: %s. Reply again
 // gpPrompt is what the GP doctor's template reads.
 type gpPrompt struct {
 	View            clinic.DoctorView
+	GP              View // the view's workflow part
 	Tags            bool
 	Actions         []gpActionName // the run's actions, in the paper's order
 	Allowed, Masked []string       // by name
@@ -28,22 +29,22 @@ type gpPrompt struct {
 type gpActionName struct{ Name string }
 
 // gpActionOrder is the order of appendix C.1's prompt.
-var gpActionOrder = []clinic.ActionKind{clinic.Ask, clinic.BodyExam, clinic.RequestTest, clinic.Diagnose, clinic.Refer, clinic.Treat}
+var gpActionOrder = []clinic.ActionKind{clinic.Ask, BodyExam, clinic.RequestTest, Diagnose, Refer, Treat}
 
 // DoctorPrompt renders the GP doctor's messages for a view in a reply format
 // (llm.FormatTags or llm.FormatJSON).
 func DoctorPrompt(v clinic.DoctorView, format string) ([]llm.Message, error) {
-	p := gpPrompt{View: v, Tags: format == llm.FormatTags, RoundsLeft: v.MaxTurns - v.Turn}
+	p := gpPrompt{View: v, GP: ViewOf(v), Tags: format == llm.FormatTags, RoundsLeft: v.MaxTurns - v.Turn}
 	for _, k := range gpActionOrder {
 		switch {
 		case slices.Contains(v.Actions, string(k)):
-			p.Allowed = append(p.Allowed, k.Name())
-		case slices.Contains(v.Masked, string(k)):
-			p.Masked = append(p.Masked, k.Name())
+			p.Allowed = append(p.Allowed, ActionName(k))
+		case slices.Contains(p.GP.Masked, string(k)):
+			p.Masked = append(p.Masked, ActionName(k))
 		default:
 			continue
 		}
-		p.Actions = append(p.Actions, gpActionName{Name: k.Name()})
+		p.Actions = append(p.Actions, gpActionName{Name: ActionName(k)})
 	}
 	return templates.Render("doctor_gp", p, p)
 }
@@ -76,37 +77,55 @@ func (d ModelDoctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Dec
 			return err
 		}, TagsRepairPrompt)
 	} else {
-		err = d.C.JSON(ctx, msgs, &out, func() error {
-			k, ok := gpAction(string(out.Action), v)
-			if !ok {
-				return fmt.Errorf("action %q is not one of %s", out.Action, strings.Join(gpNames(v), ", "))
+		var r jsonReply
+		err = d.C.JSON(ctx, msgs, &r, func() error {
+			if err := r.DoctorOutput.Ext.Decode(&r.Output); err != nil {
+				return fmt.Errorf("target, reason, destination and urgency must be text: %v", err)
 			}
-			out.Action = k
-			if u := strings.TrimSpace(out.Urgency); u != "" {
-				if out.Urgency, ok = clinic.ParseUrgency(u); !ok {
+			k, ok := gpAction(string(r.Action), v)
+			if !ok {
+				return fmt.Errorf("action %q is not one of %s", r.Action, strings.Join(gpNames(v), ", "))
+			}
+			r.Action = k
+			if u := strings.TrimSpace(r.Urgency); u != "" {
+				if r.Urgency, ok = ParseUrgency(u); !ok {
 					return fmt.Errorf("urgency %q is not routine, urgent or emergency", u)
 				}
 			}
+			// The output keeps the workflow's fields, not the other
+			// members a reply may hold (counted as extra fields).
+			r.DoctorOutput.Ext = nil
+			out = WithOutput(r.DoctorOutput, r.Output)
 			return gpRequired(out, v)
 		})
 	}
 	return llm.Decided(out, err)
 }
 
+// jsonReply is a reply in the JSON format: the shared output with the
+// workflow's own fields beside it, so that the client counts as extra only
+// the fields neither has. It decodes as the shared output does (its members
+// beyond the shared ones land in DoctorOutput.Ext), and Decide reads the
+// workflow's fields from there.
+type jsonReply struct {
+	clinic.DoctorOutput
+	Output
+}
+
 // gpSynonyms are other names models give the actions: appendix C.1's own
 // lists say "diagnosis" and "treatment".
-var gpSynonyms = map[string]clinic.ActionKind{"diagnosis": clinic.Diagnose, "treatment": clinic.Treat, "referral": clinic.Refer,
-	"exam": clinic.BodyExam, "examination": clinic.BodyExam, "physical_exam": clinic.BodyExam, "order_test": clinic.RequestTest}
+var gpSynonyms = map[string]clinic.ActionKind{"diagnosis": Diagnose, "treatment": Treat, "referral": Refer,
+	"exam": BodyExam, "examination": BodyExam, "physical_exam": BodyExam, "order_test": clinic.RequestTest}
 
 // gpAction reads an action name (any case, a synonym) among the view's
 // allowed and masked actions.
 func gpAction(name string, v clinic.DoctorView) (clinic.ActionKind, bool) {
 	n := strings.ToLower(strings.TrimSpace(name))
-	k, ok := clinic.ActionNamed(n)
+	k, ok := ActionNamed(n)
 	if !ok {
 		k, ok = gpSynonyms[n]
 	}
-	if !ok || !(slices.Contains(v.Actions, string(k)) || slices.Contains(v.Masked, string(k))) {
+	if !ok || !(slices.Contains(v.Actions, string(k)) || slices.Contains(ViewOf(v).Masked, string(k))) {
 		return "", false
 	}
 	return k, true
@@ -115,8 +134,8 @@ func gpAction(name string, v clinic.DoctorView) (clinic.ActionKind, bool) {
 func gpNames(v clinic.DoctorView) []string {
 	var out []string
 	for _, k := range gpActionOrder {
-		if slices.Contains(v.Actions, string(k)) || slices.Contains(v.Masked, string(k)) {
-			out = append(out, k.Name())
+		if slices.Contains(v.Actions, string(k)) || slices.Contains(ViewOf(v).Masked, string(k)) {
+			out = append(out, ActionName(k))
 		}
 	}
 	return out
@@ -128,38 +147,38 @@ func gpRequired(o clinic.DoctorOutput, v clinic.DoctorView) error {
 	if !slices.Contains(v.Actions, string(o.Action)) {
 		return nil
 	}
-	missing := ""
+	missing, x := "", OutputOf(o)
 	switch o.Action {
 	case clinic.Ask:
 		if strings.TrimSpace(o.Question) == "" {
 			missing = "the question"
 		}
-	case clinic.BodyExam:
-		if strings.TrimSpace(o.Target) == "" {
+	case BodyExam:
+		if strings.TrimSpace(x.Target) == "" {
 			missing = "Target"
 		}
 	case clinic.RequestTest:
 		if strings.TrimSpace(o.TestName) == "" {
 			missing = "Test"
 		}
-	case clinic.Diagnose:
+	case Diagnose:
 		if len(nonBlank(o.Diagnosis)) == 0 {
 			missing = "Diagnosis"
 		}
-	case clinic.Refer:
+	case Refer:
 		switch {
-		case strings.TrimSpace(o.Destination) == "":
+		case strings.TrimSpace(x.Destination) == "":
 			missing = "Destination"
-		case strings.TrimSpace(o.Urgency) == "":
+		case strings.TrimSpace(x.Urgency) == "":
 			missing = "Urgency"
 		}
-	case clinic.Treat:
+	case Treat:
 		if len(nonBlank(o.Plan)) == 0 {
 			missing = "Plan"
 		}
 	}
 	if missing != "" {
-		return fmt.Errorf("%s needs %s", o.Action.Name(), missing)
+		return fmt.Errorf("%s needs %s", ActionName(o.Action), missing)
 	}
 	return nil
 }
@@ -185,11 +204,11 @@ var (
 // gpFields are the fields each action's block may hold (appendix C.1).
 var gpFields = map[clinic.ActionKind][]string{
 	clinic.Ask:         {"question"},
-	clinic.BodyExam:    {"target", "reason"},
+	BodyExam:           {"target", "reason"},
 	clinic.RequestTest: {"test", "reason"},
-	clinic.Diagnose:    {"diagnosis", "rationale"},
-	clinic.Refer:       {"destination", "urgency", "reason"},
-	clinic.Treat:       {"diagnosis", "plan"},
+	Diagnose:           {"diagnosis", "rationale"},
+	Refer:              {"destination", "urgency", "reason"},
+	Treat:              {"diagnosis", "plan"},
 }
 
 // ParseTags reads a reply in GPAgentBench's action format (appendix C.1):
@@ -254,36 +273,38 @@ func ParseTags(reply string, v clinic.DoctorView) (out clinic.DoctorOutput, extr
 		}
 	}
 	text := func(f string) string { return strings.Join(nonBlank(fields[f]), " ") }
+	var x Output
 	switch k {
 	case clinic.Ask:
 		out.Question = text("question")
 		if out.Question == "" {
 			out.Question = text("")
 		}
-	case clinic.BodyExam:
-		out.Target, out.Reason = text("target"), text("reason")
+	case BodyExam:
+		x.Target, x.Reason = text("target"), text("reason")
 	case clinic.RequestTest:
-		out.TestName, out.Reason = text("test"), text("reason")
-	case clinic.Diagnose:
+		out.TestName, x.Reason = text("test"), text("reason")
+	case Diagnose:
 		if d := text("diagnosis"); d != "" {
 			out.Diagnosis = []string{d}
 		}
 		if r := text("rationale"); r != "" {
 			out.Rationale = append(out.Rationale, r)
 		}
-	case clinic.Refer:
-		out.Destination, out.Reason = text("destination"), text("reason")
+	case Refer:
+		x.Destination, x.Reason = text("destination"), text("reason")
 		if u := text("urgency"); u != "" {
-			if out.Urgency, ok = clinic.ParseUrgency(u); !ok {
+			if x.Urgency, ok = ParseUrgency(u); !ok {
 				return out, extra, fmt.Errorf("urgency %q is not routine, urgent or emergency", u)
 			}
 		}
-	case clinic.Treat:
+	case Treat:
 		if d := text("diagnosis"); d != "" {
 			out.Diagnosis = []string{d}
 		}
 		out.Plan = items(fields["plan"])
 	}
+	out = WithOutput(out, x)
 	return out, extra, gpRequired(out, v)
 }
 

@@ -25,8 +25,8 @@ import (
 // gpView is the view of GPAgentBench's workflow in the collecting state.
 func gpView() clinic.DoctorView {
 	return clinic.DoctorView{OpeningComplaint: "My head hurts.", Demographics: clinic.Demographics{Text: "30-year-old woman"}, MaxTurns: 10,
-		Phase: "collecting_evidence", Actions: []string{"ASK", "BODY_EXAM", "REQUEST_TEST", "DIAGNOSE", "REFER"}, Masked: []string{"TREAT"},
-		ExamTargets: []string{"vital signs", "neurological"}, Catalog: []string{"ct head", "complete blood count"}}
+		Phase: "collecting_evidence", Actions: []string{"ASK", "BODY_EXAM", "REQUEST_TEST", "DIAGNOSE", "REFER"}, Catalog: []string{"ct head", "complete blood count"},
+		Ext: gpagent.View{Masked: []string{"TREAT"}, ExamTargets: []string{"vital signs", "neurological"}}}
 }
 
 func tagsRole(s *settings.Role) { s.Format = llm.FormatTags }
@@ -61,19 +61,19 @@ func TestTagsFormat(t *testing.T) {
 		{"an ask", []string{"<think>Start with the history.</think>\n<action type=\"ask\">When did it start?</action>"}, false, 1,
 			clinic.DoctorOutput{Action: clinic.Ask, Question: "When did it start?", Rationale: []string{"Start with the history."}}, 0},
 		{"a refer with every field, urgency as records write it", []string{"<think>Red flags.</think><action type=\"refer\">\nDestination: Emergency Department\nUrgency: Emergent\nReason: thunderclap headache\n</action>"}, false, 1,
-			clinic.DoctorOutput{Action: clinic.Refer, Destination: "Emergency Department", Urgency: "emergency", Reason: "thunderclap headache", Rationale: []string{"Red flags."}}, 0},
+			gpagent.WithOutput(clinic.DoctorOutput{Action: gpagent.Refer, Rationale: []string{"Red flags."}}, gpagent.Output{Destination: "Emergency Department", Urgency: "emergency", Reason: "thunderclap headache"}), 0},
 		{"prose around it, single quotes, a synonym, bold names, a run-on field, no closing tags", []string{"Sure, here you go.\n<think>I am fairly sure\n<action type='Diagnosis'>\n**diagnosis**: Migraine\nwithout aura\nRationale: unilateral throbbing"}, false, 1,
-			clinic.DoctorOutput{Action: clinic.Diagnose, Diagnosis: []string{"Migraine without aura"}, Rationale: []string{"I am fairly sure", "unilateral throbbing"}}, 0},
+			clinic.DoctorOutput{Action: gpagent.Diagnose, Diagnosis: []string{"Migraine without aura"}, Rationale: []string{"I am fairly sure", "unilateral throbbing"}}, 0},
 		{"the first action block counts, a field it does not have is counted", []string{"<think>x</think><action type=\"test\">\nTest: CT head\nReason: red flags\nPriority: high\n</action><action type=\"ask\">Anything else?</action>"}, false, 1,
-			clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "CT head", Reason: "red flags", Rationale: []string{"x"}}, 1},
+			gpagent.WithOutput(clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "CT head", Rationale: []string{"x"}}, gpagent.Output{Reason: "red flags"}), 1},
 		{"a masked action is a valid reply: the environment charges it", []string{"<think>x</think><action type=\"treat\">\nPlan: rest\n</action>"}, false, 1,
-			clinic.DoctorOutput{Action: clinic.Treat, Plan: []string{"rest"}, Rationale: []string{"x"}}, 0},
+			clinic.DoctorOutput{Action: gpagent.Treat, Plan: []string{"rest"}, Rationale: []string{"x"}}, 0},
 		{"no action block, then valid", []string{"I think it is a migraine.", "<think>x</think><action type=\"ask\">Any aura?</action>"}, false, 2,
 			clinic.DoctorOutput{Action: clinic.Ask, Question: "Any aura?", Rationale: []string{"x"}}, 0},
 		{"an action outside the set, then valid", []string{"<action type=\"dance\">now</action>", "<action type=\"body_exam\">\nTarget: neurological\n</action>"}, false, 2,
-			clinic.DoctorOutput{Action: clinic.BodyExam, Target: "neurological"}, 0},
+			gpagent.WithOutput(clinic.DoctorOutput{Action: gpagent.BodyExam}, gpagent.Output{Target: "neurological"}), 0},
 		{"a refer without urgency, then valid", []string{"<action type=\"refer\">\nDestination: Neurology\n</action>", "<action type=\"refer\">\nDestination: Neurology\nUrgency: urgent\n</action>"}, false, 2,
-			clinic.DoctorOutput{Action: clinic.Refer, Destination: "Neurology", Urgency: "urgent"}, 0},
+			gpagent.WithOutput(clinic.DoctorOutput{Action: gpagent.Refer}, gpagent.Output{Destination: "Neurology", Urgency: "urgent"}), 0},
 		{"an urgency outside the set, then valid", []string{"<action type=\"refer\">\nDestination: ED\nUrgency: asap\n</action>", "<action type=\"ask\">Any fever?</action>"}, false, 2,
 			clinic.DoctorOutput{Action: clinic.Ask, Question: "Any fever?"}, 0},
 		{"malformed twice: an llm_error turn", []string{"no idea", "<action type=\"diagnose\">\nRationale: none\n</action>"}, true, 2, clinic.DoctorOutput{}, 0},
@@ -113,7 +113,7 @@ func TestTagsFormat(t *testing.T) {
 // A doctor whose replies never parse gives llm_error turns up to the turn
 // limit, where c_timeout is charged.
 func TestGPEpisodeInBothFormats(t *testing.T) {
-	c := gpCase(t, clinic.PathwayManage, "")
+	c := gpCase(t, gpagent.PathwayManage, "")
 	set := gpSettings()
 	for _, format := range []string{llm.FormatTags, llm.FormatJSON} {
 		t.Run(format, func(t *testing.T) {
@@ -128,8 +128,8 @@ func TestGPEpisodeInBothFormats(t *testing.T) {
 			for _, ev := range tr.Events {
 				actions = append(actions, ev.Action)
 			}
-			require.Equal(t, []clinic.ActionKind{clinic.Ask, clinic.Ask, clinic.Diagnose, clinic.Treat}, actions)
-			require.Equal(t, clinic.PathwayManage, tr.Final.Disposition)
+			require.Equal(t, []clinic.ActionKind{clinic.Ask, clinic.Ask, gpagent.Diagnose, gpagent.Treat}, actions)
+			require.Equal(t, gpagent.PathwayManage, gpagent.EndingOf(tr.Final).Disposition)
 			require.Equal(t, []string{"Migraine"}, tr.Final.Diagnosis)
 			require.Len(t, srv.Requests(), 4, "no repair request")
 		})
@@ -147,7 +147,7 @@ func TestGPEpisodeInBothFormats(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []int{0, 1, 2}, tr.LLMErrorTurns)
 		require.Equal(t, clinic.EndTurnLimit, tr.Termination)
-		require.Equal(t, bench.DefaultSettings().Episode.Ext["timeout_penalty"], tr.Events[2].Penalty, "c_timeout on the last step")
+		require.Equal(t, bench.DefaultSettings().Episode.Ext["timeout_penalty"], gpagent.StepOfEvent(tr.Events[2]).Penalty, "c_timeout on the last step")
 		require.Len(t, srv.Requests(), 6, "each turn: one request and one repair")
 	})
 }
@@ -155,7 +155,7 @@ func TestGPEpisodeInBothFormats(t *testing.T) {
 // TestGPJudge checks the model judge's Dx and Tx against scripted replies,
 // and its fallback to the rubric after a reply malformed twice.
 func TestGPJudge(t *testing.T) {
-	c := gpCase(t, clinic.PathwayManage, "")
+	c := gpCase(t, gpagent.PathwayManage, "")
 	srv := llmtest.New(t)
 	var tally llm.Tally
 	ctx := llm.WithMeter(context.Background(), &tally)
@@ -215,11 +215,11 @@ func TestGPDoctorPromptNeverLeaks(t *testing.T) {
 					}
 				}
 				for _, dx := range append([]string{c.Manager.Diagnosis.Name}, c.Manager.Diagnosis.Acceptable...) {
-					if !textmatch.ContainsPhrase(revealed, dx) && !containsAny(v.Diagnosis, dx) {
+					if !textmatch.ContainsPhrase(revealed, dx) && !containsAny(gpagent.ViewOf(v).Diagnosis, dx) {
 						require.False(t, textmatch.ContainsPhrase(prompt, dx), "%s: the diagnosis %q is in the prompt", c.ID, dx)
 					}
 				}
-				for _, x := range append(append([]string(nil), c.Manager.Referral.RedFlags...), c.Manager.Treatment...) {
+				for _, x := range append(append([]string(nil), c.Manager.Referral.RedFlags...), gpagent.ManagementOf(&c).Treatment...) {
 					// Short items ("stool culture", "oxygen") are also names of targets.
 					if len(strings.Fields(x)) >= 3 && !strings.Contains(strings.ToLower(revealed), strings.ToLower(x)) {
 						require.NotContains(t, strings.ToLower(prompt), strings.ToLower(x), "%s: answer key in the prompt", c.ID)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/view"
@@ -29,8 +30,8 @@ func (Benchmark) Explain(sc clinic.Scores, _ *clinic.Case, set settings.Settings
 	line(MetricDx, "Dx", "the Dx judge on the committed diagnosis: 0 or 1 (C.2); not scored on a referral")
 	line(MetricTx, "Tx", "the Tx judge on plan and follow-up: 0, 0.5 or 1 (C.2)")
 	line(MetricDest, "Dest", "referred to one of the case's destinations, by string match after normalisation (§5)")
-	line(clinic.MetricReward, "reward", fmt.Sprintf("r = w_diag·Dx + w_treat·Tx = %g·%.0f + %g·%g (Table 7, appendix C.6)", WDiag, m[MetricDx], WTreat, m[MetricTx]))
-	line(clinic.MetricSafetyCost, "C_safety", "1[Mgmt wrong] (§4.2)")
+	line(analysis.MetricReward, "reward", fmt.Sprintf("r = w_diag·Dx + w_treat·Tx = %g·%.0f + %g·%g (Table 7, appendix C.6)", WDiag, m[MetricDx], WTreat, m[MetricTx]))
+	line(analysis.MetricSafetyCost, "C_safety", "1[Mgmt wrong] (§4.2)")
 	mgmt, labelled := m[MetricMgmt]
 	_, hasDx := m[MetricDx]
 	_, hasTx := m[MetricTx]

@@ -51,9 +51,8 @@ func TestRubricDx(t *testing.T) {
 // three quarters of the ground-truth items or more, 0.5 for some, 0 for none
 // or for an unsafe item.
 func TestRubricTx(t *testing.T) {
-	c := &clinic.Case{ID: "c", Manager: clinic.ManagerView{
-		Treatment:        []string{"oral amoxicillin for five days", "paracetamol for fever", "review in 48 hours", "safety net advice"},
-		UnsafeManagement: []string{"intravenous antibiotics at home"}}}
+	c := &clinic.Case{ID: "c", Manager: clinic.ManagerView{UnsafeManagement: []string{"intravenous antibiotics at home"}}}
+	gpagent.SetManagement(c, gpagent.Management{Treatment: []string{"oral amoxicillin for five days", "paracetamol for fever", "review in 48 hours", "safety net advice"}})
 	tests := []struct {
 		name string
 		plan []string

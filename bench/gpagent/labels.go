@@ -42,7 +42,7 @@ func keyOf(k *grader.Key) (Key, bool) {
 // questions are the shared labels'.
 func (Benchmark) LabelAction(ev clinic.Event, lc grader.LabelContext) (grader.ActionGrade, bool) {
 	switch ev.Action {
-	case clinic.BodyExam, clinic.Diagnose, clinic.Treat, clinic.Refer:
+	case BodyExam, Diagnose, Treat, Refer:
 		return label(ev, lc.Outcome, lc.Key, lc.Supports), true
 	case clinic.RequestTest:
 		return grader.LabelTest(ev, lc, ev.Cost), true
@@ -55,18 +55,18 @@ func (Benchmark) LabelAction(ev clinic.Event, lc grader.LabelContext) (grader.Ac
 // pathway was right, with the write-back key where there is one and the score
 // otherwise.
 func label(ev clinic.Event, s grader.Outcome, key *grader.Key, supports func(string) bool) grader.ActionGrade {
-	a := grader.ActionGrade{Turn: ev.Turn, Action: ev.Action, Target: ev.Target}
+	a := grader.ActionGrade{Turn: ev.Turn, Action: ev.Action, Target: StepOfEvent(ev).Target}
 	gk, hasKey := keyOf(key)
 	switch {
 	case ev.Status == clinic.StatusMasked:
-		a.Label, a.Rationale = grader.Inefficient, fmt.Sprintf("%s is masked in that workflow state: a wasted turn and c_workflow", ev.Action.Name())
+		a.Label, a.Rationale = grader.Inefficient, fmt.Sprintf("%s is masked in that workflow state: a wasted turn and c_workflow", ActionName(ev.Action))
 		return a
 	case ev.Status == clinic.StatusUnparseable || ev.Status == clinic.StatusInvalid:
 		a.Label, a.Rationale = grader.Inefficient, "the action was "+string(ev.Status)
 		return a
 	}
 	switch ev.Action {
-	case clinic.BodyExam:
+	case BodyExam:
 		switch {
 		case ev.Status != clinic.StatusReturned:
 			a.Label, a.Rationale = grader.Inefficient, "the examination was "+string(ev.Status)
@@ -77,12 +77,12 @@ func label(ev clinic.Event, s grader.Outcome, key *grader.Key, supports func(str
 		default:
 			a.Label, a.Rationale = grader.LowYield, "the finding did not change the assessment"
 		}
-	case clinic.Diagnose:
+	case Diagnose:
 		a.Target = first(ev.WorkingDiagnoses)
 		switch {
 		case key != nil && key.DiagnosisGrade >= 1:
 			a.Label, a.Rationale = grader.HighYield, "the reference diagnosis"
-		case hasKey && gk.Pathway == clinic.PathwayRefer:
+		case hasKey && gk.Pathway == PathwayRefer:
 			a.Label, a.Rationale = grader.LowYield, "committed to local management of a case that needed referral"
 		case key != nil:
 			a.Label, a.Rationale = grader.LowYield, "not the reference diagnosis"
@@ -91,9 +91,9 @@ func label(ev clinic.Event, s grader.Outcome, key *grader.Key, supports func(str
 		default:
 			a.Label, a.Rationale = grader.LowYield, fmt.Sprintf("the outcome did not pass (S=%.2f)", s.S)
 		}
-	case clinic.Treat:
+	case Treat:
 		switch {
-		case hasKey && gk.Pathway == clinic.PathwayRefer:
+		case hasKey && gk.Pathway == PathwayRefer:
 			a.Label, a.Rationale = grader.CriticalError, "a missed referral: treated locally a case that needed escalation"
 		case key != nil && len(key.Unsafe) > 0:
 			a.Label, a.Rationale = grader.CriticalError, "the plan contains unsafe management"
@@ -104,9 +104,9 @@ func label(ev clinic.Event, s grader.Outcome, key *grader.Key, supports func(str
 		default:
 			a.Label, a.Rationale = grader.LowYield, fmt.Sprintf("local management that did not pass (S=%.2f)", s.S)
 		}
-	case clinic.Refer:
+	case Refer:
 		switch {
-		case hasKey && gk.Pathway == clinic.PathwayManage:
+		case hasKey && gk.Pathway == PathwayManage:
 			a.Label, a.Rationale = grader.Inefficient, "an unnecessary referral: the case was manageable in primary care"
 		case key == nil && s.S == 0:
 			a.Label, a.Rationale = grader.Inefficient, "the referral scored 0: most likely unnecessary"

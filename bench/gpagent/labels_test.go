@@ -15,14 +15,14 @@ import (
 func TestGPProcessLabels(t *testing.T) {
 	refer := &clinic.Referral{Needed: true, Destination: "ENT", Urgency: "emergency", RedFlags: []string{"swelling behind the ear"}}
 	events := []clinic.Event{
-		{Turn: 0, Action: clinic.BodyExam, Target: "ent", Status: clinic.StatusReturned, Reply: "Tender swelling behind the ear."},
-		{Turn: 1, Action: clinic.Treat, Status: clinic.StatusMasked},
-		{Turn: 2, Action: clinic.BodyExam, Target: "abdominal", Status: clinic.StatusReturned, Reply: "Soft, non-tender."},
-		{Turn: 3, Action: clinic.Diagnose, Status: clinic.StatusReturned, WorkingDiagnoses: []string{"otitis media"}},
-		{Turn: 4, Action: clinic.Treat, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Disposition: clinic.PathwayManage}},
+		gpagent.WithStep(clinic.Event{Turn: 0, Action: gpagent.BodyExam, Status: clinic.StatusReturned, Reply: "Tender swelling behind the ear."}, gpagent.Step{Target: "ent"}),
+		{Turn: 1, Action: gpagent.Treat, Status: clinic.StatusMasked},
+		gpagent.WithStep(clinic.Event{Turn: 2, Action: gpagent.BodyExam, Status: clinic.StatusReturned, Reply: "Soft, non-tender."}, gpagent.Step{Target: "abdominal"}),
+		{Turn: 3, Action: gpagent.Diagnose, Status: clinic.StatusReturned, WorkingDiagnoses: []string{"otitis media"}},
+		{Turn: 4, Action: gpagent.Treat, Status: clinic.StatusFinalized, Final: ending(clinic.FinalOutput{}, gpagent.Ending{Disposition: gpagent.PathwayManage})},
 	}
 	missed := grader.GradeProcess(grader.ProcessInput{Events: events, Outcome: grader.Outcome{S: 0}},
-		&grader.Key{DiagnosisGrade: 0, Bench: gpagent.Key{Pathway: clinic.PathwayRefer, Refer: refer}}, gpagent.Benchmark{})
+		&grader.Key{DiagnosisGrade: 0, Bench: gpagent.Key{Pathway: gpagent.PathwayRefer, Refer: refer}}, gpagent.Benchmark{})
 	labels := func(g grader.ProcessGrade) []grader.Label {
 		var out []grader.Label
 		for _, a := range g.Actions {
@@ -34,16 +34,16 @@ func TestGPProcessLabels(t *testing.T) {
 	require.Contains(t, missed.Actions[4].Rationale, "missed referral")
 	require.Equal(t, "otitis media", missed.Actions[3].Target)
 
-	referred := []clinic.Event{{Turn: 0, Action: clinic.Refer, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Disposition: clinic.PathwayRefer, Destination: "ENT"}}}
+	referred := []clinic.Event{{Turn: 0, Action: gpagent.Refer, Status: clinic.StatusFinalized, Final: ending(clinic.FinalOutput{}, gpagent.Ending{Disposition: gpagent.PathwayRefer, Destination: "ENT"})}}
 	for _, tc := range []struct {
 		name string
 		s    float64
 		key  *grader.Key
 		want grader.Label
 	}{
-		{"a needed referral, right destination", 1, &grader.Key{Bench: gpagent.Key{Pathway: clinic.PathwayRefer, Refer: refer}}, grader.HighYield},
-		{"a needed referral, wrong destination", 0.5, &grader.Key{Bench: gpagent.Key{Pathway: clinic.PathwayRefer, Refer: refer}}, grader.LowYield},
-		{"an unneeded referral", 0, &grader.Key{Bench: gpagent.Key{Pathway: clinic.PathwayManage}}, grader.Inefficient},
+		{"a needed referral, right destination", 1, &grader.Key{Bench: gpagent.Key{Pathway: gpagent.PathwayRefer, Refer: refer}}, grader.HighYield},
+		{"a needed referral, wrong destination", 0.5, &grader.Key{Bench: gpagent.Key{Pathway: gpagent.PathwayRefer, Refer: refer}}, grader.LowYield},
+		{"an unneeded referral", 0, &grader.Key{Bench: gpagent.Key{Pathway: gpagent.PathwayManage}}, grader.Inefficient},
 		{"score-only: full marks", 1, nil, grader.HighYield},
 		{"score-only: 0", 0, nil, grader.Inefficient},
 	} {

@@ -30,10 +30,10 @@ func flagList(flags []string) string {
 // and red flags and referral. With the write-back, the cards of a case that
 // needed referral become referral cards: their evidence is the case's red
 // flags (what tells this presentation from its manageable look-alike), their
-// action where and how urgently to refer (clinic.ReferAction), and they add
+// action where and how urgently to refer (ReferAction), and they add
 // the history topics, examinations and tests that showed the flags; the cards
 // of a manageable case that was referred say to manage it locally
-// (clinic.ManageAction). Score-only, the success card of a referral that
+// (ManageAction). Score-only, the success card of a referral that
 // scored full marks becomes a referral card whose red flags are the replies
 // the graded trace marks high-yield, and a referral that scored 0 gives a
 // correction to manage locally. Other episodes pass unchanged.
@@ -48,11 +48,12 @@ func (Benchmark) Cards(in evolver.Input, truth *grader.Key, cards []clinic.Card)
 	}
 	var exams []string
 	for _, ev := range in.Events {
-		if ev.Action == clinic.BodyExam && ev.Status == clinic.StatusReturned && labels[ev.Turn] == grader.HighYield && !slices.Contains(exams, ev.Target) {
-			exams = append(exams, ev.Target)
+		if target := StepOfEvent(ev).Target; ev.Action == BodyExam && ev.Status == clinic.StatusReturned && labels[ev.Turn] == grader.HighYield && !slices.Contains(exams, target) {
+			exams = append(exams, target)
 		}
 	}
-	referred := in.Final.Disposition == clinic.PathwayRefer
+	ending := EndingOf(in.Final)
+	referred := ending.Disposition == PathwayRefer
 	out := slices.Clone(cards)
 	for i := range out {
 		c := &out[i]
@@ -60,23 +61,23 @@ func (Benchmark) Cards(in evolver.Input, truth *grader.Key, cards []clinic.Card)
 			c.Tests = append(slices.Clone(c.Tests), exams...)
 		}
 		switch {
-		case hasKey && gk.Pathway == clinic.PathwayRefer && gk.Refer != nil && gk.Refer.Destination != "" && c.Diagnosis != "":
+		case hasKey && gk.Pathway == PathwayRefer && gk.Refer != nil && gk.Refer.Destination != "" && c.Diagnosis != "":
 			refer(c, in, gk.Refer.RedFlags, gk.Refer.Destination, gk.Refer.Urgency)
-		case hasKey && gk.Pathway == clinic.PathwayManage && referred && c.Diagnosis != "":
-			c.Action = clinic.ManageAction
+		case hasKey && gk.Pathway == PathwayManage && referred && c.Diagnosis != "":
+			c.Action = ManageAction
 			c.Text += "; AVOID referral: manageable in primary care"
 		case truth == nil && referred && in.Outcome.S >= 1 && c.Kind == clinic.CardSuccess:
 			var flags []string
 			for _, ev := range in.Events {
-				if ev.Status == clinic.StatusReturned && labels[ev.Turn] == grader.HighYield && ev.Reply != "" && ev.Action != clinic.Refer {
+				if ev.Status == clinic.StatusReturned && labels[ev.Turn] == grader.HighYield && ev.Reply != "" && ev.Action != Refer {
 					flags = append(flags, ev.Reply)
 				}
 			}
 			if len(flags) > 0 {
-				refer(c, in, flags, in.Final.Destination, in.Final.Urgency)
+				refer(c, in, flags, ending.Destination, ending.Urgency)
 			}
 		case truth == nil && referred && in.Outcome.S == 0 && c.Kind == clinic.CardCorrection:
-			c.Action = clinic.ManageAction
+			c.Action = ManageAction
 			c.Text += "; AVOID referral: the referral was judged wrong"
 		}
 	}
@@ -87,7 +88,7 @@ func (Benchmark) Cards(in evolver.Input, truth *grader.Key, cards []clinic.Card)
 // referral as its action, and the sources of the flags to gather.
 func refer(c *clinic.Card, in evolver.Input, flags []string, destination, urgency string) {
 	c.Evidence = slices.Clone(flags)
-	c.Action = clinic.ReferAction(destination, urgency)
+	c.Action = ReferAction(destination, urgency)
 	topics, targets := flagSources(in.Events, flags)
 	for _, t := range topics {
 		if !slices.Contains(c.Ask, t) {
@@ -108,7 +109,7 @@ func refer(c *clinic.Card, in evolver.Input, flags []string, destination, urgenc
 func ownActions(events []clinic.Event) bool {
 	for _, ev := range events {
 		switch ev.Action {
-		case clinic.BodyExam, clinic.Diagnose, clinic.Treat, clinic.Refer:
+		case BodyExam, Diagnose, Treat, Refer:
 			return true
 		}
 	}
@@ -132,8 +133,8 @@ func flagSources(events []clinic.Event, flags []string) (topics, targets []strin
 			for _, t := range evolver.TopicsOf(ev) {
 				add(&topics, t)
 			}
-		case clinic.BodyExam:
-			add(&targets, ev.Target)
+		case BodyExam:
+			add(&targets, StepOfEvent(ev).Target)
 		case clinic.RequestTest:
 			add(&targets, ev.Test)
 		}

@@ -23,7 +23,7 @@ func gpInput(final clinic.Event, s float64) evolver.Input {
 	events := []clinic.Event{
 		{Turn: 0, Action: clinic.Ask, Question: "Any other symptoms?", Topic: clinic.TopicAssociated, Status: clinic.StatusReturned,
 			Reply: "There is a red swelling behind the ear and the ear sticks out.", RevealedFacts: []string{"rf1"}},
-		{Turn: 1, Action: clinic.BodyExam, Target: "ent", Status: clinic.StatusReturned, Reply: "Tender boggy swelling over the mastoid with the ear pushed forward."},
+		gpagent.WithStep(clinic.Event{Turn: 1, Action: gpagent.BodyExam, Status: clinic.StatusReturned, Reply: "Tender boggy swelling over the mastoid with the ear pushed forward."}, gpagent.Step{Target: "ent"}),
 		final,
 	}
 	in := evolver.Input{Run: "r", Pass: 1, Stage: 1, Episode: 3, CaseID: "gp-0007", Opening: "My son has earache and a temperature.",
@@ -45,13 +45,13 @@ var mastoiditis = &clinic.Referral{Needed: true, Destination: "ENT", Urgency: "e
 // TestReferralCards checks the cards a GP episode writes about red flags and
 // referral (the write-back, and score-only).
 func TestReferralCards(t *testing.T) {
-	treat := clinic.Event{Action: clinic.Treat, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Diagnosis: []string{"Acute otitis media"}, Plan: []string{"amoxicillin"}, Disposition: clinic.PathwayManage}}
-	refer := clinic.Event{Action: clinic.Refer, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Disposition: clinic.PathwayRefer, Destination: "ENT", Urgency: "emergency"}}
+	treat := clinic.Event{Action: gpagent.Treat, Status: clinic.StatusFinalized, Final: ending(clinic.FinalOutput{Diagnosis: []string{"Acute otitis media"}, Plan: []string{"amoxicillin"}}, gpagent.Ending{Disposition: gpagent.PathwayManage})}
+	refer := clinic.Event{Action: gpagent.Refer, Status: clinic.StatusFinalized, Final: ending(clinic.FinalOutput{}, gpagent.Ending{Disposition: gpagent.PathwayRefer, Destination: "ENT", Urgency: "emergency"})}
 	cfg := settings.Default().Evolver
 	cfg.RuleBudget = 0
 	referKey := &grader.Key{Diagnosis: "Acute mastoiditis", Evidence: append([]string{"ear pain with fever"}, mastoiditis.RedFlags...),
 		Management: []string{"same day ENT assessment"}, Referral: grader.ReferralMissed,
-		Bench: gpagent.Key{Pathway: clinic.PathwayRefer, Refer: mastoiditis}}
+		Bench: gpagent.Key{Pathway: gpagent.PathwayRefer, Refer: mastoiditis}}
 
 	t.Run("a missed referral, write-back", func(t *testing.T) {
 		in := gpInput(treat, 0)
@@ -63,7 +63,7 @@ func TestReferralCards(t *testing.T) {
 		require.Equal(t, clinic.CardCorrection, c.Kind)
 		require.Equal(t, "Acute mastoiditis", c.Diagnosis)
 		require.Equal(t, mastoiditis.RedFlags, c.Evidence, "the red flags tell it from its manageable look-alike")
-		dest, urgency, ok := clinic.ParseReferAction(c.Action)
+		dest, urgency, ok := gpagent.ParseReferAction(c.Action)
 		require.True(t, ok)
 		require.Equal(t, "ENT", dest)
 		require.Equal(t, "emergency", urgency)
@@ -80,16 +80,16 @@ func TestReferralCards(t *testing.T) {
 		in.Grade = gradeInput(in, &key)
 		out := evolver.Evolve(cfg, in, &key, nil, gpagent.Benchmark{})
 		require.Len(t, out.Cards, 1)
-		require.Equal(t, clinic.ReferAction("ENT", "emergency"), out.Cards[0].Action)
+		require.Equal(t, gpagent.ReferAction("ENT", "emergency"), out.Cards[0].Action)
 	})
 	t.Run("an unneeded referral", func(t *testing.T) {
 		in := gpInput(refer, 0)
 		key := &grader.Key{Diagnosis: "Acute otitis media", Evidence: []string{"ear pain with fever"}, Referral: grader.ReferralUnneeded,
-			Bench: gpagent.Key{Pathway: clinic.PathwayManage, Refer: &clinic.Referral{Needed: false}}}
+			Bench: gpagent.Key{Pathway: gpagent.PathwayManage, Refer: &clinic.Referral{Needed: false}}}
 		in.Grade = gradeInput(in, key)
 		out := evolver.Evolve(cfg, in, key, nil, gpagent.Benchmark{})
 		require.Len(t, out.Cards, 1)
-		require.Equal(t, clinic.ManageAction, out.Cards[0].Action)
+		require.Equal(t, gpagent.ManageAction, out.Cards[0].Action)
 		require.Contains(t, out.Cards[0].Text, "AVOID referral: manageable in primary care")
 	})
 	t.Run("score-only, a referral with full marks", func(t *testing.T) {
@@ -97,7 +97,7 @@ func TestReferralCards(t *testing.T) {
 		in.Grade = gradeInput(in, nil)
 		in.Grade.Actions[0].Label, in.Grade.Actions[1].Label = grader.HighYield, grader.HighYield
 		out := evolver.Evolve(cfg, in, nil, nil, gpagent.Benchmark{})
-		i := slices.IndexFunc(out.Cards, func(c clinic.Card) bool { _, _, ok := clinic.ParseReferAction(c.Action); return ok })
+		i := slices.IndexFunc(out.Cards, func(c clinic.Card) bool { _, _, ok := gpagent.ParseReferAction(c.Action); return ok })
 		require.GreaterOrEqual(t, i, 0, "a referral card")
 		require.Equal(t, []string{in.Events[0].Reply, in.Events[1].Reply}, out.Cards[i].Evidence, "its red flags are the high-yield findings")
 	})
@@ -125,13 +125,13 @@ func TestModelEvolverWritesReferralCards(t *testing.T) {
 	events := []clinic.Event{
 		{Turn: 0, Action: clinic.Ask, Question: "Any other symptoms?", Topic: clinic.TopicAssociated, Status: clinic.StatusReturned,
 			Reply: "There is a red swelling behind the ear and the ear sticks out.", RevealedFacts: []string{"rf1"}},
-		{Turn: 1, Action: clinic.BodyExam, Target: "ent", Status: clinic.StatusReturned, Reply: "Tender boggy swelling over the mastoid with the ear pushed forward."},
-		{Turn: 2, Action: clinic.Treat, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Diagnosis: []string{"Acute otitis media"},
-			Plan: []string{"amoxicillin"}, Disposition: clinic.PathwayManage}},
+		gpagent.WithStep(clinic.Event{Turn: 1, Action: gpagent.BodyExam, Status: clinic.StatusReturned, Reply: "Tender boggy swelling over the mastoid with the ear pushed forward."}, gpagent.Step{Target: "ent"}),
+		{Turn: 2, Action: gpagent.Treat, Status: clinic.StatusFinalized, Final: ending(clinic.FinalOutput{Diagnosis: []string{"Acute otitis media"},
+			Plan: []string{"amoxicillin"}}, gpagent.Ending{Disposition: gpagent.PathwayManage})},
 	}
 	key := &grader.Key{Diagnosis: "Acute mastoiditis", Evidence: append([]string{"ear pain with fever"}, flags...),
 		Management: []string{"same day ENT assessment"}, Referral: grader.ReferralMissed,
-		Bench: gpagent.Key{Pathway: clinic.PathwayRefer, Refer: &clinic.Referral{Needed: true, Destination: "ENT", Urgency: "emergency", RedFlags: flags}}}
+		Bench: gpagent.Key{Pathway: gpagent.PathwayRefer, Refer: &clinic.Referral{Needed: true, Destination: "ENT", Urgency: "emergency", RedFlags: flags}}}
 	in := evolver.Input{Run: "r", Pass: 1, Stage: 1, Episode: 3, CaseID: "gp-0007", Opening: "My son has earache and a temperature.",
 		Events: events, Final: *events[2].Final, WriteCards: true}
 	in.Grade = grader.GradeProcess(grader.ProcessInput{Events: in.Events, Final: in.Final, Outcome: in.Outcome}, key, gpagent.Benchmark{})
@@ -147,7 +147,7 @@ func TestModelEvolverWritesReferralCards(t *testing.T) {
 		}
 	}
 	require.NotNil(t, c, "the model's card is kept")
-	dest, urgency, ok := clinic.ParseReferAction(c.Action)
+	dest, urgency, ok := gpagent.ParseReferAction(c.Action)
 	require.True(t, ok, "a referral card, got action %q", c.Action)
 	require.Equal(t, "ENT", dest)
 	require.Equal(t, "emergency", urgency)

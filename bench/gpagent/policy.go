@@ -61,14 +61,14 @@ func decide(v clinic.DoctorView) actor.Decision {
 		o.WorkingDiagnoses = working
 		return actor.Decision{Output: o}
 	}
-	if allowed[clinic.Treat] {
-		return out(treat(cands, v.Diagnosis))
+	if allowed[Treat] {
+		return out(treat(cands, ViewOf(v).Diagnosis))
 	}
 	refs := referrals(v.Cards, affirmed(v))
-	if r, ok := referNow(cands, refs); ok && allowed[clinic.Refer] {
-		return out(clinic.DoctorOutput{Action: clinic.Refer, Destination: r.destination, Urgency: r.urgency,
-			Reason:    "red flags: " + strings.Join(r.shown, "; "),
-			Rationale: []string{"a similar presentation with these red flags needed referral"}, CardIDs: []string{r.card}})
+	if r, ok := referNow(cands, refs); ok && allowed[Refer] {
+		return out(WithOutput(clinic.DoctorOutput{Action: Refer,
+			Rationale: []string{"a similar presentation with these red flags needed referral"}, CardIDs: []string{r.card}},
+			Output{Destination: r.destination, Urgency: r.urgency, Reason: "red flags: " + strings.Join(r.shown, "; ")}))
 	}
 	if v.MaxTurns-v.Turn > gpCloseTurns {
 		if o, ok := gather(st, v, cands, refs, allowed); ok {
@@ -79,7 +79,7 @@ func decide(v clinic.DoctorView) actor.Decision {
 	if c, ok := localCandidate(cands, refs); ok {
 		name = c.Name()
 	}
-	return out(clinic.DoctorOutput{Action: clinic.Diagnose, Diagnosis: []string{name},
+	return out(clinic.DoctorOutput{Action: Diagnose, Diagnosis: []string{name},
 		Rationale: []string{"closest experience and the evidence gathered"}, CardIDs: actor.CardIDs(cands, 1)})
 }
 
@@ -127,7 +127,7 @@ func gather(st actor.CaseState, v clinic.DoctorView, cands []actor.Candidate, re
 			}
 		}
 	}
-	if allowed[clinic.BodyExam] {
+	if allowed[BodyExam] {
 		done := map[string]bool{}
 		for _, r := range v.Results {
 			done[textmatch.Normalize(r.Test)] = true
@@ -137,7 +137,7 @@ func gather(st actor.CaseState, v clinic.DoctorView, cands []actor.Candidate, re
 				break
 			}
 			if !done[textmatch.Normalize(t)] {
-				return clinic.DoctorOutput{Action: clinic.BodyExam, Target: t, Reason: "examination findings separate the candidates"}, true
+				return WithOutput(clinic.DoctorOutput{Action: BodyExam}, Output{Target: t, Reason: "examination findings separate the candidates"}), true
 			}
 		}
 	}
@@ -151,7 +151,8 @@ func gather(st actor.CaseState, v clinic.DoctorView, cands []actor.Candidate, re
 				break
 			}
 			if !st.Requested(t) && !st.Avoided(t) {
-				return clinic.DoctorOutput{Action: clinic.RequestTest, TestName: t, Reason: "memory suggests " + t + " for this presentation", CardIDs: actor.CardIDs(cands, 1)}, true
+				return WithOutput(clinic.DoctorOutput{Action: clinic.RequestTest, TestName: t, CardIDs: actor.CardIDs(cands, 1)},
+					Output{Reason: "memory suggests " + t + " for this presentation"}), true
 			}
 		}
 	}
@@ -168,7 +169,7 @@ var coreTargets = []string{"vital signs", "general appearance", "cardiovascular"
 func examPlan(v clinic.DoctorView, cands []actor.Candidate, refs []referralCard) []string {
 	var plan []string
 	add := func(t string) {
-		for _, target := range v.ExamTargets {
+		for _, target := range ViewOf(v).ExamTargets {
 			if textmatch.Normalize(target) == textmatch.Normalize(strings.TrimSuffix(t, " examination")) && !slices.Contains(plan, target) {
 				plan = append(plan, target)
 			}
@@ -186,7 +187,7 @@ func examPlan(v clinic.DoctorView, cands []actor.Candidate, refs []referralCard)
 			}
 		}
 	}
-	for _, t := range v.ExamTargets {
+	for _, t := range ViewOf(v).ExamTargets {
 		if !slices.Contains(coreTargets, t) {
 			add(t)
 		}
@@ -198,7 +199,7 @@ func examPlan(v clinic.DoctorView, cands []actor.Candidate, refs []referralCard)
 
 // treat closes with the plan the cards of the committed diagnosis hold.
 func treat(cands []actor.Candidate, diagnosis []string) clinic.DoctorOutput {
-	o := clinic.DoctorOutput{Action: clinic.Treat, Diagnosis: diagnosis}
+	o := clinic.DoctorOutput{Action: Treat, Diagnosis: diagnosis}
 	for _, c := range cands {
 		if len(diagnosis) == 0 || textmatch.Normalize(c.Name()) != textmatch.Normalize(diagnosis[0]) {
 			continue
@@ -269,14 +270,14 @@ type referralCard struct {
 	similarity           float64
 }
 
-// referrals reads the retrieved referral cards (clinic.ReferAction), best
+// referrals reads the retrieved referral cards (ReferAction), best
 // first: the most red flags shown, then the most similar. A card asks for
 // referral once at least two of its red flags are shown (all of them when it
 // has fewer).
 func referrals(cards []clinic.CardHint, shown []map[string]bool) []referralCard {
 	var out []referralCard
 	for _, c := range cards {
-		dest, urgency, ok := clinic.ParseReferAction(c.Action)
+		dest, urgency, ok := ParseReferAction(c.Action)
 		if !ok || len(c.Evidence) == 0 {
 			continue
 		}

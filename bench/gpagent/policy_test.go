@@ -28,15 +28,15 @@ func TestGPDoctorWithoutMemory(t *testing.T) {
 		tr, err := runner.Play(context.Background(), c, d, runner.Meta{RunID: "r", EpisodeID: "e/" + c.ID, Number: 1})
 		require.NoError(t, err)
 		require.Equal(t, clinic.EndFinalized, tr.Termination, c.ID)
-		require.Equal(t, clinic.PathwayManage, tr.Final.Disposition, c.ID)
+		require.Equal(t, gpagent.PathwayManage, gpagent.EndingOf(tr.Final).Disposition, c.ID)
 		n := len(tr.Events)
-		require.Equal(t, clinic.Diagnose, tr.Events[n-2].Action)
-		require.Equal(t, clinic.Treat, tr.Events[n-1].Action)
+		require.Equal(t, gpagent.Diagnose, tr.Events[n-2].Action)
+		require.Equal(t, gpagent.Treat, tr.Events[n-1].Action)
 		for _, ev := range tr.Events {
 			require.NotEqual(t, clinic.StatusMasked, ev.Status, c.ID)
-			require.NotEqual(t, clinic.Refer, ev.Action, c.ID)
+			require.NotEqual(t, gpagent.Refer, ev.Action, c.ID)
 		}
-		require.Equal(t, clinic.BodyExam, tr.Events[n-3].Action, "examinations after the history")
+		require.Equal(t, gpagent.BodyExam, tr.Events[n-3].Action, "examinations after the history")
 	}
 }
 
@@ -47,12 +47,12 @@ func TestGPDoctorWithoutMemory(t *testing.T) {
 func TestGPDoctorRefersOnRedFlags(t *testing.T) {
 	card := clinic.CardHint{ID: "k1", Kind: clinic.CardCorrection, Similarity: 0.6, Diagnosis: "Microbial keratitis",
 		Evidence: []string{"contact lenses with a very painful eye and blurred sight", "white spot on the cornea"},
-		Action:   clinic.ReferAction("ophthalmology", "emergency"), Ask: []string{clinic.TopicAssociated}}
+		Action:   gpagent.ReferAction("ophthalmology", "emergency"), Ask: []string{clinic.TopicAssociated}}
 	manage := clinic.CardHint{ID: "k2", Kind: clinic.CardSuccess, Similarity: 0.7, Diagnosis: "Bacterial conjunctivitis",
 		Evidence: []string{"red eye with purulent discharge"}, Plan: []string{"bathe lids"}}
 	v := clinic.DoctorView{OpeningComplaint: "My eye is red.", MaxTurns: 10, Turn: 3, Phase: "collecting_evidence",
-		Actions: []string{"ASK", "BODY_EXAM", "REQUEST_TEST", "DIAGNOSE", "REFER"}, Masked: []string{"TREAT"},
-		ExamTargets: []string{"vital signs", "eye"}, Cards: []clinic.CardHint{card, manage},
+		Actions: []string{"ASK", "BODY_EXAM", "REQUEST_TEST", "DIAGNOSE", "REFER"}, Ext: gpagent.View{Masked: []string{"TREAT"}, ExamTargets: []string{"vital signs", "eye"}},
+		Cards:     []clinic.CardHint{card, manage},
 		Exchanges: []clinic.Exchange{{Question: "When did this start?", Topic: clinic.TopicOnset, Answer: "Two days ago.", Answered: true}}}
 
 	dec, err := gpagent.Builtin{}.Decide(context.Background(), v)
@@ -66,9 +66,9 @@ func TestGPDoctorRefersOnRedFlags(t *testing.T) {
 	shown.Results = []clinic.Result{{Test: "eye", Status: clinic.StatusReturned, Text: "White spot on the cornea with an epithelial defect."}}
 	dec, err = gpagent.Builtin{}.Decide(context.Background(), shown)
 	require.NoError(t, err)
-	require.Equal(t, clinic.Refer, dec.Output.Action)
-	require.Equal(t, "ophthalmology", dec.Output.Destination)
-	require.Equal(t, "emergency", dec.Output.Urgency)
+	require.Equal(t, gpagent.Refer, dec.Output.Action)
+	require.Equal(t, "ophthalmology", gpagent.OutputOf(dec.Output).Destination)
+	require.Equal(t, "emergency", gpagent.OutputOf(dec.Output).Urgency)
 
 	denied := v
 	denied.Exchanges = append(denied.Exchanges, clinic.Exchange{Question: "Anything else?", Topic: clinic.TopicAssociated,
@@ -77,15 +77,15 @@ func TestGPDoctorRefersOnRedFlags(t *testing.T) {
 	denied.Turn = 8
 	dec, err = gpagent.Builtin{}.Decide(context.Background(), denied)
 	require.NoError(t, err)
-	require.Equal(t, clinic.Diagnose, dec.Output.Action, "a denied red flag is not shown")
+	require.Equal(t, gpagent.Diagnose, dec.Output.Action, "a denied red flag is not shown")
 	require.Equal(t, []string{"Bacterial conjunctivitis"}, dec.Output.Diagnosis, "the candidate no referral card claims")
 
 	diagnosed := v
-	diagnosed.Phase, diagnosed.Actions, diagnosed.Masked = "diagnosed", []string{"TREAT"}, []string{"ASK", "DIAGNOSE"}
-	diagnosed.Diagnosis = []string{"Bacterial conjunctivitis"}
+	diagnosed.Phase, diagnosed.Actions = "diagnosed", []string{"TREAT"}
+	diagnosed.Ext = gpagent.View{Masked: []string{"ASK", "DIAGNOSE"}, ExamTargets: []string{"vital signs", "eye"}, Diagnosis: []string{"Bacterial conjunctivitis"}}
 	dec, err = gpagent.Builtin{}.Decide(context.Background(), diagnosed)
 	require.NoError(t, err)
-	require.Equal(t, clinic.Treat, dec.Output.Action)
+	require.Equal(t, gpagent.Treat, dec.Output.Action)
 	require.Equal(t, []string{"bathe lids"}, dec.Output.Plan)
 }
 
@@ -121,7 +121,7 @@ func TestGPDoctorAsksPatientFacingQuestions(t *testing.T) {
 				if ev.Action == clinic.Ask {
 					require.True(t, own[ev.Question], "question %q is not one of the doctor's own", ev.Question)
 				}
-				if ev.Action == clinic.Refer {
+				if ev.Action == gpagent.Refer {
 					refers++
 				}
 			}

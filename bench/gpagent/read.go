@@ -25,19 +25,19 @@ var (
 // shared actions (ask, test) are the shared reading's.
 func (Benchmark) Target(ev clinic.Event) (string, bool) {
 	switch ev.Action {
-	case clinic.BodyExam:
-		return ev.Target, true
-	case clinic.Diagnose:
+	case BodyExam:
+		return StepOfEvent(ev).Target, true
+	case Diagnose:
 		if ev.Status != clinic.StatusReturned {
 			return "", true // nothing was committed
 		}
 		return strings.Join(ev.WorkingDiagnoses, "; "), true
-	case clinic.Refer:
+	case Refer:
 		if ev.Final == nil {
 			return "", true
 		}
-		return destination(*ev.Final), true
-	case clinic.Treat:
+		return destination(EndingOf(*ev.Final)), true
+	case Treat:
 		if ev.Final == nil {
 			return "", true
 		}
@@ -49,24 +49,25 @@ func (Benchmark) Target(ev clinic.Event) (string, bool) {
 // Disposition is how a consultation ended (§4): manage, or refer with the
 // destination and urgency; "" for a timeout.
 func (Benchmark) Disposition(f clinic.FinalOutput) string {
-	if f.Disposition != clinic.PathwayRefer {
-		return f.Disposition
+	end := EndingOf(f)
+	if end.Disposition != PathwayRefer {
+		return end.Disposition
 	}
-	return "refer to " + destination(f)
+	return "refer to " + destination(end)
 }
 
 // destination is a referral's destination with its urgency.
-func destination(f clinic.FinalOutput) string {
-	if f.Urgency == "" {
-		return f.Destination
+func destination(end Ending) string {
+	if end.Urgency == "" {
+		return end.Destination
 	}
-	return f.Destination + " (" + f.Urgency + ")"
+	return end.Destination + " (" + end.Urgency + ")"
 }
 
 // Note is a step's safety cost, where one was charged.
 func (Benchmark) Note(ev clinic.Event) string {
-	if ev.Penalty > 0 {
-		return fmt.Sprintf("safety cost: %g", ev.Penalty)
+	if p := StepOfEvent(ev).Penalty; p > 0 {
+		return fmt.Sprintf("safety cost: %g", p)
 	}
 	return ""
 }

@@ -23,11 +23,11 @@ import (
 // diagnose, treat; its reward 8 and safety cost 0 are the profile's metrics.
 func gpTrace(id string, s float64) clinic.Trace {
 	return clinic.Trace{SchemaVersion: 1, EpisodeID: id, Events: []clinic.Event{
-		{Turn: 0, Action: clinic.Treat, Status: clinic.StatusMasked, Penalty: 5},
+		gpagent.WithStep(clinic.Event{Turn: 0, Action: gpagent.Treat, Status: clinic.StatusMasked}, gpagent.Step{Penalty: 5}),
 		{Turn: 1, Action: clinic.RequestTest, Test: "complete blood count", Status: clinic.StatusReturned, Reply: "Normal.", Cost: 30},
-		{Turn: 2, Action: clinic.Diagnose, Status: clinic.StatusReturned, WorkingDiagnoses: []string{"Migraine"}},
-		{Turn: 3, Action: clinic.Treat, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Diagnosis: []string{"Migraine"}, Plan: []string{"rest"}, Disposition: clinic.PathwayManage}},
-	}, Scores: &clinic.Scores{S: s, Metrics: map[string]float64{clinic.MetricReward: 8, clinic.MetricSafetyCost: 1}}}
+		{Turn: 2, Action: gpagent.Diagnose, Status: clinic.StatusReturned, WorkingDiagnoses: []string{"Migraine"}},
+		{Turn: 3, Action: gpagent.Treat, Status: clinic.StatusFinalized, Final: ending(clinic.FinalOutput{Diagnosis: []string{"Migraine"}, Plan: []string{"rest"}}, gpagent.Ending{Disposition: gpagent.PathwayManage})},
+	}, Scores: &clinic.Scores{S: s, Metrics: map[string]float64{analysis.MetricReward: 8, analysis.MetricSafetyCost: 1}}}
 }
 
 // TestStepsCarryRewardAndCosts checks the trajectory export of a constrained

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/clinevo/clinevo/bench"
-	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -49,14 +48,14 @@ func EpisodeOf(s settings.Settings) (Episode, error) {
 var ActionNames = func() []string {
 	out := make([]string, len(Actions))
 	for i, a := range Actions {
-		out[i] = a.Name()
+		out[i] = ActionName(a)
 	}
 	return out
 }()
 
 // minimalActions is the smallest action set of the action-space ablation
 // (§5.1, Figure 3): diagnose, then treat.
-var minimalActions = []string{clinic.Diagnose.Name(), clinic.Treat.Name()}
+var minimalActions = []string{ActionName(Diagnose), ActionName(Treat)}
 
 // validate checks the keys: episode.actions is a subset of the six that
 // holds diagnose and treat, each once; the penalties are not negative.

@@ -13,14 +13,16 @@ var _ analysis.Trajectory = Benchmark{}
 // penalty charged to it (c_workflow for a masked action, c_timeout at the
 // turn limit: appendix C.6).
 func (Benchmark) StepOf(ev clinic.Event) (clinic.DoctorOutput, float64) {
-	a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Rationale: ev.Rationale, WorkingDiagnoses: ev.WorkingDiagnoses,
-		Target: ev.Target}
-	if ev.Action == clinic.Diagnose {
+	st := StepOfEvent(ev)
+	a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Rationale: ev.Rationale, WorkingDiagnoses: ev.WorkingDiagnoses}
+	x := Output{Target: st.Target}
+	if ev.Action == Diagnose {
 		a.Diagnosis = ev.WorkingDiagnoses // the committed diagnosis
 	}
 	if ev.Final != nil {
 		a.Diagnosis, a.Evidence, a.Plan, a.Followup = ev.Final.Diagnosis, ev.Final.Evidence, ev.Final.Plan, ev.Final.Followup
-		a.Destination, a.Urgency = ev.Final.Destination, ev.Final.Urgency
+		end := EndingOf(*ev.Final)
+		x.Destination, x.Urgency = end.Destination, end.Urgency
 	}
-	return a, ev.Penalty
+	return WithOutput(a, x), st.Penalty
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/corpustest"
 	"github.com/clinevo/clinevo/llm/llmtest"
@@ -123,7 +123,7 @@ func TestGPAgentCommands(t *testing.T) {
 	require.NoError(t, err)
 	refer := ""
 	for _, c := range cp.Cases {
-		if c.Manager.ManagementLabel == clinic.PathwayRefer {
+		if gpagent.Pathway(&c) == gpagent.PathwayRefer {
 			refer = c.ID
 			break
 		}

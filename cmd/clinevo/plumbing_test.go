@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/bench/gpagent/gptest"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
@@ -557,7 +558,7 @@ func TestSettingsReachTheActivities(t *testing.T) {
 // exclusion, and for a row or exclusion of a key that does not exist.
 func requireEveryKey(t *testing.T, rows []plumbRow, excluded map[string]string) {
 	t.Helper()
-	keys := config.Flatten(settings.Default())
+	keys := config.Flatten(bench.DefaultSettings()) // the configuration's keys: the shared ones and the benchmarks'
 	covered := map[string]bool{}
 	for _, r := range rows {
 		_, ok := keys[r.key]
@@ -757,7 +758,7 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 		r.each(func(_ results.Record, evs []clinic.Event) {
 			for i, ev := range evs {
 				if ev.Status == status || (status == "" && i == len(evs)-1) {
-					out = append(out, ev.Penalty)
+					out = append(out, gpagent.StepOfEvent(ev).Penalty)
 				}
 			}
 		})
@@ -783,7 +784,7 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 				require.Positive(t, base.statuses(clinic.Ask)[clinic.StatusReturned])
 				got.each(func(_ results.Record, evs []clinic.Event) {
 					for _, ev := range evs {
-						require.Contains(t, []clinic.ActionKind{clinic.Diagnose, clinic.Treat}, ev.Action)
+						require.Contains(t, []clinic.ActionKind{gpagent.Diagnose, gpagent.Treat}, ev.Action)
 					}
 				})
 			}},
@@ -812,7 +813,7 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 				for _, q := range base.role("doctor") {
 					require.NotContains(t, q.System, "<think>")
 				}
-				require.Positive(t, got.statuses(clinic.Treat)[clinic.StatusFinalized]+got.statuses(clinic.Refer)[clinic.StatusFinalized],
+				require.Positive(t, got.statuses(gpagent.Treat)[clinic.StatusFinalized]+got.statuses(gpagent.Refer)[clinic.StatusFinalized],
 					"the tagged replies were read")
 			}},
 		plumbRow{key: "episode.max_steps", value: 3, setup: klinike, corpus: "builtin:klinike@7", builtinDoctor: true,

@@ -35,7 +35,7 @@ func doctor(r llmtest.Request) string {
 	switch {
 	case strings.Contains(r.User, "Current workflow state: diagnosed"):
 		if tags {
-			return "<think>Treat what I diagnosed.</think>\n<action type=\"treat\">\nDiagnosis: Migraine\nPlan: simple analgesia; review in two weeks\n</action>"
+			return "<think>gpagent.Treat what I diagnosed.</think>\n<action type=\"treat\">\nDiagnosis: Migraine\nPlan: simple analgesia; review in two weeks\n</action>"
 		}
 		return `{"action":"treat","diagnosis":["Migraine"],"plan":["simple analgesia","review in two weeks"]}`
 	case len(questionLine.FindAllString(r.User, -1)) < 2:
