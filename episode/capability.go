@@ -46,7 +46,7 @@ func OwnTarget(b any, ev clinic.Event) (string, bool) {
 
 // Dispositions is a benchmark's words for how an episode ended where it
 // distinguishes more than a diagnosis (a capability): the disposition its
-// closing action chose ("refer to cardiology (urgent)"), "" where there is
+// closing action chose ("sent to cardiology, urgently"), "" where there is
 // none to tell.
 type Dispositions interface {
 	Disposition(f clinic.FinalOutput) string

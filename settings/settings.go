@@ -33,7 +33,6 @@ type Settings struct {
 const (
 	MedEvoEval = "medevoeval" // ASK, REQUEST_TEST, CALL_MDT, FINALIZE (MedEvoEval §3.2)
 	MedInquire = "medinquire" // ask, order test by free text, submit diagnosis (EvoClinician §3)
-	GPAgent    = "gpagent"    // six actions under a workflow mask (GPAgentBench §4)
 	Klinike    = "klinike"    // patient turns and a tool sandbox (KlinikeBench §2)
 )
 
@@ -163,7 +162,7 @@ type Role struct {
 	APIKeyEnv       string   `json:"api_key_env" mapstructure:"api_key_env"`
 	APIKeyFile      string   `json:"api_key_file" mapstructure:"api_key_file"`
 	JSONMode        bool     `json:"json_mode" mapstructure:"json_mode"` // send response_format json_object
-	Format          string   `json:"format" mapstructure:"format"`       // reply format: json | tags (GPAgentBench's <action> tags) | tools (function calling)
+	Format          string   `json:"format" mapstructure:"format"`       // reply format: json | tags (a benchmark's tagged action format) | tools (function calling)
 	Cache           bool     `json:"cache" mapstructure:"cache"`         // cache temperature-0 replies
 	PricePrompt     float64  `json:"price_prompt" mapstructure:"price_prompt"`
 	PriceCompletion float64  `json:"price_completion" mapstructure:"price_completion"`
