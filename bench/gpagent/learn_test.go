@@ -102,7 +102,7 @@ func TestBuiltinLearnsToRefer(t *testing.T) {
 // process: the first 200 stream cases without memory (E0-like) and with
 // memory from empty and write-back (E1-like), by stage of 50, then the 100
 // held-out cases without memory (H0-like) and with E1's memory frozen
-// (H3-like). go test ./profile/gpagent -run '^$' -bench GPShape -benchtime 1x
+// (H3-like). go test ./bench/gpagent -run '^$' -bench GPShape -benchtime 1x
 func BenchmarkGPShape(b *testing.B) {
 	cp, err := corpus.Load("builtin:gp@7")
 	if err != nil {
