@@ -698,11 +698,23 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) (err error) {
 	if len(spent) > 0 {
 		r.TimeMS = spent
 	}
+	profile := in.Profile
+	if profile == "" && in.SettingsRef != "" {
+		e := EpisodeInput{EpisodeID: in.EpisodeID, SettingsRef: in.SettingsRef}
+		if err := a.resolve(ctx, &e); err != nil {
+			return err
+		}
+		profile = e.Settings.Profile
+	}
+	b, _ := bench.Get(profile) // nil (none named, or not in this build): the shared reading of every action
 	seen := map[string]bool{}
 	for _, ev := range t.Events {
 		target := ev.Question
 		if ev.Action == clinic.RequestTest {
 			target = ev.Test
+		}
+		if s, ok := episode.OwnTarget(b, ev); ok {
+			target = s
 		}
 		r.Actions = append(r.Actions, fmt.Sprintf("%s %s -> %s", ev.Action, target, ev.Status))
 		for _, id := range ev.RetrievedCards {
@@ -745,7 +757,7 @@ func (a *Activities) Learn(ctx context.Context, in EvolveInput) (_ EvolveOutput,
 		}
 	}
 	for i, ref := range in.Episodes {
-		rec := RecordInput{EpisodeRef: ref, Run: in.Run, Kind: contract.KindStream, Pass: in.Pass, RuleBook: out.RuleBook}
+		rec := RecordInput{EpisodeRef: ref, Run: in.Run, Kind: contract.KindStream, Pass: in.Pass, RuleBook: out.RuleBook, Profile: in.Settings.Profile}
 		if i < len(out.Lessons) {
 			rec.Lesson = out.Lessons[i]
 		}

@@ -104,6 +104,13 @@ type RecordInput struct {
 	// RuleBook is a stream episode's rule book after its batch's Evolve, kept
 	// with its record so a failed stream can restart from it.
 	RuleBook []clinic.Rule `json:"rule_book,omitempty"`
+	// Profile is the run's benchmark, whose reading of its own actions the
+	// record's action lines keep; empty (a workflow of an older build): the
+	// shared reading.
+	Profile string `json:"profile,omitempty"`
+	// SettingsRef names the settings of an evaluation episode, which carries
+	// them by reference: the benchmark is read from them when Profile is empty.
+	SettingsRef string `json:"settings_ref,omitempty"`
 }
 
 // StreamPlan is the validated case order of a stream, and the spec the

@@ -92,9 +92,6 @@ func (Builtin) Decide(_ context.Context, v clinic.DoctorView) (Decision, error) 
 	if len(v.Tools) > 0 {
 		return decideTools(v) // a tool sandbox (KlinikeBench)
 	}
-	if gpView(v) {
-		return decideGP(v)
-	}
 	st := newState(v)
 	cands := st.rank()
 	working := workingNames(cands, v)

@@ -109,13 +109,9 @@ func stepOf(b any, ev clinic.Event) (clinic.DoctorOutput, float64) {
 		return t.StepOf(ev)
 	}
 	a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Rationale: ev.Rationale, WorkingDiagnoses: ev.WorkingDiagnoses,
-		Target: ev.Target, Tool: ev.Tool, Arguments: ev.Arguments} // TODO(seam): the benchmarks' own fields move to their Trajectory
-	if ev.Action == clinic.Diagnose {
-		a.Diagnosis = ev.WorkingDiagnoses // the committed diagnosis
-	}
+		Tool: ev.Tool, Arguments: ev.Arguments} // TODO(seam): the tool sandbox's fields move to its Trajectory
 	if ev.Final != nil {
 		a.Diagnosis, a.Evidence, a.Plan, a.Followup = ev.Final.Diagnosis, ev.Final.Evidence, ev.Final.Plan, ev.Final.Followup
-		a.Destination, a.Urgency = ev.Final.Destination, ev.Final.Urgency
 	}
-	return a, ev.Penalty
+	return a, 0
 }

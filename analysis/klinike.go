@@ -247,7 +247,7 @@ func klinikeHTML(rep Report) template.HTML {
 		{"a", "A (action constraints)"}, {"h", "H (must-ask coverage)"}} {
 		if len(streams.Conditions) > 0 {
 			key := g.key
-			charts = append(charts, chart{g.name, curves(streams, g.name, func(m StageMean) float64 { return m.Metrics[key] }, 0, 1, key == klinikePass)})
+			charts = append(charts, chart{g.name, Curves(streams, g.name, func(m StageMean) float64 { return m.Metrics[key] }, 0, 1, key == klinikePass)})
 		}
 	}
 	var b bytes.Buffer

@@ -27,7 +27,7 @@ type StageMean struct {
 	// clearly wrong diagnosis" (MedEvoEval C.1).
 	NonDangerous float64 `json:"non_dangerous"`
 	// Metrics are the means of a profile's named metrics, each over the
-	// episodes that define it (Miss-Refer over the cases that need referral).
+	// episodes that define it (a rate over the cases of one class).
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 	// TimeMS is the mean activity time per episode by phase.
 	TimeMS map[string]float64 `json:"time_ms,omitempty"`

@@ -191,9 +191,18 @@ func StageCharts(rep Report) []Chart {
 	return out
 }
 
+// Scores.Metrics names that the trajectory export reads (Steps): a benchmark
+// whose episode reward is not S reports it as MetricReward, and an
+// episode-level safety cost as MetricSafetyCost (the reward R and the costs
+// C_k of a constrained MDP).
+const (
+	MetricReward     = "reward"
+	MetricSafetyCost = "cost_safety"
+)
+
 // Step is one state-action pair of an episode with its reward and costs:
-// the transitions of GPAgentBench's constrained MDP (§4.2: a reward R and
-// costs C_k per step), for policy-training research.
+// the transitions of a constrained MDP (a reward R and costs C_k per step),
+// for policy-training research.
 type Step struct {
 	EpisodeID string              `json:"episode_id"`
 	Turn      int                 `json:"turn"`
@@ -201,13 +210,11 @@ type Step struct {
 	Action    clinic.DoctorOutput `json:"action"`
 	Status    clinic.Status       `json:"status"`
 	// Reward is 0 before the last step and, on it, the episode's reward: the
-	// profile's metric "reward" where it defines one (GPAgentBench C.2:
-	// w_diag·Dx + w_treat·Tx), S otherwise.
+	// benchmark's metric "reward" where it defines one, S otherwise.
 	Reward float64 `json:"reward"`
-	// CostSafety is the step's safety cost: its protocol penalty (c_workflow
-	// for a masked action, c_timeout at the turn limit: Event.Penalty) and, on
-	// the last step, the episode's safety cost (metric "cost_safety":
-	// C_safety = 1[wrong terminal action]).
+	// CostSafety is the step's safety cost: the protocol penalty charged to
+	// it (the benchmark's Trajectory) and, on the last step, the episode's
+	// safety cost (metric "cost_safety").
 	CostSafety float64 `json:"cost_safety"`
 	// CostDiagnostic is the step's cost in USD (Event.Cost).
 	CostDiagnostic float64 `json:"cost_diagnostic"`
@@ -224,10 +231,10 @@ func Steps(t clinic.Trace, b any) []Step {
 			CostSafety: safety, CostDiagnostic: ev.Cost}
 		if i == len(t.Events)-1 && t.Scores != nil {
 			st.Reward = t.Scores.S
-			if r, ok := t.Scores.Metrics[clinic.MetricReward]; ok {
+			if r, ok := t.Scores.Metrics[MetricReward]; ok {
 				st.Reward = r
 			}
-			st.CostSafety += t.Scores.Metrics[clinic.MetricSafetyCost]
+			st.CostSafety += t.Scores.Metrics[MetricSafetyCost]
 		}
 		out = append(out, st)
 		if ev.Reply != "" {
@@ -243,7 +250,7 @@ func Steps(t clinic.Trace, b any) []Step {
 // imitation.
 func declaresReward(profile string) bool {
 	b := benchOf(profile)
-	return b != nil && bench.Declares(b.Metrics(), clinic.MetricReward)
+	return b != nil && bench.Declares(b.Metrics(), MetricReward)
 }
 
 // EpisodeFile is the file name of an episode's JSON in the report.
@@ -265,7 +272,6 @@ type pageView struct {
 	// MetricNames are the profile metrics any condition reports, sorted.
 	MetricNames []string
 	Klinike     template.HTML   // klinike.go
-	GPAgent     template.HTML   // GPAgentBench's section (gpagent.go)
 	Sections    []template.HTML // the benchmarks' own sections (Section)
 	Encounters  []encounterRow  // the recall/transfer split (encounters.go)
 	// EpisodeLink is where an episode's link points.
@@ -274,9 +280,9 @@ type pageView struct {
 
 func view(rep Report, link func(string) string) pageView {
 	v := pageView{Report: rep, Conditions: rep.Conditions, Klinike: klinikeHTML(rep), Encounters: encounterRows(rep), EpisodeLink: link}
-	v.Curves = curves(rep, "S", func(m StageMean) float64 { return m.S }, 0, 1, true)
+	v.Curves = Curves(rep, "S", func(m StageMean) float64 { return m.S }, 0, 1, true)
 	if withU := uConditions(rep); len(withU.Conditions) > 0 {
-		v.UCurves = curves(withU, "U", func(m StageMean) float64 { return m.U }, -0.5, 0.6, false)
+		v.UCurves = Curves(withU, "U", func(m StageMean) float64 { return m.U }, -0.5, 0.6, false)
 	}
 	for _, r := range rep.Retention {
 		v.Heatmaps = append(v.Heatmaps, heatmap(r))
@@ -285,7 +291,6 @@ func view(rep Report, link func(string) string) pageView {
 		v.Deltas = append(v.Deltas, deltas(t))
 	}
 	v.CostBars = costBars(rep)
-	v.GPAgent = gpSection(rep)
 	for _, sec := range rep.sections {
 		v.Sections = append(v.Sections, sec.HTML)
 	}
@@ -340,7 +345,7 @@ func runningChart(rep Report, name string, y func(RunningPoint) float64) templat
 		if len(c.Running) == 0 {
 			continue
 		}
-		col := palette[n%len(palette)]
+		col := Palette[n%len(Palette)]
 		pts := make([]string, len(c.Running))
 		for i, p := range c.Running {
 			pts[i] = fmt.Sprintf("%.1f,%.1f", px(p.T), py(y(p)))
@@ -353,9 +358,14 @@ func runningChart(rep Report, name string, y func(RunningPoint) float64) templat
 	return template.HTML(b.String())
 }
 
-var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"}
+// Palette are the report's series colours, in order: a benchmark's section
+// draws with them too.
+var Palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"}
 
-func curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, band bool) template.HTML {
+// Curves draws the stage means y of rep's conditions (those with stages) as
+// learning curves named name on [lo, hi], with the bootstrap bands when band
+// is set: a benchmark's section draws its own metrics' curves with it.
+func Curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, band bool) template.HTML {
 	const W, H, L, B, T, R = 640, 300, 50, 40, 20, 160
 	maxStage := 1
 	for _, c := range rep.Conditions {
@@ -385,7 +395,7 @@ func curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, 
 		if len(c.Stages) == 0 {
 			continue
 		}
-		col := palette[n%len(palette)]
+		col := Palette[n%len(Palette)]
 		if band && len(c.StageCI) == len(c.Stages) {
 			var pts []string
 			for i, m := range c.Stages {
@@ -478,7 +488,7 @@ func costBars(rep Report) template.HTML {
 		y := 10 + i*row
 		w := float64(W-L-240) * c.Overall.Cost / maxCost
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s</text><rect class="bar" x="%d" y="%d" width="%.1f" height="16" fill="%s"/><text x="%.1f" y="%d" font-size="11">%.0f USD, %.1f turns, %.2f tests</text>`,
-			L-8, y+12, template.HTMLEscapeString(c.Name), L, y, w, palette[i%len(palette)], float64(L)+w+6, y+12, c.Overall.Cost, c.Overall.T, c.Overall.E)
+			L-8, y+12, template.HTMLEscapeString(c.Name), L, y, w, Palette[i%len(Palette)], float64(L)+w+6, y+12, c.Overall.Cost, c.Overall.T, c.Overall.E)
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
@@ -528,7 +538,6 @@ details{margin:.5em 0}code{font-size:12px}
 {{range $c := .Conditions}}<tr><td>{{$c.Name}}</td>{{range $.MetricNames}}<td>{{metric $c.Overall .}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
 {{.Klinike}}
-{{.GPAgent}}
 {{range .Sections}}{{.}}
 {{end}}
 <h3>Time per episode</h3><p>Mean activity time in milliseconds: diagnosing (the turn loop and scoring) and updating (grading and evolution), as EvoClinician §5 splits it.</p>

@@ -253,7 +253,9 @@ func ValidateSettings(s settings.Settings) error {
 	return nil
 }
 
-// atDefault reports whether v is benchmark o's default for key k.
+// atDefault reports whether v is benchmark o's default for key k. An empty
+// list or mapping is the same as none: a configuration file spells a list
+// key's default "[]" (clinevo.example.yaml), its defaults "null".
 func atDefault(v any, o Benchmark, k string) bool {
 	vals, err := settings.ExtValues(o.(EpisodeSettings).EpisodeDefaults())
 	if err != nil {
@@ -261,7 +263,12 @@ func atDefault(v any, o Benchmark, k string) bool {
 	}
 	a, _ := json.Marshal(v) // JSON data always marshals
 	d, _ := json.Marshal(vals[k])
-	return string(a) == string(d)
+	return string(a) == string(d) || (emptyJSON(a) && emptyJSON(d))
+}
+
+func emptyJSON(b []byte) bool {
+	s := string(b)
+	return s == "null" || s == "[]" || s == "{}"
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -50,3 +50,34 @@ func TestRegistry(t *testing.T) {
 	require.Contains(t, bench.Names(), "toy-a")
 	require.Equal(t, "-", bench.Budgets(b, s), "a benchmark without budgets shows none")
 }
+
+// keyed is a benchmark with episode keys of its own.
+type keyed struct{ toy }
+
+type keyedEpisode struct {
+	Tags  []string `json:"tags"`
+	Limit int      `json:"limit"`
+}
+
+func (keyed) EpisodeDefaults() any { return keyedEpisode{Limit: 4} }
+
+// TestEpisodeKeyOwnership checks the episode keys of a run: a key no
+// benchmark has is unknown; another benchmark's key must keep that
+// benchmark's default, where an empty list is the same as none (a
+// configuration file writes "tags: []").
+func TestEpisodeKeyOwnership(t *testing.T) {
+	require.NoError(t, bench.Register(keyed{toy{"toy-keyed"}}))
+	require.NoError(t, bench.Register(toy{"toy-plain"}))
+	run := func(profile string, ext map[string]any) error {
+		s := settings.Default()
+		s.Profile, s.Episode.Ext = profile, ext
+		return bench.ValidateSettings(s)
+	}
+	require.NoError(t, run("toy-keyed", map[string]any{"tags": []any{"a"}, "limit": 9}))
+	for _, v := range []any{nil, []any{}} {
+		require.NoError(t, run("toy-plain", map[string]any{"tags": v, "limit": 4}), "%v is tags' default", v)
+	}
+	require.ErrorContains(t, run("toy-plain", map[string]any{"tags": []any{"a"}}), "episode.tags is a setting of benchmark toy-keyed; this run's benchmark is toy-plain, which would ignore it")
+	require.ErrorContains(t, run("toy-plain", map[string]any{"limit": 5}), "episode.limit is a setting of benchmark toy-keyed")
+	require.ErrorContains(t, run("toy-plain", map[string]any{"limt": 5}), "episode.limt: unknown settings key (known: ")
+}

@@ -5,8 +5,9 @@ import "encoding/json"
 // ActionKind names one of the doctor's actions.
 type ActionKind string
 
-// The doctor's actions across the profiles; each profile allows a subset
-// (DoctorView.Actions) and records anything else as an invalid turn.
+// The shared doctor's actions; each benchmark allows a subset
+// (DoctorView.Actions), may add its own (bench.Benchmark.Actions), and
+// records anything else as an invalid turn.
 const (
 	// MedEvoEval's four (§3.2); Med-Inquire's three are Ask, RequestTest
 	// (free text) and Finalize (diagnosis only).
@@ -14,19 +15,14 @@ const (
 	RequestTest ActionKind = "REQUEST_TEST"
 	CallMDT     ActionKind = "CALL_MDT"
 	Finalize    ActionKind = "FINALIZE"
-	// GPAgentBench's six (§4): ask and test are Ask and RequestTest.
-	BodyExam ActionKind = "BODY_EXAM"
-	Diagnose ActionKind = "DIAGNOSE"
-	Treat    ActionKind = "TREAT"
-	Refer    ActionKind = "REFER"
 	// KlinikeBench's tool calls (§2): the tool is DoctorOutput.Tool.
 	ToolCall ActionKind = "TOOL_CALL"
 )
 
-// ActionKinds lists every action of every profile.
-var ActionKinds = []ActionKind{Ask, RequestTest, CallMDT, Finalize, BodyExam, Diagnose, Treat, Refer, ToolCall}
+// ActionKinds lists the shared actions.
+var ActionKinds = []ActionKind{Ask, RequestTest, CallMDT, Finalize, ToolCall}
 
-// Known reports whether k is an action of some profile.
+// Known reports whether k is a shared action.
 func (k ActionKind) Known() bool {
 	for _, a := range ActionKinds {
 		if a == k {
@@ -54,12 +50,8 @@ type DoctorOutput struct {
 	// CardIDs are the memory cards the doctor cites for this action.
 	CardIDs []string `json:"card_ids,omitempty"`
 	// Fields of the other profiles' actions.
-	Target      string          `json:"target,omitempty"`      // BODY_EXAM: what to examine
-	Reason      string          `json:"reason,omitempty"`      // BODY_EXAM, REQUEST_TEST, REFER: why
-	Destination string          `json:"destination,omitempty"` // REFER: Emergency Department or a specialty
-	Urgency     string          `json:"urgency,omitempty"`     // REFER: routine | urgent | emergency
-	Tool        string          `json:"tool,omitempty"`        // TOOL_CALL: the tool's name
-	Arguments   json.RawMessage `json:"arguments,omitempty"`   // TOOL_CALL: a JSON object
+	Tool      string          `json:"tool,omitempty"`      // TOOL_CALL: the tool's name
+	Arguments json.RawMessage `json:"arguments,omitempty"` // TOOL_CALL: a JSON object
 	// Ext are the fields of a benchmark's own actions, written inline.
 	Ext Ext `json:"-"`
 }
@@ -71,11 +63,6 @@ type FinalOutput struct {
 	Plan      []string `json:"plan"`
 	Followup  []string `json:"followup"`
 	Forced    bool     `json:"forced,omitempty"` // built by the environment at the turn limit
-	// Disposition is how the encounter ended where a profile distinguishes it:
-	// manage (diagnose and treat locally) or refer (GPAgentBench §4).
-	Disposition string `json:"disposition,omitempty"`
-	Destination string `json:"destination,omitempty"` // refer: where
-	Urgency     string `json:"urgency,omitempty"`     // refer: how soon
 	// Ext are the fields of a benchmark's own closing actions, written inline.
 	Ext Ext `json:"-"`
 }

@@ -79,11 +79,10 @@ var Topics = []string{
 	TopicAssociated, TopicSystems, TopicPastHistory, TopicMedications, TopicAllergies, TopicFamily, TopicSocial,
 }
 
-// Persona shapes how the simulated patient answers. Its dimensions are
-// GPAgentBench's four (§4.1): personality (the six kinds; "anxious" is the
-// paper's overanxious and "minimising" its pleasing, minimising symptoms),
-// language proficiency, anamnestic fidelity (Recall) and cognitive
-// disorientation. Older corpora spell proficiency fluent | limited and
+// Persona shapes how the simulated patient answers, on four dimensions:
+// personality (the six kinds; "anxious" is overanxious and "minimising"
+// pleasing, minimising symptoms), language proficiency, anamnestic fidelity
+// (Recall) and cognitive disorientation. Older corpora spell proficiency fluent | limited and
 // disorientation as Clarity; Proficiency and Disoriented read either.
 type Persona struct {
 	Personality string `json:"personality"` // neutral | anxious | verbose | impatient | distrustful | minimising
@@ -138,15 +137,8 @@ type ManagerView struct {
 	Management       []string  `json:"management_key_points"`
 	UnsafeManagement []string  `json:"unsafe_management,omitempty"`
 	Referral         *Referral `json:"referral"` // nil: the source says nothing about referral
-	// ManagementLabel is the ground-truth terminal pathway (GPAgentBench §4,
-	// C.2): manage (diagnose and treat in primary care) or refer; empty: read
-	// from Referral (see Pathway).
-	ManagementLabel string `json:"management_label,omitempty"`
-	// Treatment is the ground-truth treatment plan the Tx judge compares a
-	// treat action against (GPAgentBench C.2); empty: the management key points.
-	Treatment       []string `json:"treatment,omitempty"`
-	MustAsk         []string `json:"must_ask_topics,omitempty"`
-	RequiredActions []string `json:"required_actions,omitempty"` // e.g. "REQUEST_TEST:ecg"
+	MustAsk          []string  `json:"must_ask_topics,omitempty"`
+	RequiredActions  []string  `json:"required_actions,omitempty"` // e.g. "REQUEST_TEST:ecg"
 
 	// Tools is KlinikeBench's R: required tools and action constraints.
 	Tools *ToolKey `json:"tool_key,omitempty"`

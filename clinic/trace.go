@@ -17,7 +17,7 @@ const (
 	StatusOverBudget  Status = "over_budget"
 	StatusUnparseable Status = "unparseable"
 	StatusFinalized   Status = "finalized"
-	StatusMasked      Status = "masked" // an action the workflow does not allow now (GPAgentBench §4)
+	StatusMasked      Status = "masked" // an action the benchmark's workflow does not allow in its state now
 )
 
 // Termination says how an episode ended.
@@ -56,15 +56,10 @@ type Event struct {
 	Generated bool     `json:"generated,omitempty"`
 	Topics    []string `json:"topics,omitempty"`
 	// Fields of the other profiles' actions.
-	Target    string          `json:"target,omitempty"`    // BODY_EXAM target
-	Tool      string          `json:"tool,omitempty"`      // TOOL_CALL
-	Arguments json.RawMessage `json:"arguments,omitempty"` // TOOL_CALL
-	// Penalty is a safety cost charged to the step (GPAgentBench's c_workflow
-	// for a masked action, c_timeout at the turn limit); Cost stays the
-	// diagnostic cost.
-	Penalty     float64      `json:"penalty,omitempty"`
-	Final       *FinalOutput `json:"final,omitempty"`        // the doctor's FINALIZE
-	ForcedFinal *FinalOutput `json:"forced_final,omitempty"` // built at the turn limit
+	Tool        string          `json:"tool,omitempty"`         // TOOL_CALL
+	Arguments   json.RawMessage `json:"arguments,omitempty"`    // TOOL_CALL
+	Final       *FinalOutput    `json:"final,omitempty"`        // the doctor's FINALIZE
+	ForcedFinal *FinalOutput    `json:"forced_final,omitempty"` // built at the turn limit
 	// Ext are the fields a benchmark adds to its events, written inline.
 	Ext Ext `json:"-"`
 }

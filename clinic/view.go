@@ -18,12 +18,11 @@ type DoctorView struct {
 	MDTAllowed       bool         `json:"mdt_allowed"`
 	Actions          []string     `json:"actions"`                // the actions the doctor may take this turn
 	FinalFields      []string     `json:"final_fields,omitempty"` // what the closing action must fill
-	// What other profiles show (GPAgentBench's workflow state and targets,
-	// KlinikeBench's tool sandbox and budgets); empty where a profile has none.
-	Masked           []string     `json:"masked,omitempty"`       // actions the workflow masks this turn
-	Phase            string       `json:"phase,omitempty"`        // the workflow state
-	Diagnosis        []string     `json:"diagnosis,omitempty"`    // the doctor's own committed diagnosis (GPAgentBench's diagnose)
-	ExamTargets      []string     `json:"exam_targets,omitempty"` // body_exam targets recorded for this case
+	// Phase is the benchmark's workflow state this turn, where it has
+	// states; empty otherwise.
+	Phase string `json:"phase,omitempty"`
+	// What other profiles show (KlinikeBench's tool sandbox and budgets);
+	// empty where a profile has none.
 	Tools            []Tool       `json:"tools,omitempty"`        // tools exposed to the doctor
 	ToolResults      []ToolResult `json:"tool_results,omitempty"` // calls made and what came back
 	StepsLeft        int          `json:"steps_left,omitempty"`

@@ -21,6 +21,27 @@ type Builtins interface {
 	Builtin(split string, version int, seed uint64) ([]clinic.Case, error)
 }
 
+// CaseChecker is a benchmark's check of the parts of a case it owns (a
+// capability: a management label, a referral's shape): every corpus read
+// runs the registered benchmarks' checks, so that `corpus validate` names
+// the line and field of a bad part whichever run will play the case. A case
+// without the parts passes.
+type CaseChecker interface {
+	CheckCase(c *clinic.Case) error
+}
+
+// checkParts runs the registered benchmarks' case checks.
+func checkParts(c *clinic.Case) error {
+	for _, b := range bench.All() {
+		if cc, ok := b.(CaseChecker); ok {
+			if err := cc.CheckCase(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Importer is a benchmark's readers of published case formats (a
 // capability), for `clinevo corpus import FORMAT`.
 type Importer interface {
@@ -92,5 +113,52 @@ func benchSplitNames() []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// BenchSplits generates every built-in split of the registered benchmark
+// name at a generator version and seed; it returns the splits by name and
+// their names in order. A benchmark without built-in corpora, or a version
+// a split is not built on, is an error naming it.
+func BenchSplits(name string, version int, seed uint64) (map[string][]clinic.Case, []string, error) {
+	b, err := bench.Get(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	bs, ok := b.(Builtins)
+	if !ok {
+		return nil, nil, fmt.Errorf("benchmark %s has no built-in corpus", name)
+	}
+	splits := bs.BuiltinSplits()
+	var names []string
+	for split := range splits {
+		names = append(names, split)
+	}
+	sort.Strings(names)
+	for _, split := range names {
+		if vs := splits[split]; !slices.Contains(vs, version) {
+			return nil, nil, fmt.Errorf("benchmark %s: split %s is built on generator version %s only, not v%d", name, split, versionList(vs), version)
+		}
+	}
+	out := map[string][]clinic.Case{}
+	for _, split := range names {
+		cases, err := bs.Builtin(split, version, seed)
+		if err != nil {
+			return nil, nil, fmt.Errorf("benchmark %s: split %s: %w", name, split, err)
+		}
+		out[split] = cases
+	}
+	return out, names, nil
+}
+
+// BenchSplitOwners are the registered benchmarks with built-in corpora, by
+// name.
+func BenchSplitOwners() []string {
+	var out []string
+	for _, b := range bench.All() {
+		if _, ok := b.(Builtins); ok {
+			out = append(out, b.Name())
+		}
+	}
 	return out
 }

@@ -134,7 +134,7 @@ func Validate(c *clinic.Case) error {
 	if err := validateTask(c); err != nil {
 		return err
 	}
-	return validateManagement(&c.Manager)
+	return checkParts(c)
 }
 
 func oneOf(v string, allowed []string) bool {
@@ -281,10 +281,10 @@ const builtinForm = "builtin:[v<version>:]<split>[@<seed>]"
 // ParseBuiltin parses "builtin:[v<version>:]<split>[@<seed>]": version v1 or
 // v2 (default: the latest, v2), split one of stream, heldout, cross, update,
 // the KlinikeBench-style tasks klinike (all 230), klinike-train and
-// klinike-test, or the GP corpus's gp and gp-heldout (these three families
-// version 2 only), seed a non-negative integer (default 7).
-// "builtin:stream@7" is the latest version's stream; "builtin:v1:stream@7" is
-// version 1's, byte for byte as it always was; "builtin:gp@7" is the GP stream.
+// klinike-test (version 2 only), or a registered benchmark's split
+// (Builtins, on the versions it names), seed a non-negative integer (default
+// 7). "builtin:stream@7" is the latest version's stream; "builtin:v1:stream@7"
+// is version 1's, byte for byte as it always was.
 func ParseBuiltin(ref string) (Builtin, error) {
 	rest, ok := strings.CutPrefix(ref, BuiltinPrefix)
 	if !ok {
@@ -306,7 +306,7 @@ func ParseBuiltin(ref string) (Builtin, error) {
 		}
 		b.Seed = seed
 	}
-	splits := append(append(append(append([]string(nil), synth.Splits...), synth.KlinikeSplits...), synth.GPSplits...), benchSplitNames()...)
+	splits := append(append(append([]string(nil), synth.Splits...), synth.KlinikeSplits...), benchSplitNames()...)
 	if !oneOf(split, splits) {
 		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split, strings.Join(splits, ", "), builtinForm)
 	}
@@ -315,9 +315,6 @@ func ParseBuiltin(ref string) (Builtin, error) {
 	}
 	if oneOf(split, synth.KlinikeSplits) && b.Version != synth.V2 {
 		return Builtin{}, fmt.Errorf("corpus %q: the KlinikeBench tasks are built on generator version 2, not v%d", ref, b.Version)
-	}
-	if oneOf(split, synth.GPSplits) && b.Version != synth.V2 {
-		return Builtin{}, fmt.Errorf("corpus %q: the GP splits (%s) are built on version 2 cases only", ref, strings.Join(synth.GPSplits, ", "))
 	}
 	b.Split = split
 	return b, nil
@@ -358,9 +355,6 @@ func Load(ref string) (*Corpus, error) {
 		}
 		if oneOf(b.Split, synth.KlinikeSplits) {
 			return New(ref, synth.Klinike(b.Seed)[b.Split])
-		}
-		if oneOf(b.Split, synth.GPSplits) {
-			return New(ref, synth.GenerateGP(b.Seed)[b.Split])
 		}
 		splits, err := synth.GenerateVersion(b.Version, b.Seed)
 		if err != nil {

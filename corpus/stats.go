@@ -22,7 +22,7 @@ func WriteStats(w io.Writer, c *Corpus) {
 		}
 		return m
 	}
-	facts, tests, evi, mgmt, refer := 0, 0, 0, 0, 0
+	facts, tests, evi, mgmt, referrals := 0, 0, 0, 0, 0
 	for _, cs := range c.Cases {
 		facts += len(cs.Patient.Facts)
 		tests += len(cs.Exam.Tests)
@@ -31,7 +31,7 @@ func WriteStats(w io.Writer, c *Corpus) {
 			mgmt++
 		}
 		if cs.Manager.Referral != nil && cs.Manager.Referral.Needed {
-			refer++
+			referrals++
 		}
 	}
 	fmt.Fprintf(w, "corpus %s: %d cases\n", c.Name, n)
@@ -40,7 +40,7 @@ func WriteStats(w io.Writer, c *Corpus) {
 	}
 	fmt.Fprintf(w, "facts per case %.1f, test results per case %.1f, evidence key points per case %.1f\n",
 		float64(facts)/float64(n), float64(tests)/float64(n), float64(evi)/float64(n))
-	fmt.Fprintf(w, "cases with management key points %d (%.0f%%), needing referral %d\n", mgmt, 100*float64(mgmt)/float64(n), refer)
+	fmt.Fprintf(w, "cases with management key points %d (%.0f%%), needing referral %d\n", mgmt, 100*float64(mgmt)/float64(n), referrals)
 	section := func(title string, m map[string]int, limit int) {
 		keys := sortedKeys(m)
 		sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })

@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/analysis"
-	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/experiments"
@@ -23,7 +23,7 @@ import (
 )
 
 // TestGPAgentBenchEndToEnd runs a short version of the shipped
-// experiments/gpagentbench.yaml through Temporal: a GP stream with memory and
+// bench/gpagent/gpagentbench.yaml through Temporal: a GP stream with memory and
 // stage evaluations, two conditions of the action-space ablation with its
 // frozen memory, and held-out episodes without memory; then writes the
 // report, whose GPAgentBench section holds the metrics table and the
@@ -31,7 +31,7 @@ import (
 func TestGPAgentBenchEndToEnd(t *testing.T) {
 	env := enginetest.Start(t)
 	ctx := context.Background()
-	spec, err := experiments.Parse("gpagentbench.yaml", experiments.GPAgentBench, settings.Default())
+	spec, err := experiments.Parse("gpagentbench.yaml", gpagent.Experiment, settings.Default())
 	require.NoError(t, err)
 	spec.Name, spec.Limit, spec.StageSize, spec.HeldOutLimit, spec.EvalConcurrency = "gp-mini", 8, 4, 4, 4
 	var keep []contract.ConditionSpec
@@ -59,9 +59,9 @@ func TestGPAgentBenchEndToEnd(t *testing.T) {
 		require.Contains(t, c.Overall.Metrics, "miss_gp", c.Name)
 		// Held-out runs store no spec: their profile comes from the
 		// experiment's condition, and GPAgentBench defines no U.
-		require.Equal(t, settings.GPAgent, c.Profile, c.Name)
+		require.Equal(t, gpagent.Name, c.Profile, c.Name)
 		for _, r := range c.Episodes {
-			require.Contains(t, []string{clinic.PathwayManage, clinic.PathwayRefer, ""}, r.Final.Disposition)
+			require.Contains(t, []string{gpagent.PathwayManage, gpagent.PathwayRefer, ""}, gpagent.EndingOf(r.Final).Disposition)
 		}
 	}
 	for _, tr := range rep.Transfer {

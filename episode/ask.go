@@ -6,9 +6,9 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 )
 
-// AskPatient answers one ASK for a profile with its own environment
-// (GPAgentBench's): the same answer cache per episode, held-back facts and
-// patient call as Episode's ASK, over the events so far. It fills ev and
+// AskPatient answers one ASK for a benchmark with its own environment: the
+// same answer cache per episode, held-back facts and patient call as
+// Episode's ASK, over the events so far. It fills ev and
 // returns the patient's error, a transient fault.
 func AskPatient(ctx context.Context, c clinic.Case, p Patient, events []clinic.Event, out clinic.DoctorOutput, ev *clinic.Event) error {
 	e := &Episode{c: c, roles: Roles{Patient: p}, Log: Log{events: events}}

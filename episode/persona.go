@@ -10,8 +10,8 @@ import (
 )
 
 // The built-in patient's persona behaviours beyond the personality's manner
-// (GPAgentBench §4.1: language proficiency, anamnestic fidelity, cognitive
-// disorientation). Each choice is a deterministic function of the case, the
+// (language proficiency, anamnestic fidelity, cognitive disorientation, each
+// on a few levels: clinic.Persona). Each choice is a deterministic function of the case, the
 // fact and the question (seed), so an episode replays identically.
 
 // seed is the per-answer random seed: a hash of the case's record (its
@@ -73,8 +73,7 @@ func blur(text string) string {
 	return "I think, though I'm not sure, " + out
 }
 
-// plainer says a fact at a language proficiency (GPAgentBench §4.1's three
-// levels): basic keeps the first clause only, intermediate drops what follows
+// plainer says a fact at a language proficiency (one of three levels): basic keeps the first clause only, intermediate drops what follows
 // a semicolon and any aside in brackets, advanced says it as it is.
 func plainer(level, text string) string {
 	switch level {

@@ -115,13 +115,13 @@ func TraceEdits(cfg settings.Evolver, in Input, truth *grader.Key, lessons Lesso
 
 // FinishCards completes an evolver's cards from the trace and the key, the
 // same for the built-in and the model evolver: the benchmark's lessons
-// (klinike.go and gpagent.go for now); then it keeps the kinds the run
-// writes and screens them for leaks.
+// (klinike.go for now); then it keeps the kinds the run writes and screens
+// them for leaks.
 func FinishCards(cfg settings.Evolver, in Input, truth *grader.Key, cs []clinic.Card, screen *Screen, lessons Lessons) ([]clinic.Card, []string) {
 	if lessons != nil {
 		cs = lessons.Cards(in, truth, cs)
 	} else {
-		cs = gpCards(in, truth, withCalls(cs, in, truth))
+		cs = withCalls(cs, in, truth)
 	}
 	return ScreenCards(KeepKinds(cs, cfg.CardKinds), screen)
 }
@@ -210,7 +210,9 @@ var digits = regexp.MustCompile(`\d`)
 // numbers or demographics, so rules stay general.
 func contextWords(opening string) []string { return historyWords(opening, nil, 6) }
 
-func topicOf(ev clinic.Event) []string {
+// TopicsOf are the history topics a question was about: the topic the doctor
+// meant to cover, or those its words cue (episode.QuestionTopics).
+func TopicsOf(ev clinic.Event) []string {
 	if ev.Topic != "" {
 		return []string{ev.Topic}
 	}
@@ -233,7 +235,7 @@ func cards(cfg settings.Evolver, in Input, truth *grader.Key, ctxWords []string)
 		}
 		switch ev.Action {
 		case clinic.Ask:
-			for _, t := range topicOf(ev) {
+			for _, t := range TopicsOf(ev) {
 				if !has(ask, t) {
 					ask = append(ask, t)
 				}
@@ -360,7 +362,7 @@ func entries(cfg settings.Evolver, in Input, predicted string, base func(clinic.
 		positive := a.Label == grader.HighYield
 		switch {
 		case ev.Action == clinic.Ask && positive:
-			c.Ask = topicOf(ev)
+			c.Ask = TopicsOf(ev)
 		case ev.Action == clinic.RequestTest && positive:
 			c.Tests = []string{ev.Test}
 		case ev.Action == clinic.Finalize && positive:
@@ -379,7 +381,7 @@ func entries(cfg settings.Evolver, in Input, predicted string, base func(clinic.
 func actionOf(ev clinic.Event, predicted string) string {
 	switch ev.Action {
 	case clinic.Ask:
-		if ts := topicOf(ev); len(ts) > 0 {
+		if ts := TopicsOf(ev); len(ts) > 0 {
 			return "ASK:" + ts[0]
 		}
 	case clinic.RequestTest:
@@ -430,7 +432,7 @@ func summary(in Input, predicted string, ask, tests []string, base func(clinic.C
 	for _, ev := range in.Events {
 		switch {
 		case ev.Action == clinic.Ask && ev.Status == clinic.StatusReturned:
-			lines = append(lines, "asked "+strings.Join(topicOf(ev), "/")+": "+ev.Reply)
+			lines = append(lines, "asked "+strings.Join(TopicsOf(ev), "/")+": "+ev.Reply)
 		case ev.Action == clinic.RequestTest && ev.Status == clinic.StatusReturned:
 			lines = append(lines, ev.Test+": "+ev.Reply)
 		}
@@ -490,11 +492,11 @@ func proposals(cfg settings.Evolver, in Input, ctxWords []string) []clinic.RuleD
 		case ev.Action == clinic.RequestTest && !ev.Free && ev.Test != "" && negative:
 			out = append(out, clinic.RuleDirective{Verb: clinic.VerbAvoidTest, Target: ev.Test, When: when})
 		case ev.Action == clinic.Ask && a.Label == grader.HighYield:
-			for _, t := range topicOf(ev) {
+			for _, t := range TopicsOf(ev) {
 				out = append(out, clinic.RuleDirective{Verb: clinic.VerbAsk, Target: t, When: when})
 			}
 		case ev.Action == clinic.Ask && negative && !ev.Cached && len(ev.RevealedFacts) == 0 && !ev.Generated:
-			for _, t := range topicOf(ev) {
+			for _, t := range TopicsOf(ev) {
 				out = append(out, clinic.RuleDirective{Verb: clinic.VerbAvoidAsk, Target: t, When: when})
 			}
 		}
@@ -532,9 +534,9 @@ func supports(d clinic.RuleDirective, ev clinic.Event, l grader.Label) bool {
 	case clinic.VerbAvoidTest:
 		return negative && ev.Action == clinic.RequestTest && catalog.Key(ev.Test) == catalog.Key(d.Target)
 	case clinic.VerbAsk:
-		return l == grader.HighYield && ev.Action == clinic.Ask && slices.Contains(topicOf(ev), d.Target)
+		return l == grader.HighYield && ev.Action == clinic.Ask && slices.Contains(TopicsOf(ev), d.Target)
 	case clinic.VerbAvoidAsk:
-		return negative && ev.Action == clinic.Ask && slices.Contains(topicOf(ev), d.Target)
+		return negative && ev.Action == clinic.Ask && slices.Contains(TopicsOf(ev), d.Target)
 	}
 	return false
 }

@@ -32,15 +32,9 @@ var KlinikeBench []byte
 //go:embed klinikebench-models.yaml
 var KlinikeBenchModels []byte
 
-// GPAgentBench is GPAgentBench's environment with its action-space ablation.
-//
-//go:embed gpagentbench.yaml
-var GPAgentBench []byte
-
 // shared are the specs of this folder by file name: the ones that are not a
 // single benchmark's.
-var shared = map[string][]byte{"quick.yaml": Quick, "klinikebench.yaml": KlinikeBench, "klinikebench-models.yaml": KlinikeBenchModels,
-	"gpagentbench.yaml": GPAgentBench}
+var shared = map[string][]byte{"quick.yaml": Quick, "klinikebench.yaml": KlinikeBench, "klinikebench-models.yaml": KlinikeBenchModels}
 
 // Specs are a benchmark's shipped experiment specs (a capability), by file
 // name, embedded from its folder.

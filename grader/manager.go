@@ -30,7 +30,7 @@ func GradeDiagnosis(pred string, dx clinic.Diagnosis) float64 {
 		return 0
 	}
 	for _, d := range dx.Dangerous {
-		if nameGrade(pred, d) >= 0.75 && nameGrade(pred, dx.Name) < 1 && bestAcceptable(pred, dx) < 1 {
+		if NameGrade(pred, d) >= 0.75 && NameGrade(pred, dx.Name) < 1 && bestAcceptable(pred, dx) < 1 {
 			return 0
 		}
 	}
@@ -38,14 +38,16 @@ func GradeDiagnosis(pred string, dx clinic.Diagnosis) float64 {
 }
 
 func bestAcceptable(pred string, dx clinic.Diagnosis) float64 {
-	best := nameGrade(pred, dx.Name)
+	best := NameGrade(pred, dx.Name)
 	for _, a := range dx.Acceptable {
-		best = math.Max(best, nameGrade(pred, a))
+		best = math.Max(best, NameGrade(pred, a))
 	}
 	return best
 }
 
-func nameGrade(pred, ref string) float64 {
+// NameGrade is the grade of a predicted diagnosis against one reference
+// name, on GradeDiagnosis's scale, before dangerous alternatives count.
+func NameGrade(pred, ref string) float64 {
 	pa, ra := textmatch.Set(pred), textmatch.Set(ref)
 	if len(pa) > 0 && textmatch.Subset(pa, ra) && textmatch.Subset(ra, pa) {
 		return 1
@@ -123,14 +125,14 @@ func (r RubricJudge) Judge(_ context.Context, c *clinic.Case, revealed string, f
 		j.Diagnosis = GradeDiagnosis(final.Diagnosis[0], m.Diagnosis)
 	}
 	seen := textmatch.Set(revealed)
-	j.Matched, _ = matchPoints(m.Evidence, final.Evidence, w.MatchAt)
+	j.Matched, _ = MatchPoints(m.Evidence, final.Evidence, w.MatchAt)
 	for _, e := range final.Evidence {
 		if textmatch.Coverage(textmatch.Set(e), seen) < w.SupportAt {
 			j.Hallucinated = append(j.Hallucinated, e)
 		}
 	}
 	planItems := append(append([]string(nil), final.Plan...), final.Followup...)
-	j.PlanMatched, _ = matchPoints(m.Management, planItems, w.MatchAt)
+	j.PlanMatched, _ = MatchPoints(m.Management, planItems, w.MatchAt)
 	for _, p := range planItems {
 		for _, u := range m.UnsafeManagement {
 			if textmatch.Coverage(textmatch.Set(u), textmatch.Set(p)) >= 0.6 {
@@ -228,8 +230,9 @@ func Process(events []clinic.Event, cfg settings.Episode) (t, e int, r float64) 
 	return t, e, r
 }
 
-// matchPoints returns the key points that some item covers.
-func matchPoints(points, items []string, at float64) (matched, missed []string) {
+// MatchPoints returns the key points that some item covers (at least the
+// share at of a point's words), and those none does.
+func MatchPoints(points, items []string, at float64) (matched, missed []string) {
 	sets := make([]map[string]bool, len(items))
 	for i, it := range items {
 		sets[i] = textmatch.Set(it)

@@ -72,10 +72,6 @@ type Key struct {
 	Calls   []string `json:"calls,omitempty"`
 	Avoid   []string `json:"avoid_calls,omitempty"`
 	MustAsk []string `json:"must_ask,omitempty"`
-	// Pathway and Refer are the case's management label and referral answer
-	// (where, how soon, the red flags): GPAgentBench's manage-or-refer key.
-	Pathway string           `json:"pathway,omitempty"`
-	Refer   *clinic.Referral `json:"refer,omitempty"`
 	// Bench is the run's benchmark's own part of the key (KeyMaker), typed by
 	// the benchmark; nil where it adds none.
 	Bench any `json:"bench,omitempty"`
@@ -84,8 +80,7 @@ type Key struct {
 // KeyOf is the write-back key of a scored episode.
 func KeyOf(c *clinic.Case, s clinic.Scores) *Key {
 	k := &Key{Diagnosis: c.Manager.Diagnosis.Name, Evidence: c.Manager.Evidence, Management: c.Manager.Management,
-		Dangerous: c.Manager.Diagnosis.Dangerous, DiagnosisGrade: s.Diagnosis, Unsafe: s.Unsafe, Referral: s.Referral,
-		Pathway: c.Manager.Pathway(), Refer: c.Manager.Referral}
+		Dangerous: c.Manager.Diagnosis.Dangerous, DiagnosisGrade: s.Diagnosis, Unsafe: s.Unsafe, Referral: s.Referral}
 	if t := c.Manager.Tools; t != nil {
 		k.Calls, k.Avoid, k.MustAsk = t.Calls(), t.Avoid(), c.Manager.MustAsk
 	}
@@ -193,24 +188,11 @@ func GradeProcess(in ProcessInput, key *Key, labels Labeler) ProcessGrade {
 				a.Label, a.Rationale = Inefficient, "revealed nothing new"
 			}
 		case clinic.RequestTest:
-			a.Target = ev.Test
 			it := catalog.Item{Name: ev.Test, Category: catalog.Infer(ev.Test)}
 			if d, m := catalog.Default().Lookup(ev.Test); m != catalog.MatchNone {
 				it = d
 			}
-			price := catalog.Price(it, prices)
-			switch {
-			case ev.Status == clinic.StatusOverBudget:
-				a.Label, a.Rationale = Inefficient, "requested past the test budget"
-			case ev.Status != clinic.StatusReturned:
-				a.Label, a.Rationale = Inefficient, "the request was "+string(ev.Status)
-			case supports(ev.Reply):
-				a.Label, a.Rationale = HighYield, "the result was used in the assessment"
-			case price >= expensive && !in.YieldOnly:
-				a.Label, a.Rationale = Inefficient, fmt.Sprintf("a %.0f USD test whose result was not used; a cheaper step would have done", price)
-			default:
-				a.Label, a.Rationale = LowYield, "the result did not change the assessment"
-			}
+			a = LabelTest(ev, lc, catalog.Price(it, prices))
 		case clinic.CallMDT:
 			if ev.Status == clinic.StatusReturned {
 				a.Label, a.Rationale = LowYield, "a consultation spends a turn; value depends on the next step"
@@ -239,8 +221,6 @@ func GradeProcess(in ProcessInput, key *Key, labels Labeler) ProcessGrade {
 		case clinic.ToolCall:
 			a.Target = ev.Tool
 			a.Label, a.Rationale = gradeToolCall(ev, s, key, supports) // tools.go
-		case clinic.BodyExam, clinic.Diagnose, clinic.Treat, clinic.Refer:
-			a = gradeGPAction(ev, s, key, supports)
 		default:
 			a.Label, a.Rationale = Inefficient, "not a valid action"
 		}
@@ -252,12 +232,33 @@ func GradeProcess(in ProcessInput, key *Key, labels Labeler) ProcessGrade {
 	return g
 }
 
+// LabelTest labels a test request by its yield and, unless the grading is
+// by yield alone, its price (USD): a returned result nobody used that cost
+// at least expensive is inefficient. A benchmark prices its own tests
+// (Labeler); the shared labels price them by the default catalog.
+func LabelTest(ev clinic.Event, lc LabelContext, price float64) ActionGrade {
+	a := ActionGrade{Turn: ev.Turn, Action: ev.Action, Target: ev.Test}
+	switch {
+	case ev.Status == clinic.StatusOverBudget:
+		a.Label, a.Rationale = Inefficient, "requested past the test budget"
+	case ev.Status != clinic.StatusReturned:
+		a.Label, a.Rationale = Inefficient, "the request was "+string(ev.Status)
+	case lc.Supports(ev.Reply):
+		a.Label, a.Rationale = HighYield, "the result was used in the assessment"
+	case price >= expensive && !lc.YieldOnly:
+		a.Label, a.Rationale = Inefficient, fmt.Sprintf("a %.0f USD test whose result was not used; a cheaper step would have done", price)
+	default:
+		a.Label, a.Rationale = LowYield, "the result did not change the assessment"
+	}
+	return a
+}
+
 func dangerous(final clinic.FinalOutput, names []string) bool {
 	if len(final.Diagnosis) == 0 {
 		return false
 	}
 	for _, d := range names {
-		if nameGrade(final.Diagnosis[0], d) >= 0.75 {
+		if NameGrade(final.Diagnosis[0], d) >= 0.75 {
 			return true
 		}
 	}

@@ -266,6 +266,13 @@ func System(s string) Message { return Message{Role: openai.ChatMessageRoleSyste
 // User builds a user message.
 func User(s string) Message { return Message{Role: openai.ChatMessageRoleUser, Content: s} }
 
+// Reply formats of a role (settings roles.<role>.format; tools.go has
+// function calling).
+const (
+	FormatJSON = "json"
+	FormatTags = "tags" // a benchmark's tagged action format, not a JSON object
+)
+
 // RepairPrompt is the one repair request sent after an invalid reply. It does
 // not count as a turn.
 const RepairPrompt = "Your previous reply could not be used: %s. Reply again with only the JSON object described above, nothing else."
@@ -284,14 +291,15 @@ func (c *Client) JSON(ctx context.Context, msgs []Message, out any, validate fun
 	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
 		return fmt.Errorf("llm %s: decode into %T, want a non-nil pointer", c.Role, out) // a bug of the caller, not of the reply
 	}
-	return c.exchange(ctx, msgs, func(reply string) error { return c.decode(ctx, reply, out, validate) }, RepairPrompt)
+	return c.Exchange(ctx, msgs, func(reply string) error { return c.decode(ctx, reply, out, validate) }, RepairPrompt)
 }
 
-// exchange sends msgs and reads the reply with read; a reply read rejects
-// gets the one repair request (repair, quoting the problem), and a second
-// rejection is an *Error of kind Malformed. Every reply format of every role
-// goes through it: one repair policy.
-func (c *Client) exchange(ctx context.Context, msgs []Message, read func(reply string) error, repair string) error {
+// Exchange sends msgs and reads the reply with read; a reply read rejects
+// gets the one repair request (repair, a format with one %s for the
+// problem), and a second rejection is an *Error of kind Malformed. Every
+// reply format of every role goes through it, a benchmark's own too: one
+// repair policy.
+func (c *Client) Exchange(ctx context.Context, msgs []Message, read func(reply string) error, repair string) error {
 	accept := func(m Message) error { return read(m.Content) }
 	reply, problem, err := c.ask(ctx, c.request(msgs), accept)
 	if err != nil || problem == nil {
@@ -321,11 +329,7 @@ func (c *Client) decode(ctx context.Context, reply string, out any, validate fun
 	if err := json.Unmarshal([]byte(obj), out); err != nil {
 		return fmt.Errorf("invalid JSON: %v", err)
 	}
-	if n := extraFields(probe, v.Type().Elem()); n > 0 {
-		if m := meter(ctx); m != nil {
-			m.Add(Usage{Role: c.Role, ExtraFields: n})
-		}
-	}
+	c.CountExtraFields(ctx, extraFields(probe, v.Type().Elem()))
 	if validate != nil {
 		return validate()
 	}
@@ -674,6 +678,14 @@ func (c *Client) acquire(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return c.failed(fault.Timeout, 0, "waiting for a free call slot (roles."+c.Role+".concurrency): "+ctx.Err().Error())
+	}
+}
+
+// CountExtraFields counts n unknown fields of a reply as the role's
+// extra_fields on the context's meter: they are ignored, never an error.
+func (c *Client) CountExtraFields(ctx context.Context, n int) {
+	if m := meter(ctx); m != nil && n > 0 {
+		m.Add(Usage{Role: c.Role, ExtraFields: n})
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
@@ -628,46 +629,23 @@ func TestModelEvolverKeepsMemoryEntries(t *testing.T) {
 	require.Equal(t, evolver.KeepKinds(evolver.Records(cfg, in), cfg.CardKinds), out.Cards[1:])
 }
 
-// TestModelEvolverWritesReferralCards: in a GP episode that missed a needed
-// referral, the model's card about the condition becomes a referral card
-// (the red flags as evidence, where and how urgently to refer), as the
-// built-in evolver's does (GPAgentBench §4).
-func TestModelEvolverWritesReferralCards(t *testing.T) {
-	srv := llmtest.New(t)
-	srv.Script = func(int, llmtest.Request) *llmtest.Reply {
-		return &llmtest.Reply{Status: 200, Content: `{"edits":[],"cards":[{"kind":"correction","text":"earache with fever in a child: look behind the ear","diagnosis":"Acute mastoiditis"}]}`}
-	}
-	flags := []string{"red swelling behind the ear", "swelling over the mastoid with the ear pushed forward"}
-	events := []clinic.Event{
-		{Turn: 0, Action: clinic.Ask, Question: "Any other symptoms?", Topic: clinic.TopicAssociated, Status: clinic.StatusReturned,
-			Reply: "There is a red swelling behind the ear and the ear sticks out.", RevealedFacts: []string{"rf1"}},
-		{Turn: 1, Action: clinic.BodyExam, Target: "ent", Status: clinic.StatusReturned, Reply: "Tender boggy swelling over the mastoid with the ear pushed forward."},
-		{Turn: 2, Action: clinic.Treat, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Diagnosis: []string{"Acute otitis media"},
-			Plan: []string{"amoxicillin"}, Disposition: clinic.PathwayManage}},
-	}
-	key := &grader.Key{Diagnosis: "Acute mastoiditis", Evidence: append([]string{"ear pain with fever"}, flags...),
-		Management: []string{"same day ENT assessment"}, Pathway: clinic.PathwayRefer,
-		Refer: &clinic.Referral{Needed: true, Destination: "ENT", Urgency: "emergency", RedFlags: flags}, Referral: grader.ReferralMissed}
-	in := evolver.Input{Run: "r", Pass: 1, Stage: 1, Episode: 3, CaseID: "gp-0007", Opening: "My son has earache and a temperature.",
-		Events: events, Final: *events[2].Final, WriteCards: true}
-	in.Grade = grader.GradeProcess(grader.ProcessInput{Events: in.Events, Final: in.Final, Outcome: in.Outcome}, key, nil)
-	cfg := settings.Default().Evolver
-	cfg.RuleBudget = 0
-	out, err := llm.Evolver{C: client(t, srv, "evolver", nil)}.Evolve(context.Background(), cfg, in, key, nil)
+// TestPatientPromptHasThePersona checks that the model patient's prompt
+// describes the persona on GPAgentBench's four dimensions (§4.1).
+func TestPatientPromptHasThePersona(t *testing.T) {
+	cp, err := corpus.Load("builtin:stream@7")
 	require.NoError(t, err)
-	require.Empty(t, out.Skipped)
-	var c *clinic.Card
-	for i := range out.Cards {
-		if out.Cards[i].Diagnosis == "Acute mastoiditis" {
-			c = &out.Cards[i]
-		}
+	c := cp.Cases[0]
+	c.Patient.Persona = clinic.Persona{Personality: "minimising", Language: "basic", Recall: "low", Disorientation: "high"}
+	msgs, err := llm.Render("patient", episode.PatientQuery{View: c.Patient}, episode.PatientQuery{View: c.Patient, Question: "q"})
+	require.NoError(t, err)
+	system := msgs[0].Content
+	for _, want := range []string{"Personality: pleasing", "Language proficiency: basic", "Anamnestic fidelity: low", "Disorientation: high"} {
+		require.Contains(t, system, want)
 	}
-	require.NotNil(t, c, "the model's card is kept")
-	dest, urgency, ok := clinic.ParseReferAction(c.Action)
-	require.True(t, ok, "a referral card, got action %q", c.Action)
-	require.Equal(t, "ENT", dest)
-	require.Equal(t, "emergency", urgency)
-	require.Equal(t, flags, c.Evidence)
-	require.Contains(t, c.Tests, "ent", "the examination that showed a flag")
-	require.Contains(t, c.Text, "THEN REFER to ENT (emergency)")
+	c.Patient.Persona = clinic.Persona{Personality: "anxious", Language: "fluent", Recall: "medium", Clarity: "confused"}
+	msgs, err = llm.Render("patient", episode.PatientQuery{View: c.Patient}, episode.PatientQuery{View: c.Patient, Question: "q"})
+	require.NoError(t, err)
+	for _, want := range []string{"Personality: overanxious", "Language proficiency: advanced", "Anamnestic fidelity: high", "Disorientation: moderate"} {
+		require.Contains(t, msgs[0].Content, want, "an older corpus's persona read on the paper's dimensions")
+	}
 }

@@ -31,9 +31,6 @@ func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision
 	if len(v.Tools) > 0 {
 		return d.decideTools(ctx, v) // a tool sandbox (KlinikeBench): tools.go
 	}
-	if gpView(v) {
-		return d.decideGP(ctx, v)
-	}
 	msgs, err := DoctorPrompt(v)
 	if err != nil {
 		return actor.Decision{}, err
@@ -55,13 +52,14 @@ func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision
 		}
 		return nil
 	})
-	return decision(out, err)
+	return Decided(out, err)
 }
 
-// decision is the doctor's decision from a checked reply: a reply still
-// malformed after the repair request is an llm_error turn, not an error, and
-// the harness's own fields are cleared, since the model may not set them.
-func decision(out clinic.DoctorOutput, err error) (actor.Decision, error) {
+// Decided is the doctor's decision from a checked reply, whatever its
+// format: a reply still malformed after the repair request is an llm_error
+// turn, not an error, and the harness's own fields are cleared, since the
+// model may not set them.
+func Decided(out clinic.DoctorOutput, err error) (actor.Decision, error) {
 	if IsMalformed(err) {
 		return actor.Decision{LLMError: true}, nil
 	}
@@ -338,13 +336,26 @@ type gradeReply struct {
 	Summary string `json:"summary"`
 }
 
+// gradedEvent is an action as the grader's prompt lists it: the event, and
+// what the benchmark's own action was about.
+type gradedEvent struct {
+	clinic.Event
+	Target string
+}
+
 // GradeProcess labels every action.
 func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput, key *grader.Key) (grader.ProcessGrade, error) {
 	events := in.Events
+	lines := make([]gradedEvent, len(events))
+	for i, ev := range events {
+		lines[i].Event = ev
+		lines[i].Target, _ = episode.OwnTarget(g.Bench, ev) // "" for the shared actions: their question or test is the line's
+	}
 	msgs, err := Render("grader", nil, struct {
 		grader.ProcessInput
-		Key *grader.Key
-	}{in, key})
+		Key    *grader.Key
+		Events []gradedEvent
+	}{in, key, lines})
 	if err != nil {
 		return grader.ProcessGrade{}, err
 	}
@@ -385,8 +396,9 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 			target = ev.Test
 		case clinic.ToolCall:
 			target = ev.Tool
-		case clinic.BodyExam:
-			target = ev.Target
+		}
+		if s, ok := episode.OwnTarget(g.Bench, ev); ok {
+			target = s
 		}
 		pg.Actions = append(pg.Actions, grader.ActionGrade{Turn: i, Action: ev.Action, Target: target, Label: grader.Label(l.Label), Rationale: l.Rationale})
 		pg.Counts[grader.Label(l.Label)]++

@@ -45,7 +45,7 @@ func (d Doctor) decideTools(ctx context.Context, v clinic.DoctorView) (actor.Dec
 	}
 	var out clinic.DoctorOutput
 	err = d.C.JSON(ctx, msgs, &out, func() error { return checkStep(&out, v) })
-	return decision(out, err)
+	return Decided(out, err)
 }
 
 // checkStep validates a JSON step against the view: an allowed action, a

@@ -1,40 +1,37 @@
 package runner
 
 import (
-	"strings"
-
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
 )
 
-// eventTarget is what an action of a trace was about: the question, the test
-// or examination target, the committed diagnosis, or the referral.
-func eventTarget(ev clinic.Event) string {
+// Notes is a benchmark's line under one of its events in a trace as a
+// terminal shows it (a capability): what the shared fields do not tell, such
+// as a safety cost charged to the step; "" for none.
+type Notes interface {
+	Note(ev clinic.Event) string
+}
+
+// eventTarget is what an action of a trace was about: benchmark b's reading
+// where it has one (episode.OwnTarget), else the question, the test, or the
+// working diagnoses of a closing action that gave none.
+func eventTarget(b any, ev clinic.Event) string {
+	if s, ok := episode.OwnTarget(b, ev); ok {
+		return s
+	}
 	switch ev.Action {
 	case clinic.RequestTest:
 		return ev.Test
-	case clinic.BodyExam:
-		return ev.Target
 	case clinic.ToolCall:
 		return ev.Tool + " " + string(ev.Arguments)
-	case clinic.Diagnose:
-		return strings.Join(ev.WorkingDiagnoses, "; ")
-	case clinic.Refer:
-		if ev.Final != nil {
-			return disposition(*ev.Final)
-		}
 	}
 	return ev.Question
 }
 
-// disposition renders how a profile's encounter ended: manage, or refer with
-// the destination and urgency.
-func disposition(f clinic.FinalOutput) string {
-	if f.Disposition != clinic.PathwayRefer {
-		return f.Disposition
+// note is b's line under an event, "" for none.
+func note(b any, ev clinic.Event) string {
+	if n, ok := b.(Notes); ok {
+		return n.Note(ev)
 	}
-	s := "refer to " + f.Destination
-	if f.Urgency != "" {
-		s += " (" + f.Urgency + ")"
-	}
-	return s
+	return ""
 }

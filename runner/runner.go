@@ -452,12 +452,13 @@ func RuleTexts(rules []clinic.Rule) []string {
 	return out
 }
 
-// Format renders a trace for a terminal.
-func Format(t clinic.Trace) string {
+// Format renders a trace of benchmark bm (nil: none known) for a terminal,
+// with the benchmark's readings of its own actions and endings.
+func Format(t clinic.Trace, bm any) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "episode %s  case %s  (%s)\n", t.EpisodeID, t.CaseID, t.Condition)
 	for _, ev := range t.Events {
-		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, eventTarget(ev))
+		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, eventTarget(bm, ev))
 		if ev.Reply != "" && ev.Action != clinic.Finalize {
 			for _, line := range strings.Split(ev.Reply, "\n") {
 				fmt.Fprintf(&b, "     > %s\n", line)
@@ -466,13 +467,13 @@ func Format(t clinic.Trace) string {
 		if len(ev.RetrievedCards) > 0 {
 			fmt.Fprintf(&b, "     cards: %d retrieved\n", len(ev.RetrievedCards))
 		}
-		if ev.Penalty > 0 {
-			fmt.Fprintf(&b, "     safety cost: %g\n", ev.Penalty)
+		if n := note(bm, ev); n != "" {
+			fmt.Fprintf(&b, "     %s\n", n)
 		}
 	}
 	fmt.Fprintf(&b, "end: %s\n", t.Termination)
-	if f := t.Final; f.Disposition != "" {
-		fmt.Fprintf(&b, "disposition: %s\n", disposition(f))
+	if d := episode.Disposition(bm, t.Final); d != "" {
+		fmt.Fprintf(&b, "disposition: %s\n", d)
 	}
 	fmt.Fprintf(&b, "diagnosis: %s\nevidence:  %s\nplan:      %s\nfollow-up: %s\n",
 		strings.Join(t.Final.Diagnosis, "; "), strings.Join(t.Final.Evidence, " | "), strings.Join(t.Final.Plan, "; "), strings.Join(t.Final.Followup, "; "))

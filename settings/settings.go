@@ -20,7 +20,7 @@ import (
 // the configuration file's keys, so an experiment's `settings:` overrides use
 // the same spelling as clinevo.yaml.
 type Settings struct {
-	Profile string  `json:"profile" mapstructure:"profile"` // medevoeval | medinquire | gpagent | klinike
+	Profile string  `json:"profile" mapstructure:"profile"` // the benchmark: a registered one's name (bench.Names)
 	Episode Episode `json:"episode" mapstructure:"episode"`
 	Scoring Scoring `json:"scoring" mapstructure:"scoring"`
 	Evolver Evolver `json:"evolver" mapstructure:"evolver"`
@@ -30,16 +30,13 @@ type Settings struct {
 	Durability Durability `json:"durability" mapstructure:"durability"`
 }
 
-// Profiles are the benchmark environments a run can play.
+// Profiles are the benchmark environments a run can play. The benchmarks
+// registered in a process (bench.Names) are the profiles it accepts.
 const (
 	MedEvoEval = "medevoeval" // ASK, REQUEST_TEST, CALL_MDT, FINALIZE (MedEvoEval §3.2)
 	MedInquire = "medinquire" // ask, order test by free text, submit diagnosis (EvoClinician §3)
-	GPAgent    = "gpagent"    // six actions under a workflow mask (GPAgentBench §4)
 	Klinike    = "klinike"    // patient turns and a tool sandbox (KlinikeBench §2)
 )
-
-// ProfileNames lists every profile.
-var ProfileNames = []string{MedEvoEval, MedInquire, GPAgent, Klinike}
 
 // Episode is the environment: budgets, the consultant, prices and mode.
 type Episode struct {
@@ -60,13 +57,6 @@ type Episode struct {
 	// steps including tool calls, 10 patient turns); 0 means no cap.
 	MaxSteps        int `json:"max_steps" mapstructure:"max_steps"`
 	MaxPatientTurns int `json:"max_patient_turns" mapstructure:"max_patient_turns"`
-	// WorkflowPenalty and TimeoutPenalty are GPAgentBench's c_workflow (a masked
-	// action attempted) and c_timeout (no terminal action within the limit).
-	WorkflowPenalty float64 `json:"workflow_penalty" mapstructure:"workflow_penalty"`
-	TimeoutPenalty  float64 `json:"timeout_penalty" mapstructure:"timeout_penalty"`
-	// Actions restricts a profile's action set (GPAgentBench's action-space
-	// ablation); empty means all of the profile's actions.
-	Actions []string `json:"actions" mapstructure:"actions"`
 	// Ext are the episode keys the benchmarks add, by name, written inline
 	// with the shared ones (ext.go); each benchmark declares, defaults and
 	// validates its own.
@@ -174,7 +164,7 @@ type Role struct {
 	APIKeyEnv       string   `json:"api_key_env" mapstructure:"api_key_env"`
 	APIKeyFile      string   `json:"api_key_file" mapstructure:"api_key_file"`
 	JSONMode        bool     `json:"json_mode" mapstructure:"json_mode"` // send response_format json_object
-	Format          string   `json:"format" mapstructure:"format"`       // reply format: json | tags (GPAgentBench's <action> tags) | tools (function calling)
+	Format          string   `json:"format" mapstructure:"format"`       // reply format: json | tags (a benchmark's tagged action format) | tools (function calling)
 	Cache           bool     `json:"cache" mapstructure:"cache"`         // cache temperature-0 replies
 	PricePrompt     float64  `json:"price_prompt" mapstructure:"price_prompt"`
 	PriceCompletion float64  `json:"price_completion" mapstructure:"price_completion"`
@@ -221,7 +211,7 @@ func Default() Settings {
 		Episode: Episode{MaxTurns: 10, MaxTests: 3, MDT: MDTConsultant, BaseTurnCost: 5, Prices: map[string]float64{
 			"physical_exam": 0, "rapid_test": 25, "cbc": 30, "glucose": 30, "chemistry": 35, "urinalysis": 35, "troponin": 40,
 			"ecg": 50, "thyroid": 50, "xray": 80, "spirometry": 100, "ultrasound": 250, "ct": 500, "mri": 700, "other": 60},
-			UnknownTestPrice: 60, Mode: Interactive, MaxSteps: 32, MaxPatientTurns: 10, WorkflowPenalty: 5, TimeoutPenalty: 5},
+			UnknownTestPrice: 60, Mode: Interactive, MaxSteps: 32, MaxPatientTurns: 10},
 		Scoring: Scoring{Diagnosis: 0.5, Evidence: 0.3, Plan: 0.2, Lambda: 0.5, Mu: 1, PassAt: 0.7,
 			US: 0.6, UT: 0.2, UE: 0.1, UR: 0.1, MatchAt: 0.5, SupportAt: 0.5},
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
@@ -252,7 +242,6 @@ func Default() Settings {
 func (s Settings) Clone() Settings {
 	out := s
 	out.Episode.Prices = cloneMap(s.Episode.Prices)
-	out.Episode.Actions = slices.Clone(s.Episode.Actions)
 	out.Episode.Ext = cloneExt(s.Episode.Ext)
 	out.Evolver.CardKinds = slices.Clone(s.Evolver.CardKinds)
 	out.Evolver.MemoryLabels = slices.Clone(s.Evolver.MemoryLabels)
@@ -284,8 +273,9 @@ func (s Settings) OrDefault() Settings {
 
 // Validate names the key of the first invalid value.
 func (s Settings) Validate() error {
-	if !slices.Contains(ProfileNames, s.Profile) {
-		return fmt.Errorf("profile %q, want one of %s", s.Profile, strings.Join(ProfileNames, ", "))
+	if strings.TrimSpace(s.Profile) == "" {
+		// Which names are benchmarks is the registry's to say (bench.ValidateSettings).
+		return fmt.Errorf("profile is required: the name of a benchmark")
 	}
 	e := s.Episode
 	switch {
@@ -303,11 +293,6 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("episode.mode %q, want interactive or static", e.Mode)
 	case e.MaxSteps < 0 || e.MaxPatientTurns < 0:
 		return fmt.Errorf("episode.max_steps and episode.max_patient_turns must not be negative")
-	case e.WorkflowPenalty < 0 || e.TimeoutPenalty < 0:
-		return fmt.Errorf("episode.workflow_penalty and episode.timeout_penalty must not be negative")
-	}
-	if err := e.validateActions(s.Profile); err != nil {
-		return err
 	}
 	known := Default().Episode.Prices
 	for _, k := range sortedKeys(e.Prices) {

@@ -16,6 +16,7 @@ import (
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
@@ -42,14 +43,17 @@ type episodePage struct {
 // turnView is one turn as the page shows it.
 type turnView struct {
 	clinic.Event
-	Said      string // who or what answered: patient, result, consultant, ...
-	Target    string // the question, test, examination target or tool
-	Arguments string // a tool call's arguments, indented
-	Label     *grader.ActionGrade
-	Cards     []shownCard
-	NewCards  bool   // the cards differ from the turn before's (the page opens them)
-	Query     string // the memory query of the conversation so far, as the doctor made it
-	QueryHref string // that query on the memory page, as of the memory the doctor read
+	Said   string // who or what answered: patient, result, consultant, ...
+	Target string // the question, test, tool or what the benchmark's own action was about
+	// Disposition is how a closing action ended the episode, in the
+	// benchmark's words (episode.Disposition), "" where it has none.
+	Disposition string
+	Arguments   string // a tool call's arguments, indented
+	Label       *grader.ActionGrade
+	Cards       []shownCard
+	NewCards    bool   // the cards differ from the turn before's (the page opens them)
+	Query       string // the memory query of the conversation so far, as the doctor made it
+	QueryHref   string // that query on the memory page, as of the memory the doctor read
 }
 
 // shownCard is a card shown to the doctor at a turn.
@@ -178,8 +182,18 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 		}
 		return c, err
 	}
+	// The run's benchmark reads its own actions; a run whose source is not
+	// found is read the shared way.
+	src, srcErr := s.sourceOf(ctx, rec.Run)
+	var b bench.Benchmark
+	if srcErr == nil {
+		b, _ = bench.Of(src.Settings) // nil for a benchmark this build does not have
+	}
 	for _, ev := range t.Events {
-		tv := turnView{Event: ev, Said: said(ev.Action), Target: target(ev)}
+		tv := turnView{Event: ev, Said: said(ev), Target: target(b, ev)}
+		if ev.Final != nil {
+			tv.Disposition = episode.Disposition(b, *ev.Final)
+		}
 		if len(ev.Arguments) > 0 {
 			var b bytes.Buffer
 			if json.Indent(&b, ev.Arguments, "", "  ") == nil {
@@ -222,14 +236,13 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 	}
 	sort.Slice(p.Usage, func(i, j int) bool { return p.Usage[i].Role < p.Usage[j].Role })
 
-	src, err := s.sourceOf(ctx, rec.Run)
-	if errors.Is(err, results.ErrNotFound) {
+	if err := srcErr; errors.Is(err, results.ErrNotFound) {
 		p.Source = err.Error() + "; the scores are shown as stored, without the similarity of the cards shown"
 		p.Scores = explain(rec.Scores, nil, nil)
 		return p, nil
 	}
-	if err != nil {
-		return nil, err
+	if srcErr != nil {
+		return nil, srcErr
 	}
 	c, err := s.caseOf(src.Corpus, rec.CaseID)
 	if err != nil {
@@ -327,32 +340,36 @@ func (s *Server) history(workflowID string) historyLinks {
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// said names what answered an action.
-func said(a clinic.ActionKind) string {
-	switch a {
+// said names what answered an action: an examination outside the test
+// budget (Event.Free) answers with a finding.
+func said(ev clinic.Event) string {
+	switch ev.Action {
 	case clinic.Ask:
 		return "patient"
 	case clinic.RequestTest:
 		return "result"
 	case clinic.CallMDT:
 		return "consultant"
-	case clinic.BodyExam:
-		return "finding"
 	case clinic.ToolCall:
 		return "tool"
+	}
+	if ev.Free {
+		return "finding"
 	}
 	return "reply"
 }
 
-// target is what an action was about.
-func target(ev clinic.Event) string {
+// target is what an action was about: benchmark b's reading where it has
+// one (episode.OwnTarget), else the tool, the test or the question.
+func target(b any, ev clinic.Event) string {
+	if s, ok := episode.OwnTarget(b, ev); ok {
+		return s
+	}
 	switch {
 	case ev.Tool != "":
 		return ev.Tool
 	case ev.Test != "":
 		return ev.Test
-	case ev.Target != "":
-		return ev.Target
 	}
 	return ev.Question
 }
@@ -408,8 +425,6 @@ func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings) ScoreView
 			}
 		}
 		switch set.Profile {
-		case settings.GPAgent:
-			return explainGP(sc, *set)
 		case settings.Klinike:
 			return explainKlinike(sc, *set)
 		}

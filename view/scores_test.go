@@ -1,7 +1,6 @@
 package view
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,34 +30,4 @@ func TestExplainMedInquire(t *testing.T) {
 	require.Contains(t, v.Check, "hold for the stored numbers")
 	v = explain(clinic.Scores{Grade: 75, S: 0.7, Cost: 70, T: 8}, &clinic.Case{}, &set)
 	require.Contains(t, v.Check, "is not grade/100 = 0.7500")
-}
-
-// GPAgentBench C.2 and Table 7 by hand, with clinevo's headline S.
-func TestExplainGPAgent(t *testing.T) {
-	set := settings.Default()
-	set.Profile = settings.GPAgent
-	for _, tc := range []struct {
-		name    string
-		s       float64
-		metrics map[string]float64
-		how     string
-		check   string
-	}{
-		{"treated right", 0.8125, map[string]float64{"mgmt": 1, "miss_gp": 0, "dx": 1, "tx": 0.5, "reward": 6.5, "cost_safety": 0},
-			"(5·1 + 3·0.5)/8 on a treated case", "follows from the stored metrics"},
-		{"referred right", 1, map[string]float64{"mgmt": 1, "miss_refer": 0, "dest": 1, "reward": 0, "cost_safety": 0},
-			"(1 + Dest)/2 = (1 + 1)/2 on a referral", "follows from the stored metrics"},
-		{"wrong pathway, stored S inconsistent", 0.5, map[string]float64{"mgmt": 0, "miss_refer": 1, "dest": 0, "dx": 1, "tx": 1, "reward": 8, "cost_safety": 1},
-			"0: the wrong pathway", "give S = 0.0000, not the stored 0.5000"},
-		{"no referral label", 1, map[string]float64{"dx": 1, "tx": 1, "reward": 8},
-			"on a treated case", "is not checked"},
-	} {
-		v := explain(clinic.Scores{S: tc.s, Metrics: tc.metrics}, &clinic.Case{}, &set)
-		require.Contains(t, lineOf(v, "S").How, tc.how, tc.name)
-		require.Contains(t, v.Check, tc.check, tc.name)
-		for k := range tc.metrics {
-			require.True(t, v.Explained[k], "%s: metric %s has its own line", tc.name, k)
-		}
-		require.True(t, strings.HasPrefix(lineOf(v, "reward").How, "r = w_diag·Dx + w_treat·Tx"), tc.name)
-	}
 }

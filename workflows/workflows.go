@@ -120,7 +120,7 @@ func EpisodeWorkflow(ctx workflow.Context, in activities.EpisodeInput) (contract
 	if in.Frozen {
 		// Evaluation episodes learn nothing, so they record themselves; stream
 		// episodes are recorded by the stream after Evolve.
-		rec := activities.RecordInput{EpisodeRef: in.Ref(), Run: in.Run, Kind: in.Kind, Pass: in.Pass}
+		rec := activities.RecordInput{EpisodeRef: in.Ref(), Run: in.Run, Kind: in.Kind, Pass: in.Pass, Profile: in.Settings.Profile, SettingsRef: in.SettingsRef}
 		if err := run(a.Record, rec, nil); err != nil {
 			return contract.ScoreSummary{}, err
 		}

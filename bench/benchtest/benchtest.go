@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -34,7 +35,9 @@ type Config struct {
 	// Cases are sample cases the benchmark plays.
 	Cases []clinic.Case
 	// Moves are valid doctor outputs for the view, at least one for every
-	// action the view allows: the suite's random doctor picks among them.
+	// action the view allows: the suite's random doctor picks among them, and
+	// the action check tries each one the view allows (a move for an action
+	// the view masks is not tried there).
 	Moves func(v clinic.DoctorView) []clinic.DoctorOutput
 	// BadSettings must be refused, each error naming Want; the suite adds an
 	// unknown episode key of its own.
@@ -62,8 +65,9 @@ type Bad[T any] struct {
 // Run checks b against the conformance rules:
 //   - its metrics are declared well (unique names, bounds, a headline, a
 //     definition);
-//   - every action it declares is handled, and an action it does not declare
-//     is recorded as invalid, never an error;
+//   - every action it declares is handled (where a view allows it: the
+//     suite walks each case's episode through its states), and an action it
+//     does not declare is recorded as invalid, never an error;
 //   - rebuilding an episode from its events (any prefix of them) calls no
 //     role and gives the same state and the same doctor's view;
 //   - scores lie within their declared ranges, every metric produced is
@@ -167,31 +171,50 @@ func checkMetrics(t *testing.T, ms []bench.Metric) {
 	require.True(t, headline, "no headline metric")
 }
 
-// checkActions steps every declared action from a fresh episode of each
-// case: none is an error or unknown, and an undeclared one is recorded.
-func checkActions(t *testing.T, b bench.Benchmark, s settings.Settings, cfg Config) {
+// checkActions steps every declared action of each case's episode: the
+// moves each view allows are tried, each on a rebuild of the episode so far,
+// and the walk goes on along the first move into a state that allows other
+// actions (a workflow that masks an action at first, as treat before
+// diagnose), until the case has tried every declared action or no move leads
+// anywhere new. None is an error or refused; an undeclared action is
+// recorded, never an error.
+func checkActions(t require.TestingT, b bench.Benchmark, s settings.Settings, cfg Config) {
 	ctx := context.Background()
 	declared := b.Actions(s)
 	handled := map[clinic.ActionKind]bool{}
 	for _, c := range cfg.Cases {
-		env, err := b.Start(c, s, episode.BuiltinRoles(), nil)
-		require.NoError(t, err)
-		v := env.View(nil, nil)
-		for _, a := range v.Actions {
-			require.Contains(t, declared, clinic.ActionKind(a), "the view offers %s, which the benchmark does not declare", a)
-		}
-		for _, mv := range cfg.Moves(v) {
-			if !slices.Contains(v.Actions, string(mv.Action)) {
-				continue
-			}
-			e, err := b.Start(c, s, episode.BuiltinRoles(), nil)
+		tried := map[clinic.ActionKind]bool{}
+		walked := map[string]bool{} // the allowed actions of the views walked
+		var events []clinic.Event
+		for {
+			env, err := b.Start(c, s, episode.BuiltinRoles(), events)
 			require.NoError(t, err)
-			ev, err := e.Step(ctx, episode.StepInput{Output: mv})
-			require.NoError(t, err, "case %s: %s", c.ID, mv.Action)
-			require.Equal(t, mv.Action, ev.Action)
-			require.NotEqual(t, clinic.StatusInvalid, ev.Status, "case %s: %s is declared but refused: %s", c.ID, mv.Action, ev.Reply)
-			require.NotEqual(t, clinic.StatusUnparseable, ev.Status, "case %s: the suite's move for %s is not a valid one: %s", c.ID, mv.Action, ev.Reply)
-			handled[mv.Action] = true
+			v := env.View(nil, nil)
+			walked[strings.Join(v.Actions, ",")] = true
+			for _, a := range v.Actions {
+				require.Contains(t, declared, clinic.ActionKind(a), "the view offers %s, which the benchmark does not declare", a)
+			}
+			var next []clinic.Event
+			for _, mv := range cfg.Moves(v) {
+				if !slices.Contains(v.Actions, string(mv.Action)) {
+					continue
+				}
+				e, err := b.Start(c, s, episode.BuiltinRoles(), events)
+				require.NoError(t, err)
+				ev, err := e.Step(ctx, episode.StepInput{Output: mv})
+				require.NoError(t, err, "case %s: %s", c.ID, mv.Action)
+				require.Equal(t, mv.Action, ev.Action)
+				require.NotEqual(t, clinic.StatusInvalid, ev.Status, "case %s: %s is declared but refused: %s", c.ID, mv.Action, ev.Reply)
+				require.NotEqual(t, clinic.StatusUnparseable, ev.Status, "case %s: the suite's move for %s is not a valid one: %s", c.ID, mv.Action, ev.Reply)
+				handled[mv.Action], tried[mv.Action] = true, true
+				if next == nil && !e.Done() && !walked[strings.Join(e.View(nil, nil).Actions, ",")] {
+					next = e.Events()
+				}
+			}
+			if next == nil || !slices.ContainsFunc(declared, func(a clinic.ActionKind) bool { return !tried[a] }) {
+				break
+			}
+			events = next
 		}
 		e, err := b.Start(c, s, episode.BuiltinRoles(), nil)
 		require.NoError(t, err)
@@ -200,7 +223,7 @@ func checkActions(t *testing.T, b bench.Benchmark, s settings.Settings, cfg Conf
 		require.Contains(t, []clinic.Status{clinic.StatusInvalid, clinic.StatusMasked, clinic.StatusUnparseable}, ev.Status)
 	}
 	for _, a := range declared {
-		require.True(t, handled[a], "declared action %s: no sample case's first view allows it or no move was given for it", a)
+		require.True(t, handled[a], "declared action %s: no view a sample case's walk reaches allows it, or no move was given for it", a)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
@@ -29,24 +30,42 @@ var (
 // Name is "gpagent".
 func (Benchmark) Name() string { return Name }
 
-// Actions are the run's action set (Enabled), in the paper's order.
-func (Benchmark) Actions(s settings.Settings) []clinic.ActionKind { return Enabled(s.Episode) }
+// Actions are the run's action set (Enabled), in the paper's order; nil for
+// settings whose keys do not read (Validate names the key).
+func (Benchmark) Actions(s settings.Settings) []clinic.ActionKind {
+	e, err := EpisodeOf(s)
+	if err != nil {
+		return nil
+	}
+	return Enabled(e)
+}
 
-// Validate checks the action-space ablation's action set.
-func (Benchmark) Validate(s settings.Settings) error { return nil }
+// Validate checks the benchmark's episode keys: the action-space ablation's
+// action set and the two penalties.
+func (Benchmark) Validate(s settings.Settings) error {
+	e, err := EpisodeOf(s)
+	if err != nil {
+		return err
+	}
+	return e.validate()
+}
 
-// ValidateCase needs nothing beyond the native case format: a case without a
-// management label reads its pathway from the referral (Pathway).
-func (Benchmark) ValidateCase(*clinic.Case) error { return nil }
+// ValidateCase checks the case's management fields (CheckCase): a case
+// without a management label reads its pathway from the referral (Pathway).
+func (b Benchmark) ValidateCase(c *clinic.Case) error { return b.CheckCase(c) }
 
 // Start begins or rebuilds a consultation.
 func (Benchmark) Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) (episode.Env, error) {
-	return Start(c, s, roles, events), nil
+	e, err := Start(c, s, roles, events)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
-// CheckJudge needs the Dx and Tx judges of appendix C.2 (grader.GPJudge).
+// CheckJudge needs the Dx and Tx judges of appendix C.2 (Judge).
 func (Benchmark) CheckJudge(j grader.Judge) error {
-	if _, ok := j.(grader.GPJudge); !ok {
+	if _, ok := j.(Judge); !ok {
 		return fmt.Errorf("%T has no Dx and Tx judges (JudgeDx, JudgeTx)", j)
 	}
 	return nil
@@ -54,12 +73,12 @@ func (Benchmark) CheckJudge(j grader.Judge) error {
 
 // Score is Score; a nil judge is the built-in rubric.
 func (b Benchmark) Score(ctx context.Context, in bench.ScoreInput) (clinic.Scores, error) {
-	var gj grader.GPJudge
+	var gj Judge
 	if in.Judge != nil {
 		if err := b.CheckJudge(in.Judge); err != nil {
 			return clinic.Scores{}, err
 		}
-		gj = in.Judge.(grader.GPJudge)
+		gj = in.Judge.(Judge)
 	}
 	return Score(ctx, in.Case, in.Settings, in.Env, gj)
 }
@@ -77,8 +96,8 @@ func (Benchmark) Metrics() []bench.Metric {
 		{Name: MetricMissRefer, Title: "Miss-Refer", Min: 0, Max: 1, Direction: bench.LowerBetter, Headline: true, Doc: "1 − Mgmt on a case needing referral (C.2)"},
 		{Name: MetricMissGP, Title: "Miss-GP", Min: 0, Max: 1, Direction: bench.LowerBetter, Headline: true, Doc: "1 − Mgmt on a manageable case (C.2)"},
 		{Name: MetricDest, Title: "Dest", Min: 0, Max: 1, Doc: "referred to one of the case's destinations, by normalised string match (§5)"},
-		{Name: clinic.MetricReward, Title: "reward", Min: 0, Max: WDiag + WTreat, Doc: "r = w_diag·Dx + w_treat·Tx (Table 7, C.6)"},
-		{Name: clinic.MetricSafetyCost, Title: "C_safety", Min: 0, Max: 1, Direction: bench.LowerBetter, Doc: "1[wrong terminal action] (§4.2, Table 7)"},
+		{Name: analysis.MetricReward, Title: "reward", Min: 0, Max: WDiag + WTreat, Doc: "r = w_diag·Dx + w_treat·Tx (Table 7, C.6)"},
+		{Name: analysis.MetricSafetyCost, Title: "C_safety", Min: 0, Max: 1, Direction: bench.LowerBetter, Doc: "1[wrong terminal action] (§4.2, Table 7)"},
 		{Name: MetricTurns, Title: "turns", Min: 0, Max: inf, Direction: bench.LowerBetter, Doc: "actions taken"},
 		{Name: MetricDupRate, Title: "dup rate", Min: 0, Max: 1, Direction: bench.LowerBetter, Doc: "duplicated ask, body_exam and test actions per turn (§5.3)"},
 		{Name: MetricDupAsk, Title: "dup ask", Min: 0, Max: inf, Direction: bench.LowerBetter, Doc: "duplicated questions per trajectory (§5.3, Table 3)"},

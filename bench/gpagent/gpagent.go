@@ -29,11 +29,11 @@ const (
 )
 
 // Actions are the six actions in the order of the paper's prompt (C.1).
-var Actions = []clinic.ActionKind{clinic.Ask, clinic.BodyExam, clinic.RequestTest, clinic.Diagnose, clinic.Refer, clinic.Treat}
+var Actions = []clinic.ActionKind{clinic.Ask, BodyExam, clinic.RequestTest, Diagnose, Refer, Treat}
 
 // evidence are the information-gathering actions whose evidence the action
 // space ablation shows up front when they are left out (§5.1, Figure 3).
-var evidence = []clinic.ActionKind{clinic.Ask, clinic.BodyExam, clinic.RequestTest}
+var evidence = []clinic.ActionKind{clinic.Ask, BodyExam, clinic.RequestTest}
 
 // admissible is the workflow prior's mask M(s_t) (§4.2): while collecting
 // evidence, ask, body_exam and test recurse, refer abstains and ends the
@@ -42,22 +42,22 @@ var evidence = []clinic.ActionKind{clinic.Ask, clinic.BodyExam, clinic.RequestTe
 func admissible(state string, a clinic.ActionKind) bool {
 	switch state {
 	case Collecting:
-		return a != clinic.Treat && slices.Contains(Actions, a)
+		return a != Treat && slices.Contains(Actions, a)
 	case Diagnosed:
-		return a == clinic.Treat
+		return a == Treat
 	}
 	return false
 }
 
-// Enabled is the action set of a run: settings episode.actions by name
-// (settings.GPAgentActions), all six when empty.
-func Enabled(s settings.Episode) []clinic.ActionKind {
-	if len(s.Actions) == 0 {
+// Enabled is the action set of a run: episode.actions by name (ActionNames),
+// all six when empty.
+func Enabled(e Episode) []clinic.ActionKind {
+	if len(e.Actions) == 0 {
 		return Actions
 	}
 	var out []clinic.ActionKind
 	for _, a := range Actions {
-		if slices.Contains(s.Actions, a.Name()) {
+		if slices.Contains(e.Actions, ActionName(a)) {
 			out = append(out, a)
 		}
 	}
@@ -69,21 +69,29 @@ func Enabled(s settings.Episode) []clinic.ActionKind {
 type Env struct {
 	c       clinic.Case
 	cfg     settings.Episode
+	gp      Episode
 	roles   episode.Roles
 	enabled []clinic.ActionKind
 	cat     *catalog.Catalog
 	episode.Log
+	// steps are the events' own fields (Step), decoded once per event.
+	steps []Step
 }
 
 var _ episode.Env = (*Env)(nil)
 
-// Start begins an episode of c, or rebuilds one from its events.
-func Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) *Env {
-	e := &Env{c: c, cfg: s.Episode, roles: roles, enabled: Enabled(s.Episode), cat: episode.CaseCatalog(&c)}
+// Start begins an episode of c, or rebuilds one from its events. The error
+// names a benchmark key of the wrong type.
+func Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) (*Env, error) {
+	gp, err := EpisodeOf(s)
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{c: c, cfg: s.Episode, gp: gp, roles: roles, enabled: Enabled(gp), cat: episode.CaseCatalog(&c)}
 	for _, ev := range events {
 		e.apply(ev)
 	}
-	return e
+	return e, nil
 }
 
 // State is the workflow state.
@@ -92,7 +100,7 @@ func (e *Env) State() string {
 	switch {
 	case end == clinic.EndTurnLimit:
 		return TimedOut
-	case e.Done() && final.Disposition == clinic.PathwayRefer:
+	case e.Done() && EndingOf(final).Disposition == PathwayRefer:
 		return Referred
 	case e.Done():
 		return Treated
@@ -106,7 +114,7 @@ func (e *Env) State() string {
 func (e *Env) diagnosis() []string {
 	events := e.Seen()
 	for i := len(events) - 1; i >= 0; i-- {
-		if ev := events[i]; ev.Action == clinic.Diagnose && ev.Status == clinic.StatusReturned {
+		if ev := events[i]; ev.Action == Diagnose && ev.Status == clinic.StatusReturned {
 			return ev.WorkingDiagnoses
 		}
 	}
@@ -136,32 +144,34 @@ func (e *Env) Admissible() (allowed, masked []clinic.ActionKind) {
 // presentation (§5.1: the action-space ablation).
 func (e *Env) View(cards []clinic.CardHint, rules []string) clinic.DoctorView {
 	v := clinic.DoctorView{Demographics: e.c.Patient.Demographics, OpeningComplaint: e.c.Patient.OpeningComplaint,
-		Cards: cards, Rules: rules, Turn: e.Len(), MaxTurns: e.cfg.MaxTurns, Phase: e.State(), Diagnosis: e.diagnosis()}
+		Cards: cards, Rules: rules, Turn: e.Len(), MaxTurns: e.cfg.MaxTurns, Phase: e.State()}
+	gv := View{Diagnosis: e.diagnosis()}
 	allowed, masked := e.Admissible()
 	for _, a := range allowed {
 		v.Actions = append(v.Actions, string(a))
 	}
 	for _, a := range masked {
-		v.Masked = append(v.Masked, string(a))
+		gv.Masked = append(gv.Masked, string(a))
 	}
-	if e.on(clinic.BodyExam) {
-		v.ExamTargets = e.examTargets()
+	if e.on(BodyExam) {
+		gv.ExamTargets = e.examTargets()
 	}
+	v.Ext = gv
 	if e.on(clinic.RequestTest) {
 		for _, t := range e.c.Exam.Tests {
 			v.Catalog = append(v.Catalog, t.Name)
 		}
 	}
 	v.Exchanges, v.Results = e.upfront()
-	for _, ev := range e.Seen() {
+	for i, ev := range e.Seen() {
 		switch ev.Action {
 		case clinic.Ask:
 			if ev.Status == clinic.StatusReturned {
 				v.Exchanges = append(v.Exchanges, clinic.Exchange{Question: ev.Question, Topic: ev.Topic, Answer: ev.Reply, Answered: len(ev.RevealedFacts) > 0})
 			}
-		case clinic.BodyExam:
+		case BodyExam:
 			if ev.Status != clinic.StatusMasked {
-				v.Results = append(v.Results, clinic.Result{Test: ev.Target, Status: ev.Status, Text: ev.Reply})
+				v.Results = append(v.Results, clinic.Result{Test: e.steps[i].Target, Status: ev.Status, Text: ev.Reply})
 			}
 		case clinic.RequestTest:
 			if ev.Status != clinic.StatusMasked {
@@ -188,7 +198,7 @@ func (e *Env) upfront() ([]clinic.Exchange, []clinic.Result) {
 		}
 		ex = append(ex, clinic.Exchange{Question: "History given with the presentation", Answer: strings.Join(facts, " "), Answered: len(facts) > 0})
 	}
-	if !e.on(clinic.BodyExam) {
+	if !e.on(BodyExam) {
 		for _, sys := range e.systems() {
 			rs = append(rs, clinic.Result{Test: TargetName(sys), Status: clinic.StatusReturned, Text: e.finding(sys)})
 		}
@@ -228,30 +238,31 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 	if e.Done() {
 		return clinic.Event{}, episode.ErrDone
 	}
-	out := in.Output
+	out, x := in.Output, OutputOf(in.Output)
 	ev := clinic.Event{Turn: e.Len(), Action: out.Action, Question: out.Question, Topic: out.Topic,
 		RetrievedCards: in.RetrievedCards, Rationale: out.Rationale, WorkingDiagnoses: out.WorkingDiagnoses, LLMError: in.LLMError}
-	if r := strings.TrimSpace(out.Reason); r != "" {
+	if r := strings.TrimSpace(x.Reason); r != "" {
 		ev.Rationale = append(slices.Clone(ev.Rationale), r)
 	}
+	var st Step
 	allowed, _ := e.Admissible()
 	switch {
 	case in.LLMError:
 		ev.Status = clinic.StatusUnparseable
 	case !slices.Contains(allowed, out.Action):
-		ev.Status, ev.Penalty = clinic.StatusMasked, e.cfg.WorkflowPenalty
-		ev.Reply = fmt.Sprintf("MASKED: %s is not allowed in workflow state %s; allowed: %s", out.Action.Name(), e.State(), names(allowed))
+		ev.Status, st.Penalty = clinic.StatusMasked, e.gp.WorkflowPenalty
+		ev.Reply = fmt.Sprintf("MASKED: %s is not allowed in workflow state %s; allowed: %s", ActionName(out.Action), e.State(), names(allowed))
 	case out.Action == clinic.Ask:
 		if err := episode.AskPatient(ctx, e.c, e.roles.Patient, e.Seen(), out, &ev); err != nil {
 			return clinic.Event{}, err
 		}
-	case out.Action == clinic.BodyExam:
-		e.examine(out, &ev)
+	case out.Action == BodyExam:
+		st.Target = e.examine(x.Target, &ev)
 	case out.Action == clinic.RequestTest:
 		if err := e.test(ctx, out, &ev); err != nil {
 			return clinic.Event{}, err
 		}
-	case out.Action == clinic.Diagnose:
+	case out.Action == Diagnose:
 		dx := nonEmpty(out.Diagnosis)
 		if len(dx) == 0 {
 			ev.Status, ev.Reply = clinic.StatusUnparseable, "diagnose needs a Diagnosis"
@@ -260,7 +271,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 		// The committed diagnosis is the event's working diagnosis.
 		ev.Status, ev.WorkingDiagnoses = clinic.StatusReturned, dx
 		ev.Reply = "Working diagnosis recorded: " + strings.Join(dx, "; ") + ". The only next action is treat."
-	case out.Action == clinic.Treat:
+	case out.Action == Treat:
 		plan := nonEmpty(out.Plan)
 		if len(plan) == 0 {
 			ev.Status, ev.Reply = clinic.StatusUnparseable, "treat needs a Plan"
@@ -269,35 +280,39 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 		// Dx is judged on the diagnosis the doctor committed to (C.2); the
 		// treat action's own Diagnosis names the same condition.
 		ev.Status = clinic.StatusFinalized
-		ev.Final = &clinic.FinalOutput{Diagnosis: e.diagnosis(), Plan: plan, Followup: nonEmpty(out.Followup), Disposition: clinic.PathwayManage}
-	case out.Action == clinic.Refer:
-		dest := strings.TrimSpace(out.Destination)
+		ev.Final = final(clinic.FinalOutput{Diagnosis: e.diagnosis(), Plan: plan, Followup: nonEmpty(out.Followup)}, Ending{Disposition: PathwayManage})
+	case out.Action == Refer:
+		dest := strings.TrimSpace(x.Destination)
 		if dest == "" {
 			ev.Status, ev.Reply = clinic.StatusUnparseable, "refer needs a Destination"
 			break
 		}
 		ev.Status = clinic.StatusFinalized
-		urgency, _ := clinic.ParseUrgency(out.Urgency) // kept as written (lower case) when it is none of the three
-		ev.Final = &clinic.FinalOutput{Disposition: clinic.PathwayRefer, Destination: dest, Urgency: urgency}
+		urgency, _ := ParseUrgency(x.Urgency) // kept as written (lower case) when it is none of the three
+		ev.Final = final(clinic.FinalOutput{}, Ending{Disposition: PathwayRefer, Destination: dest, Urgency: urgency})
 	}
+	setStep(&ev, st)
 	e.apply(ev)
 	return e.Latest(), nil
 }
 
 // apply records an event and derives the episode's end from it.
 func (e *Env) apply(ev clinic.Event) {
+	e.steps = append(e.steps, StepOfEvent(ev))
 	if !e.Record(ev) && e.Len() >= e.cfg.MaxTurns {
 		// c_timeout (C.6): no terminal action within the limit. Recorded on the
 		// event, with the forced final, so that Start derives the same end.
 		last := e.ForceEnd(&clinic.FinalOutput{Diagnosis: e.diagnosis(), Forced: true})
-		last.Penalty += e.cfg.TimeoutPenalty
+		st := &e.steps[len(e.steps)-1]
+		st.Penalty += e.gp.TimeoutPenalty
+		setStep(last, *st)
 	}
 }
 
 func names(as []clinic.ActionKind) string {
 	out := make([]string, len(as))
 	for i, a := range as {
-		out[i] = a.Name()
+		out[i] = ActionName(a)
 	}
 	return strings.Join(out, ", ")
 }
@@ -390,30 +405,30 @@ func (e *Env) examSystem(target string) (string, bool) {
 	return "", false
 }
 
-// examine answers a body_exam from the record; an unlisted target is
-// unavailable, never invented (§4.2).
-func (e *Env) examine(out clinic.DoctorOutput, ev *clinic.Event) {
+// examine answers a body_exam from the record and returns the event's
+// target; an unlisted target is unavailable, never invented (§4.2).
+func (e *Env) examine(target string, ev *clinic.Event) string {
 	ev.Free = true
-	req := strings.TrimSpace(out.Target)
-	ev.Target = req
+	req := strings.TrimSpace(target)
 	if req == "" {
 		ev.Status, ev.Reply = clinic.StatusUnparseable, "body_exam needs a Target"
-		return
+		return req
 	}
 	sys, ok := e.examSystem(req)
 	if !ok {
 		ev.Status = clinic.StatusUnavailable
 		ev.Reply = fmt.Sprintf("UNAVAILABLE: %q is not a body_exam target recorded for this patient; targets: %s", req, strings.Join(e.examTargets(), ", "))
-		return
+		return req
 	}
-	ev.Target = TargetName(sys)
-	for _, prev := range e.Seen() {
-		if prev.Action == clinic.BodyExam && prev.Status == clinic.StatusReturned && prev.Target == ev.Target {
+	name := TargetName(sys)
+	for i, prev := range e.Seen() {
+		if prev.Action == BodyExam && prev.Status == clinic.StatusReturned && e.steps[i].Target == name {
 			ev.Status, ev.Reply = clinic.StatusDuplicate, "Already examined: "+prev.Reply
-			return
+			return name
 		}
 	}
 	ev.Status, ev.Reply = clinic.StatusReturned, e.finding(sys)
+	return name
 }
 
 // test answers a test from the record at its Table 4 price; a test the record

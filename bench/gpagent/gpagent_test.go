@@ -7,19 +7,36 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/settings"
 )
 
 func gpSettings() settings.Settings {
 	s := settings.Default()
-	s.Profile = settings.GPAgent
+	s.Profile = gpagent.Name
 	return s
+}
+
+// withEpisode sets one of the benchmark's episode keys, as a settings file does.
+func withEpisode(t testing.TB, s settings.Settings, key string, v any) settings.Settings {
+	t.Helper()
+	out, err := settings.Apply(s, "test", settings.Overrides{"episode": map[string]any{key: v}})
+	require.NoError(t, err)
+	return out
+}
+
+// gpEpisode reads the benchmark's episode keys.
+func gpEpisode(t testing.TB, s settings.Settings) gpagent.Episode {
+	t.Helper()
+	e, err := gpagent.EpisodeOf(s)
+	require.NoError(t, err)
+	return e
 }
 
 // gpCase returns a case of the GP stream with the label and condition.
@@ -28,7 +45,7 @@ func gpCase(t *testing.T, label, condition string) clinic.Case {
 	cp, err := corpus.Load("builtin:gp@7")
 	require.NoError(t, err)
 	for _, c := range cp.Cases {
-		if c.Manager.ManagementLabel == label && (condition == "" || c.Condition == condition) {
+		if gpagent.ManagementOf(&c).Label == label && (condition == "" || c.Condition == condition) {
 			return c
 		}
 	}
@@ -39,7 +56,8 @@ func gpCase(t *testing.T, label, condition string) clinic.Case {
 // script plays a list of doctor outputs and returns the env.
 func script(t *testing.T, c clinic.Case, s settings.Settings, outs ...clinic.DoctorOutput) *gpagent.Env {
 	t.Helper()
-	env := gpagent.Start(c, s, episode.BuiltinRoles(), nil)
+	env, err := gpagent.Start(c, s, episode.BuiltinRoles(), nil)
+	require.NoError(t, err)
 	for _, o := range outs {
 		_, err := env.Step(context.Background(), episode.StepInput{Output: o})
 		require.NoError(t, err)
@@ -49,8 +67,8 @@ func script(t *testing.T, c clinic.Case, s settings.Settings, outs ...clinic.Doc
 
 var (
 	ask      = clinic.DoctorOutput{Action: clinic.Ask, Question: "Have you noticed any other symptoms along with it?"}
-	diagnose = clinic.DoctorOutput{Action: clinic.Diagnose, Diagnosis: []string{"Migraine"}}
-	treat    = clinic.DoctorOutput{Action: clinic.Treat, Plan: []string{"rest"}}
+	diagnose = clinic.DoctorOutput{Action: gpagent.Diagnose, Diagnosis: []string{"Migraine"}}
+	treat    = clinic.DoctorOutput{Action: gpagent.Treat, Plan: []string{"rest"}}
 )
 
 // TestTreatBeforeDiagnoseIsMasked plays a scripted doctor that tries treat
@@ -58,13 +76,13 @@ var (
 // attempt is recorded as masked, costs c_workflow and ends nothing; the
 // episode goes on to diagnose and treat.
 func TestTreatBeforeDiagnoseIsMasked(t *testing.T) {
-	c := gpCase(t, clinic.PathwayManage, "")
+	c := gpCase(t, gpagent.PathwayManage, "")
 	s := gpSettings()
-	s.Episode.WorkflowPenalty = 7 // not the default, so the test sees the setting
+	s = withEpisode(t, s, "workflow_penalty", 7) // not the default, so the test sees the setting
 	env := script(t, c, s, ask, treat)
 	ev := env.Events()[1]
 	require.Equal(t, clinic.StatusMasked, ev.Status)
-	require.Equal(t, 7.0, ev.Penalty, "c_workflow")
+	require.Equal(t, 7.0, gpagent.StepOfEvent(ev).Penalty, "c_workflow")
 	require.Zero(t, ev.Cost, "a safety cost, not a diagnostic one")
 	require.Contains(t, ev.Reply, "treat is not allowed in workflow state collecting_evidence")
 	require.False(t, env.Done(), "a masked action ends nothing")
@@ -80,7 +98,7 @@ func TestTreatBeforeDiagnoseIsMasked(t *testing.T) {
 	require.NoError(t, err)
 	final, end := env.Final()
 	require.Equal(t, clinic.EndFinalized, end)
-	require.Equal(t, clinic.PathwayManage, final.Disposition)
+	require.Equal(t, gpagent.PathwayManage, gpagent.EndingOf(final).Disposition)
 	require.Equal(t, []string{"Migraine"}, final.Diagnosis, "the committed diagnosis")
 
 	sc, err := gpagent.Score(context.Background(), &c, s, env, nil)
@@ -88,7 +106,8 @@ func TestTreatBeforeDiagnoseIsMasked(t *testing.T) {
 	require.Equal(t, 2.0, sc.Metrics[gpagent.MetricMasked])
 	require.Equal(t, 5.0, sc.Metrics[gpagent.MetricTurns])
 
-	rebuilt := gpagent.Start(c, s, noCalls(t), env.Events())
+	rebuilt, err := gpagent.Start(c, s, noCalls(t), env.Events())
+	require.NoError(t, err)
 	require.Equal(t, env.Events(), rebuilt.Events())
 	f2, e2 := rebuilt.Final()
 	require.Equal(t, final, f2)
@@ -118,7 +137,7 @@ func (f failing) Resolve(context.Context, string, *catalog.Catalog) (catalog.Ite
 // is wrong whatever the case's label (C.2: C_safety = 1[mgmt wrong]).
 func TestTimeout(t *testing.T) {
 	s := gpSettings()
-	for _, label := range clinic.Pathways {
+	for _, label := range gpagent.Pathways {
 		t.Run(label, func(t *testing.T) {
 			c := gpCase(t, label, "")
 			var outs []clinic.DoctorOutput
@@ -133,17 +152,17 @@ func TestTimeout(t *testing.T) {
 			events := env.Events()
 			require.Len(t, events, s.Episode.MaxTurns)
 			for _, ev := range events[:len(events)-1] {
-				require.Zero(t, ev.Penalty)
+				require.Zero(t, gpagent.StepOfEvent(ev).Penalty)
 			}
-			require.Equal(t, s.Episode.TimeoutPenalty, events[len(events)-1].Penalty, "c_timeout on the last step")
+			require.Equal(t, gpEpisode(t, s).TimeoutPenalty, gpagent.StepOfEvent(events[len(events)-1]).Penalty, "c_timeout on the last step")
 			require.Equal(t, gpagent.TimedOut, env.State())
 			sc, err := gpagent.Score(context.Background(), &c, s, env, nil)
 			require.NoError(t, err)
 			require.Equal(t, 0.0, sc.Metrics[gpagent.MetricMgmt])
-			require.Equal(t, 1.0, sc.Metrics[clinic.MetricSafetyCost])
+			require.Equal(t, 1.0, sc.Metrics[analysis.MetricSafetyCost])
 			require.Equal(t, 1.0, sc.Metrics[gpagent.MetricTimeout])
 			require.Equal(t, 0.0, sc.Metrics[gpagent.MetricDx], "no diagnosis: Dx 0")
-			miss := map[string]string{clinic.PathwayRefer: gpagent.MetricMissRefer, clinic.PathwayManage: gpagent.MetricMissGP}
+			miss := map[string]string{gpagent.PathwayRefer: gpagent.MetricMissRefer, gpagent.PathwayManage: gpagent.MetricMissGP}
 			require.Equal(t, 1.0, sc.Metrics[miss[label]], "a timeout is its class's safety failure")
 			require.Zero(t, sc.S)
 			_, err = env.Step(context.Background(), episode.StepInput{Output: ask})
@@ -156,16 +175,16 @@ func TestTimeout(t *testing.T) {
 // the allowed and masked actions, the rounds and the record's targets, and
 // in the diagnosed state its committed diagnosis with treat alone allowed.
 func TestView(t *testing.T) {
-	c := gpCase(t, clinic.PathwayManage, "")
+	c := gpCase(t, gpagent.PathwayManage, "")
 	env := script(t, c, gpSettings())
 	v := env.View(nil, nil)
 	require.Equal(t, gpagent.Collecting, v.Phase)
 	require.Equal(t, []string{"ASK", "BODY_EXAM", "REQUEST_TEST", "DIAGNOSE", "REFER"}, v.Actions)
-	require.Equal(t, []string{"TREAT"}, v.Masked)
+	require.Equal(t, []string{"TREAT"}, gpagent.ViewOf(v).Masked)
 	require.Equal(t, 10, v.MaxTurns)
 	require.Zero(t, v.Turn)
-	require.Contains(t, v.ExamTargets, "vital signs")
-	require.Len(t, v.ExamTargets, len(c.Exam.Findings))
+	require.Contains(t, gpagent.ViewOf(v).ExamTargets, "vital signs")
+	require.Len(t, gpagent.ViewOf(v).ExamTargets, len(c.Exam.Findings))
 	require.Len(t, v.Catalog, len(c.Exam.Tests))
 	require.Empty(t, v.Results, "nothing is shown before it is asked for")
 	require.Empty(t, v.Exchanges)
@@ -175,8 +194,8 @@ func TestView(t *testing.T) {
 	v = env.View(nil, nil)
 	require.Equal(t, gpagent.Diagnosed, v.Phase)
 	require.Equal(t, []string{"TREAT"}, v.Actions)
-	require.Equal(t, []string{"ASK", "BODY_EXAM", "REQUEST_TEST", "DIAGNOSE", "REFER"}, v.Masked)
-	require.Equal(t, []string{"Migraine"}, v.Diagnosis)
+	require.Equal(t, []string{"ASK", "BODY_EXAM", "REQUEST_TEST", "DIAGNOSE", "REFER"}, gpagent.ViewOf(v).Masked)
+	require.Equal(t, []string{"Migraine"}, gpagent.ViewOf(v).Diagnosis)
 	require.Equal(t, 1, v.Turn)
 }
 
@@ -185,10 +204,10 @@ func TestView(t *testing.T) {
 // unavailable and costs nothing; a repeat is a duplicate; a test costs its
 // Table 4 price, an examination nothing.
 func TestTargets(t *testing.T) {
-	c := gpCase(t, clinic.PathwayManage, "")
+	c := gpCase(t, gpagent.PathwayManage, "")
 	s := gpSettings()
 	exam := func(target string) clinic.DoctorOutput {
-		return clinic.DoctorOutput{Action: clinic.BodyExam, Target: target}
+		return gpagent.WithOutput(clinic.DoctorOutput{Action: gpagent.BodyExam}, gpagent.Output{Target: target})
 	}
 	test := func(name string) clinic.DoctorOutput {
 		return clinic.DoctorOutput{Action: clinic.RequestTest, TestName: name}
@@ -207,7 +226,7 @@ func TestTargets(t *testing.T) {
 		{clinic.StatusUnavailable, "abdominal examination", 0}, {clinic.StatusReturned, "ct head", 500},
 	}
 	for i, w := range want {
-		target := ev[i].Target
+		target := gpagent.StepOfEvent(ev[i]).Target
 		if ev[i].Action == clinic.RequestTest {
 			target = ev[i].Test
 		}
@@ -245,15 +264,15 @@ func findingOf(c clinic.Case, system string) int {
 // presentation, they are neither allowed nor masked, and trying one costs
 // c_workflow.
 func TestActionSpaceAblation(t *testing.T) {
-	c := gpCase(t, clinic.PathwayRefer, "")
+	c := gpCase(t, gpagent.PathwayRefer, "")
 	s := gpSettings()
-	s.Episode.Actions = []string{"diagnose", "treat"}
-	require.NoError(t, s.Validate())
+	s = withEpisode(t, s, "actions", []string{"diagnose", "treat"})
+	require.NoError(t, bench.ValidateSettings(s))
 	env := script(t, c, s)
 	v := env.View(nil, nil)
 	require.Equal(t, []string{"DIAGNOSE"}, v.Actions)
-	require.Equal(t, []string{"TREAT"}, v.Masked)
-	require.Empty(t, v.ExamTargets)
+	require.Equal(t, []string{"TREAT"}, gpagent.ViewOf(v).Masked)
+	require.Empty(t, gpagent.ViewOf(v).ExamTargets)
 	require.Empty(t, v.Catalog)
 	require.Len(t, v.Exchanges, 1)
 	for _, f := range c.Patient.Facts {
@@ -266,9 +285,9 @@ func TestActionSpaceAblation(t *testing.T) {
 	_, err := env.Step(context.Background(), episode.StepInput{Output: ask})
 	require.NoError(t, err)
 	require.Equal(t, clinic.StatusMasked, env.Events()[0].Status)
-	require.Equal(t, s.Episode.WorkflowPenalty, env.Events()[0].Penalty)
+	require.Equal(t, gpEpisode(t, s).WorkflowPenalty, gpagent.StepOfEvent(env.Events()[0]).Penalty)
 
-	s.Episode.Actions = []string{"diagnose", "treat", "ask", "refer"}
+	s = withEpisode(t, s, "actions", []string{"diagnose", "treat", "ask", "refer"})
 	v = script(t, c, s).View(nil, nil)
 	require.Equal(t, []string{"ASK", "DIAGNOSE", "REFER"}, v.Actions)
 	require.Empty(t, v.Exchanges, "history is asked for")
@@ -350,10 +369,10 @@ func TestSameDestination(t *testing.T) {
 // TestScoreRubric scores terminal outcomes with the built-in rubric.
 func TestScoreRubric(t *testing.T) {
 	s := gpSettings()
-	manage := gpCase(t, clinic.PathwayManage, "migraine")
-	refer := gpCase(t, clinic.PathwayRefer, "migraine")
-	dx := clinic.DoctorOutput{Action: clinic.Diagnose, Diagnosis: []string{manage.Manager.Diagnosis.Name}}
-	good := clinic.DoctorOutput{Action: clinic.Treat, Plan: manage.Manager.Treatment}
+	manage := gpCase(t, gpagent.PathwayManage, "migraine")
+	refer := gpCase(t, gpagent.PathwayRefer, "migraine")
+	dx := clinic.DoctorOutput{Action: gpagent.Diagnose, Diagnosis: []string{manage.Manager.Diagnosis.Name}}
+	good := clinic.DoctorOutput{Action: gpagent.Treat, Plan: gpagent.ManagementOf(&manage).Treatment}
 	tests := []struct {
 		name   string
 		c      clinic.Case
@@ -366,18 +385,18 @@ func TestScoreRubric(t *testing.T) {
 		{"manage: right diagnosis, full plan", manage, []clinic.DoctorOutput{dx, good}, 1,
 			map[string]float64{"dx": 1, "tx": 1, "mgmt": 1, "miss_gp": 0, "reward": 8, "cost_safety": 0}, []string{"miss_refer", "dest"}},
 		// (5·1 + 3·0.5)/8 = 0.8125
-		{"manage: right diagnosis, part of the plan", manage, []clinic.DoctorOutput{dx, {Action: clinic.Treat, Plan: manage.Manager.Treatment[:1]}}, 0.8125,
+		{"manage: right diagnosis, part of the plan", manage, []clinic.DoctorOutput{dx, {Action: gpagent.Treat, Plan: gpagent.ManagementOf(&manage).Treatment[:1]}}, 0.8125,
 			map[string]float64{"dx": 1, "tx": 0.5, "reward": 6.5}, nil},
 		// (5·0 + 3·1)/8 = 0.375
-		{"manage: wrong diagnosis", manage, []clinic.DoctorOutput{{Action: clinic.Diagnose, Diagnosis: []string{"headache"}}, good}, 0.375,
+		{"manage: wrong diagnosis", manage, []clinic.DoctorOutput{{Action: gpagent.Diagnose, Diagnosis: []string{"headache"}}, good}, 0.375,
 			map[string]float64{"dx": 0, "tx": 1, "reward": 3}, nil},
-		{"manage: referred", manage, []clinic.DoctorOutput{{Action: clinic.Refer, Destination: "Neurology", Urgency: "urgent"}}, 0,
+		{"manage: referred", manage, []clinic.DoctorOutput{referTo("Neurology", "urgent")}, 0,
 			map[string]float64{"mgmt": 0, "miss_gp": 1, "cost_safety": 1, "reward": 0}, []string{"dx", "tx", "dest"}},
 		// (1 + 1)/2 = 1
-		{"refer: referred to an accepted destination", refer, []clinic.DoctorOutput{{Action: clinic.Refer, Destination: "A&E", Urgency: "Emergency"}}, 1,
+		{"refer: referred to an accepted destination", refer, []clinic.DoctorOutput{referTo("A&E", "Emergency")}, 1,
 			map[string]float64{"mgmt": 1, "miss_refer": 0, "dest": 1, "cost_safety": 0}, []string{"dx", "tx", "miss_gp"}},
 		// (1 + 0)/2 = 0.5
-		{"refer: referred elsewhere", refer, []clinic.DoctorOutput{{Action: clinic.Refer, Destination: "Dermatology", Urgency: "routine"}}, 0.5,
+		{"refer: referred elsewhere", refer, []clinic.DoctorOutput{referTo("Dermatology", "routine")}, 0.5,
 			map[string]float64{"mgmt": 1, "dest": 0}, nil},
 		{"refer: treated", refer, []clinic.DoctorOutput{dx, good}, 0,
 			map[string]float64{"mgmt": 0, "miss_refer": 1, "cost_safety": 1, "dest": 0}, []string{"miss_gp"}},
@@ -403,7 +422,7 @@ func TestScoreRubric(t *testing.T) {
 // TestScoreUsesTheGPJudge checks that a model judge's scores are the ones used.
 func TestScoreUsesTheGPJudge(t *testing.T) {
 	s := gpSettings()
-	c := gpCase(t, clinic.PathwayManage, "")
+	c := gpCase(t, gpagent.PathwayManage, "")
 	env := script(t, c, s, diagnose, treat)
 	sc, err := gpagent.Score(context.Background(), &c, s, env, fixedJudge{dx: 1, tx: 0.5})
 	require.NoError(t, err)
@@ -417,7 +436,7 @@ type fixedJudge struct {
 	tx float64
 }
 
-var _ grader.GPJudge = fixedJudge{}
+var _ gpagent.Judge = fixedJudge{}
 
 func (j fixedJudge) JudgeDx(context.Context, *clinic.Case, string) (int, error) { return j.dx, nil }
 func (j fixedJudge) JudgeTx(context.Context, *clinic.Case, []string) (float64, error) {
@@ -430,10 +449,8 @@ func (j fixedJudge) JudgeTx(context.Context, *clinic.Case, []string) (float64, e
 func TestActionNamesAreTheSettings(t *testing.T) {
 	var names []string
 	for _, a := range gpagent.Actions {
-		names = append(names, a.Name())
+		names = append(names, gpagent.ActionName(a))
 	}
-	require.Equal(t, settings.GPAgentActions, names)
-	s := settings.Default().Episode
-	s.Actions = []string{"treat", "ask", "diagnose"}
-	require.Equal(t, []clinic.ActionKind{clinic.Ask, clinic.Diagnose, clinic.Treat}, gpagent.Enabled(s))
+	require.Equal(t, gpagent.ActionNames, names)
+	require.Equal(t, []clinic.ActionKind{clinic.Ask, gpagent.Diagnose, gpagent.Treat}, gpagent.Enabled(gpagent.Episode{Actions: []string{"treat", "ask", "diagnose"}}))
 }

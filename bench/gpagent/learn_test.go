@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/memory"
@@ -17,7 +18,7 @@ import (
 
 func gpDeps(tb testing.TB, withMemory bool) runner.Deps {
 	s := settings.Default()
-	s.Profile = settings.GPAgent
+	s.Profile = gpagent.Name
 	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: s}
 	if withMemory {
 		st, err := local.Open(context.Background(), filepath.Join(tb.TempDir(), "memory.db"), memory.HashEmbedder{})
@@ -101,7 +102,7 @@ func TestBuiltinLearnsToRefer(t *testing.T) {
 // process: the first 200 stream cases without memory (E0-like) and with
 // memory from empty and write-back (E1-like), by stage of 50, then the 100
 // held-out cases without memory (H0-like) and with E1's memory frozen
-// (H3-like). go test ./profile/gpagent -run '^$' -bench GPShape -benchtime 1x
+// (H3-like). go test ./bench/gpagent -run '^$' -bench GPShape -benchtime 1x
 func BenchmarkGPShape(b *testing.B) {
 	cp, err := corpus.Load("builtin:gp@7")
 	if err != nil {

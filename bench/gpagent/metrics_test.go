@@ -31,16 +31,16 @@ import (
 //	             treated ones right (4), the timeouts without one (2): 4/6 = 0.6667
 func TestSafetyMetricsByHand(t *testing.T) {
 	s := gpSettings()
-	refer := gpCase(t, clinic.PathwayRefer, "sinusitis")
-	manage := gpCase(t, clinic.PathwayManage, "sinusitis")
+	refer := gpCase(t, gpagent.PathwayRefer, "sinusitis")
+	manage := gpCase(t, gpagent.PathwayManage, "sinusitis")
 	dx := func(c clinic.Case) clinic.DoctorOutput {
-		return clinic.DoctorOutput{Action: clinic.Diagnose, Diagnosis: []string{c.Manager.Diagnosis.Name}}
+		return clinic.DoctorOutput{Action: gpagent.Diagnose, Diagnosis: []string{c.Manager.Diagnosis.Name}}
 	}
 	tx := func(c clinic.Case) clinic.DoctorOutput {
-		return clinic.DoctorOutput{Action: clinic.Treat, Plan: c.Manager.Treatment}
+		return clinic.DoctorOutput{Action: gpagent.Treat, Plan: gpagent.ManagementOf(&c).Treatment}
 	}
-	ed := clinic.DoctorOutput{Action: clinic.Refer, Destination: "Emergency Department", Urgency: "emergency"}
-	derm := clinic.DoctorOutput{Action: clinic.Refer, Destination: "Dermatology", Urgency: "routine"}
+	ed := referTo("Emergency Department", "emergency")
+	derm := referTo("Dermatology", "routine")
 	var timeout []clinic.DoctorOutput
 	for range s.Episode.MaxTurns {
 		timeout = append(timeout, ask)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
@@ -43,7 +44,7 @@ func outcome(final clinic.FinalOutput, end clinic.Termination) string {
 	if end != clinic.EndFinalized {
 		return ""
 	}
-	return final.Disposition
+	return EndingOf(final).Disposition
 }
 
 // Score scores a finished consultation (appendix C.2). Management accuracy is
@@ -75,9 +76,9 @@ func outcome(final clinic.FinalOutput, end clinic.Termination) string {
 // (1 + dest)/2. The paper's reward w_diag·Dx + w_treat·Tx is the metric
 // "reward" and C_safety the metric "cost_safety" (the trajectory export's
 // per-step reward and safety cost).
-func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode.Env, judge grader.GPJudge) (clinic.Scores, error) {
+func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode.Env, judge Judge) (clinic.Scores, error) {
 	if judge == nil {
-		judge = grader.RubricJudge{W: s.Scoring}
+		judge = rubric(s.Scoring)
 	}
 	events := env.Events()
 	final, end := env.Final()
@@ -85,8 +86,8 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 	m := map[string]float64{}
 	var sc clinic.Scores
 	dx, tx := 0.0, 0.0
-	txScored := len(c.Manager.TreatmentReference()) > 0
-	if out != clinic.PathwayRefer {
+	txScored := len(TreatmentReference(c)) > 0
+	if out != PathwayRefer {
 		if len(final.Diagnosis) > 0 {
 			g, err := judge.JudgeDx(ctx, c, final.Diagnosis[0])
 			if err != nil {
@@ -96,7 +97,7 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 		}
 		m[MetricDx] = dx
 		if txScored {
-			if out == clinic.PathwayManage {
+			if out == PathwayManage {
 				g, err := judge.JudgeTx(ctx, c, append(append([]string(nil), final.Plan...), final.Followup...))
 				if err != nil {
 					return sc, fmt.Errorf("judge tx: %w", err)
@@ -107,23 +108,23 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 		}
 	}
 	dest := 0.0
-	if out == clinic.PathwayRefer && sameDestination(final.Destination, c.Manager.Referral.Destinations()) {
+	if out == PathwayRefer && sameDestination(EndingOf(final).Destination, destinations(c.Manager.Referral)) {
 		dest = 1
 	}
 	right := true
-	switch label := c.Manager.Pathway(); label {
-	case clinic.PathwayManage, clinic.PathwayRefer:
+	switch label := Pathway(c); label {
+	case PathwayManage, PathwayRefer:
 		right = out == label
 		m[MetricMgmt] = b2f(right)
-		m[clinic.MetricSafetyCost] = b2f(!right)
-		if label == clinic.PathwayRefer {
+		m[analysis.MetricSafetyCost] = b2f(!right)
+		if label == PathwayRefer {
 			m[MetricMissRefer] = b2f(!right)
 			m[MetricDest] = dest
 		} else {
 			m[MetricMissGP] = b2f(!right)
 		}
 	}
-	m[clinic.MetricReward] = WDiag*dx + WTreat*tx
+	m[analysis.MetricReward] = WDiag*dx + WTreat*tx
 	m[MetricTurns] = float64(len(events))
 	ask, exam, test := duplicates(events)
 	m[MetricDupAsk], m[MetricDupExam], m[MetricDupTest] = float64(ask), float64(exam), float64(test)
@@ -139,7 +140,7 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 	}
 	m[MetricTimeout] = b2f(end == clinic.EndTurnLimit)
 
-	sc.S = round4(HeadlineS(right, out == clinic.PathwayRefer, txScored, dx, tx, dest))
+	sc.S = round4(HeadlineS(right, out == PathwayRefer, txScored, dx, tx, dest))
 	sc.Metrics = m
 	sc.Diagnosis = dx
 	sc.Strict = sc.S == 1
@@ -148,7 +149,7 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 	sc.Cost = round4(sc.Cost)
 	sc.T = len(events)
 	_, sc.E, sc.R = grader.Process(events, s.Episode)
-	sc.Referral = referral(c.Manager.Pathway(), out)
+	sc.Referral = referral(Pathway(c), out)
 	sc.MustAsk, sc.Required = grader.MustAsk(c.Manager.MustAsk, events), 1
 	return sc, nil
 }
@@ -173,11 +174,11 @@ func referral(label, out string) string {
 	switch {
 	case label == "":
 		return grader.ReferralNotScored
-	case label == clinic.PathwayRefer && out == clinic.PathwayRefer:
+	case label == PathwayRefer && out == PathwayRefer:
 		return grader.ReferralCorrect
-	case label == clinic.PathwayRefer:
+	case label == PathwayRefer:
 		return grader.ReferralMissed
-	case out == clinic.PathwayRefer:
+	case out == PathwayRefer:
 		return grader.ReferralUnneeded
 	}
 	return grader.ReferralNone
@@ -202,7 +203,7 @@ func duplicates(events []clinic.Event) (ask, exam, test int) {
 			if ev.Cached || (len(ev.RevealedFacts) > 0 && !fresh) {
 				ask++
 			}
-		case clinic.BodyExam:
+		case BodyExam:
 			if ev.Status == clinic.StatusDuplicate {
 				exam++
 			}

@@ -39,10 +39,10 @@ func (a *app) corpusCmd() *cobra.Command {
 	var seed uint64
 	var version int
 	var out string
-	var gp bool
+	var benchmark string
 	gen := &cobra.Command{
 		Use:   "gen",
-		Short: "Write the synthetic corpus splits (stream, heldout, cross, update; with --gp the GP corpus's gp, gp-heldout) as JSONL",
+		Short: "Write the synthetic corpus splits (stream, heldout, cross, update; with --benchmark that benchmark's own splits) as JSONL",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return fmt.Errorf("corpus gen: --out DIR is required")
@@ -50,10 +50,11 @@ func (a *app) corpusCmd() *cobra.Command {
 			var splits map[string][]clinic.Case
 			names := synth.Splits
 			switch {
-			case gp && version != synth.V2:
-				return fmt.Errorf("corpus gen: the GP corpus is built on version 2 cases only, not version %d", version)
-			case gp:
-				splits, names = synth.GenerateGP(seed), synth.GPSplits
+			case benchmark != "":
+				var err error
+				if splits, names, err = corpus.BenchSplits(benchmark, version, seed); err != nil {
+					return fmt.Errorf("corpus gen: %w", err)
+				}
 			default:
 				var err error
 				if splits, err = synth.GenerateVersion(version, seed); err != nil {
@@ -73,7 +74,7 @@ func (a *app) corpusCmd() *cobra.Command {
 	gen.Flags().Uint64Var(&seed, "seed", corpus.DefaultSeed, "generator seed")
 	gen.Flags().IntVar(&version, "version", synth.Latest, "generator version (1 or 2)")
 	gen.Flags().StringVar(&out, "out", "", "output directory")
-	gen.Flags().BoolVar(&gp, "gp", false, "write the GP corpus (the gpagent profile's: manage and refer cases) instead")
+	gen.Flags().StringVar(&benchmark, "benchmark", "", "write this benchmark's built-in corpus instead: "+strings.Join(corpus.BenchSplitOwners(), ", "))
 	cmd.AddCommand(gen)
 	var against string
 	stats := &cobra.Command{

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
@@ -51,7 +52,8 @@ func (a *app) episodeCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(t)
 			}
-			fmt.Fprint(cmd.OutOrStdout(), runner.Format(t))
+			b, _ := bench.Of(a.cfg.Settings) // the config was validated: the profile is registered
+			fmt.Fprint(cmd.OutOrStdout(), runner.Format(t, b))
 			return nil
 		},
 	}
@@ -59,7 +61,7 @@ func (a *app) episodeCmd() *cobra.Command {
 	run.Flags().StringVar(&corpusRef, "corpus", "", "corpus: a JSONL file or builtin:<split>[@seed] (default: config corpus)")
 	run.Flags().StringVar(&tracePath, "trace", "", "also write the trace as JSONL to this file")
 	run.Flags().BoolVar(&asJSON, "json", false, "print the trace as JSON")
-	run.Flags().String("profile", "", "benchmark profile: medevoeval, medinquire, gpagent or klinike (default: profile)")
+	run.Flags().String("profile", "", profileHelp())
 	bindKey(run.Flags(), "profile", "profile")
 	_ = run.MarkFlagRequired("case")
 	cmd.AddCommand(run, a.episodeShowCmd(), a.historyCmd())

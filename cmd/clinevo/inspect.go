@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/memory"
@@ -37,7 +38,8 @@ func (a *app) episodeShowCmd() *cobra.Command {
 				return printJSON(cmd, map[string]any{"record": rec, "trace": t})
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprint(out, runner.Format(t))
+			b, _ := bench.Of(a.cfg.Settings) // the config was validated: the profile is registered
+			fmt.Fprint(out, runner.Format(t, b))
 			fmt.Fprintf(out, "labels: %s\n", strings.Join(rec.Labels, " "))
 			fmt.Fprintf(out, "cards: %d retrieved, %d written, %d evicted; rule edits: %s\n", len(rec.Retrieved), len(rec.Written), len(rec.Evicted), strings.Join(rec.RuleEdits, "; "))
 			fmt.Fprintf(out, "history: temporal workflow show --workflow-id %q\n", rec.WorkflowID)
@@ -45,6 +47,8 @@ func (a *app) episodeShowCmd() *cobra.Command {
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the record and trace as JSON")
+	cmd.Flags().String("profile", "", "the benchmark whose readings of its own actions the trace shows: "+strings.Join(bench.Names(), ", ")+" (default: profile)")
+	bindKey(cmd.Flags(), "profile", "profile")
 	return cmd
 }
 

@@ -6,11 +6,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/telemetry"
@@ -96,4 +98,10 @@ func backendFlag(fs *pflag.FlagSet) {
 func bindKey(fs *pflag.FlagSet, name, key string) {
 	// The flag exists (defined by the caller), so the annotation cannot fail.
 	_ = fs.SetAnnotation(name, configKey, []string{key})
+}
+
+// profileHelp is the --profile flag's help: the registered benchmarks
+// (newRoot registers them before it builds the commands).
+func profileHelp() string {
+	return "benchmark profile: " + strings.Join(bench.Names(), ", ") + " (default: profile)"
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/corpustest"
 	"github.com/clinevo/clinevo/llm/llmtest"
@@ -107,21 +107,23 @@ func TestCorpusCommands(t *testing.T) {
 // misses it) and validates the shipped GPAgentBench experiment.
 func TestGPAgentCommands(t *testing.T) {
 	dir := t.TempDir()
-	out, err := run(t, nil, "corpus", "gen", "--gp", "--seed", "7", "--out", dir)
+	out, err := run(t, nil, "corpus", "gen", "--benchmark", "gpagent", "--seed", "7", "--out", dir)
 	require.NoError(t, err)
 	require.Contains(t, out, "gp.jsonl: 500 cases")
 	require.Contains(t, out, "gp-heldout.jsonl: 100 cases")
 	out, err = run(t, nil, "corpus", "validate", filepath.Join(dir, "gp.jsonl"))
 	require.NoError(t, err)
 	require.Contains(t, out, "500 cases, all valid")
-	_, err = run(t, nil, "corpus", "gen", "--gp", "--version", "1", "--out", dir)
-	require.ErrorContains(t, err, "built on version 2 cases only")
+	_, err = run(t, nil, "corpus", "gen", "--benchmark", "gpagent", "--version", "1", "--out", dir)
+	require.ErrorContains(t, err, "benchmark gpagent: split gp is built on generator version v2 only, not v1")
+	_, err = run(t, nil, "corpus", "gen", "--benchmark", "nowhere", "--out", dir)
+	require.ErrorContains(t, err, `profile "nowhere" is not available`)
 
 	cp, err := corpus.Load("builtin:gp@7")
 	require.NoError(t, err)
 	refer := ""
 	for _, c := range cp.Cases {
-		if c.Manager.ManagementLabel == clinic.PathwayRefer {
+		if gpagent.Pathway(&c) == gpagent.PathwayRefer {
 			refer = c.ID
 			break
 		}
@@ -131,7 +133,7 @@ func TestGPAgentCommands(t *testing.T) {
 	for _, want := range []string{"DIAGNOSE", "TREAT", "disposition: manage", "referral=missed", "USD", "mgmt=0", "miss_refer=1", "dest=0", "cost_safety=1"} {
 		require.Contains(t, out, want)
 	}
-	out, err = run(t, nil, "experiment", "validate", "../../experiments/gpagentbench.yaml")
+	out, err = run(t, nil, "experiment", "validate", "../../bench/gpagent/gpagentbench.yaml")
 	require.NoError(t, err)
 	require.Contains(t, out, "experiment gpagentbench: 8 conditions, valid")
 }

@@ -21,6 +21,9 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/gpagent"
+	"github.com/clinevo/clinevo/bench/gpagent/gptest"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/config"
@@ -56,9 +59,9 @@ type plumbRow struct {
 	// corpus, when set, is the run's corpus (a builtin reference).
 	corpus string
 	// builtinDoctor leaves the doctor built-in; doctor names a behaviour of
-	// the fake doctor other than the scripted plan: "policy" (llmtest's own),
-	// "gp-masked" (treat before diagnose, then llmtest's), "gp-stall" (asks
-	// and never ends).
+	// the fake doctor other than the scripted plan: "policy" (the server's
+	// policies: llmtest's and the GP workflow's, gptest), "gp-masked" (treat
+	// before diagnose, then the policies), "gp-stall" (asks and never ends).
 	builtinDoctor bool
 	doctor        string
 	// memory is the run's memory mode (default empty).
@@ -438,6 +441,7 @@ func TestSettingsReachTheActivities(t *testing.T) {
 	h := &plumbHarness{t: t, env: enginetest.Start(t), srv: llmtest.New(t), dir: t.TempDir()}
 	h.script = &plumbScript{orders: map[string][]string{}, modes: map[string]string{}, cases: c.Cases[:8]}
 	h.srv.Script = h.script.reply
+	h.srv.Policy = gptest.Policy // the GP doctor's reply formats (mode "policy" of the gpagent rows)
 	// The first eight cases of the stream, the first one twice more at the end:
 	// a role's identical requests across episodes can hit its cache.
 	cases := append(slices.Clone(c.Cases[:8]), c.Cases[0], c.Cases[0])
@@ -554,7 +558,7 @@ func TestSettingsReachTheActivities(t *testing.T) {
 // exclusion, and for a row or exclusion of a key that does not exist.
 func requireEveryKey(t *testing.T, rows []plumbRow, excluded map[string]string) {
 	t.Helper()
-	keys := config.Flatten(settings.Default())
+	keys := config.Flatten(bench.DefaultSettings()) // the configuration's keys: the shared ones and the benchmarks'
 	covered := map[string]bool{}
 	for _, r := range rows {
 		_, ok := keys[r.key]
@@ -754,7 +758,7 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 		r.each(func(_ results.Record, evs []clinic.Event) {
 			for i, ev := range evs {
 				if ev.Status == status || (status == "" && i == len(evs)-1) {
-					out = append(out, ev.Penalty)
+					out = append(out, gpagent.StepOfEvent(ev).Penalty)
 				}
 			}
 		})
@@ -780,7 +784,7 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 				require.Positive(t, base.statuses(clinic.Ask)[clinic.StatusReturned])
 				got.each(func(_ results.Record, evs []clinic.Event) {
 					for _, ev := range evs {
-						require.Contains(t, []clinic.ActionKind{clinic.Diagnose, clinic.Treat}, ev.Action)
+						require.Contains(t, []clinic.ActionKind{gpagent.Diagnose, gpagent.Treat}, ev.Action)
 					}
 				})
 			}},
@@ -791,13 +795,13 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 					require.Equal(t, 17.0, p, "c_workflow of a masked action")
 				}
 				for _, p := range penalties(base, clinic.StatusMasked) {
-					require.Equal(t, settings.Default().Episode.WorkflowPenalty, p)
+					require.Equal(t, bench.DefaultSettings().Episode.Ext["workflow_penalty"], p)
 				}
 			}},
 		plumbRow{key: "episode.timeout_penalty", value: 13, setup: map[string]any{"profile": "gpagent", "episode.max_turns": 3}, corpus: "builtin:gp@7",
 			doctor: "gp-stall", check: func(t *testing.T, base, got plumbRun) {
 				require.Equal(t, []float64{13, 13}, penalties(got, ""), "c_timeout on the last step")
-				d := settings.Default().Episode.TimeoutPenalty
+				d := bench.DefaultSettings().Episode.Ext["timeout_penalty"].(float64)
 				require.Equal(t, []float64{d, d}, penalties(base, ""))
 			}},
 		plumbRow{key: "roles.doctor.format", value: "tags", setup: gp, corpus: "builtin:gp@7", doctor: "policy",
@@ -809,7 +813,7 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 				for _, q := range base.role("doctor") {
 					require.NotContains(t, q.System, "<think>")
 				}
-				require.Positive(t, got.statuses(clinic.Treat)[clinic.StatusFinalized]+got.statuses(clinic.Refer)[clinic.StatusFinalized],
+				require.Positive(t, got.statuses(gpagent.Treat)[clinic.StatusFinalized]+got.statuses(gpagent.Refer)[clinic.StatusFinalized],
 					"the tagged replies were read")
 			}},
 		plumbRow{key: "episode.max_steps", value: 3, setup: klinike, corpus: "builtin:klinike@7", builtinDoctor: true,

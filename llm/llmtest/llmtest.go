@@ -56,8 +56,13 @@ type Server struct {
 	Script func(n int, r Request) *Reply
 	// FailEvery makes every FailEvery-th chat request (1-based) a 500.
 	FailEvery int
-	Dim       int    // embedding dimension, default 32
-	key       string // SetKey
+	// Policy, when set, is a benchmark's scripted roles (its doctor's reply
+	// format, its judge's own questions): asked after Script and the
+	// injected failures, before the shared policies; nil leaves a request to
+	// them.
+	Policy func(r Request) *Reply
+	Dim    int    // embedding dimension, default 32
+	key    string // SetKey
 }
 
 // SetKey makes key the only API key the server accepts, from the next request
@@ -167,6 +172,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if rep == nil && s.FailEvery > 0 && (n+1)%s.FailEvery == 0 {
 		rep = &Reply{Status: 500, Content: "injected failure"}
 	}
+	if rep == nil && s.Policy != nil {
+		rep = s.Policy(req)
+	}
 	if rep == nil {
 		rep = policyReply(req)
 	}
@@ -260,9 +268,6 @@ func policy(r Request) string {
 			}
 			return `{"action":"TOOL_CALL","tool":"record_diagnosis","arguments":{"diagnosis":"Migraine","confidence":"low"},"working_diagnoses":["Migraine"]}`
 		}
-		if strings.Contains(r.System, "primary-care consultation") {
-			return gpDoctor(r)
-		}
 		if len(questionLine.FindAllString(r.User, -1)) < 2 {
 			return `{"action":"ASK","question":"When did it start and what makes it worse?","utterance":"Tell me more.","rationale":["history"],"working_diagnoses":["viral illness"]}`
 		}
@@ -282,12 +287,6 @@ func policy(r Request) string {
 			}
 			return `{"verdicts":[` + strings.Join(vs, ",") + `]}`
 		}
-		if strings.Contains(r.User, "Predicted diagnosis:") {
-			return `{"score":1,"reason":"scripted"}`
-		}
-		if strings.Contains(r.User, "Predicted treatment:") {
-			return `{"score":0.5,"reason":"scripted"}`
-		}
 		if strings.Contains(r.User, "Submitted diagnosis:") {
 			return `{"grade":50,"justification":"scripted"}`
 		}
@@ -304,27 +303,4 @@ func policy(r Request) string {
 "cards":[{"kind":"correction","text":"IF headache AVOID guessing without a history","avoid":"","ask":["triggers"],"tests":[],"evidence":[],"plan":[]}]}`
 	}
 	return `{}`
-}
-
-// gpDoctor plays GPAgentBench's workflow in the prompt's reply format (tags
-// when the prompt asks for <think>, JSON otherwise): two questions, then
-// diagnose, then treat.
-func gpDoctor(r Request) string {
-	tags := strings.Contains(r.System, "<think>")
-	switch {
-	case strings.Contains(r.User, "Current workflow state: diagnosed"):
-		if tags {
-			return "<think>Treat what I diagnosed.</think>\n<action type=\"treat\">\nDiagnosis: Migraine\nPlan: simple analgesia; review in two weeks\n</action>"
-		}
-		return `{"action":"treat","diagnosis":["Migraine"],"plan":["simple analgesia","review in two weeks"]}`
-	case len(questionLine.FindAllString(r.User, -1)) < 2:
-		if tags {
-			return "<think>Take a history.</think>\n<action type=\"ask\">When did it start and what makes it worse?</action>"
-		}
-		return `{"action":"ask","question":"When did it start and what makes it worse?"}`
-	}
-	if tags {
-		return "<think>Enough history.</think>\n<action type=\"diagnose\">\nDiagnosis: Migraine\nRationale: recurrent headache\n</action>"
-	}
-	return `{"action":"diagnose","diagnosis":["Migraine"],"rationale":["recurrent headache"]}`
 }

@@ -1,4 +1,4 @@
-package corpus_test
+package gpagent_test
 
 import (
 	"encoding/json"
@@ -8,23 +8,25 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/synth"
 )
 
-// TestManagementFieldsValidated checks GPAgentBench's case fields (the
+// TestManagementFieldsValidated checks the benchmark's case fields (the
 // management label, referral destination and urgency, alternatives, red
 // flags, the ground-truth treatment) and the persona's paper dimensions
-// through `corpus validate`'s reader: a bad value names its line and field.
+// through `corpus validate`'s reader (the registered benchmarks' case checks):
+// a bad value names its line and field.
 func TestManagementFieldsValidated(t *testing.T) {
-	gp := synth.GenerateGP(7)["gp-heldout"]
+	gp := generate(t, 7)["gp-heldout"]
 	var refer, manage clinic.Case
 	for _, c := range gp {
-		switch c.Manager.ManagementLabel {
-		case clinic.PathwayRefer:
+		switch gpagent.ManagementOf(&c).Label {
+		case gpagent.PathwayRefer:
 			refer = c
-		case clinic.PathwayManage:
+		case gpagent.PathwayManage:
 			manage = c
 		}
 	}
@@ -36,11 +38,11 @@ func TestManagementFieldsValidated(t *testing.T) {
 	}{
 		{"a refer case", refer, func(*clinic.Case) {}, ""},
 		{"a manage case", manage, func(*clinic.Case) {}, ""},
-		{"the label read from the referral", refer, func(c *clinic.Case) { c.Manager.ManagementLabel = "" }, ""},
+		{"the label read from the referral", refer, func(c *clinic.Case) { setLabel(c, "") }, ""},
 		{"an older persona", manage, func(c *clinic.Case) {
 			c.Patient.Persona = clinic.Persona{Personality: "anxious", Language: "limited", Recall: "medium", Clarity: "confused"}
 		}, ""},
-		{"an unknown label", manage, func(c *clinic.Case) { c.Manager.ManagementLabel = "observe" }, `manager_view.management_label: unknown label "observe"`},
+		{"an unknown label", manage, func(c *clinic.Case) { setLabel(c, "observe") }, `manager_view.management_label: unknown label "observe"`},
 		{"refer without a needed referral", refer, func(c *clinic.Case) { c.Manager.Referral.Needed = false }, "manager_view.referral.needed: must be true"},
 		{"refer without a destination", refer, func(c *clinic.Case) { c.Manager.Referral.Destination = " " }, "manager_view.referral.destination: required"},
 		{"refer without urgency", refer, func(c *clinic.Case) { c.Manager.Referral.Urgency = "" }, "manager_view.referral.urgency: required"},
@@ -48,7 +50,12 @@ func TestManagementFieldsValidated(t *testing.T) {
 		{"manage with a needed referral", manage, func(c *clinic.Case) { c.Manager.Referral.Needed = true }, "manager_view.referral.needed: must be false"},
 		{"an empty alternative", refer, func(c *clinic.Case) { c.Manager.Referral.Alternatives = []string{"ent", ""} }, "manager_view.referral.alternative_destinations[1]"},
 		{"an empty red flag", refer, func(c *clinic.Case) { c.Manager.Referral.RedFlags[0] = "" }, "manager_view.referral.red_flags[0]"},
-		{"an empty treatment item", manage, func(c *clinic.Case) { c.Manager.Treatment = []string{"rest", " "} }, "manager_view.treatment[1]"},
+		{"an empty treatment item", manage, func(c *clinic.Case) {
+			m := gpagent.ManagementOf(c)
+			m.Treatment = []string{"rest", " "}
+			gpagent.SetManagement(c, m)
+		}, "manager_view.treatment[1]"},
+		{"a label that is not text", manage, func(c *clinic.Case) { c.Manager.Ext["management_label"] = json.RawMessage("7") }, "field manager_view: management_label must be text"},
 		{"an unknown disorientation", manage, func(c *clinic.Case) { c.Patient.Persona.Disorientation = "lost" }, `patient_view.persona.disorientation: unknown value "lost"`},
 		{"an unknown language level", manage, func(c *clinic.Case) { c.Patient.Persona.Language = "native" }, `patient_view.persona.language: unknown value "native"`},
 	}
@@ -90,7 +97,14 @@ func TestGPReferences(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, corpus.Builtin{Version: synth.V2, Split: "gp-heldout", Seed: 11}, b)
 	_, err = corpus.ParseBuiltin("builtin:v1:gp@7")
-	require.ErrorContains(t, err, "the GP splits (gp, gp-heldout) are built on version 2 cases only")
+	require.ErrorContains(t, err, "split gp is built on generator version v2 only, not v1")
 	_, err = corpus.ParseBuiltin("builtin:gpx")
-	require.ErrorContains(t, err, "want one of stream, heldout, cross, update, klinike, klinike-train, klinike-test, gp, gp-heldout")
+	require.ErrorContains(t, err, "gp, gp-heldout (form")
+}
+
+// setLabel sets a case's management label.
+func setLabel(c *clinic.Case, label string) {
+	m := gpagent.ManagementOf(c)
+	m.Label = label
+	gpagent.SetManagement(c, m)
 }

@@ -1,25 +1,33 @@
-package actor
+package gpagent
 
 import (
+	"context"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
-// gpView reports whether a view is GPAgentBench's workflow (§4): it offers or
-// masks one of the actions only that profile has.
-func gpView(v clinic.DoctorView) bool {
-	for _, a := range append(slices.Clone(v.Actions), v.Masked...) {
-		switch clinic.ActionKind(a) {
-		case clinic.BodyExam, clinic.Diagnose, clinic.Treat, clinic.Refer:
-			return true
-		}
-	}
-	return false
+// Builtin is the built-in doctor in the GP workflow (decide): the shared
+// case-based clinician's ranking of its experience (actor.CaseState) with
+// the workflow's own actions.
+type Builtin struct{}
+
+var (
+	_ actor.Doctor = Builtin{}
+	_ actor.Policy = Benchmark{}
+)
+
+// BuiltinDoctor is Builtin.
+func (Benchmark) BuiltinDoctor() actor.Doctor { return Builtin{} }
+
+// Decide picks the next action.
+func (Builtin) Decide(_ context.Context, v clinic.DoctorView) (actor.Decision, error) {
+	return decide(v), nil
 }
 
 // The built-in doctor's budget in the GP workflow: turns kept for diagnose
@@ -32,7 +40,7 @@ const (
 	gpTests      = 2
 )
 
-// decideGP is the built-in doctor in GPAgentBench's workflow. Without memory
+// decide is the built-in doctor in GPAgentBench's workflow. Without memory
 // it takes a structured history, examines the vital signs and the general
 // appearance, commits to a syndromic diagnosis and treats symptomatically: it
 // never refers, so every case that needs referral is missed. What it learns
@@ -41,55 +49,54 @@ const (
 // action with the red flags that called for it): it asks about a referral
 // card's red flags and refers, to the card's destination and urgency, once
 // the revealed information shows enough of them.
-func decideGP(v clinic.DoctorView) (Decision, error) {
-	st := newState(v)
-	cands := st.rank()
-	working := workingNames(cands, v)
+func decide(v clinic.DoctorView) actor.Decision {
+	st := actor.NewCaseState(v)
+	cands := st.Rank()
+	working := actor.WorkingNames(cands, v)
 	allowed := map[clinic.ActionKind]bool{}
 	for _, a := range v.Actions {
 		allowed[clinic.ActionKind(a)] = true
 	}
-	out := func(o clinic.DoctorOutput) (Decision, error) {
+	out := func(o clinic.DoctorOutput) actor.Decision {
 		o.WorkingDiagnoses = working
-		return Decision{Output: o}, nil
+		return actor.Decision{Output: o}
 	}
-	if allowed[clinic.Treat] {
-		return out(st.treat(cands, v.Diagnosis))
+	if allowed[Treat] {
+		return out(treat(cands, ViewOf(v).Diagnosis))
 	}
 	refs := referrals(v.Cards, affirmed(v))
-	if r, ok := referNow(cands, refs); ok && allowed[clinic.Refer] {
-		return out(clinic.DoctorOutput{Action: clinic.Refer, Destination: r.destination, Urgency: r.urgency,
-			Reason:    "red flags: " + strings.Join(r.shown, "; "),
-			Rationale: []string{"a similar presentation with these red flags needed referral"}, CardIDs: []string{r.card}})
+	if r, ok := referNow(cands, refs); ok && allowed[Refer] {
+		return out(WithOutput(clinic.DoctorOutput{Action: Refer,
+			Rationale: []string{"a similar presentation with these red flags needed referral"}, CardIDs: []string{r.card}},
+			Output{Destination: r.destination, Urgency: r.urgency, Reason: "red flags: " + strings.Join(r.shown, "; ")}))
 	}
 	if v.MaxTurns-v.Turn > gpCloseTurns {
-		if o, ok := st.gather(cands, refs, allowed); ok {
+		if o, ok := gather(st, v, cands, refs, allowed); ok {
 			return out(o)
 		}
 	}
-	name := undifferentiated(v)
+	name := actor.Undifferentiated(v)
 	if c, ok := localCandidate(cands, refs); ok {
-		name = c.name
+		name = c.Name()
 	}
-	return out(clinic.DoctorOutput{Action: clinic.Diagnose, Diagnosis: []string{name},
-		Rationale: []string{"closest experience and the evidence gathered"}, CardIDs: cardIDs(cands, 1)})
+	return out(clinic.DoctorOutput{Action: Diagnose, Diagnosis: []string{name},
+		Rationale: []string{"closest experience and the evidence gathered"}, CardIDs: actor.CardIDs(cands, 1)})
 }
 
 // gather returns the next evidence action: learned (or structured) history,
 // questions about the red flags of referral cards, examinations, then tests.
-func (st *state) gather(cands []candidate, refs []referral, allowed map[clinic.ActionKind]bool) (clinic.DoctorOutput, bool) {
-	v := st.v
+func gather(st actor.CaseState, v clinic.DoctorView, cands []actor.Candidate, refs []referralCard, allowed map[clinic.ActionKind]bool) (clinic.DoctorOutput, bool) {
 	if allowed[clinic.Ask] {
-		topics := StructuredHistory
+		topics := actor.StructuredHistory
 		if len(cands) > 0 {
-			topics = st.topicPlan(cands)
+			topics = st.TopicPlan(cands)
 			if len(topics) > gpHistory {
 				topics = topics[:gpHistory]
 			}
 		}
 		for _, t := range topics {
-			if !st.asked[t] {
-				return clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: QuestionFor(t), Rationale: []string{"history: " + strings.ReplaceAll(t, "_", " ")}}, true
+			if !st.Asked(t) {
+				return clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: actor.QuestionFor(t), Rationale: []string{"history: " + strings.ReplaceAll(t, "_", " ")}}, true
 			}
 		}
 		// The red flags of referral cards: their topics, asked again in the
@@ -102,7 +109,7 @@ func (st *state) gather(cands []candidate, refs []referral, allowed map[clinic.A
 				topics = append(topics, flagTopic(f, r.topics))
 			}
 			for _, t := range append(topics, r.topics...) {
-				for _, q := range Questions(t) {
+				for _, q := range actor.Questions(t) {
 					if !slices.ContainsFunc(flagQs, func(o clinic.DoctorOutput) bool { return o.Question == q }) {
 						flagQs = append(flagQs, clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: q,
 							Rationale: []string{"screening for red flags that needed referral before"}, CardIDs: []string{r.card}})
@@ -113,38 +120,39 @@ func (st *state) gather(cands []candidate, refs []referral, allowed map[clinic.A
 		asked := 0
 		for _, o := range flagQs {
 			switch {
-			case st.questions[textmatch.Normalize(o.Question)]:
+			case st.AskedBefore(o.Question):
 				asked++
 			case asked < gpFlagAsks:
 				return o, true
 			}
 		}
 	}
-	if allowed[clinic.BodyExam] {
+	if allowed[BodyExam] {
 		done := map[string]bool{}
 		for _, r := range v.Results {
 			done[textmatch.Normalize(r.Test)] = true
 		}
-		for i, t := range st.examPlan(cands, refs) {
+		for i, t := range examPlan(v, cands, refs) {
 			if i == gpExams {
 				break
 			}
 			if !done[textmatch.Normalize(t)] {
-				return clinic.DoctorOutput{Action: clinic.BodyExam, Target: t, Reason: "examination findings separate the candidates"}, true
+				return WithOutput(clinic.DoctorOutput{Action: BodyExam}, Output{Target: t, Reason: "examination findings separate the candidates"}), true
 			}
 		}
 	}
 	if allowed[clinic.RequestTest] {
 		n := 0
-		for _, t := range st.testPlan(cands) {
+		for _, t := range st.TestPlan(cands) {
 			if !slices.Contains(v.Catalog, t) {
 				continue
 			}
 			if n++; n > gpTests {
 				break
 			}
-			if !st.requested[t] && !st.avoid[t] {
-				return clinic.DoctorOutput{Action: clinic.RequestTest, TestName: t, Reason: "memory suggests " + t + " for this presentation", CardIDs: cardIDs(cands, 1)}, true
+			if !st.Requested(t) && !st.Avoided(t) {
+				return WithOutput(clinic.DoctorOutput{Action: clinic.RequestTest, TestName: t, CardIDs: actor.CardIDs(cands, 1)},
+					Output{Reason: "memory suggests " + t + " for this presentation"}), true
 			}
 		}
 	}
@@ -158,10 +166,10 @@ var coreTargets = []string{"vital signs", "general appearance", "cardiovascular"
 // examPlan lists the examination targets to request: those the cards name
 // (a card's tests may hold examination targets), the record's targets beyond
 // the core examinations, then the vital signs and the general appearance.
-func (st *state) examPlan(cands []candidate, refs []referral) []string {
+func examPlan(v clinic.DoctorView, cands []actor.Candidate, refs []referralCard) []string {
 	var plan []string
 	add := func(t string) {
-		for _, target := range st.v.ExamTargets {
+		for _, target := range ViewOf(v).ExamTargets {
 			if textmatch.Normalize(target) == textmatch.Normalize(strings.TrimSuffix(t, " examination")) && !slices.Contains(plan, target) {
 				plan = append(plan, target)
 			}
@@ -173,13 +181,13 @@ func (st *state) examPlan(cands []candidate, refs []referral) []string {
 		}
 	}
 	if len(cands) > 0 {
-		for _, card := range cands[0].cards {
+		for _, card := range cands[0].Cards() {
 			for _, t := range card.Tests {
 				add(t)
 			}
 		}
 	}
-	for _, t := range st.v.ExamTargets {
+	for _, t := range ViewOf(v).ExamTargets {
 		if !slices.Contains(coreTargets, t) {
 			add(t)
 		}
@@ -190,25 +198,25 @@ func (st *state) examPlan(cands []candidate, refs []referral) []string {
 }
 
 // treat closes with the plan the cards of the committed diagnosis hold.
-func (st *state) treat(cands []candidate, diagnosis []string) clinic.DoctorOutput {
-	o := clinic.DoctorOutput{Action: clinic.Treat, Diagnosis: diagnosis}
+func treat(cands []actor.Candidate, diagnosis []string) clinic.DoctorOutput {
+	o := clinic.DoctorOutput{Action: Treat, Diagnosis: diagnosis}
 	for _, c := range cands {
-		if len(diagnosis) == 0 || textmatch.Normalize(c.name) != textmatch.Normalize(diagnosis[0]) {
+		if len(diagnosis) == 0 || textmatch.Normalize(c.Name()) != textmatch.Normalize(diagnosis[0]) {
 			continue
 		}
-		for _, card := range c.cards {
+		for _, card := range c.Cards() {
 			for _, p := range card.Plan {
-				if !contains(o.Plan, p) {
+				if !slices.Contains(o.Plan, p) {
 					o.Plan = append(o.Plan, p)
 				}
 			}
 			for _, p := range card.Followup {
-				if !contains(o.Followup, p) {
+				if !slices.Contains(o.Followup, p) {
 					o.Followup = append(o.Followup, p)
 				}
 			}
 		}
-		o.CardIDs = cardIDs([]candidate{c}, 1)
+		o.CardIDs = actor.CardIDs([]actor.Candidate{c}, 1)
 	}
 	if len(o.Plan) == 0 {
 		o.Plan = []string{"symptomatic treatment and safety-netting advice", "review in one to two weeks, sooner if worse"}
@@ -219,28 +227,28 @@ func (st *state) treat(cands []candidate, diagnosis []string) clinic.DoctorOutpu
 // referNow returns the referral to make: the first whose red flags the
 // revealed information shows enough of, or one whose diagnosis leads the
 // candidates with at least one of its red flags shown.
-func referNow(cands []candidate, refs []referral) (referral, bool) {
+func referNow(cands []actor.Candidate, refs []referralCard) (referralCard, bool) {
 	for _, r := range refs {
 		if r.seen >= r.need {
 			return r, true
 		}
 	}
 	for _, r := range refs {
-		if r.seen > 0 && len(cands) > 0 && textmatch.Normalize(r.diagnosis) == textmatch.Normalize(cands[0].name) {
+		if r.seen > 0 && len(cands) > 0 && textmatch.Normalize(r.diagnosis) == textmatch.Normalize(cands[0].Name()) {
 			return r, true
 		}
 	}
-	return referral{}, false
+	return referralCard{}, false
 }
 
 // localCandidate is the leading candidate that no referral card claims, or
 // the leading one when every candidate has a referral card whose red flags
 // were not seen.
-func localCandidate(cands []candidate, refs []referral) (candidate, bool) {
+func localCandidate(cands []actor.Candidate, refs []referralCard) (actor.Candidate, bool) {
 	for _, c := range cands {
 		claimed := false
 		for _, r := range refs {
-			claimed = claimed || textmatch.Normalize(r.diagnosis) == textmatch.Normalize(c.name)
+			claimed = claimed || textmatch.Normalize(r.diagnosis) == textmatch.Normalize(c.Name())
 		}
 		if !claimed {
 			return c, true
@@ -249,11 +257,11 @@ func localCandidate(cands []candidate, refs []referral) (candidate, bool) {
 	if len(cands) > 0 {
 		return cands[0], true
 	}
-	return candidate{}, false
+	return actor.Candidate{}, false
 }
 
-// referral is a referral card as the doctor reads it.
-type referral struct {
+// referralCard is a referral card as the doctor reads it.
+type referralCard struct {
 	card, diagnosis      string
 	destination, urgency string
 	topics, exams        []string
@@ -262,18 +270,18 @@ type referral struct {
 	similarity           float64
 }
 
-// referrals reads the retrieved referral cards (clinic.ReferAction), best
+// referrals reads the retrieved referral cards (ReferAction), best
 // first: the most red flags shown, then the most similar. A card asks for
 // referral once at least two of its red flags are shown (all of them when it
 // has fewer).
-func referrals(cards []clinic.CardHint, shown []map[string]bool) []referral {
-	var out []referral
+func referrals(cards []clinic.CardHint, shown []map[string]bool) []referralCard {
+	var out []referralCard
 	for _, c := range cards {
-		dest, urgency, ok := clinic.ParseReferAction(c.Action)
+		dest, urgency, ok := ParseReferAction(c.Action)
 		if !ok || len(c.Evidence) == 0 {
 			continue
 		}
-		r := referral{card: c.ID, diagnosis: c.Diagnosis, destination: dest, urgency: urgency, topics: c.Ask, exams: c.Tests,
+		r := referralCard{card: c.ID, diagnosis: c.Diagnosis, destination: dest, urgency: urgency, topics: c.Ask, exams: c.Tests,
 			need: min(2, len(c.Evidence)), similarity: c.Similarity}
 		for _, f := range c.Evidence {
 			if shows(shown, f) {
@@ -285,7 +293,7 @@ func referrals(cards []clinic.CardHint, shown []map[string]bool) []referral {
 		r.seen = len(r.shown)
 		out = append(out, r)
 	}
-	slices.SortStableFunc(out, func(a, b referral) int {
+	slices.SortStableFunc(out, func(a, b referralCard) int {
 		switch {
 		case a.seen != b.seen:
 			return b.seen - a.seen

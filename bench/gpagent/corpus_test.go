@@ -1,19 +1,77 @@
-package synth
+package gpagent_test
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
+// generate is the GP corpus of a seed.
+func generate(t *testing.T, seed uint64) map[string][]clinic.Case {
+	t.Helper()
+	out, err := gpagent.Generate(seed)
+	require.NoError(t, err)
+	return out
+}
+
+// jsonl is the corpus file of cases, as corpus gen writes it.
+func jsonl(t *testing.T, cases []clinic.Case) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for i := range cases {
+		require.NoError(t, enc.Encode(&cases[i]))
+	}
+	return b.Bytes()
+}
+
+// canonical is the corpus file of cases with every object's members in name
+// order: its checksum pins the cases, not the order in which a type writes
+// its members.
+func canonical(t *testing.T, cases []clinic.Case) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, line := range bytes.Split(bytes.TrimSpace(jsonl(t, cases)), []byte("\n")) {
+		var v any
+		require.NoError(t, json.Unmarshal(line, &v))
+		require.NoError(t, enc.Encode(v)) // maps encode in key order
+	}
+	return b.Bytes()
+}
+
+// TestGPCorpusIsReproducible pins the GP corpus: the checksums are those of
+// `clinevo corpus gen --gp --seed 7` (and 3) before the corpus moved into the
+// benchmark's folder, with the members of every object in name order.
+func TestGPCorpusIsReproducible(t *testing.T) {
+	for _, tc := range []struct {
+		seed       uint64
+		split, sum string
+	}{
+		{7, "gp", "fcd2f5e01722a1d7f0c8aa58ee2b5c3c92266431c9610eaef2d6d5cfa086c5d4"},
+		{7, "gp-heldout", "dceb6f6c051f8b15a804a3548fd1625b7670a698442a3bb8caeb5eaaa7d59ee7"},
+		{3, "gp", "b405a4d3330c71538203a47ec725becc351e31544fd55f56a26207f4bf695e47"},
+		{3, "gp-heldout", "4e1827222811c02761621b45c4d3a4ddc3bd1015853e02f24657ecbf22860842"},
+	} {
+		sum := sha256.Sum256(canonical(t, generate(t, tc.seed)[tc.split]))
+		require.Equal(t, tc.sum, hex.EncodeToString(sum[:]), "%s@%d", tc.split, tc.seed)
+	}
+}
+
 func TestGPCorpusIsDeterministicBySeed(t *testing.T) {
-	a, b, c := GenerateGP(7), GenerateGP(7), GenerateGP(8)
-	for _, split := range GPSplits {
+	a, b, c := generate(t, 7), generate(t, 7), generate(t, 8)
+	for _, split := range gpagent.Splits {
 		require.Equal(t, jsonl(t, a[split]), jsonl(t, b[split]), split)
 		require.NotEqual(t, jsonl(t, a[split]), jsonl(t, c[split]), split)
 	}
@@ -25,24 +83,24 @@ func TestGPCorpusIsDeterministicBySeed(t *testing.T) {
 // cases with a destination, an urgency, red flags and a treatment; the
 // held-out split's openings never used in the stream.
 func TestGPCorpusShape(t *testing.T) {
-	gp := GenerateGP(7)
-	require.Len(t, gp["gp"], GPStages*StageSize)
-	require.Len(t, gp["gp-heldout"], GPHeldOutSize)
+	gp := generate(t, 7)
+	require.Len(t, gp["gp"], gpagent.Stages*synth.StageSize)
+	require.Len(t, gp["gp-heldout"], gpagent.HeldOutSize)
 	seen := map[string]bool{}
 	for _, c := range gp["gp"] {
 		seen[textmatch.Normalize(c.Patient.OpeningComplaint)] = true
 	}
-	for _, split := range GPSplits {
+	for _, split := range gpagent.Splits {
 		byStage := map[int][2]int{}
 		variants := map[string]bool{}
 		for _, c := range gp[split] {
-			require.Equal(t, SourceGP, c.Provenance.Source)
-			require.Contains(t, GPConditions(), c.Condition)
-			label := c.Manager.ManagementLabel
-			require.Contains(t, clinic.Pathways, label)
+			require.Equal(t, gpagent.SourceGP, c.Provenance.Source)
+			require.Contains(t, gpagent.Conditions(), c.Condition)
+			label := gpagent.ManagementOf(&c).Label
+			require.Contains(t, gpagent.Pathways, label)
 			variants[c.Condition+"/"+label] = true
 			n := byStage[c.Meta.Stage]
-			if label == clinic.PathwayRefer {
+			if label == gpagent.PathwayRefer {
 				n[1]++
 				r := c.Manager.Referral
 				require.True(t, r.Needed, c.ID)
@@ -54,7 +112,7 @@ func TestGPCorpusShape(t *testing.T) {
 			}
 			n[0]++
 			byStage[c.Meta.Stage] = n
-			require.NotEmpty(t, c.Manager.Treatment, c.ID)
+			require.NotEmpty(t, gpagent.ManagementOf(&c).Treatment, c.ID)
 			p := c.Patient.Persona
 			require.Contains(t, []string{"basic", "intermediate", "advanced"}, p.Language)
 			require.Contains(t, []string{"high", "low"}, p.Recall)
@@ -63,10 +121,10 @@ func TestGPCorpusShape(t *testing.T) {
 				require.False(t, seen[textmatch.Normalize(c.Patient.OpeningComplaint)], "%s: a stream opening", c.ID)
 			}
 		}
-		require.Len(t, variants, 2*len(gpVariants), "%s: every condition as a manage and a refer case", split)
+		require.Len(t, variants, 2*len(gpagent.Conditions()), "%s: every condition as a manage and a refer case", split)
 		refers := 0
-		for k, c := range gp[split][:StageSize] {
-			if c.Manager.ManagementLabel == clinic.PathwayRefer {
+		for k, c := range gp[split][:synth.StageSize] {
+			if gpagent.ManagementOf(&c).Label == gpagent.PathwayRefer {
 				refers++
 			}
 			want := float64(k+1) * 0.42
@@ -119,44 +177,17 @@ func TestGPRedFlags(t *testing.T) {
 		return false
 	}
 	flags := map[string][]string{}
-	for _, v := range gpVariants {
-		flags[v.key] = v.redFlags
+	for _, c := range generate(t, 7)["gp"] {
+		if gpagent.ManagementOf(&c).Label == gpagent.PathwayRefer {
+			flags[c.Condition] = c.Manager.Referral.RedFlags
+		}
 	}
-	for _, c := range GenerateGP(7)["gp"] {
+	for _, c := range generate(t, 7)["gp"] {
 		ss := sentences(c)
 		for _, f := range flags[c.Condition] {
-			if (c.Manager.ManagementLabel == clinic.PathwayRefer) != shows(ss, f) {
-				t.Errorf("%s (%s, %s): red flag %q", c.ID, c.Condition, c.Manager.ManagementLabel, f)
+			if (gpagent.ManagementOf(&c).Label == gpagent.PathwayRefer) != shows(ss, f) {
+				t.Errorf("%s (%s, %s): red flag %q", c.ID, c.Condition, gpagent.ManagementOf(&c).Label, f)
 			}
-		}
-	}
-}
-
-func TestGPVariantTable(t *testing.T) {
-	keys := map[string]bool{}
-	for _, v := range gpVariants {
-		require.False(t, keys[v.key], "one row per condition: %s", v.key)
-		keys[v.key] = true
-		cd := conditionByKey(v.key)
-		require.NotEmpty(t, v.flags, v.key)
-		require.NotEmpty(t, v.redFlags, v.key)
-		require.NotEmpty(t, v.tx, v.key)
-		dest, urgency := split2(v.ref)
-		require.NotEmpty(t, dest, v.key)
-		require.Contains(t, []string{"routine", "urgent", "emergency"}, urgency, v.key)
-		for _, d := range list(v.drop) {
-			found := false
-			for _, f := range append(append([]string(nil), cd.pos...), cd.neg...) {
-				found = found || strings.Contains(strings.ToLower(f), strings.ToLower(d))
-			}
-			require.True(t, found, "%s: drop %q matches no fact", v.key, d)
-			for _, s := range synonyms {
-				require.NotContains(t, d, s[0], "%s: drop %q would miss a varied fact", v.key, d)
-			}
-		}
-		for _, f := range v.flags {
-			topic, _ := split2(f)
-			require.Contains(t, clinic.Topics, topic, v.key)
 		}
 	}
 }

@@ -1,14 +1,16 @@
-package llm_test
+package gpagent_test
 
 import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/bench/gpagent"
+	"github.com/clinevo/clinevo/bench/gpagent/gptest"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
@@ -23,11 +25,25 @@ import (
 // gpView is the view of GPAgentBench's workflow in the collecting state.
 func gpView() clinic.DoctorView {
 	return clinic.DoctorView{OpeningComplaint: "My head hurts.", Demographics: clinic.Demographics{Text: "30-year-old woman"}, MaxTurns: 10,
-		Phase: "collecting_evidence", Actions: []string{"ASK", "BODY_EXAM", "REQUEST_TEST", "DIAGNOSE", "REFER"}, Masked: []string{"TREAT"},
-		ExamTargets: []string{"vital signs", "neurological"}, Catalog: []string{"ct head", "complete blood count"}}
+		Phase: "collecting_evidence", Actions: []string{"ASK", "BODY_EXAM", "REQUEST_TEST", "DIAGNOSE", "REFER"}, Catalog: []string{"ct head", "complete blood count"},
+		Ext: gpagent.View{Masked: []string{"TREAT"}, ExamTargets: []string{"vital signs", "neurological"}}}
 }
 
 func tagsRole(s *settings.Role) { s.Format = llm.FormatTags }
+
+// modelClient is a model role's client on the fake server, answered by the
+// scripted GP roles (gptest) and the server's shared policies.
+func modelClient(t *testing.T, srv *llmtest.Server, role string, mod func(*settings.Role)) *llm.Client {
+	t.Helper()
+	srv.Policy = gptest.Policy
+	s := settings.Role{BaseURL: srv.BaseURL(), Model: "test-model", JSONMode: true, Timeout: settings.Duration(2 * time.Second), PricePrompt: 1, PriceCompletion: 2}
+	if mod != nil {
+		mod(&s)
+	}
+	c, err := llm.NewClient(role, s, llm.Options{})
+	require.NoError(t, err)
+	return c
+}
 
 // TestTagsFormat plays the doctor's tags format (GPAgentBench appendix C.1)
 // against the fake server: valid replies as models write them are used at
@@ -45,19 +61,19 @@ func TestTagsFormat(t *testing.T) {
 		{"an ask", []string{"<think>Start with the history.</think>\n<action type=\"ask\">When did it start?</action>"}, false, 1,
 			clinic.DoctorOutput{Action: clinic.Ask, Question: "When did it start?", Rationale: []string{"Start with the history."}}, 0},
 		{"a refer with every field, urgency as records write it", []string{"<think>Red flags.</think><action type=\"refer\">\nDestination: Emergency Department\nUrgency: Emergent\nReason: thunderclap headache\n</action>"}, false, 1,
-			clinic.DoctorOutput{Action: clinic.Refer, Destination: "Emergency Department", Urgency: "emergency", Reason: "thunderclap headache", Rationale: []string{"Red flags."}}, 0},
+			gpagent.WithOutput(clinic.DoctorOutput{Action: gpagent.Refer, Rationale: []string{"Red flags."}}, gpagent.Output{Destination: "Emergency Department", Urgency: "emergency", Reason: "thunderclap headache"}), 0},
 		{"prose around it, single quotes, a synonym, bold names, a run-on field, no closing tags", []string{"Sure, here you go.\n<think>I am fairly sure\n<action type='Diagnosis'>\n**diagnosis**: Migraine\nwithout aura\nRationale: unilateral throbbing"}, false, 1,
-			clinic.DoctorOutput{Action: clinic.Diagnose, Diagnosis: []string{"Migraine without aura"}, Rationale: []string{"I am fairly sure", "unilateral throbbing"}}, 0},
+			clinic.DoctorOutput{Action: gpagent.Diagnose, Diagnosis: []string{"Migraine without aura"}, Rationale: []string{"I am fairly sure", "unilateral throbbing"}}, 0},
 		{"the first action block counts, a field it does not have is counted", []string{"<think>x</think><action type=\"test\">\nTest: CT head\nReason: red flags\nPriority: high\n</action><action type=\"ask\">Anything else?</action>"}, false, 1,
-			clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "CT head", Reason: "red flags", Rationale: []string{"x"}}, 1},
+			gpagent.WithOutput(clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "CT head", Rationale: []string{"x"}}, gpagent.Output{Reason: "red flags"}), 1},
 		{"a masked action is a valid reply: the environment charges it", []string{"<think>x</think><action type=\"treat\">\nPlan: rest\n</action>"}, false, 1,
-			clinic.DoctorOutput{Action: clinic.Treat, Plan: []string{"rest"}, Rationale: []string{"x"}}, 0},
+			clinic.DoctorOutput{Action: gpagent.Treat, Plan: []string{"rest"}, Rationale: []string{"x"}}, 0},
 		{"no action block, then valid", []string{"I think it is a migraine.", "<think>x</think><action type=\"ask\">Any aura?</action>"}, false, 2,
 			clinic.DoctorOutput{Action: clinic.Ask, Question: "Any aura?", Rationale: []string{"x"}}, 0},
 		{"an action outside the set, then valid", []string{"<action type=\"dance\">now</action>", "<action type=\"body_exam\">\nTarget: neurological\n</action>"}, false, 2,
-			clinic.DoctorOutput{Action: clinic.BodyExam, Target: "neurological"}, 0},
+			gpagent.WithOutput(clinic.DoctorOutput{Action: gpagent.BodyExam}, gpagent.Output{Target: "neurological"}), 0},
 		{"a refer without urgency, then valid", []string{"<action type=\"refer\">\nDestination: Neurology\n</action>", "<action type=\"refer\">\nDestination: Neurology\nUrgency: urgent\n</action>"}, false, 2,
-			clinic.DoctorOutput{Action: clinic.Refer, Destination: "Neurology", Urgency: "urgent"}, 0},
+			gpagent.WithOutput(clinic.DoctorOutput{Action: gpagent.Refer}, gpagent.Output{Destination: "Neurology", Urgency: "urgent"}), 0},
 		{"an urgency outside the set, then valid", []string{"<action type=\"refer\">\nDestination: ED\nUrgency: asap\n</action>", "<action type=\"ask\">Any fever?</action>"}, false, 2,
 			clinic.DoctorOutput{Action: clinic.Ask, Question: "Any fever?"}, 0},
 		{"malformed twice: an llm_error turn", []string{"no idea", "<action type=\"diagnose\">\nRationale: none\n</action>"}, true, 2, clinic.DoctorOutput{}, 0},
@@ -73,7 +89,7 @@ func TestTagsFormat(t *testing.T) {
 			}
 			var tally llm.Tally
 			ctx := llm.WithMeter(context.Background(), &tally)
-			dec, err := llm.Doctor{C: client(t, srv, "doctor", tagsRole)}.Decide(ctx, gpView())
+			dec, err := gpagent.ModelDoctor{C: modelClient(t, srv, "doctor", tagsRole)}.Decide(ctx, gpView())
 			require.NoError(t, err)
 			require.Equal(t, tc.llmError, dec.LLMError)
 			reqs := srv.Requests()
@@ -97,14 +113,13 @@ func TestTagsFormat(t *testing.T) {
 // A doctor whose replies never parse gives llm_error turns up to the turn
 // limit, where c_timeout is charged.
 func TestGPEpisodeInBothFormats(t *testing.T) {
-	c := gpCase(t, clinic.PathwayManage)
-	set := settings.Default()
-	set.Profile = settings.GPAgent
+	c := gpCase(t, gpagent.PathwayManage, "")
+	set := gpSettings()
 	for _, format := range []string{llm.FormatTags, llm.FormatJSON} {
 		t.Run(format, func(t *testing.T) {
 			srv := llmtest.New(t)
 			roles := runner.BuiltinRoles()
-			roles.Doctor = llm.Doctor{C: client(t, srv, "doctor", func(s *settings.Role) { s.Format = format })}
+			roles.Doctor = llm.DoctorFor(gpagent.Benchmark{}, modelClient(t, srv, "doctor", func(s *settings.Role) { s.Format = format }))
 			tr, err := runner.Play(context.Background(), c, runner.Deps{Roles: roles, Settings: set}, runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
 			require.NoError(t, err)
 			require.Empty(t, tr.LLMErrorTurns)
@@ -113,8 +128,8 @@ func TestGPEpisodeInBothFormats(t *testing.T) {
 			for _, ev := range tr.Events {
 				actions = append(actions, ev.Action)
 			}
-			require.Equal(t, []clinic.ActionKind{clinic.Ask, clinic.Ask, clinic.Diagnose, clinic.Treat}, actions)
-			require.Equal(t, clinic.PathwayManage, tr.Final.Disposition)
+			require.Equal(t, []clinic.ActionKind{clinic.Ask, clinic.Ask, gpagent.Diagnose, gpagent.Treat}, actions)
+			require.Equal(t, gpagent.PathwayManage, gpagent.EndingOf(tr.Final).Disposition)
 			require.Equal(t, []string{"Migraine"}, tr.Final.Diagnosis)
 			require.Len(t, srv.Requests(), 4, "no repair request")
 		})
@@ -127,12 +142,12 @@ func TestGPEpisodeInBothFormats(t *testing.T) {
 		s := set.Clone()
 		s.Episode.MaxTurns = 3
 		roles := runner.BuiltinRoles()
-		roles.Doctor = llm.Doctor{C: client(t, srv, "doctor", tagsRole)}
+		roles.Doctor = llm.DoctorFor(gpagent.Benchmark{}, modelClient(t, srv, "doctor", tagsRole))
 		tr, err := runner.Play(context.Background(), c, runner.Deps{Roles: roles, Settings: s}, runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
 		require.NoError(t, err)
 		require.Equal(t, []int{0, 1, 2}, tr.LLMErrorTurns)
 		require.Equal(t, clinic.EndTurnLimit, tr.Termination)
-		require.Equal(t, s.Episode.TimeoutPenalty, tr.Events[2].Penalty, "c_timeout on the last step")
+		require.Equal(t, bench.DefaultSettings().Episode.Ext["timeout_penalty"], gpagent.StepOfEvent(tr.Events[2]).Penalty, "c_timeout on the last step")
 		require.Len(t, srv.Requests(), 6, "each turn: one request and one repair")
 	})
 }
@@ -140,11 +155,12 @@ func TestGPEpisodeInBothFormats(t *testing.T) {
 // TestGPJudge checks the model judge's Dx and Tx against scripted replies,
 // and its fallback to the rubric after a reply malformed twice.
 func TestGPJudge(t *testing.T) {
-	c := gpCase(t, clinic.PathwayManage)
+	c := gpCase(t, gpagent.PathwayManage, "")
 	srv := llmtest.New(t)
 	var tally llm.Tally
 	ctx := llm.WithMeter(context.Background(), &tally)
-	j := llm.Judge{C: client(t, srv, "judge", nil), Fallback: grader.RubricJudge{W: settings.Default().Scoring}}
+	j, ok := gpagent.Benchmark{}.ModelJudge(llm.Judge{C: modelClient(t, srv, "judge", nil), Fallback: grader.RubricJudge{W: settings.Default().Scoring}}, gpSettings()).(gpagent.Judge)
+	require.True(t, ok, "the model judge asks the Dx and Tx questions")
 	dx, err := j.JudgeDx(ctx, &c, "something else entirely")
 	require.NoError(t, err)
 	require.Equal(t, 1, dx, "the scripted judge says equivalent")
@@ -168,8 +184,7 @@ func TestGPJudge(t *testing.T) {
 // red flag or a treatment the encounter did not reveal.
 func TestGPDoctorPromptNeverLeaks(t *testing.T) {
 	ctx := context.Background()
-	set := settings.Default()
-	set.Profile = settings.GPAgent
+	set := gpSettings()
 	p := gpagent.Benchmark{}
 	cp, err := corpus.Load("builtin:gp-heldout@7")
 	require.NoError(t, err)
@@ -181,7 +196,7 @@ func TestGPDoctorPromptNeverLeaks(t *testing.T) {
 			v := ep.View(nil, nil)
 			revealed := ep.Revealed()
 			for _, format := range []string{llm.FormatTags, llm.FormatJSON} {
-				msgs, err := llm.GPDoctorPrompt(v, format)
+				msgs, err := gpagent.DoctorPrompt(v, format)
 				require.NoError(t, err)
 				prompt := msgs[0].Content + "\n" + msgs[1].Content
 				for _, f := range c.Patient.Facts {
@@ -200,18 +215,18 @@ func TestGPDoctorPromptNeverLeaks(t *testing.T) {
 					}
 				}
 				for _, dx := range append([]string{c.Manager.Diagnosis.Name}, c.Manager.Diagnosis.Acceptable...) {
-					if !textmatch.ContainsPhrase(revealed, dx) && !containsAny(v.Diagnosis, dx) {
+					if !textmatch.ContainsPhrase(revealed, dx) && !containsAny(gpagent.ViewOf(v).Diagnosis, dx) {
 						require.False(t, textmatch.ContainsPhrase(prompt, dx), "%s: the diagnosis %q is in the prompt", c.ID, dx)
 					}
 				}
-				for _, x := range append(append([]string(nil), c.Manager.Referral.RedFlags...), c.Manager.Treatment...) {
+				for _, x := range append(append([]string(nil), c.Manager.Referral.RedFlags...), gpagent.ManagementOf(&c).Treatment...) {
 					// Short items ("stool culture", "oxygen") are also names of targets.
 					if len(strings.Fields(x)) >= 3 && !strings.Contains(strings.ToLower(revealed), strings.ToLower(x)) {
 						require.NotContains(t, strings.ToLower(prompt), strings.ToLower(x), "%s: answer key in the prompt", c.ID)
 					}
 				}
 			}
-			dec, err := actor.Builtin{}.Decide(ctx, v)
+			dec, err := gpagent.Builtin{}.Decide(ctx, v)
 			require.NoError(t, err)
 			_, err = ep.Step(ctx, episode.StepInput{Output: dec.Output})
 			require.NoError(t, err)
@@ -228,37 +243,4 @@ func containsAny(xs []string, x string) bool {
 		}
 	}
 	return false
-}
-
-// gpCase is the first case of the GP stream with a management label.
-func gpCase(t *testing.T, label string) clinic.Case {
-	t.Helper()
-	cp, err := corpus.Load("builtin:gp@7")
-	require.NoError(t, err)
-	for _, c := range cp.Cases {
-		if c.Manager.ManagementLabel == label {
-			return c
-		}
-	}
-	t.Fatalf("no %s case", label)
-	return clinic.Case{}
-}
-
-// TestPatientPromptHasThePersona checks that the model patient's prompt
-// describes the persona on GPAgentBench's four dimensions (§4.1).
-func TestPatientPromptHasThePersona(t *testing.T) {
-	c := gpCase(t, clinic.PathwayRefer)
-	c.Patient.Persona = clinic.Persona{Personality: "minimising", Language: "basic", Recall: "low", Disorientation: "high"}
-	msgs, err := llm.Render("patient", episode.PatientQuery{View: c.Patient}, episode.PatientQuery{View: c.Patient, Question: "q"})
-	require.NoError(t, err)
-	system := msgs[0].Content
-	for _, want := range []string{"Personality: pleasing", "Language proficiency: basic", "Anamnestic fidelity: low", "Disorientation: high"} {
-		require.Contains(t, system, want)
-	}
-	c.Patient.Persona = clinic.Persona{Personality: "anxious", Language: "fluent", Recall: "medium", Clarity: "confused"}
-	msgs, err = llm.Render("patient", episode.PatientQuery{View: c.Patient}, episode.PatientQuery{View: c.Patient, Question: "q"})
-	require.NoError(t, err)
-	for _, want := range []string{"Personality: overanxious", "Language proficiency: advanced", "Anamnestic fidelity: high", "Disorientation: moderate"} {
-		require.Contains(t, msgs[0].Content, want, "an older corpus's persona read on the paper's dimensions")
-	}
 }

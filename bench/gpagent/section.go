@@ -1,9 +1,11 @@
-package analysis
+package gpagent
 
 import (
 	"fmt"
 	"html/template"
 	"strings"
+
+	"github.com/clinevo/clinevo/analysis"
 )
 
 // The GPAgentBench section of a report (GPAgentBench §5): per condition the
@@ -11,16 +13,21 @@ import (
 // Miss-Refer against Miss-GP scatter of its Figure 4 (where each condition
 // sits between over-confident local management and over-cautious referral),
 // and the stage curves of management accuracy and Miss-Refer of the streams.
-// It reads the profile's metrics (profile/gpagent: dx, tx, mgmt, miss_refer,
-// miss_gp, dest, turns, dup_rate, masked, timeout), each averaged over the
-// episodes that define it.
+// It reads the benchmark's metrics (dx, tx, mgmt, miss_refer, miss_gp, dest,
+// turns, dup_rate, masked, timeout), each averaged over the episodes that
+// define it.
 
-// gpMetric is the metric that marks a GPAgentBench condition.
-const gpMetric = "mgmt"
+var _ analysis.Section = Benchmark{}
 
-// gpColumns are the table's metrics with their headings; rates print as
+// Section is the report's GPAgentBench section, on the page only (its numbers
+// are the conditions' own): nothing when no condition plays the benchmark.
+func (Benchmark) Section(_ analysis.Input, rep analysis.Report) (string, any, template.HTML) {
+	return Name, nil, section(rep)
+}
+
+// columns are the table's metrics with their headings; rates print as
 // percentages, as Table 1 does.
-var gpColumns = []struct {
+var columns = []struct {
 	key, head string
 	percent   bool
 }{
@@ -29,33 +36,33 @@ var gpColumns = []struct {
 	{"turns", "avg turns", false}, {"dup_rate", "dup. actions (%)", true}, {"masked", "masked / ep.", false}, {"timeout", "timeouts (%)", true},
 }
 
-// gpConditions are the conditions that report GPAgentBench's metrics.
-func gpConditions(rep Report) []ConditionReport {
-	var out []ConditionReport
+// conditions are the report's conditions that play the benchmark.
+func conditions(rep analysis.Report) []analysis.ConditionReport {
+	var out []analysis.ConditionReport
 	for _, c := range rep.Conditions {
-		if _, ok := c.Overall.Metrics[gpMetric]; ok {
+		if c.Profile == Name {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// gpSection renders the section, or nothing when no condition is GPAgentBench's.
-func gpSection(rep Report) template.HTML {
-	conds := gpConditions(rep)
+// section renders the section, or nothing when no condition plays the benchmark.
+func section(rep analysis.Report) template.HTML {
+	conds := conditions(rep)
 	if len(conds) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString(`<h2>GPAgentBench: quality, safety, efficiency</h2><p>As GPAgentBench's Table 1: Dx and Tx over the episodes that do not end in refer, management accuracy over all, Miss-Refer over the cases that need referral and Miss-GP over the manageable ones (a timeout is its class's failure), Dest the share of cases needing referral sent to a right destination, the diagnostic cost in USD (tests only).</p>`)
 	b.WriteString(`<table class="gpagent"><tr><th>condition</th><th>episodes</th>`)
-	for _, col := range gpColumns {
+	for _, col := range columns {
 		fmt.Fprintf(&b, "<th>%s</th>", template.HTMLEscapeString(col.head))
 	}
 	b.WriteString("<th>cost USD</th></tr>\n")
 	for _, c := range conds {
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td>", template.HTMLEscapeString(c.Name), c.Overall.N)
-		for _, col := range gpColumns {
+		for _, col := range columns {
 			v, ok := c.Overall.Metrics[col.key]
 			switch {
 			case !ok:
@@ -70,8 +77,8 @@ func gpSection(rep Report) template.HTML {
 	}
 	b.WriteString("</table>\n")
 	b.WriteString(`<h3>Referral against local management</h3><p>Each condition's Miss-GP (unnecessary referrals among manageable cases) against its Miss-Refer (missed referrals among cases that need one), as GPAgentBench's Figure 4: lower left is safe both ways, upper left over-confident, lower right over-cautious.</p>`)
-	b.WriteString(string(gpScatter(conds)))
-	sub := Report{Experiment: rep.Experiment}
+	b.WriteString(string(scatter(conds)))
+	sub := analysis.Report{Experiment: rep.Experiment}
 	for _, c := range conds {
 		if len(c.Stages) > 0 {
 			sub.Conditions = append(sub.Conditions, c)
@@ -80,14 +87,14 @@ func gpSection(rep Report) template.HTML {
 	if len(sub.Conditions) > 0 {
 		b.WriteString(`<h3>Safety over the stream</h3><p>Stage means of management accuracy and of Miss-Refer: what learning does to the quality-safety gap.</p>`)
 		for _, m := range []struct{ key, name string }{{"mgmt", "Mgmt"}, {"miss_refer", "Miss-Refer"}} {
-			b.WriteString(string(curves(sub, m.name, func(s StageMean) float64 { return s.Metrics[m.key] }, 0, 1, false)))
+			b.WriteString(string(analysis.Curves(sub, m.name, func(s analysis.StageMean) float64 { return s.Metrics[m.key] }, 0, 1, false)))
 		}
 	}
 	return template.HTML(b.String())
 }
 
-// gpScatter draws Miss-Refer (y) against Miss-GP (x), both in percent.
-func gpScatter(conds []ConditionReport) template.HTML {
+// scatter draws Miss-Refer (y) against Miss-GP (x), both in percent.
+func scatter(conds []analysis.ConditionReport) template.HTML {
 	const W, H, L, B, T, R = 640, 360, 60, 50, 20, 180
 	px := func(v float64) float64 { return L + v*float64(W-L-R)/100 }
 	py := func(v float64) float64 { return T + (100-v)*float64(H-T-B)/100 }
@@ -105,7 +112,7 @@ func gpScatter(conds []ConditionReport) template.HTML {
 		if !okR || !okG {
 			continue // a condition without both kinds of case has no point
 		}
-		col := palette[i%len(palette)]
+		col := analysis.Palette[i%len(analysis.Palette)]
 		fmt.Fprintf(&b, `<circle class="point" cx="%.1f" cy="%.1f" r="5" fill="%s"><title>%s: Miss-GP %.1f%%, Miss-Refer %.1f%%</title></circle>`,
 			px(100*mg), py(100*mr), col, template.HTMLEscapeString(c.Name), 100*mg, 100*mr)
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="12">%s</text>`, W-R+12, T+i*18, col, W-R+30, T+i*18+11, template.HTMLEscapeString(c.Name))

@@ -1,4 +1,4 @@
-package actor_test
+package gpagent_test
 
 import (
 	"context"
@@ -9,19 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/bench/gpagent"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/runner"
-	"github.com/clinevo/clinevo/settings"
 )
-
-func gpSettings() settings.Settings {
-	s := settings.Default()
-	s.Profile = settings.GPAgent
-	return s
-}
 
 // TestGPDoctorWithoutMemory plays GP cases with the built-in doctor and no
 // memory: a structured history, examinations, then diagnose and treat within
@@ -34,15 +28,15 @@ func TestGPDoctorWithoutMemory(t *testing.T) {
 		tr, err := runner.Play(context.Background(), c, d, runner.Meta{RunID: "r", EpisodeID: "e/" + c.ID, Number: 1})
 		require.NoError(t, err)
 		require.Equal(t, clinic.EndFinalized, tr.Termination, c.ID)
-		require.Equal(t, clinic.PathwayManage, tr.Final.Disposition, c.ID)
+		require.Equal(t, gpagent.PathwayManage, gpagent.EndingOf(tr.Final).Disposition, c.ID)
 		n := len(tr.Events)
-		require.Equal(t, clinic.Diagnose, tr.Events[n-2].Action)
-		require.Equal(t, clinic.Treat, tr.Events[n-1].Action)
+		require.Equal(t, gpagent.Diagnose, tr.Events[n-2].Action)
+		require.Equal(t, gpagent.Treat, tr.Events[n-1].Action)
 		for _, ev := range tr.Events {
 			require.NotEqual(t, clinic.StatusMasked, ev.Status, c.ID)
-			require.NotEqual(t, clinic.Refer, ev.Action, c.ID)
+			require.NotEqual(t, gpagent.Refer, ev.Action, c.ID)
 		}
-		require.Equal(t, clinic.BodyExam, tr.Events[n-3].Action, "examinations after the history")
+		require.Equal(t, gpagent.BodyExam, tr.Events[n-3].Action, "examinations after the history")
 	}
 }
 
@@ -53,15 +47,15 @@ func TestGPDoctorWithoutMemory(t *testing.T) {
 func TestGPDoctorRefersOnRedFlags(t *testing.T) {
 	card := clinic.CardHint{ID: "k1", Kind: clinic.CardCorrection, Similarity: 0.6, Diagnosis: "Microbial keratitis",
 		Evidence: []string{"contact lenses with a very painful eye and blurred sight", "white spot on the cornea"},
-		Action:   clinic.ReferAction("ophthalmology", "emergency"), Ask: []string{clinic.TopicAssociated}}
+		Action:   gpagent.ReferAction("ophthalmology", "emergency"), Ask: []string{clinic.TopicAssociated}}
 	manage := clinic.CardHint{ID: "k2", Kind: clinic.CardSuccess, Similarity: 0.7, Diagnosis: "Bacterial conjunctivitis",
 		Evidence: []string{"red eye with purulent discharge"}, Plan: []string{"bathe lids"}}
 	v := clinic.DoctorView{OpeningComplaint: "My eye is red.", MaxTurns: 10, Turn: 3, Phase: "collecting_evidence",
-		Actions: []string{"ASK", "BODY_EXAM", "REQUEST_TEST", "DIAGNOSE", "REFER"}, Masked: []string{"TREAT"},
-		ExamTargets: []string{"vital signs", "eye"}, Cards: []clinic.CardHint{card, manage},
+		Actions: []string{"ASK", "BODY_EXAM", "REQUEST_TEST", "DIAGNOSE", "REFER"}, Ext: gpagent.View{Masked: []string{"TREAT"}, ExamTargets: []string{"vital signs", "eye"}},
+		Cards:     []clinic.CardHint{card, manage},
 		Exchanges: []clinic.Exchange{{Question: "When did this start?", Topic: clinic.TopicOnset, Answer: "Two days ago.", Answered: true}}}
 
-	dec, err := actor.Builtin{}.Decide(context.Background(), v)
+	dec, err := gpagent.Builtin{}.Decide(context.Background(), v)
 	require.NoError(t, err)
 	require.Equal(t, clinic.Ask, dec.Output.Action, "the flags are not shown yet: ask about their topics")
 	require.Contains(t, actor.Questions(dec.Output.Topic), dec.Output.Question, "in the doctor's own words")
@@ -70,28 +64,28 @@ func TestGPDoctorRefersOnRedFlags(t *testing.T) {
 	shown.Exchanges = append(shown.Exchanges, clinic.Exchange{Question: "Anything else?", Topic: clinic.TopicAssociated,
 		Answer: "I wear contact lenses, the eye is very painful, light hurts and my sight is blurred.", Answered: true})
 	shown.Results = []clinic.Result{{Test: "eye", Status: clinic.StatusReturned, Text: "White spot on the cornea with an epithelial defect."}}
-	dec, err = actor.Builtin{}.Decide(context.Background(), shown)
+	dec, err = gpagent.Builtin{}.Decide(context.Background(), shown)
 	require.NoError(t, err)
-	require.Equal(t, clinic.Refer, dec.Output.Action)
-	require.Equal(t, "ophthalmology", dec.Output.Destination)
-	require.Equal(t, "emergency", dec.Output.Urgency)
+	require.Equal(t, gpagent.Refer, dec.Output.Action)
+	require.Equal(t, "ophthalmology", gpagent.OutputOf(dec.Output).Destination)
+	require.Equal(t, "emergency", gpagent.OutputOf(dec.Output).Urgency)
 
 	denied := v
 	denied.Exchanges = append(denied.Exchanges, clinic.Exchange{Question: "Anything else?", Topic: clinic.TopicAssociated,
 		Answer: "I do not wear contact lenses and my sight is not blurred.", Answered: true})
 	denied.Results = []clinic.Result{{Test: "eye", Status: clinic.StatusReturned, Text: "Normal cornea, no white spot."}}
 	denied.Turn = 8
-	dec, err = actor.Builtin{}.Decide(context.Background(), denied)
+	dec, err = gpagent.Builtin{}.Decide(context.Background(), denied)
 	require.NoError(t, err)
-	require.Equal(t, clinic.Diagnose, dec.Output.Action, "a denied red flag is not shown")
+	require.Equal(t, gpagent.Diagnose, dec.Output.Action, "a denied red flag is not shown")
 	require.Equal(t, []string{"Bacterial conjunctivitis"}, dec.Output.Diagnosis, "the candidate no referral card claims")
 
 	diagnosed := v
-	diagnosed.Phase, diagnosed.Actions, diagnosed.Masked = "diagnosed", []string{"TREAT"}, []string{"ASK", "DIAGNOSE"}
-	diagnosed.Diagnosis = []string{"Bacterial conjunctivitis"}
-	dec, err = actor.Builtin{}.Decide(context.Background(), diagnosed)
+	diagnosed.Phase, diagnosed.Actions = "diagnosed", []string{"TREAT"}
+	diagnosed.Ext = gpagent.View{Masked: []string{"ASK", "DIAGNOSE"}, ExamTargets: []string{"vital signs", "eye"}, Diagnosis: []string{"Bacterial conjunctivitis"}}
+	dec, err = gpagent.Builtin{}.Decide(context.Background(), diagnosed)
 	require.NoError(t, err)
-	require.Equal(t, clinic.Treat, dec.Output.Action)
+	require.Equal(t, gpagent.Treat, dec.Output.Action)
 	require.Equal(t, []string{"bathe lids"}, dec.Output.Plan)
 }
 
@@ -127,7 +121,7 @@ func TestGPDoctorAsksPatientFacingQuestions(t *testing.T) {
 				if ev.Action == clinic.Ask {
 					require.True(t, own[ev.Question], "question %q is not one of the doctor's own", ev.Question)
 				}
-				if ev.Action == clinic.Refer {
+				if ev.Action == gpagent.Refer {
 					refers++
 				}
 			}

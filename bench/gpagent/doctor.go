@@ -1,4 +1,4 @@
-package llm
+package gpagent
 
 import (
 	"context"
@@ -10,34 +10,16 @@ import (
 
 	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
-)
-
-// Reply formats of a role (settings roles.<role>.format).
-const (
-	FormatJSON = "json"
-	FormatTags = "tags" // GPAgentBench's <think>…</think><action type="…">…</action> (appendix C.1)
+	"github.com/clinevo/clinevo/llm"
 )
 
 // TagsRepairPrompt is the one repair request after an unusable tags reply.
 const TagsRepairPrompt = "Your previous reply could not be used: %s. Reply again with only the <think> block and one <action type=\"...\"> block described above."
 
-// gpView reports whether a view is GPAgentBench's workflow (a workflow state
-// and one of its own actions offered or masked).
-func gpView(v clinic.DoctorView) bool {
-	if v.Phase == "" {
-		return false
-	}
-	for _, a := range append(slices.Clone(v.Actions), v.Masked...) {
-		if clinic.ActionKind(a) == clinic.Diagnose {
-			return true
-		}
-	}
-	return false
-}
-
 // gpPrompt is what the GP doctor's template reads.
 type gpPrompt struct {
 	View            clinic.DoctorView
+	GP              View // the view's workflow part
 	Tags            bool
 	Actions         []gpActionName // the run's actions, in the paper's order
 	Allowed, Masked []string       // by name
@@ -47,79 +29,103 @@ type gpPrompt struct {
 type gpActionName struct{ Name string }
 
 // gpActionOrder is the order of appendix C.1's prompt.
-var gpActionOrder = []clinic.ActionKind{clinic.Ask, clinic.BodyExam, clinic.RequestTest, clinic.Diagnose, clinic.Refer, clinic.Treat}
+var gpActionOrder = []clinic.ActionKind{clinic.Ask, BodyExam, clinic.RequestTest, Diagnose, Refer, Treat}
 
-// GPDoctorPrompt renders the GP doctor's messages for a view in a reply format.
-func GPDoctorPrompt(v clinic.DoctorView, format string) ([]Message, error) {
-	p := gpPrompt{View: v, Tags: format == FormatTags, RoundsLeft: v.MaxTurns - v.Turn}
+// DoctorPrompt renders the GP doctor's messages for a view in a reply format
+// (llm.FormatTags or llm.FormatJSON).
+func DoctorPrompt(v clinic.DoctorView, format string) ([]llm.Message, error) {
+	p := gpPrompt{View: v, GP: ViewOf(v), Tags: format == llm.FormatTags, RoundsLeft: v.MaxTurns - v.Turn}
 	for _, k := range gpActionOrder {
 		switch {
 		case slices.Contains(v.Actions, string(k)):
-			p.Allowed = append(p.Allowed, k.Name())
-		case slices.Contains(v.Masked, string(k)):
-			p.Masked = append(p.Masked, k.Name())
+			p.Allowed = append(p.Allowed, ActionName(k))
+		case slices.Contains(p.GP.Masked, string(k)):
+			p.Masked = append(p.Masked, ActionName(k))
 		default:
 			continue
 		}
-		p.Actions = append(p.Actions, gpActionName{Name: k.Name()})
+		p.Actions = append(p.Actions, gpActionName{Name: ActionName(k)})
 	}
-	return Render("doctor_gp", p, p)
+	return templates.Render("doctor_gp", p, p)
 }
 
-// decideGP asks for the next action of GPAgentBench's workflow in the role's
+// ModelDoctor is the model doctor of GPAgentBench's workflow: the GP prompt
+// (DoctorPrompt) in the role's reply format, tags or JSON.
+type ModelDoctor struct{ C *llm.Client }
+
+var _ actor.Doctor = ModelDoctor{}
+
+// ModelDoctor is the GP doctor on c.
+func (Benchmark) ModelDoctor(c *llm.Client) actor.Doctor { return ModelDoctor{C: c} }
+
+// Decide asks for the next action of GPAgentBench's workflow in the role's
 // reply format (tags or JSON). An action the workflow masks is a valid reply:
 // the environment records it and charges c_workflow. One repair request for a
 // real problem; a reply still malformed after it is an llm_error turn.
-func (d Doctor) decideGP(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
+func (d ModelDoctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
 	format := d.C.Settings.Format
-	msgs, err := GPDoctorPrompt(v, format)
+	msgs, err := DoctorPrompt(v, format)
 	if err != nil {
 		return actor.Decision{}, err
 	}
 	var out clinic.DoctorOutput
-	if format == FormatTags {
-		err = d.C.exchange(ctx, msgs, func(reply string) error {
+	if format == llm.FormatTags {
+		err = d.C.Exchange(ctx, msgs, func(reply string) error {
 			o, extra, err := ParseTags(reply, v)
-			if extra > 0 {
-				if m := meter(ctx); m != nil {
-					m.Add(Usage{Role: d.C.Role, ExtraFields: extra})
-				}
-			}
+			d.C.CountExtraFields(ctx, extra)
 			out = o
 			return err
 		}, TagsRepairPrompt)
 	} else {
-		err = d.C.JSON(ctx, msgs, &out, func() error {
-			k, ok := gpAction(string(out.Action), v)
-			if !ok {
-				return fmt.Errorf("action %q is not one of %s", out.Action, strings.Join(gpNames(v), ", "))
+		var r jsonReply
+		err = d.C.JSON(ctx, msgs, &r, func() error {
+			if err := r.DoctorOutput.Ext.Decode(&r.Output); err != nil {
+				return fmt.Errorf("target, reason, destination and urgency must be text: %v", err)
 			}
-			out.Action = k
-			if u := strings.TrimSpace(out.Urgency); u != "" {
-				if out.Urgency, ok = clinic.ParseUrgency(u); !ok {
+			k, ok := gpAction(string(r.Action), v)
+			if !ok {
+				return fmt.Errorf("action %q is not one of %s", r.Action, strings.Join(gpNames(v), ", "))
+			}
+			r.Action = k
+			if u := strings.TrimSpace(r.Urgency); u != "" {
+				if r.Urgency, ok = ParseUrgency(u); !ok {
 					return fmt.Errorf("urgency %q is not routine, urgent or emergency", u)
 				}
 			}
+			// The output keeps the workflow's fields, not the other
+			// members a reply may hold (counted as extra fields).
+			r.DoctorOutput.Ext = nil
+			out = WithOutput(r.DoctorOutput, r.Output)
 			return gpRequired(out, v)
 		})
 	}
-	return decision(out, err)
+	return llm.Decided(out, err)
+}
+
+// jsonReply is a reply in the JSON format: the shared output with the
+// workflow's own fields beside it, so that the client counts as extra only
+// the fields neither has. It decodes as the shared output does (its members
+// beyond the shared ones land in DoctorOutput.Ext), and Decide reads the
+// workflow's fields from there.
+type jsonReply struct {
+	clinic.DoctorOutput
+	Output
 }
 
 // gpSynonyms are other names models give the actions: appendix C.1's own
 // lists say "diagnosis" and "treatment".
-var gpSynonyms = map[string]clinic.ActionKind{"diagnosis": clinic.Diagnose, "treatment": clinic.Treat, "referral": clinic.Refer,
-	"exam": clinic.BodyExam, "examination": clinic.BodyExam, "physical_exam": clinic.BodyExam, "order_test": clinic.RequestTest}
+var gpSynonyms = map[string]clinic.ActionKind{"diagnosis": Diagnose, "treatment": Treat, "referral": Refer,
+	"exam": BodyExam, "examination": BodyExam, "physical_exam": BodyExam, "order_test": clinic.RequestTest}
 
 // gpAction reads an action name (any case, a synonym) among the view's
 // allowed and masked actions.
 func gpAction(name string, v clinic.DoctorView) (clinic.ActionKind, bool) {
 	n := strings.ToLower(strings.TrimSpace(name))
-	k, ok := clinic.ActionNamed(n)
+	k, ok := ActionNamed(n)
 	if !ok {
 		k, ok = gpSynonyms[n]
 	}
-	if !ok || !(slices.Contains(v.Actions, string(k)) || slices.Contains(v.Masked, string(k))) {
+	if !ok || !(slices.Contains(v.Actions, string(k)) || slices.Contains(ViewOf(v).Masked, string(k))) {
 		return "", false
 	}
 	return k, true
@@ -128,8 +134,8 @@ func gpAction(name string, v clinic.DoctorView) (clinic.ActionKind, bool) {
 func gpNames(v clinic.DoctorView) []string {
 	var out []string
 	for _, k := range gpActionOrder {
-		if slices.Contains(v.Actions, string(k)) || slices.Contains(v.Masked, string(k)) {
-			out = append(out, k.Name())
+		if slices.Contains(v.Actions, string(k)) || slices.Contains(ViewOf(v).Masked, string(k)) {
+			out = append(out, ActionName(k))
 		}
 	}
 	return out
@@ -141,38 +147,38 @@ func gpRequired(o clinic.DoctorOutput, v clinic.DoctorView) error {
 	if !slices.Contains(v.Actions, string(o.Action)) {
 		return nil
 	}
-	missing := ""
+	missing, x := "", OutputOf(o)
 	switch o.Action {
 	case clinic.Ask:
 		if strings.TrimSpace(o.Question) == "" {
 			missing = "the question"
 		}
-	case clinic.BodyExam:
-		if strings.TrimSpace(o.Target) == "" {
+	case BodyExam:
+		if strings.TrimSpace(x.Target) == "" {
 			missing = "Target"
 		}
 	case clinic.RequestTest:
 		if strings.TrimSpace(o.TestName) == "" {
 			missing = "Test"
 		}
-	case clinic.Diagnose:
+	case Diagnose:
 		if len(nonBlank(o.Diagnosis)) == 0 {
 			missing = "Diagnosis"
 		}
-	case clinic.Refer:
+	case Refer:
 		switch {
-		case strings.TrimSpace(o.Destination) == "":
+		case strings.TrimSpace(x.Destination) == "":
 			missing = "Destination"
-		case strings.TrimSpace(o.Urgency) == "":
+		case strings.TrimSpace(x.Urgency) == "":
 			missing = "Urgency"
 		}
-	case clinic.Treat:
+	case Treat:
 		if len(nonBlank(o.Plan)) == 0 {
 			missing = "Plan"
 		}
 	}
 	if missing != "" {
-		return fmt.Errorf("%s needs %s", o.Action.Name(), missing)
+		return fmt.Errorf("%s needs %s", ActionName(o.Action), missing)
 	}
 	return nil
 }
@@ -198,11 +204,11 @@ var (
 // gpFields are the fields each action's block may hold (appendix C.1).
 var gpFields = map[clinic.ActionKind][]string{
 	clinic.Ask:         {"question"},
-	clinic.BodyExam:    {"target", "reason"},
+	BodyExam:           {"target", "reason"},
 	clinic.RequestTest: {"test", "reason"},
-	clinic.Diagnose:    {"diagnosis", "rationale"},
-	clinic.Refer:       {"destination", "urgency", "reason"},
-	clinic.Treat:       {"diagnosis", "plan"},
+	Diagnose:           {"diagnosis", "rationale"},
+	Refer:              {"destination", "urgency", "reason"},
+	Treat:              {"diagnosis", "plan"},
 }
 
 // ParseTags reads a reply in GPAgentBench's action format (appendix C.1):
@@ -267,36 +273,38 @@ func ParseTags(reply string, v clinic.DoctorView) (out clinic.DoctorOutput, extr
 		}
 	}
 	text := func(f string) string { return strings.Join(nonBlank(fields[f]), " ") }
+	var x Output
 	switch k {
 	case clinic.Ask:
 		out.Question = text("question")
 		if out.Question == "" {
 			out.Question = text("")
 		}
-	case clinic.BodyExam:
-		out.Target, out.Reason = text("target"), text("reason")
+	case BodyExam:
+		x.Target, x.Reason = text("target"), text("reason")
 	case clinic.RequestTest:
-		out.TestName, out.Reason = text("test"), text("reason")
-	case clinic.Diagnose:
+		out.TestName, x.Reason = text("test"), text("reason")
+	case Diagnose:
 		if d := text("diagnosis"); d != "" {
 			out.Diagnosis = []string{d}
 		}
 		if r := text("rationale"); r != "" {
 			out.Rationale = append(out.Rationale, r)
 		}
-	case clinic.Refer:
-		out.Destination, out.Reason = text("destination"), text("reason")
+	case Refer:
+		x.Destination, x.Reason = text("destination"), text("reason")
 		if u := text("urgency"); u != "" {
-			if out.Urgency, ok = clinic.ParseUrgency(u); !ok {
+			if x.Urgency, ok = ParseUrgency(u); !ok {
 				return out, extra, fmt.Errorf("urgency %q is not routine, urgent or emergency", u)
 			}
 		}
-	case clinic.Treat:
+	case Treat:
 		if d := text("diagnosis"); d != "" {
 			out.Diagnosis = []string{d}
 		}
 		out.Plan = items(fields["plan"])
 	}
+	out = WithOutput(out, x)
 	return out, extra, gpRequired(out, v)
 }
 

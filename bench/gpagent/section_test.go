@@ -1,4 +1,4 @@
-package analysis_test
+package gpagent_test
 
 import (
 	"bufio"
@@ -23,11 +23,11 @@ import (
 // diagnose, treat; its reward 8 and safety cost 0 are the profile's metrics.
 func gpTrace(id string, s float64) clinic.Trace {
 	return clinic.Trace{SchemaVersion: 1, EpisodeID: id, Events: []clinic.Event{
-		{Turn: 0, Action: clinic.Treat, Status: clinic.StatusMasked, Penalty: 5},
+		gpagent.WithStep(clinic.Event{Turn: 0, Action: gpagent.Treat, Status: clinic.StatusMasked}, gpagent.Step{Penalty: 5}),
 		{Turn: 1, Action: clinic.RequestTest, Test: "complete blood count", Status: clinic.StatusReturned, Reply: "Normal.", Cost: 30},
-		{Turn: 2, Action: clinic.Diagnose, Status: clinic.StatusReturned, WorkingDiagnoses: []string{"Migraine"}},
-		{Turn: 3, Action: clinic.Treat, Status: clinic.StatusFinalized, Final: &clinic.FinalOutput{Diagnosis: []string{"Migraine"}, Plan: []string{"rest"}, Disposition: clinic.PathwayManage}},
-	}, Scores: &clinic.Scores{S: s, Metrics: map[string]float64{clinic.MetricReward: 8, clinic.MetricSafetyCost: 1}}}
+		{Turn: 2, Action: gpagent.Diagnose, Status: clinic.StatusReturned, WorkingDiagnoses: []string{"Migraine"}},
+		{Turn: 3, Action: gpagent.Treat, Status: clinic.StatusFinalized, Final: ending(clinic.FinalOutput{Diagnosis: []string{"Migraine"}, Plan: []string{"rest"}}, gpagent.Ending{Disposition: gpagent.PathwayManage})},
+	}, Scores: &clinic.Scores{S: s, Metrics: map[string]float64{analysis.MetricReward: 8, analysis.MetricSafetyCost: 1}}}
 }
 
 // TestStepsCarryRewardAndCosts checks the trajectory export of a constrained
@@ -133,17 +133,20 @@ func TestGPReportSection(t *testing.T) {
 	require.Equal(t, 4*(8+8+4), n, "every step of every episode, though S < 0.7")
 }
 
-// TestNoGPSectionElsewhere: a report without GPAgentBench's metrics has no
-// GP section.
+// TestNoGPSectionElsewhere: a report whose conditions play another
+// benchmark has no GP section.
 func TestNoGPSectionElsewhere(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, analysis.Write(dir, analysis.Build(fixture()), func(id string) (clinic.Trace, error) {
-		return clinic.Trace{EpisodeID: id, Scores: &clinic.Scores{}}, nil
-	}))
-	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
-	require.NoError(t, err)
-	require.NotContains(t, string(b), "GPAgentBench")
-	require.NotContains(t, string(b), `class="chart scatter"`)
+	in := gpFixture()
+	for run, s := range in.Settings {
+		s.Profile = "medevoeval"
+		in.Settings[run] = s
+	}
+	key, data, html := gpagent.Benchmark{}.Section(in, analysis.Build(in))
+	require.Equal(t, gpagent.Name, key)
+	require.Nil(t, data, "the section's numbers are the conditions' own: no member of report.json")
+	require.Empty(t, html)
+	_, _, html = gpagent.Benchmark{}.Section(gpFixture(), analysis.Build(gpFixture()))
+	require.Contains(t, string(html), "GPAgentBench: quality, safety, efficiency")
 }
 
 // TestGPReportRendersInChromium loads the GP report in headless Chromium: the

@@ -1,22 +1,30 @@
-package corpus
+package gpagent
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
 )
 
-// validateManagement checks the management fields GPAgentBench's cases carry
-// (§3 and C.2): the label manage | refer, agreeing with the referral; a refer
-// case names its destination and urgency; alternative destinations, red flags
-// and the ground-truth treatment hold no empty item.
-func validateManagement(m *clinic.ManagerView) error {
-	fail := func(field, msg string) error { return FieldError{field, msg} }
-	r := m.Referral
-	switch m.ManagementLabel {
+var _ corpus.CaseChecker = Benchmark{}
+
+// CheckCase checks the management fields of a case (§3 and C.2) where it has
+// them: the label manage | refer, agreeing with the referral; a refer case
+// names its destination and urgency; alternative destinations, red flags and
+// the ground-truth treatment hold no empty item. A case without a label
+// reads its pathway from the referral (Pathway).
+func (Benchmark) CheckCase(c *clinic.Case) error {
+	fail := func(field, msg string) error { return corpus.FieldError{Field: field, Msg: msg} }
+	var m Management
+	if err := c.Manager.Ext.Decode(&m); err != nil {
+		return fail("manager_view", fmt.Sprintf("management_label must be text and treatment a list of texts: %v", err))
+	}
+	r := c.Manager.Referral
+	switch m.Label {
 	case "":
-	case clinic.PathwayRefer:
+	case PathwayRefer:
 		switch {
 		case r == nil || !r.Needed:
 			return fail("manager_view.referral.needed", "must be true for management_label refer")
@@ -25,12 +33,12 @@ func validateManagement(m *clinic.ManagerView) error {
 		case r.Urgency == "":
 			return fail("manager_view.referral.urgency", "required for management_label refer (routine, urgent or emergency)")
 		}
-	case clinic.PathwayManage:
+	case PathwayManage:
 		if r != nil && r.Needed {
 			return fail("manager_view.referral.needed", "must be false (or the referral absent) for management_label manage")
 		}
 	default:
-		return fail("manager_view.management_label", fmt.Sprintf("unknown label %q, want manage or refer", m.ManagementLabel))
+		return fail("manager_view.management_label", fmt.Sprintf("unknown label %q, want manage or refer", m.Label))
 	}
 	if r != nil {
 		for _, l := range []struct {

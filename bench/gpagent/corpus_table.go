@@ -1,6 +1,6 @@
-package synth
+package gpagent
 
-// The GP corpus's refer variants (GPAgentBench §3: abstain-and-refer cases
+// The GP corpus's refer variants (§3: abstain-and-refer cases
 // beside diagnose-and-manage ones). Every text is written for clinevo. Each
 // row turns one condition of the table into a presentation that primary care
 // must escalate. Conventions, as in the condition table:
@@ -15,14 +15,14 @@ package synth
 //	tx: the ground-truth treatment of the refer case;
 //	hint: a sentence of the opening that tells the first red flag, said in
 //	  one refer case in three.
-type gpVariant struct {
+type variant struct {
 	key, name, aka, age  string
 	flags, exam, tests   []string
 	redFlags, tx         []string
 	drop, ref, alt, hint string
 }
 
-var gpVariants = []gpVariant{
+var variants = []variant{
 	{key: "gerd", name: "Dyspepsia with alarm features", aka: "suspected upper gastrointestinal cancer; suspected oesophageal cancer; upper GI alarm symptoms", age: "55-80",
 		flags:    []string{"associated|Food has started to stick in my throat when I swallow.", "associated|I have lost about a stone in weight without trying."},
 		exam:     []string{"general|Looks thin and pale."},
