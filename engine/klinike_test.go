@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +80,7 @@ func TestKlinikeBenchEndToEnd(t *testing.T) {
 	rep := analysis.Build(in)
 	k := rep.Klinike
 	require.NotNil(t, k)
+	logKlinike(t, k)
 	byName := map[string]analysis.KlinikeCondition{}
 	for _, c := range k.Conditions {
 		byName[c.Name] = c
@@ -110,4 +112,26 @@ func TestKlinikeBenchEndToEnd(t *testing.T) {
 	traj, err := os.ReadFile(filepath.Join(dir, "trajectories.jsonl"))
 	require.NoError(t, err)
 	require.True(t, strings.Contains(string(traj), `"r_multi":`), "r_multi per episode in the trajectory export")
+}
+
+// logKlinike logs the section's numbers per condition and variant, so that a
+// change that must not move them can be compared to the last digit.
+func logKlinike(t *testing.T, k *analysis.KlinikeReport) {
+	t.Helper()
+	num := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*p, 'f', -1, 64)
+	}
+	for _, c := range k.Conditions {
+		t.Logf("condition %s n=%d pass@1=%s D=%s W=%s A=%s H=%s r_multi=%s", c.Name, c.N, num(c.Pass1),
+			strconv.FormatFloat(c.D, 'f', -1, 64), num(c.W), num(c.A), num(c.H), num(c.RMulti))
+	}
+	for _, v := range k.Variants {
+		for _, ch := range v.Changes {
+			t.Logf("variant %s %s %s n=%d base=%v variant=%v delta=%v ci=%v", v.Variant, v.Metric, ch.Doctor, ch.N, ch.Base, ch.Variant, ch.Delta, ch.CI)
+		}
+		t.Logf("variant %s tau=%s", v.Variant, num(v.Tau))
+	}
 }
