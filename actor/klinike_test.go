@@ -21,7 +21,8 @@ func encounter(t *testing.T, c clinic.Case, cards []clinic.CardHint, rules []str
 	t.Helper()
 	s := settings.Default()
 	s.Profile = settings.Klinike
-	env := klinike.Restore(c, s, episode.BuiltinRoles(), nil)
+	env, err := klinike.Restore(c, s, episode.BuiltinRoles(), nil)
+	require.NoError(t, err)
 	for !env.Done() {
 		dec, err := actor.Builtin{}.Decide(context.Background(), env.View(cards, rules))
 		require.NoError(t, err)

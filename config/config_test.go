@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -69,7 +70,7 @@ func TestSettingsComeFromEveryLayer(t *testing.T) {
 	require.Equal(t, []string{"correction"}, s.Evolver.CardKinds)
 	require.Equal(t, settings.Duration(90*time.Second), s.Roles["doctor"].Timeout)
 	require.Equal(t, settings.Builtin, s.Roles["doctor"].Backend, "the rest of the role keeps its defaults")
-	def := settings.Default()
+	def := bench.DefaultSettings() // the configuration's defaults: the registered benchmarks' episode keys too
 	def.Profile, def.Episode.MaxTurns, def.Episode.MDT, def.Evolver.CardKinds = s.Profile, 6, settings.MDTOff, []string{"correction"}
 	def.Episode.Prices["cbc"] = 999
 	r := def.Roles["doctor"]

@@ -54,10 +54,6 @@ type Episode struct {
 	// case in one view, one turn to finalise: MedEvoEval's full-vignette
 	// baseline, KlinikeBench's single-turn chart mode).
 	Mode string `json:"mode" mapstructure:"mode"`
-	// Steps and patient turns are KlinikeBench's budgets (appendix: 32 agent
-	// steps including tool calls, 10 patient turns); 0 means no cap.
-	MaxSteps        int `json:"max_steps" mapstructure:"max_steps"`
-	MaxPatientTurns int `json:"max_patient_turns" mapstructure:"max_patient_turns"`
 	// WorkflowPenalty and TimeoutPenalty are GPAgentBench's c_workflow (a masked
 	// action attempted) and c_timeout (no terminal action within the limit).
 	WorkflowPenalty float64 `json:"workflow_penalty" mapstructure:"workflow_penalty"`
@@ -219,7 +215,7 @@ func Default() Settings {
 		Episode: Episode{MaxTurns: 10, MaxTests: 3, MDT: MDTConsultant, BaseTurnCost: 5, Prices: map[string]float64{
 			"physical_exam": 0, "rapid_test": 25, "cbc": 30, "glucose": 30, "chemistry": 35, "urinalysis": 35, "troponin": 40,
 			"ecg": 50, "thyroid": 50, "xray": 80, "spirometry": 100, "ultrasound": 250, "ct": 500, "mri": 700, "other": 60},
-			UnknownTestPrice: 60, Mode: Interactive, MaxSteps: 32, MaxPatientTurns: 10, WorkflowPenalty: 5, TimeoutPenalty: 5},
+			UnknownTestPrice: 60, Mode: Interactive, WorkflowPenalty: 5, TimeoutPenalty: 5},
 		Scoring: Scoring{Diagnosis: 0.5, Evidence: 0.3, Plan: 0.2, Lambda: 0.5, Mu: 1, PassAt: 0.7,
 			US: 0.6, UT: 0.2, UE: 0.1, UR: 0.1, MatchAt: 0.5, SupportAt: 0.5},
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
@@ -298,8 +294,6 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("episode.unknown_test_price must not be negative, got %v", e.UnknownTestPrice)
 	case e.Mode != Interactive && e.Mode != Static:
 		return fmt.Errorf("episode.mode %q, want interactive or static", e.Mode)
-	case e.MaxSteps < 0 || e.MaxPatientTurns < 0:
-		return fmt.Errorf("episode.max_steps and episode.max_patient_turns must not be negative")
 	case e.WorkflowPenalty < 0 || e.TimeoutPenalty < 0:
 		return fmt.Errorf("episode.workflow_penalty and episode.timeout_penalty must not be negative")
 	}

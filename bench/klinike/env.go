@@ -43,6 +43,7 @@ const (
 type Env struct {
 	c       clinic.Case
 	cfg     settings.Episode
+	budget  Budget
 	roles   episode.Roles
 	patient *episode.Episode // the patient side, fed the ASK events only
 	episode.Log
@@ -51,8 +52,13 @@ type Env struct {
 var _ episode.Env = (*Env)(nil)
 
 // Restore starts an encounter of c, or rebuilds one from its events without
-// calling any role.
-func Restore(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) *Env {
+// calling any role. The error is a budget of the wrong type (settings that
+// did not pass Validate).
+func Restore(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) (*Env, error) {
+	budget, err := BudgetOf(s)
+	if err != nil {
+		return nil, err
+	}
 	// The patient side reuses the shared environment's questioning (answer
 	// cache, revealed and held facts) with no budget of its own: this
 	// environment counts the patient turns.
@@ -65,29 +71,28 @@ func Restore(c clinic.Case, s settings.Settings, roles episode.Roles, events []c
 			asks = append(asks, ev)
 		}
 	}
-	e := &Env{c: c, cfg: s.Episode, roles: roles,
+	e := &Env{c: c, cfg: s.Episode, budget: budget, roles: roles,
 		patient: episode.Restore(c, inner, episode.Rules{Actions: []clinic.ActionKind{clinic.Ask}}, roles, asks)}
 	for _, ev := range events {
 		e.apply(ev)
 	}
-	return e
+	return e, nil
 }
 
-// Cap is the step budget: episode.max_steps (KlinikeBench appendix: 32
-// agent steps, tool calls included), Uncapped for 0, and 0 in the chart mode,
-// whose one turn is the closing one.
-func Cap(cfg settings.Episode) int {
+// cap is the step budget: episode.max_steps (Budget), Uncapped for 0, and 0
+// in the chart mode, whose one turn is the closing one.
+func (e *Env) cap() int {
 	switch {
-	case cfg.Mode == settings.Static:
+	case e.cfg.Mode == settings.Static:
 		return 0
-	case cfg.MaxSteps == 0:
+	case e.budget.MaxSteps == 0:
 		return Uncapped
 	}
-	return cfg.MaxSteps
+	return e.budget.MaxSteps
 }
 
 // closing reports whether the step budget is spent: only record_diagnosis remains.
-func (e *Env) closing() bool { return e.Len() >= Cap(e.cfg) }
+func (e *Env) closing() bool { return e.Len() >= e.cap() }
 
 // PatientTurns counts the questions the patient answered.
 func PatientTurns(events []clinic.Event) int {
@@ -102,10 +107,10 @@ func PatientTurns(events []clinic.Event) int {
 
 // patientTurnsLeft is the patient-turn budget left; -1 without a cap.
 func (e *Env) patientTurnsLeft() int {
-	if e.cfg.MaxPatientTurns == 0 {
+	if e.budget.MaxPatientTurns == 0 {
 		return -1
 	}
-	return max(0, e.cfg.MaxPatientTurns-PatientTurns(e.Seen()))
+	return max(0, e.budget.MaxPatientTurns-PatientTurns(e.Seen()))
 }
 
 // exposed are the tool names the task exposes, in registry order.
@@ -143,7 +148,7 @@ func (e *Env) callable() []string {
 // call now and its budgets. In the chart mode the intake is shown whole.
 func (e *Env) View(cards []clinic.CardHint, rules []string) clinic.DoctorView {
 	v := clinic.DoctorView{Demographics: e.c.Patient.Demographics, OpeningComplaint: e.c.Patient.OpeningComplaint,
-		Cards: cards, Rules: rules, Turn: e.Len(), MaxTurns: Cap(e.cfg) + 1, Phase: PhaseEncounter}
+		Cards: cards, Rules: rules, Turn: e.Len(), MaxTurns: e.cap() + 1, Phase: PhaseEncounter}
 	for _, a := range e.actions() {
 		v.Actions = append(v.Actions, string(a))
 	}
@@ -158,7 +163,7 @@ func (e *Env) View(cards []clinic.CardHint, rules []string) clinic.DoctorView {
 	case e.closing():
 		v.Phase = PhaseRecord
 	default:
-		v.StepsLeft = Cap(e.cfg) - e.Len()
+		v.StepsLeft = e.cap() - e.Len()
 		v.PatientTurnsLeft = max(0, e.patientTurnsLeft())
 	}
 	for _, ev := range e.Seen() {
@@ -232,7 +237,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 		ev.Reply = "the step budget is spent: record your diagnosis with record_diagnosis"
 	case out.Action == clinic.Ask && e.patientTurnsLeft() == 0:
 		ev.Status = clinic.StatusOverBudget
-		ev.Reply = fmt.Sprintf("the %d patient turns are spent; the patient answers no more questions", e.cfg.MaxPatientTurns)
+		ev.Reply = fmt.Sprintf("the %d patient turns are spent; the patient answers no more questions", e.budget.MaxPatientTurns)
 	case !slices.Contains(allowed, out.Action):
 		ev.Status = clinic.StatusInvalid
 		ev.Reply = fmt.Sprintf("unknown action %q; use one of %s", out.Action, actionList(allowed))
@@ -313,7 +318,7 @@ func rawJSON(b json.RawMessage) json.RawMessage {
 // closing turn that recorded none. The forced end is written on the event,
 // so Restore derives the same end.
 func (e *Env) apply(ev clinic.Event) {
-	if !e.Record(ev) && e.Len() > Cap(e.cfg) {
+	if !e.Record(ev) && e.Len() > e.cap() {
 		// No diagnosis was recorded, not even when told to: none is made up.
 		e.ForceEnd(&clinic.FinalOutput{Forced: true})
 	}

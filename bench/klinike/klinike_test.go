@@ -60,11 +60,19 @@ func klinikeSettings() settings.Settings {
 	return s
 }
 
+// restore is klinike.Restore of valid settings.
+func restore(t *testing.T, c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) *klinike.Env {
+	t.Helper()
+	env, err := klinike.Restore(c, s, roles, events)
+	require.NoError(t, err)
+	return env
+}
+
 // play steps a scripted agent through the encounter and scores it with the
 // built-in judges.
 func play(t *testing.T, c clinic.Case, s settings.Settings, script []clinic.DoctorOutput) (*klinike.Env, clinic.Scores) {
 	t.Helper()
-	env := klinike.Restore(c, s, episode.BuiltinRoles(), nil)
+	env := restore(t, c, s, episode.BuiltinRoles(), nil)
 	for _, out := range script {
 		_, err := env.Step(context.Background(), episode.StepInput{Output: out})
 		require.NoError(t, err)
@@ -170,7 +178,7 @@ func TestInvalidArgumentsAreRecorded(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := aaa()
-			env := klinike.Restore(c, klinikeSettings(), episode.BuiltinRoles(), nil)
+			env := restore(t, c, klinikeSettings(), episode.BuiltinRoles(), nil)
 			ev, err := env.Step(context.Background(), episode.StepInput{Output: call(tc.tool, tc.args)})
 			require.NoError(t, err)
 			require.Equal(t, clinic.StatusInvalid, ev.Status)
@@ -197,10 +205,10 @@ func TestInvalidArgumentsAreRecorded(t *testing.T) {
 // remains, and an agent that does not record one ends with no diagnosis.
 func TestBudgets(t *testing.T) {
 	s := klinikeSettings()
-	s.Episode.MaxSteps, s.Episode.MaxPatientTurns = 3, 1
+	s.Episode.Ext = map[string]any{"max_steps": 3, "max_patient_turns": 1}
 	t.Run("told to record a diagnosis", func(t *testing.T) {
 		c := aaa()
-		env := klinike.Restore(c, s, episode.BuiltinRoles(), nil)
+		env := restore(t, c, s, episode.BuiltinRoles(), nil)
 		v := env.View(nil, nil)
 		require.Equal(t, []string{"ASK", "TOOL_CALL"}, v.Actions)
 		require.Equal(t, 3, v.StepsLeft)
@@ -245,8 +253,8 @@ func TestBudgets(t *testing.T) {
 	})
 	t.Run("no step cap", func(t *testing.T) {
 		s := klinikeSettings()
-		s.Episode.MaxSteps = 0
-		env := klinike.Restore(aaa(), s, episode.BuiltinRoles(), nil)
+		s.Episode.Ext = map[string]any{"max_steps": 0}
+		env := restore(t, aaa(), s, episode.BuiltinRoles(), nil)
 		require.Equal(t, klinike.Uncapped, env.View(nil, nil).StepsLeft)
 	})
 }
@@ -260,7 +268,7 @@ func TestRestore(t *testing.T) {
 		call("get_patient_allergies", `{}`), ask("Do you smoke?")}
 	env, _ := play(t, c, s, script)
 	require.True(t, env.Events()[1].Cached, "the same question gets the same answer")
-	again := klinike.Restore(c, s, episode.Roles{}, env.Events()) // nil roles: nothing may be called
+	again := restore(t, c, s, episode.Roles{}, env.Events()) // nil roles: nothing may be called
 	require.Equal(t, env.View(nil, nil), again.View(nil, nil))
 	require.Equal(t, env.Revealed(), again.Revealed())
 	// The patient side continues where it stopped: a repeated question is cached.
@@ -275,7 +283,7 @@ func TestChartMode(t *testing.T) {
 	c := aaa()
 	s := klinikeSettings()
 	s.Episode.Mode = settings.Static
-	env := klinike.Restore(c, s, episode.BuiltinRoles(), nil)
+	env := restore(t, c, s, episode.BuiltinRoles(), nil)
 	v := env.View(nil, nil)
 	require.Equal(t, klinike.PhaseChart, v.Phase)
 	require.Equal(t, []string{"TOOL_CALL"}, v.Actions)
