@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/sandbox"
 	"github.com/clinevo/clinevo/textmatch"
 )
 

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/grader"
-	"github.com/clinevo/clinevo/sandbox"
 )
 
 // Learning in a tool sandbox (KlinikeBench): which tools and arguments a

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/sandbox"
 )
 
 // gradeToolCall labels a call in a tool sandbox (KlinikeBench): a refused

@@ -15,9 +15,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/sandbox"
 	"github.com/clinevo/clinevo/settings"
 )
 

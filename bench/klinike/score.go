@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/grader"
-	"github.com/clinevo/clinevo/sandbox"
 	"github.com/clinevo/clinevo/settings"
 )
 

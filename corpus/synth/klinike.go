@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/sandbox"
 )
 
 // KlinikeBench-style tasks (KlinikeBench §2.1–2.2): each is a version 2 case

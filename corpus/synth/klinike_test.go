@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/sandbox"
 )
 
 // TestKlinikeTasks: at least 200 tasks from the condition table, every one a
