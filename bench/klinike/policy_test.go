@@ -1,4 +1,4 @@
-package actor_test
+package klinike_test
 
 import (
 	"context"
@@ -7,24 +7,20 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/settings"
 )
 
 // encounter plays the built-in doctor through a task with the given cards
 // and rules and returns the events and the gates.
 func encounter(t *testing.T, c clinic.Case, cards []clinic.CardHint, rules []string) ([]clinic.Event, clinic.Scores) {
 	t.Helper()
-	s := settings.Default()
-	s.Profile = settings.Klinike
-	env, err := klinike.Restore(c, s, episode.BuiltinRoles(), nil)
-	require.NoError(t, err)
+	s := klinikeSettings()
+	env := restore(t, c, s, episode.BuiltinRoles(), nil)
 	for !env.Done() {
-		dec, err := actor.Builtin{}.Decide(context.Background(), env.View(cards, rules))
+		dec, err := klinike.Doctor{}.Decide(context.Background(), env.View(cards, rules))
 		require.NoError(t, err)
 		_, err = env.Step(context.Background(), episode.StepInput{Output: dec.Output})
 		require.NoError(t, err)
@@ -107,7 +103,7 @@ func TestDoctorAvoidsChartedAllergy(t *testing.T) {
 			Text: "I am allergic to penicillin; it gave me a rash"}},
 		Cards: []clinic.CardHint{{ID: "k", Kind: clinic.CardSuccess, Similarity: 0.8, Diagnosis: "Streptococcal pharyngitis",
 			Calls: []string{"prescribe_medication(drug=phenoxymethylpenicillin, route=oral)", "prescribe_medication(drug=paracetamol)"}}}}
-	dec, err := actor.Builtin{}.Decide(context.Background(), v)
+	dec, err := klinike.Doctor{}.Decide(context.Background(), v)
 	require.NoError(t, err)
 	require.Equal(t, "prescribe_medication", dec.Output.Tool)
 	require.JSONEq(t, `{"drug":"paracetamol","dose":"as clinically indicated","route":"oral"}`, string(dec.Output.Arguments),

@@ -1,14 +1,21 @@
-package actor
+package klinike
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 
+	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/textmatch"
 )
+
+var _ actor.Policy = Benchmark{}
+
+// BuiltinDoctor is the built-in doctor of the tool sandbox (Doctor).
+func (Benchmark) BuiltinDoctor() actor.Doctor { return Doctor{} }
 
 // recordTools read the chart: a careful clinician checks them whatever the
 // complaint, so the doctor calls the exposed ones without memory too.
@@ -21,53 +28,58 @@ const (
 	toolRecordDifferential = "record_differential"
 )
 
-// decideTools is the built-in doctor in a tool sandbox (KlinikeBench): it
-// takes the history its cards or a structured history call for while patient
-// turns and steps last, checks the chart, makes the tool calls the leading
-// candidate's cards and the CALL rules name (never a drug the chart's
-// allergies name), and records its leading diagnosis, keeping a step for it.
-func decideTools(v clinic.DoctorView) (Decision, error) {
-	st := newState(v)
+// Doctor is the built-in doctor in the tool sandbox: the case-based
+// clinician of actor.Builtin reading its cards (actor.Read), who takes the
+// history its cards or a structured history call for while patient turns and
+// steps last, checks the chart, makes the tool calls the leading candidate's
+// cards and the CALL rules name (never a drug the chart's allergies name),
+// and records its leading diagnosis, keeping a step for it.
+type Doctor struct{}
+
+var _ actor.Doctor = Doctor{}
+
+// Decide picks the next step.
+func (Doctor) Decide(_ context.Context, v clinic.DoctorView) (actor.Decision, error) {
 	var seen []string
 	for _, r := range v.ToolResults {
 		if r.Status == clinic.StatusReturned {
 			seen = append(seen, r.Text)
 		}
 	}
-	st.revealed = textmatch.Union(st.revealed, textmatch.Set(strings.Join(seen, " ")))
-	cands := st.rank()
-	working := workingNames(cands, v)
-	out := func(o clinic.DoctorOutput) (Decision, error) {
+	rd := actor.Read(v, seen...)
+	working := rd.Working()
+	leading, cards, hasLeading := rd.Leading()
+	out := func(o clinic.DoctorOutput) (actor.Decision, error) {
 		o.WorkingDiagnoses = working
-		return Decision{Output: o}, nil
+		return actor.Decision{Output: o}, nil
 	}
 	callable := map[string]clinic.Tool{}
 	for _, t := range v.Tools {
 		callable[t.Name] = t
 	}
-	record := func() (Decision, error) {
+	record := func() (actor.Decision, error) {
 		confidence, why := "low", "no similar experience in memory"
-		if len(cands) > 0 {
-			confidence, why = "medium", "closest experience: "+cands[0].name
+		if hasLeading {
+			confidence, why = "medium", "closest experience: "+leading
 		}
 		args, _ := json.Marshal(map[string]string{"diagnosis": working[0], "confidence": confidence, "reasoning": why}) // strings marshal
-		return out(clinic.DoctorOutput{Action: clinic.ToolCall, Tool: toolRecordDiagnosis, Arguments: args, Rationale: []string{why}, CardIDs: cardIDs(cands, 1)})
+		return out(clinic.DoctorOutput{Action: clinic.ToolCall, Tool: toolRecordDiagnosis, Arguments: args, Rationale: []string{why}, CardIDs: rd.CardIDs()})
 	}
 	if _, ok := callable[toolRecordDiagnosis]; ok && len(callable) == 1 {
 		return record() // the chart mode, or the step budget is spent
 	}
-	plan := st.callPlan(v, cands, callable)
+	plan := callPlan(v, cards, callable)
 	canAsk := slices.Contains(v.Actions, string(clinic.Ask))
-	for _, t := range st.topicPlan(cands) {
-		if canAsk && !st.asked[t] && v.StepsLeft > len(plan)+1 {
-			return out(clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: QuestionFor(t), Utterance: QuestionFor(t),
-				Rationale: []string{"history: " + strings.ReplaceAll(t, "_", " ")}, CardIDs: cardIDs(cands, 1)})
+	for _, t := range rd.Topics() {
+		if canAsk && !rd.Asked(t) && v.StepsLeft > len(plan)+1 {
+			return out(clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: actor.QuestionFor(t), Utterance: actor.QuestionFor(t),
+				Rationale: []string{"history: " + strings.ReplaceAll(t, "_", " ")}, CardIDs: rd.CardIDs()})
 		}
 	}
 	if len(plan) > 0 && v.StepsLeft > 1 {
 		c := plan[0]
 		args, _ := json.Marshal(c.Arguments) // strings marshal
-		return out(clinic.DoctorOutput{Action: clinic.ToolCall, Tool: c.Tool, Arguments: args, Rationale: []string{"calling " + c.String()}, CardIDs: cardIDs(cands, 1)})
+		return out(clinic.DoctorOutput{Action: clinic.ToolCall, Tool: c.Tool, Arguments: args, Rationale: []string{"calling " + c.String()}, CardIDs: rd.CardIDs()})
 	}
 	return record()
 }
@@ -76,7 +88,7 @@ func decideTools(v clinic.DoctorView) (Decision, error) {
 // then the calls the CALL rules and the leading candidate's cards name. A call
 // already made with the same arguments, a tool not exposed, and a
 // prescription of a drug the chart's allergies name are left out.
-func (st *state) callPlan(v clinic.DoctorView, cands []candidate, callable map[string]clinic.Tool) []clinic.Call {
+func callPlan(v clinic.DoctorView, leading []clinic.CardHint, callable map[string]clinic.Tool) []clinic.Call {
 	made := map[string]bool{}
 	allergies := ""
 	for _, r := range v.ToolResults {
@@ -120,12 +132,10 @@ func (st *state) callPlan(v clinic.DoctorView, cands []candidate, callable map[s
 			add(c)
 		}
 	}
-	if len(cands) > 0 {
-		for _, card := range cands[0].cards {
-			for _, s := range card.Calls {
-				if c, err := clinic.ParseCall(s); err == nil {
-					add(c)
-				}
+	for _, card := range leading {
+		for _, s := range card.Calls {
+			if c, err := clinic.ParseCall(s); err == nil {
+				add(c)
 			}
 		}
 	}
