@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench/klinike/fakellm"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
@@ -31,6 +32,7 @@ import (
 // section.
 func TestKlinikeBenchEndToEnd(t *testing.T) {
 	srv := llmtest.New(t)
+	srv.Script = fakellm.Script // the must-ask judge of the re-scoring
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	spec, err := experiments.Parse("klinikebench.yaml", experiments.KlinikeBench, settings.Default())

@@ -464,11 +464,11 @@ func jsonField(t reflect.Type, key string) (reflect.Type, bool) {
 	return nil, false
 }
 
-// enum returns the allowed value that got names, ignoring case and surrounding
+// Enum returns the allowed value that got names, ignoring case and surrounding
 // space: real models send "request_test", " Finalize " and "high_yield". ok is
 // false when got names none of them (a value outside the allowed set, which is
 // worth a repair request).
-func enum(got string, allowed ...string) (string, bool) {
+func Enum(got string, allowed ...string) (string, bool) {
 	g := strings.TrimSpace(got)
 	for _, a := range allowed {
 		if strings.EqualFold(g, a) {
@@ -478,7 +478,10 @@ func enum(got string, allowed ...string) (string, bool) {
 	return got, false
 }
 
-func (c *Client) request(msgs []Message) openai.ChatCompletionRequest {
+// Request is the chat request of msgs under the role's decoding settings,
+// in JSON mode where the role asks for it: what JSON sends, and what a reply
+// format beyond JSON and text (function calling) starts from before Chat.
+func (c *Client) Request(msgs []Message) openai.ChatCompletionRequest {
 	r := openai.ChatCompletionRequest{Model: c.Settings.Model, Messages: msgs, Temperature: c.Settings.Temperature,
 		TopP: c.Settings.TopP, MaxTokens: c.Settings.MaxTokens}
 	if c.Settings.JSONMode && c.Settings.Format != FormatTags { // a tags reply is not a JSON object
@@ -513,14 +516,17 @@ var (
 
 // complete makes one chat call, through the cache when it applies.
 func (c *Client) complete(ctx context.Context, msgs []Message) (string, error) {
-	m, err := c.call(ctx, c.request(msgs))
+	m, err := c.Chat(ctx, c.Request(msgs))
 	return m.Content, err
 }
 
-// call makes one chat call and returns the reply message, its content and any
-// tool calls, through the cache when it applies: a reply with tool calls is
-// cached as the message's JSON, any other as its content.
-func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (msg Message, err error) {
+// Chat makes one chat call of req and returns the reply message (its content
+// and any function calls), through the role's cache, concurrency limit,
+// meter and tracing. A reply to a request that offers functions (req.Tools)
+// is cached as the whole message's JSON, any other as its content. JSON and
+// text replies go through JSON; a reply format of functions sends its
+// request here, and keeps the one repair policy of exchange.
+func (c *Client) Chat(ctx context.Context, req openai.ChatCompletionRequest) (msg Message, err error) {
 	ctx, span := tracer.Start(ctx, "llm.chat", trace.WithAttributes(attribute.String("llm.role", c.Role), attribute.String("llm.model", c.Settings.Model)))
 	start := time.Now()
 	defer func() {
@@ -549,7 +555,7 @@ func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (ms
 			}
 			span.SetAttributes(attribute.Bool("llm.cache_hit", true))
 			if len(req.Tools) > 0 && json.Unmarshal([]byte(reply), &msg) == nil {
-				return msg, nil
+				return msg, nil // a whole message; entries of plain text (older ones) read as content
 			}
 			return Message{Role: openai.ChatMessageRoleAssistant, Content: reply}, nil
 		}
@@ -581,7 +587,7 @@ func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (ms
 	msg = resp.Choices[0].Message
 	if c.cache != nil {
 		reply := msg.Content
-		if len(msg.ToolCalls) > 0 {
+		if len(req.Tools) > 0 {
 			b, _ := json.Marshal(msg) // a decoded message marshals back
 			reply = string(b)
 		}
@@ -637,9 +643,9 @@ func (c *Client) acquire(ctx context.Context) error {
 	}
 }
 
-// countFallback counts, as a call of the role "<role>_fallback", a reply
+// CountFallback counts, as a call of the role "<role>_fallback", a reply
 // still malformed after repair that the built-in equivalent answered.
-func (c *Client) countFallback(ctx context.Context) {
+func (c *Client) CountFallback(ctx context.Context) {
 	if m := meter(ctx); m != nil {
 		m.Add(Usage{Role: c.Role + "_fallback", Calls: 1})
 	}

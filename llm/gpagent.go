@@ -55,7 +55,7 @@ func (j Judge) score(ctx context.Context, role string, data any, allowed []float
 		return nil
 	})
 	if gj, ok := j.Fallback.(grader.GPJudge); ok && IsMalformed(err) {
-		j.C.countFallback(ctx)
+		j.C.CountFallback(ctx)
 		return fallback(gj)
 	}
 	if err != nil {

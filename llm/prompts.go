@@ -13,7 +13,6 @@ var promptFiles embed.FS
 var TemplateVersions = map[string]string{
 	"doctor": "doctor/2", "doctor_gp": "doctor_gp/1", "patient": "patient/3", "exam": "exam/1", "consultant": "consultant/1",
 	"judge": "judge/1", "judge_grade": "judge_grade/1", "judge_dx": "judge_dx/1", "judge_tx": "judge_tx/1", "grader": "grader/3", "evolver": "evolver/1",
-	"doctor_tools": "doctor_tools/1", "judge_mustask": "judge_mustask/1",
 }
 
 // legacyTemplates are the template versions of the benchmarks that do not
@@ -23,14 +22,10 @@ func legacyTemplates(profile, role string) []string {
 	switch {
 	case role == "doctor" && profile == settings.GPAgent:
 		names = []string{"doctor_gp"}
-	case role == "doctor" && profile == settings.Klinike:
-		names = []string{"doctor_tools"}
 	case role == "judge" && profile == settings.MedInquire:
 		names = []string{"judge_grade"}
 	case role == "judge" && profile == settings.GPAgent:
 		names = []string{"judge_dx", "judge_tx"}
-	case role == "judge" && profile == settings.Klinike:
-		names = []string{"judge_grade", "judge_mustask"}
 	}
 	out := make([]string, 0, len(names))
 	for _, n := range names {

@@ -144,16 +144,12 @@ func Questions(events []clinic.Event) []string {
 
 // Coverage is H: the share of must-ask topics the judge finds explicitly
 // raised (1 when the task has none).
-func Coverage(ctx context.Context, c *clinic.Case, s settings.Settings, events []clinic.Event, judge grader.Judge) (float64, []bool, error) {
+func Coverage(ctx context.Context, c *clinic.Case, events []clinic.Event, judge MustAskJudge) (float64, []bool, error) {
 	topics := c.Manager.MustAsk
 	if len(topics) == 0 {
 		return 1, nil, nil
 	}
-	mj, ok := judge.(grader.MustAskJudge)
-	if !ok {
-		mj = grader.RubricJudge{W: s.Scoring}
-	}
-	v, err := mj.JudgeMustAsk(ctx, c, topics, Questions(events))
+	v, err := judge.JudgeMustAsk(ctx, c, topics, Questions(events))
 	if err != nil {
 		return 0, nil, fmt.Errorf("must-ask judge: %w", err)
 	}
@@ -171,31 +167,32 @@ func Coverage(ctx context.Context, c *clinic.Case, s settings.Settings, events [
 
 // Diagnosis is D with the judge's grade: 1 when the recorded diagnosis
 // grades DiagnosisAt or more. A missing diagnosis is 0 without asking.
-func Diagnosis(ctx context.Context, c *clinic.Case, s settings.Settings, final clinic.FinalOutput, judge grader.Judge) (float64, int, error) {
+func Diagnosis(ctx context.Context, c *clinic.Case, final clinic.FinalOutput, judge grader.DiagnosisJudge) (float64, int, error) {
 	if len(final.Diagnosis) == 0 || strings.TrimSpace(final.Diagnosis[0]) == "" {
 		return 0, 0, nil
 	}
-	dj, ok := judge.(grader.DiagnosisJudge)
-	if !ok {
-		dj = grader.RubricJudge{W: s.Scoring}
-	}
-	g, err := dj.JudgeDiagnosis(ctx, c, final.Diagnosis)
+	g, err := judge.JudgeDiagnosis(ctx, c, final.Diagnosis)
 	if err != nil {
 		return 0, 0, fmt.Errorf("diagnosis judge: %w", err)
 	}
 	return gate(g.Grade >= DiagnosisAt), g.Grade, nil
 }
 
-// Score computes the gates of a finished encounter and its scores.
-func Score(ctx context.Context, c *clinic.Case, s settings.Settings, events []clinic.Event, final clinic.FinalOutput, judge grader.Judge) (clinic.Scores, error) {
+// Score computes the gates of a finished encounter and its scores; a nil
+// judge is the built-in Rubric, and a judge without the diagnosis grade or
+// the must-ask verdicts is an error (CheckJudge).
+func Score(ctx context.Context, c *clinic.Case, s settings.Settings, events []clinic.Event, final clinic.FinalOutput, run grader.Judge) (clinic.Scores, error) {
+	judge, err := judgeOf(s, run)
+	if err != nil {
+		return clinic.Scores{}, err
+	}
 	var g Gates
-	var err error
-	if g.D, g.Grade, err = Diagnosis(ctx, c, s, final, judge); err != nil {
+	if g.D, g.Grade, err = Diagnosis(ctx, c, final, judge); err != nil {
 		return clinic.Scores{}, err
 	}
 	if s.Episode.Mode != settings.Static {
 		g.W, g.A, g.Required, g.Missing, g.Violations = ToolGates(c, events)
-		if g.H, g.Topics, err = Coverage(ctx, c, s, events, judge); err != nil {
+		if g.H, g.Topics, err = Coverage(ctx, c, events, judge); err != nil {
 			return clinic.Scores{}, err
 		}
 	}
@@ -205,13 +202,16 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, events []cl
 // Rescore re-scores a recorded encounter under another judge without
 // replaying it. As KlinikeBench §4.1 does for judge substitution, only
 // must-ask coverage is judged again; D, W and A stay as they were scored.
-func Rescore(ctx context.Context, c *clinic.Case, s settings.Settings, events []clinic.Event, old clinic.Scores, judge grader.Judge) (clinic.Scores, error) {
+func Rescore(ctx context.Context, c *clinic.Case, s settings.Settings, events []clinic.Event, old clinic.Scores, run grader.Judge) (clinic.Scores, error) {
+	judge, err := judgeOf(s, run)
+	if err != nil {
+		return clinic.Scores{}, err
+	}
 	if s.Episode.Mode == settings.Static || old.Metrics == nil {
 		return old, nil // the chart mode has no must-ask gate
 	}
 	g := Gates{D: old.Metrics[MetricD], W: old.Metrics[MetricW], A: old.Metrics[MetricA], Required: old.Required, Grade: int(math.Round(100 * old.Diagnosis))}
-	var err error
-	if g.H, g.Topics, err = Coverage(ctx, c, s, events, judge); err != nil {
+	if g.H, g.Topics, err = Coverage(ctx, c, events, judge); err != nil {
 		return clinic.Scores{}, err
 	}
 	return Scores(s, events, g), nil

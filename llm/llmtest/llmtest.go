@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,18 +17,18 @@ import (
 )
 
 // Reply is what the server sends for one request: a status, a body's content
-// and tool calls, headers, and a delay.
+// and function calls, headers, and a delay.
 type Reply struct {
-	Status    int
-	Content   string
-	ToolCalls []ToolCall // sent as the message's tool_calls (finish_reason tool_calls)
-	Header    map[string]string
-	Delay     time.Duration
+	Status  int
+	Content string
+	Calls   []Call // sent as the message's tool_calls (finish_reason tool_calls)
+	Header  map[string]string
+	Delay   time.Duration
 }
 
-// ToolCall is one function call of a reply; Arguments is the JSON text the
+// Call is one function call of a reply; Arguments is the JSON text the
 // OpenAI format carries.
-type ToolCall struct {
+type Call struct {
 	ID, Name, Arguments string
 }
 
@@ -168,7 +167,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		rep = &Reply{Status: 500, Content: "injected failure"}
 	}
 	if rep == nil {
-		rep = policyReply(req)
+		rep = &Reply{Status: 200, Content: policy(req)}
 	}
 	if rep.Delay > 0 {
 		time.Sleep(rep.Delay)
@@ -185,9 +184,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	completion := len(strings.Fields(rep.Content))
 	msg := map[string]any{"role": "assistant", "content": rep.Content}
 	finish := "stop"
-	if len(rep.ToolCalls) > 0 {
+	if len(rep.Calls) > 0 {
 		var calls []any
-		for i, tc := range rep.ToolCalls {
+		for i, tc := range rep.Calls {
 			id := tc.ID
 			if id == "" {
 				id = fmt.Sprintf("call-%d-%d", n, i)
@@ -233,33 +232,10 @@ func (s *Server) embeddings(w http.ResponseWriter, body map[string]any) {
 var questionLine = regexp.MustCompile(`(?m)^- Q: `)
 var actionLine = regexp.MustCompile(`(?m)^\d+\. `)
 
-var topicLine = regexp.MustCompile(`(?m)^T\d+\. (.+)$`)
-
-// policyReply is a plausible reply: a doctor offered functions asks one
-// question, then records a diagnosis by a tool call; every other request
-// gets policy's content.
-func policyReply(r Request) *Reply {
-	if r.Role == "doctor" && len(r.Tools) > 0 {
-		if len(questionLine.FindAllString(r.User, -1)) < 1 && r.ToolChoice != "required" {
-			return &Reply{Status: 200, Content: "When did it start and what makes it worse?"}
-		}
-		if slices.Contains(r.Tools, "record_diagnosis") {
-			return &Reply{Status: 200, ToolCalls: []ToolCall{{Name: "record_diagnosis", Arguments: `{"diagnosis":"Migraine","confidence":"low"}`}}}
-		}
-	}
-	return &Reply{Status: 200, Content: policy(r)}
-}
-
 // policy is a plausible reply per role.
 func policy(r Request) string {
 	switch r.Role {
 	case "doctor":
-		if strings.Contains(r.System, "Tools you can call") { // a tool sandbox without function calling
-			if len(questionLine.FindAllString(r.User, -1)) < 1 && strings.Contains(r.System, `"ASK"`) {
-				return `{"action":"ASK","question":"When did it start and what makes it worse?","working_diagnoses":["viral illness"]}`
-			}
-			return `{"action":"TOOL_CALL","tool":"record_diagnosis","arguments":{"diagnosis":"Migraine","confidence":"low"},"working_diagnoses":["Migraine"]}`
-		}
 		if strings.Contains(r.System, "primary-care consultation") {
 			return gpDoctor(r)
 		}
@@ -275,13 +251,6 @@ func policy(r Request) string {
 	case "consultant":
 		return `{"advice":"Take a fuller history.","next_action":"ASK","question":"Any fever?"}`
 	case "judge":
-		if strings.HasPrefix(r.User, "Must-ask topics:") {
-			var vs []string
-			for _, m := range topicLine.FindAllStringSubmatch(r.User, -1) {
-				vs = append(vs, fmt.Sprintf(`{"topic":%q,"raised":true}`, m[1]))
-			}
-			return `{"verdicts":[` + strings.Join(vs, ",") + `]}`
-		}
 		if strings.Contains(r.User, "Predicted diagnosis:") {
 			return `{"score":1,"reason":"scripted"}`
 		}

@@ -1,13 +1,16 @@
-package llm_test
+package klinike_test
 
 import (
 	"context"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/klinike"
+	"github.com/clinevo/clinevo/bench/klinike/fakellm"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
@@ -17,6 +20,25 @@ import (
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 )
+
+// client is a role's client on the fake endpoint.
+func client(t *testing.T, srv *llmtest.Server, role string, mod func(*settings.Role)) *llm.Client {
+	t.Helper()
+	s := settings.Role{BaseURL: srv.BaseURL(), Model: "test-model", JSONMode: true, Timeout: settings.Duration(2 * time.Second), PricePrompt: 1, PriceCompletion: 2}
+	if mod != nil {
+		mod(&s)
+	}
+	c, err := llm.NewClient(role, s, llm.Options{})
+	require.NoError(t, err)
+	return c
+}
+
+// fake is the fake endpoint with KlinikeBench's doctor and judge scripted.
+func fake(t *testing.T) *llmtest.Server {
+	srv := llmtest.New(t)
+	srv.Script = fakellm.Script
+	return srv
+}
 
 // klinikeTask is the first synthetic KlinikeBench-style task that exposes order_imaging.
 func klinikeTask(t *testing.T) clinic.Case {
@@ -34,11 +56,10 @@ func klinikeTask(t *testing.T) clinic.Case {
 // doctor gets the exposed tools as function definitions, asks its question as
 // plain text, answers with a tool call, and the call is played by the sandbox.
 func TestToolsFormatPlaysAnEncounter(t *testing.T) {
-	srv := llmtest.New(t)
+	srv := fake(t)
 	c := klinikeTask(t)
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: settings.Default()}
-	d.Settings.Profile = settings.Klinike
-	d.Roles.Doctor = llm.Doctor{C: client(t, srv, "doctor", func(r *settings.Role) { r.Format = llm.FormatTools })}
+	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
+	d.Roles.Doctor = klinike.ModelDoctor{C: client(t, srv, "doctor", func(r *settings.Role) { r.Format = klinike.FormatTools })}
 	tr, err := runner.Play(context.Background(), c, d, runner.Meta{RunID: "t", EpisodeID: "t/1", Number: 1})
 	require.NoError(t, err)
 
@@ -77,19 +98,19 @@ func TestToolsFormatRepair(t *testing.T) {
 	c := klinikeTask(t)
 	tests := []struct {
 		name     string
-		calls    []llmtest.ToolCall // per reply; nil: plain text
+		calls    []llmtest.Call // per reply; nil: plain text
 		texts    []string
 		requests int
 		llmError bool
 		status   clinic.Status
 	}{
-		{name: "unknown tool, then a good call", calls: []llmtest.ToolCall{{Name: "order_pet_scan", Arguments: `{}`}, {Name: "get_patient_vitals", Arguments: `{}`}},
+		{name: "unknown tool, then a good call", calls: []llmtest.Call{{Name: "order_pet_scan", Arguments: `{}`}, {Name: "get_patient_vitals", Arguments: `{}`}},
 			requests: 2, status: clinic.StatusReturned},
-		{name: "unknown tool twice", calls: []llmtest.ToolCall{{Name: "order_pet_scan", Arguments: `{}`}, {Name: "order_pet_scan", Arguments: `{}`}},
+		{name: "unknown tool twice", calls: []llmtest.Call{{Name: "order_pet_scan", Arguments: `{}`}, {Name: "order_pet_scan", Arguments: `{}`}},
 			requests: 2, llmError: true, status: clinic.StatusUnparseable},
-		{name: "arguments that are not JSON, then good ones", calls: []llmtest.ToolCall{{Name: "order_imaging", Arguments: `{modality: CT`}, {Name: "order_imaging", Arguments: `{"modality":"CT","region":"abdomen"}`}},
+		{name: "arguments that are not JSON, then good ones", calls: []llmtest.Call{{Name: "order_imaging", Arguments: `{modality: CT`}, {Name: "order_imaging", Arguments: `{"modality":"CT","region":"abdomen"}`}},
 			requests: 2, status: clinic.StatusReturned},
-		{name: "schema violation reaches the sandbox", calls: []llmtest.ToolCall{{Name: "order_imaging", Arguments: `{"modality":"PET","region":"abdomen"}`}},
+		{name: "schema violation reaches the sandbox", calls: []llmtest.Call{{Name: "order_imaging", Arguments: `{"modality":"PET","region":"abdomen"}`}},
 			requests: 1, status: clinic.StatusInvalid},
 	}
 	for _, tc := range tests {
@@ -97,14 +118,12 @@ func TestToolsFormatRepair(t *testing.T) {
 			srv := llmtest.New(t)
 			srv.Script = func(n int, r llmtest.Request) *llmtest.Reply {
 				if n < len(tc.calls) {
-					return &llmtest.Reply{Status: 200, ToolCalls: []llmtest.ToolCall{tc.calls[n]}}
+					return &llmtest.Reply{Status: 200, Calls: []llmtest.Call{tc.calls[n]}}
 				}
-				return nil
+				return fakellm.Script(n, r)
 			}
-			s := settings.Default()
-			s.Profile = settings.Klinike
-			d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: s}
-			d.Roles.Doctor = llm.Doctor{C: client(t, srv, "doctor", func(r *settings.Role) { r.Format = llm.FormatTools })}
+			d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
+			d.Roles.Doctor = klinike.ModelDoctor{C: client(t, srv, "doctor", func(r *settings.Role) { r.Format = klinike.FormatTools })}
 			env, err := d.Start(c, nil)
 			require.NoError(t, err)
 			dec, err := d.Roles.Doctor.Decide(context.Background(), env.View(nil, nil))
@@ -151,12 +170,10 @@ func TestJSONSandboxStep(t *testing.T) {
 				if n == 0 {
 					return &llmtest.Reply{Status: 200, Content: tc.reply}
 				}
-				return nil // the policy: record_diagnosis after the first question line... or at once without one
+				return fakellm.Script(n, r) // record_diagnosis after the first question line, or at once without one
 			}
-			s := settings.Default()
-			s.Profile = settings.Klinike
-			d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: s}
-			doc := llm.Doctor{C: client(t, srv, "doctor", nil)}
+			d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
+			doc := klinike.ModelDoctor{C: client(t, srv, "doctor", nil)}
 			env, err := d.Start(c, nil)
 			require.NoError(t, err)
 			v := env.View(nil, nil)
@@ -185,8 +202,8 @@ func TestMustAskJudge(t *testing.T) {
 	topics := []string{"onset", "allergies"}
 	questions := []string{"When did this start?"}
 	t.Run("the model's verdicts", func(t *testing.T) {
-		srv := llmtest.New(t)
-		j := llm.Judge{C: client(t, srv, "judge", nil), Fallback: grader.RubricJudge{}}
+		srv := fake(t)
+		j := klinike.ModelJudge{Shared: llm.Judge{C: client(t, srv, "judge", nil), Fallback: grader.RubricJudge{}}}
 		got, err := j.JudgeMustAsk(context.Background(), &c, topics, questions)
 		require.NoError(t, err)
 		require.Equal(t, []bool{true, true}, got, "the fake judge says every topic was raised")
@@ -198,7 +215,7 @@ func TestMustAskJudge(t *testing.T) {
 			return &llmtest.Reply{Status: 200, Content: `{"verdicts":[{"topic":"onset","raised":true}]}`}
 		}
 		tally := &llm.Tally{}
-		j := llm.Judge{C: client(t, srv, "judge", nil), Fallback: grader.RubricJudge{}}
+		j := klinike.ModelJudge{Shared: llm.Judge{C: client(t, srv, "judge", nil), Fallback: grader.RubricJudge{}}}
 		got, err := j.JudgeMustAsk(llm.WithMeter(context.Background(), tally), &c, topics, questions)
 		require.NoError(t, err)
 		require.Equal(t, []bool{true, false}, got, "the cue matcher: 'start' raises onset, nothing raises allergies")

@@ -1,7 +1,8 @@
-package llm
+package klinike
 
 import (
 	"context"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,15 +13,50 @@ import (
 
 	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/llm"
 )
 
-// FormatTools is the doctor's reply format by OpenAI function calling: the
-// exposed tools go to the endpoint as function definitions and a reply is a
-// tool call, or plain text said to the patient.
+//go:embed prompts/*.tmpl
+var promptFiles embed.FS
+
+// prompts are the model doctor's and the must-ask judge's templates, with
+// the versions runs log.
+var prompts = llm.MustTemplates(promptFiles, "prompts", map[string]string{
+	"doctor_tools": "doctor_tools/1", "judge_mustask": "judge_mustask/1"})
+
+var _ llm.Prompts = Benchmark{}
+
+// Templates are the doctor's prompt and the judge's two: the shared
+// diagnosis grade and the must-ask verdicts.
+func (Benchmark) Templates(role string) []string {
+	switch role {
+	case "doctor":
+		return []string{prompts.Version("doctor_tools")}
+	case "judge":
+		return []string{llm.TemplateVersions["judge_grade"], prompts.Version("judge_mustask")}
+	}
+	return nil
+}
+
+// FormatTools is the doctor's reply format by OpenAI function calling
+// (roles.doctor.format tools): the exposed tools go to the endpoint as
+// function definitions and a reply is a tool call, or plain text said to
+// the patient. Any other format is one JSON object a reply.
 const FormatTools = "tools"
 
 // RepairToolsPrompt is the one repair request of a function-calling reply.
 const RepairToolsPrompt = "Your previous reply could not be used: %s. Reply again: call one of the tools, or write only your question for the patient."
+
+var _ llm.DoctorFormat = Benchmark{}
+
+// ModelDoctor is the model doctor of the tool sandbox (ModelDoctor).
+func (Benchmark) ModelDoctor(c *llm.Client) actor.Doctor { return ModelDoctor{C: c} }
+
+// ModelDoctor is a model doctor in the tool sandbox. It renders only the
+// DoctorView and the benchmark's View in it.
+type ModelDoctor struct{ C *llm.Client }
+
+var _ actor.Doctor = ModelDoctor{}
 
 // toolsPrompt is the sandbox prompt's system data.
 type toolsPrompt struct {
@@ -28,15 +64,14 @@ type toolsPrompt struct {
 	Functions bool // the tools go as function definitions, not in the text
 }
 
-// decideTools asks the model for the next step in a tool sandbox
-// (KlinikeBench): by function calling when roles.doctor.format is tools,
-// else as one JSON object naming the action, the tool and its arguments.
-// A tool name the view does not offer is a reply worth one repair request;
-// arguments that break the tool's schema are not: the sandbox refuses the
-// call and tells the doctor why.
-func (d Doctor) decideTools(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
+// Decide asks the model for the next step: by function calling when
+// roles.doctor.format is tools, else as one JSON object naming the action,
+// the tool and its arguments. A tool name the view does not offer is a reply
+// worth one repair request; arguments that break the tool's schema are not:
+// the sandbox refuses the call and tells the doctor why.
+func (d ModelDoctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
 	functions := d.C.Settings.Format == FormatTools
-	msgs, err := Render("doctor_tools", toolsPrompt{DoctorView: v, Functions: functions}, v)
+	msgs, err := prompts.Render("doctor_tools", toolsPrompt{DoctorView: v, Functions: functions}, v)
 	if err != nil {
 		return actor.Decision{}, err
 	}
@@ -45,14 +80,14 @@ func (d Doctor) decideTools(ctx context.Context, v clinic.DoctorView) (actor.Dec
 	}
 	var out clinic.DoctorOutput
 	err = d.C.JSON(ctx, msgs, &out, func() error { return checkStep(&out, v) })
-	return decision(out, err)
+	return llm.DecisionOf(out, err)
 }
 
 // checkStep validates a JSON step against the view: an allowed action, a
 // question for ASK, an offered tool and arguments that are a JSON object
 // (or a string holding one, as some models send them) for TOOL_CALL.
 func checkStep(out *clinic.DoctorOutput, v clinic.DoctorView) error {
-	action, ok := enum(string(out.Action), v.Actions...)
+	action, ok := llm.Enum(string(out.Action), v.Actions...)
 	if !ok {
 		return fmt.Errorf("action %q is not one of %s", out.Action, strings.Join(v.Actions, ", "))
 	}
@@ -63,7 +98,7 @@ func checkStep(out *clinic.DoctorOutput, v clinic.DoctorView) error {
 			return errors.New("ASK needs a question")
 		}
 	case clinic.ToolCall:
-		tool, ok := enum(out.Tool, toolNames(v)...)
+		tool, ok := llm.Enum(out.Tool, toolNames(v)...)
 		if !ok {
 			return fmt.Errorf("tool %q is not one of %s", out.Tool, strings.Join(toolNames(v), ", "))
 		}
@@ -116,14 +151,14 @@ func functions(v clinic.DoctorView) []openai.Tool {
 // functionCall makes the step by function calling, with the same one-repair
 // policy as JSON replies: the repair request answers each tool call of the
 // rejected reply with the problem, as the protocol asks, then says what to do.
-func (d Doctor) functionCall(ctx context.Context, v clinic.DoctorView, msgs []Message) (actor.Decision, error) {
-	req := d.C.request(msgs)
+func (d ModelDoctor) functionCall(ctx context.Context, v clinic.DoctorView, msgs []llm.Message) (actor.Decision, error) {
+	req := d.C.Request(msgs)
 	req.ResponseFormat = nil // the patient is spoken to in plain text
 	req.Tools = functions(v)
 	if !slices.Contains(v.Actions, string(clinic.Ask)) {
 		req.ToolChoice = "required"
 	}
-	msg, err := d.C.call(ctx, req)
+	msg, err := d.C.Chat(ctx, req)
 	if err != nil {
 		return actor.Decision{}, err
 	}
@@ -131,12 +166,12 @@ func (d Doctor) functionCall(ctx context.Context, v clinic.DoctorView, msgs []Me
 	if problem == nil {
 		return actor.Decision{Output: out}, nil
 	}
-	repair := append(append([]Message(nil), msgs...), Message{Role: openai.ChatMessageRoleAssistant, Content: msg.Content, ToolCalls: msg.ToolCalls})
+	repair := append(append([]llm.Message(nil), msgs...), llm.Message{Role: openai.ChatMessageRoleAssistant, Content: msg.Content, ToolCalls: msg.ToolCalls})
 	for _, tc := range msg.ToolCalls {
-		repair = append(repair, Message{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: "not executed: " + problem.Error()})
+		repair = append(repair, llm.Message{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: "not executed: " + problem.Error()})
 	}
-	req.Messages = append(repair, User(fmt.Sprintf(RepairToolsPrompt, problem)))
-	if msg, err = d.C.call(ctx, req); err != nil {
+	req.Messages = append(repair, llm.User(fmt.Sprintf(RepairToolsPrompt, problem)))
+	if msg, err = d.C.Chat(ctx, req); err != nil {
 		return actor.Decision{}, err
 	}
 	if out, problem = readStep(msg, v); problem != nil {
@@ -148,7 +183,7 @@ func (d Doctor) functionCall(ctx context.Context, v clinic.DoctorView, msgs []Me
 // readStep reads a function-calling reply: its first tool call (one step a
 // reply; later calls are not run), or, without one, its text as a question
 // to the patient.
-func readStep(msg Message, v clinic.DoctorView) (clinic.DoctorOutput, error) {
+func readStep(msg llm.Message, v clinic.DoctorView) (clinic.DoctorOutput, error) {
 	text := strings.TrimSpace(msg.Content)
 	if len(msg.ToolCalls) > 0 {
 		f := msg.ToolCalls[0].Function
