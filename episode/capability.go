@@ -24,8 +24,6 @@ func Target(b any, ev clinic.Event) string {
 		}
 	}
 	switch {
-	case ev.Tool != "": // TODO(seam): the tool sandbox's Targets
-		return ev.Tool + " " + string(ev.Arguments)
 	case ev.Target != "": // TODO(seam): the GP workflow's Targets
 		return ev.Target
 	case ev.Action == clinic.RequestTest:

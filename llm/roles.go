@@ -381,10 +381,13 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 		switch ev.Action {
 		case clinic.RequestTest:
 			target = ev.Test
-		case clinic.ToolCall:
-			target = ev.Tool
 		case clinic.BodyExam:
 			target = ev.Target
+		}
+		if own, ok := g.Bench.(episode.Targets); ok {
+			if t, ok := own.Target(ev); ok {
+				target = t // what the benchmark's own action was about
+			}
 		}
 		pg.Actions = append(pg.Actions, grader.ActionGrade{Turn: i, Action: ev.Action, Target: target, Label: grader.Label(l.Label), Rationale: l.Rationale})
 		pg.Counts[grader.Label(l.Label)]++

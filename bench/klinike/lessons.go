@@ -1,4 +1,4 @@
-package evolver
+package klinike
 
 import (
 	"encoding/json"
@@ -8,22 +8,39 @@ import (
 
 	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/settings"
 )
 
-// Learning in a tool sandbox (KlinikeBench): which tools and arguments a
-// presentation needs. With write-back the key's required calls and must-ask
-// topics are the lesson; under score-only feedback, the calls of an episode
-// that passed every gate.
+// Learning in the tool sandbox: which tools and arguments a presentation
+// needs. With write-back the key's required calls and must-ask topics are
+// the lesson; under score-only feedback, the calls of an episode that passed
+// every gate.
+
+var _ evolver.Lessons = Benchmark{}
+
+// Cards puts an episode's tool lesson on its success or correction card.
+func (Benchmark) Cards(in evolver.Input, truth *grader.Key, cards []clinic.Card) []clinic.Card {
+	return withCalls(cards, in, truth)
+}
+
+// Edits are the CALL rules the episode's tool lesson proposes.
+func (Benchmark) Edits(_ settings.Evolver, in evolver.Input, truth *grader.Key) []evolver.Edit {
+	return toolEdits(in, truth, evolver.ContextWords(in.Opening))
+}
 
 // lessonCalls are the calls an episode teaches, spelled as clinic.Call; nil
 // when it made no tool call.
-func lessonCalls(in Input, truth *grader.Key) []string {
+func lessonCalls(in evolver.Input, truth *grader.Key) []string {
 	if !slices.ContainsFunc(in.Events, func(ev clinic.Event) bool { return ev.Action == clinic.ToolCall }) {
 		return nil
 	}
 	if truth != nil {
-		return truth.Calls
+		if own := keyOf(truth); own != nil {
+			return own.Calls
+		}
+		return nil // write-back of a case without a tool key: no call to teach
 	}
 	if !in.Outcome.Pass {
 		return nil
@@ -47,11 +64,12 @@ func lessonCalls(in Input, truth *grader.Key) []string {
 // withCalls puts an episode's tool lesson on its success or correction card:
 // the calls, the key's must-ask topics with write-back, and both in the text
 // model doctors read.
-func withCalls(cards []clinic.Card, in Input, truth *grader.Key) []clinic.Card {
+func withCalls(cards []clinic.Card, in evolver.Input, truth *grader.Key) []clinic.Card {
 	calls := lessonCalls(in, truth)
 	if len(calls) == 0 {
 		return cards
 	}
+	own := keyOf(truth)
 	for i := range cards {
 		c := &cards[i]
 		if c.Kind != clinic.CardSuccess && c.Kind != clinic.CardCorrection {
@@ -59,7 +77,7 @@ func withCalls(cards []clinic.Card, in Input, truth *grader.Key) []clinic.Card {
 		}
 		c.Calls = calls
 		if truth != nil {
-			for _, t := range truth.MustAsk {
+			for _, t := range own.MustAsk {
 				if !slices.Contains(c.Ask, t) {
 					c.Ask = append(c.Ask, t)
 				}
@@ -67,8 +85,8 @@ func withCalls(cards []clinic.Card, in Input, truth *grader.Key) []clinic.Card {
 			c.Text += "; ask about " + list(c.Ask)
 		}
 		c.Text += "; calls: " + strings.Join(calls, "; ")
-		if truth != nil && len(truth.Avoid) > 0 {
-			c.Text += "; never: " + strings.Join(truth.Avoid, "; ")
+		if truth != nil && len(own.Avoid) > 0 {
+			c.Text += "; never: " + strings.Join(own.Avoid, "; ")
 		}
 	}
 	return cards
@@ -76,15 +94,23 @@ func withCalls(cards []clinic.Card, in Input, truth *grader.Key) []clinic.Card {
 
 // toolEdits are the rules an episode's tool lesson proposes: CALL each
 // call that carries arguments, for presentations like this one.
-func toolEdits(in Input, truth *grader.Key, ctxWords []string) []Edit {
-	var out []Edit
+func toolEdits(in evolver.Input, truth *grader.Key, ctxWords []string) []evolver.Edit {
+	var out []evolver.Edit
 	for _, s := range lessonCalls(in, truth) {
 		c, err := clinic.ParseCall(s)
 		if err != nil || len(c.Arguments) == 0 {
 			continue
 		}
 		d := clinic.RuleDirective{Verb: clinic.VerbCall, Target: s, When: strings.Join(ctxWords, " ")}
-		out = append(out, Edit{Op: OpAdd, Text: fmt.Sprintf("%s: presentations like this needed this call", d)})
+		out = append(out, evolver.Edit{Op: evolver.OpAdd, Text: fmt.Sprintf("%s: presentations like this needed this call", d)})
 	}
 	return out
+}
+
+// list spells topics for a card's text: "onset, allergies", or "none".
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
 }

@@ -1,10 +1,11 @@
-package grader_test
+package klinike_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/grader"
 )
@@ -19,7 +20,7 @@ func TestGradeToolCalls(t *testing.T) {
 		{Turn: 4, Action: clinic.ToolCall, Tool: "record_diagnosis", Arguments: []byte(`{"diagnosis":"AAA"}`), Status: clinic.StatusFinalized},
 	}
 	in := grader.ProcessInput{Events: events, Final: clinic.FinalOutput{Diagnosis: []string{"AAA"}}, Outcome: grader.Outcome{S: 0}}
-	key := &grader.Key{Calls: []string{"order_imaging(modality=CT, region=abdomen)"}, Avoid: []string{"prescribe_medication(drug=amoxicillin)"}}
+	key := &grader.Key{Bench: &klinike.Key{Calls: []string{"order_imaging(modality=CT, region=abdomen)"}, Avoid: []string{"prescribe_medication(drug=amoxicillin)"}}}
 	labels := func(g grader.ProcessGrade) []grader.Label {
 		var out []grader.Label
 		for _, a := range g.Actions {
@@ -27,12 +28,12 @@ func TestGradeToolCalls(t *testing.T) {
 		}
 		return out
 	}
-	withKey := grader.GradeProcess(in, key, nil)
+	withKey := grader.GradeProcess(in, key, klinike.Benchmark{})
 	require.Equal(t, []grader.Label{grader.Inefficient, grader.HighYield, grader.CriticalError, grader.LowYield, grader.LowYield}, labels(withKey))
-	require.Equal(t, "order_imaging", withKey.Actions[1].Target)
+	require.Equal(t, `order_imaging {"modality":"CT","region":"abdomen"}`, withKey.Actions[1].Target, "the call with its arguments")
 	require.Contains(t, withKey.Actions[2].Rationale, "prescribe_medication(drug=amoxicillin)")
 	in.Outcome = grader.Outcome{S: 1, Pass: true}
-	scoreOnly := grader.GradeProcess(in, nil, nil)
+	scoreOnly := grader.GradeProcess(in, nil, klinike.Benchmark{})
 	require.Equal(t, []grader.Label{grader.Inefficient, grader.LowYield, grader.LowYield, grader.LowYield, grader.HighYield}, labels(scoreOnly),
 		"without the key only the outcome and the refusals speak")
 }

@@ -1,0 +1,18 @@
+package klinike
+
+import (
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
+)
+
+var _ episode.Targets = Benchmark{}
+
+// Target is what a tool call was about: the tool with its arguments as the
+// trace keeps them, "order_imaging {"modality":"CT","region":"abdomen"}".
+// Questions, and a call that named no tool, are the shared reading's.
+func (Benchmark) Target(ev clinic.Event) (string, bool) {
+	if ev.Action != clinic.ToolCall || ev.Tool == "" {
+		return "", false
+	}
+	return ev.Tool + " " + string(ev.Arguments), true
+}
