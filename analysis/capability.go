@@ -108,8 +108,15 @@ func stepOf(b any, ev clinic.Event) (clinic.DoctorOutput, float64) {
 	if t, ok := b.(Trajectory); ok {
 		return t.StepOf(ev)
 	}
+	return SharedStep(ev), ev.Penalty
+}
+
+// SharedStep is the question-and-test environment's reading of an event as
+// the action the doctor gave: what a benchmark's Trajectory adds its own
+// fields to.
+func SharedStep(ev clinic.Event) clinic.DoctorOutput {
 	a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Rationale: ev.Rationale, WorkingDiagnoses: ev.WorkingDiagnoses,
-		Target: ev.Target, Tool: ev.Tool, Arguments: ev.Arguments} // TODO(seam): the benchmarks' own fields move to their Trajectory
+		Target: ev.Target} // TODO(seam): the benchmarks' own fields move to their Trajectory
 	if ev.Action == clinic.Diagnose {
 		a.Diagnosis = ev.WorkingDiagnoses // the committed diagnosis
 	}
@@ -117,5 +124,16 @@ func stepOf(b any, ev clinic.Event) (clinic.DoctorOutput, float64) {
 		a.Diagnosis, a.Evidence, a.Plan, a.Followup = ev.Final.Diagnosis, ev.Final.Evidence, ev.Final.Plan, ev.Final.Followup
 		a.Destination, a.Urgency = ev.Final.Destination, ev.Final.Urgency
 	}
-	return a, ev.Penalty
+	return a
+}
+
+// SectionData is the data of the benchmark section kept under key (what
+// report.json holds there), nil without one.
+func (r Report) SectionData(key string) any {
+	for _, s := range r.sections {
+		if s.Key == key {
+			return s.Data
+		}
+	}
+	return nil
 }

@@ -80,7 +80,7 @@ func gpSection(rep Report) template.HTML {
 	if len(sub.Conditions) > 0 {
 		b.WriteString(`<h3>Safety over the stream</h3><p>Stage means of management accuracy and of Miss-Refer: what learning does to the quality-safety gap.</p>`)
 		for _, m := range []struct{ key, name string }{{"mgmt", "Mgmt"}, {"miss_refer", "Miss-Refer"}} {
-			b.WriteString(string(curves(sub, m.name, func(s StageMean) float64 { return s.Metrics[m.key] }, 0, 1, false)))
+			b.WriteString(string(Curves(sub, m.name, func(s StageMean) float64 { return s.Metrics[m.key] }, 0, 1, false)))
 		}
 	}
 	return template.HTML(b.String())

@@ -264,7 +264,6 @@ type pageView struct {
 	Conditions []ConditionReport
 	// MetricNames are the profile metrics any condition reports, sorted.
 	MetricNames []string
-	Klinike     template.HTML   // klinike.go
 	GPAgent     template.HTML   // GPAgentBench's section (gpagent.go)
 	Sections    []template.HTML // the benchmarks' own sections (Section)
 	Encounters  []encounterRow  // the recall/transfer split (encounters.go)
@@ -273,10 +272,10 @@ type pageView struct {
 }
 
 func view(rep Report, link func(string) string) pageView {
-	v := pageView{Report: rep, Conditions: rep.Conditions, Klinike: klinikeHTML(rep), Encounters: encounterRows(rep), EpisodeLink: link}
-	v.Curves = curves(rep, "S", func(m StageMean) float64 { return m.S }, 0, 1, true)
+	v := pageView{Report: rep, Conditions: rep.Conditions, Encounters: encounterRows(rep), EpisodeLink: link}
+	v.Curves = Curves(rep, "S", func(m StageMean) float64 { return m.S }, 0, 1, true)
 	if withU := uConditions(rep); len(withU.Conditions) > 0 {
-		v.UCurves = curves(withU, "U", func(m StageMean) float64 { return m.U }, -0.5, 0.6, false)
+		v.UCurves = Curves(withU, "U", func(m StageMean) float64 { return m.U }, -0.5, 0.6, false)
 	}
 	for _, r := range rep.Retention {
 		v.Heatmaps = append(v.Heatmaps, heatmap(r))
@@ -355,7 +354,10 @@ func runningChart(rep Report, name string, y func(RunningPoint) float64) templat
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"}
 
-func curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, band bool) template.HTML {
+// Curves draws the stage means y of rep's stream conditions (those with
+// stages) as an SVG chart named name on [lo, hi], with the bootstrap band of
+// S where band is set.
+func Curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, band bool) template.HTML {
 	const W, H, L, B, T, R = 640, 300, 50, 40, 20, 160
 	maxStage := 1
 	for _, c := range rep.Conditions {
@@ -527,7 +529,6 @@ details{margin:.5em 0}code{font-size:12px}
 {{if .MetricNames}}<h3>Profile metrics</h3><p>Each metric's mean over the episodes that define it.</p><table><tr><th>condition</th>{{range .MetricNames}}<th>{{.}}</th>{{end}}</tr>
 {{range $c := .Conditions}}<tr><td>{{$c.Name}}</td>{{range $.MetricNames}}<td>{{metric $c.Overall .}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
-{{.Klinike}}
 {{.GPAgent}}
 {{range .Sections}}{{.}}
 {{end}}

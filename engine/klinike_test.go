@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/bench/klinike/fakellm"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
@@ -80,10 +81,10 @@ func TestKlinikeBenchEndToEnd(t *testing.T) {
 	in, err := analysis.Load(ctx, env.Engine.Results, "kbmini")
 	require.NoError(t, err)
 	rep := analysis.Build(in)
-	k := rep.Klinike
-	require.NotNil(t, k)
+	k, ok := rep.SectionData(klinike.SectionKey).(*klinike.Report)
+	require.True(t, ok, "the report has the KlinikeBench section")
 	logKlinike(t, k)
-	byName := map[string]analysis.KlinikeCondition{}
+	byName := map[string]klinike.Condition{}
 	for _, c := range k.Conditions {
 		byName[c.Name] = c
 	}
@@ -118,7 +119,7 @@ func TestKlinikeBenchEndToEnd(t *testing.T) {
 
 // logKlinike logs the section's numbers per condition and variant, so that a
 // change that must not move them can be compared to the last digit.
-func logKlinike(t *testing.T, k *analysis.KlinikeReport) {
+func logKlinike(t *testing.T, k *klinike.Report) {
 	t.Helper()
 	num := func(p *float64) string {
 		if p == nil {

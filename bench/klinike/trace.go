@@ -1,6 +1,7 @@
 package klinike
 
 import (
+	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
 )
@@ -15,4 +16,14 @@ func (Benchmark) Target(ev clinic.Event) (string, bool) {
 		return "", false
 	}
 	return ev.Tool + " " + string(ev.Arguments), true
+}
+
+var _ analysis.Trajectory = Benchmark{}
+
+// StepOf is the step of an event with a tool call's tool and arguments, and
+// its penalty as the event holds it (the sandbox charges none).
+func (Benchmark) StepOf(ev clinic.Event) (clinic.DoctorOutput, float64) {
+	a := analysis.SharedStep(ev)
+	a.Tool, a.Arguments = ev.Tool, ev.Arguments
+	return a, ev.Penalty
 }
