@@ -1,7 +1,6 @@
 package view
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,8 +42,8 @@ type episodePage struct {
 type turnView struct {
 	clinic.Event
 	Said      string // who or what answered: patient, result, consultant, ...
-	Target    string // the question, test, examination target or tool
-	Arguments string // a tool call's arguments, indented
+	Target    string // the question, test, examination target, or what the benchmark's own action was about
+	Detail    string // the structured detail of a benchmark's own action (ShowAction), as it is shown
 	Label     *grader.ActionGrade
 	Cards     []shownCard
 	NewCards  bool   // the cards differ from the turn before's (the page opens them)
@@ -178,14 +177,20 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 		}
 		return c, err
 	}
+	// The run's benchmark shows its own actions; without its run's spec (or
+	// in a build without the benchmark) the page shows the shared reading.
+	src, srcErr := s.sourceOf(ctx, rec.Run)
+	var shower ActionShower
+	if srcErr == nil {
+		if b, err := bench.Of(src.Settings); err == nil {
+			shower, _ = b.(ActionShower)
+		}
+	}
 	for _, ev := range t.Events {
 		tv := turnView{Event: ev, Said: said(ev.Action), Target: target(ev)}
-		if len(ev.Arguments) > 0 {
-			var b bytes.Buffer
-			if json.Indent(&b, ev.Arguments, "", "  ") == nil {
-				tv.Arguments = b.String()
-			} else {
-				tv.Arguments = string(ev.Arguments)
+		if shower != nil {
+			if a, ok := shower.ShowAction(ev); ok {
+				tv.Said, tv.Target, tv.Detail = or(a.Said, tv.Said), or(a.Target, tv.Target), a.Detail
 			}
 		}
 		if p.Grade != nil {
@@ -222,14 +227,13 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 	}
 	sort.Slice(p.Usage, func(i, j int) bool { return p.Usage[i].Role < p.Usage[j].Role })
 
-	src, err := s.sourceOf(ctx, rec.Run)
-	if errors.Is(err, results.ErrNotFound) {
-		p.Source = err.Error() + "; the scores are shown as stored, without the similarity of the cards shown"
+	if errors.Is(srcErr, results.ErrNotFound) {
+		p.Source = srcErr.Error() + "; the scores are shown as stored, without the similarity of the cards shown"
 		p.Scores = explain(rec.Scores, nil, nil)
 		return p, nil
 	}
-	if err != nil {
-		return nil, err
+	if srcErr != nil {
+		return nil, srcErr
 	}
 	c, err := s.caseOf(src.Corpus, rec.CaseID)
 	if err != nil {
@@ -338,17 +342,36 @@ func said(a clinic.ActionKind) string {
 		return "consultant"
 	case clinic.BodyExam:
 		return "finding"
-	case clinic.ToolCall:
-		return "tool"
 	}
 	return "reply"
+}
+
+// or is s, or else when s is empty.
+func or(s, otherwise string) string {
+	if s == "" {
+		return otherwise
+	}
+	return s
+}
+
+// ActionShower is a benchmark's showing of its own actions on the episode
+// page (a capability): who or what answered one, what it was about and its
+// structured detail; ok is false for an action it leaves to the shared page.
+type ActionShower interface {
+	ShowAction(ev clinic.Event) (a ShownAction, ok bool)
+}
+
+// ShownAction is how the episode page shows a benchmark's own action; an
+// empty Said or Target keeps the shared one.
+type ShownAction struct {
+	Said   string // who or what answered: "tool"
+	Target string // what the action was about: the tool's name
+	Detail string // shown as preformatted text: a tool call's arguments, indented
 }
 
 // target is what an action was about.
 func target(ev clinic.Event) string {
 	switch {
-	case ev.Tool != "":
-		return ev.Tool
 	case ev.Test != "":
 		return ev.Test
 	case ev.Target != "":
@@ -410,8 +433,6 @@ func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings) ScoreView
 		switch set.Profile {
 		case settings.GPAgent:
 			return explainGP(sc, *set)
-		case settings.Klinike:
-			return explainKlinike(sc, *set)
 		}
 	}
 	v := ScoreView{Scores: sc, StrictHow: "strict: the diagnosis grade is 1; grade = round(100·S)", KeyPoints: true}
