@@ -4,18 +4,23 @@ import (
 	"strings"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
 )
 
-// eventTarget is what an action of a trace was about: the question, the test
+// eventTarget is what an action of a trace was about: the benchmark b's
+// reading of its own actions (episode.Targets), else the question, the test
 // or examination target, the committed diagnosis, or the referral.
-func eventTarget(ev clinic.Event) string {
+func eventTarget(b any, ev clinic.Event) string {
+	if own, ok := b.(episode.Targets); ok {
+		if t, ok := own.Target(ev); ok {
+			return t
+		}
+	}
 	switch ev.Action {
 	case clinic.RequestTest:
 		return ev.Test
 	case clinic.BodyExam:
 		return ev.Target
-	case clinic.ToolCall:
-		return ev.Tool + " " + string(ev.Arguments)
 	case clinic.Diagnose:
 		return strings.Join(ev.WorkingDiagnoses, "; ")
 	case clinic.Refer:

@@ -452,12 +452,13 @@ func RuleTexts(rules []clinic.Rule) []string {
 	return out
 }
 
-// Format renders a trace for a terminal.
-func Format(t clinic.Trace) string {
+// Format renders a trace of benchmark b (nil: one this build does not know,
+// shown by the shared reading) for a terminal.
+func Format(t clinic.Trace, bm any) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "episode %s  case %s  (%s)\n", t.EpisodeID, t.CaseID, t.Condition)
 	for _, ev := range t.Events {
-		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, eventTarget(ev))
+		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, eventTarget(bm, ev))
 		if ev.Reply != "" && ev.Action != clinic.Finalize {
 			for _, line := range strings.Split(ev.Reply, "\n") {
 				fmt.Fprintf(&b, "     > %s\n", line)

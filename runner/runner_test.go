@@ -71,7 +71,7 @@ func TestDoctorImprovesWithCardsOfTheSameCondition(t *testing.T) {
 			stream(t, d, earlier, "warm")
 			warm, err := runner.Play(ctx, target, d, runner.Meta{RunID: "warm", EpisodeID: "warm", Number: len(earlier) + 1, MemoryRuns: []string{"warm"}})
 			require.NoError(t, err)
-			require.Greater(t, warm.Scores.S, cold.Scores.S, "cold:\n%s\nwarm:\n%s", runner.Format(cold), runner.Format(warm))
+			require.Greater(t, warm.Scores.S, cold.Scores.S, "cold:\n%s\nwarm:\n%s", runner.Format(cold, nil), runner.Format(warm, nil))
 			require.NotEmpty(t, warm.Events[0].RetrievedCards)
 		})
 	}

@@ -70,32 +70,33 @@ type historyLinks struct {
 	UI         string // the Temporal Web UI's page, when one is configured
 }
 
-// source is what an episode was played with: its corpus, settings and memory
+// Source is what an episode was played with: its corpus, settings and memory
 // lineage, read from its run's recorded spec.
-type source struct {
+type Source struct {
 	Corpus     string
 	Settings   settings.Settings
 	MemoryRuns []string
 }
 
-// sourceOf finds a run's corpus, settings and memory lineage: a stream's
+// SourceOf finds a run's corpus, settings and memory lineage in the results
+// store (an error wrapping results.ErrNotFound when no spec names it): a stream's
 // recorded spec; for its stage evaluations and replays the stream's; for a
 // held-out condition its experiment's spec and the lineage of the stream it
 // reads memory from.
-func (s *Server) sourceOf(ctx context.Context, run string) (source, error) {
-	runs, _, err := s.o.Results.Runs(ctx)
+func SourceOf(ctx context.Context, store results.Store, run string) (Source, error) {
+	runs, _, err := store.Runs(ctx)
 	if err != nil {
-		return source{}, err
+		return Source{}, err
 	}
 	stream := contract.StreamOfRunID(run)
 	for _, r := range runs {
 		if r.Run == stream && r.Kind == string(contract.KindStream) {
 			var spec contract.StreamSpec
 			if err := json.Unmarshal(r.Spec, &spec); err != nil {
-				return source{}, fmt.Errorf("run %s: stored spec: %w", r.Run, err)
+				return Source{}, fmt.Errorf("run %s: stored spec: %w", r.Run, err)
 			}
 			spec = spec.WithDefaults()
-			return source{Corpus: spec.Corpus, Settings: spec.Settings, MemoryRuns: spec.MemoryRuns()}, nil
+			return Source{Corpus: spec.Corpus, Settings: spec.Settings, MemoryRuns: spec.MemoryRuns()}, nil
 		}
 	}
 	for _, r := range runs {
@@ -104,7 +105,7 @@ func (s *Server) sourceOf(ctx context.Context, run string) (source, error) {
 		}
 		var spec contract.ExperimentSpec
 		if err := json.Unmarshal(r.Spec, &spec); err != nil {
-			return source{}, fmt.Errorf("experiment %s: stored spec: %w", r.Run, err)
+			return Source{}, fmt.Errorf("experiment %s: stored spec: %w", r.Run, err)
 		}
 		for i, c := range spec.Conditions {
 			if spec.RunID(c.Name) != run || c.Kind != contract.KindHeldOut {
@@ -112,27 +113,27 @@ func (s *Server) sourceOf(ctx context.Context, run string) (source, error) {
 			}
 			set, err := spec.SettingsOf(i)
 			if err != nil {
-				return source{}, err
+				return Source{}, err
 			}
-			src := source{Corpus: c.Corpus, Settings: set}
+			src := Source{Corpus: c.Corpus, Settings: set}
 			if src.Corpus == "" {
 				src.Corpus = spec.HeldOut
 			}
 			if c.From != "" {
-				raw, err := s.o.Results.RunResult(ctx, spec.RunID(c.From))
+				raw, err := store.RunResult(ctx, spec.RunID(c.From))
 				if err != nil {
-					return source{}, fmt.Errorf("held-out %s: the result of %s: %w", run, c.From, err)
+					return Source{}, fmt.Errorf("held-out %s: the result of %s: %w", run, c.From, err)
 				}
 				var res contract.StreamResult
 				if err := json.Unmarshal(raw, &res); err != nil {
-					return source{}, fmt.Errorf("held-out %s: the result of %s: %w", run, c.From, err)
+					return Source{}, fmt.Errorf("held-out %s: the result of %s: %w", run, c.From, err)
 				}
 				src.MemoryRuns = res.MemoryRuns
 			}
 			return src, nil
 		}
 	}
-	return source{}, fmt.Errorf("run %s: no recorded stream or experiment spec names it: %w", run, results.ErrNotFound)
+	return Source{}, fmt.Errorf("run %s: no recorded stream or experiment spec names it: %w", run, results.ErrNotFound)
 }
 
 // caseOf loads a case from its corpus (each corpus once).
@@ -179,7 +180,7 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 	}
 	// The run's benchmark shows its own actions; without its run's spec (or
 	// in a build without the benchmark) the page shows the shared reading.
-	src, srcErr := s.sourceOf(ctx, rec.Run)
+	src, srcErr := SourceOf(ctx, s.o.Results, rec.Run)
 	var shower ActionShower
 	if srcErr == nil {
 		if b, err := bench.Of(src.Settings); err == nil {
@@ -266,7 +267,7 @@ func (s *Server) cardOrMissing(ctx context.Context, id string) (cardRef, error) 
 // as the Decide activity does, and runs the doctor's retrieval again on the
 // memory as of the episode (frozen: nothing is counted), which gives the
 // similarity of each card shown and the query the doctor made.
-func (s *Server) replay(ctx context.Context, p *episodePage, c clinic.Case, src source) error {
+func (s *Server) replay(ctx context.Context, p *episodePage, c clinic.Case, src Source) error {
 	if len(src.MemoryRuns) == 0 {
 		return nil // no memory in this run: no card was shown
 	}

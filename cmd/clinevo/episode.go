@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
@@ -51,7 +52,11 @@ func (a *app) episodeCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(t)
 			}
-			fmt.Fprint(cmd.OutOrStdout(), runner.Format(t))
+			b, err := bench.Of(a.cfg.Settings)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(cmd.OutOrStdout(), runner.Format(t, b))
 			return nil
 		},
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,11 +15,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/view"
 )
 
 func (a *app) episodeShowCmd() *cobra.Command {
@@ -34,8 +38,12 @@ func (a *app) episodeShowCmd() *cobra.Command {
 			if asJSON {
 				return printJSON(cmd, map[string]any{"record": rec, "trace": t})
 			}
+			b, err := runBenchmark(cmd.Context(), eng, rec.Run)
+			if err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
-			fmt.Fprint(out, runner.Format(t))
+			fmt.Fprint(out, runner.Format(t, b))
 			fmt.Fprintf(out, "labels: %s\n", strings.Join(rec.Labels, " "))
 			fmt.Fprintf(out, "cards: %d retrieved, %d written, %d evicted; rule edits: %s\n", len(rec.Retrieved), len(rec.Written), len(rec.Evicted), strings.Join(rec.RuleEdits, "; "))
 			fmt.Fprintf(out, "history: temporal workflow show --workflow-id %q\n", rec.WorkflowID)
@@ -44,6 +52,24 @@ func (a *app) episodeShowCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the record and trace as JSON")
 	return cmd
+}
+
+// runBenchmark is the benchmark a recorded run played; nil when the results
+// store holds no spec naming the run or this build lacks the benchmark, and
+// then its traces are shown by the shared reading.
+func runBenchmark(ctx context.Context, eng *engine.Engine, run string) (bench.Benchmark, error) {
+	src, err := view.SourceOf(ctx, eng.Results, run)
+	if errors.Is(err, results.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := bench.Of(src.Settings)
+	if err != nil {
+		return nil, nil // not an error: a benchmark this build does not have: the shared reading, as the viewer shows it
+	}
+	return b, nil
 }
 
 func (a *app) memoryCmd() *cobra.Command {
