@@ -92,5 +92,5 @@ func TestGPReferences(t *testing.T) {
 	_, err = corpus.ParseBuiltin("builtin:v1:gp@7")
 	require.ErrorContains(t, err, "the GP splits (gp, gp-heldout) are built on version 2 cases only")
 	_, err = corpus.ParseBuiltin("builtin:gpx")
-	require.ErrorContains(t, err, "want one of stream, heldout, cross, update, klinike, klinike-train, klinike-test, gp, gp-heldout")
+	require.ErrorContains(t, err, "want one of stream, heldout, cross, update, gp, gp-heldout, klinike, klinike-test, klinike-train")
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -15,7 +15,7 @@ import (
 // must-ask topics): the built-in doctor passes no task without memory and
 // gets better at every gate with it.
 func TestKlinikeLearning(t *testing.T) {
-	tasks := synth.Klinike(7)[synth.SplitKlinikeTrain]
+	tasks := klinike.Tasks(7)[klinike.SplitTrain]
 	means := func(traces []clinic.Trace) map[string]float64 {
 		m := map[string]float64{}
 		for _, tr := range traces {

@@ -29,10 +29,6 @@ func (Benchmark) Actions(settings.Settings) []clinic.ActionKind {
 	return []clinic.ActionKind{clinic.Ask, clinic.ToolCall}
 }
 
-// ValidateCase needs nothing beyond the native case format: a case without a
-// sandbox exposes record_diagnosis only.
-func (Benchmark) ValidateCase(*clinic.Case) error { return nil }
-
 // Start begins or rebuilds an encounter.
 func (Benchmark) Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) (episode.Env, error) {
 	env, err := Restore(c, s, roles, events)

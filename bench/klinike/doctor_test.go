@@ -12,7 +12,6 @@ import (
 	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/bench/klinike/fakellm"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
@@ -43,7 +42,7 @@ func fake(t *testing.T) *llmtest.Server {
 // klinikeTask is the first synthetic KlinikeBench-style task that exposes order_imaging.
 func klinikeTask(t *testing.T) clinic.Case {
 	t.Helper()
-	for _, c := range synth.Klinike(7)[synth.SplitKlinike] {
+	for _, c := range klinike.Tasks(7)[klinike.SplitAll] {
 		if slices.Contains(c.Exam.Sandbox.Tools, "order_imaging") {
 			return c
 		}

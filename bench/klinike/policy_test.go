@@ -9,7 +9,6 @@ import (
 
 	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
 )
 
@@ -47,7 +46,7 @@ func calls(events []clinic.Event) []string {
 // card's topics and records the card's diagnosis, passing every gate.
 func TestDoctorInToolSandbox(t *testing.T) {
 	var c clinic.Case
-	for _, x := range synth.Klinike(7)[synth.SplitKlinike] {
+	for _, x := range klinike.Tasks(7)[klinike.SplitAll] {
 		if len(x.Exam.Sandbox.Record.Allergies) == 0 && len(x.Manager.Tools.Calls()) >= 5 {
 			c = x
 			break

@@ -1,4 +1,4 @@
-package corpus_test
+package klinike_test
 
 import (
 	"encoding/json"
@@ -9,15 +9,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
-	"github.com/clinevo/clinevo/corpus/synth"
 )
 
 // TestKlinikeTaskErrorsNameLineAndField: a bad KlinikeBench part of a task is
 // refused naming the file, the line and the field.
 func TestKlinikeTaskErrorsNameLineAndField(t *testing.T) {
-	good := synth.Klinike(7)[synth.SplitKlinike][:2]
+	good := klinike.Tasks(7)[klinike.SplitAll][:2]
 	tests := []struct {
 		name  string
 		spoil func(c *clinic.Case)
@@ -96,7 +96,7 @@ func without(xs []string, x string) []string {
 
 // TestKlinikeRoundTrip: the generated tasks write and read back as native JSONL unchanged.
 func TestKlinikeRoundTrip(t *testing.T) {
-	tasks := synth.Klinike(7)[synth.SplitKlinikeTest]
+	tasks := klinike.Tasks(7)[klinike.SplitTest]
 	p := filepath.Join(t.TempDir(), "klinike.jsonl")
 	require.NoError(t, corpus.WriteJSONL(p, tasks))
 	c, err := corpus.Load(p)

@@ -1,4 +1,4 @@
-package synth
+package klinike
 
 import (
 	"slices"
@@ -9,23 +9,24 @@ import (
 
 	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus/synth"
 )
 
 // TestKlinikeTasks: at least 200 tasks from the condition table, every one a
 // complete KlinikeBench-style task, and a fixed train/test split by the seed.
 func TestKlinikeTasks(t *testing.T) {
-	s := Klinike(7)
-	all := s[SplitKlinike]
+	s := Tasks(7)
+	all := s[SplitAll]
 	require.GreaterOrEqual(t, len(all), 200)
-	require.Len(t, all, len(conditions)*KlinikeInstances)
-	require.Len(t, s[SplitKlinikeTest], KlinikeTestSize)
-	require.Len(t, s[SplitKlinikeTrain], len(all)-KlinikeTestSize)
+	require.Len(t, all, len(synth.Conditions())*Instances)
+	require.Len(t, s[SplitTest], TestSize)
+	require.Len(t, s[SplitTrain], len(all)-TestSize)
 	test := map[string]bool{}
-	for _, c := range s[SplitKlinikeTest] {
+	for _, c := range s[SplitTest] {
 		test[c.ID] = true
-		require.Equal(t, SplitKlinikeTest, c.Meta.Split)
+		require.Equal(t, SplitTest, c.Meta.Split)
 	}
-	for _, c := range s[SplitKlinikeTrain] {
+	for _, c := range s[SplitTrain] {
 		require.False(t, test[c.ID], "train and test are disjoint")
 	}
 	perCondition := map[string]int{}
@@ -57,16 +58,16 @@ func TestKlinikeTasks(t *testing.T) {
 			withNever++
 		}
 	}
-	for _, cd := range conditions {
-		require.Equal(t, KlinikeInstances, perCondition[cd.key], cd.key)
+	for _, cd := range synth.Conditions() {
+		require.Equal(t, Instances, perCondition[cd.Key], cd.Key)
 	}
 	require.Greater(t, withAbsent, len(all)/2, "most tasks carry denied findings")
 	require.Positive(t, withForbidden)
 	require.Positive(t, withNever)
 
-	again := Klinike(7)
+	again := Tasks(7)
 	require.Equal(t, s, again, "deterministic by seed")
-	other := Klinike(8)[SplitKlinikeTest]
+	other := Tasks(8)[SplitTest]
 	ids := func(cs []clinic.Case) []string {
 		var out []string
 		for _, c := range cs {
@@ -74,14 +75,14 @@ func TestKlinikeTasks(t *testing.T) {
 		}
 		return out
 	}
-	require.NotEqual(t, ids(s[SplitKlinikeTest]), ids(other), "another seed draws another split")
+	require.NotEqual(t, ids(s[SplitTest]), ids(other), "another seed draws another split")
 }
 
 // TestKlinikeTaskParts works one task's parts out from the condition table.
 func TestKlinikeTaskParts(t *testing.T) {
 	var pneumonia *clinic.Case
 	var allergic []clinic.Case // penicillin-allergic patients, any condition
-	for _, c := range Klinike(7)[SplitKlinike] {
+	for _, c := range Tasks(7)[SplitAll] {
 		if slices.ContainsFunc(c.Exam.Sandbox.Record.Allergies, func(a string) bool { return strings.Contains(strings.ToLower(a), "penicillin") }) {
 			allergic = append(allergic, c)
 		}
@@ -112,7 +113,7 @@ func TestKlinikeTaskParts(t *testing.T) {
 	// The chart holds each history, medication and allergy fact the patient
 	// has (its text without the final full stop), and no denied one.
 	denied := 0
-	for _, c := range Klinike(7)[SplitKlinike] {
+	for _, c := range Tasks(7)[SplitAll] {
 		rec := c.Exam.Sandbox.Record
 		charted := map[string][]string{clinic.TopicPastHistory: rec.History, clinic.TopicMedications: rec.Medications, clinic.TopicAllergies: rec.Allergies}
 		for _, f := range c.Patient.Facts {
