@@ -25,7 +25,7 @@ import (
 )
 
 // TestKlinikeBenchEndToEnd runs a short version of the shipped
-// experiments/klinikebench.yaml through Temporal: a learning stream on 8
+// bench/klinike/klinikebench.yaml through Temporal: a learning stream on 8
 // train tasks, two doctors (no memory, the stream's memory) on 4 test tasks
 // with the 45-step cap and the chart mode, and a patient substitution (a
 // model patient on a fake endpoint); then re-scores the doctors under a model
@@ -36,7 +36,7 @@ func TestKlinikeBenchEndToEnd(t *testing.T) {
 	srv.Script = fakellm.Script // the must-ask judge of the re-scoring
 	env := enginetest.Start(t)
 	ctx := context.Background()
-	spec, err := experiments.Parse("klinikebench.yaml", experiments.KlinikeBench, settings.Default())
+	spec, err := experiments.Parse("klinikebench.yaml", klinike.Protocol, settings.Default())
 	require.NoError(t, err)
 	keep := []string{"L1", "A", "C", "A@cap45", "C@cap45", "A@chart", "C@chart"}
 	var conds []contract.ConditionSpec

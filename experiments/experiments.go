@@ -22,16 +22,6 @@ import (
 //go:embed quick.yaml
 var Quick []byte
 
-// KlinikeBench is the KlinikeBench protocol with the built-in roles.
-//
-//go:embed klinikebench.yaml
-var KlinikeBench []byte
-
-// KlinikeBenchModels substitutes model doctors and patients (KlinikeBench §4.1); it needs model endpoints.
-//
-//go:embed klinikebench-models.yaml
-var KlinikeBenchModels []byte
-
 // GPAgentBench is GPAgentBench's environment with its action-space ablation.
 //
 //go:embed gpagentbench.yaml
@@ -39,8 +29,7 @@ var GPAgentBench []byte
 
 // shared are the specs of this folder by file name: the ones that are not a
 // single benchmark's.
-var shared = map[string][]byte{"quick.yaml": Quick, "klinikebench.yaml": KlinikeBench, "klinikebench-models.yaml": KlinikeBenchModels,
-	"gpagentbench.yaml": GPAgentBench}
+var shared = map[string][]byte{"quick.yaml": Quick, "gpagentbench.yaml": GPAgentBench}
 
 // Specs are a benchmark's shipped experiment specs (a capability), by file
 // name, embedded from its folder.
