@@ -1,7 +1,5 @@
 package clinic
 
-import "encoding/json"
-
 // ActionKind names one of the doctor's actions.
 type ActionKind string
 
@@ -19,12 +17,11 @@ const (
 	Diagnose ActionKind = "DIAGNOSE"
 	Treat    ActionKind = "TREAT"
 	Refer    ActionKind = "REFER"
-	// KlinikeBench's tool calls (§2): the tool is DoctorOutput.Tool.
-	ToolCall ActionKind = "TOOL_CALL"
 )
 
-// ActionKinds lists every action of every profile.
-var ActionKinds = []ActionKind{Ask, RequestTest, CallMDT, Finalize, BodyExam, Diagnose, Treat, Refer, ToolCall}
+// ActionKinds lists the actions named here; a benchmark that owns its
+// actions declares them in its own package (bench.Benchmark.Actions).
+var ActionKinds = []ActionKind{Ask, RequestTest, CallMDT, Finalize, BodyExam, Diagnose, Treat, Refer}
 
 // Known reports whether k is an action of some profile.
 func (k ActionKind) Known() bool {
@@ -54,12 +51,10 @@ type DoctorOutput struct {
 	// CardIDs are the memory cards the doctor cites for this action.
 	CardIDs []string `json:"card_ids,omitempty"`
 	// Fields of the other profiles' actions.
-	Target      string          `json:"target,omitempty"`      // BODY_EXAM: what to examine
-	Reason      string          `json:"reason,omitempty"`      // BODY_EXAM, REQUEST_TEST, REFER: why
-	Destination string          `json:"destination,omitempty"` // REFER: Emergency Department or a specialty
-	Urgency     string          `json:"urgency,omitempty"`     // REFER: routine | urgent | emergency
-	Tool        string          `json:"tool,omitempty"`        // TOOL_CALL: the tool's name
-	Arguments   json.RawMessage `json:"arguments,omitempty"`   // TOOL_CALL: a JSON object
+	Target      string `json:"target,omitempty"`      // BODY_EXAM: what to examine
+	Reason      string `json:"reason,omitempty"`      // BODY_EXAM, REQUEST_TEST, REFER: why
+	Destination string `json:"destination,omitempty"` // REFER: Emergency Department or a specialty
+	Urgency     string `json:"urgency,omitempty"`     // REFER: routine | urgent | emergency
 	// Ext are the fields of a benchmark's own actions, written inline.
 	Ext Ext `json:"-"`
 }

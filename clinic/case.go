@@ -108,9 +108,6 @@ type ExamView struct {
 	Findings []Finding   `json:"findings"` // physical examination, by system
 	Tests    []TestValue `json:"tests"`    // results keyed by catalog name
 	Catalog  []string    `json:"catalog"`  // names the doctor may request in this case
-
-	// Sandbox is KlinikeBench's tool sandbox; nil outside that profile.
-	Sandbox *Sandbox `json:"sandbox,omitempty"`
 	// Ext are the parts of the exam view a benchmark adds, written inline.
 	Ext Ext `json:"-"`
 }
@@ -147,9 +144,6 @@ type ManagerView struct {
 	Treatment       []string `json:"treatment,omitempty"`
 	MustAsk         []string `json:"must_ask_topics,omitempty"`
 	RequiredActions []string `json:"required_actions,omitempty"` // e.g. "REQUEST_TEST:ecg"
-
-	// Tools is KlinikeBench's R: required tools and action constraints.
-	Tools *ToolKey `json:"tool_key,omitempty"`
 	// Ext are the parts of the answer key a benchmark adds, written inline.
 	Ext Ext `json:"-"`
 }

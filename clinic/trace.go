@@ -1,7 +1,5 @@
 package clinic
 
-import "encoding/json"
-
 // TraceSchemaVersion is the version of the episode trace JSONL format.
 const TraceSchemaVersion = 1
 
@@ -56,9 +54,7 @@ type Event struct {
 	Generated bool     `json:"generated,omitempty"`
 	Topics    []string `json:"topics,omitempty"`
 	// Fields of the other profiles' actions.
-	Target    string          `json:"target,omitempty"`    // BODY_EXAM target
-	Tool      string          `json:"tool,omitempty"`      // TOOL_CALL
-	Arguments json.RawMessage `json:"arguments,omitempty"` // TOOL_CALL
+	Target string `json:"target,omitempty"` // BODY_EXAM target
 	// Penalty is a safety cost charged to the step (GPAgentBench's c_workflow
 	// for a masked action, c_timeout at the turn limit); Cost stays the
 	// diagnostic cost.

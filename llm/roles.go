@@ -339,10 +339,19 @@ type gradeReply struct {
 // GradeProcess labels every action.
 func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput, key *grader.Key) (grader.ProcessGrade, error) {
 	events := in.Events
+	// Own is what each action of the benchmark's own was about (its
+	// Targets), "" for the shared ones, which the prompt spells itself.
+	own := make([]string, len(events))
+	if t, ok := g.Bench.(episode.Targets); ok {
+		for i, ev := range events {
+			own[i], _ = t.Target(ev)
+		}
+	}
 	msgs, err := Render("grader", nil, struct {
 		grader.ProcessInput
 		Key *grader.Key
-	}{in, key})
+		Own []string
+	}{in, key, own})
 	if err != nil {
 		return grader.ProcessGrade{}, err
 	}
@@ -384,10 +393,8 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 		case clinic.BodyExam:
 			target = ev.Target
 		}
-		if own, ok := g.Bench.(episode.Targets); ok {
-			if t, ok := own.Target(ev); ok {
-				target = t // what the benchmark's own action was about
-			}
+		if own[i] != "" {
+			target = own[i] // what the benchmark's own action was about
 		}
 		pg.Actions = append(pg.Actions, grader.ActionGrade{Turn: i, Action: ev.Action, Target: target, Label: grader.Label(l.Label), Rationale: l.Rationale})
 		pg.Counts[grader.Label(l.Label)]++

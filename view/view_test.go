@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
@@ -373,9 +374,9 @@ func TestViewer(t *testing.T) {
 		page := body(t, get(t, srv, http.MethodGet, "/episode?id="+url.QueryEscape(id), nil))
 		calls := 0
 		for _, ev := range tr.Events {
-			if ev.Action == clinic.ToolCall {
+			if ev.Action == klinike.ToolCall {
 				calls++
-				require.Contains(t, page, `<span class="who">doctor</span> <span>`+ev.Tool)
+				require.Contains(t, page, `<span class="who">doctor</span> <span>`+klinike.CallOf(ev.Ext).Tool)
 			}
 		}
 		require.Positive(t, calls, "the built-in doctor calls tools")

@@ -26,7 +26,7 @@ func (Benchmark) Name() string { return Name }
 
 // Actions are questions to the patient and tool calls.
 func (Benchmark) Actions(settings.Settings) []clinic.ActionKind {
-	return []clinic.ActionKind{clinic.Ask, clinic.ToolCall}
+	return []clinic.ActionKind{clinic.Ask, ToolCall}
 }
 
 // Start begins or rebuilds an encounter.

@@ -1,6 +1,7 @@
 package klinike
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -26,7 +27,14 @@ const (
 // §2.1) are the shared validation's (corpus.Validate).
 func (Benchmark) ValidateCase(c *clinic.Case) error {
 	fail := func(field, msg string) error { return corpus.FieldError{Field: field, Msg: msg} }
-	sb, key := c.Exam.Sandbox, c.Manager.Tools
+	sb, err := SandboxOf(c)
+	if err != nil {
+		return fail("exam_view.sandbox", fmt.Sprintf("want an object with tools, forbidden and record: %v", errors.Unwrap(err)))
+	}
+	key, err := ToolKeyOf(c)
+	if err != nil {
+		return fail("manager_view.tool_key", fmt.Sprintf("want an object with required_tools and constraints: %v", errors.Unwrap(err)))
+	}
 	if sb == nil {
 		if key != nil {
 			return fail("manager_view.tool_key", "a tool key needs exam_view.sandbox")
@@ -78,9 +86,9 @@ func (Benchmark) ValidateCase(c *clinic.Case) error {
 		switch {
 		case !ok:
 			return fail(field+".tool", fmt.Sprintf("unknown tool %q, want one of %s", k.Tool, known))
-		case k.Rule != clinic.RuleMust && k.Rule != clinic.RuleNever:
+		case k.Rule != RuleMust && k.Rule != RuleNever:
 			return fail(field+".rule", fmt.Sprintf("unknown rule %q, want must or never", k.Rule))
-		case k.Rule == clinic.RuleMust && !slices.Contains(sb.Tools, k.Tool):
+		case k.Rule == RuleMust && !slices.Contains(sb.Tools, k.Tool):
 			return fail(field+".tool", fmt.Sprintf("%q is not exposed, so the constraint can never be met", k.Tool))
 		case len(k.Arguments) == 0:
 			return fail(field+".arguments", "at least one argument value is required")

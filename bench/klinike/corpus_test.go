@@ -20,45 +20,51 @@ func TestKlinikeTaskErrorsNameLineAndField(t *testing.T) {
 	good := klinike.Tasks(7)[klinike.SplitAll][:2]
 	tests := []struct {
 		name  string
-		spoil func(c *clinic.Case)
+		spoil func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey)
 		want  []string
 	}{
-		{"a finding both present and absent", func(c *clinic.Case) {
+		{"a finding both present and absent", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
 			f := c.Patient.Facts[0]
 			f.ID, f.Absent = "fx", true
 			c.Patient.Facts = append(c.Patient.Facts, f)
 		}, []string{"patient_view.facts[", "].absent", "present or absent, not both"}},
-		{"too few tools", func(c *clinic.Case) {
-			c.Exam.Sandbox.Tools = []string{"record_diagnosis", "get_patient_info"}
-			c.Manager.Tools = nil
+		{"too few tools", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
+			(*sb).Tools = []string{"record_diagnosis", "get_patient_info"}
+			(*key) = nil
 		}, []string{"exam_view.sandbox.tools", "2 tools, want 3 to 24"}},
-		{"an unknown tool", func(c *clinic.Case) { c.Exam.Sandbox.Tools[1] = "order_pet_scan" }, []string{"exam_view.sandbox.tools[1]", `unknown tool "order_pet_scan"`}},
-		{"no record_diagnosis", func(c *clinic.Case) {
-			c.Exam.Sandbox.Tools = c.Exam.Sandbox.Tools[:len(c.Exam.Sandbox.Tools)-1]
+		{"an unknown tool", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) { (*sb).Tools[1] = "order_pet_scan" }, []string{"exam_view.sandbox.tools[1]", `unknown tool "order_pet_scan"`}},
+		{"no record_diagnosis", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
+			(*sb).Tools = (*sb).Tools[:len((*sb).Tools)-1]
 		}, []string{"exam_view.sandbox.tools", "must include record_diagnosis"}},
-		{"a forbidden tool also exposed", func(c *clinic.Case) { c.Exam.Sandbox.Forbidden = []string{c.Exam.Sandbox.Tools[0]} },
+		{"a forbidden tool also exposed", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
+			(*sb).Forbidden = []string{(*sb).Tools[0]}
+		},
 			[]string{"exam_view.sandbox.forbidden[0]", "also exposed"}},
-		{"a required tool not exposed", func(c *clinic.Case) {
-			c.Manager.Tools.Required = append(c.Manager.Tools.Required, "admit_to_hospital")
-			c.Exam.Sandbox.Forbidden = nil
-			c.Exam.Sandbox.Tools = without(c.Exam.Sandbox.Tools, "admit_to_hospital")
+		{"a required tool not exposed", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
+			(*key).Required = append((*key).Required, "admit_to_hospital")
+			(*sb).Forbidden = nil
+			(*sb).Tools = without((*sb).Tools, "admit_to_hospital")
 		}, []string{"manager_view.tool_key.required_tools[", `"admit_to_hospital" is not exposed`}},
-		{"an unknown rule", func(c *clinic.Case) { c.Manager.Tools.Constraints[0].Rule = "should" },
+		{"an unknown rule", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
+			(*key).Constraints[0].Rule = "should"
+		},
 			[]string{"manager_view.tool_key.constraints[0].rule", `unknown rule "should"`}},
-		{"an argument the tool does not take", func(c *clinic.Case) {
-			c.Manager.Tools.Constraints[0].Arguments = map[string]string{"contrast": "yes"}
+		{"an argument the tool does not take", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
+			(*key).Constraints[0].Arguments = map[string]string{"contrast": "yes"}
 		}, []string{"manager_view.tool_key.constraints[0].arguments.contrast", "takes no argument"}},
-		{"a value outside the schema's enum", func(c *clinic.Case) {
-			c.Manager.Tools.Constraints = append(c.Manager.Tools.Constraints, clinic.ActionConstraint{Tool: "order_imaging", Rule: "never",
+		{"a value outside the schema's enum", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
+			(*key).Constraints = append((*key).Constraints, klinike.ActionConstraint{Tool: "order_imaging", Rule: "never",
 				Arguments: map[string]string{"modality": "PET"}})
 		}, []string{"constraints[", "].arguments.modality", `value "PET", want one of X-ray, CT, MRI, ultrasound`}},
-		{"a tool key without a sandbox", func(c *clinic.Case) { c.Exam.Sandbox = nil }, []string{"manager_view.tool_key", "needs exam_view.sandbox"}},
+		{"a tool key without a sandbox", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) { (*sb) = nil }, []string{"manager_view.tool_key", "needs exam_view.sandbox"}},
 	}
 	dir := t.TempDir()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			bad := cloneCase(t, good[1])
-			tc.spoil(&bad)
+			sb, key := sandboxOf(t, &bad), keyOf(t, &bad)
+			tc.spoil(&bad, &sb, &key)
+			klinike.SetTask(&bad, sb, key)
 			first, err := json.Marshal(good[0])
 			require.NoError(t, err)
 			second, err := json.Marshal(bad)

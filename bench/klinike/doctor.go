@@ -58,10 +58,30 @@ type ModelDoctor struct{ C *llm.Client }
 
 var _ actor.Doctor = ModelDoctor{}
 
-// toolsPrompt is the sandbox prompt's system data.
+// toolsPrompt is the sandbox prompt's data: the shared view with the
+// benchmark's part beside it (its fields shadow the shared view's).
 type toolsPrompt struct {
 	clinic.DoctorView
-	Functions bool // the tools go as function definitions, not in the text
+	Phase            string
+	Tools            []ToolSpec
+	ToolResults      []ToolResult
+	StepsLeft        int
+	PatientTurnsLeft int
+	Functions        bool // the tools go as function definitions, not in the text
+}
+
+func promptOf(v clinic.DoctorView, functions bool) toolsPrompt {
+	kv := ViewOf(v)
+	return toolsPrompt{DoctorView: v, Phase: kv.Phase, Tools: kv.Tools, ToolResults: kv.ToolResults, StepsLeft: kv.StepsLeft,
+		PatientTurnsLeft: kv.PatientTurnsLeft, Functions: functions}
+}
+
+// stepReply is a JSON step: the shared output (whose decoding keeps the
+// call's members in its Ext) and the call's members, named here so that
+// they are not counted as fields the reply should not have.
+type stepReply struct {
+	clinic.DoctorOutput
+	CallFields
 }
 
 // Decide asks the model for the next step: by function calling when
@@ -71,45 +91,63 @@ type toolsPrompt struct {
 // the sandbox refuses the call and tells the doctor why.
 func (d ModelDoctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
 	functions := d.C.Settings.Format == FormatTools
-	msgs, err := prompts.Render("doctor_tools", toolsPrompt{DoctorView: v, Functions: functions}, v)
+	p := promptOf(v, functions)
+	msgs, err := prompts.Render("doctor_tools", p, p)
 	if err != nil {
 		return actor.Decision{}, err
 	}
 	if functions {
 		return d.functionCall(ctx, v, msgs)
 	}
-	var out clinic.DoctorOutput
-	err = d.C.JSON(ctx, msgs, &out, func() error { return checkStep(&out, v) })
-	return llm.DecisionOf(out, err)
+	var r stepReply
+	err = d.C.JSON(ctx, msgs, &r, func() error { return checkStep(&r.DoctorOutput, v) })
+	return llm.DecisionOf(r.DoctorOutput, err)
 }
 
 // checkStep validates a JSON step against the view: an allowed action, a
 // question for ASK, an offered tool and arguments that are a JSON object
 // (or a string holding one, as some models send them) for TOOL_CALL.
 func checkStep(out *clinic.DoctorOutput, v clinic.DoctorView) error {
-	action, ok := llm.Enum(string(out.Action), v.Actions...)
-	if !ok {
-		return fmt.Errorf("action %q is not one of %s", out.Action, strings.Join(v.Actions, ", "))
+	if err := checkAction(out, v); err != nil {
+		return err
 	}
-	out.Action = clinic.ActionKind(action)
 	switch out.Action {
 	case clinic.Ask:
 		if strings.TrimSpace(out.Question) == "" {
 			return errors.New("ASK needs a question")
 		}
-	case clinic.ToolCall:
-		tool, ok := llm.Enum(out.Tool, toolNames(v)...)
-		if !ok {
-			return fmt.Errorf("tool %q is not one of %s", out.Tool, strings.Join(toolNames(v), ", "))
-		}
-		out.Tool = tool
-		args, err := argumentsObject(out.Arguments)
+	case ToolCall:
+		c, err := checkCall(CallOf(out.Ext), v)
 		if err != nil {
 			return err
 		}
-		out.Arguments = args
+		out.Ext = WithCall(out.Ext, c)
 	}
 	return nil
+}
+
+// checkAction reads the action as one the view allows.
+func checkAction(out *clinic.DoctorOutput, v clinic.DoctorView) error {
+	action, ok := llm.Enum(string(out.Action), v.Actions...)
+	if !ok {
+		return fmt.Errorf("action %q is not one of %s", out.Action, strings.Join(v.Actions, ", "))
+	}
+	out.Action = clinic.ActionKind(action)
+	return nil
+}
+
+// checkCall reads a call's tool as one the view offers and its arguments as
+// a JSON object.
+func checkCall(c CallFields, v clinic.DoctorView) (CallFields, error) {
+	tool, ok := llm.Enum(c.Tool, toolNames(v)...)
+	if !ok {
+		return CallFields{}, fmt.Errorf("tool %q is not one of %s", c.Tool, strings.Join(toolNames(v), ", "))
+	}
+	args, err := argumentsObject(c.Arguments)
+	if err != nil {
+		return CallFields{}, err
+	}
+	return CallFields{Tool: tool, Arguments: args}, nil
 }
 
 // argumentsObject reads arguments as a JSON object: absent means {}, a JSON
@@ -131,8 +169,9 @@ func argumentsObject(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 func toolNames(v clinic.DoctorView) []string {
-	out := make([]string, len(v.Tools))
-	for i, t := range v.Tools {
+	tools := ViewOf(v).Tools
+	out := make([]string, len(tools))
+	for i, t := range tools {
 		out[i] = t.Name
 	}
 	return out
@@ -140,8 +179,9 @@ func toolNames(v clinic.DoctorView) []string {
 
 // functions are the view's tools as OpenAI function definitions.
 func functions(v clinic.DoctorView) []openai.Tool {
-	out := make([]openai.Tool, len(v.Tools))
-	for i, t := range v.Tools {
+	tools := ViewOf(v).Tools
+	out := make([]openai.Tool, len(tools))
+	for i, t := range tools {
 		out[i] = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: t.Name, Description: t.Description,
 			Parameters: t.Parameters}}
 	}
@@ -187,11 +227,19 @@ func readStep(msg llm.Message, v clinic.DoctorView) (clinic.DoctorOutput, error)
 	text := strings.TrimSpace(msg.Content)
 	if len(msg.ToolCalls) > 0 {
 		f := msg.ToolCalls[0].Function
-		out := clinic.DoctorOutput{Action: clinic.ToolCall, Tool: f.Name, Arguments: json.RawMessage(f.Arguments)}
+		out := clinic.DoctorOutput{Action: ToolCall}
 		if text != "" {
 			out.Rationale = []string{text}
 		}
-		return out, checkStep(&out, v)
+		if err := checkAction(&out, v); err != nil {
+			return out, err
+		}
+		c, err := checkCall(CallFields{Tool: f.Name, Arguments: json.RawMessage(f.Arguments)}, v)
+		if err != nil {
+			return out, err
+		}
+		out.Ext = WithCall(nil, c)
+		return out, nil
 	}
 	if text == "" {
 		return clinic.DoctorOutput{}, errors.New("the reply has neither a tool call nor a question")

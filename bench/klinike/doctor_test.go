@@ -43,7 +43,7 @@ func fake(t *testing.T) *llmtest.Server {
 func klinikeTask(t *testing.T) clinic.Case {
 	t.Helper()
 	for _, c := range klinike.Tasks(7)[klinike.SplitAll] {
-		if slices.Contains(c.Exam.Sandbox.Tools, "order_imaging") {
+		if slices.Contains(sandboxOf(t, &c).Tools, "order_imaging") {
 			return c
 		}
 	}
@@ -65,13 +65,13 @@ func TestToolsFormatPlaysAnEncounter(t *testing.T) {
 	reqs := srv.Requests()
 	require.Len(t, reqs, 2, "one question, then the tool call")
 	first := reqs[0]
-	require.Equal(t, c.Exam.Sandbox.Tools, first.Tools, "every exposed tool, in registry order, as a function")
+	require.Equal(t, sandboxOf(t, &c).Tools, first.Tools, "every exposed tool, in registry order, as a function")
 	require.Empty(t, first.ToolChoice, "the doctor may still ask: tool_choice stays auto")
 	require.NotContains(t, first.Body, "response_format", "no JSON mode: the patient is spoken to in plain text")
 	fns := first.Body["tools"].([]any)
 	fn := fns[0].(map[string]any)["function"].(map[string]any)
 	require.Equal(t, "function", fns[0].(map[string]any)["type"])
-	require.Equal(t, c.Exam.Sandbox.Tools[0], fn["name"])
+	require.Equal(t, sandboxOf(t, &c).Tools[0], fn["name"])
 	require.Contains(t, fn, "parameters", "the JSON schema goes as the function's parameters")
 	require.NotContains(t, first.System, "Tools you can call", "function calling: the tools are not repeated in the text")
 
@@ -80,9 +80,9 @@ func TestToolsFormatPlaysAnEncounter(t *testing.T) {
 	require.Equal(t, "When did it start and what makes it worse?", tr.Events[0].Question)
 	require.Equal(t, clinic.StatusReturned, tr.Events[0].Status)
 	last := tr.Events[1]
-	require.Equal(t, clinic.ToolCall, last.Action)
-	require.Equal(t, "record_diagnosis", last.Tool)
-	require.JSONEq(t, `{"diagnosis":"Migraine","confidence":"low"}`, string(last.Arguments))
+	require.Equal(t, klinike.ToolCall, last.Action)
+	require.Equal(t, "record_diagnosis", callOf(last).Tool)
+	require.JSONEq(t, `{"diagnosis":"Migraine","confidence":"low"}`, string(callOf(last).Arguments))
 	require.Equal(t, clinic.StatusFinalized, last.Status)
 	require.Equal(t, clinic.EndFinalized, tr.Termination)
 	require.Equal(t, []string{"Migraine"}, tr.Final.Diagnosis)
@@ -140,7 +140,7 @@ func TestToolsFormatRepair(t *testing.T) {
 			}
 			if tc.status == clinic.StatusInvalid {
 				require.Contains(t, ev.Reply, "at /modality", "the schema error goes back to the doctor")
-				require.Contains(t, env.View(nil, nil).ToolResults[0].Text, "value must be one of")
+				require.Contains(t, klinike.ViewOf(env.View(nil, nil)).ToolResults[0].Text, "value must be one of")
 			}
 		})
 	}
@@ -182,9 +182,9 @@ func TestJSONSandboxStep(t *testing.T) {
 			dec, err := doc.Decide(context.Background(), v)
 			require.NoError(t, err)
 			require.False(t, dec.LLMError)
-			require.Equal(t, clinic.ToolCall, dec.Output.Action)
-			require.Equal(t, tc.tool, dec.Output.Tool)
-			require.JSONEq(t, tc.args, string(dec.Output.Arguments))
+			require.Equal(t, klinike.ToolCall, dec.Output.Action)
+			require.Equal(t, tc.tool, klinike.CallOf(dec.Output.Ext).Tool)
+			require.JSONEq(t, tc.args, string(klinike.CallOf(dec.Output.Ext).Arguments))
 			reqs := srv.Requests()
 			require.Contains(t, reqs[0].System, "Tools you can call")
 			require.Contains(t, reqs[0].System, `order_imaging: Order an imaging study`)

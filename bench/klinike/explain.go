@@ -70,16 +70,17 @@ var _ view.ActionShower = Benchmark{}
 // ShowAction shows a tool call as the tool that answered, the tool's name
 // and its arguments, indented.
 func (Benchmark) ShowAction(ev clinic.Event) (view.ShownAction, bool) {
-	if ev.Action != clinic.ToolCall {
+	if ev.Action != ToolCall {
 		return view.ShownAction{}, false
 	}
-	a := view.ShownAction{Said: "tool", Target: ev.Tool}
-	if len(ev.Arguments) > 0 {
+	c := CallOf(ev.Ext)
+	a := view.ShownAction{Said: "tool", Target: c.Tool}
+	if len(c.Arguments) > 0 {
 		var b bytes.Buffer
-		if json.Indent(&b, ev.Arguments, "", "  ") == nil {
+		if json.Indent(&b, c.Arguments, "", "  ") == nil {
 			a.Detail = b.String()
 		} else {
-			a.Detail = string(ev.Arguments)
+			a.Detail = string(c.Arguments)
 		}
 	}
 	return a, true

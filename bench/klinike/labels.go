@@ -22,9 +22,9 @@ var _ grader.KeyMaker = Benchmark{}
 
 // WriteBack is the task's Key; nil for a case without a tool key.
 func (Benchmark) WriteBack(c *clinic.Case, _ clinic.Scores) any {
-	t := c.Manager.Tools
-	if t == nil {
-		return nil
+	t, err := ToolKeyOf(c)
+	if err != nil || t == nil {
+		return nil // no tool key; one that does not decode failed the case's validation already
 	}
 	return &Key{Calls: t.Calls(), Avoid: t.Avoid(), MustAsk: c.Manager.MustAsk}
 }
@@ -44,7 +44,7 @@ var _ grader.Labeler = Benchmark{}
 // LabelAction labels a tool call (Label); every other action is the shared
 // labels'.
 func (b Benchmark) LabelAction(ev clinic.Event, lc grader.LabelContext) (grader.ActionGrade, bool) {
-	if ev.Action != clinic.ToolCall {
+	if ev.Action != ToolCall {
 		return grader.ActionGrade{}, false
 	}
 	target, _ := b.Target(ev)
@@ -58,15 +58,16 @@ func (b Benchmark) LabelAction(ev clinic.Event, lc grader.LabelContext) (grader.
 // passed every gate; otherwise a call whose result the assessment used is
 // high yield, any other low yield.
 func Label(ev clinic.Event, s grader.Outcome, key *Key, supports func(string) bool) (grader.Label, string) {
+	call := CallOf(ev.Ext)
 	args := map[string]string{}
 	var raw map[string]any
-	if json.Unmarshal(ev.Arguments, &raw) == nil {
+	if json.Unmarshal(call.Arguments, &raw) == nil {
 		args = sandbox.Arguments(raw).Strings()
 	}
 	matches := func(spelled []string) (string, bool) {
 		for _, sp := range spelled {
-			c, err := clinic.ParseCall(sp)
-			if err == nil && c.Tool == ev.Tool && sandbox.Meets(c.Arguments, args) {
+			c, err := ParseCall(sp)
+			if err == nil && c.Tool == call.Tool && sandbox.Meets(c.Arguments, args) {
 				return sp, true
 			}
 		}
@@ -81,9 +82,9 @@ func Label(ev clinic.Event, s grader.Outcome, key *Key, supports func(string) bo
 		}
 	}
 	switch {
-	case ev.Tool == sandbox.RecordDiagnosis && s.Pass:
+	case call.Tool == sandbox.RecordDiagnosis && s.Pass:
 		return grader.HighYield, "the encounter passed every gate"
-	case ev.Tool == sandbox.RecordDiagnosis:
+	case call.Tool == sandbox.RecordDiagnosis:
 		return grader.LowYield, fmt.Sprintf("the encounter did not pass every gate (S=%.2f)", s.S)
 	case key != nil:
 		if c, ok := matches(key.Calls); ok {

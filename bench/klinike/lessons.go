@@ -33,7 +33,7 @@ func (Benchmark) Edits(_ settings.Evolver, in evolver.Input, truth *grader.Key) 
 // lessonCalls are the calls an episode teaches, spelled as clinic.Call; nil
 // when it made no tool call.
 func lessonCalls(in evolver.Input, truth *grader.Key) []string {
-	if !slices.ContainsFunc(in.Events, func(ev clinic.Event) bool { return ev.Action == clinic.ToolCall }) {
+	if !slices.ContainsFunc(in.Events, func(ev clinic.Event) bool { return ev.Action == ToolCall }) {
 		return nil
 	}
 	if truth != nil {
@@ -47,14 +47,18 @@ func lessonCalls(in evolver.Input, truth *grader.Key) []string {
 	}
 	var out []string
 	for _, ev := range in.Events {
-		if ev.Action != clinic.ToolCall || ev.Status != clinic.StatusReturned || ev.Tool == sandbox.RecordDiagnosis || ev.Tool == "record_differential" {
+		if ev.Action != ToolCall || ev.Status != clinic.StatusReturned {
+			continue
+		}
+		call := CallOf(ev.Ext)
+		if call.Tool == sandbox.RecordDiagnosis || call.Tool == "record_differential" {
 			continue
 		}
 		var args sandbox.Arguments
-		if json.Unmarshal(ev.Arguments, &args) != nil {
+		if json.Unmarshal(call.Arguments, &args) != nil {
 			continue
 		}
-		if c := (clinic.Call{Tool: ev.Tool, Arguments: args.Strings()}).String(); !slices.Contains(out, c) {
+		if c := (Call{Tool: call.Tool, Arguments: args.Strings()}).String(); !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
@@ -97,7 +101,7 @@ func withCalls(cards []clinic.Card, in evolver.Input, truth *grader.Key) []clini
 func toolEdits(in evolver.Input, truth *grader.Key, ctxWords []string) []evolver.Edit {
 	var out []evolver.Edit
 	for _, s := range lessonCalls(in, truth) {
-		c, err := clinic.ParseCall(s)
+		c, err := ParseCall(s)
 		if err != nil || len(c.Arguments) == 0 {
 			continue
 		}

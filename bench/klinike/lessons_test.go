@@ -19,10 +19,10 @@ import (
 func toolEpisode(pass bool) evolver.Input {
 	events := []clinic.Event{
 		{Turn: 0, Action: clinic.Ask, Question: "When did this start?", Status: clinic.StatusReturned, Reply: "Two days ago.", RevealedFacts: []string{"f1"}},
-		{Turn: 1, Action: clinic.ToolCall, Tool: "order_imaging", Arguments: []byte(`{"modality":"CT","region":"abdomen"}`), Status: clinic.StatusReturned, Reply: "ct abdomen: aneurysm"},
-		{Turn: 2, Action: clinic.ToolCall, Tool: "order_imaging", Arguments: []byte(`{"modality":"PET"}`), Status: clinic.StatusInvalid},
-		{Turn: 3, Action: clinic.ToolCall, Tool: "record_diagnosis", Arguments: []byte(`{"diagnosis":"Abdominal aortic aneurysm"}`), Status: clinic.StatusFinalized,
-			Final: &clinic.FinalOutput{Diagnosis: []string{"Abdominal aortic aneurysm"}}},
+		toolEvent(clinic.Event{Turn: 1, Status: clinic.StatusReturned, Reply: "ct abdomen: aneurysm"}, "order_imaging", `{"modality":"CT","region":"abdomen"}`),
+		toolEvent(clinic.Event{Turn: 2, Status: clinic.StatusInvalid}, "order_imaging", `{"modality":"PET"}`),
+		toolEvent(clinic.Event{Turn: 3, Status: clinic.StatusFinalized,
+			Final: &clinic.FinalOutput{Diagnosis: []string{"Abdominal aortic aneurysm"}}}, "record_diagnosis", `{"diagnosis":"Abdominal aortic aneurysm"}`),
 	}
 	s := 0.0
 	if pass {

@@ -40,8 +40,9 @@ var _ actor.Doctor = Doctor{}
 
 // Decide picks the next step.
 func (Doctor) Decide(_ context.Context, v clinic.DoctorView) (actor.Decision, error) {
+	kv := ViewOf(v)
 	var seen []string
-	for _, r := range v.ToolResults {
+	for _, r := range kv.ToolResults {
 		if r.Status == clinic.StatusReturned {
 			seen = append(seen, r.Text)
 		}
@@ -53,8 +54,8 @@ func (Doctor) Decide(_ context.Context, v clinic.DoctorView) (actor.Decision, er
 		o.WorkingDiagnoses = working
 		return actor.Decision{Output: o}, nil
 	}
-	callable := map[string]clinic.Tool{}
-	for _, t := range v.Tools {
+	callable := map[string]ToolSpec{}
+	for _, t := range kv.Tools {
 		callable[t.Name] = t
 	}
 	record := func() (actor.Decision, error) {
@@ -63,23 +64,27 @@ func (Doctor) Decide(_ context.Context, v clinic.DoctorView) (actor.Decision, er
 			confidence, why = "medium", "closest experience: "+leading
 		}
 		args, _ := json.Marshal(map[string]string{"diagnosis": working[0], "confidence": confidence, "reasoning": why}) // strings marshal
-		return out(clinic.DoctorOutput{Action: clinic.ToolCall, Tool: toolRecordDiagnosis, Arguments: args, Rationale: []string{why}, CardIDs: rd.CardIDs()})
+		o := CallOutput(toolRecordDiagnosis, args)
+		o.Rationale, o.CardIDs = []string{why}, rd.CardIDs()
+		return out(o)
 	}
 	if _, ok := callable[toolRecordDiagnosis]; ok && len(callable) == 1 {
 		return record() // the chart mode, or the step budget is spent
 	}
-	plan := callPlan(v, cards, callable)
+	plan := callPlan(v, kv, cards, callable)
 	canAsk := slices.Contains(v.Actions, string(clinic.Ask))
 	for _, t := range rd.Topics() {
-		if canAsk && !rd.Asked(t) && v.StepsLeft > len(plan)+1 {
+		if canAsk && !rd.Asked(t) && kv.StepsLeft > len(plan)+1 {
 			return out(clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: actor.QuestionFor(t), Utterance: actor.QuestionFor(t),
 				Rationale: []string{"history: " + strings.ReplaceAll(t, "_", " ")}, CardIDs: rd.CardIDs()})
 		}
 	}
-	if len(plan) > 0 && v.StepsLeft > 1 {
+	if len(plan) > 0 && kv.StepsLeft > 1 {
 		c := plan[0]
 		args, _ := json.Marshal(c.Arguments) // strings marshal
-		return out(clinic.DoctorOutput{Action: clinic.ToolCall, Tool: c.Tool, Arguments: args, Rationale: []string{"calling " + c.String()}, CardIDs: rd.CardIDs()})
+		o := CallOutput(c.Tool, args)
+		o.Rationale, o.CardIDs = []string{"calling " + c.String()}, rd.CardIDs()
+		return out(o)
 	}
 	return record()
 }
@@ -88,30 +93,30 @@ func (Doctor) Decide(_ context.Context, v clinic.DoctorView) (actor.Decision, er
 // then the calls the CALL rules and the leading candidate's cards name. A call
 // already made with the same arguments, a tool not exposed, and a
 // prescription of a drug the chart's allergies name are left out.
-func callPlan(v clinic.DoctorView, leading []clinic.CardHint, callable map[string]clinic.Tool) []clinic.Call {
+func callPlan(v clinic.DoctorView, kv View, leading []clinic.CardHint, callable map[string]ToolSpec) []Call {
 	made := map[string]bool{}
 	allergies := ""
-	for _, r := range v.ToolResults {
+	for _, r := range kv.ToolResults {
 		if r.Status != clinic.StatusReturned && r.Status != clinic.StatusUnavailable {
 			continue
 		}
 		var args map[string]string
 		_ = json.Unmarshal(r.Arguments, &args) // a call whose arguments are not text only is never planned again anyway
-		made[clinic.Call{Tool: r.Tool, Arguments: args}.String()] = true
+		made[Call{Tool: r.Tool, Arguments: args}.String()] = true
 		made[r.Tool] = true
 		if r.Tool == "get_patient_allergies" {
 			allergies = strings.ToLower(r.Text)
 		}
 	}
-	var plan []clinic.Call
-	add := func(c clinic.Call) {
+	var plan []Call
+	add := func(c Call) {
 		t, ok := callable[c.Tool]
 		if !ok || c.Tool == toolRecordDiagnosis || c.Tool == toolRecordDifferential {
 			return
 		}
 		fill(&c, t)
 		key := c.String()
-		if made[key] || (len(c.Arguments) == 0 && made[c.Tool]) || slices.ContainsFunc(plan, func(p clinic.Call) bool { return p.String() == key }) {
+		if made[key] || (len(c.Arguments) == 0 && made[c.Tool]) || slices.ContainsFunc(plan, func(p Call) bool { return p.String() == key }) {
 			return
 		}
 		if drug := strings.ToLower(c.Arguments["drug"]); drug != "" && allergic(drug, allergies) {
@@ -120,7 +125,7 @@ func callPlan(v clinic.DoctorView, leading []clinic.CardHint, callable map[strin
 		plan = append(plan, c)
 	}
 	for _, name := range recordTools {
-		add(clinic.Call{Tool: name, Arguments: map[string]string{}})
+		add(Call{Tool: name, Arguments: map[string]string{}})
 	}
 	context := textmatch.Set(v.OpeningComplaint)
 	for _, r := range v.Rules {
@@ -128,13 +133,13 @@ func callPlan(v clinic.DoctorView, leading []clinic.CardHint, callable map[strin
 		if !ok || d.Verb != clinic.VerbCall || (d.When != "" && textmatch.Coverage(textmatch.Set(d.When), context) < 0.5) {
 			continue
 		}
-		if c, err := clinic.ParseCall(d.Target); err == nil {
+		if c, err := ParseCall(d.Target); err == nil {
 			add(c)
 		}
 	}
 	for _, card := range leading {
 		for _, s := range card.Calls {
-			if c, err := clinic.ParseCall(s); err == nil {
+			if c, err := ParseCall(s); err == nil {
 				add(c)
 			}
 		}
@@ -158,7 +163,7 @@ func allergic(drug, allergies string) bool {
 
 // fill gives every argument the tool's schema requires and the call lacks a
 // value: the first allowed value, or a neutral phrase for free text.
-func fill(c *clinic.Call, t clinic.Tool) {
+func fill(c *Call, t ToolSpec) {
 	var schema struct {
 		Required   []string `json:"required"`
 		Properties map[string]struct {

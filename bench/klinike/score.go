@@ -61,7 +61,7 @@ func (g Gates) RMulti() float64 { return round4((2*g.D + g.W + g.A + g.H) / 5) }
 // schema): what W and A read. Refused calls never happened (KlinikeBench
 // appendix B.1: only accepted calls enter the transcript).
 func executed(ev clinic.Event) bool {
-	if ev.Action != clinic.ToolCall {
+	if ev.Action != ToolCall {
 		return false
 	}
 	switch ev.Status {
@@ -72,9 +72,9 @@ func executed(ev clinic.Event) bool {
 }
 
 // Arguments reads an executed call's arguments as text by name.
-func Arguments(ev clinic.Event) map[string]string {
+func Arguments(c CallFields) map[string]string {
 	var m map[string]any
-	if err := json.Unmarshal(ev.Arguments, &m); err != nil {
+	if err := json.Unmarshal(c.Arguments, &m); err != nil {
 		return map[string]string{} // an executed call's arguments are the sandbox's canonical object
 	}
 	return sandbox.Arguments(m).Strings()
@@ -84,16 +84,28 @@ func Arguments(ev clinic.Event) map[string]string {
 // appendix B.3): W is 1 when every required tool appears among the executed
 // calls; A is 1 when every must-constraint is met by some executed call of
 // its tool, no executed call meets a never-constraint, and no forbidden tool
-// was called.
-func ToolGates(c *clinic.Case, events []clinic.Event) (w, a, required float64, missing, violations []string) {
-	var key clinic.ToolKey
-	if c.Manager.Tools != nil {
-		key = *c.Manager.Tools
+// was called. The error is a case whose task parts do not decode.
+func ToolGates(c *clinic.Case, events []clinic.Event) (w, a, required float64, missing, violations []string, err error) {
+	sb, err := SandboxOf(c)
+	if err != nil {
+		return 0, 0, 0, nil, nil, err
 	}
+	tk, err := ToolKeyOf(c)
+	if err != nil {
+		return 0, 0, 0, nil, nil, err
+	}
+	var key ToolKey
+	if tk != nil {
+		key = *tk
+	}
+	calls := make([]CallFields, len(events))
 	called := map[string]bool{}
-	for _, ev := range events {
+	for i, ev := range events {
+		if ev.Action == ToolCall {
+			calls[i] = CallOf(ev.Ext)
+		}
 		if executed(ev) {
-			called[ev.Tool] = true
+			called[calls[i].Tool] = true
 		}
 	}
 	for _, t := range key.Required {
@@ -107,27 +119,27 @@ func ToolGates(c *clinic.Case, events []clinic.Event) (w, a, required float64, m
 	}
 	for _, k := range key.Constraints {
 		hit := false
-		for _, ev := range events {
-			if executed(ev) && ev.Tool == k.Tool && sandbox.Meets(k.Arguments, Arguments(ev)) {
+		for i, ev := range events {
+			if executed(ev) && calls[i].Tool == k.Tool && sandbox.Meets(k.Arguments, Arguments(calls[i])) {
 				hit = true
 				break
 			}
 		}
 		switch {
-		case k.Rule == clinic.RuleMust && !hit:
-			violations = append(violations, "missing "+clinic.Call{Tool: k.Tool, Arguments: k.Arguments}.String())
-		case k.Rule == clinic.RuleNever && hit:
-			violations = append(violations, "made "+clinic.Call{Tool: k.Tool, Arguments: k.Arguments}.String())
+		case k.Rule == RuleMust && !hit:
+			violations = append(violations, "missing "+Call{Tool: k.Tool, Arguments: k.Arguments}.String())
+		case k.Rule == RuleNever && hit:
+			violations = append(violations, "made "+Call{Tool: k.Tool, Arguments: k.Arguments}.String())
 		}
 	}
-	if sb := c.Exam.Sandbox; sb != nil {
-		for _, ev := range events {
-			if ev.Action == clinic.ToolCall && slices.Contains(sb.Forbidden, ev.Tool) {
-				violations = append(violations, "called forbidden "+ev.Tool)
+	if sb != nil {
+		for i, ev := range events {
+			if ev.Action == ToolCall && slices.Contains(sb.Forbidden, calls[i].Tool) {
+				violations = append(violations, "called forbidden "+calls[i].Tool)
 			}
 		}
 	}
-	return gate(len(missing) == 0), gate(len(violations) == 0), required, missing, violations
+	return gate(len(missing) == 0), gate(len(violations) == 0), required, missing, violations, nil
 }
 
 // Questions are the questions the patient was asked and answered: what the
@@ -191,7 +203,9 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, events []cl
 		return clinic.Scores{}, err
 	}
 	if s.Episode.Mode != settings.Static {
-		g.W, g.A, g.Required, g.Missing, g.Violations = ToolGates(c, events)
+		if g.W, g.A, g.Required, g.Missing, g.Violations, err = ToolGates(c, events); err != nil {
+			return clinic.Scores{}, err
+		}
 		if g.H, g.Topics, err = Coverage(ctx, c, events, judge); err != nil {
 			return clinic.Scores{}, err
 		}
@@ -229,14 +243,14 @@ func Scores(s settings.Settings, events []clinic.Event, g Gates) clinic.Scores {
 	calls, refused := 0, 0
 	for _, ev := range events {
 		sc.Cost += ev.Cost
-		if ev.Action != clinic.ToolCall {
+		if ev.Action != ToolCall {
 			continue
 		}
 		calls++
 		if !executed(ev) {
 			refused++
 		}
-		if t, ok := sandbox.Lookup(ev.Tool); ok && t.Kind == sandbox.KindOrder && executed(ev) {
+		if t, ok := sandbox.Lookup(CallOf(ev.Ext).Tool); ok && t.Kind == sandbox.KindOrder && executed(ev) {
 			sc.E++
 		}
 	}

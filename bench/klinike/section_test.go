@@ -1,6 +1,7 @@
 package klinike_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,13 +95,15 @@ func TestKlinikeSection(t *testing.T) {
 
 // TestStepsCarryToolCalls: the step export keeps a tool call's tool and arguments.
 func TestStepsCarryToolCalls(t *testing.T) {
-	tr := clinic.Trace{EpisodeID: "e", Events: []clinic.Event{{Turn: 0, Action: clinic.ToolCall, Tool: "order_imaging",
-		Arguments: []byte(`{"modality":"CT","region":"abdomen"}`), Status: clinic.StatusReturned, Reply: "ct abdomen: normal"},
-		{Turn: 1, Action: clinic.ToolCall, Tool: "record_diagnosis", Arguments: []byte(`{"diagnosis":"x"}`), Status: clinic.StatusFinalized}},
+	tr := clinic.Trace{EpisodeID: "e", Events: []clinic.Event{toolEvent(clinic.Event{Turn: 0, Status: clinic.StatusReturned, Reply: "ct abdomen: normal"}, "order_imaging", `{"modality":"CT","region":"abdomen"}`),
+		toolEvent(clinic.Event{Turn: 1, Status: clinic.StatusFinalized}, "record_diagnosis", `{"diagnosis":"x"}`)},
 		Scores: &clinic.Scores{S: 1}}
 	steps := analysis.Steps(tr, klinike.Benchmark{})
-	require.Equal(t, "order_imaging", steps[0].Action.Tool)
-	require.JSONEq(t, `{"modality":"CT","region":"abdomen"}`, string(steps[0].Action.Arguments))
+	require.Equal(t, "order_imaging", klinike.CallOf(steps[0].Action.Ext).Tool)
+	require.JSONEq(t, `{"modality":"CT","region":"abdomen"}`, string(klinike.CallOf(steps[0].Action.Ext).Arguments))
+	line, err := json.Marshal(steps[0])
+	require.NoError(t, err)
+	require.Contains(t, string(line), `"tool":"order_imaging"`, "steps.jsonl keeps the members' names")
 	require.Equal(t, []string{`TOOL_CALL order_imaging {"modality":"CT","region":"abdomen"} -> ct abdomen: normal`}, steps[1].State)
 	require.Equal(t, 1.0, steps[1].Reward)
 }

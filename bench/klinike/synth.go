@@ -166,12 +166,12 @@ func task(g synth.Generator, i, n int) clinic.Case {
 	rec := chartOf(c.Patient.Facts)
 	allergic := slices.ContainsFunc(rec.Allergies, func(a string) bool { return strings.Contains(strings.ToLower(a), "penicillin") })
 
-	key := &clinic.ToolKey{}
+	key := &ToolKey{}
 	must := func(tool string, args map[string]string, reason string) {
-		key.Constraints = append(key.Constraints, clinic.ActionConstraint{Tool: tool, Rule: clinic.RuleMust, Arguments: args, Reason: reason})
+		key.Constraints = append(key.Constraints, ActionConstraint{Tool: tool, Rule: RuleMust, Arguments: args, Reason: reason})
 	}
 	never := func(tool string, args map[string]string, reason string) {
-		key.Constraints = append(key.Constraints, clinic.ActionConstraint{Tool: tool, Rule: clinic.RuleNever, Arguments: args, Reason: reason})
+		key.Constraints = append(key.Constraints, ActionConstraint{Tool: tool, Rule: RuleNever, Arguments: args, Reason: reason})
 	}
 	key.Required = []string{"get_patient_info", "get_patient_vitals"}
 	if sys := examSystem(cd, &c); sys != "" {
@@ -212,11 +212,10 @@ func task(g synth.Generator, i, n int) clinic.Case {
 			key.Required = append(key.Required, "admit_to_hospital")
 		}
 	}
-	c.Manager.Tools = key
 
 	// Exposed: the required tools, record_diagnosis and one to four others;
 	// a non-emergency task forbids admission now and then.
-	sb := &clinic.Sandbox{Record: rec}
+	sb := &Sandbox{Record: rec}
 	var optional []string
 	for _, t := range sandbox.Names() {
 		if !slices.Contains(key.Required, t) && t != sandbox.RecordDiagnosis {
@@ -235,7 +234,7 @@ func task(g synth.Generator, i, n int) clinic.Case {
 			sb.Tools = append(sb.Tools, t)
 		}
 	}
-	c.Exam.Sandbox = sb
+	SetTask(&c, sb, key)
 	return c
 }
 
@@ -273,8 +272,8 @@ func keyTest(cd synth.Row, c *clinic.Case, imaging bool) string {
 
 // chartOf is the chart the record tools read: what the patient's history says
 // about allergies, medicines and past illness, without the plain denials.
-func chartOf(facts []clinic.Fact) clinic.Record {
-	var rec clinic.Record
+func chartOf(facts []clinic.Fact) sandbox.Record {
+	var rec sandbox.Record
 	for _, f := range facts {
 		if f.Absent || denial(f.Text) {
 			continue

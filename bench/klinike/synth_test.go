@@ -33,7 +33,7 @@ func TestKlinikeTasks(t *testing.T) {
 	withAbsent, withForbidden, withNever := 0, 0, 0
 	for _, c := range all {
 		perCondition[c.Condition]++
-		sb, key := c.Exam.Sandbox, c.Manager.Tools
+		sb, key := mustSandbox(t, &c), mustKey(t, &c)
 		require.NotNil(t, sb, c.ID)
 		require.NotNil(t, key, c.ID)
 		require.GreaterOrEqual(t, len(sb.Tools), 3, c.ID)
@@ -43,7 +43,7 @@ func TestKlinikeTasks(t *testing.T) {
 			require.Contains(t, sb.Tools, r, "%s: a required tool is exposed", c.ID)
 		}
 		for _, k := range key.Constraints {
-			if k.Rule == clinic.RuleMust {
+			if k.Rule == RuleMust {
 				require.Contains(t, key.Required, k.Tool, c.ID)
 			}
 		}
@@ -83,15 +83,15 @@ func TestKlinikeTaskParts(t *testing.T) {
 	var pneumonia *clinic.Case
 	var allergic []clinic.Case // penicillin-allergic patients, any condition
 	for _, c := range Tasks(7)[SplitAll] {
-		if slices.ContainsFunc(c.Exam.Sandbox.Record.Allergies, func(a string) bool { return strings.Contains(strings.ToLower(a), "penicillin") }) {
+		if slices.ContainsFunc(mustSandbox(t, &c).Record.Allergies, func(a string) bool { return strings.Contains(strings.ToLower(a), "penicillin") }) {
 			allergic = append(allergic, c)
 		}
-		if c.Condition == "pneumonia" && pneumonia == nil && len(c.Exam.Sandbox.Record.Allergies) == 0 {
+		if c.Condition == "pneumonia" && pneumonia == nil && len(mustSandbox(t, &c).Record.Allergies) == 0 {
 			pneumonia = &c
 		}
 	}
 	require.NotNil(t, pneumonia)
-	key := pneumonia.Manager.Tools
+	key := mustKey(t, pneumonia)
 	require.Contains(t, key.Calls(), "prescribe_medication(drug=amoxicillin, route=oral)")
 	require.Contains(t, key.Calls(), "order_imaging(modality=X-ray, region=chest)", "the chest x ray is pneumonia's imaging")
 	require.Contains(t, key.Required, "get_patient_allergies", "check the allergies before prescribing")
@@ -102,9 +102,9 @@ func TestKlinikeTaskParts(t *testing.T) {
 	swapped := 0
 	for _, c := range allergic {
 		for _, p := range penicillins {
-			require.NotContains(t, c.Manager.Tools.Calls(), "prescribe_medication(drug="+p+", route=oral)", c.ID)
-			if slices.Contains(c.Manager.Tools.Avoid(), "prescribe_medication(drug="+p+")") {
-				require.Contains(t, c.Manager.Tools.Calls(), "prescribe_medication(drug=clarithromycin, route=oral)", c.ID)
+			require.NotContains(t, mustKey(t, &c).Calls(), "prescribe_medication(drug="+p+", route=oral)", c.ID)
+			if slices.Contains(mustKey(t, &c).Avoid(), "prescribe_medication(drug="+p+")") {
+				require.Contains(t, mustKey(t, &c).Calls(), "prescribe_medication(drug=clarithromycin, route=oral)", c.ID)
 				swapped++
 			}
 		}
@@ -114,7 +114,7 @@ func TestKlinikeTaskParts(t *testing.T) {
 	// has (its text without the final full stop), and no denied one.
 	denied := 0
 	for _, c := range Tasks(7)[SplitAll] {
-		rec := c.Exam.Sandbox.Record
+		rec := mustSandbox(t, &c).Record
 		charted := map[string][]string{clinic.TopicPastHistory: rec.History, clinic.TopicMedications: rec.Medications, clinic.TopicAllergies: rec.Allergies}
 		for _, f := range c.Patient.Facts {
 			text := strings.TrimSuffix(strings.TrimSpace(f.Text), ".")
@@ -132,4 +132,18 @@ func TestKlinikeTaskParts(t *testing.T) {
 		}
 	}
 	require.Positive(t, denied)
+}
+
+func mustSandbox(t *testing.T, c *clinic.Case) *Sandbox {
+	t.Helper()
+	sb, err := SandboxOf(c)
+	require.NoError(t, err)
+	return sb
+}
+
+func mustKey(t *testing.T, c *clinic.Case) *ToolKey {
+	t.Helper()
+	k, err := ToolKeyOf(c)
+	require.NoError(t, err)
+	return k
 }

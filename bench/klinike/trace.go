@@ -12,10 +12,11 @@ var _ episode.Targets = Benchmark{}
 // trace keeps them, "order_imaging {"modality":"CT","region":"abdomen"}".
 // Questions, and a call that named no tool, are the shared reading's.
 func (Benchmark) Target(ev clinic.Event) (string, bool) {
-	if ev.Action != clinic.ToolCall || ev.Tool == "" {
+	c := CallOf(ev.Ext)
+	if ev.Action != ToolCall || c.Tool == "" {
 		return "", false
 	}
-	return ev.Tool + " " + string(ev.Arguments), true
+	return c.Tool + " " + string(c.Arguments), true
 }
 
 var _ analysis.Trajectory = Benchmark{}
@@ -24,6 +25,8 @@ var _ analysis.Trajectory = Benchmark{}
 // its penalty as the event holds it (the sandbox charges none).
 func (Benchmark) StepOf(ev clinic.Event) (clinic.DoctorOutput, float64) {
 	a := analysis.SharedStep(ev)
-	a.Tool, a.Arguments = ev.Tool, ev.Arguments
+	if ev.Action == ToolCall {
+		a.Ext = WithCall(a.Ext, CallOf(ev.Ext))
+	}
 	return a, ev.Penalty
 }
