@@ -51,8 +51,8 @@ type Fact struct {
 	ID     string   `json:"id"`
 	Text   string   `json:"text"`
 	Topics []string `json:"topics"`
-	// Absent marks an explicitly absent finding (KlinikeBench's Φ⁻): Text is
-	// how the patient denies it when asked.
+	// Absent marks an explicitly absent finding, a pertinent negative the
+	// case author states: Text is how the patient denies it when asked.
 	Absent bool `json:"absent,omitempty"`
 }
 

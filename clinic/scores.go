@@ -22,7 +22,7 @@ type Scores struct {
 	MustAsk   float64  `json:"must_ask"` // fraction of must-ask topics covered (1 if none)
 	Required  float64  `json:"required"` // fraction of required actions taken (1 if none)
 	// Metrics are a profile's own named scores (GPAgentBench's dx, tx, mgmt,
-	// miss_refer, ...; KlinikeBench's gates d, w, a, h and pass1); a metric a
-	// profile does not define for an episode is absent, not zero.
+	// miss_refer, ...; a tool sandbox's gates); a metric a profile does not
+	// define for an episode is absent, not zero (bench.Metric declares them).
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 }

@@ -3,7 +3,7 @@ package episode
 import "github.com/clinevo/clinevo/clinic"
 
 // Log is an environment's state: its events so far and how it ended. Every
-// environment (Episode here, GPAgentBench's and KlinikeBench's Env) embeds
+// environment (Episode here, and the benchmarks' own Env types) embeds
 // one, so that each is rebuilt from its events the same way and the
 // workflow reads them alike (Events, Done, Final).
 type Log struct {

@@ -405,7 +405,7 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 // Evolver is a model-backed evolver: the model proposes rule edits and cards;
 // the memory entries and transcript summaries a run keeps (evolver.Records)
 // are written beside them, and the cards are completed from the trace and
-// the key (evolver.FinishCards: tool calls, referral cards) and the rule
+// the key (evolver.FinishCards: the benchmark's lessons) and the rule
 // edits joined by the trace's own (evolver.TraceEdits), as the built-in
 // evolver does. Everything
 // passes the same leak screen as the built-in evolver's; a malformed reply

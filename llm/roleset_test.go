@@ -18,10 +18,10 @@ func TestDescribeNamesTheProfileTemplates(t *testing.T) {
 		settings.MedEvoEval: {"template doctor/2,", "template judge/1,"},
 		settings.MedInquire: {"template doctor/2,", "template judge_grade/1,"},
 		settings.GPAgent:    {"template doctor_gp/1,", "template judge_dx/1 + judge_tx/1,"},
-		settings.Klinike:    {"template doctor_tools/1,", "template judge_grade/1 + judge_mustask/1,"},
+		"klinike":           {"template doctor_tools/1,", "template judge_grade/1 + judge_mustask/1,"},
 	}
-	require.Len(t, want, len(settings.ProfileNames))
-	for _, profile := range settings.ProfileNames {
+	require.Len(t, want, len(bench.Names()))
+	for _, profile := range bench.Names() {
 		s := settings.Default()
 		s.Profile = profile
 		s.Roles = settings.Roles{

@@ -7,7 +7,6 @@ import (
 
 	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/settings"
 )
 
 // TestKlinikeLearning plays the 190 train tasks in order, without memory and
@@ -27,7 +26,7 @@ func TestKlinikeLearning(t *testing.T) {
 	}
 	run := func(memory bool) (early, late map[string]float64) {
 		d := deps(t, memory)
-		d.Settings.Profile = settings.Klinike
+		d.Settings.Profile = klinike.Name
 		traces := stream(t, d, tasks, "klinike")
 		n := len(traces) / 5
 		return means(traces[:n]), means(traces[len(traces)-n:])

@@ -20,7 +20,7 @@ import (
 // the configuration file's keys, so an experiment's `settings:` overrides use
 // the same spelling as clinevo.yaml.
 type Settings struct {
-	Profile string  `json:"profile" mapstructure:"profile"` // medevoeval | medinquire | gpagent | klinike
+	Profile string  `json:"profile" mapstructure:"profile"` // the benchmark: a registered one's name (bench.Names)
 	Episode Episode `json:"episode" mapstructure:"episode"`
 	Scoring Scoring `json:"scoring" mapstructure:"scoring"`
 	Evolver Evolver `json:"evolver" mapstructure:"evolver"`
@@ -28,16 +28,13 @@ type Settings struct {
 	Roles   Roles   `json:"roles" mapstructure:"roles"`
 }
 
-// Profiles are the benchmark environments a run can play.
+// Profiles are the benchmark environments a run can play. The benchmarks
+// registered in a process (bench.Names) are the profiles it accepts.
 const (
 	MedEvoEval = "medevoeval" // ASK, REQUEST_TEST, CALL_MDT, FINALIZE (MedEvoEval §3.2)
 	MedInquire = "medinquire" // ask, order test by free text, submit diagnosis (EvoClinician §3)
 	GPAgent    = "gpagent"    // six actions under a workflow mask (GPAgentBench §4)
-	Klinike    = "klinike"    // patient turns and a tool sandbox (KlinikeBench §2)
 )
-
-// ProfileNames lists every profile.
-var ProfileNames = []string{MedEvoEval, MedInquire, GPAgent, Klinike}
 
 // Episode is the environment: budgets, the consultant, prices and mode.
 type Episode struct {
@@ -52,7 +49,7 @@ type Episode struct {
 	UnknownTestPrice float64 `json:"unknown_test_price" mapstructure:"unknown_test_price"`
 	// Mode is interactive (the doctor earns every fact) or static (the whole
 	// case in one view, one turn to finalise: MedEvoEval's full-vignette
-	// baseline, KlinikeBench's single-turn chart mode).
+	// baseline, or a benchmark's single-turn chart mode).
 	Mode string `json:"mode" mapstructure:"mode"`
 	// WorkflowPenalty and TimeoutPenalty are GPAgentBench's c_workflow (a masked
 	// action attempted) and c_timeout (no terminal action within the limit).
@@ -277,8 +274,9 @@ func (s Settings) OrDefault() Settings {
 
 // Validate names the key of the first invalid value.
 func (s Settings) Validate() error {
-	if !slices.Contains(ProfileNames, s.Profile) {
-		return fmt.Errorf("profile %q, want one of %s", s.Profile, strings.Join(ProfileNames, ", "))
+	if strings.TrimSpace(s.Profile) == "" {
+		// Which names are benchmarks is the registry's to say (bench.ValidateSettings).
+		return fmt.Errorf("profile is required: the name of a benchmark")
 	}
 	e := s.Episode
 	switch {

@@ -97,19 +97,19 @@ func TestToolsFormatRepair(t *testing.T) {
 	c := klinikeTask(t)
 	tests := []struct {
 		name     string
-		calls    []llmtest.Call // per reply; nil: plain text
+		calls    []fakellm.Call // per reply; nil: plain text
 		texts    []string
 		requests int
 		llmError bool
 		status   clinic.Status
 	}{
-		{name: "unknown tool, then a good call", calls: []llmtest.Call{{Name: "order_pet_scan", Arguments: `{}`}, {Name: "get_patient_vitals", Arguments: `{}`}},
+		{name: "unknown tool, then a good call", calls: []fakellm.Call{{Name: "order_pet_scan", Arguments: `{}`}, {Name: "get_patient_vitals", Arguments: `{}`}},
 			requests: 2, status: clinic.StatusReturned},
-		{name: "unknown tool twice", calls: []llmtest.Call{{Name: "order_pet_scan", Arguments: `{}`}, {Name: "order_pet_scan", Arguments: `{}`}},
+		{name: "unknown tool twice", calls: []fakellm.Call{{Name: "order_pet_scan", Arguments: `{}`}, {Name: "order_pet_scan", Arguments: `{}`}},
 			requests: 2, llmError: true, status: clinic.StatusUnparseable},
-		{name: "arguments that are not JSON, then good ones", calls: []llmtest.Call{{Name: "order_imaging", Arguments: `{modality: CT`}, {Name: "order_imaging", Arguments: `{"modality":"CT","region":"abdomen"}`}},
+		{name: "arguments that are not JSON, then good ones", calls: []fakellm.Call{{Name: "order_imaging", Arguments: `{modality: CT`}, {Name: "order_imaging", Arguments: `{"modality":"CT","region":"abdomen"}`}},
 			requests: 2, status: clinic.StatusReturned},
-		{name: "schema violation reaches the sandbox", calls: []llmtest.Call{{Name: "order_imaging", Arguments: `{"modality":"PET","region":"abdomen"}`}},
+		{name: "schema violation reaches the sandbox", calls: []fakellm.Call{{Name: "order_imaging", Arguments: `{"modality":"PET","region":"abdomen"}`}},
 			requests: 1, status: clinic.StatusInvalid},
 	}
 	for _, tc := range tests {
@@ -117,7 +117,7 @@ func TestToolsFormatRepair(t *testing.T) {
 			srv := llmtest.New(t)
 			srv.Script = func(n int, r llmtest.Request) *llmtest.Reply {
 				if n < len(tc.calls) {
-					return &llmtest.Reply{Status: 200, Calls: []llmtest.Call{tc.calls[n]}}
+					return fakellm.Calls(n, tc.calls[n])
 				}
 				return fakellm.Script(n, r)
 			}

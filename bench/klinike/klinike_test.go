@@ -58,7 +58,7 @@ func call(tool, args string) clinic.DoctorOutput {
 
 func klinikeSettings() settings.Settings {
 	s := settings.Default()
-	s.Profile = settings.Klinike
+	s.Profile = klinike.Name
 	return s
 }
 

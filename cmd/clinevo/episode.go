@@ -64,7 +64,7 @@ func (a *app) episodeCmd() *cobra.Command {
 	run.Flags().StringVar(&corpusRef, "corpus", "", "corpus: a JSONL file or builtin:<split>[@seed] (default: config corpus)")
 	run.Flags().StringVar(&tracePath, "trace", "", "also write the trace as JSONL to this file")
 	run.Flags().BoolVar(&asJSON, "json", false, "print the trace as JSON")
-	run.Flags().String("profile", "", "benchmark profile: medevoeval, medinquire, gpagent or klinike (default: profile)")
+	run.Flags().String("profile", "", profileHelp)
 	bindKey(run.Flags(), "profile", "profile")
 	_ = run.MarkFlagRequired("case")
 	cmd.AddCommand(run, a.episodeShowCmd(), a.historyCmd())

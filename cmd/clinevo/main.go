@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -33,6 +34,15 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// profileHelp is the help of a --profile flag: the benchmarks this build plays.
+var profileHelp = func() string {
+	var names []string
+	for _, b := range engine.Benchmarks() {
+		names = append(names, b.Name())
+	}
+	return "benchmark profile: " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1] + " (default: profile)"
+}()
 
 func newRoot() *cobra.Command {
 	// The benchmarks are registered before the commands are built: their

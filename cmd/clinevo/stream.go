@@ -35,7 +35,7 @@ func (a *app) bindStreamFlags(cmd *cobra.Command, f *streamFlags) {
 	fl.BoolVar(&f.spec.StageEval, "stage-eval", false, "after each stage, re-play it with memory frozen (A[j][j])")
 	fl.StringVar(&f.spec.Retention, "retention", "", "after the last stage, replay earlier stages: final (A[K][j]) or matrix (A[k][j])")
 	fl.IntVar(&f.spec.ActivityTimeoutSeconds, "activity-timeout", contract.DefaultActivityTimeout, "activity start-to-close timeout in seconds")
-	fl.String("profile", "", "benchmark profile: medevoeval, medinquire, gpagent or klinike (default: profile)")
+	fl.String("profile", "", profileHelp)
 	bindKey(fl, "profile", "profile")
 	fl.Int("update-interval", 0, "evolve after every N episodes (default: evolver.update_interval)")
 	bindKey(fl, "update-interval", "evolver.update_interval")

@@ -16,20 +16,18 @@ import (
 	"time"
 )
 
-// Reply is what the server sends for one request: a status, a body's content
-// and function calls, headers, and a delay.
+// Reply is what the server sends for one request: a status, a body's
+// content and more members of its message, headers, and a delay.
 type Reply struct {
 	Status  int
 	Content string
-	Calls   []Call // sent as the message's tool_calls (finish_reason tool_calls)
+	// Message are members of the reply's message beside role and content,
+	// as the OpenAI format spells them (a reply's function calls); Finish is
+	// the choice's finish_reason, "stop" when empty.
+	Message map[string]any
+	Finish  string
 	Header  map[string]string
 	Delay   time.Duration
-}
-
-// Call is one function call of a reply; Arguments is the JSON text the
-// OpenAI format carries.
-type Call struct {
-	ID, Name, Arguments string
 }
 
 // Request is one received chat or embeddings request.
@@ -183,18 +181,14 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	prompt := len(strings.Fields(req.System + " " + req.User))
 	completion := len(strings.Fields(rep.Content))
 	msg := map[string]any{"role": "assistant", "content": rep.Content}
-	finish := "stop"
-	if len(rep.Calls) > 0 {
-		var calls []any
-		for i, tc := range rep.Calls {
-			id := tc.ID
-			if id == "" {
-				id = fmt.Sprintf("call-%d-%d", n, i)
-			}
-			calls = append(calls, map[string]any{"id": id, "type": "function", "function": map[string]any{"name": tc.Name, "arguments": tc.Arguments}})
-			completion += len(strings.Fields(tc.Arguments))
-		}
-		msg["tool_calls"], finish = calls, "tool_calls"
+	for k, v := range rep.Message {
+		msg[k] = v
+		b, _ := json.Marshal(v) // members given as JSON data marshal
+		completion += len(strings.Fields(string(b)))
+	}
+	finish := rep.Finish
+	if finish == "" {
+		finish = "stop"
 	}
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": fmt.Sprintf("chat-%d", n), "object": "chat.completion", "model": body["model"],

@@ -22,14 +22,14 @@ var (
 // doctor asks one question, then records a diagnosis (by a function call
 // when the request offers functions, else as a JSON step); the judge hears
 // every must-ask topic. Any other request gets nil (llmtest's policies).
-func Script(_ int, r llmtest.Request) *llmtest.Reply {
+func Script(n int, r llmtest.Request) *llmtest.Reply {
 	switch {
 	case r.Role == "doctor" && len(r.Tools) > 0:
 		if len(questionLine.FindAllString(r.User, -1)) < 1 && r.ToolChoice != "required" {
 			return &llmtest.Reply{Status: 200, Content: "When did it start and what makes it worse?"}
 		}
 		if slices.Contains(r.Tools, "record_diagnosis") {
-			return &llmtest.Reply{Status: 200, Calls: []llmtest.Call{{Name: "record_diagnosis", Arguments: `{"diagnosis":"Migraine","confidence":"low"}`}}}
+			return Calls(n, Call{Name: "record_diagnosis", Arguments: `{"diagnosis":"Migraine","confidence":"low"}`})
 		}
 	case r.Role == "doctor" && strings.Contains(r.System, "Tools you can call"): // the sandbox without function calling
 		if len(questionLine.FindAllString(r.User, -1)) < 1 && strings.Contains(r.System, `"ASK"`) {
@@ -44,4 +44,25 @@ func Script(_ int, r llmtest.Request) *llmtest.Reply {
 		return &llmtest.Reply{Status: 200, Content: `{"verdicts":[` + strings.Join(vs, ",") + `]}`}
 	}
 	return nil
+}
+
+// Call is one function call of a reply; Arguments is the JSON text the
+// OpenAI format carries.
+type Call struct {
+	ID, Name, Arguments string
+}
+
+// Calls is the reply to request n (0-based) that makes the function calls,
+// spelled as the OpenAI format spells them; a call without an ID gets
+// "call-<n>-<i>".
+func Calls(n int, calls ...Call) *llmtest.Reply {
+	var out []any
+	for i, c := range calls {
+		id := c.ID
+		if id == "" {
+			id = fmt.Sprintf("call-%d-%d", n, i)
+		}
+		out = append(out, map[string]any{"id": id, "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Arguments}})
+	}
+	return &llmtest.Reply{Status: 200, Message: map[string]any{"tool_calls": out}, Finish: "tool_calls"}
 }
