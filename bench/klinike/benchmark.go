@@ -24,8 +24,12 @@ var _ bench.Benchmark = Benchmark{}
 // Name is "klinike".
 func (Benchmark) Name() string { return Name }
 
-// Actions are questions to the patient and tool calls.
-func (Benchmark) Actions(settings.Settings) []clinic.ActionKind {
+// Actions are questions to the patient and tool calls; the chart mode, which
+// shows the whole intake, takes only the call of record_diagnosis (§4).
+func (Benchmark) Actions(s settings.Settings) []clinic.ActionKind {
+	if s.Episode.Mode == settings.Static {
+		return []clinic.ActionKind{ToolCall}
+	}
 	return []clinic.ActionKind{clinic.Ask, ToolCall}
 }
 

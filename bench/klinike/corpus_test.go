@@ -14,57 +14,74 @@ import (
 	"github.com/clinevo/clinevo/corpus"
 )
 
-// TestKlinikeTaskErrorsNameLineAndField: a bad KlinikeBench part of a task is
-// refused naming the file, the line and the field.
-func TestKlinikeTaskErrorsNameLineAndField(t *testing.T) {
-	good := klinike.Tasks(7)[klinike.SplitAll][:2]
-	tests := []struct {
-		name  string
-		spoil func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey)
-		want  []string
-	}{
+// badTask spoils a task's parts: want are what the error names; shared
+// marks a part the shared validation checks (corpus.Validate), not the
+// benchmark's ValidateCase.
+type badTask struct {
+	name   string
+	spoil  func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey)
+	want   []string
+	shared bool
+}
+
+// badTasks are the ways a task's parts go wrong.
+func badTasks() []badTask {
+	return []badTask{
 		{"a finding both present and absent", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
 			f := c.Patient.Facts[0]
 			f.ID, f.Absent = "fx", true
 			c.Patient.Facts = append(c.Patient.Facts, f)
-		}, []string{"patient_view.facts[", "].absent", "present or absent, not both"}},
+		}, []string{"patient_view.facts[", "].absent", "present or absent, not both"}, true},
 		{"too few tools", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
 			(*sb).Tools = []string{"record_diagnosis", "get_patient_info"}
 			(*key) = nil
-		}, []string{"exam_view.sandbox.tools", "2 tools, want 3 to 24"}},
-		{"an unknown tool", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) { (*sb).Tools[1] = "order_pet_scan" }, []string{"exam_view.sandbox.tools[1]", `unknown tool "order_pet_scan"`}},
+		}, []string{"exam_view.sandbox.tools", "2 tools, want 3 to 24"}, false},
+		{"an unknown tool", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) { (*sb).Tools[1] = "order_pet_scan" }, []string{"exam_view.sandbox.tools[1]", `unknown tool "order_pet_scan"`}, false},
 		{"no record_diagnosis", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
 			(*sb).Tools = (*sb).Tools[:len((*sb).Tools)-1]
-		}, []string{"exam_view.sandbox.tools", "must include record_diagnosis"}},
+		}, []string{"exam_view.sandbox.tools", "must include record_diagnosis"}, false},
 		{"a forbidden tool also exposed", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
 			(*sb).Forbidden = []string{(*sb).Tools[0]}
 		},
-			[]string{"exam_view.sandbox.forbidden[0]", "also exposed"}},
+			[]string{"exam_view.sandbox.forbidden[0]", "also exposed"}, false},
 		{"a required tool not exposed", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
 			(*key).Required = append((*key).Required, "admit_to_hospital")
 			(*sb).Forbidden = nil
 			(*sb).Tools = without((*sb).Tools, "admit_to_hospital")
-		}, []string{"manager_view.tool_key.required_tools[", `"admit_to_hospital" is not exposed`}},
+		}, []string{"manager_view.tool_key.required_tools[", `"admit_to_hospital" is not exposed`}, false},
 		{"an unknown rule", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
 			(*key).Constraints[0].Rule = "should"
 		},
-			[]string{"manager_view.tool_key.constraints[0].rule", `unknown rule "should"`}},
+			[]string{"manager_view.tool_key.constraints[0].rule", `unknown rule "should"`}, false},
 		{"an argument the tool does not take", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
 			(*key).Constraints[0].Arguments = map[string]string{"contrast": "yes"}
-		}, []string{"manager_view.tool_key.constraints[0].arguments.contrast", "takes no argument"}},
+		}, []string{"manager_view.tool_key.constraints[0].arguments.contrast", "takes no argument"}, false},
 		{"a value outside the schema's enum", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) {
 			(*key).Constraints = append((*key).Constraints, klinike.ActionConstraint{Tool: "order_imaging", Rule: "never",
 				Arguments: map[string]string{"modality": "PET"}})
-		}, []string{"constraints[", "].arguments.modality", `value "PET", want one of X-ray, CT, MRI, ultrasound`}},
-		{"a tool key without a sandbox", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) { (*sb) = nil }, []string{"manager_view.tool_key", "needs exam_view.sandbox"}},
+		}, []string{"constraints[", "].arguments.modality", `value "PET", want one of X-ray, CT, MRI, ultrasound`}, false},
+		{"a tool key without a sandbox", func(c *clinic.Case, sb **klinike.Sandbox, key **klinike.ToolKey) { (*sb) = nil }, []string{"manager_view.tool_key", "needs exam_view.sandbox"}, false},
 	}
+}
+
+// spoiled is c with a bad task's spoil applied to its parts.
+func spoiled(t *testing.T, c clinic.Case, bt badTask) clinic.Case {
+	t.Helper()
+	bad := cloneCase(t, c)
+	sb, key := sandboxOf(t, &bad), keyOf(t, &bad)
+	bt.spoil(&bad, &sb, &key)
+	klinike.SetTask(&bad, sb, key)
+	return bad
+}
+
+// TestKlinikeTaskErrorsNameLineAndField: a bad KlinikeBench part of a task is
+// refused naming the file, the line and the field.
+func TestKlinikeTaskErrorsNameLineAndField(t *testing.T) {
+	good := klinike.Tasks(7)[klinike.SplitAll][:2]
 	dir := t.TempDir()
-	for _, tc := range tests {
+	for _, tc := range badTasks() {
 		t.Run(tc.name, func(t *testing.T) {
-			bad := cloneCase(t, good[1])
-			sb, key := sandboxOf(t, &bad), keyOf(t, &bad)
-			tc.spoil(&bad, &sb, &key)
-			klinike.SetTask(&bad, sb, key)
+			bad := spoiled(t, good[1], tc)
 			first, err := json.Marshal(good[0])
 			require.NoError(t, err)
 			second, err := json.Marshal(bad)
