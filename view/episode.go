@@ -2,7 +2,6 @@ package view
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
@@ -70,72 +68,6 @@ type historyLinks struct {
 	UI         string // the Temporal Web UI's page, when one is configured
 }
 
-// Source is what an episode was played with: its corpus, settings and memory
-// lineage, read from its run's recorded spec.
-type Source struct {
-	Corpus     string
-	Settings   settings.Settings
-	MemoryRuns []string
-}
-
-// SourceOf finds a run's corpus, settings and memory lineage in the results
-// store (an error wrapping results.ErrNotFound when no spec names it): a stream's
-// recorded spec; for its stage evaluations and replays the stream's; for a
-// held-out condition its experiment's spec and the lineage of the stream it
-// reads memory from.
-func SourceOf(ctx context.Context, store results.Store, run string) (Source, error) {
-	runs, _, err := store.Runs(ctx)
-	if err != nil {
-		return Source{}, err
-	}
-	stream := contract.StreamOfRunID(run)
-	for _, r := range runs {
-		if r.Run == stream && r.Kind == string(contract.KindStream) {
-			var spec contract.StreamSpec
-			if err := json.Unmarshal(r.Spec, &spec); err != nil {
-				return Source{}, fmt.Errorf("run %s: stored spec: %w", r.Run, err)
-			}
-			spec = spec.WithDefaults()
-			return Source{Corpus: spec.Corpus, Settings: spec.Settings, MemoryRuns: spec.MemoryRuns()}, nil
-		}
-	}
-	for _, r := range runs {
-		if r.Kind != string(contract.KindExperiment) {
-			continue
-		}
-		var spec contract.ExperimentSpec
-		if err := json.Unmarshal(r.Spec, &spec); err != nil {
-			return Source{}, fmt.Errorf("experiment %s: stored spec: %w", r.Run, err)
-		}
-		for i, c := range spec.Conditions {
-			if spec.RunID(c.Name) != run || c.Kind != contract.KindHeldOut {
-				continue
-			}
-			set, err := spec.SettingsOf(i)
-			if err != nil {
-				return Source{}, err
-			}
-			src := Source{Corpus: c.Corpus, Settings: set}
-			if src.Corpus == "" {
-				src.Corpus = spec.HeldOut
-			}
-			if c.From != "" {
-				raw, err := store.RunResult(ctx, spec.RunID(c.From))
-				if err != nil {
-					return Source{}, fmt.Errorf("held-out %s: the result of %s: %w", run, c.From, err)
-				}
-				var res contract.StreamResult
-				if err := json.Unmarshal(raw, &res); err != nil {
-					return Source{}, fmt.Errorf("held-out %s: the result of %s: %w", run, c.From, err)
-				}
-				src.MemoryRuns = res.MemoryRuns
-			}
-			return src, nil
-		}
-	}
-	return Source{}, fmt.Errorf("run %s: no recorded stream or experiment spec names it: %w", run, results.ErrNotFound)
-}
-
 // caseOf loads a case from its corpus (each corpus once).
 func (s *Server) caseOf(ref, id string) (clinic.Case, error) {
 	cp, err := s.corpora.Load(ref)
@@ -180,7 +112,7 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 	}
 	// The run's benchmark shows its own actions; without its run's spec (or
 	// in a build without the benchmark) the page shows the shared reading.
-	src, srcErr := SourceOf(ctx, s.o.Results, rec.Run)
+	src, srcErr := results.SourceOfRun(ctx, s.o.Results, rec.Run)
 	var shower ActionShower
 	if srcErr == nil {
 		if b, err := bench.Of(src.Settings); err == nil {
@@ -267,7 +199,7 @@ func (s *Server) cardOrMissing(ctx context.Context, id string) (cardRef, error) 
 // as the Decide activity does, and runs the doctor's retrieval again on the
 // memory as of the episode (frozen: nothing is counted), which gives the
 // similarity of each card shown and the query the doctor made.
-func (s *Server) replay(ctx context.Context, p *episodePage, c clinic.Case, src Source) error {
+func (s *Server) replay(ctx context.Context, p *episodePage, c clinic.Case, src results.RunSource) error {
 	if len(src.MemoryRuns) == 0 {
 		return nil // no memory in this run: no card was shown
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
-	"github.com/clinevo/clinevo/view"
 )
 
 func (a *app) episodeShowCmd() *cobra.Command {
@@ -58,7 +57,7 @@ func (a *app) episodeShowCmd() *cobra.Command {
 // store holds no spec naming the run or this build lacks the benchmark, and
 // then its traces are shown by the shared reading.
 func runBenchmark(ctx context.Context, eng *engine.Engine, run string) (bench.Benchmark, error) {
-	src, err := view.SourceOf(ctx, eng.Results, run)
+	src, err := results.SourceOfRun(ctx, eng.Results, run)
 	if errors.Is(err, results.ErrNotFound) {
 		return nil, nil
 	}
