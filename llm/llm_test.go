@@ -28,14 +28,7 @@ import (
 )
 
 func client(t *testing.T, srv *llmtest.Server, role string, mod func(*settings.Role)) *llm.Client {
-	t.Helper()
-	s := settings.Role{BaseURL: srv.BaseURL(), Model: "test-model", JSONMode: true, Timeout: settings.Duration(2 * time.Second), PricePrompt: 1, PriceCompletion: 2}
-	if mod != nil {
-		mod(&s)
-	}
-	c, err := llm.NewClient(role, s, llm.Options{})
-	require.NoError(t, err)
-	return c
+	return srv.Client(t, role, mod)
 }
 
 func view() clinic.DoctorView {

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -19,18 +18,6 @@ import (
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 )
-
-// client is a role's client on the fake endpoint.
-func client(t *testing.T, srv *llmtest.Server, role string, mod func(*settings.Role)) *llm.Client {
-	t.Helper()
-	s := settings.Role{BaseURL: srv.BaseURL(), Model: "test-model", JSONMode: true, Timeout: settings.Duration(2 * time.Second), PricePrompt: 1, PriceCompletion: 2}
-	if mod != nil {
-		mod(&s)
-	}
-	c, err := llm.NewClient(role, s, llm.Options{})
-	require.NoError(t, err)
-	return c
-}
 
 // fake is the fake endpoint with KlinikeBench's doctor and judge scripted.
 func fake(t *testing.T) *llmtest.Server {
@@ -58,7 +45,7 @@ func TestToolsFormatPlaysAnEncounter(t *testing.T) {
 	srv := fake(t)
 	c := klinikeTask(t)
 	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
-	d.Roles.Doctor = klinike.ModelDoctor{C: client(t, srv, "doctor", func(r *settings.Role) { r.Format = klinike.FormatTools })}
+	d.Roles.Doctor = klinike.ModelDoctor{C: srv.Client(t, "doctor", func(r *settings.Role) { r.Format = klinike.FormatTools })}
 	tr, err := runner.Play(context.Background(), c, d, runner.Meta{RunID: "t", EpisodeID: "t/1", Number: 1})
 	require.NoError(t, err)
 
@@ -122,7 +109,7 @@ func TestToolsFormatRepair(t *testing.T) {
 				return fakellm.Script(n, r)
 			}
 			d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
-			d.Roles.Doctor = klinike.ModelDoctor{C: client(t, srv, "doctor", func(r *settings.Role) { r.Format = klinike.FormatTools })}
+			d.Roles.Doctor = klinike.ModelDoctor{C: srv.Client(t, "doctor", func(r *settings.Role) { r.Format = klinike.FormatTools })}
 			env, err := d.Start(c, nil)
 			require.NoError(t, err)
 			dec, err := d.Roles.Doctor.Decide(context.Background(), env.View(nil, nil))
@@ -172,7 +159,7 @@ func TestJSONSandboxStep(t *testing.T) {
 				return fakellm.Script(n, r) // record_diagnosis after the first question line, or at once without one
 			}
 			d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
-			doc := klinike.ModelDoctor{C: client(t, srv, "doctor", nil)}
+			doc := klinike.ModelDoctor{C: srv.Client(t, "doctor", nil)}
 			env, err := d.Start(c, nil)
 			require.NoError(t, err)
 			v := env.View(nil, nil)
@@ -202,7 +189,7 @@ func TestMustAskJudge(t *testing.T) {
 	questions := []string{"When did this start?"}
 	t.Run("the model's verdicts", func(t *testing.T) {
 		srv := fake(t)
-		j := klinike.ModelJudge{Shared: llm.Judge{C: client(t, srv, "judge", nil), Fallback: grader.RubricJudge{}}}
+		j := klinike.ModelJudge{Shared: llm.Judge{C: srv.Client(t, "judge", nil), Fallback: grader.RubricJudge{}}}
 		got, err := j.JudgeMustAsk(context.Background(), &c, topics, questions)
 		require.NoError(t, err)
 		require.Equal(t, []bool{true, true}, got, "the fake judge says every topic was raised")
@@ -214,7 +201,7 @@ func TestMustAskJudge(t *testing.T) {
 			return &llmtest.Reply{Status: 200, Content: `{"verdicts":[{"topic":"onset","raised":true}]}`}
 		}
 		tally := &llm.Tally{}
-		j := klinike.ModelJudge{Shared: llm.Judge{C: client(t, srv, "judge", nil), Fallback: grader.RubricJudge{}}}
+		j := klinike.ModelJudge{Shared: llm.Judge{C: srv.Client(t, "judge", nil), Fallback: grader.RubricJudge{}}}
 		got, err := j.JudgeMustAsk(llm.WithMeter(context.Background(), tally), &c, topics, questions)
 		require.NoError(t, err)
 		require.Equal(t, []bool{true, false}, got, "the cue matcher: 'start' raises onset, nothing raises allergies")

@@ -45,7 +45,7 @@ func TestGradeToolCalls(t *testing.T) {
 // call with its arguments, and its labels name the call as their target.
 func TestModelGraderReadsCalls(t *testing.T) {
 	srv := llmtest.New(t)
-	g := llm.ProcessGrader{C: client(t, srv, "grader", nil), Labels: klinike.Benchmark{}, Bench: klinike.Benchmark{}}
+	g := llm.ProcessGrader{C: srv.Client(t, "grader", nil), Labels: klinike.Benchmark{}, Bench: klinike.Benchmark{}}
 	events := []clinic.Event{
 		{Turn: 0, Action: clinic.Ask, Question: "When did it start?", Status: clinic.StatusReturned, Reply: "Two days ago."},
 		toolEvent(clinic.Event{Turn: 1, Status: clinic.StatusReturned, Reply: "ct abdomen: aneurysm"}, "order_imaging", `{"modality":"CT","region":"abdomen"}`),

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clinevo/clinevo/llm"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // Reply is what the server sends for one request: a status, a body's
@@ -86,6 +89,21 @@ func New(t testing.TB) *Server {
 
 // BaseURL is what a client's base_url should be.
 func (s *Server) BaseURL() string { return s.URL + "/v1" }
+
+// Client is a role's client on the server: JSON mode, a 2 s timeout and
+// prices of 1 and 2 USD per million tokens, changed by mod (nil: none).
+func (s *Server) Client(t testing.TB, role string, mod func(*settings.Role)) *llm.Client {
+	t.Helper()
+	r := settings.Role{BaseURL: s.BaseURL(), Model: "test-model", JSONMode: true, Timeout: settings.Duration(2 * time.Second), PricePrompt: 1, PriceCompletion: 2}
+	if mod != nil {
+		mod(&r)
+	}
+	c, err := llm.NewClient(role, r, llm.Options{})
+	if err != nil {
+		t.Fatalf("llmtest: client of %s: %v", role, err)
+	}
+	return c
+}
 
 // Requests returns the chat requests received so far.
 func (s *Server) Requests() []Request {
