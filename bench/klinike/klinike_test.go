@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
@@ -329,4 +330,21 @@ func TestRescoreChangesOnlyMustAsk(t *testing.T) {
 	// r_multi = (2·1 + 0 + 0 + 0)/5 = 0.4 against (2 + 0 + 0 + 0.3333)/5 = 0.4667 before.
 	require.Equal(t, 0.4667, sc.Metrics[klinike.MetricRMulti])
 	require.Equal(t, 0.4, again.Metrics[klinike.MetricRMulti])
+}
+
+// TestJudgeCheckedAtStart: a run's judge must give the diagnosis grade and
+// the must-ask verdicts; one without is refused, at start and by scoring,
+// never replaced by the rubric.
+func TestJudgeCheckedAtStart(t *testing.T) {
+	b := klinike.Benchmark{}
+	require.NoError(t, bench.CheckJudge(b, nil), "the built-in judge")
+	require.NoError(t, bench.CheckJudge(b, klinike.Rubric{}))
+	require.NoError(t, bench.CheckJudge(b, klinike.ModelJudge{}))
+	err := bench.CheckJudge(b, grader.RubricJudge{})
+	require.ErrorContains(t, err, "benchmark klinike: judge: grader.RubricJudge has no JudgeMustAsk (gate H)")
+	c := aaa()
+	env, _ := play(t, c, klinikeSettings(), []clinic.DoctorOutput{call("record_diagnosis", `{"diagnosis":"AAA"}`)})
+	final, _ := env.Final()
+	_, err = klinike.Score(context.Background(), &c, klinikeSettings(), env.Events(), final, grader.RubricJudge{})
+	require.ErrorContains(t, err, "has no JudgeMustAsk")
 }
