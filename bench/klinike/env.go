@@ -1,10 +1,3 @@
-// Package klinike is KlinikeBench's environment (KlinikeBench §2.2 and
-// appendix B): the doctor questions a simulated patient and calls the tools of
-// the task's sandbox within 32 agent steps (tool calls included) and 10
-// patient turns, is told to record a diagnosis when the step budget is spent,
-// and is scored by four gates, D, W, A and H, and strict pass@1. The chart
-// mode (settings.Episode.Mode static) shows the whole intake at once and
-// allows only record_diagnosis (§4, single- vs multi-turn).
 package klinike
 
 import (
