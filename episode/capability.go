@@ -15,13 +15,11 @@ type Targets interface {
 }
 
 // Target is what an action of benchmark b was about: b's reading where it has
-// one, else the question-and-test environment's: the test, the committed or
-// final diagnosis, or the topic or question.
+// one (OwnTarget), else the question-and-test environment's: the test, the
+// committed or final diagnosis, or the topic or question.
 func Target(b any, ev clinic.Event) string {
-	if t, ok := b.(Targets); ok {
-		if s, ok := t.Target(ev); ok {
-			return s
-		}
+	if s, ok := OwnTarget(b, ev); ok {
+		return s
 	}
 	switch {
 	case ev.Target != "": // TODO(seam): the GP workflow's Targets
@@ -34,4 +32,14 @@ func Target(b any, ev clinic.Event) string {
 		return ev.Topic
 	}
 	return ev.Question
+}
+
+// OwnTarget is benchmark b's reading of what an action was about; false
+// where b has none for it, and a line of a record or a page keeps its own
+// reading of the shared actions.
+func OwnTarget(b any, ev clinic.Event) (string, bool) {
+	if t, ok := b.(Targets); ok {
+		return t.Target(ev)
+	}
+	return "", false
 }

@@ -52,14 +52,14 @@ func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision
 		}
 		return nil
 	})
-	return DecisionOf(out, err)
+	return Decided(out, err)
 }
 
-// DecisionOf is the doctor's decision from a checked reply (of any reply
-// format): a reply still malformed after the repair request is an llm_error
+// Decided is the doctor's decision from a checked reply, whatever its
+// format: a reply still malformed after the repair request is an llm_error
 // turn, not an error, and the harness's own fields are cleared, since the
 // model may not set them.
-func DecisionOf(out clinic.DoctorOutput, err error) (actor.Decision, error) {
+func Decided(out clinic.DoctorOutput, err error) (actor.Decision, error) {
 	if IsMalformed(err) {
 		return actor.Decision{LLMError: true}, nil
 	}
@@ -342,10 +342,8 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 	// Own is what each action of the benchmark's own was about (its
 	// Targets), "" for the shared ones, which the prompt spells itself.
 	own := make([]string, len(events))
-	if t, ok := g.Bench.(episode.Targets); ok {
-		for i, ev := range events {
-			own[i], _ = t.Target(ev)
-		}
+	for i, ev := range events {
+		own[i], _ = episode.OwnTarget(g.Bench, ev) // "" for the shared actions: their question or test is the line's
 	}
 	msgs, err := Render("grader", nil, struct {
 		grader.ProcessInput

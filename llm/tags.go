@@ -103,7 +103,7 @@ func (d Doctor) decideGP(ctx context.Context, v clinic.DoctorView) (actor.Decisi
 			return gpRequired(out, v)
 		})
 	}
-	return DecisionOf(out, err)
+	return Decided(out, err)
 }
 
 // gpSynonyms are other names models give the actions: appendix C.1's own

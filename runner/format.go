@@ -11,10 +11,8 @@ import (
 // reading of its own actions (episode.Targets), else the question, the test
 // or examination target, the committed diagnosis, or the referral.
 func eventTarget(b any, ev clinic.Event) string {
-	if own, ok := b.(episode.Targets); ok {
-		if t, ok := own.Target(ev); ok {
-			return t
-		}
+	if s, ok := episode.OwnTarget(b, ev); ok {
+		return s
 	}
 	switch ev.Action {
 	case clinic.RequestTest:

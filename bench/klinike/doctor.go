@@ -101,7 +101,7 @@ func (d ModelDoctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Dec
 	}
 	var r stepReply
 	err = d.C.JSON(ctx, msgs, &r, func() error { return checkStep(&r.DoctorOutput, v) })
-	return llm.DecisionOf(r.DoctorOutput, err)
+	return llm.Decided(r.DoctorOutput, err)
 }
 
 // checkStep validates a JSON step against the view: an allowed action, a

@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/config"
@@ -554,7 +555,7 @@ func TestSettingsReachTheActivities(t *testing.T) {
 // exclusion, and for a row or exclusion of a key that does not exist.
 func requireEveryKey(t *testing.T, rows []plumbRow, excluded map[string]string) {
 	t.Helper()
-	keys := config.Flatten(settings.Default())
+	keys := config.Flatten(bench.DefaultSettings()) // the configuration's keys: the shared ones and the benchmarks'
 	covered := map[string]bool{}
 	for _, r := range rows {
 		_, ok := keys[r.key]
