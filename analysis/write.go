@@ -354,9 +354,9 @@ func runningChart(rep Report, name string, y func(RunningPoint) float64) templat
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"}
 
-// Curves draws the stage means y of rep's stream conditions (those with
-// stages) as an SVG chart named name on [lo, hi], with the bootstrap band of
-// S where band is set.
+// Curves draws the stage means y of rep's conditions (those with stages) as
+// learning curves named name on [lo, hi], with the bootstrap bands when band
+// is set: a benchmark's section draws its own metrics' curves with it.
 func Curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, band bool) template.HTML {
 	const W, H, L, B, T, R = 640, 300, 50, 40, 20, 160
 	maxStage := 1

@@ -147,7 +147,7 @@ func Tasks(seed uint64) map[string][]clinic.Case {
 // task builds task n of table row i.
 func task(g synth.Generator, i, n int) clinic.Case {
 	cd := synth.RowOf(i)
-	c, refs := g.Case(i, SplitAll, n)
+	c, refs := g.RowCase(i, SplitAll, n)
 	r := g.Rand("klinike", strconv.Itoa(n), cd.Key) // the task parts' own draws: the base case stays version 2's
 	c.ID = fmt.Sprintf("klinike-%04d", n)
 	c.Meta = clinic.CaseMeta{Split: SplitAll}

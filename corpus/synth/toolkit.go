@@ -7,29 +7,30 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 )
 
-// Generator is the version 2 case generator of a seed, the toolkit a
-// benchmark's own synthetic corpus builds on: the condition table's base
-// cases and the seeded draws; the benchmark adds its own parts.
+// The toolkit a benchmark's own synthetic corpus builds on (bench/<x>/):
+// version 2's cases of the condition table, deterministic by seed.
+
+// Generator builds version 2 cases of the condition table for a seed.
 type Generator struct{ g generator }
 
-// NewGenerator is the version 2 generator of a seed.
+// NewGenerator is the generator of a seed, on the default catalog.
 func NewGenerator(seed uint64) Generator {
 	cat := catalog.Default()
 	return Generator{generator{version: V2, seed: seed, cat: cat, names: cat.Names()}}
 }
 
+// Rand is the generator's random source for a purpose named by parts: the
+// same parts give the same draws, whatever else was generated.
+func (g Generator) Rand(parts ...string) *rand.Rand { return g.g.rng(parts...) }
+
 // Order returns n row indexes of the condition table for a block of a
 // split: whole permutations of the table, topped up at random.
 func (g Generator) Order(split string, block, n int) []int { return g.g.order(split, block, n) }
 
-// Rand is the seeded random source of a named draw: the same parts and seed
-// give the same numbers.
-func (g Generator) Rand(parts ...string) *rand.Rand { return g.g.rng(parts...) }
-
-// Case is version 2's case of table row i as instance n of a split, and the
-// ID of the fact each positive finding (p0, p1, ...) and pertinent negative
-// (n0, n1, ...) of the row became.
-func (g Generator) Case(i int, split string, n int) (clinic.Case, map[string]string) {
+// RowCase is version 2's case of table row i as instance n of a split, and
+// the ID of the fact each positive finding (p0, p1, ...) and pertinent
+// negative (n0, n1, ...) of the row became.
+func (g Generator) RowCase(i int, split string, n int) (clinic.Case, map[string]string) {
 	return g.g.buildV2Refs(conditions[i], split, n, false, nil)
 }
 
