@@ -89,9 +89,6 @@ type candidate struct {
 
 // Decide picks the next action.
 func (Builtin) Decide(_ context.Context, v clinic.DoctorView) (Decision, error) {
-	if len(v.Tools) > 0 {
-		return decideTools(v) // a tool sandbox (KlinikeBench)
-	}
 	st := newState(v)
 	cands := st.rank()
 	working := workingNames(cands, v)

@@ -108,10 +108,27 @@ func stepOf(b any, ev clinic.Event) (clinic.DoctorOutput, float64) {
 	if t, ok := b.(Trajectory); ok {
 		return t.StepOf(ev)
 	}
-	a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Rationale: ev.Rationale, WorkingDiagnoses: ev.WorkingDiagnoses,
-		Tool: ev.Tool, Arguments: ev.Arguments} // TODO(seam): the tool sandbox's fields move to its Trajectory
+	return SharedStep(ev), 0
+}
+
+// SharedStep is the question-and-test environment's reading of an event as
+// the action the doctor gave: what a benchmark's Trajectory adds its own
+// fields to.
+func SharedStep(ev clinic.Event) clinic.DoctorOutput {
+	a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Rationale: ev.Rationale, WorkingDiagnoses: ev.WorkingDiagnoses}
 	if ev.Final != nil {
 		a.Diagnosis, a.Evidence, a.Plan, a.Followup = ev.Final.Diagnosis, ev.Final.Evidence, ev.Final.Plan, ev.Final.Followup
 	}
-	return a, 0
+	return a
+}
+
+// SectionData is the data of the benchmark section kept under key (what
+// report.json holds there), nil without one.
+func (r Report) SectionData(key string) any {
+	for _, s := range r.sections {
+		if s.Key == key {
+			return s.Data
+		}
+	}
+	return nil
 }

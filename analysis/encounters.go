@@ -168,7 +168,7 @@ func split(run string, seen, fresh []results.Record) Split {
 		if len(recs) == 0 {
 			return StageMean{Run: run}
 		}
-		return overall(recs)
+		return Overall(recs)
 	}
 	return Split{Seen: side(seen), New: side(fresh)}
 }

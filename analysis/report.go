@@ -31,7 +31,6 @@ type Report struct {
 	Updates     []UpdateResponse  `json:"updates,omitempty"`
 	Comparisons []Comparison      `json:"comparisons,omitempty"`
 	Sensitivity []Sensitivity     `json:"sensitivity,omitempty"`
-	Klinike     *KlinikeReport    `json:"klinike,omitempty"` // KlinikeBench's gates and variants (klinike.go)
 	// sections are the benchmarks' own parts (Section), written into
 	// report.json under their keys and shown on the page.
 	sections []section
@@ -194,7 +193,6 @@ func Build(in Input) Report {
 	}
 	rep.Sensitivity = sensitivity(in, streams, byName)
 	encounters(in, &rep)
-	rep.Klinike = klinikeReport(in, rep)
 	rep.sections = sections(in, rep)
 	return rep
 }
@@ -209,7 +207,7 @@ func Condition(name, kind, run string, recs []results.Record) ConditionReport {
 	if len(all) == 0 {
 		return cr
 	}
-	cr.Overall = overall(recs)
+	cr.Overall = Overall(recs)
 	if kind != string(contract.KindStream) {
 		return cr
 	}
@@ -226,7 +224,8 @@ func Condition(name, kind, run string, recs []results.Record) ConditionReport {
 	return cr
 }
 
-func overall(recs []results.Record) StageMean {
+// Overall are the means of recs taken as one stage (Stage 0).
+func Overall(recs []results.Record) StageMean {
 	cp := make([]results.Record, len(recs))
 	for i, r := range recs {
 		r.Stage = 0
@@ -287,7 +286,7 @@ func retention(name, run string, K int, records map[string][]results.Record, wit
 			if len(recs) == 0 {
 				continue
 			}
-			m := overall(recs)
+			m := Overall(recs)
 			s, u := m.S, m.U
 			r.S[k-1][j-1], r.U[k-1][j-1] = &s, &u
 			found = true
@@ -324,8 +323,8 @@ func byCase(recs []results.Record) map[string]results.Record {
 	return m
 }
 
-// pairs returns records of a and b paired by case ID, in a's order.
-func pairs(a, b []results.Record) (pa, pb []results.Record) {
+// Pairs returns records of a and b paired by case ID, in a's order.
+func Pairs(a, b []results.Record) (pa, pb []results.Record) {
 	bm := byCase(b)
 	for _, r := range a {
 		if o, ok := bm[r.CaseID]; ok {
@@ -338,7 +337,7 @@ func pairs(a, b []results.Record) (pa, pb []results.Record) {
 // transfer is ET = mean of the per-case differences H3 − H0 (MedEvoEval §4);
 // ET(U) only where both profiles define U.
 func transfer(name, base string, h3, h0 []results.Record, withU bool) Transfer {
-	a, b := pairs(h3, h0)
+	a, b := Pairs(h3, h0)
 	t := Transfer{Name: name, Baseline: base, N: len(a)}
 	var ds, du, dstrict []float64
 	bc, cb := 0, 0
@@ -380,7 +379,7 @@ var (
 // and compares every metric: d_i = Z_i(B) − Z_i(A); U only where both
 // profiles define it.
 func compare(an, bn string, a, b []results.Record, withU bool) []Comparison {
-	pa, pb := pairs(a, b)
+	pa, pb := Pairs(a, b)
 	if len(pa) == 0 {
 		return nil
 	}

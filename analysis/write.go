@@ -271,7 +271,6 @@ type pageView struct {
 	Conditions []ConditionReport
 	// MetricNames are the profile metrics any condition reports, sorted.
 	MetricNames []string
-	Klinike     template.HTML   // klinike.go
 	Sections    []template.HTML // the benchmarks' own sections (Section)
 	Encounters  []encounterRow  // the recall/transfer split (encounters.go)
 	// EpisodeLink is where an episode's link points.
@@ -279,7 +278,7 @@ type pageView struct {
 }
 
 func view(rep Report, link func(string) string) pageView {
-	v := pageView{Report: rep, Conditions: rep.Conditions, Klinike: klinikeHTML(rep), Encounters: encounterRows(rep), EpisodeLink: link}
+	v := pageView{Report: rep, Conditions: rep.Conditions, Encounters: encounterRows(rep), EpisodeLink: link}
 	v.Curves = Curves(rep, "S", func(m StageMean) float64 { return m.S }, 0, 1, true)
 	if withU := uConditions(rep); len(withU.Conditions) > 0 {
 		v.UCurves = Curves(withU, "U", func(m StageMean) float64 { return m.U }, -0.5, 0.6, false)
@@ -537,7 +536,6 @@ details{margin:.5em 0}code{font-size:12px}
 {{if .MetricNames}}<h3>Profile metrics</h3><p>Each metric's mean over the episodes that define it.</p><table><tr><th>condition</th>{{range .MetricNames}}<th>{{.}}</th>{{end}}</tr>
 {{range $c := .Conditions}}<tr><td>{{$c.Name}}</td>{{range $.MetricNames}}<td>{{metric $c.Overall .}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
-{{.Klinike}}
 {{range .Sections}}{{.}}
 {{end}}
 <h3>Time per episode</h3><p>Mean activity time in milliseconds: diagnosing (the turn loop and scoring) and updating (grading and evolution), as EvoClinician §5 splits it.</p>

@@ -6,8 +6,8 @@ import (
 	"github.com/clinevo/clinevo/textmatch"
 )
 
-// Imaging modalities, as an imaging order names them (KlinikeBench appendix
-// B.1: an imaging order takes a modality and a body region).
+// Imaging modalities, as an imaging order names them: an order of a
+// modality and a body region (Imaging) rather than of a catalog name.
 const (
 	ModalityXRay       = "X-ray"
 	ModalityCT         = "CT"

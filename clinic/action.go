@@ -1,7 +1,5 @@
 package clinic
 
-import "encoding/json"
-
 // ActionKind names one of the doctor's actions.
 type ActionKind string
 
@@ -15,12 +13,11 @@ const (
 	RequestTest ActionKind = "REQUEST_TEST"
 	CallMDT     ActionKind = "CALL_MDT"
 	Finalize    ActionKind = "FINALIZE"
-	// KlinikeBench's tool calls (§2): the tool is DoctorOutput.Tool.
-	ToolCall ActionKind = "TOOL_CALL"
 )
 
-// ActionKinds lists the shared actions.
-var ActionKinds = []ActionKind{Ask, RequestTest, CallMDT, Finalize, ToolCall}
+// ActionKinds lists the shared actions; a benchmark that owns its
+// actions declares them in its own package (bench.Benchmark.Actions).
+var ActionKinds = []ActionKind{Ask, RequestTest, CallMDT, Finalize}
 
 // Known reports whether k is a shared action.
 func (k ActionKind) Known() bool {
@@ -50,8 +47,6 @@ type DoctorOutput struct {
 	// CardIDs are the memory cards the doctor cites for this action.
 	CardIDs []string `json:"card_ids,omitempty"`
 	// Fields of the other profiles' actions.
-	Tool      string          `json:"tool,omitempty"`      // TOOL_CALL: the tool's name
-	Arguments json.RawMessage `json:"arguments,omitempty"` // TOOL_CALL: a JSON object
 	// Ext are the fields of a benchmark's own actions, written inline.
 	Ext Ext `json:"-"`
 }

@@ -51,8 +51,8 @@ type Fact struct {
 	ID     string   `json:"id"`
 	Text   string   `json:"text"`
 	Topics []string `json:"topics"`
-	// Absent marks an explicitly absent finding (KlinikeBench's Φ⁻): Text is
-	// how the patient denies it when asked.
+	// Absent marks an explicitly absent finding, a pertinent negative the
+	// case author states: Text is how the patient denies it when asked.
 	Absent bool `json:"absent,omitempty"`
 }
 
@@ -107,9 +107,6 @@ type ExamView struct {
 	Findings []Finding   `json:"findings"` // physical examination, by system
 	Tests    []TestValue `json:"tests"`    // results keyed by catalog name
 	Catalog  []string    `json:"catalog"`  // names the doctor may request in this case
-
-	// Sandbox is KlinikeBench's tool sandbox; nil outside that profile.
-	Sandbox *Sandbox `json:"sandbox,omitempty"`
 	// Ext are the parts of the exam view a benchmark adds, written inline.
 	Ext Ext `json:"-"`
 }
@@ -139,9 +136,6 @@ type ManagerView struct {
 	Referral         *Referral `json:"referral"` // nil: the source says nothing about referral
 	MustAsk          []string  `json:"must_ask_topics,omitempty"`
 	RequiredActions  []string  `json:"required_actions,omitempty"` // e.g. "REQUEST_TEST:ecg"
-
-	// Tools is KlinikeBench's R: required tools and action constraints.
-	Tools *ToolKey `json:"tool_key,omitempty"`
 	// Ext are the parts of the answer key a benchmark adds, written inline.
 	Ext Ext `json:"-"`
 }

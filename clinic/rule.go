@@ -19,7 +19,7 @@ const (
 	VerbAvoidTest  = "AVOID_TEST"
 	VerbAvoidAsk   = "AVOID_ASK"
 	VerbFinalizeBy = "FINALIZE_BY"
-	VerbCall       = "CALL" // a tool call, spelled as Call.String (KlinikeBench's tools and arguments)
+	VerbCall       = "CALL" // a tool call with its arguments, spelled tool(name=value, ...)
 )
 
 // ParseRule reads a rule's directive; ok is false for free-text rules.

@@ -21,8 +21,8 @@ type Scores struct {
 	Referral  string   `json:"referral"` // correct | missed | unneeded | not_scored
 	MustAsk   float64  `json:"must_ask"` // fraction of must-ask topics covered (1 if none)
 	Required  float64  `json:"required"` // fraction of required actions taken (1 if none)
-	// Metrics are a profile's own named scores (its bench.Metric
-	// declarations; KlinikeBench's gates d, w, a, h and pass1); a metric a
-	// profile does not define for an episode is absent, not zero.
+	// Metrics are a benchmark's own named scores (its bench.Metric
+	// declarations); a metric a benchmark does not define for an episode is
+	// absent, not zero.
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 }

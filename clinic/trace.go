@@ -1,7 +1,5 @@
 package clinic
 
-import "encoding/json"
-
 // TraceSchemaVersion is the version of the episode trace JSONL format.
 const TraceSchemaVersion = 1
 
@@ -56,10 +54,8 @@ type Event struct {
 	Generated bool     `json:"generated,omitempty"`
 	Topics    []string `json:"topics,omitempty"`
 	// Fields of the other profiles' actions.
-	Tool        string          `json:"tool,omitempty"`         // TOOL_CALL
-	Arguments   json.RawMessage `json:"arguments,omitempty"`    // TOOL_CALL
-	Final       *FinalOutput    `json:"final,omitempty"`        // the doctor's FINALIZE
-	ForcedFinal *FinalOutput    `json:"forced_final,omitempty"` // built at the turn limit
+	Final       *FinalOutput `json:"final,omitempty"`        // the doctor's FINALIZE
+	ForcedFinal *FinalOutput `json:"forced_final,omitempty"` // built at the turn limit
 	// Ext are the fields a benchmark adds to its events, written inline.
 	Ext Ext `json:"-"`
 }

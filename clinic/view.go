@@ -1,7 +1,5 @@
 package clinic
 
-import "encoding/json"
-
 // DoctorView is the doctor's whole input for one turn. It is built by the episode
 // environment from what has been revealed so far and deliberately has no field
 // that could hold a hidden fact, an unrevealed result, the answer key or a
@@ -20,17 +18,11 @@ type DoctorView struct {
 	FinalFields      []string     `json:"final_fields,omitempty"` // what the closing action must fill
 	// Phase is the benchmark's workflow state this turn, where it has
 	// states; empty otherwise.
-	Phase string `json:"phase,omitempty"`
-	// What other profiles show (KlinikeBench's tool sandbox and budgets);
-	// empty where a profile has none.
-	Tools            []Tool       `json:"tools,omitempty"`        // tools exposed to the doctor
-	ToolResults      []ToolResult `json:"tool_results,omitempty"` // calls made and what came back
-	StepsLeft        int          `json:"steps_left,omitempty"`
-	PatientTurnsLeft int          `json:"patient_turns_left,omitempty"`
-	Turn             int          `json:"turn"` // 0-based index of the turn being decided
-	MaxTurns         int          `json:"max_turns"`
-	TestsUsed        int          `json:"tests_used"`
-	MaxTests         int          `json:"max_tests"`
+	Phase     string `json:"phase,omitempty"`
+	Turn      int    `json:"turn"` // 0-based index of the turn being decided
+	MaxTurns  int    `json:"max_turns"`
+	TestsUsed int    `json:"tests_used"`
+	MaxTests  int    `json:"max_tests"`
 	// Ext is the benchmark's own part of the view (its workflow state, its
 	// tools), of a type the benchmark owns; nil where it has none.
 	Ext ViewExt `json:"ext,omitempty"`
@@ -74,27 +66,11 @@ type CardHint struct {
 	Evidence  []string `json:"evidence,omitempty"`
 	Plan      []string `json:"plan,omitempty"`
 	Followup  []string `json:"followup,omitempty"`
-	Calls     []string `json:"calls,omitempty"`  // tool calls, spelled as Call.String
+	Calls     []string `json:"calls,omitempty"`  // tool calls, spelled tool(name=value, ...)
 	Action    string   `json:"action,omitempty"` // for rule and advice cards: ASK:<topic>, REQUEST_TEST:<test>, ...
 	Context   string   `json:"context,omitempty"`
 	// Grade is the process label of the action a card came from: an advice
 	// entry is a suggestion (HIGH_YIELD) or a warning (INEFFICIENT,
 	// CRITICAL_ERROR), as EvoClinician's actor reads them.
 	Grade string `json:"grade,omitempty"`
-}
-
-// Tool is a tool the doctor may call: a name, what it does, and its
-// arguments as a JSON schema (KlinikeBench §2: the tool sandbox).
-type Tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
-// ToolResult is one tool call and what came back.
-type ToolResult struct {
-	Tool      string          `json:"tool"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Status    Status          `json:"status"`
-	Text      string          `json:"text,omitempty"`
 }

@@ -62,7 +62,7 @@ func TestSettingsComeFromEveryLayer(t *testing.T) {
 	c, err := config.Load(config.New(), f)
 	require.NoError(t, err)
 	s := c.Settings
-	require.Equal(t, settings.MedInquire, s.Profile)
+	require.Equal(t, "medinquire", s.Profile)
 	require.Equal(t, 6, s.Episode.MaxTurns)
 	require.Equal(t, 999.0, s.Episode.Prices["cbc"])
 	require.Equal(t, 500.0, s.Episode.Prices["ct"], "the other prices keep their defaults")

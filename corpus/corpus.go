@@ -16,8 +16,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
+	"github.com/clinevo/clinevo/textmatch"
 )
 
 // DefaultSeed is the seed of the built-in corpus references.
@@ -131,8 +133,25 @@ func Validate(c *clinic.Case) error {
 	if r := c.Manager.Referral; r != nil && r.Urgency != "" && !oneOf(r.Urgency, []string{"routine", "urgent", "emergency"}) {
 		return fail("manager_view.referral.urgency", fmt.Sprintf("unknown urgency %q, want routine, urgent or emergency", r.Urgency))
 	}
-	if err := validateTask(c); err != nil {
-		return err
+	// A finding is present or absent, not both: a denied finding (Fact.Absent)
+	// must not also be one the patient has.
+	present := map[string]int{}
+	for i, f := range c.Patient.Facts {
+		if !f.Absent {
+			present[textmatch.Normalize(f.Text)] = i
+		}
+	}
+	for i, f := range c.Patient.Facts {
+		if j, ok := present[textmatch.Normalize(f.Text)]; f.Absent && ok {
+			return fail(fmt.Sprintf("patient_view.facts[%d].absent", i), fmt.Sprintf("the finding is also present as facts[%d]: a finding is present or absent, not both", j))
+		}
+	}
+	// The parts a benchmark adds to the case (a tool sandbox, a referral
+	// key) are its own to check; a case without them passes.
+	for _, b := range bench.All() {
+		if err := b.ValidateCase(c); err != nil {
+			return err
+		}
 	}
 	return checkParts(c)
 }
@@ -280,11 +299,10 @@ const builtinForm = "builtin:[v<version>:]<split>[@<seed>]"
 
 // ParseBuiltin parses "builtin:[v<version>:]<split>[@<seed>]": version v1 or
 // v2 (default: the latest, v2), split one of stream, heldout, cross, update,
-// the KlinikeBench-style tasks klinike (all 230), klinike-train and
-// klinike-test (version 2 only), or a registered benchmark's split
-// (Builtins, on the versions it names), seed a non-negative integer (default
-// 7). "builtin:stream@7" is the latest version's stream; "builtin:v1:stream@7"
-// is version 1's, byte for byte as it always was.
+// or a split a registered benchmark builds (Builtins, on the versions it
+// names), seed a non-negative integer (default 7). "builtin:stream@7" is
+// the latest version's stream; "builtin:v1:stream@7" is version 1's, byte
+// for byte as it always was.
 func ParseBuiltin(ref string) (Builtin, error) {
 	rest, ok := strings.CutPrefix(ref, BuiltinPrefix)
 	if !ok {
@@ -306,15 +324,12 @@ func ParseBuiltin(ref string) (Builtin, error) {
 		}
 		b.Seed = seed
 	}
-	splits := append(append(append([]string(nil), synth.Splits...), synth.KlinikeSplits...), benchSplitNames()...)
+	splits := append(append([]string(nil), synth.Splits...), benchSplitNames()...)
 	if !oneOf(split, splits) {
 		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split, strings.Join(splits, ", "), builtinForm)
 	}
 	if _, vs, ok := benchSplit(split); ok && !slices.Contains(vs, b.Version) {
 		return Builtin{}, fmt.Errorf("corpus %q: split %s is built on generator version %s only, not v%d", ref, split, versionList(vs), b.Version)
-	}
-	if oneOf(split, synth.KlinikeSplits) && b.Version != synth.V2 {
-		return Builtin{}, fmt.Errorf("corpus %q: the KlinikeBench tasks are built on generator version 2, not v%d", ref, b.Version)
 	}
 	b.Split = split
 	return b, nil
@@ -352,9 +367,6 @@ func Load(ref string) (*Corpus, error) {
 				return nil, fmt.Errorf("corpus %q: %w", ref, err)
 			}
 			return New(ref, cases)
-		}
-		if oneOf(b.Split, synth.KlinikeSplits) {
-			return New(ref, synth.Klinike(b.Seed)[b.Split])
 		}
 		splits, err := synth.GenerateVersion(b.Version, b.Seed)
 		if err != nil {

@@ -29,8 +29,8 @@ func TestParseBuiltin(t *testing.T) {
 		{ref: "builtin:klinike@7", want: corpus.Builtin{Version: synth.V2, Split: "klinike", Seed: 7}},
 		{ref: "builtin:klinike-test", want: corpus.Builtin{Version: synth.V2, Split: "klinike-test", Seed: 7}},
 		{ref: "builtin:v2:klinike-train@3", want: corpus.Builtin{Version: synth.V2, Split: "klinike-train", Seed: 3}},
-		{ref: "builtin:v1:klinike", err: "built on generator version 2, not v1"},
-		{ref: "builtin:streams", err: `unknown split "streams", want one of stream, heldout, cross, update, klinike, klinike-train, klinike-test`},
+		{ref: "builtin:v1:klinike", err: "split klinike is built on generator version v2 only, not v1"},
+		{ref: "builtin:streams", err: `unknown split "streams", want one of stream, heldout, cross, update, gp, gp-heldout, klinike, klinike-test, klinike-train`},
 		{ref: "builtin:", err: `unknown split ""`},
 		{ref: "stream.jsonl", err: `starts with "builtin:"`},
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/results/sqlite"
-	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -64,7 +63,7 @@ func TestPatientDetailsSurviveSIGKILL(t *testing.T) {
 		return nil
 	}
 	s := modelSettings(srv, "", "doctor", "patient")
-	s.Profile = settings.MedInquire
+	s.Profile = "medinquire"
 
 	bin := buildBinary(t)
 	dir := t.TempDir()

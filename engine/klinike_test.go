@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench/klinike"
+	"github.com/clinevo/clinevo/bench/klinike/fakellm"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
@@ -22,7 +25,7 @@ import (
 )
 
 // TestKlinikeBenchEndToEnd runs a short version of the shipped
-// experiments/klinikebench.yaml through Temporal: a learning stream on 8
+// bench/klinike/klinikebench.yaml through Temporal: a learning stream on 8
 // train tasks, two doctors (no memory, the stream's memory) on 4 test tasks
 // with the 45-step cap and the chart mode, and a patient substitution (a
 // model patient on a fake endpoint); then re-scores the doctors under a model
@@ -30,9 +33,10 @@ import (
 // section.
 func TestKlinikeBenchEndToEnd(t *testing.T) {
 	srv := llmtest.New(t)
+	srv.Script = fakellm.Script // the must-ask judge of the re-scoring
 	env := enginetest.Start(t)
 	ctx := context.Background()
-	spec, err := experiments.Parse("klinikebench.yaml", experiments.KlinikeBench, settings.Default())
+	spec, err := experiments.Parse("klinikebench.yaml", klinike.Protocol, settings.Default())
 	require.NoError(t, err)
 	keep := []string{"L1", "A", "C", "A@cap45", "C@cap45", "A@chart", "C@chart"}
 	var conds []contract.ConditionSpec
@@ -77,9 +81,10 @@ func TestKlinikeBenchEndToEnd(t *testing.T) {
 	in, err := analysis.Load(ctx, env.Engine.Results, "kbmini")
 	require.NoError(t, err)
 	rep := analysis.Build(in)
-	k := rep.Klinike
-	require.NotNil(t, k)
-	byName := map[string]analysis.KlinikeCondition{}
+	k, ok := rep.SectionData(klinike.SectionKey).(*klinike.Report)
+	require.True(t, ok, "the report has the KlinikeBench section")
+	logKlinike(t, k)
+	byName := map[string]klinike.Condition{}
 	for _, c := range k.Conditions {
 		byName[c.Name] = c
 	}
@@ -110,4 +115,26 @@ func TestKlinikeBenchEndToEnd(t *testing.T) {
 	traj, err := os.ReadFile(filepath.Join(dir, "trajectories.jsonl"))
 	require.NoError(t, err)
 	require.True(t, strings.Contains(string(traj), `"r_multi":`), "r_multi per episode in the trajectory export")
+}
+
+// logKlinike logs the section's numbers per condition and variant, so that a
+// change that must not move them can be compared to the last digit.
+func logKlinike(t *testing.T, k *klinike.Report) {
+	t.Helper()
+	num := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*p, 'f', -1, 64)
+	}
+	for _, c := range k.Conditions {
+		t.Logf("condition %s n=%d pass@1=%s D=%s W=%s A=%s H=%s r_multi=%s", c.Name, c.N, num(c.Pass1),
+			strconv.FormatFloat(c.D, 'f', -1, 64), num(c.W), num(c.A), num(c.H), num(c.RMulti))
+	}
+	for _, v := range k.Variants {
+		for _, ch := range v.Changes {
+			t.Logf("variant %s %s %s n=%d base=%v variant=%v delta=%v ci=%v", v.Variant, v.Metric, ch.Doctor, ch.N, ch.Base, ch.Variant, ch.Delta, ch.CI)
+		}
+		t.Logf("variant %s tau=%s", v.Variant, num(v.Tau))
+	}
 }

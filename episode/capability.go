@@ -22,8 +22,6 @@ func Target(b any, ev clinic.Event) string {
 		return s
 	}
 	switch {
-	case ev.Tool != "": // TODO(seam): the tool sandbox's Targets
-		return ev.Tool + " " + string(ev.Arguments)
 	case ev.Action == clinic.RequestTest:
 		return ev.Test
 	case ev.Final != nil && len(ev.Final.Diagnosis) > 0:

@@ -3,7 +3,8 @@ package episode
 import "github.com/clinevo/clinevo/clinic"
 
 // Log is an environment's state: its events so far and how it ended. Every
-// environment (Episode here, and the benchmarks' own) embeds one, so that each is rebuilt from its events the same way and the
+// environment (Episode here, and the benchmarks' own Env types) embeds
+// one, so that each is rebuilt from its events the same way and the
 // workflow reads them alike (Events, Done, Final).
 type Log struct {
 	events []clinic.Event

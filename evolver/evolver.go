@@ -79,7 +79,7 @@ func (b Builtin) Evolve(_ context.Context, cfg settings.Evolver, in Input, truth
 // for none) are the benchmark's own.
 func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule, lessons Lessons) Output {
 	var out Output
-	ctxWords := contextWords(in.Opening)
+	ctxWords := ContextWords(in.Opening)
 	out.Rules = append([]clinic.Rule(nil), rules...)
 	screen := NewScreen(cfg, in.Forbidden, truth)
 	if cfg.Rules() {
@@ -100,28 +100,22 @@ func Evolve(cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Ru
 }
 
 // TraceEdits are the rule edits that follow from the trace and the key alone,
-// whichever evolver proposes the rest: the benchmark's lessons' (a tool
-// sandbox's needed calls, klinike.go for now), unless the feedback is
-// transcript-level.
+// whichever evolver proposes the rest: the benchmark's lessons' (nil for
+// none), unless the feedback is transcript-level.
 func TraceEdits(cfg settings.Evolver, in Input, truth *grader.Key, lessons Lessons) []Edit {
-	if cfg.TranscriptOnly {
+	if cfg.TranscriptOnly || lessons == nil {
 		return nil
 	}
-	if lessons != nil {
-		return lessons.Edits(cfg, in, truth)
-	}
-	return toolEdits(in, truth, contextWords(in.Opening))
+	return lessons.Edits(cfg, in, truth)
 }
 
 // FinishCards completes an evolver's cards from the trace and the key, the
 // same for the built-in and the model evolver: the benchmark's lessons
-// (klinike.go for now); then it keeps the kinds the run writes and screens
-// them for leaks.
+// (Lessons); then it keeps the kinds the run writes and screens them for
+// leaks.
 func FinishCards(cfg settings.Evolver, in Input, truth *grader.Key, cs []clinic.Card, screen *Screen, lessons Lessons) ([]clinic.Card, []string) {
 	if lessons != nil {
 		cs = lessons.Cards(in, truth, cs)
-	} else {
-		cs = withCalls(cs, in, truth)
 	}
 	return ScreenCards(KeepKinds(cs, cfg.CardKinds), screen)
 }
@@ -206,9 +200,10 @@ func KeepKinds(cards []clinic.Card, kinds []string) []clinic.Card {
 
 var digits = regexp.MustCompile(`\d`)
 
-// contextWords compresses a presentation to at most six content words, without
-// numbers or demographics, so rules stay general.
-func contextWords(opening string) []string { return historyWords(opening, nil, 6) }
+// ContextWords compresses a presentation to at most six content words,
+// without numbers or demographics, so rules stay general: what a learned
+// rule's WHEN names.
+func ContextWords(opening string) []string { return historyWords(opening, nil, 6) }
 
 // TopicsOf are the history topics a question was about: the topic the doctor
 // meant to cover, or those its words cue (episode.QuestionTopics).
@@ -331,7 +326,7 @@ func cards(cfg settings.Evolver, in Input, truth *grader.Key, ctxWords []string)
 // evolver writes its own lessons and these beside them.
 func Records(cfg settings.Evolver, in Input) []clinic.Card {
 	var out []clinic.Card
-	for _, c := range cards(cfg, in, nil, contextWords(in.Opening)) {
+	for _, c := range cards(cfg, in, nil, ContextWords(in.Opening)) {
 		if c.Kind == clinic.CardAdvice || c.Kind == clinic.CardSummary {
 			out = append(out, c)
 		}

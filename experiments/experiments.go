@@ -22,19 +22,9 @@ import (
 //go:embed quick.yaml
 var Quick []byte
 
-// KlinikeBench is the KlinikeBench protocol with the built-in roles.
-//
-//go:embed klinikebench.yaml
-var KlinikeBench []byte
-
-// KlinikeBenchModels substitutes model doctors and patients (KlinikeBench §4.1); it needs model endpoints.
-//
-//go:embed klinikebench-models.yaml
-var KlinikeBenchModels []byte
-
 // shared are the specs of this folder by file name: the ones that are not a
 // single benchmark's.
-var shared = map[string][]byte{"quick.yaml": Quick, "klinikebench.yaml": KlinikeBench, "klinikebench-models.yaml": KlinikeBenchModels}
+var shared = map[string][]byte{"quick.yaml": Quick}
 
 // Specs are a benchmark's shipped experiment specs (a capability), by file
 // name, embedded from its folder.

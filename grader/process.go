@@ -67,11 +67,6 @@ type Key struct {
 	DiagnosisGrade float64  `json:"diagnosis_grade"` // the manager's grade of the doctor's diagnosis
 	Unsafe         []string `json:"unsafe_plan"`     // plan items the manager judged unsafe
 	Referral       string   `json:"referral"`        // the manager's referral verdict
-	// KlinikeBench's R and M (the task's scoring key): the calls it requires
-	// and forbids, spelled as clinic.Call, and its must-ask topics.
-	Calls   []string `json:"calls,omitempty"`
-	Avoid   []string `json:"avoid_calls,omitempty"`
-	MustAsk []string `json:"must_ask,omitempty"`
 	// Bench is the run's benchmark's own part of the key (KeyMaker), typed by
 	// the benchmark; nil where it adds none.
 	Bench any `json:"bench,omitempty"`
@@ -81,9 +76,6 @@ type Key struct {
 func KeyOf(c *clinic.Case, s clinic.Scores) *Key {
 	k := &Key{Diagnosis: c.Manager.Diagnosis.Name, Evidence: c.Manager.Evidence, Management: c.Manager.Management,
 		Dangerous: c.Manager.Diagnosis.Dangerous, DiagnosisGrade: s.Diagnosis, Unsafe: s.Unsafe, Referral: s.Referral}
-	if t := c.Manager.Tools; t != nil {
-		k.Calls, k.Avoid, k.MustAsk = t.Calls(), t.Avoid(), c.Manager.MustAsk
-	}
 	return k
 }
 
@@ -218,9 +210,6 @@ func GradeProcess(in ProcessInput, key *Key, labels Labeler) ProcessGrade {
 			default:
 				a.Label, a.Rationale = LowYield, fmt.Sprintf("the assessment did not pass (S=%.2f)", s.S)
 			}
-		case clinic.ToolCall:
-			a.Target = ev.Tool
-			a.Label, a.Rationale = gradeToolCall(ev, s, key, supports) // tools.go
 		default:
 			a.Label, a.Rationale = Inefficient, "not a valid action"
 		}

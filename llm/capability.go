@@ -55,8 +55,5 @@ func RoleTemplates(b any, role string) []string {
 			return ts
 		}
 	}
-	if n, ok := b.(interface{ Name() string }); ok {
-		return legacyTemplates(n.Name(), role)
-	}
 	return []string{shared.Version(role)}
 }

@@ -301,13 +301,13 @@ func (c *Client) JSON(ctx context.Context, msgs []Message, out any, validate fun
 // repair policy.
 func (c *Client) Exchange(ctx context.Context, msgs []Message, read func(reply string) error, repair string) error {
 	accept := func(m Message) error { return read(m.Content) }
-	reply, problem, err := c.ask(ctx, c.request(msgs), accept)
+	reply, problem, err := c.Chat(ctx, c.Request(msgs), accept)
 	if err != nil || problem == nil {
 		return err
 	}
 	again := append(append([]Message(nil), msgs...), Message{Role: openai.ChatMessageRoleAssistant, Content: reply.Content},
 		User(fmt.Sprintf(repair, problem)))
-	if _, problem, err = c.ask(ctx, c.request(again), accept); err != nil {
+	if _, problem, err = c.Chat(ctx, c.Request(again), accept); err != nil {
 		return err
 	}
 	if problem != nil {
@@ -478,11 +478,11 @@ func jsonField(t reflect.Type, key string) (reflect.Type, bool) {
 	return nil, false
 }
 
-// enum returns the allowed value that got names, ignoring case and surrounding
+// Enum returns the allowed value that got names, ignoring case and surrounding
 // space: real models send "request_test", " Finalize " and "high_yield". ok is
 // false when got names none of them (a value outside the allowed set, which is
 // worth a repair request).
-func enum(got string, allowed ...string) (string, bool) {
+func Enum(got string, allowed ...string) (string, bool) {
 	g := strings.TrimSpace(got)
 	for _, a := range allowed {
 		if strings.EqualFold(g, a) {
@@ -492,7 +492,10 @@ func enum(got string, allowed ...string) (string, bool) {
 	return got, false
 }
 
-func (c *Client) request(msgs []Message) openai.ChatCompletionRequest {
+// Request is the chat request of msgs under the role's decoding settings,
+// in JSON mode where the role asks for it: what JSON sends, and what a reply
+// format beyond JSON and text (function calling) starts from before Chat.
+func (c *Client) Request(msgs []Message) openai.ChatCompletionRequest {
 	r := openai.ChatCompletionRequest{Model: c.Settings.Model, Messages: msgs, Temperature: c.Settings.Temperature,
 		TopP: c.Settings.TopP, MaxTokens: c.Settings.MaxTokens}
 	if c.Settings.JSONMode && c.Settings.Format != FormatTags { // a tags reply is not a JSON object
@@ -525,13 +528,16 @@ var (
 	latency, _ = meterLLM.Float64Histogram("clinevo.llm.latency_ms", metric.WithDescription("model call latency"))
 )
 
-// ask makes one chat call through the cache, and reads the reply with
-// accept, which returns the problem of a reply it rejects. The cache only
-// ever holds replies accept took: a cached reply it rejects (stored by an
-// older clinevo, or under another validation) is dropped and the model asked
-// again, and a fresh reply is stored only once accept took it. A reply with
-// tool calls is cached as the message's JSON, any other as its content.
-func (c *Client) ask(ctx context.Context, req openai.ChatCompletionRequest, accept func(Message) error) (msg Message, problem, err error) {
+// Chat makes one chat call of req through the role's cache, concurrency
+// limit, meter and tracing, and reads the reply with accept, which returns
+// the problem of a reply it rejects. The cache only ever holds replies accept
+// took: a cached reply it rejects (stored by an older clinevo, or under
+// another validation) is dropped and the model asked again, and a fresh reply
+// is stored only once accept took it. A reply to a request that offers
+// functions (req.Tools) is cached as the whole message's JSON, any other as
+// its content. JSON and text replies go through Exchange; a reply format of
+// functions (a benchmark's own) calls Chat and keeps the one repair policy.
+func (c *Client) Chat(ctx context.Context, req openai.ChatCompletionRequest, accept func(Message) error) (msg Message, problem, err error) {
 	ctx, span := tracer.Start(ctx, "llm.chat", trace.WithAttributes(attribute.String("llm.role", c.Role), attribute.String("llm.model", c.Settings.Model)))
 	start := time.Now()
 	defer func() {
@@ -575,7 +581,7 @@ func (c *Client) ask(ctx context.Context, req openai.ChatCompletionRequest, acce
 	}
 	if problem = accept(msg); problem == nil && c.cache != nil {
 		reply := msg.Content
-		if len(msg.ToolCalls) > 0 {
+		if len(req.Tools) > 0 {
 			b, _ := json.Marshal(msg) // a decoded message marshals back
 			reply = string(b)
 		}
@@ -689,9 +695,9 @@ func (c *Client) CountExtraFields(ctx context.Context, n int) {
 	}
 }
 
-// countFallback counts, as a call of the role "<role>_fallback", a reply
+// CountFallback counts, as a call of the role "<role>_fallback", a reply
 // still malformed after repair that the built-in equivalent answered.
-func (c *Client) countFallback(ctx context.Context) {
+func (c *Client) CountFallback(ctx context.Context) {
 	if m := meter(ctx); m != nil {
 		m.Add(Usage{Role: c.Role + "_fallback", Calls: 1})
 	}

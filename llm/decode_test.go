@@ -89,7 +89,7 @@ func TestEnum(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.got, func(t *testing.T) {
-			got, ok := enum(tc.got, "ASK", "REQUEST_TEST", "CALL_MDT", "FINALIZE")
+			got, ok := Enum(tc.got, "ASK", "REQUEST_TEST", "CALL_MDT", "FINALIZE")
 			require.Equal(t, tc.ok, ok)
 			require.Equal(t, tc.want, got)
 		})

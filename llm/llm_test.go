@@ -32,14 +32,7 @@ import (
 )
 
 func client(t *testing.T, srv *llmtest.Server, role string, mod func(*settings.Role)) *llm.Client {
-	t.Helper()
-	s := settings.Role{BaseURL: srv.BaseURL(), Model: "test-model", JSONMode: true, Timeout: settings.Duration(2 * time.Second), PricePrompt: 1, PriceCompletion: 2}
-	if mod != nil {
-		mod(&s)
-	}
-	c, err := llm.NewClient(role, s, llm.Options{})
-	require.NoError(t, err)
-	return c
+	return srv.Client(t, role, mod)
 }
 
 func view() clinic.DoctorView {
@@ -493,7 +486,7 @@ func TestEmbedderDimensionMismatch(t *testing.T) {
 func TestMedInquireDoctorSeesNoTestList(t *testing.T) {
 	srv := llmtest.New(t)
 	c := synth.Generate(7)["stream"][0]
-	for _, profile := range []string{settings.MedInquire, settings.MedEvoEval} {
+	for _, profile := range []string{"medinquire", settings.MedEvoEval} {
 		t.Run(profile, func(t *testing.T) {
 			before := len(srv.Requests())
 			set := settings.Default()
@@ -509,7 +502,7 @@ func TestMedInquireDoctorSeesNoTestList(t *testing.T) {
 				prompt := r.System + "\n" + r.User
 				listed := strings.Contains(prompt, "Test catalog:") || strings.Contains(prompt, strings.Join(c.Exam.Catalog, ", "))
 				require.Equal(t, profile == settings.MedEvoEval, listed, "prompt:\n%s", prompt)
-				if profile == settings.MedInquire {
+				if profile == "medinquire" {
 					require.NotContains(t, prompt, "CALL_MDT")
 					require.Contains(t, prompt, "NOT AVAILABLE")
 				}

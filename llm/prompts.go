@@ -1,38 +1,16 @@
 package llm
 
-import (
-	"embed"
-
-	"github.com/clinevo/clinevo/settings"
-)
+import "embed"
 
 //go:embed prompts/*.tmpl
 var promptFiles embed.FS
 
-// TemplateVersions name the version of each role's prompt template; runs log them.
+// TemplateVersions name the version of each shared role's prompt template;
+// runs log them. judge_grade is the 0–100 diagnosis grade (EvoClinician §3)
+// that the benchmarks grading a diagnosis alone name (Prompts).
 var TemplateVersions = map[string]string{
 	"doctor": "doctor/2", "patient": "patient/3", "exam": "exam/1", "consultant": "consultant/1",
 	"judge": "judge/1", "judge_grade": "judge_grade/1", "grader": "grader/3", "evolver": "evolver/1",
-	"doctor_tools": "doctor_tools/1", "judge_mustask": "judge_mustask/1",
-}
-
-// legacyTemplates are the template versions of the benchmarks that do not
-// declare theirs yet (Prompts). TODO(seam): each benchmark declares its own.
-func legacyTemplates(profile, role string) []string {
-	names := []string{role}
-	switch {
-	case role == "doctor" && profile == settings.Klinike:
-		names = []string{"doctor_tools"}
-	case role == "judge" && profile == settings.MedInquire:
-		names = []string{"judge_grade"}
-	case role == "judge" && profile == settings.Klinike:
-		names = []string{"judge_grade", "judge_mustask"}
-	}
-	out := make([]string, 0, len(names))
-	for _, n := range names {
-		out = append(out, shared.Version(n))
-	}
-	return out
 }
 
 // shared are the shared roles' templates.

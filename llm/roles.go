@@ -28,16 +28,13 @@ func DoctorPrompt(v clinic.DoctorView) ([]Message, error) { return Render("docto
 // Decide asks the model for the next action. A reply still malformed after the
 // repair request is an llm_error turn, not an error.
 func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
-	if len(v.Tools) > 0 {
-		return d.decideTools(ctx, v) // a tool sandbox (KlinikeBench): tools.go
-	}
 	msgs, err := DoctorPrompt(v)
 	if err != nil {
 		return actor.Decision{}, err
 	}
 	var out clinic.DoctorOutput
 	err = d.C.JSON(ctx, msgs, &out, func() error {
-		action, ok := enum(string(out.Action), v.Actions...)
+		action, ok := Enum(string(out.Action), v.Actions...)
 		if !ok {
 			return fmt.Errorf("action %q is not one of %s", out.Action, strings.Join(v.Actions, ", "))
 		}
@@ -111,7 +108,7 @@ func (p Patient) Answer(ctx context.Context, q episode.PatientQuery) (episode.Pa
 				return fmt.Errorf("revealed_fact_ids holds %q, which is not one of your facts", id)
 			}
 		}
-		reason, ok := enum(r.Unanswered, episode.AnsweredNone, episode.NotInPatientView, episode.UnclearQuestion)
+		reason, ok := Enum(r.Unanswered, episode.AnsweredNone, episode.NotInPatientView, episode.UnclearQuestion)
 		if !ok {
 			return fmt.Errorf("unanswered_reason %q is not none, not_in_patient_view or unclear_question", r.Unanswered)
 		}
@@ -155,7 +152,7 @@ func (e Exam) Resolve(ctx context.Context, request string, cat *catalog.Catalog)
 	}
 	var r examReply
 	err = e.C.JSON(ctx, msgs, &r, func() error {
-		r.Match, _ = enum(r.Match, "exact", "alias", "none") // an unknown value falls through to the error below
+		r.Match, _ = Enum(r.Match, "exact", "alias", "none") // an unknown value falls through to the error below
 		switch r.Match {
 		case "none":
 			return nil
@@ -199,7 +196,7 @@ func (c Consultant) Advise(ctx context.Context, v clinic.DoctorView, question st
 	}
 	var r consultReply
 	err = c.C.JSON(ctx, msgs, &r, func() error {
-		next, ok := enum(r.Next, "ASK", "FINALIZE")
+		next, ok := Enum(r.Next, "ASK", "FINALIZE")
 		if !ok {
 			return fmt.Errorf("next_action %q is not ASK or FINALIZE", r.Next)
 		}
@@ -259,7 +256,7 @@ func (j Judge) JudgeDiagnosis(ctx context.Context, c *clinic.Case, diagnosis []s
 		return nil
 	})
 	if dj, ok := j.Fallback.(grader.DiagnosisJudge); ok && IsMalformed(err) {
-		j.C.countFallback(ctx)
+		j.C.CountFallback(ctx)
 		return dj.JudgeDiagnosis(ctx, c, diagnosis)
 	}
 	if err != nil {
@@ -307,7 +304,7 @@ func (j Judge) Judge(ctx context.Context, c *clinic.Case, revealed string, final
 		return nil
 	})
 	if IsMalformed(err) && j.Fallback != nil {
-		j.C.countFallback(ctx)
+		j.C.CountFallback(ctx)
 		return j.Fallback.Judge(ctx, c, revealed, final)
 	}
 	if err != nil {
@@ -369,7 +366,7 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 			if l.Turn != i {
 				return fmt.Errorf("label %d is for turn %d; give them in turn order from 0", i, l.Turn)
 			}
-			label, ok := enum(l.Label, valid...)
+			label, ok := Enum(l.Label, valid...)
 			if !ok {
 				return fmt.Errorf("label %q is not one of %s", l.Label, strings.Join(valid, ", "))
 			}
@@ -378,7 +375,7 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 		return nil
 	})
 	if IsMalformed(err) {
-		g.C.countFallback(ctx)
+		g.C.CountFallback(ctx)
 		return grader.GradeProcess(in, key, g.Labels), nil
 	}
 	if err != nil {
@@ -394,11 +391,9 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 		switch ev.Action {
 		case clinic.RequestTest:
 			target = ev.Test
-		case clinic.ToolCall:
-			target = ev.Tool
 		}
-		if s, ok := episode.OwnTarget(g.Bench, ev); ok {
-			target = s
+		if lines[i].Target != "" {
+			target = lines[i].Target // what the benchmark's own action was about
 		}
 		pg.Actions = append(pg.Actions, grader.ActionGrade{Turn: i, Action: ev.Action, Target: target, Label: grader.Label(l.Label), Rationale: l.Rationale})
 		pg.Counts[grader.Label(l.Label)]++
@@ -409,7 +404,7 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 // Evolver is a model-backed evolver: the model proposes rule edits and cards;
 // the memory entries and transcript summaries a run keeps (evolver.Records)
 // are written beside them, and the cards are completed from the trace and
-// the key (evolver.FinishCards: tool calls, referral cards) and the rule
+// the key (evolver.FinishCards: the benchmark's lessons) and the rule
 // edits joined by the trace's own (evolver.TraceEdits), as the built-in
 // evolver does. Everything
 // passes the same leak screen as the built-in evolver's; a malformed reply
@@ -448,14 +443,14 @@ func (e Evolver) Evolve(ctx context.Context, cfg settings.Evolver, in evolver.In
 	var r evolveReply
 	err = e.C.JSON(ctx, msgs, &r, func() error {
 		for i, ed := range r.Edits {
-			op, ok := enum(ed.Op, evolver.OpAdd, evolver.OpMerge, evolver.OpRetire)
+			op, ok := Enum(ed.Op, evolver.OpAdd, evolver.OpMerge, evolver.OpRetire)
 			if !ok {
 				return fmt.Errorf("edits[%d].op %q is not add, merge or retire", i, ed.Op)
 			}
 			r.Edits[i].Op = op
 		}
 		for i, c := range r.Cards {
-			kind, ok := enum(c.Kind, string(clinic.CardSuccess), string(clinic.CardCorrection), string(clinic.CardRule))
+			kind, ok := Enum(c.Kind, string(clinic.CardSuccess), string(clinic.CardCorrection), string(clinic.CardRule))
 			if !ok || strings.TrimSpace(c.Text) == "" {
 				return fmt.Errorf("cards[%d] needs a kind (success, correction or rule) and a text", i)
 			}

@@ -29,7 +29,7 @@ func (j Judge) Score(ctx context.Context, t *Templates, name string, data any, a
 		return nil
 	})
 	if IsMalformed(err) && fallback != nil {
-		j.C.countFallback(ctx)
+		j.C.CountFallback(ctx)
 		return fallback()
 	}
 	if err != nil {

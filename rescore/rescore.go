@@ -1,7 +1,7 @@
 // Package rescore scores recorded episodes again under another judge without
-// replaying them (KlinikeBench §4.1: judge substitution on fixed
-// trajectories), into new runs of the results store that an experiment's
-// report reads beside its conditions.
+// replaying them (a judge substitution on fixed trajectories), into new runs
+// of the results store that an experiment's report reads beside its
+// conditions. A benchmark may say what a substitution re-scores (Rescorer).
 package rescore
 
 import (

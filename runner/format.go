@@ -22,8 +22,6 @@ func eventTarget(b any, ev clinic.Event) string {
 	switch ev.Action {
 	case clinic.RequestTest:
 		return ev.Test
-	case clinic.ToolCall:
-		return ev.Tool + " " + string(ev.Arguments)
 	}
 	return ev.Question
 }

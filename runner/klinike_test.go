@@ -5,9 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus/synth"
-	"github.com/clinevo/clinevo/settings"
 )
 
 // TestKlinikeLearning plays the 190 train tasks in order, without memory and
@@ -15,7 +14,7 @@ import (
 // must-ask topics): the built-in doctor passes no task without memory and
 // gets better at every gate with it.
 func TestKlinikeLearning(t *testing.T) {
-	tasks := synth.Klinike(7)[synth.SplitKlinikeTrain]
+	tasks := klinike.Tasks(7)[klinike.SplitTrain]
 	means := func(traces []clinic.Trace) map[string]float64 {
 		m := map[string]float64{}
 		for _, tr := range traces {
@@ -27,7 +26,7 @@ func TestKlinikeLearning(t *testing.T) {
 	}
 	run := func(memory bool) (early, late map[string]float64) {
 		d := deps(t, memory)
-		d.Settings.Profile = settings.Klinike
+		d.Settings.Profile = klinike.Name
 		traces := stream(t, d, tasks, "klinike")
 		n := len(traces) / 5
 		return means(traces[:n]), means(traces[len(traces)-n:])

@@ -30,13 +30,10 @@ type Settings struct {
 	Durability Durability `json:"durability" mapstructure:"durability"`
 }
 
-// Profiles are the benchmark environments a run can play. The benchmarks
-// registered in a process (bench.Names) are the profiles it accepts.
-const (
-	MedEvoEval = "medevoeval" // ASK, REQUEST_TEST, CALL_MDT, FINALIZE (MedEvoEval §3.2)
-	MedInquire = "medinquire" // ask, order test by free text, submit diagnosis (EvoClinician §3)
-	Klinike    = "klinike"    // patient turns and a tool sandbox (KlinikeBench §2)
-)
+// MedEvoEval is the default profile: MedEvoEval's question-and-test
+// environment (§3.2). The benchmarks registered in a process (bench.Names)
+// are the profiles it accepts.
+const MedEvoEval = "medevoeval"
 
 // Episode is the environment: budgets, the consultant, prices and mode.
 type Episode struct {
@@ -51,12 +48,8 @@ type Episode struct {
 	UnknownTestPrice float64 `json:"unknown_test_price" mapstructure:"unknown_test_price"`
 	// Mode is interactive (the doctor earns every fact) or static (the whole
 	// case in one view, one turn to finalise: MedEvoEval's full-vignette
-	// baseline, KlinikeBench's single-turn chart mode).
+	// baseline, or a benchmark's single-turn chart mode).
 	Mode string `json:"mode" mapstructure:"mode"`
-	// Steps and patient turns are KlinikeBench's budgets (appendix: 32 agent
-	// steps including tool calls, 10 patient turns); 0 means no cap.
-	MaxSteps        int `json:"max_steps" mapstructure:"max_steps"`
-	MaxPatientTurns int `json:"max_patient_turns" mapstructure:"max_patient_turns"`
 	// Ext are the episode keys the benchmarks add, by name, written inline
 	// with the shared ones (ext.go); each benchmark declares, defaults and
 	// validates its own.
@@ -211,7 +204,7 @@ func Default() Settings {
 		Episode: Episode{MaxTurns: 10, MaxTests: 3, MDT: MDTConsultant, BaseTurnCost: 5, Prices: map[string]float64{
 			"physical_exam": 0, "rapid_test": 25, "cbc": 30, "glucose": 30, "chemistry": 35, "urinalysis": 35, "troponin": 40,
 			"ecg": 50, "thyroid": 50, "xray": 80, "spirometry": 100, "ultrasound": 250, "ct": 500, "mri": 700, "other": 60},
-			UnknownTestPrice: 60, Mode: Interactive, MaxSteps: 32, MaxPatientTurns: 10},
+			UnknownTestPrice: 60, Mode: Interactive},
 		Scoring: Scoring{Diagnosis: 0.5, Evidence: 0.3, Plan: 0.2, Lambda: 0.5, Mu: 1, PassAt: 0.7,
 			US: 0.6, UT: 0.2, UE: 0.1, UR: 0.1, MatchAt: 0.5, SupportAt: 0.5},
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
@@ -291,8 +284,6 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("episode.unknown_test_price must not be negative, got %v", e.UnknownTestPrice)
 	case e.Mode != Interactive && e.Mode != Static:
 		return fmt.Errorf("episode.mode %q, want interactive or static", e.Mode)
-	case e.MaxSteps < 0 || e.MaxPatientTurns < 0:
-		return fmt.Errorf("episode.max_steps and episode.max_patient_turns must not be negative")
 	}
 	known := Default().Episode.Prices
 	for _, k := range sortedKeys(e.Prices) {

@@ -1,9 +1,7 @@
 package view
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
@@ -44,11 +41,11 @@ type episodePage struct {
 type turnView struct {
 	clinic.Event
 	Said   string // who or what answered: patient, result, consultant, ...
-	Target string // the question, test, tool or what the benchmark's own action was about
+	Target string // the question, test, or what the benchmark's own action was about
 	// Disposition is how a closing action ended the episode, in the
 	// benchmark's words (episode.Disposition), "" where it has none.
 	Disposition string
-	Arguments   string // a tool call's arguments, indented
+	Detail      string // the structured detail of a benchmark's own action (ShowAction), as it is shown
 	Label       *grader.ActionGrade
 	Cards       []shownCard
 	NewCards    bool   // the cards differ from the turn before's (the page opens them)
@@ -73,71 +70,6 @@ type historyLinks struct {
 	WorkflowID string
 	Command    string // temporal workflow show ...
 	UI         string // the Temporal Web UI's page, when one is configured
-}
-
-// source is what an episode was played with: its corpus, settings and memory
-// lineage, read from its run's recorded spec.
-type source struct {
-	Corpus     string
-	Settings   settings.Settings
-	MemoryRuns []string
-}
-
-// sourceOf finds a run's corpus, settings and memory lineage: a stream's
-// recorded spec; for its stage evaluations and replays the stream's; for a
-// held-out condition its experiment's spec and the lineage of the stream it
-// reads memory from.
-func (s *Server) sourceOf(ctx context.Context, run string) (source, error) {
-	runs, _, err := s.o.Results.Runs(ctx)
-	if err != nil {
-		return source{}, err
-	}
-	stream := contract.StreamOfRunID(run)
-	for _, r := range runs {
-		if r.Run == stream && r.Kind == string(contract.KindStream) {
-			var spec contract.StreamSpec
-			if err := json.Unmarshal(r.Spec, &spec); err != nil {
-				return source{}, fmt.Errorf("run %s: stored spec: %w", r.Run, err)
-			}
-			spec = spec.WithDefaults()
-			return source{Corpus: spec.Corpus, Settings: spec.Settings, MemoryRuns: spec.MemoryRuns()}, nil
-		}
-	}
-	for _, r := range runs {
-		if r.Kind != string(contract.KindExperiment) {
-			continue
-		}
-		var spec contract.ExperimentSpec
-		if err := json.Unmarshal(r.Spec, &spec); err != nil {
-			return source{}, fmt.Errorf("experiment %s: stored spec: %w", r.Run, err)
-		}
-		for i, c := range spec.Conditions {
-			if spec.RunID(c.Name) != run || c.Kind != contract.KindHeldOut {
-				continue
-			}
-			set, err := spec.SettingsOf(i)
-			if err != nil {
-				return source{}, err
-			}
-			src := source{Corpus: c.Corpus, Settings: set}
-			if src.Corpus == "" {
-				src.Corpus = spec.HeldOut
-			}
-			if c.From != "" {
-				raw, err := s.o.Results.RunResult(ctx, spec.RunID(c.From))
-				if err != nil {
-					return source{}, fmt.Errorf("held-out %s: the result of %s: %w", run, c.From, err)
-				}
-				var res contract.StreamResult
-				if err := json.Unmarshal(raw, &res); err != nil {
-					return source{}, fmt.Errorf("held-out %s: the result of %s: %w", run, c.From, err)
-				}
-				src.MemoryRuns = res.MemoryRuns
-			}
-			return src, nil
-		}
-	}
-	return source{}, fmt.Errorf("run %s: no recorded stream or experiment spec names it: %w", run, results.ErrNotFound)
 }
 
 // caseOf loads a case from its corpus (each corpus once).
@@ -182,24 +114,22 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 		}
 		return c, err
 	}
-	// The run's benchmark reads its own actions; a run whose source is not
-	// found is read the shared way.
-	src, srcErr := s.sourceOf(ctx, rec.Run)
+	// The run's benchmark reads and shows its own actions; a run whose source
+	// is not found (or a build without the benchmark) is read the shared way.
+	src, srcErr := results.SourceOfRun(ctx, s.o.Results, rec.Run)
 	var b bench.Benchmark
 	if srcErr == nil {
 		b, _ = bench.Of(src.Settings) // nil for a benchmark this build does not have
 	}
+	shower, _ := b.(ActionShower)
 	for _, ev := range t.Events {
 		tv := turnView{Event: ev, Said: said(ev), Target: target(b, ev)}
 		if ev.Final != nil {
 			tv.Disposition = episode.Disposition(b, *ev.Final)
 		}
-		if len(ev.Arguments) > 0 {
-			var b bytes.Buffer
-			if json.Indent(&b, ev.Arguments, "", "  ") == nil {
-				tv.Arguments = b.String()
-			} else {
-				tv.Arguments = string(ev.Arguments)
+		if shower != nil {
+			if a, ok := shower.ShowAction(ev); ok {
+				tv.Said, tv.Target, tv.Detail = or(a.Said, tv.Said), or(a.Target, tv.Target), a.Detail
 			}
 		}
 		if p.Grade != nil {
@@ -236,8 +166,8 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 	}
 	sort.Slice(p.Usage, func(i, j int) bool { return p.Usage[i].Role < p.Usage[j].Role })
 
-	if err := srcErr; errors.Is(err, results.ErrNotFound) {
-		p.Source = err.Error() + "; the scores are shown as stored, without the similarity of the cards shown"
+	if errors.Is(srcErr, results.ErrNotFound) {
+		p.Source = srcErr.Error() + "; the scores are shown as stored, without the similarity of the cards shown"
 		p.Scores = explain(rec.Scores, nil, nil)
 		return p, nil
 	}
@@ -275,7 +205,7 @@ func (s *Server) cardOrMissing(ctx context.Context, id string) (cardRef, error) 
 // as the Decide activity does, and runs the doctor's retrieval again on the
 // memory as of the episode (frozen: nothing is counted), which gives the
 // similarity of each card shown and the query the doctor made.
-func (s *Server) replay(ctx context.Context, p *episodePage, c clinic.Case, src source) error {
+func (s *Server) replay(ctx context.Context, p *episodePage, c clinic.Case, src results.RunSource) error {
 	if len(src.MemoryRuns) == 0 {
 		return nil // no memory in this run: no card was shown
 	}
@@ -350,8 +280,6 @@ func said(ev clinic.Event) string {
 		return "result"
 	case clinic.CallMDT:
 		return "consultant"
-	case clinic.ToolCall:
-		return "tool"
 	}
 	if ev.Free {
 		return "finding"
@@ -359,15 +287,36 @@ func said(ev clinic.Event) string {
 	return "reply"
 }
 
+// or is s, or else when s is empty.
+func or(s, otherwise string) string {
+	if s == "" {
+		return otherwise
+	}
+	return s
+}
+
+// ActionShower is a benchmark's showing of its own actions on the episode
+// page (a capability): who or what answered one, what it was about and its
+// structured detail; ok is false for an action it leaves to the shared page.
+type ActionShower interface {
+	ShowAction(ev clinic.Event) (a ShownAction, ok bool)
+}
+
+// ShownAction is how the episode page shows a benchmark's own action; an
+// empty Said or Target keeps the shared one.
+type ShownAction struct {
+	Said   string // who or what answered: "tool"
+	Target string // what the action was about: the tool's name
+	Detail string // shown as preformatted text: a tool call's arguments, indented
+}
+
 // target is what an action was about: benchmark b's reading where it has
-// one (episode.OwnTarget), else the tool, the test or the question.
+// one (episode.OwnTarget), else the test or the question.
 func target(b any, ev clinic.Event) string {
 	if s, ok := episode.OwnTarget(b, ev); ok {
 		return s
 	}
 	switch {
-	case ev.Tool != "":
-		return ev.Tool
 	case ev.Test != "":
 		return ev.Test
 	}
@@ -419,14 +368,11 @@ type KeyPoint struct {
 // stored.
 func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings) ScoreView {
 	if set != nil {
+		// A benchmark this build does not have is explained as the manager's scores.
 		if b, err := bench.Of(*set); err == nil {
 			if e, ok := b.(Explainer); ok {
 				return e.Explain(sc, c, *set)
 			}
-		}
-		switch set.Profile {
-		case settings.Klinike:
-			return explainKlinike(sc, *set)
 		}
 	}
 	v := ScoreView{Scores: sc, StrictHow: "strict: the diagnosis grade is 1; grade = round(100·S)", KeyPoints: true}

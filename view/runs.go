@@ -234,7 +234,7 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 	}
 	cond := analysis.Condition(id, kind, id, recs)
 	// A held-out run stores no spec: its settings are its condition's.
-	if src, err := s.sourceOf(ctx, id); err == nil {
+	if src, err := results.SourceOfRun(ctx, s.o.Results, id); err == nil {
 		cond.Profile = src.Settings.OrDefault().Profile
 	}
 	p.NoU = !cond.DefinesU()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
@@ -367,7 +368,7 @@ func TestViewer(t *testing.T) {
 		c, ok := cp.Case("klinike-0001")
 		require.True(t, ok)
 		set := settings.Default()
-		set.Profile = settings.Klinike
+		set.Profile = klinike.Name
 		id := contract.EpisodeWorkflowID("kl", 1, 1, 1, c.ID)
 		tr, err := runner.Play(ctx, c, runner.Deps{Roles: runner.BuiltinRoles(), Settings: set}, runner.Meta{RunID: "kl", EpisodeID: id, Number: 1, Pass: 1, Stage: 1})
 		require.NoError(t, err)
@@ -383,9 +384,9 @@ func TestViewer(t *testing.T) {
 		page := body(t, get(t, srv, http.MethodGet, "/episode?id="+url.QueryEscape(id), nil))
 		calls := 0
 		for _, ev := range tr.Events {
-			if ev.Action == clinic.ToolCall {
+			if ev.Action == klinike.ToolCall {
 				calls++
-				require.Contains(t, page, `<span class="who">doctor</span> <span>`+ev.Tool)
+				require.Contains(t, page, `<span class="who">doctor</span> <span>`+klinike.CallOf(ev.Ext).Tool)
 			}
 		}
 		require.Positive(t, calls, "the built-in doctor calls tools")

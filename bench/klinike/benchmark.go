@@ -9,6 +9,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/rescore"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -24,21 +25,22 @@ var _ bench.Benchmark = Benchmark{}
 // Name is "klinike".
 func (Benchmark) Name() string { return Name }
 
-// Actions are questions to the patient and tool calls.
-func (Benchmark) Actions(settings.Settings) []clinic.ActionKind {
-	return []clinic.ActionKind{clinic.Ask, clinic.ToolCall}
+// Actions are questions to the patient and tool calls; the chart mode, which
+// shows the whole intake, takes only the call of record_diagnosis (§4).
+func (Benchmark) Actions(s settings.Settings) []clinic.ActionKind {
+	if s.Episode.Mode == settings.Static {
+		return []clinic.ActionKind{ToolCall}
+	}
+	return []clinic.ActionKind{clinic.Ask, ToolCall}
 }
-
-// Validate has nothing to add yet.
-func (Benchmark) Validate(settings.Settings) error { return nil }
-
-// ValidateCase needs nothing beyond the native case format: a case without a
-// sandbox exposes record_diagnosis only.
-func (Benchmark) ValidateCase(*clinic.Case) error { return nil }
 
 // Start begins or rebuilds an encounter.
 func (Benchmark) Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) (episode.Env, error) {
-	return Restore(c, s, roles, events), nil
+	env, err := Restore(c, s, roles, events)
+	if err != nil {
+		return nil, err
+	}
+	return env, nil
 }
 
 // Score computes the four gates and strict success.
@@ -46,6 +48,8 @@ func (Benchmark) Score(ctx context.Context, in bench.ScoreInput) (clinic.Scores,
 	final, _ := in.Env.Final()
 	return Score(ctx, in.Case, in.Settings, in.Env.Events(), final, in.Judge)
 }
+
+var _ rescore.Rescorer = Benchmark{}
 
 // Rescore judges must-ask coverage again and keeps the other gates
 // (KlinikeBench §4.1).
@@ -81,15 +85,19 @@ var _ bench.Budgeter = Benchmark{}
 // Budgets are the agent steps and patient turns (appendix: 32 and 10); the
 // chart mode makes no step but the closing one.
 func (Benchmark) Budgets(s settings.Settings) []bench.Budget {
-	steps := strconv.Itoa(s.Episode.MaxSteps)
+	b, err := BudgetOf(s)
+	if err != nil {
+		return []bench.Budget{{Name: "budgets", Value: err.Error()}} // validated settings decode; say so rather than guess
+	}
+	steps := strconv.Itoa(b.MaxSteps)
 	switch {
 	case s.Episode.Mode == settings.Static:
 		steps = "0 (chart mode)"
-	case s.Episode.MaxSteps == 0:
+	case b.MaxSteps == 0:
 		steps = "none"
 	}
-	turns := strconv.Itoa(s.Episode.MaxPatientTurns)
-	if s.Episode.MaxPatientTurns == 0 {
+	turns := strconv.Itoa(b.MaxPatientTurns)
+	if b.MaxPatientTurns == 0 {
 		turns = "none"
 	}
 	return []bench.Budget{{Name: "steps", Value: steps}, {Name: "patient turns", Value: turns}}

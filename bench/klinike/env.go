@@ -1,23 +1,15 @@
-// Package klinike is KlinikeBench's environment (KlinikeBench §2.2 and
-// appendix B): the doctor questions a simulated patient and calls the tools of
-// the task's sandbox within 32 agent steps (tool calls included) and 10
-// patient turns, is told to record a diagnosis when the step budget is spent,
-// and is scored by four gates, D, W, A and H, and strict pass@1. The chart
-// mode (settings.Episode.Mode static) shows the whole intake at once and
-// allows only record_diagnosis (§4, single- vs multi-turn).
 package klinike
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/sandbox"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -42,17 +34,29 @@ const (
 // Env is one KlinikeBench encounter in progress. Its state is its events.
 type Env struct {
 	c       clinic.Case
+	sb      *Sandbox // the case's, nil for none
 	cfg     settings.Episode
+	budget  Budget
 	roles   episode.Roles
 	patient *episode.Episode // the patient side, fed the ASK events only
+	calls   []CallFields     // each event's call, read once (the zero call for a question)
 	episode.Log
 }
 
 var _ episode.Env = (*Env)(nil)
 
 // Restore starts an encounter of c, or rebuilds one from its events without
-// calling any role.
-func Restore(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) *Env {
+// calling any role. The error is a budget of the wrong type or a sandbox
+// that does not decode (settings or a case that did not pass validation).
+func Restore(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) (*Env, error) {
+	budget, err := BudgetOf(s)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := SandboxOf(&c)
+	if err != nil {
+		return nil, err
+	}
 	// The patient side reuses the shared environment's questioning (answer
 	// cache, revealed and held facts) with no budget of its own: this
 	// environment counts the patient turns.
@@ -65,29 +69,28 @@ func Restore(c clinic.Case, s settings.Settings, roles episode.Roles, events []c
 			asks = append(asks, ev)
 		}
 	}
-	e := &Env{c: c, cfg: s.Episode, roles: roles,
+	e := &Env{c: c, sb: sb, cfg: s.Episode, budget: budget, roles: roles,
 		patient: episode.Restore(c, inner, episode.Rules{Actions: []clinic.ActionKind{clinic.Ask}}, roles, asks)}
 	for _, ev := range events {
 		e.apply(ev)
 	}
-	return e
+	return e, nil
 }
 
-// Cap is the step budget: episode.max_steps (KlinikeBench appendix: 32
-// agent steps, tool calls included), Uncapped for 0, and 0 in the chart mode,
-// whose one turn is the closing one.
-func Cap(cfg settings.Episode) int {
+// cap is the step budget: episode.max_steps (Budget), Uncapped for 0, and 0
+// in the chart mode, whose one turn is the closing one.
+func (e *Env) cap() int {
 	switch {
-	case cfg.Mode == settings.Static:
+	case e.cfg.Mode == settings.Static:
 		return 0
-	case cfg.MaxSteps == 0:
+	case e.budget.MaxSteps == 0:
 		return Uncapped
 	}
-	return cfg.MaxSteps
+	return e.budget.MaxSteps
 }
 
 // closing reports whether the step budget is spent: only record_diagnosis remains.
-func (e *Env) closing() bool { return e.Len() >= Cap(e.cfg) }
+func (e *Env) closing() bool { return e.Len() >= e.cap() }
 
 // PatientTurns counts the questions the patient answered.
 func PatientTurns(events []clinic.Event) int {
@@ -102,20 +105,20 @@ func PatientTurns(events []clinic.Event) int {
 
 // patientTurnsLeft is the patient-turn budget left; -1 without a cap.
 func (e *Env) patientTurnsLeft() int {
-	if e.cfg.MaxPatientTurns == 0 {
+	if e.budget.MaxPatientTurns == 0 {
 		return -1
 	}
-	return max(0, e.cfg.MaxPatientTurns-PatientTurns(e.Seen()))
+	return max(0, e.budget.MaxPatientTurns-PatientTurns(e.Seen()))
 }
 
 // exposed are the tool names the task exposes, in registry order.
 func (e *Env) exposed() []string {
-	if e.c.Exam.Sandbox == nil {
+	if e.sb == nil {
 		return []string{sandbox.RecordDiagnosis}
 	}
 	var out []string
 	for _, n := range sandbox.Names() {
-		if slices.Contains(e.c.Exam.Sandbox.Tools, n) && !slices.Contains(e.c.Exam.Sandbox.Forbidden, n) {
+		if slices.Contains(e.sb.Tools, n) && !slices.Contains(e.sb.Forbidden, n) {
 			out = append(out, n)
 		}
 	}
@@ -125,9 +128,9 @@ func (e *Env) exposed() []string {
 // actions are the actions allowed this turn.
 func (e *Env) actions() []clinic.ActionKind {
 	if e.closing() || e.patientTurnsLeft() == 0 {
-		return []clinic.ActionKind{clinic.ToolCall}
+		return []clinic.ActionKind{ToolCall}
 	}
-	return []clinic.ActionKind{clinic.Ask, clinic.ToolCall}
+	return []clinic.ActionKind{clinic.Ask, ToolCall}
 }
 
 // callable are the tools the doctor may call this turn.
@@ -143,34 +146,36 @@ func (e *Env) callable() []string {
 // call now and its budgets. In the chart mode the intake is shown whole.
 func (e *Env) View(cards []clinic.CardHint, rules []string) clinic.DoctorView {
 	v := clinic.DoctorView{Demographics: e.c.Patient.Demographics, OpeningComplaint: e.c.Patient.OpeningComplaint,
-		Cards: cards, Rules: rules, Turn: e.Len(), MaxTurns: Cap(e.cfg) + 1, Phase: PhaseEncounter}
+		Cards: cards, Rules: rules, Turn: e.Len(), MaxTurns: e.cap() + 1}
+	kv := View{Phase: PhaseEncounter}
 	for _, a := range e.actions() {
 		v.Actions = append(v.Actions, string(a))
 	}
 	for _, n := range e.callable() {
-		t, _ := sandbox.Lookup(n) // exposed names are registered (corpus validation)
-		v.Tools = append(v.Tools, t.View())
+		t, _ := sandbox.Lookup(n) // exposed names are registered (ValidateCase)
+		kv.Tools = append(kv.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
 	switch {
 	case e.cfg.Mode == settings.Static:
-		v.Phase = PhaseChart
-		v.Exchanges = chart(&e.c)
+		kv.Phase = PhaseChart
+		v.Exchanges = chart(&e.c, e.sb)
 	case e.closing():
-		v.Phase = PhaseRecord
+		kv.Phase = PhaseRecord
 	default:
-		v.StepsLeft = Cap(e.cfg) - e.Len()
-		v.PatientTurnsLeft = max(0, e.patientTurnsLeft())
+		kv.StepsLeft = e.cap() - e.Len()
+		kv.PatientTurnsLeft = max(0, e.patientTurnsLeft())
 	}
-	for _, ev := range e.Seen() {
+	for i, ev := range e.Seen() {
 		switch ev.Action {
 		case clinic.Ask:
 			if ev.Status == clinic.StatusReturned {
 				v.Exchanges = append(v.Exchanges, clinic.Exchange{Question: ev.Question, Topic: ev.Topic, Answer: ev.Reply, Answered: len(ev.RevealedFacts) > 0})
 			}
-		case clinic.ToolCall:
-			v.ToolResults = append(v.ToolResults, clinic.ToolResult{Tool: ev.Tool, Arguments: ev.Arguments, Status: ev.Status, Text: ev.Reply})
+		case ToolCall:
+			kv.ToolResults = append(kv.ToolResults, ToolResult{Tool: e.calls[i].Tool, Arguments: e.calls[i].Arguments, Status: ev.Status, Text: ev.Reply})
 		}
 	}
+	v.Ext = kv
 	return v
 }
 
@@ -179,13 +184,13 @@ func (e *Env) View(cards []clinic.CardHint, rules []string) clinic.DoctorView {
 // medicines and allergies (KlinikeBench §4: chief complaint, demographics,
 // severity, duration, history, medications, allergies and family history).
 // Examination findings and test results are not part of it.
-func chart(c *clinic.Case) []clinic.Exchange {
+func chart(c *clinic.Case, sb *Sandbox) []clinic.Exchange {
 	var facts []string
 	for _, f := range c.Patient.Facts {
 		facts = append(facts, f.Text)
 	}
 	out := []clinic.Exchange{{Question: "History", Answer: strings.Join(facts, " "), Answered: len(facts) > 0}}
-	if sb := c.Exam.Sandbox; sb != nil {
+	if sb != nil {
 		if len(sb.Record.Medications) > 0 {
 			out = append(out, clinic.Exchange{Question: "Medications on the chart", Answer: strings.Join(sb.Record.Medications, "; "), Answered: true})
 		}
@@ -200,12 +205,12 @@ func chart(c *clinic.Case) []clinic.Exchange {
 func (e *Env) Revealed() string {
 	parts := []string{e.c.Patient.Demographics.Text, e.c.Patient.OpeningComplaint}
 	if e.cfg.Mode == settings.Static {
-		for _, x := range chart(&e.c) {
+		for _, x := range chart(&e.c, e.sb) {
 			parts = append(parts, x.Answer)
 		}
 	}
 	for _, ev := range e.Seen() {
-		if ev.Status == clinic.StatusReturned && (ev.Action == clinic.Ask || ev.Action == clinic.ToolCall) {
+		if ev.Status == clinic.StatusReturned && (ev.Action == clinic.Ask || ev.Action == ToolCall) {
 			parts = append(parts, ev.Reply)
 		}
 	}
@@ -232,7 +237,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 		ev.Reply = "the step budget is spent: record your diagnosis with record_diagnosis"
 	case out.Action == clinic.Ask && e.patientTurnsLeft() == 0:
 		ev.Status = clinic.StatusOverBudget
-		ev.Reply = fmt.Sprintf("the %d patient turns are spent; the patient answers no more questions", e.cfg.MaxPatientTurns)
+		ev.Reply = fmt.Sprintf("the %d patient turns are spent; the patient answers no more questions", e.budget.MaxPatientTurns)
 	case !slices.Contains(allowed, out.Action):
 		ev.Status = clinic.StatusInvalid
 		ev.Reply = fmt.Sprintf("unknown action %q; use one of %s", out.Action, actionList(allowed))
@@ -261,34 +266,36 @@ func (e *Env) ask(ctx context.Context, out clinic.DoctorOutput, ev *clinic.Event
 }
 
 func (e *Env) call(ctx context.Context, out clinic.DoctorOutput, ev *clinic.Event) error {
-	ev.Tool = strings.TrimSpace(out.Tool)
-	ev.Arguments = rawJSON(out.Arguments)
+	asked := CallOf(out.Ext)
+	c := CallFields{Tool: strings.TrimSpace(asked.Tool), Arguments: asked.Arguments}
+	defer func() { ev.Ext = WithCall(ev.Ext, c) }()
 	var forbidden []string
-	if sb := e.c.Exam.Sandbox; sb != nil {
-		forbidden = sb.Forbidden
+	var rec sandbox.Record
+	if e.sb != nil {
+		forbidden, rec = e.sb.Forbidden, e.sb.Record
 	}
-	t, known := sandbox.Lookup(ev.Tool)
+	t, known := sandbox.Lookup(c.Tool)
 	switch {
-	case ev.Tool == "":
+	case c.Tool == "":
 		ev.Status, ev.Reply = clinic.StatusInvalid, "TOOL_CALL needs a tool"
 		return nil
-	case slices.Contains(forbidden, ev.Tool):
-		ev.Status, ev.Reply = clinic.StatusInvalid, fmt.Sprintf("%s is forbidden in this encounter", ev.Tool)
+	case slices.Contains(forbidden, c.Tool):
+		ev.Status, ev.Reply = clinic.StatusInvalid, fmt.Sprintf("%s is forbidden in this encounter", c.Tool)
 		return nil
-	case e.closing() && ev.Tool != sandbox.RecordDiagnosis:
+	case e.closing() && c.Tool != sandbox.RecordDiagnosis:
 		ev.Status, ev.Reply = clinic.StatusInvalid, "the step budget is spent: record your diagnosis with record_diagnosis"
 		return nil
-	case !known || !slices.Contains(e.exposed(), ev.Tool):
-		ev.Status, ev.Reply = clinic.StatusInvalid, fmt.Sprintf("tool %q is not available; the tools are %s", ev.Tool, strings.Join(e.callable(), ", "))
+	case !known || !slices.Contains(e.exposed(), c.Tool):
+		ev.Status, ev.Reply = clinic.StatusInvalid, fmt.Sprintf("tool %q is not available; the tools are %s", c.Tool, strings.Join(e.callable(), ", "))
 		return nil
 	}
-	args, err := t.Validate(out.Arguments)
+	args, err := t.Validate(asked.Arguments)
 	if err != nil {
 		ev.Status, ev.Reply = clinic.StatusInvalid, err.Error()
 		return nil
 	}
-	ev.Arguments = args.Canonical()
-	res, err := sandbox.Execute(ctx, &e.c, e.roles.Exam, e.cfg.Prices, t, args)
+	c.Arguments = args.Canonical()
+	res, err := sandbox.Execute(ctx, &e.c, rec, e.roles.Exam, e.cfg.Prices, t, args)
 	if err != nil {
 		return err
 	}
@@ -296,24 +303,16 @@ func (e *Env) call(ctx context.Context, out clinic.DoctorOutput, ev *clinic.Even
 	return nil
 }
 
-// rawJSON keeps arguments as the trace can hold them: valid JSON as it is,
-// anything else as a JSON string of its text.
-func rawJSON(b json.RawMessage) json.RawMessage {
-	if len(b) == 0 {
-		return nil
-	}
-	if json.Valid(b) {
-		return append(json.RawMessage(nil), b...)
-	}
-	s, _ := json.Marshal(string(b)) // a string always marshals
-	return s
-}
-
 // apply records an event and derives the end: a recorded diagnosis, or a
 // closing turn that recorded none. The forced end is written on the event,
 // so Restore derives the same end.
 func (e *Env) apply(ev clinic.Event) {
-	if !e.Record(ev) && e.Len() > Cap(e.cfg) {
+	var c CallFields
+	if ev.Action == ToolCall {
+		c = CallOf(ev.Ext)
+	}
+	e.calls = append(e.calls, c)
+	if !e.Record(ev) && e.Len() > e.cap() {
 		// No diagnosis was recorded, not even when told to: none is made up.
 		e.ForceEnd(&clinic.FinalOutput{Forced: true})
 	}

@@ -7,7 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/bench/klinike"
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
@@ -20,7 +22,7 @@ import (
 // aneurysm), three must-ask topics, four required tools, a CT of the abdomen
 // that must be ordered, and a penicillin the doctor must never prescribe.
 func aaa() clinic.Case {
-	return clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, ID: "aaa-1", Condition: "aaa",
+	c := clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, ID: "aaa-1", Condition: "aaa",
 		Patient: clinic.PatientView{Demographics: clinic.Demographics{Age: 68, Sex: "male", Text: "68-year-old man"},
 			OpeningComplaint: "It's a burning pain in my belly, and it goes through to my back.",
 			Facts: []clinic.Fact{
@@ -34,37 +36,46 @@ func aaa() clinic.Case {
 		Exam: clinic.ExamView{
 			Findings: []clinic.Finding{{System: "vitals", Text: "BP 150/90 mmHg, HR 96."}, {System: "abdominal", Text: "Pulsatile mass above the umbilicus.", Abnormal: true}},
 			Tests:    []clinic.TestValue{{Name: "ct abdomen", Result: "Infrarenal aortic aneurysm of 6 cm.", Abnormal: true}},
-			Sandbox: &clinic.Sandbox{Tools: []string{"get_patient_info", "get_patient_allergies", "get_patient_vitals", "order_imaging",
-				"prescribe_medication", "admit_to_hospital", "record_diagnosis"}, Forbidden: []string{"create_follow_up_plan"},
-				Record: clinic.Record{Allergies: []string{"penicillin (rash)"}}},
 		},
 		Manager: clinic.ManagerView{Diagnosis: clinic.Diagnosis{Name: "Abdominal aortic aneurysm", Acceptable: []string{"AAA"}},
-			MustAsk: []string{clinic.TopicOnset, clinic.TopicCharacter, clinic.TopicSocial},
-			Tools: &clinic.ToolKey{Required: []string{"get_patient_info", "get_patient_allergies", "order_imaging", "admit_to_hospital"},
-				Constraints: []clinic.ActionConstraint{
-					{Tool: "order_imaging", Rule: clinic.RuleMust, Arguments: map[string]string{"modality": "CT", "region": "abdomen"}},
-					{Tool: "prescribe_medication", Rule: clinic.RuleNever, Arguments: map[string]string{"drug": "amoxicillin"}},
-				}}},
+			MustAsk: []string{clinic.TopicOnset, clinic.TopicCharacter, clinic.TopicSocial}},
 		Provenance: clinic.Provenance{Source: "test"}}
+	klinike.SetTask(&c, &klinike.Sandbox{Tools: []string{"get_patient_info", "get_patient_allergies", "get_patient_vitals", "order_imaging",
+		"prescribe_medication", "admit_to_hospital", "record_diagnosis"}, Forbidden: []string{"create_follow_up_plan"},
+		Record: sandbox.Record{Allergies: []string{"penicillin (rash)"}}},
+		&klinike.ToolKey{Required: []string{"get_patient_info", "get_patient_allergies", "order_imaging", "admit_to_hospital"},
+			Constraints: []klinike.ActionConstraint{
+				{Tool: "order_imaging", Rule: klinike.RuleMust, Arguments: map[string]string{"modality": "CT", "region": "abdomen"}},
+				{Tool: "prescribe_medication", Rule: klinike.RuleNever, Arguments: map[string]string{"drug": "amoxicillin"}},
+			}})
+	return c
 }
 
 func ask(q string) clinic.DoctorOutput { return clinic.DoctorOutput{Action: clinic.Ask, Question: q} }
 
 func call(tool, args string) clinic.DoctorOutput {
-	return clinic.DoctorOutput{Action: clinic.ToolCall, Tool: tool, Arguments: json.RawMessage(args)}
+	return klinike.CallOutput(tool, json.RawMessage(args))
 }
 
 func klinikeSettings() settings.Settings {
 	s := settings.Default()
-	s.Profile = settings.Klinike
+	s.Profile = klinike.Name
 	return s
+}
+
+// restore is klinike.Restore of valid settings.
+func restore(t *testing.T, c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) *klinike.Env {
+	t.Helper()
+	env, err := klinike.Restore(c, s, roles, events)
+	require.NoError(t, err)
+	return env
 }
 
 // play steps a scripted agent through the encounter and scores it with the
 // built-in judges.
 func play(t *testing.T, c clinic.Case, s settings.Settings, script []clinic.DoctorOutput) (*klinike.Env, clinic.Scores) {
 	t.Helper()
-	env := klinike.Restore(c, s, episode.BuiltinRoles(), nil)
+	env := restore(t, c, s, episode.BuiltinRoles(), nil)
 	for _, out := range script {
 		_, err := env.Step(context.Background(), episode.StepInput{Output: out})
 		require.NoError(t, err)
@@ -145,7 +156,8 @@ func TestGates(t *testing.T) {
 			require.Equal(t, tc.d == 1, sc.Strict, "the diagnosis matched")
 			require.Equal(t, tc.required, sc.Required)
 			require.Equal(t, tc.h, sc.MustAsk)
-			_, _, _, _, violations := klinike.ToolGates(&c, env.Events())
+			_, _, _, _, violations, err := klinike.ToolGates(&c, env.Events())
+			require.NoError(t, err)
 			require.Equal(t, tc.violations, violations)
 		})
 	}
@@ -162,7 +174,9 @@ func TestInvalidArgumentsAreRecorded(t *testing.T) {
 		{"a missing argument", "order_imaging", `{"modality":"CT"}`, "at /: missing property 'region'"},
 		{"an unknown argument", "admit_to_hospital", `{"reason":"x","ward":"surgical"}`, "additional properties 'ward' not allowed"},
 		{"not an object", "order_imaging", `["CT","abdomen"]`, "must be a JSON object"},
-		{"not JSON at all", "order_imaging", `modality=CT`, "not valid JSON"},
+		// Text that is not JSON travels as a JSON string of it (an output is
+		// JSON on the wire), which is not an object.
+		{"not JSON at all", "order_imaging", `modality=CT`, "must be a JSON object"},
 		{"a wrong type", "record_diagnosis", `{"diagnosis":42}`, "at /diagnosis: got number, want string"},
 		{"an unexposed tool", "refer_to_specialist", `{"specialty":"vascular surgery","urgency":"emergency"}`, `tool "refer_to_specialist" is not available`},
 		{"an unknown tool", "order_pet_scan", `{}`, `tool "order_pet_scan" is not available`},
@@ -170,14 +184,14 @@ func TestInvalidArgumentsAreRecorded(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := aaa()
-			env := klinike.Restore(c, klinikeSettings(), episode.BuiltinRoles(), nil)
+			env := restore(t, c, klinikeSettings(), episode.BuiltinRoles(), nil)
 			ev, err := env.Step(context.Background(), episode.StepInput{Output: call(tc.tool, tc.args)})
 			require.NoError(t, err)
 			require.Equal(t, clinic.StatusInvalid, ev.Status)
 			require.Contains(t, ev.Reply, tc.reply)
-			require.True(t, json.Valid(ev.Arguments), "the trace keeps the arguments as valid JSON")
+			require.True(t, json.Valid(callOf(ev).Arguments), "the trace keeps the arguments as valid JSON")
 			require.False(t, env.Done())
-			v := env.View(nil, nil)
+			v := klinike.ViewOf(env.View(nil, nil))
 			require.Len(t, v.ToolResults, 1)
 			require.Equal(t, clinic.StatusInvalid, v.ToolResults[0].Status)
 			require.Contains(t, v.ToolResults[0].Text, tc.reply, "the error goes back to the doctor")
@@ -186,7 +200,8 @@ func TestInvalidArgumentsAreRecorded(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, clinic.StatusReturned, ev.Status)
 			require.Equal(t, "ct abdomen: Infrarenal aortic aneurysm of 6 cm.", ev.Reply)
-			_, _, _, _, violations := klinike.ToolGates(&c, env.Events())
+			_, _, _, _, violations, err := klinike.ToolGates(&c, env.Events())
+			require.NoError(t, err)
 			require.NotContains(t, violations, "missing order_imaging(modality=CT, region=abdomen)", "only executed calls count")
 		})
 	}
@@ -197,14 +212,14 @@ func TestInvalidArgumentsAreRecorded(t *testing.T) {
 // remains, and an agent that does not record one ends with no diagnosis.
 func TestBudgets(t *testing.T) {
 	s := klinikeSettings()
-	s.Episode.MaxSteps, s.Episode.MaxPatientTurns = 3, 1
+	s.Episode.Ext = map[string]any{"max_steps": 3, "max_patient_turns": 1}
 	t.Run("told to record a diagnosis", func(t *testing.T) {
 		c := aaa()
-		env := klinike.Restore(c, s, episode.BuiltinRoles(), nil)
+		env := restore(t, c, s, episode.BuiltinRoles(), nil)
 		v := env.View(nil, nil)
 		require.Equal(t, []string{"ASK", "TOOL_CALL"}, v.Actions)
-		require.Equal(t, 3, v.StepsLeft)
-		require.Equal(t, 1, v.PatientTurnsLeft)
+		require.Equal(t, 3, klinike.ViewOf(v).StepsLeft)
+		require.Equal(t, 1, klinike.ViewOf(v).PatientTurnsLeft)
 		step := func(out clinic.DoctorOutput) clinic.Event {
 			ev, err := env.Step(context.Background(), episode.StepInput{Output: out})
 			require.NoError(t, err)
@@ -217,10 +232,10 @@ func TestBudgets(t *testing.T) {
 		require.Contains(t, ev.Reply, "patient turns are spent")
 		require.Equal(t, clinic.StatusReturned, step(call("get_patient_info", `{}`)).Status)
 		v = env.View(nil, nil)
-		require.Equal(t, klinike.PhaseRecord, v.Phase)
+		require.Equal(t, klinike.PhaseRecord, klinike.ViewOf(v).Phase)
 		require.Equal(t, []string{"TOOL_CALL"}, v.Actions)
-		require.Len(t, v.Tools, 1)
-		require.Equal(t, "record_diagnosis", v.Tools[0].Name)
+		require.Len(t, klinike.ViewOf(v).Tools, 1)
+		require.Equal(t, "record_diagnosis", klinike.ViewOf(v).Tools[0].Name)
 		require.False(t, env.Done())
 		ev = step(call("record_diagnosis", `{"diagnosis":"AAA"}`))
 		require.Equal(t, clinic.StatusFinalized, ev.Status)
@@ -245,9 +260,9 @@ func TestBudgets(t *testing.T) {
 	})
 	t.Run("no step cap", func(t *testing.T) {
 		s := klinikeSettings()
-		s.Episode.MaxSteps = 0
-		env := klinike.Restore(aaa(), s, episode.BuiltinRoles(), nil)
-		require.Equal(t, klinike.Uncapped, env.View(nil, nil).StepsLeft)
+		s.Episode.Ext = map[string]any{"max_steps": 0}
+		env := restore(t, aaa(), s, episode.BuiltinRoles(), nil)
+		require.Equal(t, klinike.Uncapped, klinike.ViewOf(env.View(nil, nil)).StepsLeft)
 	})
 }
 
@@ -260,7 +275,7 @@ func TestRestore(t *testing.T) {
 		call("get_patient_allergies", `{}`), ask("Do you smoke?")}
 	env, _ := play(t, c, s, script)
 	require.True(t, env.Events()[1].Cached, "the same question gets the same answer")
-	again := klinike.Restore(c, s, episode.Roles{}, env.Events()) // nil roles: nothing may be called
+	again := restore(t, c, s, episode.Roles{}, env.Events()) // nil roles: nothing may be called
 	require.Equal(t, env.View(nil, nil), again.View(nil, nil))
 	require.Equal(t, env.Revealed(), again.Revealed())
 	// The patient side continues where it stopped: a repeated question is cached.
@@ -275,11 +290,11 @@ func TestChartMode(t *testing.T) {
 	c := aaa()
 	s := klinikeSettings()
 	s.Episode.Mode = settings.Static
-	env := klinike.Restore(c, s, episode.BuiltinRoles(), nil)
+	env := restore(t, c, s, episode.BuiltinRoles(), nil)
 	v := env.View(nil, nil)
-	require.Equal(t, klinike.PhaseChart, v.Phase)
+	require.Equal(t, klinike.PhaseChart, klinike.ViewOf(v).Phase)
 	require.Equal(t, []string{"TOOL_CALL"}, v.Actions)
-	require.Len(t, v.Tools, 1)
+	require.Len(t, klinike.ViewOf(v).Tools, 1)
 	require.Contains(t, v.Exchanges[0].Answer, "I smoked for forty years.")
 	require.Contains(t, v.Exchanges[0].Answer, "I have not vomited blood.", "denied findings are part of the history")
 	require.Equal(t, "penicillin (rash)", v.Exchanges[1].Answer)
@@ -315,4 +330,21 @@ func TestRescoreChangesOnlyMustAsk(t *testing.T) {
 	// r_multi = (2·1 + 0 + 0 + 0)/5 = 0.4 against (2 + 0 + 0 + 0.3333)/5 = 0.4667 before.
 	require.Equal(t, 0.4667, sc.Metrics[klinike.MetricRMulti])
 	require.Equal(t, 0.4, again.Metrics[klinike.MetricRMulti])
+}
+
+// TestJudgeCheckedAtStart: a run's judge must give the diagnosis grade and
+// the must-ask verdicts; one without is refused, at start and by scoring,
+// never replaced by the rubric.
+func TestJudgeCheckedAtStart(t *testing.T) {
+	b := klinike.Benchmark{}
+	require.NoError(t, bench.CheckJudge(b, nil), "the built-in judge")
+	require.NoError(t, bench.CheckJudge(b, klinike.Rubric{}))
+	require.NoError(t, bench.CheckJudge(b, klinike.ModelJudge{}))
+	err := bench.CheckJudge(b, grader.RubricJudge{})
+	require.ErrorContains(t, err, "benchmark klinike: judge: grader.RubricJudge has no JudgeMustAsk (gate H)")
+	c := aaa()
+	env, _ := play(t, c, klinikeSettings(), []clinic.DoctorOutput{call("record_diagnosis", `{"diagnosis":"AAA"}`)})
+	final, _ := env.Final()
+	_, err = klinike.Score(context.Background(), &c, klinikeSettings(), env.Events(), final, grader.RubricJudge{})
+	require.ErrorContains(t, err, "has no JudgeMustAsk")
 }

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/grader"
-	"github.com/clinevo/clinevo/sandbox"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -61,7 +61,7 @@ func (g Gates) RMulti() float64 { return round4((2*g.D + g.W + g.A + g.H) / 5) }
 // schema): what W and A read. Refused calls never happened (KlinikeBench
 // appendix B.1: only accepted calls enter the transcript).
 func executed(ev clinic.Event) bool {
-	if ev.Action != clinic.ToolCall {
+	if ev.Action != ToolCall {
 		return false
 	}
 	switch ev.Status {
@@ -72,9 +72,9 @@ func executed(ev clinic.Event) bool {
 }
 
 // Arguments reads an executed call's arguments as text by name.
-func Arguments(ev clinic.Event) map[string]string {
+func Arguments(c CallFields) map[string]string {
 	var m map[string]any
-	if err := json.Unmarshal(ev.Arguments, &m); err != nil {
+	if err := json.Unmarshal(c.Arguments, &m); err != nil {
 		return map[string]string{} // an executed call's arguments are the sandbox's canonical object
 	}
 	return sandbox.Arguments(m).Strings()
@@ -84,16 +84,28 @@ func Arguments(ev clinic.Event) map[string]string {
 // appendix B.3): W is 1 when every required tool appears among the executed
 // calls; A is 1 when every must-constraint is met by some executed call of
 // its tool, no executed call meets a never-constraint, and no forbidden tool
-// was called.
-func ToolGates(c *clinic.Case, events []clinic.Event) (w, a, required float64, missing, violations []string) {
-	var key clinic.ToolKey
-	if c.Manager.Tools != nil {
-		key = *c.Manager.Tools
+// was called. The error is a case whose task parts do not decode.
+func ToolGates(c *clinic.Case, events []clinic.Event) (w, a, required float64, missing, violations []string, err error) {
+	sb, err := SandboxOf(c)
+	if err != nil {
+		return 0, 0, 0, nil, nil, err
 	}
+	tk, err := ToolKeyOf(c)
+	if err != nil {
+		return 0, 0, 0, nil, nil, err
+	}
+	var key ToolKey
+	if tk != nil {
+		key = *tk
+	}
+	calls := make([]CallFields, len(events))
 	called := map[string]bool{}
-	for _, ev := range events {
+	for i, ev := range events {
+		if ev.Action == ToolCall {
+			calls[i] = CallOf(ev.Ext)
+		}
 		if executed(ev) {
-			called[ev.Tool] = true
+			called[calls[i].Tool] = true
 		}
 	}
 	for _, t := range key.Required {
@@ -107,27 +119,27 @@ func ToolGates(c *clinic.Case, events []clinic.Event) (w, a, required float64, m
 	}
 	for _, k := range key.Constraints {
 		hit := false
-		for _, ev := range events {
-			if executed(ev) && ev.Tool == k.Tool && sandbox.Meets(k.Arguments, Arguments(ev)) {
+		for i, ev := range events {
+			if executed(ev) && calls[i].Tool == k.Tool && sandbox.Meets(k.Arguments, Arguments(calls[i])) {
 				hit = true
 				break
 			}
 		}
 		switch {
-		case k.Rule == clinic.RuleMust && !hit:
-			violations = append(violations, "missing "+clinic.Call{Tool: k.Tool, Arguments: k.Arguments}.String())
-		case k.Rule == clinic.RuleNever && hit:
-			violations = append(violations, "made "+clinic.Call{Tool: k.Tool, Arguments: k.Arguments}.String())
+		case k.Rule == RuleMust && !hit:
+			violations = append(violations, "missing "+Call{Tool: k.Tool, Arguments: k.Arguments}.String())
+		case k.Rule == RuleNever && hit:
+			violations = append(violations, "made "+Call{Tool: k.Tool, Arguments: k.Arguments}.String())
 		}
 	}
-	if sb := c.Exam.Sandbox; sb != nil {
-		for _, ev := range events {
-			if ev.Action == clinic.ToolCall && slices.Contains(sb.Forbidden, ev.Tool) {
-				violations = append(violations, "called forbidden "+ev.Tool)
+	if sb != nil {
+		for i, ev := range events {
+			if ev.Action == ToolCall && slices.Contains(sb.Forbidden, calls[i].Tool) {
+				violations = append(violations, "called forbidden "+calls[i].Tool)
 			}
 		}
 	}
-	return gate(len(missing) == 0), gate(len(violations) == 0), required, missing, violations
+	return gate(len(missing) == 0), gate(len(violations) == 0), required, missing, violations, nil
 }
 
 // Questions are the questions the patient was asked and answered: what the
@@ -144,16 +156,12 @@ func Questions(events []clinic.Event) []string {
 
 // Coverage is H: the share of must-ask topics the judge finds explicitly
 // raised (1 when the task has none).
-func Coverage(ctx context.Context, c *clinic.Case, s settings.Settings, events []clinic.Event, judge grader.Judge) (float64, []bool, error) {
+func Coverage(ctx context.Context, c *clinic.Case, events []clinic.Event, judge MustAskJudge) (float64, []bool, error) {
 	topics := c.Manager.MustAsk
 	if len(topics) == 0 {
 		return 1, nil, nil
 	}
-	mj, ok := judge.(grader.MustAskJudge)
-	if !ok {
-		mj = grader.RubricJudge{W: s.Scoring}
-	}
-	v, err := mj.JudgeMustAsk(ctx, c, topics, Questions(events))
+	v, err := judge.JudgeMustAsk(ctx, c, topics, Questions(events))
 	if err != nil {
 		return 0, nil, fmt.Errorf("must-ask judge: %w", err)
 	}
@@ -171,31 +179,34 @@ func Coverage(ctx context.Context, c *clinic.Case, s settings.Settings, events [
 
 // Diagnosis is D with the judge's grade: 1 when the recorded diagnosis
 // grades DiagnosisAt or more. A missing diagnosis is 0 without asking.
-func Diagnosis(ctx context.Context, c *clinic.Case, s settings.Settings, final clinic.FinalOutput, judge grader.Judge) (float64, int, error) {
+func Diagnosis(ctx context.Context, c *clinic.Case, final clinic.FinalOutput, judge grader.DiagnosisJudge) (float64, int, error) {
 	if len(final.Diagnosis) == 0 || strings.TrimSpace(final.Diagnosis[0]) == "" {
 		return 0, 0, nil
 	}
-	dj, ok := judge.(grader.DiagnosisJudge)
-	if !ok {
-		dj = grader.RubricJudge{W: s.Scoring}
-	}
-	g, err := dj.JudgeDiagnosis(ctx, c, final.Diagnosis)
+	g, err := judge.JudgeDiagnosis(ctx, c, final.Diagnosis)
 	if err != nil {
 		return 0, 0, fmt.Errorf("diagnosis judge: %w", err)
 	}
 	return gate(g.Grade >= DiagnosisAt), g.Grade, nil
 }
 
-// Score computes the gates of a finished encounter and its scores.
-func Score(ctx context.Context, c *clinic.Case, s settings.Settings, events []clinic.Event, final clinic.FinalOutput, judge grader.Judge) (clinic.Scores, error) {
+// Score computes the gates of a finished encounter and its scores; a nil
+// judge is the built-in Rubric, and a judge without the diagnosis grade or
+// the must-ask verdicts is an error (CheckJudge).
+func Score(ctx context.Context, c *clinic.Case, s settings.Settings, events []clinic.Event, final clinic.FinalOutput, run grader.Judge) (clinic.Scores, error) {
+	judge, err := judgeOf(s, run)
+	if err != nil {
+		return clinic.Scores{}, err
+	}
 	var g Gates
-	var err error
-	if g.D, g.Grade, err = Diagnosis(ctx, c, s, final, judge); err != nil {
+	if g.D, g.Grade, err = Diagnosis(ctx, c, final, judge); err != nil {
 		return clinic.Scores{}, err
 	}
 	if s.Episode.Mode != settings.Static {
-		g.W, g.A, g.Required, g.Missing, g.Violations = ToolGates(c, events)
-		if g.H, g.Topics, err = Coverage(ctx, c, s, events, judge); err != nil {
+		if g.W, g.A, g.Required, g.Missing, g.Violations, err = ToolGates(c, events); err != nil {
+			return clinic.Scores{}, err
+		}
+		if g.H, g.Topics, err = Coverage(ctx, c, events, judge); err != nil {
 			return clinic.Scores{}, err
 		}
 	}
@@ -205,13 +216,16 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, events []cl
 // Rescore re-scores a recorded encounter under another judge without
 // replaying it. As KlinikeBench §4.1 does for judge substitution, only
 // must-ask coverage is judged again; D, W and A stay as they were scored.
-func Rescore(ctx context.Context, c *clinic.Case, s settings.Settings, events []clinic.Event, old clinic.Scores, judge grader.Judge) (clinic.Scores, error) {
+func Rescore(ctx context.Context, c *clinic.Case, s settings.Settings, events []clinic.Event, old clinic.Scores, run grader.Judge) (clinic.Scores, error) {
+	judge, err := judgeOf(s, run)
+	if err != nil {
+		return clinic.Scores{}, err
+	}
 	if s.Episode.Mode == settings.Static || old.Metrics == nil {
 		return old, nil // the chart mode has no must-ask gate
 	}
 	g := Gates{D: old.Metrics[MetricD], W: old.Metrics[MetricW], A: old.Metrics[MetricA], Required: old.Required, Grade: int(math.Round(100 * old.Diagnosis))}
-	var err error
-	if g.H, g.Topics, err = Coverage(ctx, c, s, events, judge); err != nil {
+	if g.H, g.Topics, err = Coverage(ctx, c, events, judge); err != nil {
 		return clinic.Scores{}, err
 	}
 	return Scores(s, events, g), nil
@@ -229,14 +243,14 @@ func Scores(s settings.Settings, events []clinic.Event, g Gates) clinic.Scores {
 	calls, refused := 0, 0
 	for _, ev := range events {
 		sc.Cost += ev.Cost
-		if ev.Action != clinic.ToolCall {
+		if ev.Action != ToolCall {
 			continue
 		}
 		calls++
 		if !executed(ev) {
 			refused++
 		}
-		if t, ok := sandbox.Lookup(ev.Tool); ok && t.Kind == sandbox.KindOrder && executed(ev) {
+		if t, ok := sandbox.Lookup(CallOf(ev.Ext).Tool); ok && t.Kind == sandbox.KindOrder && executed(ev) {
 			sc.E++
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -122,4 +123,15 @@ var _ bench.Budgeter = Benchmark{}
 // Budgets is Tmax alone: Med-Inquire has no test budget and no consultant.
 func (Benchmark) Budgets(s settings.Settings) []bench.Budget {
 	return []bench.Budget{{Name: "Tmax", Value: strconv.Itoa(s.Episode.MaxTurns)}}
+}
+
+var _ llm.Prompts = Benchmark{}
+
+// Templates: the judge grades the submitted diagnosis alone, 0–100
+// (EvoClinician §3), with the shared judge_grade template.
+func (Benchmark) Templates(role string) []string {
+	if role == "judge" {
+		return []string{llm.TemplateVersions["judge_grade"]}
+	}
+	return nil
 }

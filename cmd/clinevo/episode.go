@@ -52,7 +52,10 @@ func (a *app) episodeCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(t)
 			}
-			b, _ := bench.Of(a.cfg.Settings) // the config was validated: the profile is registered
+			b, err := bench.Of(a.cfg.Settings)
+			if err != nil {
+				return err
+			}
 			fmt.Fprint(cmd.OutOrStdout(), runner.Format(t, b))
 			return nil
 		},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,8 +38,11 @@ func (a *app) episodeShowCmd() *cobra.Command {
 			if asJSON {
 				return printJSON(cmd, map[string]any{"record": rec, "trace": t})
 			}
+			b, err := runBenchmark(cmd.Context(), eng, rec.Run)
+			if err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
-			b, _ := bench.Of(a.cfg.Settings) // the config was validated: the profile is registered
 			fmt.Fprint(out, runner.Format(t, b))
 			fmt.Fprintf(out, "labels: %s\n", strings.Join(rec.Labels, " "))
 			fmt.Fprintf(out, "cards: %d retrieved, %d written, %d evicted; rule edits: %s\n", len(rec.Retrieved), len(rec.Written), len(rec.Evicted), strings.Join(rec.RuleEdits, "; "))
@@ -47,9 +51,25 @@ func (a *app) episodeShowCmd() *cobra.Command {
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the record and trace as JSON")
-	cmd.Flags().String("profile", "", "the benchmark whose readings of its own actions the trace shows: "+strings.Join(bench.Names(), ", ")+" (default: profile)")
-	bindKey(cmd.Flags(), "profile", "profile")
 	return cmd
+}
+
+// runBenchmark is the benchmark a recorded run played; nil when the results
+// store holds no spec naming the run or this build lacks the benchmark, and
+// then its traces are shown by the shared reading.
+func runBenchmark(ctx context.Context, eng *engine.Engine, run string) (bench.Benchmark, error) {
+	src, err := results.SourceOfRun(ctx, eng.Results, run)
+	if errors.Is(err, results.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := bench.Of(src.Settings)
+	if err != nil {
+		return nil, nil // not an error: a benchmark this build does not have: the shared reading, as the viewer shows it
+	}
+	return b, nil
 }
 
 func (a *app) memoryCmd() *cobra.Command {

@@ -248,7 +248,7 @@ func TestEpisodeRunKlinike(t *testing.T) {
 	require.Contains(t, out, "TOOL_CALL    returned      get_patient_vitals {}\n     > BP ")
 	require.Contains(t, out, `TOOL_CALL    finalized     record_diagnosis {"confidence":"low","diagnosis":"undifferentiated presentation`)
 	require.Regexp(t, `metrics: a=\S+ d=\S+ h=\S+ pass1=\S+ r_multi=\S+ w=\S+\n`, out)
-	out, err = run(t, nil, "experiment", "validate", "../../experiments/klinikebench.yaml")
+	out, err = run(t, nil, "experiment", "validate", "../../bench/klinike/klinikebench.yaml")
 	require.NoError(t, err)
 	require.Contains(t, out, "experiment klinikebench: 18 conditions, valid")
 	// KlinikeBench has steps, not MedEvoEval's Tmax, Emax and MDT.

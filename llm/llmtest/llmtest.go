@@ -10,27 +10,27 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clinevo/clinevo/llm"
+	"github.com/clinevo/clinevo/settings"
 )
 
-// Reply is what the server sends for one request: a status, a body's content
-// and tool calls, headers, and a delay.
+// Reply is what the server sends for one request: a status, a body's
+// content and more members of its message, headers, and a delay.
 type Reply struct {
-	Status    int
-	Content   string
-	ToolCalls []ToolCall // sent as the message's tool_calls (finish_reason tool_calls)
-	Header    map[string]string
-	Delay     time.Duration
-}
-
-// ToolCall is one function call of a reply; Arguments is the JSON text the
-// OpenAI format carries.
-type ToolCall struct {
-	ID, Name, Arguments string
+	Status  int
+	Content string
+	// Message are members of the reply's message beside role and content,
+	// as the OpenAI format spells them (a reply's function calls); Finish is
+	// the choice's finish_reason, "stop" when empty.
+	Message map[string]any
+	Finish  string
+	Header  map[string]string
+	Delay   time.Duration
 }
 
 // Request is one received chat or embeddings request.
@@ -94,6 +94,21 @@ func New(t testing.TB) *Server {
 
 // BaseURL is what a client's base_url should be.
 func (s *Server) BaseURL() string { return s.URL + "/v1" }
+
+// Client is a role's client on the server: JSON mode, a 2 s timeout and
+// prices of 1 and 2 USD per million tokens, changed by mod (nil: none).
+func (s *Server) Client(t testing.TB, role string, mod func(*settings.Role)) *llm.Client {
+	t.Helper()
+	r := settings.Role{BaseURL: s.BaseURL(), Model: "test-model", JSONMode: true, Timeout: settings.Duration(2 * time.Second), PricePrompt: 1, PriceCompletion: 2}
+	if mod != nil {
+		mod(&r)
+	}
+	c, err := llm.NewClient(role, r, llm.Options{})
+	if err != nil {
+		t.Fatalf("llmtest: client of %s: %v", role, err)
+	}
+	return c
+}
 
 // Requests returns the chat requests received so far.
 func (s *Server) Requests() []Request {
@@ -176,7 +191,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		rep = s.Policy(req)
 	}
 	if rep == nil {
-		rep = policyReply(req)
+		rep = &Reply{Status: 200, Content: policy(req)}
 	}
 	if rep.Delay > 0 {
 		time.Sleep(rep.Delay)
@@ -192,18 +207,14 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	prompt := len(strings.Fields(req.System + " " + req.User))
 	completion := len(strings.Fields(rep.Content))
 	msg := map[string]any{"role": "assistant", "content": rep.Content}
-	finish := "stop"
-	if len(rep.ToolCalls) > 0 {
-		var calls []any
-		for i, tc := range rep.ToolCalls {
-			id := tc.ID
-			if id == "" {
-				id = fmt.Sprintf("call-%d-%d", n, i)
-			}
-			calls = append(calls, map[string]any{"id": id, "type": "function", "function": map[string]any{"name": tc.Name, "arguments": tc.Arguments}})
-			completion += len(strings.Fields(tc.Arguments))
-		}
-		msg["tool_calls"], finish = calls, "tool_calls"
+	for k, v := range rep.Message {
+		msg[k] = v
+		b, _ := json.Marshal(v) // members given as JSON data marshal
+		completion += len(strings.Fields(string(b)))
+	}
+	finish := rep.Finish
+	if finish == "" {
+		finish = "stop"
 	}
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": fmt.Sprintf("chat-%d", n), "object": "chat.completion", "model": body["model"],
@@ -241,33 +252,10 @@ func (s *Server) embeddings(w http.ResponseWriter, body map[string]any) {
 var questionLine = regexp.MustCompile(`(?m)^- Q: `)
 var actionLine = regexp.MustCompile(`(?m)^\d+\. `)
 
-var topicLine = regexp.MustCompile(`(?m)^T\d+\. (.+)$`)
-
-// policyReply is a plausible reply: a doctor offered functions asks one
-// question, then records a diagnosis by a tool call; every other request
-// gets policy's content.
-func policyReply(r Request) *Reply {
-	if r.Role == "doctor" && len(r.Tools) > 0 {
-		if len(questionLine.FindAllString(r.User, -1)) < 1 && r.ToolChoice != "required" {
-			return &Reply{Status: 200, Content: "When did it start and what makes it worse?"}
-		}
-		if slices.Contains(r.Tools, "record_diagnosis") {
-			return &Reply{Status: 200, ToolCalls: []ToolCall{{Name: "record_diagnosis", Arguments: `{"diagnosis":"Migraine","confidence":"low"}`}}}
-		}
-	}
-	return &Reply{Status: 200, Content: policy(r)}
-}
-
 // policy is a plausible reply per role.
 func policy(r Request) string {
 	switch r.Role {
 	case "doctor":
-		if strings.Contains(r.System, "Tools you can call") { // a tool sandbox without function calling
-			if len(questionLine.FindAllString(r.User, -1)) < 1 && strings.Contains(r.System, `"ASK"`) {
-				return `{"action":"ASK","question":"When did it start and what makes it worse?","working_diagnoses":["viral illness"]}`
-			}
-			return `{"action":"TOOL_CALL","tool":"record_diagnosis","arguments":{"diagnosis":"Migraine","confidence":"low"},"working_diagnoses":["Migraine"]}`
-		}
 		if len(questionLine.FindAllString(r.User, -1)) < 2 {
 			return `{"action":"ASK","question":"When did it start and what makes it worse?","utterance":"Tell me more.","rationale":["history"],"working_diagnoses":["viral illness"]}`
 		}
@@ -280,13 +268,6 @@ func policy(r Request) string {
 	case "consultant":
 		return `{"advice":"Take a fuller history.","next_action":"ASK","question":"Any fever?"}`
 	case "judge":
-		if strings.HasPrefix(r.User, "Must-ask topics:") {
-			var vs []string
-			for _, m := range topicLine.FindAllStringSubmatch(r.User, -1) {
-				vs = append(vs, fmt.Sprintf(`{"topic":%q,"raised":true}`, m[1]))
-			}
-			return `{"verdicts":[` + strings.Join(vs, ",") + `]}`
-		}
 		if strings.Contains(r.User, "Submitted diagnosis:") {
 			return `{"grade":50,"justification":"scripted"}`
 		}

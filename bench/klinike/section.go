@@ -1,14 +1,14 @@
-package analysis
+package klinike
 
 import (
 	"bytes"
 	"fmt"
 	"html/template"
-	"math"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
 )
@@ -21,22 +21,30 @@ import (
 // strict pass@1 with a paired-bootstrap 95% interval and Kendall's τ between
 // the doctors' rankings; and the stage curves of strict pass@1 and each gate.
 
-// Metric names of the klinike profile (profile/klinike).
-const (
-	klinikeD      = "d"
-	klinikePass   = "pass1"
-	klinikeRMulti = "r_multi"
-)
+// SectionKey is the section's member of report.json.
+const SectionKey = Name
 
-// KlinikeReport is the KlinikeBench section of a report.
-type KlinikeReport struct {
-	Conditions []KlinikeCondition `json:"conditions"`
-	Variants   []KlinikeVariant   `json:"variants,omitempty"`
+var _ analysis.Section = Benchmark{}
+
+// Section is the report's KlinikeBench section: its data under "klinike",
+// none when no condition is a KlinikeBench one.
+func (Benchmark) Section(in analysis.Input, rep analysis.Report) (string, any, template.HTML) {
+	r := report(in, rep)
+	if r == nil {
+		return SectionKey, nil, ""
+	}
+	return SectionKey, r, sectionHTML(rep, r)
 }
 
-// KlinikeCondition is one condition's (or re-scored run's) strict pass@1 and
+// Report is the KlinikeBench section of a report.
+type Report struct {
+	Conditions []Condition `json:"conditions"`
+	Variants   []Variant   `json:"variants,omitempty"`
+}
+
+// Condition is one condition's (or re-scored run's) strict pass@1 and
 // gates: means over its episodes (each gate over the episodes that define it).
-type KlinikeCondition struct {
+type Condition struct {
 	Name     string   `json:"name"`
 	Run      string   `json:"run"`
 	Rescored bool     `json:"rescored,omitempty"` // a run re-scored under another judge, not a condition
@@ -49,40 +57,43 @@ type KlinikeCondition struct {
 	RMulti   *float64 `json:"r_multi"`
 }
 
-// KlinikeVariant compares each doctor's baseline with its variant.
-type KlinikeVariant struct {
+// Variant compares each doctor's baseline with its variant.
+type Variant struct {
 	Variant string `json:"variant"`
 	// Metric is pass1, or d where the variant has no pass@1 (the chart mode,
 	// compared on diagnosis accuracy as KlinikeBench §4 does).
-	Metric  string          `json:"metric"`
-	Changes []KlinikeChange `json:"changes"`
+	Metric  string   `json:"metric"`
+	Changes []Change `json:"changes"`
 	// Tau is Kendall's τ-b between the doctors' rankings by the metric under
 	// the baseline and under the variant; nil with fewer than two doctors.
 	Tau *float64 `json:"kendall_tau"`
 }
 
-// KlinikeChange is one doctor's change under a variant, over the tasks both
+// Change is one doctor's change under a variant, over the tasks both
 // played: the means and the paired-bootstrap 95% interval of the change.
-type KlinikeChange struct {
-	Doctor  string   `json:"doctor"`
-	N       int      `json:"n"`
-	Base    float64  `json:"base"`
-	Variant float64  `json:"variant"`
-	Delta   float64  `json:"delta"`
-	CI      Interval `json:"ci"`
+type Change struct {
+	Doctor  string            `json:"doctor"`
+	N       int               `json:"n"`
+	Base    float64           `json:"base"`
+	Variant float64           `json:"variant"`
+	Delta   float64           `json:"delta"`
+	CI      analysis.Interval `json:"ci"`
 }
 
-// klinikeReport builds the section from the conditions' records and the
-// re-scored runs of the experiment; nil when no condition is a KlinikeBench one.
-func klinikeReport(in Input, rep Report) *KlinikeReport {
-	out := &KlinikeReport{}
+// played reports whether a condition is a KlinikeBench one with episodes.
+func played(c analysis.ConditionReport) bool { return c.Profile == Name && len(c.Episodes) > 0 }
+
+// report builds the section from the conditions' records and the re-scored
+// runs of the experiment; nil when no condition is a KlinikeBench one.
+func report(in analysis.Input, rep analysis.Report) *Report {
+	out := &Report{}
 	runs := map[string][]results.Record{}
 	var names []string
 	for _, c := range rep.Conditions {
-		if isKlinike(c.Episodes) {
+		if played(c) {
 			runs[c.Name] = c.Episodes
 			names = append(names, c.Name)
-			out.Conditions = append(out.Conditions, klinikeCondition(c.Name, c.Run, c.Episodes, false))
+			out.Conditions = append(out.Conditions, condition(c.Name, c.Run, c.Episodes, false))
 		}
 	}
 	if len(names) == 0 {
@@ -93,7 +104,7 @@ func klinikeReport(in Input, rep Report) *KlinikeReport {
 	for run, recs := range in.Records {
 		name, ok := strings.CutPrefix(run, in.Spec.Name+"-")
 		base, _, isVariant := strings.Cut(name, contract.VariantSep)
-		if ok && isVariant && runs[name] == nil && runs[base] != nil && isKlinike(recs) {
+		if ok && isVariant && runs[name] == nil && runs[base] != nil && len(recs) > 0 {
 			rescored = append(rescored, name)
 		}
 	}
@@ -102,7 +113,7 @@ func klinikeReport(in Input, rep Report) *KlinikeReport {
 		recs := in.Records[in.Spec.RunID(name)]
 		runs[name] = recs
 		names = append(names, name)
-		out.Conditions = append(out.Conditions, klinikeCondition(name, in.Spec.RunID(name), recs, true))
+		out.Conditions = append(out.Conditions, condition(name, in.Spec.RunID(name), recs, true))
 	}
 	// Variants, in the order they first appear.
 	var variants []string
@@ -112,7 +123,7 @@ func klinikeReport(in Input, rep Report) *KlinikeReport {
 		}
 	}
 	for _, v := range variants {
-		kv := KlinikeVariant{Variant: v, Metric: klinikePass}
+		kv := Variant{Variant: v, Metric: MetricPass}
 		var bases []string
 		for _, n := range names {
 			if !strings.Contains(n, contract.VariantSep) && runs[n+contract.VariantSep+v] != nil {
@@ -120,14 +131,14 @@ func klinikeReport(in Input, rep Report) *KlinikeReport {
 			}
 		}
 		for _, b := range bases {
-			if !defines(runs[b+contract.VariantSep+v], klinikePass) || !defines(runs[b], klinikePass) {
-				kv.Metric = klinikeD
+			if !defines(runs[b+contract.VariantSep+v], MetricPass) || !defines(runs[b], MetricPass) {
+				kv.Metric = MetricD
 			}
 		}
 		var base, variant []float64
 		for _, b := range bases {
-			pa, pb := pairs(runs[b], runs[b+contract.VariantSep+v])
-			ch := KlinikeChange{Doctor: b, N: len(pa)}
+			pa, pb := analysis.Pairs(runs[b], runs[b+contract.VariantSep+v])
+			ch := Change{Doctor: b, N: len(pa)}
 			if len(pa) == 0 {
 				continue
 			}
@@ -138,12 +149,12 @@ func klinikeReport(in Input, rep Report) *KlinikeReport {
 				ch.Variant += y / float64(len(pa))
 				d[i] = y - x
 			}
-			ch.Delta, ch.CI = Mean(d), BootstrapMean(d, 2000, Seed)
+			ch.Delta, ch.CI = analysis.Mean(d), analysis.BootstrapMean(d, 2000, analysis.Seed)
 			kv.Changes = append(kv.Changes, ch)
 			base, variant = append(base, ch.Base), append(variant, ch.Variant)
 		}
 		if len(kv.Changes) >= 2 {
-			tau := KendallTau(base, variant)
+			tau := analysis.KendallTau(base, variant)
 			kv.Tau = &tau
 		}
 		if len(kv.Changes) > 0 {
@@ -151,11 +162,6 @@ func klinikeReport(in Input, rep Report) *KlinikeReport {
 		}
 	}
 	return out
-}
-
-// isKlinike reports whether records carry the klinike profile's gates.
-func isKlinike(recs []results.Record) bool {
-	return len(recs) > 0 && defines(recs, klinikeD) && (defines(recs, klinikePass) || len(recs[0].Scores.Metrics) == 1)
 }
 
 func defines(recs []results.Record, metric string) bool {
@@ -170,71 +176,24 @@ func defines(recs []results.Record, metric string) bool {
 	return true
 }
 
-func klinikeCondition(name, run string, recs []results.Record, rescored bool) KlinikeCondition {
-	m := overall(recs).Metrics
+func condition(name, run string, recs []results.Record, rescored bool) Condition {
+	m := analysis.Overall(recs).Metrics
 	opt := func(k string) *float64 {
 		if v, ok := m[k]; ok {
 			return &v
 		}
 		return nil
 	}
-	return KlinikeCondition{Name: name, Run: run, Rescored: rescored, N: len(recs), Pass1: opt(klinikePass), D: m[klinikeD],
-		W: opt("w"), A: opt("a"), H: opt("h"), RMulti: opt(klinikeRMulti)}
+	return Condition{Name: name, Run: run, Rescored: rescored, N: len(recs), Pass1: opt(MetricPass), D: m[MetricD],
+		W: opt(MetricW), A: opt(MetricA), H: opt(MetricH), RMulti: opt(MetricRMulti)}
 }
 
-// KendallTau is Kendall's τ-b between two rankings given as scores of the
-// same items: τ_b = (n_c − n_d) / √((n₀ − n₁)(n₀ − n₂)), with n_c and n_d the
-// concordant and discordant pairs, n₀ = n(n−1)/2 and n₁, n₂ the pairs tied
-// in x and in y (Kendall 1945, the tie-corrected form rank-agreement studies
-// such as KlinikeBench §4.1 report). 0 when either ranking is all ties.
-func KendallTau(x, y []float64) float64 {
-	n := min(len(x), len(y))
-	var nc, nd, tx, ty float64
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			dx, dy := sign(x[i]-x[j]), sign(y[i]-y[j])
-			switch {
-			case dx == 0 && dy == 0:
-				tx, ty = tx+1, ty+1
-			case dx == 0:
-				tx++
-			case dy == 0:
-				ty++
-			case dx == dy:
-				nc++
-			default:
-				nd++
-			}
-		}
-	}
-	n0 := float64(n*(n-1)) / 2
-	den := math.Sqrt((n0 - tx) * (n0 - ty))
-	if den == 0 {
-		return 0
-	}
-	return (nc - nd) / den
-}
-
-func sign(x float64) int {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return 0
-}
-
-// klinikeHTML renders the section for the page: the tables and the stage
+// sectionHTML renders the section for the page: the tables and the stage
 // curves of strict pass@1 and each gate of the stream conditions.
-func klinikeHTML(rep Report) template.HTML {
-	k := rep.Klinike
-	if k == nil {
-		return ""
-	}
-	streams := Report{}
+func sectionHTML(rep analysis.Report, k *Report) template.HTML {
+	streams := analysis.Report{}
 	for _, c := range rep.Conditions {
-		if len(c.Stages) > 0 && isKlinike(c.Episodes) && defines(c.Episodes, klinikePass) {
+		if len(c.Stages) > 0 && played(c) && defines(c.Episodes, MetricPass) {
 			streams.Conditions = append(streams.Conditions, c)
 		}
 	}
@@ -243,16 +202,16 @@ func klinikeHTML(rep Report) template.HTML {
 		SVG  template.HTML
 	}
 	var charts []chart
-	for _, g := range []struct{ key, name string }{{klinikePass, "strict pass@1"}, {klinikeD, "D (diagnosis)"}, {"w", "W (required tools)"},
-		{"a", "A (action constraints)"}, {"h", "H (must-ask coverage)"}} {
+	for _, g := range []struct{ key, name string }{{MetricPass, "strict pass@1"}, {MetricD, "D (diagnosis)"}, {MetricW, "W (required tools)"},
+		{MetricA, "A (action constraints)"}, {MetricH, "H (must-ask coverage)"}} {
 		if len(streams.Conditions) > 0 {
 			key := g.key
-			charts = append(charts, chart{g.name, Curves(streams, g.name, func(m StageMean) float64 { return m.Metrics[key] }, 0, 1, key == klinikePass)})
+			charts = append(charts, chart{g.name, analysis.Curves(streams, g.name, func(m analysis.StageMean) float64 { return m.Metrics[key] }, 0, 1, key == MetricPass)})
 		}
 	}
 	var b bytes.Buffer
-	if err := klinikePage.Execute(&b, struct {
-		*KlinikeReport
+	if err := sectionPage.Execute(&b, struct {
+		*Report
 		Charts []chart
 	}{k, charts}); err != nil {
 		return template.HTML(template.HTMLEscapeString("klinike section: " + err.Error()))
@@ -260,7 +219,7 @@ func klinikeHTML(rep Report) template.HTML {
 	return template.HTML(b.String())
 }
 
-var klinikePage = template.Must(template.New("klinike").Funcs(template.FuncMap{
+var sectionPage = template.Must(template.New("klinike").Funcs(template.FuncMap{
 	"f3": func(x float64) string { return fmt.Sprintf("%.3f", x) },
 	"opt": func(p *float64) string {
 		if p == nil {

@@ -1,14 +1,21 @@
-package actor
+package klinike
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 
+	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/sandbox"
 	"github.com/clinevo/clinevo/textmatch"
 )
+
+var _ actor.Policy = Benchmark{}
+
+// BuiltinDoctor is the built-in doctor of the tool sandbox (Doctor).
+func (Benchmark) BuiltinDoctor() actor.Doctor { return Doctor{} }
 
 // recordTools read the chart: a careful clinician checks them whatever the
 // complaint, so the doctor calls the exposed ones without memory too.
@@ -21,53 +28,63 @@ const (
 	toolRecordDifferential = "record_differential"
 )
 
-// decideTools is the built-in doctor in a tool sandbox (KlinikeBench): it
-// takes the history its cards or a structured history call for while patient
-// turns and steps last, checks the chart, makes the tool calls the leading
-// candidate's cards and the CALL rules name (never a drug the chart's
-// allergies name), and records its leading diagnosis, keeping a step for it.
-func decideTools(v clinic.DoctorView) (Decision, error) {
-	st := newState(v)
+// Doctor is the built-in doctor in the tool sandbox: the case-based
+// clinician of actor.Builtin reading its cards (actor.Read), who takes the
+// history its cards or a structured history call for while patient turns and
+// steps last, checks the chart, makes the tool calls the leading candidate's
+// cards and the CALL rules name (never a drug the chart's allergies name),
+// and records its leading diagnosis, keeping a step for it.
+type Doctor struct{}
+
+var _ actor.Doctor = Doctor{}
+
+// Decide picks the next step.
+func (Doctor) Decide(_ context.Context, v clinic.DoctorView) (actor.Decision, error) {
+	kv := ViewOf(v)
 	var seen []string
-	for _, r := range v.ToolResults {
+	for _, r := range kv.ToolResults {
 		if r.Status == clinic.StatusReturned {
 			seen = append(seen, r.Text)
 		}
 	}
-	st.revealed = textmatch.Union(st.revealed, textmatch.Set(strings.Join(seen, " ")))
-	cands := st.rank()
-	working := workingNames(cands, v)
-	out := func(o clinic.DoctorOutput) (Decision, error) {
+	rd := actor.Read(v, seen...)
+	working := rd.Working()
+	leading, cards, hasLeading := rd.Leading()
+	out := func(o clinic.DoctorOutput) (actor.Decision, error) {
 		o.WorkingDiagnoses = working
-		return Decision{Output: o}, nil
+		return actor.Decision{Output: o}, nil
 	}
-	callable := map[string]clinic.Tool{}
-	for _, t := range v.Tools {
+	callable := map[string]ToolSpec{}
+	for _, t := range kv.Tools {
 		callable[t.Name] = t
 	}
-	record := func() (Decision, error) {
+	record := func() (actor.Decision, error) {
 		confidence, why := "low", "no similar experience in memory"
-		if len(cands) > 0 {
-			confidence, why = "medium", "closest experience: "+cands[0].name
+		if hasLeading {
+			confidence, why = "medium", "closest experience: "+leading
 		}
 		args, _ := json.Marshal(map[string]string{"diagnosis": working[0], "confidence": confidence, "reasoning": why}) // strings marshal
-		return out(clinic.DoctorOutput{Action: clinic.ToolCall, Tool: toolRecordDiagnosis, Arguments: args, Rationale: []string{why}, CardIDs: cardIDs(cands, 1)})
+		o := CallOutput(toolRecordDiagnosis, args)
+		o.Rationale, o.CardIDs = []string{why}, rd.CardIDs()
+		return out(o)
 	}
 	if _, ok := callable[toolRecordDiagnosis]; ok && len(callable) == 1 {
 		return record() // the chart mode, or the step budget is spent
 	}
-	plan := st.callPlan(v, cands, callable)
+	plan := callPlan(v, kv, cards, callable)
 	canAsk := slices.Contains(v.Actions, string(clinic.Ask))
-	for _, t := range st.topicPlan(cands) {
-		if canAsk && !st.asked[t] && v.StepsLeft > len(plan)+1 {
-			return out(clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: QuestionFor(t), Utterance: QuestionFor(t),
-				Rationale: []string{"history: " + strings.ReplaceAll(t, "_", " ")}, CardIDs: cardIDs(cands, 1)})
+	for _, t := range rd.Topics() {
+		if canAsk && !rd.Asked(t) && kv.StepsLeft > len(plan)+1 {
+			return out(clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: actor.QuestionFor(t), Utterance: actor.QuestionFor(t),
+				Rationale: []string{"history: " + strings.ReplaceAll(t, "_", " ")}, CardIDs: rd.CardIDs()})
 		}
 	}
-	if len(plan) > 0 && v.StepsLeft > 1 {
+	if len(plan) > 0 && kv.StepsLeft > 1 {
 		c := plan[0]
 		args, _ := json.Marshal(c.Arguments) // strings marshal
-		return out(clinic.DoctorOutput{Action: clinic.ToolCall, Tool: c.Tool, Arguments: args, Rationale: []string{"calling " + c.String()}, CardIDs: cardIDs(cands, 1)})
+		o := CallOutput(c.Tool, args)
+		o.Rationale, o.CardIDs = []string{"calling " + c.String()}, rd.CardIDs()
+		return out(o)
 	}
 	return record()
 }
@@ -76,30 +93,30 @@ func decideTools(v clinic.DoctorView) (Decision, error) {
 // then the calls the CALL rules and the leading candidate's cards name. A call
 // already made with the same arguments, a tool not exposed, and a
 // prescription of a drug the chart's allergies name are left out.
-func (st *state) callPlan(v clinic.DoctorView, cands []candidate, callable map[string]clinic.Tool) []clinic.Call {
+func callPlan(v clinic.DoctorView, kv View, leading []clinic.CardHint, callable map[string]ToolSpec) []Call {
 	made := map[string]bool{}
 	allergies := ""
-	for _, r := range v.ToolResults {
+	for _, r := range kv.ToolResults {
 		if r.Status != clinic.StatusReturned && r.Status != clinic.StatusUnavailable {
 			continue
 		}
 		var args map[string]string
 		_ = json.Unmarshal(r.Arguments, &args) // a call whose arguments are not text only is never planned again anyway
-		made[clinic.Call{Tool: r.Tool, Arguments: args}.String()] = true
+		made[Call{Tool: r.Tool, Arguments: args}.String()] = true
 		made[r.Tool] = true
 		if r.Tool == "get_patient_allergies" {
 			allergies = strings.ToLower(r.Text)
 		}
 	}
-	var plan []clinic.Call
-	add := func(c clinic.Call) {
+	var plan []Call
+	add := func(c Call) {
 		t, ok := callable[c.Tool]
 		if !ok || c.Tool == toolRecordDiagnosis || c.Tool == toolRecordDifferential {
 			return
 		}
 		fill(&c, t)
 		key := c.String()
-		if made[key] || (len(c.Arguments) == 0 && made[c.Tool]) || slices.ContainsFunc(plan, func(p clinic.Call) bool { return p.String() == key }) {
+		if made[key] || (len(c.Arguments) == 0 && made[c.Tool]) || slices.ContainsFunc(plan, func(p Call) bool { return p.String() == key }) {
 			return
 		}
 		if drug := strings.ToLower(c.Arguments["drug"]); drug != "" && allergic(drug, allergies) {
@@ -108,7 +125,7 @@ func (st *state) callPlan(v clinic.DoctorView, cands []candidate, callable map[s
 		plan = append(plan, c)
 	}
 	for _, name := range recordTools {
-		add(clinic.Call{Tool: name, Arguments: map[string]string{}})
+		add(Call{Tool: name, Arguments: map[string]string{}})
 	}
 	context := textmatch.Set(v.OpeningComplaint)
 	for _, r := range v.Rules {
@@ -116,16 +133,14 @@ func (st *state) callPlan(v clinic.DoctorView, cands []candidate, callable map[s
 		if !ok || d.Verb != clinic.VerbCall || (d.When != "" && textmatch.Coverage(textmatch.Set(d.When), context) < 0.5) {
 			continue
 		}
-		if c, err := clinic.ParseCall(d.Target); err == nil {
+		if c, err := ParseCall(d.Target); err == nil {
 			add(c)
 		}
 	}
-	if len(cands) > 0 {
-		for _, card := range cands[0].cards {
-			for _, s := range card.Calls {
-				if c, err := clinic.ParseCall(s); err == nil {
-					add(c)
-				}
+	for _, card := range leading {
+		for _, s := range card.Calls {
+			if c, err := ParseCall(s); err == nil {
+				add(c)
 			}
 		}
 	}
@@ -148,7 +163,7 @@ func allergic(drug, allergies string) bool {
 
 // fill gives every argument the tool's schema requires and the call lacks a
 // value: the first allowed value, or a neutral phrase for free text.
-func fill(c *clinic.Call, t clinic.Tool) {
+func fill(c *Call, t ToolSpec) {
 	var schema struct {
 		Required   []string `json:"required"`
 		Properties map[string]struct {

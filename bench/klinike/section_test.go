@@ -1,6 +1,7 @@
-package analysis_test
+package klinike_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,31 +14,8 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/settings"
 )
-
-// TestKendallTau works τ-b out by hand.
-func TestKendallTau(t *testing.T) {
-	tests := []struct {
-		name string
-		x, y []float64
-		want float64
-	}{
-		// Pairs of (1,2,3,4) against (1,3,2,4): only (2,3) is discordant, so
-		// n_c = 5, n_d = 1 and τ = (5 − 1)/6 = 0.6667.
-		{"one swap", []float64{1, 2, 3, 4}, []float64{1, 3, 2, 4}, 4.0 / 6},
-		{"the same order", []float64{0.3, 0.2, 0.1}, []float64{30, 20, 10}, 1},
-		{"the reverse order", []float64{1, 2, 3}, []float64{3, 2, 1}, -1},
-		// x ties its first two items: n₀ = 3, n₁ = 1, n₂ = 0, n_c = 2, n_d = 0,
-		// τ_b = 2/√((3 − 1)(3 − 0)) = 2/√6 = 0.8165.
-		{"a tie", []float64{1, 1, 2}, []float64{1, 2, 3}, 2 / 2.449489742783178},
-		{"all ties", []float64{1, 1, 1}, []float64{1, 2, 3}, 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			require.InDelta(t, tc.want, analysis.KendallTau(tc.x, tc.y), 1e-12)
-		})
-	}
-}
 
 func klinikeRecords(run string, pass []float64, gates bool) []results.Record {
 	var out []results.Record
@@ -69,12 +47,14 @@ func TestKlinikeSection(t *testing.T) {
 		"exp-B@judge-b": klinikeRecords("exp-B@judge-b", []float64{1, 1, 0, 1}, true),
 		"other-A@x":     klinikeRecords("other-A@x", []float64{1}, true),
 	}}
+	in.Settings = map[string]settings.Settings{}
 	for _, c := range spec.Conditions {
 		in.Result.Conditions = append(in.Result.Conditions, contract.ConditionResult{Name: c.Name, Run: spec.RunID(c.Name)})
+		in.Settings[spec.RunID(c.Name)] = klinikeSettings()
 	}
 	rep := analysis.Build(in)
-	k := rep.Klinike
-	require.NotNil(t, k)
+	k, ok := rep.SectionData(klinike.SectionKey).(*klinike.Report)
+	require.True(t, ok, "the section is in the report")
 	var names []string
 	for _, c := range k.Conditions {
 		names = append(names, c.Name)
@@ -91,7 +71,7 @@ func TestKlinikeSection(t *testing.T) {
 	require.Equal(t, "pass1", cap45.Metric)
 	require.Len(t, cap45.Changes, 2)
 	// A: 0.5 -> 0.75 (one task gained), B: 0.25 -> 0 (one lost); the ranking A > B holds: τ = 1.
-	require.Equal(t, analysis.KlinikeChange{Doctor: "A", N: 4, Base: 0.5, Variant: 0.75, Delta: 0.25, CI: cap45.Changes[0].CI}, cap45.Changes[0])
+	require.Equal(t, klinike.Change{Doctor: "A", N: 4, Base: 0.5, Variant: 0.75, Delta: 0.25, CI: cap45.Changes[0].CI}, cap45.Changes[0])
 	require.Equal(t, -0.25, cap45.Changes[1].Delta)
 	require.LessOrEqual(t, cap45.Changes[0].CI.Low, 0.25)
 	require.GreaterOrEqual(t, cap45.Changes[0].CI.High, 0.25)
@@ -115,13 +95,15 @@ func TestKlinikeSection(t *testing.T) {
 
 // TestStepsCarryToolCalls: the step export keeps a tool call's tool and arguments.
 func TestStepsCarryToolCalls(t *testing.T) {
-	tr := clinic.Trace{EpisodeID: "e", Events: []clinic.Event{{Turn: 0, Action: clinic.ToolCall, Tool: "order_imaging",
-		Arguments: []byte(`{"modality":"CT","region":"abdomen"}`), Status: clinic.StatusReturned, Reply: "ct abdomen: normal"},
-		{Turn: 1, Action: clinic.ToolCall, Tool: "record_diagnosis", Arguments: []byte(`{"diagnosis":"x"}`), Status: clinic.StatusFinalized}},
+	tr := clinic.Trace{EpisodeID: "e", Events: []clinic.Event{toolEvent(clinic.Event{Turn: 0, Status: clinic.StatusReturned, Reply: "ct abdomen: normal"}, "order_imaging", `{"modality":"CT","region":"abdomen"}`),
+		toolEvent(clinic.Event{Turn: 1, Status: clinic.StatusFinalized}, "record_diagnosis", `{"diagnosis":"x"}`)},
 		Scores: &clinic.Scores{S: 1}}
 	steps := analysis.Steps(tr, klinike.Benchmark{})
-	require.Equal(t, "order_imaging", steps[0].Action.Tool)
-	require.JSONEq(t, `{"modality":"CT","region":"abdomen"}`, string(steps[0].Action.Arguments))
+	require.Equal(t, "order_imaging", klinike.CallOf(steps[0].Action.Ext).Tool)
+	require.JSONEq(t, `{"modality":"CT","region":"abdomen"}`, string(klinike.CallOf(steps[0].Action.Ext).Arguments))
+	line, err := json.Marshal(steps[0])
+	require.NoError(t, err)
+	require.Contains(t, string(line), `"tool":"order_imaging"`, "steps.jsonl keeps the members' names")
 	require.Equal(t, []string{`TOOL_CALL order_imaging {"modality":"CT","region":"abdomen"} -> ct abdomen: normal`}, steps[1].State)
 	require.Equal(t, 1.0, steps[1].Reward)
 }

@@ -1,4 +1,4 @@
-package evolver_test
+package klinike_test
 
 import (
 	"slices"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
@@ -18,16 +19,16 @@ import (
 func toolEpisode(pass bool) evolver.Input {
 	events := []clinic.Event{
 		{Turn: 0, Action: clinic.Ask, Question: "When did this start?", Status: clinic.StatusReturned, Reply: "Two days ago.", RevealedFacts: []string{"f1"}},
-		{Turn: 1, Action: clinic.ToolCall, Tool: "order_imaging", Arguments: []byte(`{"modality":"CT","region":"abdomen"}`), Status: clinic.StatusReturned, Reply: "ct abdomen: aneurysm"},
-		{Turn: 2, Action: clinic.ToolCall, Tool: "order_imaging", Arguments: []byte(`{"modality":"PET"}`), Status: clinic.StatusInvalid},
-		{Turn: 3, Action: clinic.ToolCall, Tool: "record_diagnosis", Arguments: []byte(`{"diagnosis":"Abdominal aortic aneurysm"}`), Status: clinic.StatusFinalized,
-			Final: &clinic.FinalOutput{Diagnosis: []string{"Abdominal aortic aneurysm"}}},
+		toolEvent(clinic.Event{Turn: 1, Status: clinic.StatusReturned, Reply: "ct abdomen: aneurysm"}, "order_imaging", `{"modality":"CT","region":"abdomen"}`),
+		toolEvent(clinic.Event{Turn: 2, Status: clinic.StatusInvalid}, "order_imaging", `{"modality":"PET"}`),
+		toolEvent(clinic.Event{Turn: 3, Status: clinic.StatusFinalized,
+			Final: &clinic.FinalOutput{Diagnosis: []string{"Abdominal aortic aneurysm"}}}, "record_diagnosis", `{"diagnosis":"Abdominal aortic aneurysm"}`),
 	}
 	s := 0.0
 	if pass {
 		s = 1
 	}
-	g := grader.GradeProcess(grader.ProcessInput{Events: events, Final: *events[3].Final, Outcome: grader.Outcome{S: s, Pass: pass}}, nil, nil)
+	g := grader.GradeProcess(grader.ProcessInput{Events: events, Final: *events[3].Final, Outcome: grader.Outcome{S: s, Pass: pass}}, nil, klinike.Benchmark{})
 	return evolver.Input{Run: "r", Pass: 1, Episode: 3, CaseID: "case-77", Opening: "Burning pain in my belly going through to my back",
 		Events: events, Final: *events[3].Final, Outcome: grader.Outcome{S: s, Pass: pass}, Grade: g, WriteCards: true}
 }
@@ -46,16 +47,16 @@ func lessonCard(out evolver.Output) *clinic.Card {
 // episode's executed calls do; an episode without tools learns no calls.
 func TestToolLessons(t *testing.T) {
 	cfg := settings.Default().Evolver
-	truth := &grader.Key{Diagnosis: "Abdominal aortic aneurysm", DiagnosisGrade: 0.25,
-		Calls:   []string{"get_patient_info()", "order_imaging(modality=CT, region=abdomen)", "admit_to_hospital()"},
+	own := &klinike.Key{Calls: []string{"get_patient_info()", "order_imaging(modality=CT, region=abdomen)", "admit_to_hospital()"},
 		Avoid:   []string{"prescribe_medication(drug=amoxicillin)"},
 		MustAsk: []string{"onset", "social"}}
+	truth := &grader.Key{Diagnosis: "Abdominal aortic aneurysm", DiagnosisGrade: 0.25, Bench: own}
 	t.Run("write-back", func(t *testing.T) {
-		out := evolver.Evolve(cfg, toolEpisode(false), truth, nil, nil)
+		out := evolver.Evolve(cfg, toolEpisode(false), truth, nil, klinike.Benchmark{})
 		c := lessonCard(out)
 		require.NotNil(t, c)
 		require.Equal(t, clinic.CardCorrection, c.Kind)
-		require.Equal(t, truth.Calls, c.Calls)
+		require.Equal(t, own.Calls, c.Calls)
 		require.Subset(t, c.Ask, []string{"onset", "social"})
 		require.Contains(t, c.Text, "calls: get_patient_info(); order_imaging(modality=CT, region=abdomen)")
 		require.Contains(t, c.Text, "never: prescribe_medication(drug=amoxicillin)")
@@ -70,12 +71,12 @@ func TestToolLessons(t *testing.T) {
 		require.False(t, slices.ContainsFunc(out.Rules, func(r clinic.Rule) bool { return strings.Contains(r.Text, "case-77") }))
 	})
 	t.Run("score-only, passed", func(t *testing.T) {
-		c := lessonCard(evolver.Evolve(cfg, toolEpisode(true), nil, nil, nil))
+		c := lessonCard(evolver.Evolve(cfg, toolEpisode(true), nil, nil, klinike.Benchmark{}))
 		require.NotNil(t, c)
 		require.Equal(t, []string{"order_imaging(modality=CT, region=abdomen)"}, c.Calls, "executed calls only, not the refused one nor record_diagnosis")
 	})
 	t.Run("score-only, failed", func(t *testing.T) {
-		out := evolver.Evolve(cfg, toolEpisode(false), nil, nil, nil)
+		out := evolver.Evolve(cfg, toolEpisode(false), nil, nil, klinike.Benchmark{})
 		if c := lessonCard(out); c != nil {
 			require.Empty(t, c.Calls)
 		}
@@ -83,8 +84,8 @@ func TestToolLessons(t *testing.T) {
 	t.Run("no tools", func(t *testing.T) {
 		in := toolEpisode(false)
 		in.Events = in.Events[:1]
-		in.Grade = grader.GradeProcess(grader.ProcessInput{Events: in.Events, Outcome: in.Outcome}, nil, nil)
-		c := lessonCard(evolver.Evolve(cfg, in, truth, nil, nil))
+		in.Grade = grader.GradeProcess(grader.ProcessInput{Events: in.Events, Outcome: in.Outcome}, nil, klinike.Benchmark{})
+		c := lessonCard(evolver.Evolve(cfg, in, truth, nil, klinike.Benchmark{}))
 		require.NotNil(t, c)
 		require.Empty(t, c.Calls, "a MedEvoEval episode learns as before")
 		require.NotContains(t, c.Text, "calls:")

@@ -1,13 +1,16 @@
-package corpus
+package klinike
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/sandbox"
-	"github.com/clinevo/clinevo/textmatch"
+	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/corpus/synth"
 )
 
 // Tool counts a task may expose (KlinikeBench appendix B: 3 to 24 per task).
@@ -16,25 +19,22 @@ const (
 	MaxTools = 24
 )
 
-// validateTask checks the KlinikeBench parts of a case (clinic/klinike.go):
-// absent findings that are not also present (Φ⁻ ∩ Φ⁺ = ∅, KlinikeBench
-// §2.1), a sandbox of 3 to 24 registered tools with record_diagnosis, and a
-// tool key whose tools are exposed and whose constraints name the tools'
-// arguments and allowed values.
-func validateTask(c *clinic.Case) error {
-	fail := func(field, msg string) error { return FieldError{field, msg} }
-	present := map[string]int{}
-	for i, f := range c.Patient.Facts {
-		if !f.Absent {
-			present[textmatch.Normalize(f.Text)] = i
-		}
+// ValidateCase checks the KlinikeBench parts of a case, as corpus.FieldError
+// naming the field: a sandbox of 3 to 24 registered tools with
+// record_diagnosis, and a tool key whose tools are exposed and whose
+// constraints name the tools' arguments and allowed values. A case without a
+// sandbox exposes record_diagnosis only; the absent findings (Φ⁻ ∩ Φ⁺ = ∅,
+// §2.1) are the shared validation's (corpus.Validate).
+func (Benchmark) ValidateCase(c *clinic.Case) error {
+	fail := func(field, msg string) error { return corpus.FieldError{Field: field, Msg: msg} }
+	sb, err := SandboxOf(c)
+	if err != nil {
+		return fail("exam_view.sandbox", fmt.Sprintf("want an object with tools, forbidden and record: %v", errors.Unwrap(err)))
 	}
-	for i, f := range c.Patient.Facts {
-		if j, ok := present[textmatch.Normalize(f.Text)]; f.Absent && ok {
-			return fail(fmt.Sprintf("patient_view.facts[%d].absent", i), fmt.Sprintf("the finding is also present as facts[%d]: a finding is present or absent, not both", j))
-		}
+	key, err := ToolKeyOf(c)
+	if err != nil {
+		return fail("manager_view.tool_key", fmt.Sprintf("want an object with required_tools and constraints: %v", errors.Unwrap(err)))
 	}
-	sb, key := c.Exam.Sandbox, c.Manager.Tools
 	if sb == nil {
 		if key != nil {
 			return fail("manager_view.tool_key", "a tool key needs exam_view.sandbox")
@@ -86,14 +86,14 @@ func validateTask(c *clinic.Case) error {
 		switch {
 		case !ok:
 			return fail(field+".tool", fmt.Sprintf("unknown tool %q, want one of %s", k.Tool, known))
-		case k.Rule != clinic.RuleMust && k.Rule != clinic.RuleNever:
+		case k.Rule != RuleMust && k.Rule != RuleNever:
 			return fail(field+".rule", fmt.Sprintf("unknown rule %q, want must or never", k.Rule))
-		case k.Rule == clinic.RuleMust && !slices.Contains(sb.Tools, k.Tool):
+		case k.Rule == RuleMust && !slices.Contains(sb.Tools, k.Tool):
 			return fail(field+".tool", fmt.Sprintf("%q is not exposed, so the constraint can never be met", k.Tool))
 		case len(k.Arguments) == 0:
 			return fail(field+".arguments", "at least one argument value is required")
 		}
-		for _, name := range sortedKeys(k.Arguments) {
+		for _, name := range slices.Sorted(maps.Keys(k.Arguments)) {
 			v := k.Arguments[name]
 			enum, ok := tool.Property(name)
 			switch {
@@ -114,4 +114,24 @@ func validateTask(c *clinic.Case) error {
 func registered(name string) bool {
 	_, ok := sandbox.Lookup(name)
 	return ok
+}
+
+var _ corpus.Builtins = Benchmark{}
+
+// BuiltinSplits are the synthetic tasks (Tasks): all of them, and the fixed
+// train/test split, on generator version 2.
+func (Benchmark) BuiltinSplits() map[string][]int {
+	out := map[string][]int{}
+	for _, s := range Splits {
+		out[s] = []int{synth.V2}
+	}
+	return out
+}
+
+// Builtin generates a split of the synthetic tasks.
+func (Benchmark) Builtin(split string, version int, seed uint64) ([]clinic.Case, error) {
+	if version != synth.V2 || !slices.Contains(Splits, split) {
+		return nil, fmt.Errorf("klinike: no split %s at generator version %d", split, version) // ParseBuiltin checked both
+	}
+	return Tasks(seed)[split], nil
 }

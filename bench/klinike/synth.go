@@ -1,4 +1,4 @@
-package synth
+package klinike
 
 import (
 	"fmt"
@@ -6,34 +6,37 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/sandbox"
+	"github.com/clinevo/clinevo/corpus/synth"
 )
 
 // KlinikeBench-style tasks (KlinikeBench §2.1–2.2): each is a version 2 case
-// of the condition table with the task parts added: explicitly absent
+// of the synthetic condition table (synth.Generator) with the task parts added: explicitly absent
 // findings Φ⁻ (the condition's pertinent negatives the case holds), a chart,
 // a tool sandbox (required tools plus optional ones, some tasks forbidding
 // one), argument-level action constraints and must-ask topics.
 const (
-	SourceKlinike = "clinevo-synth/klinike-1"
-	// KlinikeInstances is the number of tasks per condition: 46 × 5 = 230.
-	KlinikeInstances = 5
-	// KlinikeTestSize is the held-out test split, drawn by the seed (as
-	// KlinikeBench appendix C draws its 50 test tasks with a fixed seed).
-	KlinikeTestSize = 40
+	SourceTasks = "clinevo-synth/klinike-1"
+	// Instances is the number of tasks per condition: 46 × 5 = 230
+	// (clinevo's choice: every condition five times).
+	Instances = 5
+	// TestSize is the held-out test split, drawn by the seed (as
+	// KlinikeBench appendix C draws its 50 test tasks with a fixed seed; 40
+	// of 230 is clinevo's choice, near the paper's share of 50 of 333).
+	TestSize = 40
 )
 
-// Klinike split names: the whole task set, and its fixed train/test split.
+// Split names: the whole task set, and its fixed train/test split.
 const (
-	SplitKlinike      = "klinike"
-	SplitKlinikeTrain = "klinike-train"
-	SplitKlinikeTest  = "klinike-test"
+	SplitAll   = "klinike"
+	SplitTrain = "klinike-train"
+	SplitTest  = "klinike-test"
 )
 
-// KlinikeSplits names the KlinikeBench-style splits.
-var KlinikeSplits = []string{SplitKlinike, SplitKlinikeTrain, SplitKlinikeTest}
+// Splits names the KlinikeBench-style splits.
+var Splits = []string{SplitAll, SplitTrain, SplitTest}
 
 // treatment is a condition's first-line prescription, "drug|dose|route".
 var treatment = map[string]string{
@@ -110,30 +113,30 @@ var penicillins = []string{"amoxicillin", "phenoxymethylpenicillin", "flucloxaci
 
 const penicillinAlternative = "clarithromycin|500 mg twice a day|oral"
 
-// Klinike generates the KlinikeBench-style tasks for a seed: every condition
-// KlinikeInstances times, ordered in whole permutations of the table (so a
-// stream in stages of one permutation meets every condition once a stage),
-// and the fixed train/test split of that seed.
-func Klinike(seed uint64) map[string][]clinic.Case {
-	cat := catalog.Default()
-	g := generator{version: V2, seed: seed, cat: cat, names: cat.Names()}
+// Tasks generates the KlinikeBench-style tasks for a seed: every condition
+// Instances times, ordered in whole permutations of the table (so a stream
+// in stages of one permutation meets every condition once a stage), and the
+// fixed train/test split of that seed.
+func Tasks(seed uint64) map[string][]clinic.Case {
+	g := synth.NewGenerator(seed)
+	rows := len(synth.Conditions())
 	var all []clinic.Case
-	for block := range KlinikeInstances {
-		for _, ci := range g.order(SplitKlinike, block, len(conditions)) {
+	for block := range Instances {
+		for _, ci := range g.Order(SplitAll, block, rows) {
 			n := len(all) + 1
-			c := g.klinikeTask(conditions[ci], n)
+			c := task(g, ci, n)
 			all = append(all, c)
 		}
 	}
 	test := map[string]bool{}
-	for _, i := range g.rng("klinike-split").Perm(len(all))[:KlinikeTestSize] {
+	for _, i := range g.Rand("klinike-split").Perm(len(all))[:TestSize] {
 		test[all[i].ID] = true
 	}
-	out := map[string][]clinic.Case{SplitKlinike: all}
+	out := map[string][]clinic.Case{SplitAll: all}
 	for _, c := range all {
-		split := SplitKlinikeTrain
+		split := SplitTrain
 		if test[c.ID] {
-			split = SplitKlinikeTest
+			split = SplitTest
 		}
 		c.Meta.Split = split
 		out[split] = append(out[split], c)
@@ -141,16 +144,17 @@ func Klinike(seed uint64) map[string][]clinic.Case {
 	return out
 }
 
-// klinikeTask builds task n of a condition.
-func (g generator) klinikeTask(cd condition, n int) clinic.Case {
-	c, refs := g.buildV2Refs(cd, SplitKlinike, n, false, nil)
-	r := g.rng("klinike", strconv.Itoa(n), cd.key) // the task parts' own draws: the base case stays version 2's
+// task builds task n of table row i.
+func task(g synth.Generator, i, n int) clinic.Case {
+	cd := synth.RowOf(i)
+	c, refs := g.RowCase(i, SplitAll, n)
+	r := g.Rand("klinike", strconv.Itoa(n), cd.Key) // the task parts' own draws: the base case stays version 2's
 	c.ID = fmt.Sprintf("klinike-%04d", n)
-	c.Meta = clinic.CaseMeta{Split: SplitKlinike}
-	c.Provenance = clinic.Provenance{Source: SourceKlinike, SourceCaseID: fmt.Sprintf("%s/klinike/%d", cd.key, n)}
+	c.Meta = clinic.CaseMeta{Split: SplitAll}
+	c.Provenance = clinic.Provenance{Source: SourceTasks, SourceCaseID: fmt.Sprintf("%s/klinike/%d", cd.Key, n)}
 
 	// Φ⁻: the pertinent negatives this case holds, which the patient denies.
-	for i := range cd.neg {
+	for i := range cd.Negatives {
 		if id, ok := refs["n"+strconv.Itoa(i)]; ok {
 			for j := range c.Patient.Facts {
 				if c.Patient.Facts[j].ID == id {
@@ -162,12 +166,12 @@ func (g generator) klinikeTask(cd condition, n int) clinic.Case {
 	rec := chartOf(c.Patient.Facts)
 	allergic := slices.ContainsFunc(rec.Allergies, func(a string) bool { return strings.Contains(strings.ToLower(a), "penicillin") })
 
-	key := &clinic.ToolKey{}
+	key := &ToolKey{}
 	must := func(tool string, args map[string]string, reason string) {
-		key.Constraints = append(key.Constraints, clinic.ActionConstraint{Tool: tool, Rule: clinic.RuleMust, Arguments: args, Reason: reason})
+		key.Constraints = append(key.Constraints, ActionConstraint{Tool: tool, Rule: RuleMust, Arguments: args, Reason: reason})
 	}
 	never := func(tool string, args map[string]string, reason string) {
-		key.Constraints = append(key.Constraints, clinic.ActionConstraint{Tool: tool, Rule: clinic.RuleNever, Arguments: args, Reason: reason})
+		key.Constraints = append(key.Constraints, ActionConstraint{Tool: tool, Rule: RuleNever, Arguments: args, Reason: reason})
 	}
 	key.Required = []string{"get_patient_info", "get_patient_vitals"}
 	if sys := examSystem(cd, &c); sys != "" {
@@ -183,7 +187,7 @@ func (g generator) klinikeTask(cd condition, n int) clinic.Case {
 		key.Required = append(key.Required, "order_imaging")
 		must("order_imaging", map[string]string{"modality": st.Modality, "region": st.Region}, "the imaging that confirms the diagnosis")
 	}
-	if rx, ok := treatment[cd.key]; ok {
+	if rx, ok := treatment[cd.Key]; ok {
 		drug, _, route := split3(rx)
 		if allergic && slices.Contains(penicillins, drug) {
 			never("prescribe_medication", map[string]string{"drug": drug}, "the patient is allergic to penicillin")
@@ -195,12 +199,12 @@ func (g generator) klinikeTask(cd condition, n int) clinic.Case {
 			c.Manager.MustAsk = append(c.Manager.MustAsk, clinic.TopicAllergies) // ask before prescribing
 		}
 	}
-	for _, d := range contraindicated[cd.key] {
+	for _, d := range contraindicated[cd.Key] {
 		never("prescribe_medication", map[string]string{"drug": d}, "contraindicated in this condition")
 	}
 	emergency := false
-	if cd.ref != "" {
-		dest, urg := split2(cd.ref)
+	if cd.Referral != "" {
+		dest, urg := cd.Referral, cd.Urgency
 		key.Required = append(key.Required, "refer_to_specialist")
 		must("refer_to_specialist", map[string]string{"specialty": dest, "urgency": urg}, "the referral this condition needs")
 		if urg == "emergency" {
@@ -208,11 +212,10 @@ func (g generator) klinikeTask(cd condition, n int) clinic.Case {
 			key.Required = append(key.Required, "admit_to_hospital")
 		}
 	}
-	c.Manager.Tools = key
 
 	// Exposed: the required tools, record_diagnosis and one to four others;
 	// a non-emergency task forbids admission now and then.
-	sb := &clinic.Sandbox{Record: rec}
+	sb := &Sandbox{Record: rec}
 	var optional []string
 	for _, t := range sandbox.Names() {
 		if !slices.Contains(key.Required, t) && t != sandbox.RecordDiagnosis {
@@ -231,15 +234,14 @@ func (g generator) klinikeTask(cd condition, n int) clinic.Case {
 			sb.Tools = append(sb.Tools, t)
 		}
 	}
-	c.Exam.Sandbox = sb
+	SetTask(&c, sb, key)
 	return c
 }
 
 // examSystem is the system of the condition's first examination finding
 // (vitals aside) that the case holds.
-func examSystem(cd condition, c *clinic.Case) string {
-	for _, e := range cd.exam {
-		sys, _ := split2(e)
+func examSystem(cd synth.Row, c *clinic.Case) string {
+	for _, sys := range cd.Exams {
 		if sys == "vitals" {
 			continue
 		}
@@ -254,9 +256,8 @@ func examSystem(cd condition, c *clinic.Case) string {
 
 // keyTest is the condition's first listed test (imaging or not, as asked)
 // whose result in this case is abnormal: the test that confirms it.
-func keyTest(cd condition, c *clinic.Case, imaging bool) string {
-	for _, t := range append(append([]string(nil), cd.tests...), extraResults[cd.key]...) {
-		name, _ := split2(t)
+func keyTest(cd synth.Row, c *clinic.Case, imaging bool) string {
+	for _, name := range cd.Tests {
 		if _, isImaging := catalog.ImagingOf(name); isImaging != imaging {
 			continue
 		}
@@ -271,8 +272,8 @@ func keyTest(cd condition, c *clinic.Case, imaging bool) string {
 
 // chartOf is the chart the record tools read: what the patient's history says
 // about allergies, medicines and past illness, without the plain denials.
-func chartOf(facts []clinic.Fact) clinic.Record {
-	var rec clinic.Record
+func chartOf(facts []clinic.Fact) sandbox.Record {
+	var rec sandbox.Record
 	for _, f := range facts {
 		if f.Absent || denial(f.Text) {
 			continue
@@ -304,8 +305,11 @@ func denial(text string) bool {
 	return false
 }
 
+// split3 reads a table entry "drug|dose|route".
 func split3(s string) (a, b, c string) {
-	a, rest := split2(s)
-	b, c = split2(rest)
-	return a, b, c
+	parts := strings.SplitN(s, "|", 3)
+	for len(parts) < 3 {
+		parts = append(parts, "")
+	}
+	return strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1]), strings.TrimSpace(parts[2])
 }

@@ -1,19 +1,28 @@
-package clinic
+package klinike
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/clinevo/clinevo/bench/klinike/sandbox"
+	"github.com/clinevo/clinevo/clinic"
 )
 
 // The KlinikeBench task t = (d, Φ⁺, Φ⁻, π, R, M) with accepted alternatives
 // A(d) (KlinikeBench §2.1, eq. 2) maps onto the native case: d and A(d) are
 // ManagerView.Diagnosis (display name and acceptable names); Φ⁺ are the
 // patient's facts and Φ⁻ the facts marked Absent (the patient denies them when
-// asked); π is PatientView.Persona; R is ManagerView.Tools (required tools and
-// argument-level action constraints) with the sandbox in ExamView.Sandbox; M is
+// asked); π is PatientView.Persona; R is the tool key (required tools and
+// argument-level action constraints, the manager view's member "tool_key")
+// with the sandbox (the exam view's member "sandbox"); M is
 // ManagerView.MustAsk.
+
+// ToolCall is the doctor's tool call (§2.2): its tool and arguments are the
+// event's and the output's Call members (CallOf).
+const ToolCall clinic.ActionKind = "TOOL_CALL"
 
 // Sandbox is a task's clinical tool environment (KlinikeBench §2.2 and
 // appendix B): the tools exposed to the doctor, the tools the task forbids,
@@ -25,16 +34,8 @@ type Sandbox struct {
 	Tools []string `json:"tools"`
 	// Forbidden tools are never exposed; a call to one is refused and fails
 	// the action-constraint gate A.
-	Forbidden []string `json:"forbidden,omitempty"`
-	Record    Record   `json:"record"`
-}
-
-// Record is the patient's chart as the record tools return it. An empty list
-// reads as nothing recorded: the tools never make an entry up.
-type Record struct {
-	Allergies   []string `json:"allergies,omitempty"`
-	Medications []string `json:"medications,omitempty"`
-	History     []string `json:"history,omitempty"`
+	Forbidden []string       `json:"forbidden,omitempty"`
+	Record    sandbox.Record `json:"record"`
 }
 
 // ToolKey is R of a KlinikeBench task, part of the hidden scoring key: the
@@ -148,4 +149,93 @@ func (k ToolKey) Avoid() []string {
 		}
 	}
 	return out
+}
+
+// examPart and keyPart are the task's members of the exam view and the
+// manager view (clinic.Ext).
+type (
+	examPart struct {
+		Sandbox *Sandbox `json:"sandbox,omitempty"`
+	}
+	keyPart struct {
+		Tools *ToolKey `json:"tool_key,omitempty"`
+	}
+)
+
+// SandboxOf is the case's sandbox, nil for a case without one. The error is
+// a member "sandbox" that is not a sandbox (ValidateCase names it).
+func SandboxOf(c *clinic.Case) (*Sandbox, error) {
+	var p examPart
+	if err := c.Exam.Ext.Decode(&p); err != nil {
+		return nil, fmt.Errorf("exam_view.sandbox: %w", err)
+	}
+	return p.Sandbox, nil
+}
+
+// ToolKeyOf is the case's tool key, nil for a case without one. The error is
+// a member "tool_key" that is not a tool key (ValidateCase names it).
+func ToolKeyOf(c *clinic.Case) (*ToolKey, error) {
+	var p keyPart
+	if err := c.Manager.Ext.Decode(&p); err != nil {
+		return nil, fmt.Errorf("manager_view.tool_key: %w", err)
+	}
+	return p.Tools, nil
+}
+
+// SetTask writes the sandbox and the tool key into the case (nil removes
+// either).
+func SetTask(c *clinic.Case, sb *Sandbox, key *ToolKey) {
+	// Both are plain data (strings and maps of strings), which always
+	// marshal: Put cannot fail on them.
+	c.Exam.Ext, _ = c.Exam.Ext.Put(examPart{Sandbox: sb})
+	c.Manager.Ext, _ = c.Manager.Ext.Put(keyPart{Tools: key})
+}
+
+// CallFields are a tool call's members of an event and of a doctor's output,
+// written inline with the shared ones under their names.
+type CallFields struct {
+	Tool      string          `json:"tool,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// CallOf reads the call members of an event's or an output's extension. The
+// members are the environment's and the doctor's own writing (WithCall): a
+// stored member that does not decode reads as a call without a tool, which
+// the sandbox refuses.
+func CallOf(x clinic.Ext) CallFields {
+	var c CallFields
+	if err := x.Decode(&c); err != nil {
+		return CallFields{}
+	}
+	return c
+}
+
+// WithCall is x with the call's members (none for the zero call).
+// Arguments that are not JSON are kept as a JSON string of their text, as
+// the trace keeps them: the sandbox refuses them as not an object.
+func WithCall(x clinic.Ext, c CallFields) clinic.Ext {
+	c.Arguments = rawJSON(c.Arguments)
+	out, err := x.Put(c)
+	if err != nil {
+		return x // not reached: a string and valid JSON always marshal
+	}
+	return out
+}
+
+// rawJSON keeps arguments as JSON: valid JSON as it is, anything else as a
+// JSON string of its text.
+func rawJSON(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return nil
+	}
+	if json.Valid(b) {
+		return append(json.RawMessage(nil), b...)
+	}
+	s, _ := json.Marshal(string(b)) // a string always marshals
+	return s
+}
+
+// CallOutput is the doctor's output of a tool call.
+func CallOutput(tool string, args json.RawMessage) clinic.DoctorOutput {
+	return clinic.DoctorOutput{Action: ToolCall, Ext: WithCall(nil, CallFields{Tool: tool, Arguments: args})}
 }

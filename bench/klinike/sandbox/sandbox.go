@@ -49,11 +49,6 @@ type Tool struct {
 	schema      *jsonschema.Schema
 }
 
-// View is the tool as the doctor sees it.
-func (t Tool) View() clinic.Tool {
-	return clinic.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
-}
-
 //go:embed tools.json
 var toolsJSON []byte
 
@@ -202,6 +197,14 @@ func describe(err error) string {
 	return strings.Join(out, "; ")
 }
 
+// Record is the patient's chart as the record tools return it. An empty list
+// reads as nothing recorded: the tools never make an entry up.
+type Record struct {
+	Allergies   []string `json:"allergies,omitempty"`
+	Medications []string `json:"medications,omitempty"`
+	History     []string `json:"history,omitempty"`
+}
+
 // Result is what a call returned.
 type Result struct {
 	Status clinic.Status
@@ -210,17 +213,13 @@ type Result struct {
 	Final  *clinic.FinalOutput // record_diagnosis
 }
 
-// Execute runs a validated call against the case. The exam service resolves
-// a laboratory test's name against the case catalog (a model matcher may be
-// configured); results come from the case alone. Errors are the exam
-// service's transient faults.
-func Execute(ctx context.Context, c *clinic.Case, exam episode.ExamService, prices map[string]float64, t Tool, a Arguments) (Result, error) {
+// Execute runs a validated call against the case and its chart rec. The
+// exam service resolves a laboratory test's name against the case catalog (a
+// model matcher may be configured); results come from the case alone. Errors
+// are the exam service's transient faults.
+func Execute(ctx context.Context, c *clinic.Case, rec Record, exam episode.ExamService, prices map[string]float64, t Tool, a Arguments) (Result, error) {
 	returned := func(text string) (Result, error) { return Result{Status: clinic.StatusReturned, Text: text}, nil }
 	missing := func(text string) (Result, error) { return Result{Status: clinic.StatusUnavailable, Text: text}, nil }
-	var rec clinic.Record
-	if c.Exam.Sandbox != nil {
-		rec = c.Exam.Sandbox.Record
-	}
 	switch t.Name {
 	case "get_patient_info":
 		d := c.Patient.Demographics

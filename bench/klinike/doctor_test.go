@@ -1,4 +1,4 @@
-package llm_test
+package klinike_test
 
 import (
 	"context"
@@ -8,8 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/klinike"
+	"github.com/clinevo/clinevo/bench/klinike/fakellm"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
@@ -18,11 +19,18 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
+// fake is the fake endpoint with KlinikeBench's doctor and judge scripted.
+func fake(t *testing.T) *llmtest.Server {
+	srv := llmtest.New(t)
+	srv.Script = fakellm.Script
+	return srv
+}
+
 // klinikeTask is the first synthetic KlinikeBench-style task that exposes order_imaging.
 func klinikeTask(t *testing.T) clinic.Case {
 	t.Helper()
-	for _, c := range synth.Klinike(7)[synth.SplitKlinike] {
-		if slices.Contains(c.Exam.Sandbox.Tools, "order_imaging") {
+	for _, c := range klinike.Tasks(7)[klinike.SplitAll] {
+		if slices.Contains(sandboxOf(t, &c).Tools, "order_imaging") {
 			return c
 		}
 	}
@@ -34,24 +42,23 @@ func klinikeTask(t *testing.T) clinic.Case {
 // doctor gets the exposed tools as function definitions, asks its question as
 // plain text, answers with a tool call, and the call is played by the sandbox.
 func TestToolsFormatPlaysAnEncounter(t *testing.T) {
-	srv := llmtest.New(t)
+	srv := fake(t)
 	c := klinikeTask(t)
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: settings.Default()}
-	d.Settings.Profile = settings.Klinike
-	d.Roles.Doctor = llm.Doctor{C: client(t, srv, "doctor", func(r *settings.Role) { r.Format = llm.FormatTools })}
+	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
+	d.Roles.Doctor = klinike.ModelDoctor{C: srv.Client(t, "doctor", func(r *settings.Role) { r.Format = klinike.FormatTools })}
 	tr, err := runner.Play(context.Background(), c, d, runner.Meta{RunID: "t", EpisodeID: "t/1", Number: 1})
 	require.NoError(t, err)
 
 	reqs := srv.Requests()
 	require.Len(t, reqs, 2, "one question, then the tool call")
 	first := reqs[0]
-	require.Equal(t, c.Exam.Sandbox.Tools, first.Tools, "every exposed tool, in registry order, as a function")
+	require.Equal(t, sandboxOf(t, &c).Tools, first.Tools, "every exposed tool, in registry order, as a function")
 	require.Empty(t, first.ToolChoice, "the doctor may still ask: tool_choice stays auto")
 	require.NotContains(t, first.Body, "response_format", "no JSON mode: the patient is spoken to in plain text")
 	fns := first.Body["tools"].([]any)
 	fn := fns[0].(map[string]any)["function"].(map[string]any)
 	require.Equal(t, "function", fns[0].(map[string]any)["type"])
-	require.Equal(t, c.Exam.Sandbox.Tools[0], fn["name"])
+	require.Equal(t, sandboxOf(t, &c).Tools[0], fn["name"])
 	require.Contains(t, fn, "parameters", "the JSON schema goes as the function's parameters")
 	require.NotContains(t, first.System, "Tools you can call", "function calling: the tools are not repeated in the text")
 
@@ -60,9 +67,9 @@ func TestToolsFormatPlaysAnEncounter(t *testing.T) {
 	require.Equal(t, "When did it start and what makes it worse?", tr.Events[0].Question)
 	require.Equal(t, clinic.StatusReturned, tr.Events[0].Status)
 	last := tr.Events[1]
-	require.Equal(t, clinic.ToolCall, last.Action)
-	require.Equal(t, "record_diagnosis", last.Tool)
-	require.JSONEq(t, `{"diagnosis":"Migraine","confidence":"low"}`, string(last.Arguments))
+	require.Equal(t, klinike.ToolCall, last.Action)
+	require.Equal(t, "record_diagnosis", callOf(last).Tool)
+	require.JSONEq(t, `{"diagnosis":"Migraine","confidence":"low"}`, string(callOf(last).Arguments))
 	require.Equal(t, clinic.StatusFinalized, last.Status)
 	require.Equal(t, clinic.EndFinalized, tr.Termination)
 	require.Equal(t, []string{"Migraine"}, tr.Final.Diagnosis)
@@ -77,19 +84,19 @@ func TestToolsFormatRepair(t *testing.T) {
 	c := klinikeTask(t)
 	tests := []struct {
 		name     string
-		calls    []llmtest.ToolCall // per reply; nil: plain text
+		calls    []fakellm.Call // per reply; nil: plain text
 		texts    []string
 		requests int
 		llmError bool
 		status   clinic.Status
 	}{
-		{name: "unknown tool, then a good call", calls: []llmtest.ToolCall{{Name: "order_pet_scan", Arguments: `{}`}, {Name: "get_patient_vitals", Arguments: `{}`}},
+		{name: "unknown tool, then a good call", calls: []fakellm.Call{{Name: "order_pet_scan", Arguments: `{}`}, {Name: "get_patient_vitals", Arguments: `{}`}},
 			requests: 2, status: clinic.StatusReturned},
-		{name: "unknown tool twice", calls: []llmtest.ToolCall{{Name: "order_pet_scan", Arguments: `{}`}, {Name: "order_pet_scan", Arguments: `{}`}},
+		{name: "unknown tool twice", calls: []fakellm.Call{{Name: "order_pet_scan", Arguments: `{}`}, {Name: "order_pet_scan", Arguments: `{}`}},
 			requests: 2, llmError: true, status: clinic.StatusUnparseable},
-		{name: "arguments that are not JSON, then good ones", calls: []llmtest.ToolCall{{Name: "order_imaging", Arguments: `{modality: CT`}, {Name: "order_imaging", Arguments: `{"modality":"CT","region":"abdomen"}`}},
+		{name: "arguments that are not JSON, then good ones", calls: []fakellm.Call{{Name: "order_imaging", Arguments: `{modality: CT`}, {Name: "order_imaging", Arguments: `{"modality":"CT","region":"abdomen"}`}},
 			requests: 2, status: clinic.StatusReturned},
-		{name: "schema violation reaches the sandbox", calls: []llmtest.ToolCall{{Name: "order_imaging", Arguments: `{"modality":"PET","region":"abdomen"}`}},
+		{name: "schema violation reaches the sandbox", calls: []fakellm.Call{{Name: "order_imaging", Arguments: `{"modality":"PET","region":"abdomen"}`}},
 			requests: 1, status: clinic.StatusInvalid},
 	}
 	for _, tc := range tests {
@@ -97,14 +104,12 @@ func TestToolsFormatRepair(t *testing.T) {
 			srv := llmtest.New(t)
 			srv.Script = func(n int, r llmtest.Request) *llmtest.Reply {
 				if n < len(tc.calls) {
-					return &llmtest.Reply{Status: 200, ToolCalls: []llmtest.ToolCall{tc.calls[n]}}
+					return fakellm.Calls(n, tc.calls[n])
 				}
-				return nil
+				return fakellm.Script(n, r)
 			}
-			s := settings.Default()
-			s.Profile = settings.Klinike
-			d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: s}
-			d.Roles.Doctor = llm.Doctor{C: client(t, srv, "doctor", func(r *settings.Role) { r.Format = llm.FormatTools })}
+			d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
+			d.Roles.Doctor = klinike.ModelDoctor{C: srv.Client(t, "doctor", func(r *settings.Role) { r.Format = klinike.FormatTools })}
 			env, err := d.Start(c, nil)
 			require.NoError(t, err)
 			dec, err := d.Roles.Doctor.Decide(context.Background(), env.View(nil, nil))
@@ -122,7 +127,7 @@ func TestToolsFormatRepair(t *testing.T) {
 			}
 			if tc.status == clinic.StatusInvalid {
 				require.Contains(t, ev.Reply, "at /modality", "the schema error goes back to the doctor")
-				require.Contains(t, env.View(nil, nil).ToolResults[0].Text, "value must be one of")
+				require.Contains(t, klinike.ViewOf(env.View(nil, nil)).ToolResults[0].Text, "value must be one of")
 			}
 		})
 	}
@@ -151,12 +156,10 @@ func TestJSONSandboxStep(t *testing.T) {
 				if n == 0 {
 					return &llmtest.Reply{Status: 200, Content: tc.reply}
 				}
-				return nil // the policy: record_diagnosis after the first question line... or at once without one
+				return fakellm.Script(n, r) // record_diagnosis after the first question line, or at once without one
 			}
-			s := settings.Default()
-			s.Profile = settings.Klinike
-			d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: s}
-			doc := llm.Doctor{C: client(t, srv, "doctor", nil)}
+			d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
+			doc := klinike.ModelDoctor{C: srv.Client(t, "doctor", nil)}
 			env, err := d.Start(c, nil)
 			require.NoError(t, err)
 			v := env.View(nil, nil)
@@ -166,9 +169,9 @@ func TestJSONSandboxStep(t *testing.T) {
 			dec, err := doc.Decide(context.Background(), v)
 			require.NoError(t, err)
 			require.False(t, dec.LLMError)
-			require.Equal(t, clinic.ToolCall, dec.Output.Action)
-			require.Equal(t, tc.tool, dec.Output.Tool)
-			require.JSONEq(t, tc.args, string(dec.Output.Arguments))
+			require.Equal(t, klinike.ToolCall, dec.Output.Action)
+			require.Equal(t, tc.tool, klinike.CallOf(dec.Output.Ext).Tool)
+			require.JSONEq(t, tc.args, string(klinike.CallOf(dec.Output.Ext).Arguments))
 			reqs := srv.Requests()
 			require.Contains(t, reqs[0].System, "Tools you can call")
 			require.Contains(t, reqs[0].System, `order_imaging: Order an imaging study`)
@@ -185,8 +188,8 @@ func TestMustAskJudge(t *testing.T) {
 	topics := []string{"onset", "allergies"}
 	questions := []string{"When did this start?"}
 	t.Run("the model's verdicts", func(t *testing.T) {
-		srv := llmtest.New(t)
-		j := llm.Judge{C: client(t, srv, "judge", nil), Fallback: grader.RubricJudge{}}
+		srv := fake(t)
+		j := klinike.ModelJudge{Shared: llm.Judge{C: srv.Client(t, "judge", nil), Fallback: grader.RubricJudge{}}}
 		got, err := j.JudgeMustAsk(context.Background(), &c, topics, questions)
 		require.NoError(t, err)
 		require.Equal(t, []bool{true, true}, got, "the fake judge says every topic was raised")
@@ -198,7 +201,7 @@ func TestMustAskJudge(t *testing.T) {
 			return &llmtest.Reply{Status: 200, Content: `{"verdicts":[{"topic":"onset","raised":true}]}`}
 		}
 		tally := &llm.Tally{}
-		j := llm.Judge{C: client(t, srv, "judge", nil), Fallback: grader.RubricJudge{}}
+		j := klinike.ModelJudge{Shared: llm.Judge{C: srv.Client(t, "judge", nil), Fallback: grader.RubricJudge{}}}
 		got, err := j.JudgeMustAsk(llm.WithMeter(context.Background(), tally), &c, topics, questions)
 		require.NoError(t, err)
 		require.Equal(t, []bool{true, false}, got, "the cue matcher: 'start' raises onset, nothing raises allergies")

@@ -1,4 +1,4 @@
-package actor_test
+package klinike_test
 
 import (
 	"context"
@@ -7,23 +7,19 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/settings"
 )
 
 // encounter plays the built-in doctor through a task with the given cards
 // and rules and returns the events and the gates.
 func encounter(t *testing.T, c clinic.Case, cards []clinic.CardHint, rules []string) ([]clinic.Event, clinic.Scores) {
 	t.Helper()
-	s := settings.Default()
-	s.Profile = settings.Klinike
-	env := klinike.Restore(c, s, episode.BuiltinRoles(), nil)
+	s := klinikeSettings()
+	env := restore(t, c, s, episode.BuiltinRoles(), nil)
 	for !env.Done() {
-		dec, err := actor.Builtin{}.Decide(context.Background(), env.View(cards, rules))
+		dec, err := klinike.Doctor{}.Decide(context.Background(), env.View(cards, rules))
 		require.NoError(t, err)
 		_, err = env.Step(context.Background(), episode.StepInput{Output: dec.Output})
 		require.NoError(t, err)
@@ -37,8 +33,8 @@ func encounter(t *testing.T, c clinic.Case, cards []clinic.CardHint, rules []str
 func calls(events []clinic.Event) []string {
 	var out []string
 	for _, ev := range events {
-		if ev.Action == clinic.ToolCall {
-			out = append(out, ev.Tool)
+		if ev.Action == klinike.ToolCall {
+			out = append(out, callOf(ev).Tool)
 		}
 	}
 	return out
@@ -50,8 +46,8 @@ func calls(events []clinic.Event) []string {
 // card's topics and records the card's diagnosis, passing every gate.
 func TestDoctorInToolSandbox(t *testing.T) {
 	var c clinic.Case
-	for _, x := range synth.Klinike(7)[synth.SplitKlinike] {
-		if len(x.Exam.Sandbox.Record.Allergies) == 0 && len(x.Manager.Tools.Calls()) >= 5 {
+	for _, x := range klinike.Tasks(7)[klinike.SplitAll] {
+		if len(sandboxOf(t, &x).Record.Allergies) == 0 && len(keyOf(t, &x).Calls()) >= 5 {
 			c = x
 			break
 		}
@@ -63,7 +59,7 @@ func TestDoctorInToolSandbox(t *testing.T) {
 		require.Contains(t, calls(events), "get_patient_info")
 		require.Equal(t, "record_diagnosis", calls(events)[len(calls(events))-1])
 		for _, ev := range events {
-			if ev.Action == clinic.ToolCall {
+			if ev.Action == klinike.ToolCall {
 				require.NotEqual(t, clinic.StatusInvalid, ev.Status, "the doctor's calls fit the schemas: %s", ev.Reply)
 			}
 		}
@@ -71,12 +67,12 @@ func TestDoctorInToolSandbox(t *testing.T) {
 	})
 	t.Run("with a card of the task's lesson", func(t *testing.T) {
 		card := clinic.CardHint{ID: "k1", Kind: clinic.CardSuccess, Similarity: 0.9, Diagnosis: c.Manager.Diagnosis.Name,
-			Ask: c.Manager.MustAsk, Calls: c.Manager.Tools.Calls(), Text: "lesson"}
+			Ask: c.Manager.MustAsk, Calls: keyOf(t, &c).Calls(), Text: "lesson"}
 		events, sc := encounter(t, c, []clinic.CardHint{card}, nil)
 		require.Equal(t, 1.0, sc.Metrics["pass1"], "%v", sc.Metrics)
 		last := events[len(events)-1]
 		var args map[string]string
-		require.NoError(t, json.Unmarshal(last.Arguments, &args))
+		require.NoError(t, json.Unmarshal(callOf(last).Arguments, &args))
 		require.Equal(t, c.Manager.Diagnosis.Name, args["diagnosis"])
 		require.LessOrEqual(t, len(events), 32)
 	})
@@ -85,10 +81,10 @@ func TestDoctorInToolSandbox(t *testing.T) {
 		events, _ := encounter(t, c, nil, []string{rule})
 		found := false
 		for _, ev := range events {
-			found = found || (ev.Tool == "order_imaging" && string(ev.Arguments) == `{"modality":"CT","region":"head"}`)
+			found = found || (callOf(ev).Tool == "order_imaging" && string(callOf(ev).Arguments) == `{"modality":"CT","region":"head"}`)
 		}
 		exposed := false
-		for _, tool := range c.Exam.Sandbox.Tools {
+		for _, tool := range sandboxOf(t, &c).Tools {
 			exposed = exposed || tool == "order_imaging"
 		}
 		require.Equal(t, exposed, found, "the rule's call is made where the tool is exposed")
@@ -98,17 +94,17 @@ func TestDoctorInToolSandbox(t *testing.T) {
 // TestDoctorAvoidsChartedAllergy: a card's penicillin is not prescribed to a
 // patient whose chart lists a penicillin allergy.
 func TestDoctorAvoidsChartedAllergy(t *testing.T) {
-	v := clinic.DoctorView{OpeningComplaint: "Sore throat", Actions: []string{"TOOL_CALL"}, StepsLeft: 10,
-		Tools: []clinic.Tool{{Name: "prescribe_medication", Parameters: json.RawMessage(`{"type":"object","required":["drug","dose","route"],
+	v := clinic.DoctorView{OpeningComplaint: "Sore throat", Actions: []string{"TOOL_CALL"}, Ext: klinike.View{StepsLeft: 10,
+		Tools: []klinike.ToolSpec{{Name: "prescribe_medication", Parameters: json.RawMessage(`{"type":"object","required":["drug","dose","route"],
 			"properties":{"drug":{"type":"string"},"dose":{"type":"string"},"route":{"type":"string","enum":["oral","topical"]}}}`)},
 			{Name: "record_diagnosis", Parameters: json.RawMessage(`{"type":"object"}`)}},
-		ToolResults: []clinic.ToolResult{{Tool: "get_patient_allergies", Arguments: json.RawMessage(`{}`), Status: clinic.StatusReturned,
-			Text: "I am allergic to penicillin; it gave me a rash"}},
+		ToolResults: []klinike.ToolResult{{Tool: "get_patient_allergies", Arguments: json.RawMessage(`{}`), Status: clinic.StatusReturned,
+			Text: "I am allergic to penicillin; it gave me a rash"}}},
 		Cards: []clinic.CardHint{{ID: "k", Kind: clinic.CardSuccess, Similarity: 0.8, Diagnosis: "Streptococcal pharyngitis",
 			Calls: []string{"prescribe_medication(drug=phenoxymethylpenicillin, route=oral)", "prescribe_medication(drug=paracetamol)"}}}}
-	dec, err := actor.Builtin{}.Decide(context.Background(), v)
+	dec, err := klinike.Doctor{}.Decide(context.Background(), v)
 	require.NoError(t, err)
-	require.Equal(t, "prescribe_medication", dec.Output.Tool)
-	require.JSONEq(t, `{"drug":"paracetamol","dose":"as clinically indicated","route":"oral"}`, string(dec.Output.Arguments),
+	require.Equal(t, "prescribe_medication", klinike.CallOf(dec.Output.Ext).Tool)
+	require.JSONEq(t, `{"drug":"paracetamol","dose":"as clinically indicated","route":"oral"}`, string(klinike.CallOf(dec.Output.Ext).Arguments),
 		"the penicillin is left out; missing required arguments are filled")
 }
