@@ -35,7 +35,7 @@ type Env interface {
 }
 
 // Rules are what a benchmark changes in the shared question-and-test
-// environment (bench/medevoeval and bench/medinquire play it).
+// environment (the benchmarks without an environment of their own play it).
 type Rules struct {
 	// Actions the doctor may take; anything else is an invalid turn.
 	Actions []clinic.ActionKind
