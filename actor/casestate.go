@@ -1,6 +1,8 @@
 package actor
 
 import (
+	"strings"
+
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/textmatch"
 )
@@ -12,8 +14,16 @@ import (
 // built-in doctor ranks its experience the same way; it reads only the view.
 type CaseState struct{ st *state }
 
-// NewCaseState reads a view.
-func NewCaseState(v clinic.DoctorView) CaseState { return CaseState{newState(v)} }
+// NewCaseState reads a view. also are texts the view reveals beyond its
+// exchanges and test results (a benchmark's own results, such as what its
+// tools returned): they count as revealed when the candidates are ranked.
+func NewCaseState(v clinic.DoctorView, also ...string) CaseState {
+	st := newState(v)
+	if len(also) > 0 {
+		st.revealed = textmatch.Union(st.revealed, textmatch.Set(strings.Join(also, " ")))
+	}
+	return CaseState{st}
+}
 
 // Candidate is a candidate diagnosis with the retrieved cards that support it.
 type Candidate struct{ c candidate }

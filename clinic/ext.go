@@ -40,10 +40,15 @@ func (x Ext) Decode(v any) error {
 // value), so Put of a zero value clears v's members. It returns the
 // extension to keep, nil when nothing is left.
 func (x Ext) Put(v any) (Ext, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	// No HTML escaping: the encoder that writes the shared type escapes (or
+	// not) as it was told when it copies these bytes (MarshalInline).
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
 		return x, fmt.Errorf("ext: %w", err)
 	}
+	b := enc.Bytes()
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(b, &members); err != nil {
 		return x, fmt.Errorf("ext: %T is not a JSON object: %w", v, err)

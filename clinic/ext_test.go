@@ -80,3 +80,16 @@ func TestExtCaseViewsReadUnknownMembers(t *testing.T) {
 	require.Contains(t, string(b), `"chart":{"x":1}`)
 	require.Contains(t, string(b), `"label":"manage"`)
 }
+
+// A member Put wrote keeps "<" and "&" as they are for an encoder told not
+// to escape HTML, as the shared fields do.
+func TestExtPutDoesNotEscapeHTML(t *testing.T) {
+	x, err := Ext(nil).Put(gpFields{Target: "a < b & c"})
+	require.NoError(t, err)
+	ev := Event{Action: Ask, Ext: x}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode(ev))
+	require.Contains(t, buf.String(), `"site":"a < b & c"`)
+}

@@ -21,21 +21,36 @@ type Builtins interface {
 	Builtin(split string, version int, seed uint64) ([]clinic.Case, error)
 }
 
-// CaseChecker is a benchmark's check of the parts of a case it owns (a
-// capability: a management label, a referral's shape): every corpus read
-// runs the registered benchmarks' checks, so that `corpus validate` names
-// the line and field of a bad part whichever run will play the case. A case
-// without the parts passes.
-type CaseChecker interface {
-	CheckCase(c *clinic.Case) error
+// CaseFields are the members a benchmark adds to a case's exam and manager
+// views (a capability; they are written inline, clinic.Ext): a member no
+// registered benchmark names is an unknown field, as a misspelt shared field
+// is, so a typo is never kept in silence.
+type CaseFields interface {
+	CaseFields() (exam, manager []string)
 }
 
-// checkParts runs the registered benchmarks' case checks.
-func checkParts(c *clinic.Case) error {
+// checkMembers refuses an extension member of a case that no registered
+// benchmark names.
+func checkMembers(c *clinic.Case) error {
+	known := map[string]bool{}
 	for _, b := range bench.All() {
-		if cc, ok := b.(CaseChecker); ok {
-			if err := cc.CheckCase(c); err != nil {
-				return err
+		if cf, ok := b.(CaseFields); ok {
+			exam, manager := cf.CaseFields()
+			for _, k := range exam {
+				known["exam_view."+k] = true
+			}
+			for _, k := range manager {
+				known["manager_view."+k] = true
+			}
+		}
+	}
+	for _, v := range []struct {
+		view string
+		ext  clinic.Ext
+	}{{"exam_view", c.Exam.Ext}, {"manager_view", c.Manager.Ext}} {
+		for _, k := range v.ext.Keys() {
+			if !known[v.view+"."+k] {
+				return FieldError{Field: v.view + "." + k, Msg: "unknown field"}
 			}
 		}
 	}

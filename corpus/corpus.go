@@ -148,12 +148,15 @@ func Validate(c *clinic.Case) error {
 	}
 	// The parts a benchmark adds to the case (a tool sandbox, a referral
 	// key) are its own to check; a case without them passes.
+	if err := checkMembers(c); err != nil {
+		return err
+	}
 	for _, b := range bench.All() {
 		if err := b.ValidateCase(c); err != nil {
 			return err
 		}
 	}
-	return checkParts(c)
+	return nil
 }
 
 func oneOf(v string, allowed []string) bool {

@@ -1,6 +1,7 @@
 package corpus_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -293,4 +294,26 @@ func TestAgentClinicSkipInvalid(t *testing.T) {
 	_, skipped, err = corpus.ImportAgentClinicValid(strings.NewReader("{broken\n"+noDiagnosisLine+"\n"), "bad.jsonl")
 	require.ErrorContains(t, err, "bad.jsonl: no valid cases (2 lines skipped)")
 	require.Len(t, skipped, 2)
+}
+
+// A member of a case's exam or manager view that no benchmark names is an
+// unknown field, named with its line: a misspelt benchmark part is never
+// kept in silence.
+func TestUnknownCaseMembersAreRefused(t *testing.T) {
+	good := synth.Generate(7)["stream"][0]
+	b, err := json.Marshal(good)
+	require.NoError(t, err)
+	for _, tc := range []struct{ from, to, want string }{
+		{`"manager_view":{`, `"manager_view":{"managment_label":"refer",`, "field manager_view.managment_label: unknown field"},
+		{`"exam_view":{`, `"exam_view":{"sandbx":{"tools":[]},`, "field exam_view.sandbx: unknown field"},
+	} {
+		bad := strings.Replace(string(b), tc.from, tc.to, 1)
+		require.NotEqual(t, string(b), bad)
+		_, err := corpus.ReadJSONL(strings.NewReader(string(b)+"\n"+bad+"\n"), "cases.jsonl")
+		require.ErrorContains(t, err, "cases.jsonl:2:")
+		require.ErrorContains(t, err, tc.want)
+	}
+	named := strings.Replace(string(b), `"manager_view":{`, `"manager_view":{"management_label":"manage",`, 1)
+	_, err = corpus.ReadJSONL(strings.NewReader(named+"\n"), "cases.jsonl")
+	require.NoError(t, err, "a member a registered benchmark names is read")
 }

@@ -50,9 +50,9 @@ func (Benchmark) Validate(s settings.Settings) error {
 	return e.validate()
 }
 
-// ValidateCase checks the case's management fields (CheckCase): a case
+// ValidateCase checks the case's management fields (checkCase): a case
 // without a management label reads its pathway from the referral (Pathway).
-func (b Benchmark) ValidateCase(c *clinic.Case) error { return b.CheckCase(c) }
+func (Benchmark) ValidateCase(c *clinic.Case) error { return checkCase(c) }
 
 // Start begins or rebuilds a consultation.
 func (Benchmark) Start(c clinic.Case, s settings.Settings, roles episode.Roles, events []clinic.Event) (episode.Env, error) {

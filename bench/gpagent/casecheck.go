@@ -8,14 +8,19 @@ import (
 	"github.com/clinevo/clinevo/corpus"
 )
 
-var _ corpus.CaseChecker = Benchmark{}
+var _ corpus.CaseFields = Benchmark{}
 
-// CheckCase checks the management fields of a case (§3 and C.2) where it has
+// CaseFields are the manager view's management_label and treatment.
+func (Benchmark) CaseFields() (exam, manager []string) {
+	return nil, []string{"management_label", "treatment"}
+}
+
+// checkCase checks the management fields of a case (§3 and C.2) where it has
 // them: the label manage | refer, agreeing with the referral; a refer case
 // names its destination and urgency; alternative destinations, red flags and
 // the ground-truth treatment hold no empty item. A case without a label
 // reads its pathway from the referral (Pathway).
-func (Benchmark) CheckCase(c *clinic.Case) error {
+func checkCase(c *clinic.Case) error {
 	fail := func(field, msg string) error { return corpus.FieldError{Field: field, Msg: msg} }
 	var m Management
 	if err := c.Manager.Ext.Decode(&m); err != nil {

@@ -147,7 +147,7 @@ func ViewOf(v clinic.DoctorView) View {
 // The readers and writers of the members. A record of this benchmark holds
 // members it wrote itself; a member that does not decode (a record edited by
 // hand) reads as absent rather than failing a reader that cannot return an
-// error (CheckCase reports it for a case).
+// error (ValidateCase reports it for a case).
 
 // read decodes the members of x that T names.
 func read[T any](x clinic.Ext) T {

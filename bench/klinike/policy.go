@@ -29,7 +29,7 @@ const (
 )
 
 // Doctor is the built-in doctor in the tool sandbox: the case-based
-// clinician of actor.Builtin reading its cards (actor.Read), who takes the
+// clinician of actor.Builtin reading its cards (actor.CaseState), who takes the
 // history its cards or a structured history call for while patient turns and
 // steps last, checks the chart, makes the tool calls the leading candidate's
 // cards and the CALL rules name (never a drug the chart's allergies name),
@@ -47,9 +47,15 @@ func (Doctor) Decide(_ context.Context, v clinic.DoctorView) (actor.Decision, er
 			seen = append(seen, r.Text)
 		}
 	}
-	rd := actor.Read(v, seen...)
-	working := rd.Working()
-	leading, cards, hasLeading := rd.Leading()
+	rd := actor.NewCaseState(v, seen...)
+	cands := rd.Rank()
+	working := actor.WorkingNames(cands, v)
+	var leading string
+	var cards []clinic.CardHint
+	hasLeading := len(cands) > 0
+	if hasLeading {
+		leading, cards = cands[0].Name(), cands[0].Cards()
+	}
 	out := func(o clinic.DoctorOutput) (actor.Decision, error) {
 		o.WorkingDiagnoses = working
 		return actor.Decision{Output: o}, nil
@@ -65,7 +71,7 @@ func (Doctor) Decide(_ context.Context, v clinic.DoctorView) (actor.Decision, er
 		}
 		args, _ := json.Marshal(map[string]string{"diagnosis": working[0], "confidence": confidence, "reasoning": why}) // strings marshal
 		o := CallOutput(toolRecordDiagnosis, args)
-		o.Rationale, o.CardIDs = []string{why}, rd.CardIDs()
+		o.Rationale, o.CardIDs = []string{why}, actor.CardIDs(cands, 1)
 		return out(o)
 	}
 	if _, ok := callable[toolRecordDiagnosis]; ok && len(callable) == 1 {
@@ -73,17 +79,17 @@ func (Doctor) Decide(_ context.Context, v clinic.DoctorView) (actor.Decision, er
 	}
 	plan := callPlan(v, kv, cards, callable)
 	canAsk := slices.Contains(v.Actions, string(clinic.Ask))
-	for _, t := range rd.Topics() {
+	for _, t := range rd.TopicPlan(cands) {
 		if canAsk && !rd.Asked(t) && kv.StepsLeft > len(plan)+1 {
 			return out(clinic.DoctorOutput{Action: clinic.Ask, Topic: t, Question: actor.QuestionFor(t), Utterance: actor.QuestionFor(t),
-				Rationale: []string{"history: " + strings.ReplaceAll(t, "_", " ")}, CardIDs: rd.CardIDs()})
+				Rationale: []string{"history: " + strings.ReplaceAll(t, "_", " ")}, CardIDs: actor.CardIDs(cands, 1)})
 		}
 	}
 	if len(plan) > 0 && kv.StepsLeft > 1 {
 		c := plan[0]
 		args, _ := json.Marshal(c.Arguments) // strings marshal
 		o := CallOutput(c.Tool, args)
-		o.Rationale, o.CardIDs = []string{"calling " + c.String()}, rd.CardIDs()
+		o.Rationale, o.CardIDs = []string{"calling " + c.String()}, actor.CardIDs(cands, 1)
 		return out(o)
 	}
 	return record()

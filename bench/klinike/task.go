@@ -9,6 +9,7 @@ import (
 
 	"github.com/clinevo/clinevo/bench/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
 )
 
 // The KlinikeBench task t = (d, Φ⁺, Φ⁻, π, R, M) with accepted alternatives
@@ -238,4 +239,11 @@ func rawJSON(b json.RawMessage) json.RawMessage {
 // CallOutput is the doctor's output of a tool call.
 func CallOutput(tool string, args json.RawMessage) clinic.DoctorOutput {
 	return clinic.DoctorOutput{Action: ToolCall, Ext: WithCall(nil, CallFields{Tool: tool, Arguments: args})}
+}
+
+var _ corpus.CaseFields = Benchmark{}
+
+// CaseFields are the exam view's sandbox and the manager view's tool_key.
+func (Benchmark) CaseFields() (exam, manager []string) {
+	return []string{"sandbox"}, []string{"tool_key"}
 }
