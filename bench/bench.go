@@ -138,7 +138,18 @@ func Register(b Benchmark) error {
 		return fmt.Errorf("bench: register %T: name %q is taken by %T", b, name, old)
 	}
 	registry.m[name] = b
+	if rs, ok := b.(Roles); ok {
+		settings.AddRoles(rs.Roles()...)
+	}
 	return nil
+}
+
+// Roles is a benchmark with roles of its own beside the shared ones (a
+// capability): each is configured as roles.<name>, built-in unless set to a
+// model (llm.RoleMaker builds the model one), and reaches Start in
+// episode.Roles.Extra.
+type Roles interface {
+	Roles() []string
 }
 
 // Get returns the benchmark registered under name.

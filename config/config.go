@@ -239,7 +239,7 @@ func knownKeys(file string) error {
 	var unknown []string
 	for _, k := range f.AllKeys() {
 		role, _, _ := strings.Cut(strings.TrimPrefix(k, "roles."), ".")
-		if strings.HasPrefix(k, "roles.") && !slices.Contains(settings.RoleNames, role) {
+		if strings.HasPrefix(k, "roles.") && !slices.Contains(settings.KnownRoles(), role) {
 			continue // settings.Validate names an unknown role
 		}
 		if _, ok := known[k]; !ok && !strings.HasPrefix(k, "episode.prices.") {

@@ -9,13 +9,14 @@ import (
 	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/bench/medevoeval"
 	"github.com/clinevo/clinevo/bench/medinquire"
+	"github.com/clinevo/clinevo/bench/sdbench"
 )
 
 // Benchmarks are the benchmarks this build plays. This is the one place in
 // clinevo outside bench/ that names them (ARCHITECTURE.md, "Profiles"): a new
 // benchmark is its folder under bench/ and one line here.
 func Benchmarks() []bench.Benchmark {
-	return []bench.Benchmark{medevoeval.Benchmark{}, medinquire.Benchmark{}, gpagent.Benchmark{}, klinike.Benchmark{}}
+	return []bench.Benchmark{medevoeval.Benchmark{}, medinquire.Benchmark{}, gpagent.Benchmark{}, klinike.Benchmark{}, sdbench.Benchmark{}}
 }
 
 var (

@@ -290,11 +290,45 @@ func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
 			out.Evolver = llm.Evolver{C: c, Lessons: evolver.LessonsOf(b)}
 		}
 	}
+	if err := r.extraRoles(b, model, &out); err != nil {
+		return runner.Roles{}, err
+	}
 	if err := bench.CheckJudge(b, out.Judge); err != nil {
 		return runner.Roles{}, err
 	}
 	r.built[key] = out
 	return out, nil
+}
+
+// extraRoles builds the model-backed roles benchmark b adds (bench.Roles)
+// into out.Env.Extra; a role left built-in is not there.
+func (r *roleSet) extraRoles(b bench.Benchmark, model func(string) (*llm.Client, error), out *runner.Roles) error {
+	rs, ok := b.(bench.Roles)
+	if !ok {
+		return nil
+	}
+	for _, name := range rs.Roles() {
+		c, err := model(name)
+		if err != nil {
+			return err
+		}
+		if c == nil {
+			continue
+		}
+		mk, ok := b.(llm.RoleMaker)
+		if !ok {
+			return fmt.Errorf("roles.%s: benchmark %s has no model-backed form of it", name, b.Name())
+		}
+		role, err := mk.ModelRole(name, c)
+		if err != nil {
+			return fmt.Errorf("roles.%s: %w", name, err)
+		}
+		if out.Env.Extra == nil {
+			out.Env.Extra = map[string]any{}
+		}
+		out.Env.Extra[name] = role
+	}
+	return nil
 }
 
 func mustJSON(v any) string {

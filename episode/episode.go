@@ -75,6 +75,9 @@ type Roles struct {
 	Patient    Patient
 	Exam       ExamService
 	Consultant Consultant
+	// Extra are the model-backed roles a benchmark adds (bench.Roles), by
+	// name; a role missing here is the benchmark's built-in one.
+	Extra map[string]any
 }
 
 // BuiltinRoles returns the deterministic built-in roles.

@@ -57,3 +57,10 @@ func RoleTemplates(b any, role string) []string {
 	}
 	return []string{shared.Version(role)}
 }
+
+// RoleMaker builds the model-backed form of a role a benchmark adds
+// (bench.Roles) on the role's client (a capability): what Start finds in
+// episode.Roles.Extra under the role's name.
+type RoleMaker interface {
+	ModelRole(name string, c *Client) (any, error)
+}

@@ -13,7 +13,7 @@ import (
 func Describe(set settings.Settings) []string {
 	b, _ := bench.Of(set) // an unknown benchmark: the shared templates are named
 	var out []string
-	for _, name := range settings.RoleNames {
+	for _, name := range settings.KnownRoles() {
 		s, ok := set.Roles[name]
 		if !ok || s.Backend != settings.OpenAI {
 			out = append(out, name+": builtin")

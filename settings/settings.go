@@ -173,7 +173,8 @@ const (
 	OpenAI  = "openai"
 )
 
-// RoleNames lists every role, each configurable as roles.<name>.
+// RoleNames lists every shared role, each configurable as roles.<name>; a
+// benchmark may add roles of its own (AddRoles, KnownRoles).
 var RoleNames = []string{"doctor", "patient", "exam", "consultant", "judge", "grader", "evolver", "embeddings"}
 
 // Duration is a time.Duration written as text ("60s") in files and JSON.
@@ -214,7 +215,7 @@ func Default() Settings {
 		Roles:      Roles{},
 		Durability: DefaultDurability(),
 	}
-	for _, name := range RoleNames {
+	for _, name := range KnownRoles() {
 		r := Role{Backend: Builtin, TopP: 1, MaxTokens: 1024, Timeout: Duration(60 * time.Second), Concurrency: 4,
 			APIKeyEnv: "OPENAI_API_KEY", JSONMode: true, Format: "json"}
 		switch name {
@@ -358,8 +359,8 @@ func (w Scoring) validate() error {
 func (r Roles) Validate() error {
 	for _, name := range sortedKeys(r) {
 		spec := r[name]
-		if !slices.Contains(RoleNames, name) {
-			return fmt.Errorf("roles.%s: unknown role, want one of %s", name, strings.Join(RoleNames, ", "))
+		if known := KnownRoles(); !slices.Contains(known, name) {
+			return fmt.Errorf("roles.%s: unknown role, want one of %s", name, strings.Join(known, ", "))
 		}
 		switch spec.Format {
 		case "", "json", "tags", "tools":

@@ -1,0 +1,156 @@
+package sdbench
+
+import (
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+)
+
+// The benchmark's own members of the shared records, kept in their Ext
+// (written inline).
+
+// Output are the fields of a doctor's turn beyond the shared ones
+// (clinic.DoctorOutput.Ext): a turn may ask several questions or order
+// several tests at once (§2: questions are grouped per turn, and a turn
+// orders one or more tests).
+type Output struct {
+	Questions []string `json:"questions,omitempty"`
+	Tests     []string `json:"tests,omitempty"`
+}
+
+// OutputOf reads a doctor output's own fields.
+func OutputOf(o clinic.DoctorOutput) Output {
+	var x Output
+	_ = o.Ext.Decode(&x) // a member of the wrong shape reads as absent: the shared fields still hold the turn
+	return x
+}
+
+// Questions are the questions of a turn: Output.Questions, else the shared
+// Question split into its questions (one a line, or one per question mark).
+func Questions(o clinic.DoctorOutput) []string {
+	if qs := nonEmpty(OutputOf(o).Questions); len(qs) > 0 {
+		return qs
+	}
+	q := strings.TrimSpace(o.Question)
+	if q == "" {
+		q = strings.TrimSpace(o.Utterance)
+	}
+	var out []string
+	for _, line := range strings.Split(q, "\n") {
+		rest := line
+		for {
+			i := strings.Index(rest, "?")
+			if i < 0 {
+				break
+			}
+			out = append(out, strings.TrimSpace(rest[:i+1]))
+			rest = rest[i+1:]
+		}
+		out = append(out, strings.TrimSpace(rest))
+	}
+	return nonEmpty(out)
+}
+
+// Tests are the tests of a turn: Output.Tests, else the shared TestName
+// split at semicolons and lines.
+func Tests(o clinic.DoctorOutput) []string {
+	if ts := nonEmpty(OutputOf(o).Tests); len(ts) > 0 {
+		return ts
+	}
+	return nonEmpty(strings.FieldsFunc(o.TestName, func(r rune) bool { return r == ';' || r == '\n' }))
+}
+
+// Turn are the fields of an encounter's events (clinic.Event.Ext): each
+// question's answer, each ordered test's outcome.
+type Turn struct {
+	Answers []Answer `json:"answers,omitempty"`
+	Orders  []Order  `json:"orders,omitempty"`
+}
+
+// Answer is the gatekeeper's answer to one question of a turn.
+type Answer struct {
+	Question   string   `json:"question"`
+	Reply      string   `json:"reply"`
+	Facts      []string `json:"facts,omitempty"`
+	Held       []string `json:"held,omitempty"`
+	Unanswered string   `json:"unanswered,omitempty"`
+	Generated  bool     `json:"generated,omitempty"`
+	Topics     []string `json:"topics,omitempty"`
+	Cached     bool     `json:"cached,omitempty"`
+	Refused    bool     `json:"refused,omitempty"`
+}
+
+// Order is one ordered test and what became of it.
+type Order struct {
+	Request string        `json:"request"`
+	Test    string        `json:"test"` // the catalog name it resolved to, else the request
+	Status  clinic.Status `json:"status"`
+	Result  string        `json:"result,omitempty"`
+	// Synthetic marks a result the record does not hold, made up by the
+	// gatekeeper consistent with the case (§2), and kept for the episode.
+	Synthetic bool    `json:"synthetic,omitempty"`
+	Price     float64 `json:"price"`
+}
+
+// Statuses of an order beyond the shared ones.
+const (
+	// Quoted is an order priced but not performed (ask_before_order).
+	Quoted clinic.Status = "quoted"
+)
+
+// TurnOf reads an event's own fields.
+func TurnOf(ev clinic.Event) Turn {
+	var t Turn
+	_ = ev.Ext.Decode(&t) // events are written by Env.Step; a foreign member reads as absent
+	return t
+}
+
+func setTurn(ev *clinic.Event, t Turn) {
+	x, err := ev.Ext.Put(t)
+	if err == nil { // a struct of plain fields always encodes
+		ev.Ext = x
+	}
+}
+
+// View is the benchmark's part of the doctor's view: the spend so far and
+// the budget, and the quotes of the orders not yet performed.
+type View struct {
+	SpentUSD  float64 `json:"spent_usd"`
+	CostCap   float64 `json:"cost_cap_usd,omitempty"`
+	VisitCost float64 `json:"visit_cost_usd"`
+	OrderMode string  `json:"order_mode"`
+	Quotes    []Quote `json:"quotes,omitempty"`
+}
+
+// Quote is a priced test awaiting its order (ask_before_order).
+type Quote struct {
+	Test string  `json:"test"`
+	USD  float64 `json:"usd"`
+}
+
+// DoctorViewExt marks View as the doctor's.
+func (View) DoctorViewExt() {}
+
+// Record is the benchmark's member of a case's exam view: the full case
+// record as text (the NEJM case's narrative in the paper's corpus), which only
+// the gatekeeper reads.
+type Record struct {
+	FullCase string `json:"full_case,omitempty"`
+}
+
+// RecordOf reads a case's full record.
+func RecordOf(c *clinic.Case) Record {
+	var r Record
+	_ = c.Exam.Ext.Decode(&r) // checked by ValidateCase
+	return r
+}
+
+func nonEmpty(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
