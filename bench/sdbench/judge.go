@@ -60,11 +60,11 @@ type ModelJudge struct {
 }
 
 var (
-	_ LikertJudge      = ModelJudge{}
-	_ grader.Judge     = ModelJudge{}
-	_ llm.JudgeFormat  = Benchmark{}
-	_ llm.Prompts      = Benchmark{}
-	_ llm.RoleMaker    = Benchmark{}
+	_ LikertJudge     = ModelJudge{}
+	_ grader.Judge    = ModelJudge{}
+	_ llm.JudgeFormat = Benchmark{}
+	_ llm.Prompts     = Benchmark{}
+	_ llm.RoleMaker   = Benchmark{}
 )
 
 // ModelJudge is j with the five-point question, the rubric under s as its

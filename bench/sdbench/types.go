@@ -154,3 +154,9 @@ func nonEmpty(xs []string) []string {
 	}
 	return out
 }
+
+// ViewOf is a view's own part; the zero View for another benchmark's view.
+func ViewOf(v clinic.DoctorView) View {
+	x, _ := v.Ext.(View)
+	return x
+}
