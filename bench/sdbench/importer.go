@@ -1,0 +1,174 @@
+package sdbench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
+)
+
+// ImportSource is the provenance source of imported SDBench cases.
+const ImportSource = "sdbench"
+
+// CaseFile is one case in the import shape (docs/benchmarks/sdbench.md):
+// the paper's case (§2: an abstract, the full case, the final diagnosis),
+// with optional structure that lets the built-in gatekeeper answer from it.
+// Without history, the full case's sentences are the facts the gatekeeper
+// can tell.
+type CaseFile struct {
+	ID             string   `json:"id"`
+	Abstract       string   `json:"abstract"`
+	FullCase       string   `json:"full_case"`
+	FinalDiagnosis string   `json:"final_diagnosis"`
+	Acceptable     []string `json:"acceptable_diagnoses,omitempty"`
+	Demographics   string   `json:"demographics,omitempty"` // "29-year-old woman"
+	History        []struct {
+		Text   string   `json:"text"`
+		Topics []string `json:"topics,omitempty"`
+	} `json:"history,omitempty"`
+	Examination []clinic.Finding `json:"examination,omitempty"`
+	Tests       []struct {
+		Name   string `json:"name"`
+		Result string `json:"result"`
+	} `json:"tests,omitempty"`
+}
+
+var _ corpus.Importer = Benchmark{}
+
+// Formats is the SDBench case shape.
+func (Benchmark) Formats() []corpus.Format {
+	return []corpus.Format{{Name: Name, Doc: "SDBench cases (abstract, full_case, final_diagnosis): a JSON array or one object a line",
+		Read: Import}}
+}
+
+// Import reads SDBench cases from r (a file called name): a JSON array, or
+// one object a line. Errors name the record and field; with skipInvalid a
+// bad record is listed and skipped.
+func Import(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []corpus.Skipped, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: read: %w", name, err)
+	}
+	type rec struct {
+		line int // 0 for a record of an array
+		n    int
+		raw  json.RawMessage
+	}
+	var recs []rec
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case len(trimmed) == 0:
+		return nil, nil, fmt.Errorf("%s: no cases", name)
+	case trimmed[0] == '[':
+		var arr []json.RawMessage
+		if err := json.Unmarshal(trimmed, &arr); err != nil {
+			return nil, nil, fmt.Errorf("%s: %s", name, corpus.DescribeJSONError(err))
+		}
+		for i, a := range arr {
+			recs = append(recs, rec{n: i + 1, raw: a})
+		}
+	default:
+		for i, l := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(l)) > 0 {
+				recs = append(recs, rec{line: i + 1, n: len(recs) + 1, raw: bytes.TrimSpace(l)})
+			}
+		}
+	}
+	var cases []clinic.Case
+	var skipped []corpus.Skipped
+	seen := map[string]bool{}
+	for _, rc := range recs {
+		where := fmt.Sprintf("%s: record %d", name, rc.n)
+		if rc.line > 0 {
+			where = fmt.Sprintf("%s:%d", name, rc.line)
+		}
+		c, err := convert(rc.raw)
+		if err == nil && seen[c.ID] {
+			err = corpus.FieldError{Field: "id", Msg: fmt.Sprintf("duplicate case ID %q", c.ID)}
+		}
+		if err != nil {
+			if !skipInvalid {
+				return nil, nil, fmt.Errorf("%s: %w", where, err)
+			}
+			skipped = append(skipped, corpus.Skipped{File: name, Line: max(rc.line, rc.n), Reason: err.Error()})
+			continue
+		}
+		seen[c.ID] = true
+		cases = append(cases, c)
+	}
+	return cases, skipped, nil
+}
+
+func convert(raw json.RawMessage) (clinic.Case, error) {
+	var f CaseFile
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return clinic.Case{}, fmt.Errorf("%s", corpus.DescribeJSONError(err))
+	}
+	for _, req := range []struct{ field, v string }{{"id", f.ID}, {"abstract", f.Abstract}, {"full_case", f.FullCase}, {"final_diagnosis", f.FinalDiagnosis}} {
+		if strings.TrimSpace(req.v) == "" {
+			return clinic.Case{}, corpus.FieldError{Field: req.field, Msg: "required"}
+		}
+	}
+	c := clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, ID: strings.TrimSpace(f.ID), Condition: corpus.ConditionKey(f.FinalDiagnosis),
+		Provenance: clinic.Provenance{Source: ImportSource, SourceCaseID: f.ID}}
+	demo := f.Demographics
+	if demo == "" {
+		demo = f.Abstract // "A 29-year-old woman was admitted ..."
+	}
+	c.Patient.Demographics = corpus.ParseDemographics(demo)
+	if f.Demographics == "" {
+		c.Patient.Demographics.Text = ""
+	}
+	c.Patient.OpeningComplaint = strings.TrimSpace(f.Abstract)
+	if len(f.History) > 0 {
+		for i, h := range f.History {
+			if strings.TrimSpace(h.Text) == "" {
+				return clinic.Case{}, corpus.FieldError{Field: fmt.Sprintf("history[%d].text", i), Msg: "required"}
+			}
+			topics := h.Topics
+			if len(topics) == 0 {
+				topics = corpus.InferTopics(h.Text, "")
+			}
+			c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: fmt.Sprintf("h%d", i+1), Text: strings.TrimSpace(h.Text), Topics: topics})
+		}
+	} else {
+		for i, s := range corpus.Sentences(f.FullCase) {
+			c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: fmt.Sprintf("s%d", i+1), Text: s, Topics: corpus.InferTopics(s, "")})
+		}
+	}
+	for i, x := range f.Examination {
+		if strings.TrimSpace(x.System) == "" || strings.TrimSpace(x.Text) == "" {
+			return clinic.Case{}, corpus.FieldError{Field: fmt.Sprintf("examination[%d]", i), Msg: "want a system and a text"}
+		}
+		c.Exam.Findings = append(c.Exam.Findings, x)
+	}
+	for i, t := range f.Tests {
+		if strings.TrimSpace(t.Name) == "" || strings.TrimSpace(t.Result) == "" {
+			return clinic.Case{}, corpus.FieldError{Field: fmt.Sprintf("tests[%d]", i), Msg: "want a name and a result"}
+		}
+		name, aliases := corpus.TestName(t.Name)
+		if name != strings.TrimSpace(strings.ToLower(t.Name)) {
+			aliases = append(aliases, strings.TrimSpace(t.Name))
+		}
+		c.Exam.Tests = append(c.Exam.Tests, clinic.TestValue{Name: name, Aliases: aliases, Result: strings.TrimSpace(t.Result)})
+	}
+	x, err := c.Exam.Ext.Put(Record{FullCase: strings.TrimSpace(f.FullCase)})
+	if err != nil {
+		return clinic.Case{}, err
+	}
+	c.Exam.Ext = x
+	c.Manager.Diagnosis = clinic.Diagnosis{Name: strings.TrimSpace(f.FinalDiagnosis), Acceptable: f.Acceptable}
+	if err := corpus.Validate(&c); err != nil {
+		return clinic.Case{}, err
+	}
+	if err := (Benchmark{}).ValidateCase(&c); err != nil {
+		return clinic.Case{}, err
+	}
+	return c, nil
+}
