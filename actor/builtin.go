@@ -163,6 +163,13 @@ func newState(v clinic.DoctorView) *state {
 		if ex.Topic != "" {
 			st.asked[ex.Topic] = true
 		}
+		// A topic's question asked within a turn of several (the panel's)
+		// covers the topic too.
+		for t, q := range questions {
+			if strings.Contains(textmatch.Normalize(ex.Question), textmatch.Normalize(q)) {
+				st.asked[t] = true
+			}
+		}
 		texts = append(texts, ex.Answer)
 	}
 	for _, r := range v.Results {

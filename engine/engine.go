@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
@@ -248,7 +249,8 @@ func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
 		Roles   settings.Roles
 		MDT     string
 		Scoring settings.Scoring
-	}{s.Profile, s.Roles, s.Episode.MDT, s.Scoring})
+		Doctor  settings.Doctor
+	}{s.Profile, s.Roles, s.Episode.MDT, s.Scoring, s.Doctor})
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if out, ok := r.built[key]; ok {
@@ -290,6 +292,13 @@ func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
 			out.Evolver = llm.Evolver{C: c, Lessons: evolver.LessonsOf(b)}
 		}
 	}
+	if s.Doctor.Panel() {
+		p, err := r.panel(b, s, out.Doctor)
+		if err != nil {
+			return runner.Roles{}, err
+		}
+		out.Doctor = p
+	}
 	if err := r.extraRoles(b, model, &out); err != nil {
 		return runner.Roles{}, err
 	}
@@ -298,6 +307,35 @@ func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
 	}
 	r.built[key] = out
 	return out, nil
+}
+
+// panel is the panel doctor (doctor.mode: panel) over base, the run's
+// single doctor: on roles.doctor's model, one client per panel role named
+// doctor.<role> so that model use is counted per role, or built-in.
+func (r *roleSet) panel(b bench.Benchmark, s settings.Settings, base actor.Doctor) (actor.Doctor, error) {
+	if base == nil {
+		base = actor.BuiltinFor(b)
+	}
+	spec := s.Roles["doctor"]
+	if spec.Backend != settings.OpenAI {
+		return actor.BuiltinPanel(base), nil
+	}
+	clients := map[string]*llm.Client{}
+	for _, role := range actor.PanelRoles {
+		name := "doctor." + role
+		key := name + "\x00" + mustJSON(spec)
+		c, ok := r.clients[key]
+		if !ok {
+			var err error
+			if c, err = llm.NewClient("doctor", spec, r.opts); err != nil {
+				return nil, err
+			}
+			c.Role = name
+			r.clients[key] = c
+		}
+		clients[role] = c
+	}
+	return llm.PanelDoctor(clients, base), nil
 }
 
 // extraRoles builds the model-backed roles benchmark b adds (bench.Roles)

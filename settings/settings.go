@@ -26,6 +26,8 @@ type Settings struct {
 	Evolver Evolver `json:"evolver" mapstructure:"evolver"`
 	Memory  Memory  `json:"memory" mapstructure:"memory"`
 	Roles   Roles   `json:"roles" mapstructure:"roles"`
+	// Doctor is how the doctor decides: alone, or as a panel (doctor.mode).
+	Doctor Doctor `json:"doctor" mapstructure:"doctor"`
 	// Durability is how long the run waits out an outage (durability.go).
 	Durability Durability `json:"durability" mapstructure:"durability"`
 }
@@ -142,6 +144,24 @@ type Memory struct {
 	Retrieval string `json:"retrieval" mapstructure:"retrieval"`
 }
 
+// Doctor chooses how the doctor role decides.
+type Doctor struct {
+	// Mode is single (one doctor call a turn) or panel: the five roles of
+	// MAI-DxO's virtual panel (Nori et al. 2025, §3) deliberate each turn,
+	// on roles.doctor's model (their use counted as doctor.<role>) or
+	// built-in.
+	Mode string `json:"mode" mapstructure:"mode"`
+}
+
+// Doctor modes.
+const (
+	SingleDoctor = "single"
+	PanelDoctor  = "panel"
+)
+
+// Panel reports whether the doctor is a panel.
+func (d Doctor) Panel() bool { return d.Mode == PanelDoctor }
+
 // Role chooses a role's backend and, for a model, its endpoint and decoding.
 // A key never travels: APIKeyEnv names the environment variable that holds it
 // on the worker (APIKeyFile a file there).
@@ -213,6 +233,7 @@ func Default() Settings {
 			UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5},
 		Memory:     Memory{K: 5, Backend: "local", Retrieval: "similarity"},
 		Roles:      Roles{},
+		Doctor:     Doctor{Mode: SingleDoctor},
 		Durability: DefaultDurability(),
 	}
 	for _, name := range KnownRoles() {
@@ -335,6 +356,9 @@ func (s Settings) Validate() error {
 	}
 	if err := s.Durability.validate(); err != nil {
 		return err
+	}
+	if m := s.Doctor.Mode; m != "" && m != SingleDoctor && m != PanelDoctor {
+		return fmt.Errorf("doctor.mode %q, want %s or %s", m, SingleDoctor, PanelDoctor)
 	}
 	return s.Roles.Validate()
 }

@@ -101,7 +101,11 @@ func (e *Env) View(cards []clinic.CardHint, rules []string) clinic.DoctorView {
 		switch ev.Action {
 		case clinic.Ask:
 			for _, a := range t.Answers {
-				v.Exchanges = append(v.Exchanges, clinic.Exchange{Question: a.Question, Answer: a.Reply, Answered: len(a.Facts) > 0 || a.Generated})
+				x := clinic.Exchange{Question: a.Question, Answer: a.Reply, Answered: len(a.Facts) > 0 || a.Generated}
+				if len(t.Answers) == 1 {
+					x.Topic = ev.Topic
+				}
+				v.Exchanges = append(v.Exchanges, x)
 			}
 			if ev.Status == clinic.StatusOverBudget {
 				v.Exchanges = append(v.Exchanges, clinic.Exchange{Question: ev.Question, Answer: ev.Reply})
