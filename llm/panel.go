@@ -23,7 +23,7 @@ var _ actor.PanelMember = PanelMember{}
 // panelDuties are each role's instructions (MAI-DxO's five roles, Nori et
 // al. 2025, §3), in clinevo's words.
 var panelDuties = map[string][2]string{
-	actor.Hypothesis: {"Dr Hypothesis", "Keep a ranked differential of the three most likely diagnoses, updated with every finding, and set ready to true (with the diagnosis) only when the leading one is well supported."},
+	actor.Hypothesis:  {"Dr Hypothesis", "Keep a ranked differential of the three most likely diagnoses, updated with every finding, and set ready to true (with the diagnosis) only when the leading one is well supported."},
 	actor.TestChooser: {"Dr Test-Chooser", "Propose up to three tests that best separate the leading diagnoses, or the questions still worth asking the patient."},
 	actor.Challenger:  {"Dr Challenger", "Argue against the leading diagnosis: name the alternative it may be anchoring away from, and at most one test that could falsify the lead."},
 	actor.Stewardship: {"Dr Stewardship", "Approve only the tests worth their cost: list the approved ones in tests and the low-yield or needlessly expensive ones in vetoed; prefer a cheaper test that answers the same question."},
