@@ -31,6 +31,9 @@ type Report struct {
 	Updates     []UpdateResponse  `json:"updates,omitempty"`
 	Comparisons []Comparison      `json:"comparisons,omitempty"`
 	Sensitivity []Sensitivity     `json:"sensitivity,omitempty"`
+	// Frontiers are the accuracy–cost planes of the benchmarks with a
+	// headline cost (frontier.go).
+	Frontiers []Frontier `json:"frontiers,omitempty"`
 	// sections are the benchmarks' own parts (Section), written into
 	// report.json under their keys and shown on the page.
 	sections []section
@@ -193,6 +196,7 @@ func Build(in Input) Report {
 	}
 	rep.Sensitivity = sensitivity(in, streams, byName)
 	encounters(in, &rep)
+	rep.Frontiers = frontiers(rep)
 	rep.sections = sections(in, rep)
 	return rep
 }

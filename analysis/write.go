@@ -272,6 +272,7 @@ type pageView struct {
 	// MetricNames are the profile metrics any condition reports, sorted.
 	MetricNames []string
 	Sections    []template.HTML // the benchmarks' own sections (Section)
+	Frontier    template.HTML   // the accuracy–cost frontiers (frontier.go)
 	Encounters  []encounterRow  // the recall/transfer split (encounters.go)
 	// EpisodeLink is where an episode's link points.
 	EpisodeLink func(episodeID string) string
@@ -290,6 +291,7 @@ func view(rep Report, link func(string) string) pageView {
 		v.Deltas = append(v.Deltas, deltas(t))
 	}
 	v.CostBars = costBars(rep)
+	v.Frontier = frontierHTML(rep.Frontiers)
 	for _, sec := range rep.sections {
 		v.Sections = append(v.Sections, sec.HTML)
 	}
@@ -536,6 +538,7 @@ details{margin:.5em 0}code{font-size:12px}
 {{if .MetricNames}}<h3>Profile metrics</h3><p>Each metric's mean over the episodes that define it.</p><table><tr><th>condition</th>{{range .MetricNames}}<th>{{.}}</th>{{end}}</tr>
 {{range $c := .Conditions}}<tr><td>{{$c.Name}}</td>{{range $.MetricNames}}<td>{{metric $c.Overall .}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
+{{.Frontier}}
 {{range .Sections}}{{.}}
 {{end}}
 <h3>Time per episode</h3><p>Mean activity time in milliseconds: diagnosing (the turn loop and scoring) and updating (grading and evolution), as EvoClinician §5 splits it.</p>
