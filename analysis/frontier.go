@@ -225,12 +225,16 @@ func FrontierChart(f Frontier) template.HTML {
 		hiCost = math.Max(hiCost, math.Max(p.Cost, p.CostCI.High))
 	}
 	hiCost = niceCeil(hiCost * 1.05)
+	// The accuracy axis spans the metric's bounds, or, where every point
+	// lies in the lower half of them, the data with a margin (a readable
+	// plane for a weak baseline).
 	lo, hi := f.Min, f.Max
-	if math.IsInf(hi, 1) || hi <= lo {
-		hi = lo + 1
-		for _, p := range f.Points {
-			hi = math.Max(hi, p.AccuracyCI.High)
-		}
+	top := lo
+	for _, p := range f.Points {
+		top = math.Max(top, math.Max(p.Accuracy, p.AccuracyCI.High))
+	}
+	if math.IsInf(hi, 1) || hi <= lo || top-lo < (hi-lo)/2 {
+		hi = lo + niceCeil(math.Max(top-lo, 1e-9)*1.2)
 	}
 	px := func(c float64) float64 { return L + c*float64(W-L-R)/hiCost }
 	py := func(a float64) float64 { return T + (hi-a)*float64(H-T-B)/(hi-lo) }
