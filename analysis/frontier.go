@@ -233,8 +233,11 @@ func FrontierChart(f Frontier) template.HTML {
 	for _, p := range f.Points {
 		top = math.Max(top, math.Max(p.Accuracy, p.AccuracyCI.High))
 	}
-	if math.IsInf(hi, 1) || hi <= lo || top-lo < (hi-lo)/2 {
-		hi = lo + niceCeil(math.Max(top-lo, 1e-9)*1.2)
+	switch {
+	case math.IsInf(hi, 1) || hi <= lo:
+		hi = lo + niceCeil(math.Max(top-lo, 1)*1.2)
+	case top-lo < (hi-lo)/2:
+		hi = lo + niceCeil(math.Max(top-lo, (hi-lo)/10)*1.2)
 	}
 	px := func(c float64) float64 { return L + c*float64(W-L-R)/hiCost }
 	py := func(a float64) float64 { return T + (hi-a)*float64(H-T-B)/(hi-lo) }
