@@ -9,6 +9,7 @@ import (
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/textmatch"
@@ -387,11 +388,38 @@ func (e *Env) result(ctx context.Context, it catalog.Item) (string, bool, error)
 			}
 		}
 	}
+	if text, ok := e.narrative(it); ok {
+		return text, false, nil
+	}
 	text, err := e.gk.Synthesize(ctx, &e.c, it.Name, e.Revealed())
 	if err != nil {
 		return "", false, fmt.Errorf("gatekeeper: %w", err)
 	}
 	return text, true, nil
+}
+
+// narrative is what the full record's text says of a test the structured
+// record lacks (an imported case given as narrative only): its sentences
+// that name the test, by its name or an alias.
+func (e *Env) narrative(it catalog.Item) (string, bool) {
+	full := RecordOf(&e.c).FullCase
+	if full == "" || it.Name == catalog.PhysicalKey {
+		return "", false
+	}
+	names := append([]string{it.Name, strings.TrimSuffix(it.Name, " examination")}, it.Aliases...)
+	var sentences, out []string
+	for _, line := range strings.Split(full, "\n") {
+		sentences = append(sentences, corpus.Sentences(strings.TrimPrefix(strings.TrimSpace(line), "- "))...)
+	}
+	for _, s := range sentences {
+		for _, n := range names {
+			if len(n) > 2 && textmatch.ContainsPhrase(s, n) {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return strings.Join(out, " "), len(out) > 0
 }
 
 // findings is the record's examination text for an examination item: every

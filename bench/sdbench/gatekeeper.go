@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"strings"
 
+	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/llm"
@@ -60,6 +61,9 @@ func (Builtin) Synthesize(_ context.Context, c *clinic.Case, test, _ string) (st
 	h := fnv.New32a()
 	h.Write([]byte(c.ID + "\x00" + test))
 	name := strings.ToUpper(test[:1]) + test[1:]
+	if it, m := catalog.Default().Lookup(test); m != catalog.MatchNone && it.Free() {
+		return name + ": no abnormality found.", nil // an examination has no reference range
+	}
 	return fmt.Sprintf(normalWordings[h.Sum32()%uint32(len(normalWordings))], name), nil
 }
 

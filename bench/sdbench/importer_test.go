@@ -48,6 +48,12 @@ func TestImport(t *testing.T) {
 	sc, err := sdbench.Benchmark{}.Score(context.Background(), bench.ScoreInput{Case: &c, Settings: sdSettings(), Env: env})
 	require.NoError(t, err)
 	require.Equal(t, 1.0, sc.Metrics["correct"])
+
+	// A test the full record tells of in its narrative only is answered from it, not made up.
+	env = start(t, cases[1], sdSettings(), episode.BuiltinRoles(), nil)
+	o := sdbench.TurnOf(step(t, env, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "chest x-ray"})).Orders[0]
+	require.Equal(t, "A chest x ray was clear.", o.Result)
+	require.False(t, o.Synthetic)
 }
 
 // TestImportRefuses names the record and field of a bad case, and with
