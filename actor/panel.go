@@ -11,8 +11,8 @@ import (
 	"github.com/clinevo/clinevo/textmatch"
 )
 
-// The panel doctor: MAI-DxO's virtual panel of physicians (Nori et al. 2025,
-// §3), a doctor for every benchmark (settings doctor.mode: panel). Five
+// The panel doctor: MAI-DxO's virtual panel of physicians (Nori et al.
+// 2025), a doctor for every benchmark (settings doctor.mode: panel). Five
 // roles deliberate on each turn, each reading the view and the notes of the
 // roles before it, and the panel takes one action: ask, order tests, or
 // commit to the diagnosis.

@@ -29,7 +29,7 @@ import (
 // killed with SIGKILL while the doctor decides its second turn, and the
 // restarted worker's doctor orders the same test again: the gatekeeper is
 // not asked again and the second result is the first, read back from the
-// results store (Nori et al. 2025, §2: a synthetic result stays the case's).
+// results store (Nori et al. 2025, SDBench: a synthetic result stays the case's).
 func TestGatekeeperResultSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs subprocesses")

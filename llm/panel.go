@@ -21,7 +21,7 @@ type PanelMember struct {
 var _ actor.PanelMember = PanelMember{}
 
 // panelDuties are each role's instructions (MAI-DxO's five roles, Nori et
-// al. 2025, §3), in clinevo's words.
+// al. 2025, MAI-DxO), in clinevo's words.
 var panelDuties = map[string][2]string{
 	actor.Hypothesis:  {"Dr Hypothesis", "Keep a ranked differential of the three most likely diagnoses, updated with every finding, and set ready to true (with the diagnosis) only when the leading one is well supported."},
 	actor.TestChooser: {"Dr Test-Chooser", "Propose up to three tests that best separate the leading diagnoses, or the questions still worth asking the patient."},

@@ -147,7 +147,7 @@ type Memory struct {
 // Doctor chooses how the doctor role decides.
 type Doctor struct {
 	// Mode is single (one doctor call a turn) or panel: the five roles of
-	// MAI-DxO's virtual panel (Nori et al. 2025, §3) deliberate each turn,
+	// MAI-DxO's virtual panel (Nori et al. 2025) deliberate each turn,
 	// on roles.doctor's model (their use counted as doctor.<role>) or
 	// built-in.
 	Mode string `json:"mode" mapstructure:"mode"`

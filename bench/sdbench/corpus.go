@@ -11,7 +11,7 @@ import (
 )
 
 // The synthetic SDBench corpus. The paper's 304 NEJM clinicopathological
-// cases are not public; this corpus has their shape (§2): a short abstract
+// cases are not public; this corpus has their shape (SDBench): a short abstract
 // the encounter starts from, the full record the gatekeeper holds, and the
 // final diagnosis. It is built on version 2's cases of the shared condition
 // table (synth's toolkit), with the record's normal filler results removed,

@@ -15,7 +15,7 @@ import (
 	"github.com/clinevo/clinevo/textmatch"
 )
 
-// Actions are the encounter's three (§2): ask questions, order tests, and
+// Actions are the encounter's three (SDBench): ask questions, order tests, and
 // commit to a diagnosis.
 var Actions = []clinic.ActionKind{clinic.Ask, clinic.RequestTest, clinic.Finalize}
 

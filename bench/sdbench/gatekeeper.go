@@ -17,7 +17,7 @@ import (
 const Role = "gatekeeper"
 
 // Gatekeeper holds the whole case and answers the doctor (Nori et al. 2025,
-// §2): it reveals a finding only when it is asked for explicitly, and
+// SDBench): it reveals a finding only when it is asked for explicitly, and
 // answers a test the record does not hold with a plausible result consistent
 // with the case, so that "not recorded" never tells the doctor a test was
 // irrelevant. The environment, not the gatekeeper, returns recorded results
@@ -176,7 +176,7 @@ func caseData(c *clinic.Case) any {
 }
 
 // asksForDiagnosis reports whether a question asks the gatekeeper for the
-// answer rather than for a finding (§2: the gatekeeper gives no diagnostic
+// answer rather than for a finding (SDBench: the gatekeeper gives no diagnostic
 // impressions).
 func asksForDiagnosis(q string) bool {
 	q = strings.ToLower(q)

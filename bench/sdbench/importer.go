@@ -15,7 +15,7 @@ import (
 const ImportSource = "sdbench"
 
 // CaseFile is one case in the import shape (docs/benchmarks/sdbench.md):
-// the paper's case (§2: an abstract, the full case, the final diagnosis),
+// the paper's case (SDBench: an abstract, the full case, the final diagnosis),
 // with optional structure that lets the built-in gatekeeper answer from it.
 // Without history, the full case's sentences are the facts the gatekeeper
 // can tell.

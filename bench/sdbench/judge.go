@@ -12,13 +12,13 @@ import (
 )
 
 // CorrectAt is the judge's score from which a diagnosis counts as correct
-// (Nori et al. 2025, §2: a five-point rubric of clinical agreement, credit at
+// (Nori et al. 2025, SDBench: a five-point rubric of clinical agreement, credit at
 // 4 or more).
 const CorrectAt = 4
 
 // LikertJudge grades a final diagnosis against the case's on the paper's
 // five-point scale: 5 the same diagnosis, 4 mostly right, 3 partly right, 2
-// mostly wrong, 1 wrong (§2). A run's judge must have it (CheckJudge).
+// mostly wrong, 1 wrong (SDBench). A run's judge must have it (CheckJudge).
 type LikertJudge interface {
 	JudgeLikert(ctx context.Context, c *clinic.Case, diagnosis string) (int, error)
 }

@@ -11,7 +11,7 @@ import (
 
 // PriceTable is SDBench's cost model as data (prices.json): a flat price per
 // physician visit, charged once per question turn, and one price per
-// CPT-coded test (Nori et al. 2025, §2: cost is physician visits plus tests at
+// CPT-coded test (Nori et al. 2025, SDBench: cost is physician visits plus tests at
 // US prices). A test the table does not name pays its catalog category's
 // price; examinations are part of the visit and free.
 type PriceTable struct {

@@ -43,7 +43,7 @@ var (
 // Name is "sdbench".
 func (Benchmark) Name() string { return Name }
 
-// Actions are ask, order tests and diagnose (§2).
+// Actions are ask, order tests and diagnose (SDBench).
 func (Benchmark) Actions(settings.Settings) []clinic.ActionKind { return Actions }
 
 // Validate checks the benchmark's episode keys; static mode (the whole
@@ -91,7 +91,7 @@ func (Benchmark) CheckJudge(j grader.Judge) error {
 }
 
 // Score is the judge's five-point grade of the first final diagnosis (the
-// encounter commits to one, §2; a forced end without one grades 1), correct
+// encounter commits to one, SDBench; a forced end without one grades 1), correct
 // at CorrectAt or more, and the encounter's cost: visits plus tests.
 func (b Benchmark) Score(ctx context.Context, in bench.ScoreInput) (clinic.Scores, error) {
 	var lj LikertJudge = Rubric{grader.RubricJudge{W: in.Settings.Scoring}}
@@ -150,7 +150,7 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// Metrics are accuracy and cost (§2, §4): the judge's five-point score,
+// Metrics are accuracy and cost (SDBench and its results): the judge's five-point score,
 // correctness at 4 or more (its mean is the accuracy), the cost with its
 // visit and test parts (its mean is the mean cost; the report divides total
 // cost by correct diagnoses for the cost per correct diagnosis).
@@ -158,16 +158,16 @@ func (Benchmark) Metrics() []bench.Metric {
 	inf := math.Inf(1)
 	return []bench.Metric{
 		{Name: "correct", Title: "accuracy", Min: 0, Max: 1, Headline: true,
-			Doc: "1 when the judge scores the diagnosis 4 or more on the five-point rubric, else 0; its mean is SDBench's diagnostic accuracy (Nori et al. 2025, §2)"},
+			Doc: "1 when the judge scores the diagnosis 4 or more on the five-point rubric, else 0; its mean is SDBench's diagnostic accuracy (Nori et al. 2025, SDBench)"},
 		{Name: "cost_usd", Shared: true, Title: "cost (USD)", Min: 0, Max: inf, Direction: bench.LowerBetter, Headline: true,
-			Doc: "visits × visit price (one visit per question turn) + Σ prices of the tests performed (Nori et al. 2025, §2; prices.json names its source and year); its mean is the mean cost per case"},
+			Doc: "visits × visit price (one visit per question turn) + Σ prices of the tests performed (Nori et al. 2025, SDBench; prices.json names its source and year); its mean is the mean cost per case"},
 		{Name: "likert", Title: "judge score", Min: 1, Max: 5,
-			Doc: "the judge's five-point score of the final diagnosis: 5 same, 4 mostly right, 3 partly right, 2 mostly wrong, 1 wrong (§2)"},
+			Doc: "the judge's five-point score of the final diagnosis: 5 same, 4 mostly right, 3 partly right, 2 mostly wrong, 1 wrong (SDBench)"},
 		{Name: "s", Shared: true, Title: "S", Min: 0, Max: 1, Doc: "correct, for the shared running means"},
-		{Name: "pass", Shared: true, Title: "pass", Min: 0, Max: 1, Doc: "correct (judge score ≥ 4, §2)"},
+		{Name: "pass", Shared: true, Title: "pass", Min: 0, Max: 1, Doc: "correct (judge score ≥ 4, SDBench)"},
 		{Name: "strict", Shared: true, Title: "strict", Min: 0, Max: 1, Doc: "judge score 5"},
 		{Name: "diagnosis", Shared: true, Title: "S_diag", Min: 0, Max: 1, Doc: "(judge score − 1)/4"},
-		{Name: "visits", Title: "visits", Min: 0, Max: inf, Direction: bench.LowerBetter, Doc: "question turns charged as physician visits (§2)"},
+		{Name: "visits", Title: "visits", Min: 0, Max: inf, Direction: bench.LowerBetter, Doc: "question turns charged as physician visits (SDBench)"},
 		{Name: "visit_cost_usd", Title: "visit cost (USD)", Min: 0, Max: inf, Direction: bench.LowerBetter, Doc: "the visits' part of the cost"},
 		{Name: "test_cost_usd", Title: "test cost (USD)", Min: 0, Max: inf, Direction: bench.LowerBetter, Doc: "the tests' part of the cost"},
 		{Name: "t", Shared: true, Title: "turns", Min: 0, Max: inf, Direction: bench.LowerBetter, Doc: "every turn, the diagnosis included"},

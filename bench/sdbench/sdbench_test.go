@@ -46,7 +46,7 @@ func unrecorded(t *testing.T, c clinic.Case) string {
 }
 
 // TestCostModel works a few encounters' costs out by hand (Nori et al.
-// 2025, §2: a visit per question turn, however many questions it holds,
+// 2025, SDBench: a visit per question turn, however many questions it holds,
 // plus each test's table price; examinations are part of the visit).
 func TestCostModel(t *testing.T) {
 	c := sampleCases(t)[0]

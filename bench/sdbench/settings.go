@@ -7,7 +7,7 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// Order modes (Nori et al. 2025, §3: MAI-DxO's budgeted variant consults a
+// Order modes (Nori et al. 2025: MAI-DxO's budgeted variant consults a
 // budget tracker before tests are ordered).
 const (
 	// OrderDirect performs an order at once: the "no budget" variant when no
@@ -23,11 +23,11 @@ const (
 // (episode.visit_cost, episode.cost_cap, episode.order_mode).
 type Episode struct {
 	// VisitCost is the price of one physician visit, charged once per
-	// question turn however many questions it holds (§2); the default is the
+	// question turn however many questions it holds (SDBench); the default is the
 	// price table's.
 	VisitCost float64 `json:"visit_cost"`
 	// CostCap is a cumulative cost cap per encounter in USD (the budgeted
-	// variant, §3); 0 is no cap. An order or a visit that would pass it is
+	// variant, MAI-DxO); 0 is no cap. An order or a visit that would pass it is
 	// refused and not charged.
 	CostCap float64 `json:"cost_cap"`
 	// OrderMode is direct or ask_before_order.

@@ -11,7 +11,7 @@ import (
 
 // Output are the fields of a doctor's turn beyond the shared ones
 // (clinic.DoctorOutput.Ext): a turn may ask several questions or order
-// several tests at once (§2: questions are grouped per turn, and a turn
+// several tests at once (SDBench: questions are grouped per turn, and a turn
 // orders one or more tests).
 type Output struct {
 	Questions []string `json:"questions,omitempty"`
@@ -87,7 +87,7 @@ type Order struct {
 	Status  clinic.Status `json:"status"`
 	Result  string        `json:"result,omitempty"`
 	// Synthetic marks a result the record does not hold, made up by the
-	// gatekeeper consistent with the case (§2), and kept for the episode.
+	// gatekeeper consistent with the case (SDBench), and kept for the episode.
 	Synthetic bool    `json:"synthetic,omitempty"`
 	Price     float64 `json:"price"`
 }
