@@ -277,7 +277,7 @@ func FrontierChart(f Frontier) template.HTML {
 		if !p.Pareto {
 			fill = "white"
 		}
-		fmt.Fprintf(&b, `<circle class="point" cx="%.1f" cy="%.1f" r="5" fill="%s" stroke="%s" stroke-width="2"><title>%s: %s %.3f, cost %.0f USD (n=%d)</title></circle>`,
+		fmt.Fprintf(&b, `<circle class="frontier-point" cx="%.1f" cy="%.1f" r="5" fill="%s" stroke="%s" stroke-width="2"><title>%s: %s %.3f, cost %.0f USD (n=%d)</title></circle>`,
 			x, y, fill, col, template.HTMLEscapeString(p.Condition), template.HTMLEscapeString(f.AccuracyTitle), p.Accuracy, p.Cost, p.N)
 		fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="5" fill="%s" stroke="%s" stroke-width="2"/><text x="%d" y="%d" font-size="12">%s</text>`, W-R+18, T+n*18+6, fill, col, W-R+30, T+n*18+10, template.HTMLEscapeString(p.Condition))
 	}
