@@ -827,11 +827,71 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 				require.Greater(t, asked(base), 1)
 			}},
 	)
+	// SDBench (profile sdbench): the scripted doctor asks, orders a blood
+	// count and a urinalysis, asks again and finalizes: two $300 visits and
+	// $70 of tests.
+	sd := map[string]any{"profile": "sdbench"}
+	sdCosts := func(r plumbRun, a clinic.ActionKind, st clinic.Status) []float64 {
+		var out []float64
+		r.each(func(_ results.Record, evs []clinic.Event) {
+			for _, ev := range evs {
+				if ev.Action == a && ev.Status == st {
+					out = append(out, ev.Cost)
+				}
+			}
+		})
+		return out
+	}
+	rows = append(rows,
+		plumbRow{key: "episode.visit_cost", value: 120, setup: sd, corpus: "builtin:sdbench@7", check: func(t *testing.T, base, got plumbRun) {
+			require.NotEmpty(t, sdCosts(got, clinic.Ask, clinic.StatusReturned))
+			for _, c := range sdCosts(got, clinic.Ask, clinic.StatusReturned) {
+				require.Equal(t, 120.0, c)
+			}
+			for _, c := range sdCosts(base, clinic.Ask, clinic.StatusReturned) {
+				require.Equal(t, 300.0, c)
+			}
+		}},
+		plumbRow{key: "episode.cost_cap", value: 400, setup: sd, corpus: "builtin:sdbench@7", check: func(t *testing.T, base, got plumbRun) {
+			require.Positive(t, got.statuses(clinic.Ask)[clinic.StatusOverBudget], "the second visit would pass $400")
+			require.Zero(t, base.statuses(clinic.Ask)[clinic.StatusOverBudget])
+			for _, c := range got.scores(func(s clinic.Scores) float64 { return s.Cost }) {
+				require.LessOrEqual(t, c, 400.0)
+			}
+		}},
+		plumbRow{key: "episode.order_mode", value: "ask_before_order", setup: sd, corpus: "builtin:sdbench@7", check: func(t *testing.T, base, got plumbRun) {
+			require.Positive(t, got.statuses(clinic.RequestTest)["quoted"], "orders are quoted first")
+			require.Zero(t, base.statuses(clinic.RequestTest)["quoted"])
+		}},
+		plumbRow{key: "doctor.mode", value: "panel", setup: sd, corpus: "builtin:sdbench@7", builtinDoctor: true, check: func(t *testing.T, base, got plumbRun) {
+			noted := func(r plumbRun) int {
+				n := 0
+				r.each(func(_ results.Record, evs []clinic.Event) {
+					for _, ev := range evs {
+						for _, line := range ev.Rationale {
+							if strings.HasPrefix(line, "test_chooser: ") {
+								n++
+							}
+						}
+					}
+				})
+				return n
+			}
+			require.Positive(t, noted(got), "the panel's roles speak in the rationale")
+			require.Zero(t, noted(base))
+		}},
+	)
 	excluded := map[string]string{
 		"durability.max_outage": "changes nothing while every dependency answers; read by the waiter from the spec ValidateStream resolved: " +
 			"workflows TestOutageLongerThanMaxOutage, and the outages of engine/outage TestOutagesAreWaitedOut under a config's settings",
 		"durability.max_backoff": "changes nothing while every dependency answers; read by the waiter like max_outage: workflows TestOutagesAreWaitedOut " +
 			"(backoffs doubling up to it), engine/outage TestOutagesAreWaitedOut (2 s)",
+	}
+	for k := range config.Flatten(bench.DefaultSettings()) {
+		if strings.HasPrefix(k, "roles.gatekeeper.") {
+			excluded[k] = "SDBench's own role (bench.Roles), built by llm.NewClient from the same Role value as the shared roles' rows; " +
+				"on a model in a worker: engine TestGatekeeperResultSurvivesSIGKILL"
+		}
 	}
 	roleRows(&rows, excluded, keyFile)
 	return rows, excluded
