@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -528,8 +529,23 @@ func costBars(rep Report) template.HTML {
 }
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"f3":   func(x float64) string { return fmt.Sprintf("%.3f", x) },
-	"pv":   PValue,
+	"f3":       func(x float64) string { return fmt.Sprintf("%.3f", x) },
+	"pv":       PValue,
+	"glossary": GlossaryHTML,
+	"indent": func(b json.RawMessage) string {
+		var out bytes.Buffer
+		if json.Indent(&out, b, "", "  ") != nil {
+			return string(b)
+		}
+		return out.String()
+	},
+	// digest is a settings digest's first 12 hex digits: enough to tell runs apart.
+	"digest": func(d string) string {
+		if h, ok := strings.CutPrefix(d, "sha256:"); ok && len(h) > 12 {
+			return h[:12]
+		}
+		return d
+	},
 	"side": func(m StageMean, noU bool) sideView { return sideView{m, noU} },
 	"add":  func(a, b int) int { return a + b },
 	"f1":   func(x float64) string { return fmt.Sprintf("%.1f", x) },
@@ -552,12 +568,24 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}h2{margin-top:2em;border-bottom:1px solid #eee}
-details{margin:.5em 0}code{font-size:12px}
+details{margin:.5em 0}code{font-size:12px}td.text{text-align:left;white-space:normal}pre.spec{white-space:pre-wrap;font-size:12px;background:#f6f8fa;padding:.5em}
+table.kv th,table.kv td{text-align:left}
 </style></head><body>
 {{template "body" .}}
-<p>Numbers: report.json, stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
+<p>Numbers: report.json (with the provenance and glossary), stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
 </body></html>
 {{define "body"}}<h1>clinevo report: {{.Report.Experiment}}</h1>
+{{with .Report.Provenance}}<details class="provenance" open><summary>Provenance</summary><table class="kv provenance">
+<tr><th>clinevo</th><td>{{.Version}}</td></tr>
+<tr><th>started</th><td>{{if .Started}}{{.Started}}{{else}}–{{end}}</td></tr>
+<tr><th>finished</th><td>{{if .Finished}}{{.Finished}}{{else}}not yet{{end}}</td></tr>
+<tr><th>corpora</th><td>{{range $i, $c := .Corpora}}{{if $i}}, {{end}}<code>{{$c}}</code>{{end}}</td></tr>
+<tr><th>bootstrap seed</th><td>{{.BootstrapSeed}}</td></tr>
+</table>
+<table class="provenance-conditions"><tr><th>condition</th><th>run</th><th>corpus</th><th>profile</th><th>settings digest</th><th>models</th></tr>
+{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Run}}</td><td><code>{{.Corpus}}</code></td><td>{{.Profile}}</td><td><code title="{{.SettingsDigest}}">{{digest .SettingsDigest}}</code></td><td>{{range $i, $m := .Models}}{{if $i}}; {{end}}{{$m}}{{end}}</td></tr>
+{{end}}</table>
+<details><summary>spec</summary><pre class="spec">{{indent .Spec}}</pre></details></details>{{end}}
 <h2>Learning curves</h2>
 <p>Stage means of the outcome score S with seeded bootstrap 95% bands{{if .UCurves}}, and of the utility U (MedEvoEval's: a condition whose profile defines no U is left out){{end}}.</p>
 {{.Curves}}
@@ -602,7 +630,8 @@ details{margin:.5em 0}code{font-size:12px}
 <h2>Episodes</h2>
 {{range .Conditions}}{{$u := .DefinesU}}<details><summary>{{.Name}}: {{len .Episodes}} episodes</summary><table><tr><th>workflow ID</th><th>case</th><th>stage</th><th>S</th><th>U</th></tr>
 {{range .Episodes}}<tr><td><a href="{{call $.EpisodeLink .EpisodeID}}"><code>{{.WorkflowID}}</code></a></td><td>{{.CaseID}}</td><td>{{.Stage}}</td><td>{{f3 .Scores.S}}</td><td>{{if $u}}{{f3 .Scores.U}}{{else}}–{{end}}</td></tr>
-{{end}}</table></details>{{end}}{{end}}
+{{end}}</table></details>{{end}}
+{{glossary .Report.Glossary}}{{end}}
 {{define "side"}}<td>{{.N}}</td>{{if .N}}<td>{{f3 .S}}</td><td>{{f3 .Strict}}</td><td>{{if .NoU}}–{{else}}{{f3 .U}}{{end}}</td>{{else}}<td>–</td><td>–</td><td>–</td>{{end}}{{end}}`))
 
 // sideView is one side of a recall/transfer split as the page shows it.

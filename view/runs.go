@@ -17,7 +17,6 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
-	"github.com/clinevo/clinevo/settings"
 )
 
 // status is a workflow's state as a page shows it.
@@ -283,19 +282,8 @@ func ruleBookAt(recs []results.Record, stage int) stageRules {
 }
 
 func summarise(s contract.StreamSpec) *specSummary {
-	out := &specSummary{Corpus: s.Corpus, Memory: string(s.Memory), Profile: s.Settings.Profile, StageSize: s.StageSize, Limit: s.Limit, Pass: s.Pass, CarryFrom: s.CarryFrom}
-	for _, name := range settings.RoleNames {
-		role, ok := s.Settings.Roles[name]
-		if !ok {
-			continue
-		}
-		spell := name + ": " + role.Backend
-		if role.Model != "" {
-			spell += "/" + role.Model
-		}
-		out.Roles = append(out.Roles, spell)
-	}
-	return out
+	return &specSummary{Corpus: s.Corpus, Memory: string(s.Memory), Profile: s.Settings.Profile, StageSize: s.StageSize, Limit: s.Limit, Pass: s.Pass,
+		CarryFrom: s.CarryFrom, Roles: analysis.Models(s.Settings)}
 }
 
 type experimentPage struct {
