@@ -208,7 +208,8 @@ func SettingsRef(body json.RawMessage) string {
 
 // RunLog describes runs and keeps the results of finished ones.
 type RunLog interface {
-	// PutRun records a run's description; the first description wins. A run
+	// PutRun records a run's description; the first description wins. An
+	// empty Created is the time of the call, by the store's clock. A run
 	// described with another claim first is an error wrapping ErrRunExists,
 	// and the store is unchanged.
 	PutRun(ctx context.Context, r Run) error

@@ -391,6 +391,9 @@ func (s *Store) RecordTrace(ctx context.Context, episodeID string) (results.Reco
 // PutRun implements results.RunLog. The insert and the check of the claim
 // are one statement, so two runs racing for an ID cannot both win it.
 func (s *Store) PutRun(ctx context.Context, r results.Run) error {
+	if r.Created == "" {
+		r.Created = time.Now().UTC().Format(time.RFC3339) // the store's clock, as for Completed
+	}
 	var claim string
 	err := s.pool.QueryRow(ctx, `INSERT INTO runs(run, kind, workflow_id, spec, created, claim) VALUES($1,$2,$3,$4,$5,$6)
 		ON CONFLICT(run) DO UPDATE SET claim=CASE WHEN runs.claim='' THEN excluded.claim ELSE runs.claim END RETURNING claim`,

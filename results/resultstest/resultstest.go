@@ -461,6 +461,15 @@ func runs(t *testing.T, s results.Store) {
 		require.NoError(t, err, "run a's completion time")
 		require.WithinDuration(t, time.Now(), at, time.Hour)
 	}
+	// A run described without a creation time gets the store's.
+	require.NoError(t, s.PutRun(ctx, results.Run{Run: "now", Kind: "stream", WorkflowID: "stream/now", Spec: json.RawMessage(`{}`)}))
+	list, _, err = s.Runs(ctx)
+	require.NoError(t, err)
+	created := list[len(list)-1]
+	require.Equal(t, "now", created.Run, "the newest run lists last")
+	at, err := time.Parse(time.RFC3339, created.Created)
+	require.NoError(t, err, "its creation time")
+	require.WithinDuration(t, time.Now(), at, time.Hour)
 }
 
 // The child side of the processes test reads these variables.
