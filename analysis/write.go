@@ -170,26 +170,16 @@ func HTML(rep Report, link func(episodeID string) string) (template.HTML, error)
 	return template.HTML(b.String()), nil
 }
 
-// Chart is one of the report's SVG charts with its title.
-type Chart struct {
-	Title string
-	SVG   template.HTML
-}
-
 // StageCharts are the report's stage curves of S (with bootstrap bands) and U
-// and its running means over the stream, for the conditions of rep.
-func StageCharts(rep Report) []Chart {
+// and its running means over the stream, for the conditions of rep; each
+// chart carries its title.
+func StageCharts(rep Report) []template.HTML {
 	v := view(rep, nil)
-	out := []Chart{{"S by stage, with bootstrap 95% bands", v.Curves}}
+	out := []template.HTML{v.Curves}
 	if v.UCurves != "" {
-		out = append(out, Chart{"U by stage", v.UCurves})
+		out = append(out, v.UCurves)
 	}
-	for i, title := range []string{"running mean S̄₁:t over the stream", "running mean cost C̄₁:t (USD) over the stream"} {
-		if i < len(v.Running) {
-			out = append(out, Chart{title, v.Running[i]})
-		}
-	}
-	return out
+	return append(out, v.Running...)
 }
 
 // Scores.Metrics names that the trajectory export reads (Steps): a benchmark
@@ -583,7 +573,7 @@ table.kv th,table.kv td{text-align:left}
 <tr><th>bootstrap seed</th><td>{{.BootstrapSeed}}</td></tr>
 </table>
 <table class="provenance-conditions"><tr><th>condition</th><th>run</th><th>corpus</th><th>profile</th><th>settings digest</th><th>models</th></tr>
-{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Run}}</td><td><code>{{.Corpus}}</code></td><td>{{.Profile}}</td><td><code title="{{.SettingsDigest}}">{{digest .SettingsDigest}}</code></td><td>{{range $i, $m := .Models}}{{if $i}}; {{end}}{{$m}}{{end}}</td></tr>
+{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Run}}</td><td><code>{{.Corpus}}</code></td><td>{{.Profile}}</td><td><code title="{{.SettingsDigest}}">{{digest .SettingsDigest}}</code></td><td class="text">{{range $i, $m := .Models}}{{if $i}}; {{end}}{{$m}}{{end}}</td></tr>
 {{end}}</table>
 <details><summary>spec</summary><pre class="spec">{{indent .Spec}}</pre></details></details>{{end}}
 <h2>Learning curves</h2>
