@@ -423,12 +423,12 @@ func Curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, 
 // heatmap draws a retention matrix on the sequential viridis scale, with its
 // legend from 0 to 1.
 func heatmap(r Retention) template.HTML {
-	const cell, L, T, legend = 56, 70, 50, 90
-	W, H := L+cell*r.K+legend, T+cell*r.K+40
+	const cell, L, T, legend = 56, 70, 64, 90
+	W, H := max(L+cell*r.K+legend, 460), T+cell*r.K+40
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart heatmap" role="img" aria-label="retention matrix of %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(r.Name), W, H, W, H)
 	chartTitle(&b, 6, "Retention of "+r.Name+": S of stage j after stage k")
-	fmt.Fprintf(&b, `<text class="axis-label" x="%d" y="%d" font-size="12" text-anchor="middle">stage j re-played</text>`, L+cell*r.K/2, T-24)
+	fmt.Fprintf(&b, `<text class="axis-label" x="%d" y="%d" font-size="12" text-anchor="middle">stage j re-played</text>`, L+cell*r.K/2, T-28)
 	for k := 0; k < r.K; k++ {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end">after %d</text>`, L-6, T+k*cell+cell/2+4, k+1)
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="middle">stage %d</text>`, L+k*cell+cell/2, T-8, k+1)
@@ -599,9 +599,9 @@ table.kv th,table.kv td{text-align:left}
 <table><tr><th>condition</th><th>stages</th><th>Mann–Kendall S, p</th><th>ADF τ (5% crit.)</th><th>stationary at 5%</th><th>CUSUM change at</th><th>break after stage</th><th>slope before / after</th><th>R² segmented / linear</th></tr>
 {{range .Conditions}}{{if .Stages}}<tr><td>{{.Name}}</td><td>{{len .Stages}}</td><td>{{.Trend.S}}, {{pv .Trend.P}}</td><td>{{if eq .ADF.Status "ok"}}{{f3 .ADF.Stat}} ({{f3 .ADF.Crit5}}){{else}}{{.ADF.Status}}{{end}}</td><td>{{if eq .ADF.Status "ok"}}{{.ADF.Reject5}}{{else}}–{{end}}</td><td>after stage {{add .CUSUM.At 1}}</td><td>{{if eq .Segmented.Status "ok"}}{{add .Segmented.Break 1}}{{else}}{{.Segmented.Status}}{{end}}</td><td>{{if eq .Segmented.Status "ok"}}{{f3 .Segmented.SlopeBefore}} / {{f3 .Segmented.SlopeAfter}}{{else}}–{{end}}</td><td>{{if eq .Segmented.Status "ok"}}{{f3 .Segmented.R2}} / {{f3 .Segmented.Linear.R2}}{{else}}–{{end}}</td></tr>{{end}}
 {{end}}</table>
-{{if .Report.Retention}}<h2>Retention</h2><p>A[k][j]: stage j re-played with memory and rules frozen at the end of stage k (diagonal: stage evaluations). BWT = mean over j &lt; K of A[K][j] − A[j][j].</p>
+{{if .Report.Retention}}<h2 id="retention">Retention</h2><p>A[k][j]: stage j re-played with memory and rules frozen at the end of stage k (diagonal: stage evaluations). BWT = mean over j &lt; K of A[K][j] − A[j][j].</p>
 {{range .Heatmaps}}{{.}}{{end}}{{end}}
-{{if .Report.Transfer}}<h2>Held-out transfer</h2><p>Per-case differences of S between the condition with mature frozen memory and the one without, sorted.</p>
+{{if .Report.Transfer}}<h2 id="transfer">Held-out transfer</h2><p>Per-case differences of S between the condition with mature frozen memory and the one without, sorted.</p>
 {{range .Deltas}}{{.}}{{end}}
 <table><tr><th>condition</th><th>baseline</th><th>n</th><th>ET(S)</th><th>ET(U)</th><th>ET(strict)</th><th>95% CI (S)</th><th>Wilcoxon p</th><th>McNemar p</th></tr>
 {{range .Report.Transfer}}<tr><td>{{.Name}}</td><td>{{.Baseline}}</td><td>{{.N}}</td><td>{{f3 .ETS}}</td><td>{{opt .ETU}}</td><td>{{f3 .ETStrict}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{pv .Wilcoxon.P}}</td><td>{{pv .McNemar}}</td></tr>{{end}}</table>{{end}}
