@@ -10,7 +10,7 @@ set -eu
 : "${POSTGRES_SEEDS:?set POSTGRES_SEEDS (the PostgreSQL host)}"
 : "${POSTGRES_USER:?set POSTGRES_USER}"
 : "${SQL_PASSWORD:?set SQL_PASSWORD (POSTGRES_PASSWORD of .env)}"
-sql() { temporal-sql-tool --plugin postgres12 --ep "$POSTGRES_SEEDS" -p 5432 -u "$POSTGRES_USER" "$@"; }
+sql() { temporal-sql-tool --plugin postgres12 --ep "$POSTGRES_SEEDS" -p "${DB_PORT:-5432}" -u "$POSTGRES_USER" "$@"; }
 for db in temporal:temporal visibility:temporal_visibility; do
 	schema=${db%%:*}
 	name=${db##*:}
