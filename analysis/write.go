@@ -559,7 +559,7 @@ body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#22
 table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}h2{margin-top:2em;border-bottom:1px solid #eee}
 details{margin:.5em 0}code{font-size:12px}td.text{text-align:left;white-space:normal}pre.spec{white-space:pre-wrap;font-size:12px;background:#f6f8fa;padding:.5em}
-table.kv th,table.kv td{text-align:left}
+table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 </style></head><body>
 {{template "body" .}}
 <p>Numbers: report.json (with the provenance and glossary), stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>

@@ -610,6 +610,12 @@ func browse(t *testing.T, f fixture) {
 	// The same stores with Temporal gone: a client of a port nothing listens on.
 	gone := httptest.NewServer(probed(goneServer(t, f, token)))
 	defer gone.Close()
+	// And with every workflow waiting out a failing dependency: the longest
+	// status text a row holds (the one that ran off the experiment's table).
+	waitSrv, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: waitingFor{}, Token: token})
+	require.NoError(t, err)
+	waiting := httptest.NewServer(probed(waitSrv))
+	defer waiting.Close()
 	shots := os.Getenv("CLINEVO_VIEW_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -689,6 +695,10 @@ func browse(t *testing.T, f fixture) {
 	for _, m := range regexp.MustCompile(`<text class="ytick"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(run, -1) {
 		require.Regexp(t, `^-?\d+(\.\d{1,2})?$`, m[1], "a round tick")
 	}
+	for _, p := range []string{"/experiment?name=vt", "/"} {
+		page := domOf(waiting.URL, p) // no table wider than the page, with every row waiting
+		require.Contains(t, page, "waiting for results/postgres", p)
+	}
 	exp := dom("/experiment?name=vt")
 	require.Contains(t, exp, `<g class="legend">`)
 	require.Contains(t, exp, "Provenance")
@@ -697,6 +707,7 @@ func browse(t *testing.T, f fixture) {
 		shoot(t, chrome, hs.URL, p, filepath.Join(shots, "view-"+name+".png"))
 	}
 	shoot(t, chrome, gone.URL, "/", filepath.Join(shots, "view-index-no-temporal.png"))
+	shoot(t, chrome, waiting.URL, "/experiment?name=vt", filepath.Join(shots, "view-experiment-waiting.png"))
 	t.Logf("screenshots in %s", shots)
 }
 
