@@ -54,21 +54,25 @@ func (s status) live() bool {
 // stream that was told to stop), which is true with Temporal gone, and tells
 // a stopped stream from one that ran to its end; without one, a run that has
 // neither a description nor a record has not started. started says whether
-// the store describes the run or holds records of it.
-func (s *Server) settle(ctx context.Context, st *status, run string, started bool) error {
+// the store describes the run or holds records of it. It returns the mean S
+// the stored result carries (a stream's overall means, an evaluation's), nil
+// without one.
+func (s *Server) settle(ctx context.Context, st *status, run string, started bool) (*float64, error) {
 	raw, err := s.o.Results.RunResult(ctx, run)
 	switch {
 	case errors.Is(err, results.ErrNotFound):
 		raw = nil
 	case err != nil:
-		return err
+		return nil, err
 	}
 	var done struct {
-		Stopped bool `json:"stopped"`
+		Stopped bool            `json:"stopped"`
+		Overall *contract.Means `json:"overall"` // a stream's
+		Means   *contract.Means `json:"means"`   // an evaluation's
 	}
 	if raw != nil {
 		if err := json.Unmarshal(raw, &done); err != nil {
-			return fmt.Errorf("run %s: stored result: %w", run, err)
+			return nil, fmt.Errorf("run %s: stored result: %w", run, err)
 		}
 	}
 	answered := st.Err == "" && st.Status != "unknown"
@@ -80,7 +84,12 @@ func (s *Server) settle(ctx context.Context, st *status, run string, started boo
 	case raw == nil && !started && !answered:
 		st.Status, st.Stored, st.Err = "not started", true, ""
 	}
-	return nil
+	for _, m := range []*contract.Means{done.Overall, done.Means} {
+		if m != nil && m.N > 0 {
+			return &m.S, nil
+		}
+	}
+	return nil, nil
 }
 
 // stateOf asks Temporal for a workflow's state; the pages show a failure to
@@ -181,32 +190,28 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 		ids = append(ids, contract.EvaluationWorkflowID(run))
 	}
 	st := s.states(ctx, ids)
-	means, err := s.meanS(ctx)
-	if err != nil {
-		return nil, err
-	}
 	for i, r := range runs {
-		row := runRow{Run: r.Run, Kind: r.Kind, Episodes: counts[r.Run], Status: st[i], S: means[r.Run]}
+		row := runRow{Run: r.Run, Kind: r.Kind, Episodes: counts[r.Run], Status: st[i]}
 		if r.Kind == string(contract.KindExperiment) {
 			if err := s.conditionsDone(ctx, r, &row); err != nil {
 				return nil, err
 			}
-			if err := s.settle(ctx, &row.Status, r.Run, experimentStarted(r.Run, runs, counts)); err != nil {
+			if _, err := s.settle(ctx, &row.Status, r.Run, experimentStarted(r.Run, runs, counts)); err != nil {
 				return nil, err
 			}
 			p.anyLive = p.anyLive || row.Status.live()
 			p.Experiments = append(p.Experiments, row)
 			continue
 		}
-		if err := s.settle(ctx, &row.Status, r.Run, true); err != nil {
+		if err := s.scored(ctx, &row); err != nil {
 			return nil, err
 		}
 		p.anyLive = p.anyLive || row.Status.live()
 		p.Runs = append(p.Runs, row)
 	}
 	for i, run := range evals {
-		row := runRow{Run: run, Kind: "evaluation", Episodes: counts[run], Status: st[len(runs)+i], S: means[run]}
-		if err := s.settle(ctx, &row.Status, run, true); err != nil {
+		row := runRow{Run: run, Kind: "evaluation", Episodes: counts[run], Status: st[len(runs)+i]}
+		if err := s.scored(ctx, &row); err != nil {
 			return nil, err
 		}
 		p.anyLive = p.anyLive || row.Status.live()
@@ -232,23 +237,28 @@ func experimentStarted(name string, runs []results.Run, counts map[string]int) b
 	return false
 }
 
-// meanS is the mean S of every run's records.
-func (s *Server) meanS(ctx context.Context) (map[string]*float64, error) {
-	recs, err := s.o.Results.Records(ctx, "")
+// scored settles a run's status and finds its mean S: the one its stored
+// result carries, or, while it has none, the mean of its records so far (so
+// a polled page reads only the records of unfinished runs).
+func (s *Server) scored(ctx context.Context, row *runRow) error {
+	m, err := s.settle(ctx, &row.Status, row.Run, true)
+	if err != nil || m != nil || row.Episodes == 0 {
+		row.S = m
+		return err
+	}
+	recs, err := s.o.Results.Records(ctx, row.Run)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	sum, n := map[string]float64{}, map[string]int{}
+	sum := 0.0
 	for _, r := range recs {
-		sum[r.Run] += r.Scores.S
-		n[r.Run]++
+		sum += r.Scores.S
 	}
-	out := make(map[string]*float64, len(n))
-	for run, k := range n {
-		m := sum[run] / float64(k)
-		out[run] = &m
+	if len(recs) > 0 {
+		mean := sum / float64(len(recs))
+		row.S = &mean
 	}
-	return out, nil
+	return nil
 }
 
 // conditionsDone counts an experiment's conditions and those whose run
@@ -352,7 +362,7 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 		return nil, notFound("%s is an experiment: see /experiment?name=%s", id, id)
 	}
 	p.Status = s.stateOf(ctx, wf)
-	if err := s.settle(ctx, &p.Status, id, true); err != nil {
+	if _, err := s.settle(ctx, &p.Status, id, true); err != nil {
 		return nil, err
 	}
 	for run := range counts {
@@ -467,14 +477,14 @@ func (s *Server) experiment(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.settle(ctx, &p.Status, name, experimentStarted(name, runs, counts)); err != nil {
+	if _, err := s.settle(ctx, &p.Status, name, experimentStarted(name, runs, counts)); err != nil {
 		return nil, err
 	}
 	for i := range p.Conditions {
 		c := &p.Conditions[i]
 		c.Status = st[i+1]
 		started := c.Episodes > 0 || slices.ContainsFunc(runs, func(r results.Run) bool { return r.Run == c.Run })
-		if err := s.settle(ctx, &c.Status, c.Run, started); err != nil {
+		if _, err := s.settle(ctx, &c.Status, c.Run, started); err != nil {
 			return nil, err
 		}
 		if c.Episodes > 0 {
