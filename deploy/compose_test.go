@@ -24,12 +24,15 @@ import (
 )
 
 type service struct {
-	Image         string                                `yaml:"image"`
-	Build         *struct{ Context, Dockerfile string } `yaml:"build"`
-	ContainerName string                                `yaml:"container_name"`
-	Command       any                                   `yaml:"command"`
-	Ports         []string                              `yaml:"ports"`
-	Environment   map[string]string                     `yaml:"environment"`
+	Image string `yaml:"image"`
+	Build *struct {
+		Context, Dockerfile string
+		Args                map[string]string
+	} `yaml:"build"`
+	ContainerName string            `yaml:"container_name"`
+	Command       any               `yaml:"command"`
+	Ports         []string          `yaml:"ports"`
+	Environment   map[string]string `yaml:"environment"`
 	DependsOn     map[string]struct {
 		Condition string `yaml:"condition"`
 	} `yaml:"depends_on"`
@@ -277,7 +280,11 @@ func TestDockerIgnore(t *testing.T) {
 	doc, _ := readCompose(t)
 	for _, name := range []string{"worker", "viewer"} {
 		require.Equal(t, ".", doc.Services[name].Build.Context, "%s builds from the root, where .dockerignore is", name)
+		require.Equal(t, "${CLINEVO_VERSION:-}", doc.Services[name].Build.Args["VERSION"], "%s: without .git the version is passed in", name)
 	}
+	dockerfile, err := os.ReadFile("Dockerfile")
+	require.NoError(t, err)
+	require.Contains(t, string(dockerfile), "-X github.com/clinevo/clinevo/internal/buildinfo.Stamp=${VERSION}", "the Dockerfile stamps it")
 	b, err := os.ReadFile("../.dockerignore")
 	require.NoError(t, err)
 	lines := strings.Fields(string(b))

@@ -9,10 +9,20 @@ import (
 	"strings"
 )
 
-// Version is the running build: the main module's version ("(devel)" for a
-// build inside a checkout), then the commit, its time and "modified" when
-// the work tree had changes, as far as the build recorded them.
+// Stamp, when a build sets it (go build -ldflags "-X
+// github.com/clinevo/clinevo/internal/buildinfo.Stamp=..."), is the version
+// the build says it is: what an image built without the repository's .git
+// (deploy/Dockerfile, build argument VERSION) reports.
+var Stamp string
+
+// Version is the running build: Stamp when set; otherwise the main module's
+// version ("(devel)" for a build inside a checkout), then the commit, its
+// time and "modified" when the work tree had changes, as far as the build
+// recorded them.
 func Version() string {
+	if Stamp != "" {
+		return Stamp
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown (no build information)"

@@ -22,4 +22,7 @@ func TestVersionOf(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, versionOf(&tc.bi)) })
 	}
 	require.NotEmpty(t, Version())
+	Stamp = "v0.4.0 (commit 6f93b0b)"
+	defer func() { Stamp = "" }()
+	require.Equal(t, "v0.4.0 (commit 6f93b0b)", Version(), "a stamped build says what it was stamped with")
 }
