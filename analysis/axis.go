@@ -125,9 +125,10 @@ func inkOn(x float64) string {
 	return "#000"
 }
 
-// chartTitle writes a chart's title: its first line, and the SVG's accessible
-// name.
-func chartTitle(b *strings.Builder, x int, title string) {
+// ChartTitle writes a chart's title at the top of its SVG (y 16; leave the
+// top 30 units free): its first line, and its accessible name. A benchmark's
+// section titles its own charts with it.
+func ChartTitle(b *strings.Builder, x int, title string) {
 	t := template.HTMLEscapeString(title)
 	fmt.Fprintf(b, `<title>%s</title><text class="title" x="%d" y="16" font-size="13" font-weight="600">%s</text>`, t, x, t)
 }

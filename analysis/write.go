@@ -324,7 +324,7 @@ func runningChart(rep Report, name string, y func(RunningPoint) float64) templat
 	py := func(v float64) float64 { return T + (yt.Hi-v)*float64(H-T-B)/(yt.Hi-yt.Lo) }
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart running" role="img" aria-label="running mean %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(name), W, H, W, H)
-	chartTitle(&b, L, "Running mean "+name+" over the stream")
+	ChartTitle(&b, L, "Running mean "+name+" over the stream")
 	for _, v := range yt.Values() {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text class="ytick" x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>`, L, W-R, py(v), py(v), L-6, py(v)+4, yt.Label(v))
 	}
@@ -380,7 +380,7 @@ func Curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, 
 	if band {
 		title += ", with bootstrap 95% bands"
 	}
-	chartTitle(&b, L, title)
+	ChartTitle(&b, L, title)
 	for _, v := range yt.Values() {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text class="ytick" x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>`, L, W-R, py(v), py(v), L-6, py(v)+4, yt.Label(v))
 	}
@@ -427,7 +427,7 @@ func heatmap(r Retention) template.HTML {
 	W, H := max(L+cell*r.K+legend, 460), T+cell*r.K+40
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart heatmap" role="img" aria-label="retention matrix of %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(r.Name), W, H, W, H)
-	chartTitle(&b, 6, "Retention of "+r.Name+": S of stage j after stage k")
+	ChartTitle(&b, 6, "Retention of "+r.Name+": S of stage j after stage k")
 	fmt.Fprintf(&b, `<text class="axis-label" x="%d" y="%d" font-size="12" text-anchor="middle">stage j re-played</text>`, L+cell*r.K/2, T-28)
 	for k := 0; k < r.K; k++ {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end">after %d</text>`, L-6, T+k*cell+cell/2+4, k+1)
@@ -461,7 +461,7 @@ func deltas(t Transfer) template.HTML {
 	const W, H, L, T, B = 640, 240, 64, 30, 30
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart deltas" role="img" aria-label="paired deltas %s minus %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(t.Name), template.HTMLEscapeString(t.Baseline), W, H, W, H)
-	chartTitle(&b, L, fmt.Sprintf("S of %s minus S of %s, case by case (sorted)", t.Name, t.Baseline))
+	ChartTitle(&b, L, fmt.Sprintf("S of %s minus S of %s, case by case (sorted)", t.Name, t.Baseline))
 	py := func(v float64) float64 { return T + (1-v)*float64(H-T-B)/2 }
 	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#999"/>`, L, W-10, py(0), py(0))
 	for _, v := range []float64{-1, -0.5, 0, 0.5, 1} {
@@ -507,7 +507,7 @@ func costBars(rep Report) template.HTML {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart costs" role="img" aria-label="process cost" viewBox="0 0 %d %d" width="%d" height="%d">`, W, H, W, H)
-	chartTitle(&b, 6, "Mean cost per episode (USD), turns and tests")
+	ChartTitle(&b, 6, "Mean cost per episode (USD), turns and tests")
 	for i, c := range rep.Conditions {
 		y := 30 + i*row
 		w := float64(W-L-240) * c.Overall.Cost / maxCost
