@@ -49,7 +49,7 @@ func LoadLive(ctx context.Context, store results.Store, name string, load func(r
 			if err := json.Unmarshal(r.Spec, &in.Spec); err != nil {
 				return in, false, fmt.Errorf("experiment %s: %w", name, err)
 			}
-			found = true
+			in.Run, found = r, true
 		case r.Kind == string(contract.KindStream):
 			var s contract.StreamSpec
 			if err := json.Unmarshal(r.Spec, &s); err != nil {

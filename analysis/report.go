@@ -20,6 +20,9 @@ type Input struct {
 	// Openings holds, by corpus reference and case ID, each case's normalised
 	// opening complaint, for the recall/transfer split (encounters.go).
 	Openings map[string]map[string]string
+	// Run is the experiment's description in the results store: when it was
+	// submitted and when its result was stored.
+	Run results.Run
 }
 
 // Report is every number of an experiment's report.
@@ -34,6 +37,10 @@ type Report struct {
 	// Frontiers are the accuracy–cost planes of the benchmarks with a
 	// headline cost (frontier.go).
 	Frontiers []Frontier `json:"frontiers,omitempty"`
+	// Provenance is what the report was made from.
+	Provenance *Provenance `json:"provenance,omitempty"`
+	// Glossary defines the scores the report shows, per benchmark played.
+	Glossary []Glossary `json:"glossary,omitempty"`
 	// sections are the benchmarks' own parts (Section), written into
 	// report.json under their keys and shown on the page.
 	sections []section
@@ -198,6 +205,12 @@ func Build(in Input) Report {
 	encounters(in, &rep)
 	rep.Frontiers = frontiers(rep)
 	rep.sections = sections(in, rep)
+	rep.Provenance = provenance(in)
+	var profiles []string
+	for _, c := range rep.Conditions {
+		profiles = append(profiles, c.Profile)
+	}
+	rep.Glossary = Glossaries(profiles...)
 	return rep
 }
 

@@ -1,9 +1,11 @@
 package analysis_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -119,7 +121,9 @@ func TestReportRendersInChromium(t *testing.T) {
 		t.Skipf("chromium not found (install the chromium package, e.g. apt-get install chromium, to run this test): %v", err)
 	}
 	dir := t.TempDir()
-	rep := analysis.Build(fixture())
+	in := fixture()
+	in.Run = results.Run{Run: "t", Kind: "experiment", Created: "2026-12-01T09:00:00Z", Completed: "2026-12-01T09:05:00Z"}
+	rep := analysis.Build(in)
 	require.NoError(t, analysis.Write(dir, rep, func(id string) (clinic.Trace, error) {
 		return clinic.Trace{SchemaVersion: 1, EpisodeID: id, Events: []clinic.Event{{Turn: 0, Action: clinic.Ask, Question: "q", Status: clinic.StatusReturned, Reply: "a"},
 			{Turn: 1, Action: clinic.Finalize, Status: clinic.StatusFinalized}}, Scores: &clinic.Scores{S: 0.8}}, nil
@@ -137,7 +141,26 @@ func TestReportRendersInChromium(t *testing.T) {
 		require.Contains(t, dom, chart)
 	}
 	require.Contains(t, dom, `href="episodes/`)
+	// Every chart has a title; the running means have x ticks; the heat map
+	// its legend; the series are Okabe–Ito's.
+	require.Equal(t, strings.Count(dom, `<svg class="chart`), strings.Count(dom, `<text class="title"`))
+	require.Regexp(t, `class="chart running"[^€]*?class="xtick"`, dom)
+	require.Contains(t, dom, `<g class="legend">`)
+	require.Contains(t, dom, analysis.Palette[0])
+	require.NotContains(t, dom, "#1f77b4", "the old palette is gone")
+	// p-values: three decimals or "< 0.001", never "0.000".
+	for _, m := range regexp.MustCompile(`Wilcoxon p (= [0-9.]+|< 0\.001)`).FindAllStringSubmatch(dom, -1) {
+		require.NotEqual(t, "= 0.000", m[1])
+	}
+	// Provenance and the glossary on the page, from the report's input.
+	for _, want := range []string{"Provenance", "2026-12-01T09:00:00Z", "2026-12-01T09:05:00Z", "builtin:v2:stream@7", "bootstrap seed", "doctor: builtin",
+		`id="glossary"`, `data-term="s"`, `data-term="u"`, `data-term="t"`, `data-term="e"`, `data-term="r"`} {
+		require.Contains(t, dom, want)
+	}
 	shot := filepath.Join(dir, "shot.png")
+	if d := os.Getenv("CLINEVO_VIEW_SCREENSHOTS"); d != "" {
+		shot = filepath.Join(d, "report.png")
+	}
 	cmd := exec.Command(browser, append(args, "--window-size=1100,2000", "--screenshot="+shot, page)...)
 	logs, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(logs))
@@ -172,4 +195,45 @@ func TestPairedWithIsComparedByCase(t *testing.T) {
 		}
 	}
 	require.True(t, found, "X is compared with H0")
+}
+
+// TestReportJSONProvenance checks report.json's provenance and glossary
+// members, and that the members it had before them are all still there.
+func TestReportJSONProvenance(t *testing.T) {
+	in := fixture()
+	in.Run = results.Run{Run: "t", Kind: "experiment", Created: "2026-12-01T09:00:00Z", Completed: "2026-12-01T09:05:00Z"}
+	b, err := json.Marshal(analysis.Build(in))
+	require.NoError(t, err)
+	var top map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(b, &top))
+	for _, k := range []string{"experiment", "conditions", "retention", "transfer", "comparisons", "sensitivity", "provenance", "glossary"} {
+		require.Contains(t, top, k)
+	}
+	var p analysis.Provenance
+	require.NoError(t, json.Unmarshal(top["provenance"], &p))
+	require.Equal(t, "2026-12-01T09:00:00Z", p.Started)
+	require.Equal(t, "2026-12-01T09:05:00Z", p.Finished)
+	require.Equal(t, []string{"builtin:v2:stream@7", "builtin:v2:heldout@7"}, p.Corpora)
+	require.Equal(t, analysis.Seed, p.BootstrapSeed)
+	require.NotEmpty(t, p.Version)
+	require.Len(t, p.Conditions, 4)
+	for _, c := range p.Conditions {
+		require.Regexp(t, `^sha256:[0-9a-f]{64}$`, c.SettingsDigest, c.Name)
+		require.Contains(t, c.Models, "doctor: builtin", c.Name)
+	}
+	// The fixture gives no condition settings of its own: one digest for all.
+	require.Equal(t, p.Conditions[0].SettingsDigest, p.Conditions[3].SettingsDigest)
+	var spec map[string]any
+	require.NoError(t, json.Unmarshal(p.Spec, &spec))
+	require.Equal(t, "t", spec["name"])
+	require.NotContains(t, spec, "base", "the submitter's configuration is in the digests, not the spec")
+	var g []analysis.Glossary
+	require.NoError(t, json.Unmarshal(top["glossary"], &g))
+	require.Len(t, g, 1, "one benchmark played")
+	var names []string
+	for _, term := range g[0].Terms {
+		require.NotEmpty(t, term.Doc, term.Name)
+		names = append(names, term.Name)
+	}
+	require.Subset(t, names, []string{"s", "u", "t", "e", "r", "strict"})
 }

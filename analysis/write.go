@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -169,26 +170,16 @@ func HTML(rep Report, link func(episodeID string) string) (template.HTML, error)
 	return template.HTML(b.String()), nil
 }
 
-// Chart is one of the report's SVG charts with its title.
-type Chart struct {
-	Title string
-	SVG   template.HTML
-}
-
 // StageCharts are the report's stage curves of S (with bootstrap bands) and U
-// and its running means over the stream, for the conditions of rep.
-func StageCharts(rep Report) []Chart {
+// and its running means over the stream, for the conditions of rep; each
+// chart carries its title.
+func StageCharts(rep Report) []template.HTML {
 	v := view(rep, nil)
-	out := []Chart{{"S by stage, with bootstrap 95% bands", v.Curves}}
+	out := []template.HTML{v.Curves}
 	if v.UCurves != "" {
-		out = append(out, Chart{"U by stage", v.UCurves})
+		out = append(out, v.UCurves)
 	}
-	for i, title := range []string{"running mean S̄₁:t over the stream", "running mean cost C̄₁:t (USD) over the stream"} {
-		if i < len(v.Running) {
-			out = append(out, Chart{title, v.Running[i]})
-		}
-	}
-	return out
+	return append(out, v.Running...)
 }
 
 // Scores.Metrics names that the trajectory export reads (Steps): a benchmark
@@ -319,7 +310,7 @@ func view(rep Report, link func(string) string) pageView {
 // runningChart draws the running mean of a metric over each stream's episodes
 // (EvoClinician §5, Figure 2).
 func runningChart(rep Report, name string, y func(RunningPoint) float64) template.HTML {
-	const W, H, L, B, T, R = 640, 260, 60, 40, 20, 160
+	const W, H, L, B, T, R = 640, 280, 64, 44, 30, 160
 	maxT, lo, hi, any := 1, math.Inf(1), math.Inf(-1), false
 	for _, c := range rep.Conditions {
 		for _, p := range c.Running {
@@ -329,18 +320,24 @@ func runningChart(rep Report, name string, y func(RunningPoint) float64) templat
 	if !any {
 		return ""
 	}
-	if hi-lo < 1e-9 {
-		lo, hi = lo-0.5, hi+0.5
-	}
-	px := func(t int) float64 { return L + float64(t-1)*float64(W-L-R)/float64(max(1, maxT-1)) }
-	py := func(v float64) float64 { return T + (hi-v)*float64(H-T-B)/(hi-lo) }
+	yt := NiceTicks(lo, hi, 5)
+	xt := IntTicks(1, maxT, 8)
+	px := func(t float64) float64 { return L + (t-1)*float64(W-L-R)/math.Max(1, xt.Hi-1) }
+	py := func(v float64) float64 { return T + (yt.Hi-v)*float64(H-T-B)/(yt.Hi-yt.Lo) }
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart running" role="img" aria-label="running mean %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(name), W, H, W, H)
-	for i := 0; i <= 4; i++ {
-		v := lo + float64(i)*(hi-lo)/4
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" font-size="11" text-anchor="end">%.3g</text>`, L, W-R, py(v), py(v), L-6, py(v)+4, v)
+	ChartTitle(&b, L, "Running mean "+name+" over the stream")
+	for _, v := range yt.Values() {
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text class="ytick" x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>`, L, W-R, py(v), py(v), L-6, py(v)+4, yt.Label(v))
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">episode t (running mean %s)</text>`, (L+W-R)/2, H-6, template.HTMLEscapeString(name))
+	for _, v := range xt.Values() {
+		if v < 1 {
+			continue // episodes count from 1
+		}
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#999"/><text class="xtick" x="%.1f" y="%d" font-size="11" text-anchor="middle">%s</text>`, px(v), px(v), H-B, H-B+4, px(v), H-B+16, xt.Label(v))
+	}
+	fmt.Fprintf(&b, `<text class="axis-label" x="%d" y="%d" font-size="12" text-anchor="middle">episode t</text>`, (L+W-R)/2, H-8)
+	yLabel(&b, 16, (T+H-B)/2, name)
 	n := 0
 	for _, c := range rep.Conditions {
 		if len(c.Running) == 0 {
@@ -349,7 +346,7 @@ func runningChart(rep Report, name string, y func(RunningPoint) float64) templat
 		col := Palette[n%len(Palette)]
 		pts := make([]string, len(c.Running))
 		for i, p := range c.Running {
-			pts[i] = fmt.Sprintf("%.1f,%.1f", px(p.T), py(y(p)))
+			pts[i] = fmt.Sprintf("%.1f,%.1f", px(float64(p.T)), py(y(p)))
 		}
 		fmt.Fprintf(&b, `<polyline class="line" points="%s" fill="none" stroke="%s" stroke-width="1.5"><title>%s</title></polyline>`, strings.Join(pts, " "), col, template.HTMLEscapeString(c.Name))
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="12">%s</text>`, W-R+12, T+n*18, col, W-R+30, T+n*18+11, template.HTMLEscapeString(c.Name))
@@ -359,38 +356,41 @@ func runningChart(rep Report, name string, y func(RunningPoint) float64) templat
 	return template.HTML(b.String())
 }
 
-// Palette are the report's series colours, in order: a benchmark's section
-// draws with them too.
-var Palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"}
-
 // Curves draws the stage means y of rep's conditions (those with stages) as
-// learning curves named name on [lo, hi], with the bootstrap bands when band
-// is set: a benchmark's section draws its own metrics' curves with it.
+// learning curves named name on [lo, hi] (widened to round ticks), with the
+// bootstrap bands when band is set: a benchmark's section draws its own
+// metrics' curves with it.
 func Curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, band bool) template.HTML {
-	const W, H, L, B, T, R = 640, 300, 50, 40, 20, 160
+	const W, H, L, B, T, R = 640, 310, 64, 44, 30, 160
 	maxStage := 1
 	for _, c := range rep.Conditions {
 		for _, m := range c.Stages {
 			maxStage = max(maxStage, m.Stage)
 		}
 	}
+	yt := NiceTicks(lo, hi, 6)
 	px := func(stage int) float64 {
 		if maxStage == 1 {
 			return L
 		}
 		return L + float64(stage-1)*float64(W-L-R)/float64(maxStage-1)
 	}
-	py := func(v float64) float64 { return T + (hi-v)*float64(H-T-B)/(hi-lo) }
+	py := func(v float64) float64 { return T + (yt.Hi-v)*float64(H-T-B)/(yt.Hi-yt.Lo) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart curve" role="img" aria-label="learning curves of %s" viewBox="0 0 %d %d" width="%d" height="%d">`, name, W, H, W, H)
-	for i := 0; i <= 4; i++ {
-		v := lo + float64(i)*(hi-lo)/4
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" font-size="11" text-anchor="end">%.2f</text>`, L, W-R, py(v), py(v), L-6, py(v)+4, v)
+	fmt.Fprintf(&b, `<svg class="chart curve" role="img" aria-label="learning curves of %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(name), W, H, W, H)
+	title := name + " by stage"
+	if band {
+		title += ", with bootstrap 95% bands"
+	}
+	ChartTitle(&b, L, title)
+	for _, v := range yt.Values() {
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text class="ytick" x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>`, L, W-R, py(v), py(v), L-6, py(v)+4, yt.Label(v))
 	}
 	for s := 1; s <= maxStage; s++ {
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" text-anchor="middle">%d</text>`, px(s), H-B+16, s)
+		fmt.Fprintf(&b, `<text class="xtick" x="%.1f" y="%d" font-size="11" text-anchor="middle">%d</text>`, px(s), H-B+16, s)
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">stage</text>`, (L+W-R)/2, H-6)
+	fmt.Fprintf(&b, `<text class="axis-label" x="%d" y="%d" font-size="12" text-anchor="middle">stage</text>`, (L+W-R)/2, H-8)
+	yLabel(&b, 16, (T+H-B)/2, "stage mean "+name)
 	n := 0
 	for _, c := range rep.Conditions {
 		if len(c.Stages) == 0 {
@@ -413,7 +413,7 @@ func Curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, 
 		}
 		fmt.Fprintf(&b, `<polyline class="line" points="%s" fill="none" stroke="%s" stroke-width="2"/>`, strings.Join(pts, " "), col)
 		for _, m := range c.Stages {
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s stage %d: %s=%.3f (n=%d)</title></circle>`, px(m.Stage), py(y(m)), col, c.Name, m.Stage, name, y(m), m.N)
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s stage %d: %s=%.3f (n=%d)</title></circle>`, px(m.Stage), py(y(m)), col, template.HTMLEscapeString(c.Name), m.Stage, template.HTMLEscapeString(name), y(m), m.N)
 		}
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="12">%s</text>`, W-R+12, T+n*18, col, W-R+30, T+n*18+11, template.HTMLEscapeString(c.Name))
 		n++
@@ -422,39 +422,54 @@ func Curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, 
 	return template.HTML(b.String())
 }
 
+// heatmap draws a retention matrix on the sequential viridis scale, with its
+// legend from 0 to 1.
 func heatmap(r Retention) template.HTML {
-	const cell, L, T = 56, 70, 30
-	W, H := L+cell*r.K+20, T+cell*r.K+40
+	const cell, L, T, legend = 56, 70, 64, 90
+	W, H := max(L+cell*r.K+legend, 460), T+cell*r.K+40
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart heatmap" role="img" aria-label="retention matrix of %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(r.Name), W, H, W, H)
+	ChartTitle(&b, 6, "Retention of "+r.Name+": S of stage j after stage k")
+	fmt.Fprintf(&b, `<text class="axis-label" x="%d" y="%d" font-size="12" text-anchor="middle">stage j re-played</text>`, L+cell*r.K/2, T-28)
 	for k := 0; k < r.K; k++ {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end">after %d</text>`, L-6, T+k*cell+cell/2+4, k+1)
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="middle">stage %d</text>`, L+k*cell+cell/2, T-8, k+1)
 		for j := 0; j < r.K; j++ {
 			v := r.S[k][j]
-			fill, text := "#f4f4f4", ""
+			fill, ink, text := "#f4f4f4", "#000", ""
 			if v != nil {
-				x := max(0, min(1, *v))
-				fill = fmt.Sprintf("rgb(%d,%d,%d)", int(255-170*x), int(255-90*x), int(255-30*x))
-				text = fmt.Sprintf("%.2f", *v)
+				fill, ink, text = sequential(*v), inkOn(*v), fmt.Sprintf("%.2f", *v)
 			}
-			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#fff"><title>A[%d][%d] S=%s</title></rect>`, L+j*cell, T+k*cell, cell, cell, fill, k+1, j+1, text)
-			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="middle">%s</text>`, L+j*cell+cell/2, T+k*cell+cell/2+4, text)
+			fmt.Fprintf(&b, `<rect class="cell" x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#fff"><title>A[%d][%d] S=%s</title></rect>`, L+j*cell, T+k*cell, cell, cell, fill, k+1, j+1, text)
+			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="middle" fill="%s">%s</text>`, L+j*cell+cell/2, T+k*cell+cell/2+4, ink, text)
 		}
 	}
+	// The legend: ten steps of the scale from S = 0 (bottom) to 1 (top).
+	lx, steps := L+cell*r.K+16, 10
+	lh := float64(cell*r.K) / float64(steps)
+	b.WriteString(`<g class="legend">`)
+	for i := 0; i < steps; i++ {
+		fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="14" height="%.1f" fill="%s"/>`, lx, float64(T)+float64(steps-1-i)*lh, lh+0.5, sequential((float64(i)+0.5)/float64(steps)))
+	}
+	for _, v := range []float64{0, 0.5, 1} {
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11">%.1f</text>`, lx+18, float64(T)+(1-v)*float64(cell*r.K)+4, v)
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11">S</text></g>`, lx, T-8)
 	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12">BWT(S) = %s, BWT(U) = %s</text></svg>`, L, H-10, label(r.BWTS), label(r.BWTU))
 	return template.HTML(b.String())
 }
 
 func deltas(t Transfer) template.HTML {
-	const W, H, L, T, B = 640, 220, 50, 20, 30
+	const W, H, L, T, B = 640, 240, 64, 30, 30
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart deltas" role="img" aria-label="paired deltas %s minus %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(t.Name), template.HTMLEscapeString(t.Baseline), W, H, W, H)
+	ChartTitle(&b, L, fmt.Sprintf("S of %s minus S of %s, case by case (sorted)", t.Name, t.Baseline))
 	py := func(v float64) float64 { return T + (1-v)*float64(H-T-B)/2 }
 	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#999"/>`, L, W-10, py(0), py(0))
-	for _, v := range []float64{-1, -0.5, 0.5, 1} {
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end">%+.1f</text>`, L-6, py(v)+4, v)
+	for _, v := range []float64{-1, -0.5, 0, 0.5, 1} {
+		fmt.Fprintf(&b, `<text class="ytick" x="%d" y="%.1f" font-size="11" text-anchor="end">%+.1f</text>`, L-6, py(v)+4, v)
 	}
+	yLabel(&b, 16, (T+H-B)/2, "ΔS")
 	sorted := append([]float64(nil), t.Deltas...)
 	for i := 1; i < len(sorted); i++ {
 		for j := i; j > 0 && sorted[j] < sorted[j-1]; j-- {
@@ -464,29 +479,39 @@ func deltas(t Transfer) template.HTML {
 	bw := float64(W-L-10) / float64(max(1, len(sorted)))
 	for i, d := range sorted {
 		y0, y1 := py(0), py(d)
-		col := "#2ca02c"
+		col := Better
 		if d < 0 {
-			col = "#d62728"
+			col = Worse
 			y0, y1 = y1, y0
 		}
 		fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, float64(L)+float64(i)*bw, y1, max(bw-1, 0.5), max(y0-y1, 0.5), col)
 	}
-	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#1f77b4" stroke-dasharray="4 3"/><text x="%d" y="%d" font-size="12">ET(S) = %.3f, 95%% CI [%.3f, %.3f], Wilcoxon p = %.4f, n = %d</text></svg>`,
-		L, W-10, py(t.ETS), py(t.ETS), L, H-8, t.ETS, t.CI.Low, t.CI.High, t.Wilcoxon.P, t.N)
+	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#000" stroke-dasharray="4 3"/><text x="%d" y="%d" font-size="12">ET(S) = %.3f, 95%% CI [%.3f, %.3f], Wilcoxon p %s, n = %d</text></svg>`,
+		L, W-10, py(t.ETS), py(t.ETS), L, H-8, t.ETS, t.CI.Low, t.CI.High, pEquals(t.Wilcoxon.P), t.N)
 	return template.HTML(b.String())
+}
+
+// pEquals is "= 0.012" or "< 0.001", to follow a "p".
+func pEquals(p float64) string {
+	s := PValue(p)
+	if strings.HasPrefix(s, "<") {
+		return s
+	}
+	return "= " + s
 }
 
 func costBars(rep Report) template.HTML {
 	const W, row, L = 640, 26, 170
-	H := 30 + row*len(rep.Conditions)
+	H := 50 + row*len(rep.Conditions)
 	maxCost := 1.0
 	for _, c := range rep.Conditions {
 		maxCost = max(maxCost, c.Overall.Cost)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart costs" role="img" aria-label="process cost" viewBox="0 0 %d %d" width="%d" height="%d">`, W, H, W, H)
+	ChartTitle(&b, 6, "Mean cost per episode (USD), turns and tests")
 	for i, c := range rep.Conditions {
-		y := 10 + i*row
+		y := 30 + i*row
 		w := float64(W-L-240) * c.Overall.Cost / maxCost
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s</text><rect class="bar" x="%d" y="%d" width="%.1f" height="16" fill="%s"/><text x="%.1f" y="%d" font-size="11">%.0f USD, %.1f turns, %.2f tests</text>`,
 			L-8, y+12, template.HTMLEscapeString(c.Name), L, y, w, Palette[i%len(Palette)], float64(L)+w+6, y+12, c.Overall.Cost, c.Overall.T, c.Overall.E)
@@ -496,7 +521,23 @@ func costBars(rep Report) template.HTML {
 }
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"f3":   func(x float64) string { return fmt.Sprintf("%.3f", x) },
+	"f3":       func(x float64) string { return fmt.Sprintf("%.3f", x) },
+	"pv":       PValue,
+	"glossary": GlossaryHTML,
+	"indent": func(b json.RawMessage) string {
+		var out bytes.Buffer
+		if json.Indent(&out, b, "", "  ") != nil {
+			return string(b)
+		}
+		return out.String()
+	},
+	// digest is a settings digest's first 12 hex digits: enough to tell runs apart.
+	"digest": func(d string) string {
+		if h, ok := strings.CutPrefix(d, "sha256:"); ok && len(h) > 12 {
+			return h[:12]
+		}
+		return d
+	},
 	"side": func(m StageMean, noU bool) sideView { return sideView{m, noU} },
 	"add":  func(a, b int) int { return a + b },
 	"f1":   func(x float64) string { return fmt.Sprintf("%.1f", x) },
@@ -519,12 +560,24 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}h2{margin-top:2em;border-bottom:1px solid #eee}
-details{margin:.5em 0}code{font-size:12px}
+details{margin:.5em 0}code{font-size:12px}td.text{text-align:left;white-space:normal}pre.spec{white-space:pre-wrap;font-size:12px;background:#f6f8fa;padding:.5em}
+table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 </style></head><body>
 {{template "body" .}}
-<p>Numbers: report.json, stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
+<p>Numbers: report.json (with the provenance and glossary), stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
 </body></html>
 {{define "body"}}<h1>clinevo report: {{.Report.Experiment}}</h1>
+{{with .Report.Provenance}}<details class="provenance" open><summary>Provenance</summary><table class="kv provenance">
+<tr><th>clinevo</th><td>{{.Version}}</td></tr>
+<tr><th>started</th><td>{{if .Started}}{{.Started}}{{else}}–{{end}}</td></tr>
+<tr><th>finished</th><td>{{if .Finished}}{{.Finished}}{{else}}not yet{{end}}</td></tr>
+<tr><th>corpora</th><td>{{range $i, $c := .Corpora}}{{if $i}}, {{end}}<code>{{$c}}</code>{{end}}</td></tr>
+<tr><th>bootstrap seed</th><td>{{.BootstrapSeed}}</td></tr>
+</table>
+<table class="provenance-conditions"><tr><th>condition</th><th>run</th><th>corpus</th><th>profile</th><th>settings digest</th><th>models</th></tr>
+{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Run}}</td><td><code>{{.Corpus}}</code></td><td>{{.Profile}}</td><td><code title="{{.SettingsDigest}}">{{digest .SettingsDigest}}</code></td><td class="text">{{range $i, $m := .Models}}{{if $i}}; {{end}}{{$m}}{{end}}</td></tr>
+{{end}}</table>
+<details><summary>spec</summary><pre class="spec">{{indent .Spec}}</pre></details></details>{{end}}
 <h2>Learning curves</h2>
 <p>Stage means of the outcome score S with seeded bootstrap 95% bands{{if .UCurves}}, and of the utility U (MedEvoEval's: a condition whose profile defines no U is left out){{end}}.</p>
 {{.Curves}}
@@ -547,14 +600,14 @@ details{margin:.5em 0}code{font-size:12px}
 {{end}}</table>
 <h3>Stage series diagnostics (S)</h3><p>Descriptive, as MedEvoEval C.6 and D.5 treat them: Mann–Kendall trend, augmented Dickey–Fuller (constant, no lag on short series; the unit root is rejected when the statistic is below the small-sample 5% critical value), CUSUM and a one-break segmented regression.</p>
 <table><tr><th>condition</th><th>stages</th><th>Mann–Kendall S, p</th><th>ADF τ (5% crit.)</th><th>stationary at 5%</th><th>CUSUM change at</th><th>break after stage</th><th>slope before / after</th><th>R² segmented / linear</th></tr>
-{{range .Conditions}}{{if .Stages}}<tr><td>{{.Name}}</td><td>{{len .Stages}}</td><td>{{.Trend.S}}, {{f3 .Trend.P}}</td><td>{{if eq .ADF.Status "ok"}}{{f3 .ADF.Stat}} ({{f3 .ADF.Crit5}}){{else}}{{.ADF.Status}}{{end}}</td><td>{{if eq .ADF.Status "ok"}}{{.ADF.Reject5}}{{else}}–{{end}}</td><td>after stage {{add .CUSUM.At 1}}</td><td>{{if eq .Segmented.Status "ok"}}{{add .Segmented.Break 1}}{{else}}{{.Segmented.Status}}{{end}}</td><td>{{if eq .Segmented.Status "ok"}}{{f3 .Segmented.SlopeBefore}} / {{f3 .Segmented.SlopeAfter}}{{else}}–{{end}}</td><td>{{if eq .Segmented.Status "ok"}}{{f3 .Segmented.R2}} / {{f3 .Segmented.Linear.R2}}{{else}}–{{end}}</td></tr>{{end}}
+{{range .Conditions}}{{if .Stages}}<tr><td>{{.Name}}</td><td>{{len .Stages}}</td><td>{{.Trend.S}}, {{pv .Trend.P}}</td><td>{{if eq .ADF.Status "ok"}}{{f3 .ADF.Stat}} ({{f3 .ADF.Crit5}}){{else}}{{.ADF.Status}}{{end}}</td><td>{{if eq .ADF.Status "ok"}}{{.ADF.Reject5}}{{else}}–{{end}}</td><td>after stage {{add .CUSUM.At 1}}</td><td>{{if eq .Segmented.Status "ok"}}{{add .Segmented.Break 1}}{{else}}{{.Segmented.Status}}{{end}}</td><td>{{if eq .Segmented.Status "ok"}}{{f3 .Segmented.SlopeBefore}} / {{f3 .Segmented.SlopeAfter}}{{else}}–{{end}}</td><td>{{if eq .Segmented.Status "ok"}}{{f3 .Segmented.R2}} / {{f3 .Segmented.Linear.R2}}{{else}}–{{end}}</td></tr>{{end}}
 {{end}}</table>
-{{if .Report.Retention}}<h2>Retention</h2><p>A[k][j]: stage j re-played with memory and rules frozen at the end of stage k (diagonal: stage evaluations). BWT = mean over j &lt; K of A[K][j] − A[j][j].</p>
+{{if .Report.Retention}}<h2 id="retention">Retention</h2><p>A[k][j]: stage j re-played with memory and rules frozen at the end of stage k (diagonal: stage evaluations). BWT = mean over j &lt; K of A[K][j] − A[j][j].</p>
 {{range .Heatmaps}}{{.}}{{end}}{{end}}
-{{if .Report.Transfer}}<h2>Held-out transfer</h2><p>Per-case differences of S between the condition with mature frozen memory and the one without, sorted.</p>
+{{if .Report.Transfer}}<h2 id="transfer">Held-out transfer</h2><p>Per-case differences of S between the condition with mature frozen memory and the one without, sorted.</p>
 {{range .Deltas}}{{.}}{{end}}
 <table><tr><th>condition</th><th>baseline</th><th>n</th><th>ET(S)</th><th>ET(U)</th><th>ET(strict)</th><th>95% CI (S)</th><th>Wilcoxon p</th><th>McNemar p</th></tr>
-{{range .Report.Transfer}}<tr><td>{{.Name}}</td><td>{{.Baseline}}</td><td>{{.N}}</td><td>{{f3 .ETS}}</td><td>{{opt .ETU}}</td><td>{{f3 .ETStrict}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{f3 .Wilcoxon.P}}</td><td>{{f3 .McNemar}}</td></tr>{{end}}</table>{{end}}
+{{range .Report.Transfer}}<tr><td>{{.Name}}</td><td>{{.Baseline}}</td><td>{{.N}}</td><td>{{f3 .ETS}}</td><td>{{opt .ETU}}</td><td>{{f3 .ETStrict}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{pv .Wilcoxon.P}}</td><td>{{pv .McNemar}}</td></tr>{{end}}</table>{{end}}
 {{if .Encounters}}<h2>Recall and transfer</h2><p>Episodes split by what the memory lineage (the stream runs listed, oldest first) had met before the case. A stream episode is <em>seen</em> when its clinical condition came up earlier in the lineage (seen before) and <em>new</em> at its first encounter. A held-out episode is split by whether its normalised opening complaint, and separately its clinical condition, was among the cases played in the lineage; the held-out condition without memory is split against the lineage of the condition compared with it. A condition that does well only on its seen side recalls rather than transfers; the rows of conditions without memory show what the cases alone are worth.</p>
 <table><tr><th>condition</th><th>lineage</th><th>split by</th><th>seen n</th><th>S</th><th>strict acc</th><th>U</th><th>new n</th><th>S</th><th>strict acc</th><th>U</th></tr>
 {{range .Encounters}}<tr><td>{{.Condition}}</td><td>{{.Lineage}}</td><td>{{.By}}</td>{{template "side" (side .Seen .NoU)}}{{template "side" (side .New .NoU)}}</tr>
@@ -562,7 +615,7 @@ details{margin:.5em 0}code{font-size:12px}
 {{if .Report.Updates}}<h2>Update response</h2><table><tr><th>condition</th><th>pre</th><th>update</th><th>post</th><th>Δupd</th><th>Δpost</th><th>recovery</th></tr>
 {{range .Report.Updates}}<tr><td>{{.Name}}</td><td>{{f3 .Pre}}</td><td>{{f3 .Upd}}</td><td>{{f3 .Post}}</td><td>{{f3 .DeltaUpd}}</td><td>{{f3 .DeltaPost}}</td><td>{{opt .Recovery}}</td></tr>{{end}}</table>{{end}}
 {{if .Report.Comparisons}}<h2>Paired comparisons</h2><p>Case by case, d = B − A: Wilcoxon signed-rank on S, U, T, E, R and the diagnosis grade; exact McNemar on strict accuracy, pass and non-dangerous diagnosis (MedEvoEval C.6).</p><table><tr><th>A (baseline)</th><th>B</th><th>metric</th><th>n</th><th>mean B − A</th><th>95% CI</th><th>Wilcoxon p</th><th>McNemar b/c</th><th>McNemar p</th></tr>
-{{range .Report.Comparisons}}<tr><td>{{.A}}</td><td>{{.B}}</td><td>{{.Metric}}</td><td>{{.N}}</td><td>{{f3 .MeanDiff}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{f3 .Wilcoxon.P}}</td><td>{{with .McNemar}}{{.B}}/{{.C}}{{else}}–{{end}}</td><td>{{with .McNemar}}{{f3 .P}}{{else}}–{{end}}</td></tr>{{end}}</table>{{end}}
+{{range .Report.Comparisons}}<tr><td>{{.A}}</td><td>{{.B}}</td><td>{{.Metric}}</td><td>{{.N}}</td><td>{{f3 .MeanDiff}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{pv .Wilcoxon.P}}</td><td>{{with .McNemar}}{{.B}}/{{.C}}{{else}}–{{end}}</td><td>{{with .McNemar}}{{pv .P}}{{else}}–{{end}}</td></tr>{{end}}</table>{{end}}
 <h2>Process cost</h2>
 {{.CostBars}}
 {{if .Report.Sensitivity}}<h2>Utility-weight sensitivity</h2><table><tr><th>weights (S/T/E/R)</th><th>ranking by mean U</th></tr>
@@ -570,7 +623,8 @@ details{margin:.5em 0}code{font-size:12px}
 <h2>Episodes</h2>
 {{range .Conditions}}{{$u := .DefinesU}}<details><summary>{{.Name}}: {{len .Episodes}} episodes</summary><table><tr><th>workflow ID</th><th>case</th><th>stage</th><th>S</th><th>U</th></tr>
 {{range .Episodes}}<tr><td><a href="{{call $.EpisodeLink .EpisodeID}}"><code>{{.WorkflowID}}</code></a></td><td>{{.CaseID}}</td><td>{{.Stage}}</td><td>{{f3 .Scores.S}}</td><td>{{if $u}}{{f3 .Scores.U}}{{else}}–{{end}}</td></tr>
-{{end}}</table></details>{{end}}{{end}}
+{{end}}</table></details>{{end}}
+{{glossary .Report.Glossary}}{{end}}
 {{define "side"}}<td>{{.N}}</td>{{if .N}}<td>{{f3 .S}}</td><td>{{f3 .Strict}}</td><td>{{if .NoU}}–{{else}}{{f3 .U}}{{end}}</td>{{else}}<td>–</td><td>–</td><td>–</td>{{end}}{{end}}`))
 
 // sideView is one side of a recall/transfer split as the page shows it.

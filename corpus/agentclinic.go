@@ -19,7 +19,7 @@ import (
 // AgentClinicSource is the provenance source of imported AgentClinic cases.
 const AgentClinicSource = "agentclinic-medqa"
 
-// Import rules for AgentClinic OSCE cases (documented in the README):
+// Import rules for AgentClinic OSCE cases (documented in docs/corpora.md):
 //
 //   - Patient_Actor: History, Past_Medical_History, Social_History, Review_of_Systems
 //     and any medication or family field are split into sentences; each sentence is

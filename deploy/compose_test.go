@@ -20,23 +20,28 @@ import (
 	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/results/postgres"
+	"github.com/clinevo/clinevo/settings"
 )
 
 type service struct {
-	Image         string                                `yaml:"image"`
-	Build         *struct{ Context, Dockerfile string } `yaml:"build"`
-	ContainerName string                                `yaml:"container_name"`
-	Command       any                                   `yaml:"command"`
-	Ports         []string                              `yaml:"ports"`
-	Environment   map[string]string                     `yaml:"environment"`
+	Image string `yaml:"image"`
+	Build *struct {
+		Context, Dockerfile string
+		Args                map[string]string
+	} `yaml:"build"`
+	ContainerName string            `yaml:"container_name"`
+	Command       any               `yaml:"command"`
+	Ports         []string          `yaml:"ports"`
+	Environment   map[string]string `yaml:"environment"`
 	DependsOn     map[string]struct {
 		Condition string `yaml:"condition"`
 	} `yaml:"depends_on"`
 	Healthcheck *struct {
-		Test     []string `yaml:"test"`
-		Interval string   `yaml:"interval"`
-		Timeout  string   `yaml:"timeout"`
-		Retries  int      `yaml:"retries"`
+		Test        []string `yaml:"test"`
+		Interval    string   `yaml:"interval"`
+		Timeout     string   `yaml:"timeout"`
+		Retries     int      `yaml:"retries"`
+		StartPeriod string   `yaml:"start_period"`
 	} `yaml:"healthcheck"`
 	Volumes    []string `yaml:"volumes"`
 	Entrypoint []string `yaml:"entrypoint"`
@@ -106,44 +111,33 @@ func interpolate(t *testing.T, v string, env map[string]string) string {
 
 func TestComposeFile(t *testing.T) {
 	doc, _ := readCompose(t)
-	for _, name := range []string{"postgresql", "temporal", "temporal-ui", "qdrant", "otel-collector", "worker"} {
+	for _, name := range []string{"postgresql", "databases", "temporal-schema", "temporal", "temporal-setup", "temporal-ui", "qdrant", "otel-collector", "worker", "viewer"} {
 		require.Contains(t, doc.Services, name)
-		require.NotNil(t, doc.Services[name].Healthcheck, "%s has a health check", name)
-		require.NotEmpty(t, doc.Services[name].Healthcheck.Test)
-	}
-	ports := map[string][]string{"temporal": {"7233:7233"}, "temporal-ui": {"8080:8080"}, "qdrant": {"6333:6333", "6334:6334"},
-		"otel-collector": {"4317:4317"}, "postgresql": {"127.0.0.1:5432:5432"}}
-	for name, want := range ports {
-		for _, p := range want {
-			require.Contains(t, doc.Services[name].Ports, p, name)
-		}
 	}
 	require.Equal(t, "postgres12", doc.Services["temporal"].Environment["DB"], "Temporal on PostgreSQL")
-	require.Equal(t, "service_healthy", doc.Services["temporal"].DependsOn["postgresql"].Condition)
+	require.Equal(t, "service_completed_successfully", doc.Services["temporal"].DependsOn["temporal-schema"].Condition, "the schema is set up first")
+	require.Equal(t, "service_completed_successfully", doc.Services["temporal-schema"].DependsOn["databases"].Condition, "in databases that exist")
 
-	w := doc.Services["worker"]
-	require.NotNil(t, w.Build)
-	require.Equal(t, "deploy/Dockerfile", w.Build.Dockerfile)
-	require.Equal(t, []any{"worker", "--memory", "qdrant"}, w.Command)
-	for _, dep := range []string{"temporal", "qdrant"} {
-		require.Equal(t, "service_healthy", w.DependsOn[dep].Condition, "the worker waits for %s", dep)
+	for _, name := range []string{"worker", "viewer"} {
+		w := doc.Services[name]
+		require.NotNil(t, w.Build, name)
+		require.Equal(t, "deploy/Dockerfile", w.Build.Dockerfile)
+		for _, dep := range []string{"temporal", "qdrant"} {
+			require.Equal(t, "service_healthy", w.DependsOn[dep].Condition, "the %s waits for %s", name, dep)
+		}
+		require.Equal(t, "service_completed_successfully", w.DependsOn["temporal-setup"].Condition, "%s: search attributes are registered first", name)
+		require.Equal(t, "service_completed_successfully", w.DependsOn["databases"].Condition, "%s: clinevo's database exists first", name)
 	}
-	require.Equal(t, "service_completed_successfully", w.DependsOn["temporal-setup"].Condition, "search attributes are registered first")
-	require.Equal(t, "service_completed_successfully", w.DependsOn["clinevo-db"].Condition, "clinevo's database exists first")
-	setup, _ := doc.Services["temporal-setup"].Command.([]any)
-	require.NotEmpty(t, setup)
-	for sa, typ := range devserver.SearchAttributes {
-		kind := map[enumspb.IndexedValueType]string{enumspb.INDEXED_VALUE_TYPE_KEYWORD: "Keyword", enumspb.INDEXED_VALUE_TYPE_INT: "Int",
-			enumspb.INDEXED_VALUE_TYPE_DOUBLE: "Double"}[typ]
-		require.Contains(t, setup[0], " "+sa+":"+kind, "every attribute the embedded server registers, with its type")
-	}
+	require.Equal(t, []any{"worker", "--memory", "qdrant"}, doc.Services["worker"].Command)
 
-	db := doc.Services["clinevo-db"]
-	require.Equal(t, "service_healthy", db.DependsOn["postgresql"].Condition, "the database is created once PostgreSQL takes connections")
+	db := doc.Services["databases"]
+	require.Equal(t, "service_healthy", db.DependsOn["postgresql"].Condition, "the databases are created once PostgreSQL takes connections")
 	require.Equal(t, "postgresql", db.Environment["PGHOST"])
 	require.Equal(t, []string{"sh", "/clinevo-db.sh"}, db.Entrypoint)
 	require.Contains(t, db.Volumes, "./deploy/clinevo-db.sh:/clinevo-db.sh:ro")
-	require.Equal(t, "no", db.Restart, "a one-shot step")
+	for _, name := range []string{"databases", "temporal-schema", "temporal-setup"} {
+		require.Equal(t, "no", doc.Services[name].Restart, "%s is a one-shot step", name)
+	}
 
 	for name, s := range doc.Services {
 		for _, v := range s.Volumes {
@@ -156,6 +150,168 @@ func TestComposeFile(t *testing.T) {
 			require.NoError(t, err, "%s mounts %s, which exists", name, src)
 		}
 	}
+}
+
+// TestComposeLoopbackOnly checks that every published port is bound to
+// 127.0.0.1: nothing compose starts is reachable from another machine until
+// its operator changes a binding.
+func TestComposeLoopbackOnly(t *testing.T) {
+	doc, _ := readCompose(t)
+	published := 0
+	for name, s := range doc.Services {
+		for _, p := range s.Ports {
+			published++
+			parts := strings.Split(p, ":")
+			require.Len(t, parts, 3, "%s: port %q names its host address (HOST:PORT:PORT)", name, p)
+			require.Equal(t, "127.0.0.1", parts[0], "%s: port %q is published on loopback only", name, p)
+		}
+	}
+	require.GreaterOrEqual(t, published, 8, "PostgreSQL, Temporal, its UI, Qdrant (2), the collector (2) and the viewer")
+}
+
+// TestComposeImagesPinned checks that every image names a full version (no
+// "latest", no bare major), and that Temporal's server and admin tools are
+// the release clinevo embeds (go.temporal.io/server in go.mod).
+func TestComposeImagesPinned(t *testing.T) {
+	doc, _ := readCompose(t)
+	full := regexp.MustCompile(`^[a-z0-9./-]+:v?\d+\.\d+(\.\d+)?$`)
+	for name, s := range doc.Services {
+		if s.Build != nil {
+			continue
+		}
+		require.Regexp(t, full, s.Image, "%s: image %q is pinned to a full version", name, s.Image)
+	}
+	mod, err := os.ReadFile("../go.mod")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^\s*go\.temporal\.io/server v(\d+\.\d+\.\d+)\s*$`).FindSubmatch(mod)
+	require.NotNil(t, m, "go.mod requires go.temporal.io/server")
+	embedded := string(m[1])
+	require.Equal(t, "temporalio/server:"+embedded, doc.Services["temporal"].Image, "the server clinevo embeds")
+	for _, name := range []string{"temporal-schema", "temporal-setup"} {
+		require.Equal(t, "temporalio/admin-tools:"+embedded, doc.Services[name].Image, "%s: the admin tools of that release", name)
+	}
+	for name, s := range doc.Services {
+		require.NotContains(t, s.Image, "auto-setup", "%s: the deprecated auto-setup image", name)
+	}
+}
+
+// TestComposeHealthChecks checks that every service another waits for with
+// service_healthy has a health check, and that no check merely asks a
+// binary for its version.
+func TestComposeHealthChecks(t *testing.T) {
+	doc, _ := readCompose(t)
+	for name, s := range doc.Services {
+		for dep, d := range s.DependsOn {
+			require.Contains(t, doc.Services, dep, "%s depends on %s", name, dep)
+			if d.Condition == "service_healthy" {
+				require.NotNil(t, doc.Services[dep].Healthcheck, "%s waits for %s to be healthy: it needs a health check", name, dep)
+			}
+		}
+		if s.Healthcheck == nil {
+			continue
+		}
+		test := s.Healthcheck.Test
+		require.NotEmpty(t, test, name)
+		require.Contains(t, []string{"CMD", "CMD-SHELL"}, test[0], name)
+		cmd := strings.Join(test[1:], " ")
+		require.NotRegexp(t, `(^|\s)(-{0,2}version|-v)(\s|$)`, cmd, "%s: a version check tests nothing", name)
+		require.NotEmpty(t, s.Healthcheck.Interval, name)
+		require.Positive(t, s.Healthcheck.Retries, name)
+	}
+	for _, name := range []string{"postgresql", "temporal", "temporal-ui", "qdrant", "worker", "viewer"} {
+		require.NotNil(t, doc.Services[name].Healthcheck, "%s has a health check", name)
+	}
+}
+
+// TestComposeTemporalSetup checks the scripts that prepare Temporal: the
+// databases exist, both schemas are set up and upgraded, the namespace is
+// created before the search attributes are registered, every step is
+// retried and none of their failures is ignored, and the attributes are
+// exactly those the embedded server registers, with their types.
+func TestComposeTemporalSetup(t *testing.T) {
+	doc, _ := readCompose(t)
+	read := func(name string) string {
+		b, err := os.ReadFile(name)
+		require.NoError(t, err)
+		return string(b)
+	}
+	db, schema, setup := read("clinevo-db.sh"), read("temporal-schema.sh"), read("temporal-setup.sh")
+	for _, name := range []string{"temporal", "temporal_visibility"} {
+		require.Contains(t, db, "CREATE DATABASE "+name+"'", "the databases service creates %s", name)
+	}
+	require.Contains(t, schema, "setup-schema -v 0.0")
+	require.Contains(t, schema, `update-schema --schema-name "postgresql/v12/$schema"`)
+	require.Contains(t, schema, "for db in temporal:temporal visibility:temporal_visibility")
+	require.Equal(t, []string{"sh", "/temporal-schema.sh"}, doc.Services["temporal-schema"].Entrypoint)
+	require.Contains(t, doc.Services["temporal-schema"].Volumes, "./deploy/temporal-schema.sh:/temporal-schema.sh:ro")
+	require.Equal(t, []string{"sh", "/temporal-setup.sh"}, doc.Services["temporal-setup"].Entrypoint)
+	require.Contains(t, doc.Services["temporal-setup"].Volumes, "./deploy/temporal-setup.sh:/temporal-setup.sh:ro")
+	for name, text := range map[string]string{"clinevo-db.sh": db, "temporal-schema.sh": schema, "temporal-setup.sh": setup} {
+		require.Contains(t, text, "set -eu", "%s stops at the first failure", name)
+		require.NotContains(t, text, "|| true", "%s ignores no failure", name)
+	}
+	ns := strings.Index(setup, `retry "namespace $NAMESPACE exists" ensure_namespace`)
+	sa := strings.Index(setup, "t operator search-attribute create")
+	require.Positive(t, ns, "the namespace is created with retries")
+	require.Greater(t, sa, ns, "search attributes are registered after the namespace exists")
+	require.Contains(t, setup[sa-200:sa], "retry ", "each registration is retried")
+	require.Contains(t, setup, "exit 1", "and fails when it never succeeds")
+
+	m := regexp.MustCompile(`(?s)for sa in (.*?); do`).FindStringSubmatch(setup)
+	require.NotNil(t, m, "temporal-setup.sh lists the attributes")
+	listed := map[string]string{}
+	for _, f := range strings.Fields(strings.ReplaceAll(m[1], "\\", " ")) {
+		name, typ, ok := strings.Cut(f, ":")
+		require.True(t, ok, "NAME:Type, got %q", f)
+		listed[name] = typ
+	}
+	want := map[string]string{}
+	for sa, typ := range devserver.SearchAttributes {
+		want[sa] = map[enumspb.IndexedValueType]string{enumspb.INDEXED_VALUE_TYPE_KEYWORD: "Keyword", enumspb.INDEXED_VALUE_TYPE_INT: "Int",
+			enumspb.INDEXED_VALUE_TYPE_DOUBLE: "Double"}[typ]
+	}
+	require.Equal(t, want, listed, "every attribute the embedded server registers, with its type, and no other")
+}
+
+// TestDockerIgnore checks that the build context (the repository root, for
+// the worker and viewer images) leaves out .env with its passwords and keys,
+// the local data and build output.
+func TestDockerIgnore(t *testing.T) {
+	doc, _ := readCompose(t)
+	for _, name := range []string{"worker", "viewer"} {
+		require.Equal(t, ".", doc.Services[name].Build.Context, "%s builds from the root, where .dockerignore is", name)
+		require.Equal(t, "${CLINEVO_VERSION:-}", doc.Services[name].Build.Args["VERSION"], "%s: without .git the version is passed in", name)
+	}
+	dockerfile, err := os.ReadFile("Dockerfile")
+	require.NoError(t, err)
+	require.Contains(t, string(dockerfile), "-X github.com/clinevo/clinevo/internal/buildinfo.Stamp=${VERSION}", "the Dockerfile stamps it")
+	b, err := os.ReadFile("../.dockerignore")
+	require.NoError(t, err)
+	lines := strings.Fields(string(b))
+	for _, want := range []string{".env", ".env.*", "!.env.example", ".git", "data/", "*.db", "*.test"} {
+		require.Contains(t, lines, want)
+	}
+}
+
+// TestComposeModelKeys checks that every role's key variable reaches the
+// workers (and the viewer, which shares their environment): the shared
+// OPENAI_API_KEY and CLINEVO_<ROLE>_API_KEY for each role, optional (empty
+// when the host does not set it).
+func TestComposeModelKeys(t *testing.T) {
+	doc, _ := readCompose(t)
+	vars := []string{"OPENAI_API_KEY"}
+	for _, role := range settings.RoleNames {
+		vars = append(vars, "CLINEVO_"+strings.ToUpper(role)+"_API_KEY")
+	}
+	for _, name := range []string{"worker", "viewer"} {
+		env := doc.Services[name].Environment
+		for _, v := range vars {
+			require.Equal(t, "${"+v+":-}", env[v], "%s: %s passes through from the host", name, v)
+		}
+	}
+	require.Equal(t, doc.Services["worker"].Environment["PGPASSWORD"], doc.Services["viewer"].Environment["PGPASSWORD"], "the viewer reads the workers' results")
+	require.Equal(t, "${CLINEVO_VIEW_TOKEN:?set CLINEVO_VIEW_TOKEN in .env (see .env.example)}", doc.Services["viewer"].Environment["CLINEVO_VIEW_TOKEN"],
+		"the viewer listens beyond loopback inside the network: a token is required")
 }
 
 // TestComposeScalesWorkers checks what `docker compose up --scale worker=3`
@@ -212,6 +368,7 @@ func TestWorkerAndCLIShareResults(t *testing.T) {
 	env := dotenv(t)
 	var worker, host config.Config
 	var wp, hp *postgres.Config // read while each environment is set
+	var wq, hq string           // the Qdrant key each reads
 	t.Run("worker", func(t *testing.T) {
 		for k, v := range doc.Services["worker"].Environment {
 			t.Setenv(k, interpolate(t, v, env))
@@ -220,6 +377,7 @@ func TestWorkerAndCLIShareResults(t *testing.T) {
 		worker, err = config.Load(config.New(), "")
 		require.NoError(t, err)
 		wp = worker.PostgresOptions()
+		wq = worker.QdrantOptions().APIKey
 	})
 	t.Run("host", func(t *testing.T) {
 		for k, v := range env {
@@ -229,6 +387,7 @@ func TestWorkerAndCLIShareResults(t *testing.T) {
 		host, err = config.Load(config.New(), "clinevo.compose.yaml")
 		require.NoError(t, err)
 		hp = host.PostgresOptions()
+		hq = host.QdrantOptions().APIKey
 	})
 	require.Equal(t, "postgres", worker.Results.Backend)
 	require.Equal(t, "postgres", host.Results.Backend)
@@ -257,13 +416,15 @@ func TestWorkerAndCLIShareResults(t *testing.T) {
 	require.Equal(t, "qdrant", worker.Memory.Qdrant.Host)
 	require.Equal(t, 6334, worker.Memory.Qdrant.Port)
 	require.Equal(t, worker.Memory.Qdrant.Collection, host.Memory.Qdrant.Collection)
-	require.Contains(t, doc.Services["qdrant"].Ports, "6334:6334")
+	require.Contains(t, doc.Services["qdrant"].Ports, "127.0.0.1:6334:6334")
+	require.Equal(t, env["QDRANT_API_KEY"], wq, "the workers carry Qdrant's key")
+	require.Equal(t, env["QDRANT_API_KEY"], hq, "and so does the host CLI")
 	require.Equal(t, "127.0.0.1", host.Memory.Qdrant.Host)
 	require.Equal(t, worker.Memory.Qdrant.Port, host.Memory.Qdrant.Port)
 
 	require.Equal(t, "temporal:7233", worker.Temporal.Address)
 	require.Equal(t, "127.0.0.1:7233", host.Temporal.Address)
-	require.Contains(t, doc.Services["temporal"].Ports, "7233:7233")
+	require.Contains(t, doc.Services["temporal"].Ports, "127.0.0.1:7233:7233")
 	require.Equal(t, worker.Temporal.Namespace, host.Temporal.Namespace)
 	require.Equal(t, worker.Temporal.TaskQueue, host.Temporal.TaskQueue)
 	require.Equal(t, "otlp", worker.Telemetry.Exporter)

@@ -93,6 +93,10 @@ type Run struct {
 	// claim; another run with the run's ID has another. Empty on runs recorded
 	// before claims: the first claim after them is adopted.
 	Claim string `json:"claim,omitempty"`
+	// Completed is when the run's result was first stored (CompleteRun), as
+	// the store's clock read it (RFC 3339, UTC); empty while it has none.
+	// Runs fills it; PutRun ignores it.
+	Completed string `json:"completed,omitempty"`
 }
 
 // TurnLog is the scratch state of running episodes: each turn's doctor decision
@@ -204,7 +208,8 @@ func SettingsRef(body json.RawMessage) string {
 
 // RunLog describes runs and keeps the results of finished ones.
 type RunLog interface {
-	// PutRun records a run's description; the first description wins. A run
+	// PutRun records a run's description; the first description wins. An
+	// empty Created is the time of the call, by the store's clock. A run
 	// described with another claim first is an error wrapping ErrRunExists,
 	// and the store is unchanged.
 	PutRun(ctx context.Context, r Run) error
@@ -212,7 +217,8 @@ type RunLog interface {
 	// episode records.
 	Runs(ctx context.Context) ([]Run, map[string]int, error)
 	// CompleteRun stores a finished run's result (the last write wins: a rerun
-	// of a deterministic run writes the same).
+	// of a deterministic run writes the same) and, the first time, when it
+	// was stored (Run.Completed).
 	CompleteRun(ctx context.Context, run, kind string, result []byte) error
 	// RunResult returns a finished run's result, or an error wrapping
 	// ErrNotFound.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # reproduce.sh runs shipped experiments with the built-in roles on a fresh
 # data directory and an embedded Temporal server, and writes each one's
-# report: the numbers the README quotes come from these runs.
+# report: the numbers the README and docs/ quote come from these runs.
 #
 #   go build -o /tmp/clinevo ./cmd/clinevo
 #   CLINEVO=/tmp/clinevo scripts/reproduce.sh OUT SPEC...

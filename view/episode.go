@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html/template"
 	"math"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
@@ -35,6 +37,10 @@ type episodePage struct {
 	Source   string // what the explanations and the replay read, or why they are missing
 	Replayed bool   // the similarities are a replay of the episode's retrieval
 	Differs  []int  // turns whose replayed cards differ from the recorded ones
+	// Prev and Next are the run's episodes before and after this one, in
+	// its case order; nil at either end.
+	Prev, Next *results.Record
+	Glossary   template.HTML
 }
 
 // turnView is one turn as the page shows it.
@@ -95,6 +101,18 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	p := episodePage{Title: "episode " + rec.WorkflowID, Record: rec, Trace: t, History: s.history(rec.WorkflowID)}
+	run, err := s.o.Results.Records(ctx, rec.Run)
+	if err != nil {
+		return nil, err
+	}
+	if i := slices.IndexFunc(run, func(r results.Record) bool { return r.EpisodeID == id }); i >= 0 {
+		if i > 0 {
+			p.Prev = &run[i-1]
+		}
+		if i+1 < len(run) {
+			p.Next = &run[i+1]
+		}
+	}
 	var pg grader.ProcessGrade
 	switch err := s.o.Results.Grade(ctx, id, &pg); {
 	case err == nil:
@@ -120,6 +138,7 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 	var b bench.Benchmark
 	if srcErr == nil {
 		b, _ = bench.Of(src.Settings) // nil for a benchmark this build does not have
+		p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(src.Settings.Profile))
 	}
 	shower, _ := b.(ActionShower)
 	for _, ev := range t.Events {

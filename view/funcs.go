@@ -13,6 +13,8 @@ var funcs = template.FuncMap{
 	"f3":   func(x float64) string { return fmt.Sprintf("%.3f", x) },
 	"f4":   func(x float64) string { return fmt.Sprintf("%.4f", x) },
 	"join": strings.Join,
+	// slug is a status as a class name: "not started" is s-not-started.
+	"slug": func(s string) string { return strings.ReplaceAll(s, " ", "-") },
 	"add":  func(a, b int) int { return a + b },
 	"opt": func(p *float64) string {
 		if p == nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/settings"
@@ -83,6 +84,17 @@ func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
 			p.Live = append(p.Live, cards[i])
 		}
 	}
+	if p.AsOf > 0 {
+		// The bank counts retrievals to now; as of an episode, they are
+		// counted again from the records up to it.
+		n, err := s.retrievalsAsOf(ctx, p.AsOf)
+		if err != nil {
+			return nil, err
+		}
+		for i := range p.Live {
+			p.Live[i].Retrievals = n[p.Live[i].ID]
+		}
+	}
 	if strings.TrimSpace(p.Q) != "" {
 		p.Searched = true
 		if p.Hits, err = s.o.Memory.Search(ctx, memory.Query{Text: p.Q, K: p.Top, Filter: f}); err != nil {
@@ -97,6 +109,26 @@ func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
 		p.Diff = &d
 	}
 	return p, nil
+}
+
+// retrievalsAsOf counts, by card, the stream episodes up to episode asOf
+// that were shown it: what the bank's counter (memory.Store.MarkRetrieved,
+// one per card and episode, not counted by frozen evaluations) read then.
+func (s *Server) retrievalsAsOf(ctx context.Context, asOf int) (map[string]int, error) {
+	recs, err := s.o.Results.Records(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, r := range recs {
+		if r.Kind != string(contract.KindStream) || r.Number > asOf {
+			continue
+		}
+		for _, id := range r.Retrieved {
+			out[id]++
+		}
+	}
+	return out, nil
 }
 
 type cardPage struct {

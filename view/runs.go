@@ -3,6 +3,7 @@ package view
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -17,20 +18,78 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
-	"github.com/clinevo/clinevo/settings"
 )
 
-// status is a workflow's state as a page shows it.
+// status is a workflow's state as a page shows it: Temporal's answer, or,
+// where Temporal has no answer (it is down, not configured, or no longer
+// knows the workflow), what the results store says of the run.
 type status struct {
 	WorkflowID string
 	WorkflowState
-	Err       string // why there is no status
+	Err       string // why Temporal gave no status: a note beside the stored one
+	Stored    bool   // the status is the results store's
 	transient bool   // Temporal did not answer: ask again
+}
+
+// ErrShort is Err up to its first colon: "Temporal did not answer", the
+// whole of it in the note's title.
+func (s status) ErrShort() string {
+	short, _, _ := strings.Cut(s.Err, ":")
+	return short
 }
 
 // live reports whether a page showing this status should keep polling.
 func (s status) live() bool {
-	return s.Status == "running" || s.Status == "paused" || s.Status == "waiting" || s.transient
+	switch s.Status {
+	case "running", "paused", "waiting", "pending":
+		return true
+	case "completed", "stopped", "not started":
+		return false
+	}
+	return s.transient
+}
+
+// settle completes a Temporal status with the results store's: a stored
+// result says that the run finished (completed, or stopped early for a
+// stream that was told to stop), which is true with Temporal gone, and tells
+// a stopped stream from one that ran to its end; without one, a run that has
+// neither a description nor a record has not started. started says whether
+// the store describes the run or holds records of it. It returns the mean S
+// the stored result carries (a stream's overall means, an evaluation's), nil
+// without one.
+func (s *Server) settle(ctx context.Context, st *status, run string, started bool) (*float64, error) {
+	raw, err := s.o.Results.RunResult(ctx, run)
+	switch {
+	case errors.Is(err, results.ErrNotFound):
+		raw = nil
+	case err != nil:
+		return nil, err
+	}
+	var done struct {
+		Stopped bool            `json:"stopped"`
+		Overall *contract.Means `json:"overall"` // a stream's
+		Means   *contract.Means `json:"means"`   // an evaluation's
+	}
+	if raw != nil {
+		if err := json.Unmarshal(raw, &done); err != nil {
+			return nil, fmt.Errorf("run %s: stored result: %w", run, err)
+		}
+	}
+	answered := st.Err == "" && st.Status != "unknown"
+	switch {
+	case raw != nil && done.Stopped && (!answered || st.Status == "completed"):
+		st.Status, st.Stored = "stopped", !answered
+	case raw != nil && !answered:
+		st.Status, st.Stored = "completed", true
+	case raw == nil && !started && !answered:
+		st.Status, st.Stored, st.Err = "not started", true, ""
+	}
+	for _, m := range []*contract.Means{done.Overall, done.Means} {
+		if m != nil && m.N > 0 {
+			return &m.S, nil
+		}
+	}
+	return nil, nil
 }
 
 // stateOf asks Temporal for a workflow's state; the pages show a failure to
@@ -90,6 +149,12 @@ type runRow struct {
 	Run, Kind string
 	Episodes  int
 	Status    status
+	// S is the mean outcome score of the run's records so far; nil without
+	// records.
+	S *float64
+	// Conditions is, on an experiment's row, how many of its conditions
+	// finished, of how many.
+	Finished, Conditions int
 }
 
 type indexPage struct {
@@ -127,19 +192,93 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 	st := s.states(ctx, ids)
 	for i, r := range runs {
 		row := runRow{Run: r.Run, Kind: r.Kind, Episodes: counts[r.Run], Status: st[i]}
-		p.anyLive = p.anyLive || row.Status.live()
 		if r.Kind == string(contract.KindExperiment) {
+			if err := s.conditionsDone(ctx, r, &row); err != nil {
+				return nil, err
+			}
+			if _, err := s.settle(ctx, &row.Status, r.Run, experimentStarted(r.Run, runs, counts)); err != nil {
+				return nil, err
+			}
+			p.anyLive = p.anyLive || row.Status.live()
 			p.Experiments = append(p.Experiments, row)
 			continue
 		}
+		if err := s.scored(ctx, &row); err != nil {
+			return nil, err
+		}
+		p.anyLive = p.anyLive || row.Status.live()
 		p.Runs = append(p.Runs, row)
 	}
 	for i, run := range evals {
 		row := runRow{Run: run, Kind: "evaluation", Episodes: counts[run], Status: st[len(runs)+i]}
+		if err := s.scored(ctx, &row); err != nil {
+			return nil, err
+		}
 		p.anyLive = p.anyLive || row.Status.live()
 		p.Evaluations = append(p.Evaluations, row)
 	}
 	return p, nil
+}
+
+// experimentStarted reports whether any run of experiment name (its
+// conditions', named name-CONDITION) is described or has records.
+func experimentStarted(name string, runs []results.Run, counts map[string]int) bool {
+	prefix := name + "-"
+	for _, r := range runs {
+		if strings.HasPrefix(r.Run, prefix) {
+			return true
+		}
+	}
+	for run, n := range counts {
+		if n > 0 && strings.HasPrefix(run, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// scored settles a run's status and finds its mean S: the one its stored
+// result carries, or, while it has none, the mean of its records so far (so
+// a polled page reads only the records of unfinished runs).
+func (s *Server) scored(ctx context.Context, row *runRow) error {
+	m, err := s.settle(ctx, &row.Status, row.Run, true)
+	if err != nil || m != nil || row.Episodes == 0 {
+		row.S = m
+		return err
+	}
+	recs, err := s.o.Results.Records(ctx, row.Run)
+	if err != nil {
+		return err
+	}
+	sum := 0.0
+	for _, r := range recs {
+		sum += r.Scores.S
+	}
+	if len(recs) > 0 {
+		mean := sum / float64(len(recs))
+		row.S = &mean
+	}
+	return nil
+}
+
+// conditionsDone counts an experiment's conditions and those whose run
+// stored its result.
+func (s *Server) conditionsDone(ctx context.Context, r results.Run, row *runRow) error {
+	var spec contract.ExperimentSpec
+	if err := json.Unmarshal(r.Spec, &spec); err != nil {
+		return fmt.Errorf("experiment %s: stored spec: %w", r.Run, err)
+	}
+	row.Conditions = len(spec.Conditions)
+	for _, c := range spec.Conditions {
+		_, err := s.o.Results.RunResult(ctx, spec.RunID(c.Name))
+		switch {
+		case err == nil:
+			row.Finished++
+		case !errors.Is(err, results.ErrNotFound):
+			return err
+		}
+	}
+	return nil
 }
 
 // stageRules is the rule book at the end of one stage.
@@ -156,7 +295,7 @@ type runPage struct {
 	Kind       string
 	Spec       *specSummary
 	Status     status
-	Charts     []analysis.Chart
+	Charts     []template.HTML
 	Stages     []analysis.StageMean
 	Overall    analysis.StageMean
 	Records    []results.Record
@@ -167,6 +306,7 @@ type runPage struct {
 	MemoryRuns string // the lineage, for the memory page
 	LastNumber int
 	NoU        bool // the run's profile defines no U: shown as "–"
+	Glossary   template.HTML
 }
 
 func (p runPage) Live() bool { return p.Status.live() }
@@ -222,6 +362,9 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 		return nil, notFound("%s is an experiment: see /experiment?name=%s", id, id)
 	}
 	p.Status = s.stateOf(ctx, wf)
+	if _, err := s.settle(ctx, &p.Status, id, true); err != nil {
+		return nil, err
+	}
 	for run := range counts {
 		if strings.HasPrefix(run, id+"/") {
 			p.Related = append(p.Related, run)
@@ -238,6 +381,7 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 		cond.Profile = src.Settings.OrDefault().Profile
 	}
 	p.NoU = !cond.DefinesU()
+	p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(cond.Profile))
 	p.Stages, p.Overall = cond.Stages, cond.Overall
 	if len(cond.Stages) > 0 {
 		p.Charts = analysis.StageCharts(analysis.Report{Conditions: []analysis.ConditionReport{cond}})
@@ -283,19 +427,8 @@ func ruleBookAt(recs []results.Record, stage int) stageRules {
 }
 
 func summarise(s contract.StreamSpec) *specSummary {
-	out := &specSummary{Corpus: s.Corpus, Memory: string(s.Memory), Profile: s.Settings.Profile, StageSize: s.StageSize, Limit: s.Limit, Pass: s.Pass, CarryFrom: s.CarryFrom}
-	for _, name := range settings.RoleNames {
-		role, ok := s.Settings.Roles[name]
-		if !ok {
-			continue
-		}
-		spell := name + ": " + role.Backend
-		if role.Model != "" {
-			spell += "/" + role.Model
-		}
-		out.Roles = append(out.Roles, spell)
-	}
-	return out
+	return &specSummary{Corpus: s.Corpus, Memory: string(s.Memory), Profile: s.Settings.Profile, StageSize: s.StageSize, Limit: s.Limit, Pass: s.Pass,
+		CarryFrom: s.CarryFrom, Roles: analysis.Models(s.Settings)}
 }
 
 type experimentPage struct {
@@ -311,6 +444,7 @@ type conditionStatus struct {
 	Title, Kind, Run string
 	Episodes         int
 	Status           status
+	S                *float64 // the mean S of its records so far
 }
 
 func (p experimentPage) Live() bool { return !p.Finished && p.Status.live() }
@@ -339,8 +473,24 @@ func (s *Server) experiment(ctx context.Context, r *http.Request) (any, error) {
 	}
 	st := s.states(ctx, ids)
 	p.Status = st[0]
+	runs, counts, err := s.o.Results.Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.settle(ctx, &p.Status, name, experimentStarted(name, runs, counts)); err != nil {
+		return nil, err
+	}
 	for i := range p.Conditions {
-		p.Conditions[i].Status = st[i+1]
+		c := &p.Conditions[i]
+		c.Status = st[i+1]
+		started := c.Episodes > 0 || slices.ContainsFunc(runs, func(r results.Run) bool { return r.Run == c.Run })
+		if _, err := s.settle(ctx, &c.Status, c.Run, started); err != nil {
+			return nil, err
+		}
+		if c.Episodes > 0 {
+			m := analysis.Condition(c.Title, c.Kind, c.Run, in.Records[c.Run]).Overall.S
+			c.S = &m
+		}
 	}
 	p.Report, err = analysis.HTML(analysis.Build(in), episodeHref)
 	if err != nil {

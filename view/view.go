@@ -1,5 +1,6 @@
 // Package view is clinevo's local, read-only web viewer: runs and experiments
-// with their Temporal status and the live progress of running streams, a run's
+// with their status (Temporal's, or the results store's where Temporal has
+// none) and scores, the live progress of running streams, a run's
 // stage curves and rule book as of any stage, an episode turn by turn with its
 // scores explained, the memory bank as of any episode, and an experiment's
 // report built from the results store on each request. It reads the results
@@ -35,8 +36,9 @@ var staticFiles embed.FS
 type Options struct {
 	Results results.Store
 	Memory  memory.Store
-	// Workflows answers status and progress questions; nil: the pages say
-	// that no Temporal is configured.
+	// Workflows answers status and progress questions; nil: the pages show
+	// the results store's status of each run, noting that no Temporal is
+	// configured.
 	Workflows Workflows
 	// TemporalAddress and Namespace spell the `temporal workflow show`
 	// command of an episode's history.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/bench/klinike"
 	"github.com/clinevo/clinevo/clinic"
@@ -246,14 +248,29 @@ func TestViewer(t *testing.T) {
 		require.Equal(t, "0", get(t, srv, http.MethodGet, "/part/run?id=vt-E1", nil).Header.Get("X-Clinevo-Live"), "a finished run stops polling")
 		require.Empty(t, get(t, srv, http.MethodGet, "/part/run?id=live", nil).Header.Get("X-Clinevo-Live"), "a paused stream keeps polling")
 
-		// Temporal down: the pages load and say so.
+		// Temporal down: the pages load, say so in a note, and show what the
+		// results store says: every finished run completed, with its score.
 		down, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: failing{}})
 		require.NoError(t, err)
 		r = get(t, down, http.MethodGet, "/run?id=vt-E1", nil)
 		require.Equal(t, http.StatusOK, r.StatusCode)
-		require.Contains(t, body(t, r), "Temporal did not answer: connection refused")
+		page := body(t, r)
+		require.Contains(t, page, `title="Temporal did not answer: connection refused">from the results store; Temporal did not answer</small>`)
+		require.Contains(t, page, `class="status s-completed"`)
 		none, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory})
 		require.NoError(t, err)
+		for _, srv := range []*view.Server{down, none} {
+			index := body(t, get(t, srv, http.MethodGet, "/", nil))
+			require.NotContains(t, index, `class="err"`, "no red rows")
+			for _, run := range []string{"vt", "vt-E1", "vt-H0", "vt-H3", "vt-E1/eval-s01", "vt-E1/eval-s02"} {
+				require.Regexp(t, `data-run="`+regexp.QuoteMeta(run)+`"[^\n]*s-completed`, index, run)
+			}
+			// The score column holds each run's mean S as the records give it.
+			require.Regexp(t, `data-run="vt-E1"[^\n]*<td class="n score">`+regexp.QuoteMeta(fmt.Sprintf("%.3f", meanS(t, f, "vt-E1")))+`</td>`, index)
+			require.Regexp(t, `data-run="vt"[^\n]*<td class="n">3 / 3</td>`, index, "every condition finished")
+			// The paused stream has no result: its state is unknown, not red.
+			require.Regexp(t, `data-run="live"[^\n]*state unknown`, index)
+		}
 		require.Contains(t, body(t, get(t, none, http.MethodGet, "/", nil)), "no Temporal configured")
 
 		// A run waiting out a failing dependency says what it waits for, and
@@ -261,7 +278,7 @@ func TestViewer(t *testing.T) {
 		wait, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: waitingFor{}})
 		require.NoError(t, err)
 		r = get(t, wait, http.MethodGet, "/part/run?id=vt-E1", nil)
-		page := body(t, r)
+		page = body(t, r)
 		require.Contains(t, page, "s-waiting")
 		require.Contains(t, page, "waiting for results/postgres (unavailable) since 2026-12-01 10:00:00 UTC, 7 failed attempts, in vt-E1/p1/s02/e0007-stream-0007")
 		require.Empty(t, r.Header.Get("X-Clinevo-Live"), "a waiting run keeps polling")
@@ -406,6 +423,96 @@ func TestViewer(t *testing.T) {
 		}
 	})
 
+	t.Run("stopped and not started", func(t *testing.T) {
+		// A stream stopped early stores a result that says so: the viewer
+		// tells it from a completed one, with Temporal and without. An
+		// experiment that was described and never ran has conditions that have
+		// not started (not "not in Temporal").
+		spec, err := json.Marshal(contract.StreamSpec{RunID: "halt", Corpus: "builtin:stream", Limit: 40, StageSize: 20})
+		require.NoError(t, err)
+		require.NoError(t, f.env.Engine.Results.PutRun(ctx, results.Run{Run: "halt", Kind: "stream", WorkflowID: contract.StreamWorkflowID("halt"), Spec: spec}))
+		require.NoError(t, f.env.Engine.Results.CompleteRun(ctx, "halt", "stream", []byte(`{"run":"halt","episodes":3,"stopped":true}`)))
+		exp := contract.ExperimentSpec{Name: "idle", Corpus: "builtin:stream", Limit: 4, StageSize: 2, HeldOut: "builtin:heldout", HeldOutLimit: 2,
+			Conditions: []contract.ConditionSpec{{Name: "E1", Kind: "stream", Memory: "empty"}, {Name: "H0", Kind: "heldout"}}}
+		raw, err := json.Marshal(exp)
+		require.NoError(t, err)
+		require.NoError(t, f.env.Engine.Results.PutRun(ctx, results.Run{Run: "idle", Kind: "experiment", WorkflowID: contract.ExperimentWorkflowID("idle"), Spec: raw}))
+		down, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: failing{}})
+		require.NoError(t, err)
+		for name, srv := range map[string]*view.Server{"Temporal": newServer(t, f, ""), "no Temporal": down} {
+			index := body(t, get(t, srv, http.MethodGet, "/", nil))
+			require.Regexp(t, `data-run="halt"[^\n]*s-stopped`, index, name)
+			page := body(t, get(t, srv, http.MethodGet, "/experiment?name=idle", nil))
+			require.Equal(t, 3, strings.Count(page, `class="status s-not-started"`), "%s: the experiment and its two conditions", name)
+			require.NotContains(t, page, "not in Temporal", name)
+		}
+	})
+
+	t.Run("episode pages link the run's next and previous", func(t *testing.T) {
+		srv := newServer(t, f, "")
+		recs, err := f.env.Engine.Results.Records(ctx, "vt-E1")
+		require.NoError(t, err)
+		for i, r := range recs {
+			page := body(t, get(t, srv, http.MethodGet, "/episode?id="+url.QueryEscape(r.EpisodeID), nil))
+			prev, next := `rel="prev" href="/episode?id=`, `rel="next" href="/episode?id=`
+			if i == 0 {
+				require.NotContains(t, page, prev)
+				require.Contains(t, page, "first episode of the run")
+			} else {
+				require.Regexp(t, `(?i)`+regexp.QuoteMeta(prev+url.QueryEscape(recs[i-1].EpisodeID)+`"`), page)
+			}
+			if i == len(recs)-1 {
+				require.NotContains(t, page, next)
+				require.Contains(t, page, "last episode of the run")
+			} else {
+				require.Regexp(t, `(?i)`+regexp.QuoteMeta(next+url.QueryEscape(recs[i+1].EpisodeID)+`"`), page)
+			}
+		}
+	})
+
+	t.Run("glossary", func(t *testing.T) {
+		// The run, episode and experiment pages define S, U, T, E and R in
+		// the words of the run's benchmark, and its headline metrics.
+		srv := newServer(t, f, "")
+		for _, p := range []string{"/run?id=vt-E1", "/episode?id=" + ep, "/experiment?name=vt"} {
+			page := body(t, get(t, srv, http.MethodGet, p, nil))
+			for _, term := range []string{"s", "u", "t", "e", "r", "strict"} {
+				require.Contains(t, page, `data-term="`+term+`"`, "%s: %s", p, term)
+			}
+		}
+		kl := body(t, get(t, srv, http.MethodGet, "/run?id=kl", nil))
+		require.Contains(t, kl, `data-term="`+klinike.MetricD+`"`, "KlinikeBench's own headline metrics")
+		require.NotContains(t, kl, `data-term="u"`, "KlinikeBench defines no U")
+	})
+
+	t.Run("retrievals as of an episode", func(t *testing.T) {
+		// The bank's counter is to date; as of an episode the page counts the
+		// stream episodes up to it that were shown each card. As of the last
+		// episode both agree for every card; earlier, some card has fewer.
+		srv := newServer(t, f, "")
+		retr := regexp.MustCompile(`<tr class="card" data-id="([^"]+)">(?:<td[^>]*>.*?</td>){6}<td class="n">(\d+)</td>`)
+		counts := func(asOf int) map[string]string {
+			page := body(t, get(t, srv, http.MethodGet, fmt.Sprintf("/memory?runs=vt-E1&as_of=%d", asOf), nil))
+			out := map[string]string{}
+			for _, m := range retr.FindAllStringSubmatch(page, -1) {
+				out[m[1]] = m[2]
+			}
+			require.Equal(t, liveCards(t, f, asOf), len(out), "as of %d", asOf)
+			return out
+		}
+		cards, err := f.env.Engine.Memory.List(ctx, memory.Filter{Runs: []string{"vt-E1"}, AsOf: 12})
+		require.NoError(t, err)
+		last := counts(12)
+		for _, c := range cards {
+			require.Equal(t, fmt.Sprint(c.Retrievals), last[c.ID], "card %s as of the last episode", c.ID)
+		}
+		fewer := false
+		for id, n := range counts(8) {
+			fewer = fewer || n != last[id]
+		}
+		require.True(t, fewer, "some card was shown after episode 8")
+	})
+
 	t.Run("chromium", func(t *testing.T) { browse(t, f) })
 }
 
@@ -425,6 +532,19 @@ func snapshot(t *testing.T, f fixture) string {
 // htmlText is text as html/template escapes it.
 func htmlText(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+// meanS is the mean S of a run's records.
+func meanS(t *testing.T, f fixture, run string) float64 {
+	t.Helper()
+	recs, err := f.env.Engine.Results.Records(context.Background(), run)
+	require.NoError(t, err)
+	require.NotEmpty(t, recs)
+	sum := 0.0
+	for _, r := range recs {
+		sum += r.Scores.S
+	}
+	return sum / float64(len(recs))
 }
 
 type failing struct{}
@@ -470,10 +590,12 @@ func TestCheckListen(t *testing.T) {
 
 // browse serves the recorded run on loopback with a token and loads the pages
 // in headless Chromium: no console message on any page, every turn of the
-// episode, the live cards of the bank as of two episodes; screenshots of the
-// run, episode and memory pages go to the test's directory (or to
-// CLINEVO_VIEW_SCREENSHOTS when set). Without Chromium it skips, except under
-// CI, where a missing browser is a failure.
+// episode, the live cards of the bank as of two episodes, and, measured in
+// the browser at 1,400 px by a probe script the test adds to each page, no
+// table wider than the page; screenshots of the index (with Temporal gone),
+// run, episode, memory and experiment pages go to the test's directory (or
+// to CLINEVO_VIEW_SCREENSHOTS when set). Without Chromium it skips, except
+// under CI, where a missing browser is a failure.
 func browse(t *testing.T, f fixture) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
@@ -483,8 +605,17 @@ func browse(t *testing.T, f fixture) {
 		t.Skipf("chromium not found (install the chromium package, e.g. apt-get install chromium, to run this test): %v", err)
 	}
 	const token = "browser-token"
-	hs := httptest.NewServer(newServer(t, f, token))
+	hs := httptest.NewServer(probed(newServer(t, f, token)))
 	defer hs.Close()
+	// The same stores with Temporal gone: a client of a port nothing listens on.
+	gone := httptest.NewServer(probed(goneServer(t, f, token)))
+	defer gone.Close()
+	// And with every workflow waiting out a failing dependency: the longest
+	// status text a row holds (the one that ran off the experiment's table).
+	waitSrv, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: waitingFor{}, Token: token})
+	require.NoError(t, err)
+	waiting := httptest.NewServer(probed(waitSrv))
+	defer waiting.Close()
 	shots := os.Getenv("CLINEVO_VIEW_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -492,15 +623,15 @@ func browse(t *testing.T, f fixture) {
 	profile := t.TempDir()
 	// chrome loads a page; the token rides on the first request and the
 	// viewer moves it into a cookie that the page's own fetches carry.
-	chrome := func(page string, extra ...string) (stdout, logs string) {
+	chrome := func(base, page string, extra ...string) (stdout, logs string) {
 		t.Helper()
-		u, err := url.Parse(hs.URL + page)
+		u, err := url.Parse(base + page)
 		require.NoError(t, err)
 		q := u.Query()
 		q.Set("token", token)
 		u.RawQuery = q.Encode()
 		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + profile,
-			"--virtual-time-budget=7000"}, extra...)
+			"--virtual-time-budget=7000", "--window-size=1400,1800"}, extra...)
 		cmd := exec.Command(browser, append(args, u.String())...)
 		var out, errb strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errb
@@ -512,11 +643,23 @@ func browse(t *testing.T, f fixture) {
 		}
 		return out.String(), errb.String()
 	}
-	dom := func(page string) string {
-		out, _ := chrome(page, "--dump-dom")
+	probe := regexp.MustCompile(`<pre id="probe">([^<]*)</pre>`)
+	domOf := func(base, page string) string {
+		out, _ := chrome(base, page, "--dump-dom")
 		require.Contains(t, out, `<a class="brand" href="/">clinevo view</a>`, page)
+		m := probe.FindStringSubmatch(out)
+		require.NotNil(t, m, "%s: the probe ran", page)
+		var layout struct {
+			Page   int      `json:"page"`
+			Scroll int      `json:"scroll"`
+			Wide   []string `json:"wide"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(strings.ReplaceAll(m[1], "&quot;", `"`)), &layout), m[1])
+		require.LessOrEqual(t, layout.Scroll, layout.Page, "%s: the page scrolls sideways at 1,400 px", page)
+		require.Empty(t, layout.Wide, "%s: tables wider than the page at 1,400 px", page)
 		return out
 	}
+	dom := func(page string) string { return domOf(hs.URL, page) }
 	ep := url.QueryEscape(f.episode.EpisodeID)
 	for _, p := range []string{"/", "/run?id=vt-E1", "/run?id=vt-H0", "/card?id=" + url.QueryEscape(f.card.ID), "/experiment?name=vt",
 		"/memory?runs=vt-E1&from=3&to=12", "/memory?runs=vt-E1&as_of=6&q=" + url.QueryEscape("burning when passing urine")} {
@@ -527,21 +670,103 @@ func browse(t *testing.T, f fixture) {
 	for _, ev := range f.trace.Events {
 		require.Contains(t, page, fmt.Sprintf(`data-turn="%d"`, ev.Turn))
 	}
+	require.Contains(t, page, `rel="prev"`)
+	require.Contains(t, page, `id="glossary"`)
 	for _, n := range []int{2, 12} {
 		page := dom(fmt.Sprintf("/memory?runs=vt-E1&as_of=%d", n))
 		require.Contains(t, page, fmt.Sprintf(`<span id="live-count">%d</span>`, liveCards(t, f, n)))
 		require.Equal(t, liveCards(t, f, n), strings.Count(page, `<tr class="card"`))
 	}
+	require.Contains(t, dom("/memory?runs=vt-E1&as_of=6"), "retrievals (to episode 6)")
 	// The index refreshes its live part in place (the paused stream keeps it
 	// live): after the refresh it still shows every run.
 	index := dom("/")
 	require.Contains(t, index, `data-run="live"`)
-	for name, p := range map[string]string{"run": "/run?id=vt-E1", "episode": "/episode?id=" + ep, "memory": "/memory?runs=vt-E1&as_of=12&q=" + url.QueryEscape("tight chest when climbing stairs")} {
-		shot := filepath.Join(shots, "view-"+name+".png")
-		chrome(p, "--window-size=1200,1800", "--screenshot="+shot)
-		info, err := os.Stat(shot)
-		require.NoError(t, err)
-		require.Greater(t, info.Size(), int64(10000), "a screenshot with content: %s", shot)
+	// With Temporal gone, the index shows each run's stored status and score.
+	index = domOf(gone.URL, "/")
+	require.NotContains(t, index, `class="err"`)
+	require.Regexp(t, `data-run="vt-E1"[^\n]*s-completed[^\n]*`, index)
+	require.Regexp(t, `data-run="vt-E1"[^\n]*<td class="n score">0\.\d{3}</td>`, index)
+	// Charts: titles, round ticks, x ticks on the running means, the heat
+	// map's legend.
+	run := dom("/run?id=vt-E1")
+	require.Equal(t, strings.Count(run, `<svg class="chart`), strings.Count(run, `<text class="title"`))
+	require.Regexp(t, `class="chart running"[^€]*?class="xtick"`, run)
+	for _, m := range regexp.MustCompile(`<text class="ytick"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(run, -1) {
+		require.Regexp(t, `^-?\d+(\.\d{1,2})?$`, m[1], "a round tick")
 	}
+	for _, p := range []string{"/experiment?name=vt", "/"} {
+		page := domOf(waiting.URL, p) // no table wider than the page, with every row waiting
+		require.Contains(t, page, "waiting for results/postgres", p)
+	}
+	exp := dom("/experiment?name=vt")
+	require.Contains(t, exp, `<g class="legend">`)
+	require.Contains(t, exp, "Provenance")
+	for name, p := range map[string]string{"run": "/run?id=vt-E1", "episode": "/episode?id=" + ep, "experiment": "/experiment?name=vt",
+		"memory": "/memory?runs=vt-E1&as_of=12&q=" + url.QueryEscape("tight chest when climbing stairs")} {
+		shoot(t, chrome, hs.URL, p, filepath.Join(shots, "view-"+name+".png"))
+	}
+	shoot(t, chrome, gone.URL, "/", filepath.Join(shots, "view-index-no-temporal.png"))
+	shoot(t, chrome, waiting.URL, "/experiment?name=vt", filepath.Join(shots, "view-experiment-waiting.png"))
 	t.Logf("screenshots in %s", shots)
+}
+
+// shoot takes a screenshot of a page at 1,400 px wide.
+func shoot(t *testing.T, chrome func(base, page string, extra ...string) (string, string), base, page, shot string) {
+	t.Helper()
+	chrome(base, page, "--screenshot="+shot)
+	info, err := os.Stat(shot)
+	require.NoError(t, err)
+	require.Greater(t, info.Size(), int64(10000), "a screenshot with content: %s", shot)
+}
+
+// goneServer is the viewer of f's stores whose Temporal is gone: its client
+// dials a loopback port that nothing listens on.
+func goneServer(t *testing.T, f fixture, token string) *view.Server {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	c, err := client.NewLazyClient(client.Options{HostPort: addr})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	srv, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: view.Temporal(c), Token: token})
+	require.NoError(t, err)
+	return srv
+}
+
+// probeJS measures the page once it has loaded: the page's width, how wide
+// it scrolls, and the tables whose right edge passes the page's.
+const probeJS = `window.addEventListener("load", () => {
+  const page = document.documentElement.clientWidth;
+  const wide = [...document.querySelectorAll("table")].filter(t => t.getBoundingClientRect().right > page + 1).map(t => t.className || t.rows[0].innerText.slice(0, 40));
+  const out = document.createElement("pre");
+  out.id = "probe";
+  out.textContent = JSON.stringify({page: page, scroll: document.documentElement.scrollWidth, wide: wide});
+  document.body.appendChild(out);
+});`
+
+// probed serves h's pages with the probe script added (as a same-origin
+// script, which the viewer's content security policy allows).
+func probed(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/probe.js" {
+			w.Header().Set("Content-Type", "text/javascript")
+			_, _ = io.WriteString(w, probeJS)
+			return
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		b := rec.Body.String()
+		if strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") && strings.Contains(b, "</body>") {
+			b = strings.Replace(b, "</body>", `<script src="/probe.js"></script></body>`, 1)
+			w.Header().Del("Content-Length")
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = io.WriteString(w, b)
+	})
 }

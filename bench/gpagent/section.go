@@ -95,11 +95,12 @@ func section(rep analysis.Report) template.HTML {
 
 // scatter draws Miss-Refer (y) against Miss-GP (x), both in percent.
 func scatter(conds []analysis.ConditionReport) template.HTML {
-	const W, H, L, B, T, R = 640, 360, 60, 50, 20, 180
+	const W, H, L, B, T, R = 640, 370, 60, 50, 30, 180
 	px := func(v float64) float64 { return L + v*float64(W-L-R)/100 }
 	py := func(v float64) float64 { return T + (100-v)*float64(H-T-B)/100 }
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart scatter" role="img" aria-label="Miss-Refer against Miss-GP" viewBox="0 0 %d %d" width="%d" height="%d">`, W, H, W, H)
+	analysis.ChartTitle(&b, L, "Missed referrals against unnecessary referrals, by condition (Figure 4)")
 	for v := 0.0; v <= 100; v += 25 {
 		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#ddd"/><text x="%.1f" y="%d" font-size="11" text-anchor="middle">%.0f</text>`, px(v), px(v), T, H-B, px(v), H-B+16, v)
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" font-size="11" text-anchor="end">%.0f</text>`, L, W-R, py(v), py(v), L-6, py(v)+4, v)

@@ -16,7 +16,7 @@ import (
 
 // badInput is one input clinevo refuses, with the message it refuses it
 // with. DATA_DIR and FILE in the message stand for the case's data directory
-// and config file, as the README's table writes them.
+// and config file, as the table of docs/operations.md writes them.
 type badInput struct {
 	name string
 	args []string
@@ -54,14 +54,14 @@ var badInputs = []badInput{
 		`config: log.level (or --log-level) "loud", want one of debug, info, warn, error`},
 }
 
-// TestBadInputIsRefused runs every bad input of the README's table "Bad
-// input and what clinevo says": each is refused with exactly its message,
-// before anything is written, and the README shows that message.
+// TestBadInputIsRefused runs every bad input of the table "Bad input and
+// what clinevo says" (docs/operations.md): each is refused with exactly its
+// message, before anything is written, and the table shows that message.
 func TestBadInputIsRefused(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/operations.md")
 	require.NoError(t, err)
 	_, table, ok := strings.Cut(string(readme), "## Bad input and what clinevo says")
-	require.True(t, ok, "the README has the section")
+	require.True(t, ok, "docs/operations.md has the section")
 	table, _, _ = strings.Cut(table, "\n## ")
 	for _, tc := range badInputs {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,7 +80,7 @@ func TestBadInputIsRefused(t *testing.T) {
 			want := strings.NewReplacer("DATA_DIR", dir, "FILE", file).Replace(tc.want)
 			require.EqualError(t, err, want)
 			require.Equal(t, before, listDir(t, dir), "nothing written")
-			require.Contains(t, table, "| "+tc.want+" |", "the README's table shows the message")
+			require.Contains(t, table, "| "+tc.want+" |", "the table shows the message")
 		})
 	}
 }

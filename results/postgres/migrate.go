@@ -49,6 +49,8 @@ ALTER TABLE usage ADD COLUMN extra_fields INTEGER NOT NULL DEFAULT 0;
 `}, {version: 5, name: "run claims and shared settings", sql: `
 ALTER TABLE runs ADD COLUMN claim TEXT NOT NULL DEFAULT '';
 CREATE TABLE settings (ref TEXT COLLATE "C" PRIMARY KEY, body TEXT NOT NULL);
+`}, {version: 6, name: "run completion time", sql: `
+ALTER TABLE run_results ADD COLUMN completed TEXT NOT NULL DEFAULT '';
 `}}
 
 // migrationLock is the advisory lock key that serialises migrations: workers

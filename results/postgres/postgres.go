@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -390,6 +391,9 @@ func (s *Store) RecordTrace(ctx context.Context, episodeID string) (results.Reco
 // PutRun implements results.RunLog. The insert and the check of the claim
 // are one statement, so two runs racing for an ID cannot both win it.
 func (s *Store) PutRun(ctx context.Context, r results.Run) error {
+	if r.Created == "" {
+		r.Created = time.Now().UTC().Format(time.RFC3339) // the store's clock, as for Completed
+	}
 	var claim string
 	err := s.pool.QueryRow(ctx, `INSERT INTO runs(run, kind, workflow_id, spec, created, claim) VALUES($1,$2,$3,$4,$5,$6)
 		ON CONFLICT(run) DO UPDATE SET claim=CASE WHEN runs.claim='' THEN excluded.claim ELSE runs.claim END RETURNING claim`,
@@ -405,7 +409,7 @@ func (s *Store) PutRun(ctx context.Context, r results.Run) error {
 
 // Runs implements results.RunLog.
 func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error) {
-	rows, err := s.pool.Query(ctx, `SELECT run, kind, workflow_id, spec, created, claim FROM runs ORDER BY created, run`)
+	rows, err := s.pool.Query(ctx, `SELECT runs.run, runs.kind, workflow_id, spec, created, claim, COALESCE(run_results.completed, '') FROM runs LEFT JOIN run_results ON run_results.run = runs.run ORDER BY created, runs.run`)
 	if err != nil {
 		return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 	}
@@ -414,7 +418,7 @@ func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error)
 	for rows.Next() {
 		var r results.Run
 		var spec string
-		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created, &r.Claim); err != nil {
+		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created, &r.Claim, &r.Completed); err != nil {
 			return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 		}
 		r.Spec = json.RawMessage(spec)
@@ -582,8 +586,9 @@ func (s *Store) Settings(ctx context.Context, ref string) (json.RawMessage, erro
 
 // CompleteRun implements results.RunLog.
 func (s *Store) CompleteRun(ctx context.Context, run, kind string, result []byte) error {
-	if _, err := s.pool.Exec(ctx, `INSERT INTO run_results(run, kind, result) VALUES($1,$2,$3) ON CONFLICT(run) DO UPDATE SET kind=excluded.kind, result=excluded.result`,
-		run, kind, string(result)); err != nil {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO run_results(run, kind, result, completed) VALUES($1,$2,$3,$4)
+		ON CONFLICT(run) DO UPDATE SET kind=excluded.kind, result=excluded.result, completed=CASE WHEN run_results.completed='' THEN excluded.completed ELSE run_results.completed END`,
+		run, kind, string(result), time.Now().UTC().Format(time.RFC3339)); err != nil {
 		return s.fail(fmt.Errorf("results: complete run %s: %w", run, err))
 	}
 	return nil

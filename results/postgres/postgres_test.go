@@ -76,11 +76,11 @@ func TestMigrations(t *testing.T) {
 		s, err := postgres.Open(ctx, c)
 		require.NoError(t, err)
 		require.NoError(t, s.Close())
-		require.Equal(t, []int{1, 2, 3, 4, 5}, query[int](t, c, `SELECT version FROM schema_migrations ORDER BY version`))
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6}, query[int](t, c, `SELECT version FROM schema_migrations ORDER BY version`))
 	}
 	query[int](t, c, `INSERT INTO schema_migrations(version, name) VALUES(99, 'from the future') RETURNING version`)
 	_, err := postgres.Open(ctx, c)
-	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (5)")
+	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (6)")
 }
 
 // query runs one statement on its own connection and returns its first column.

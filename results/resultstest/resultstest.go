@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -448,6 +449,27 @@ func runs(t *testing.T, s results.Store) {
 	got, err = s.RunResult(ctx, "a")
 	require.NoError(t, err)
 	require.Equal(t, `{"episodes":2,"rerun":true}`, string(got), "the last result wins")
+	// The run lists when its result was first stored; the others list none.
+	list, _, err = s.Runs(ctx)
+	require.NoError(t, err)
+	for _, r := range list {
+		if r.Run != "a" {
+			require.Empty(t, r.Completed, r.Run)
+			continue
+		}
+		at, err := time.Parse(time.RFC3339, r.Completed)
+		require.NoError(t, err, "run a's completion time")
+		require.WithinDuration(t, time.Now(), at, time.Hour)
+	}
+	// A run described without a creation time gets the store's.
+	require.NoError(t, s.PutRun(ctx, results.Run{Run: "now", Kind: "stream", WorkflowID: "stream/now", Spec: json.RawMessage(`{}`)}))
+	list, _, err = s.Runs(ctx)
+	require.NoError(t, err)
+	created := list[len(list)-1]
+	require.Equal(t, "now", created.Run, "the newest run lists last")
+	at, err := time.Parse(time.RFC3339, created.Created)
+	require.NoError(t, err, "its creation time")
+	require.WithinDuration(t, time.Now(), at, time.Hour)
 }
 
 // The child side of the processes test reads these variables.

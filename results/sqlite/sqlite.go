@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -297,6 +298,9 @@ func (s *Store) RecordTrace(ctx context.Context, episodeID string) (results.Reco
 // PutRun implements results.RunLog. The insert and the check of the claim
 // are one statement, so two runs racing for an ID cannot both win it.
 func (s *Store) PutRun(ctx context.Context, r results.Run) error {
+	if r.Created == "" {
+		r.Created = time.Now().UTC().Format(time.RFC3339) // the store's clock, as for Completed
+	}
 	var claim string
 	err := s.db.QueryRowContext(ctx, `INSERT INTO runs(run, kind, workflow_id, spec, created, claim) VALUES(?,?,?,?,?,?)
 		ON CONFLICT(run) DO UPDATE SET claim=CASE WHEN runs.claim='' THEN excluded.claim ELSE runs.claim END RETURNING claim`,
@@ -312,7 +316,7 @@ func (s *Store) PutRun(ctx context.Context, r results.Run) error {
 
 // Runs implements results.RunLog.
 func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT run, kind, workflow_id, spec, created, claim FROM runs ORDER BY created, run`)
+	rows, err := s.db.QueryContext(ctx, `SELECT runs.run, runs.kind, workflow_id, spec, created, claim, COALESCE(run_results.completed, '') FROM runs LEFT JOIN run_results ON run_results.run = runs.run ORDER BY created, runs.run`)
 	if err != nil {
 		return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 	}
@@ -321,7 +325,7 @@ func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error)
 	for rows.Next() {
 		var r results.Run
 		var spec string
-		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created, &r.Claim); err != nil {
+		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created, &r.Claim, &r.Completed); err != nil {
 			return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 		}
 		r.Spec = json.RawMessage(spec)
@@ -480,8 +484,9 @@ func (s *Store) Settings(ctx context.Context, ref string) (json.RawMessage, erro
 
 // CompleteRun implements results.RunLog.
 func (s *Store) CompleteRun(ctx context.Context, run, kind string, result []byte) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO run_results(run, kind, result) VALUES(?,?,?) ON CONFLICT(run) DO UPDATE SET kind=excluded.kind, result=excluded.result`,
-		run, kind, string(result))
+	_, err := s.db.ExecContext(ctx, `INSERT INTO run_results(run, kind, result, completed) VALUES(?,?,?,?)
+		ON CONFLICT(run) DO UPDATE SET kind=excluded.kind, result=excluded.result, completed=CASE WHEN run_results.completed='' THEN excluded.completed ELSE run_results.completed END`,
+		run, kind, string(result), time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
 		return s.fail(fmt.Errorf("results: complete run %s: %w", run, err))
 	}

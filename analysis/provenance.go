@@ -1,0 +1,109 @@
+package analysis
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/internal/buildinfo"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/settings"
+)
+
+// Provenance is what a report was made from: the experiment as submitted,
+// each condition's settings (by digest) and models, the corpora with their
+// generator version and seed, the clinevo build that wrote the report, and
+// when the experiment started and finished.
+type Provenance struct {
+	// Spec is the experiment spec as written: name, corpora, limits and
+	// conditions with their setting overrides (not the submitter's whole
+	// configuration, which the digests stand for).
+	Spec json.RawMessage `json:"spec"`
+	// Corpora are the corpus references the experiment names, builtin ones
+	// spelled with their generator version and seed.
+	Corpora []string `json:"corpora"`
+	// BootstrapSeed fixes every bootstrap interval of the report.
+	BootstrapSeed int                   `json:"bootstrap_seed"`
+	Conditions    []ConditionProvenance `json:"conditions"`
+	// Version is the clinevo build that wrote the report
+	// (runtime/debug.ReadBuildInfo).
+	Version string `json:"clinevo_version"`
+	// Started and Finished are when the experiment was submitted and when
+	// its result was stored (RFC 3339, UTC); Finished is empty while it runs.
+	Started  string `json:"started,omitempty"`
+	Finished string `json:"finished,omitempty"`
+}
+
+// ConditionProvenance is one condition's settings and models.
+type ConditionProvenance struct {
+	Name    string `json:"name"`
+	Run     string `json:"run"`
+	Corpus  string `json:"corpus"`
+	Profile string `json:"profile"`
+	// SettingsDigest is results.SettingsRef of the run's resolved settings:
+	// two runs with one digest were played with the same settings.
+	SettingsDigest string `json:"settings_digest"`
+	// Models are the roles as "role: backend[/model]" (no endpoint, key
+	// variable or key file).
+	Models []string `json:"models"`
+}
+
+// provenance builds a report's provenance from its input.
+func provenance(in Input) *Provenance {
+	p := &Provenance{BootstrapSeed: Seed, Version: buildinfo.Version(), Started: in.Run.Created, Finished: in.Run.Completed}
+	spec := in.Spec
+	spec.Base, spec.Resume, spec.Claim = settings.Settings{}, nil, ""
+	if b, err := json.Marshal(spec); err == nil {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) == nil {
+			delete(m, "base") // the digests stand for it
+			b, _ = json.Marshal(m)
+		}
+		p.Spec = b
+	}
+	for _, ref := range in.Spec.Corpora() {
+		p.Corpora = append(p.Corpora, explicitCorpus(ref))
+	}
+	for _, c := range in.Spec.Conditions {
+		run := in.Spec.RunID(c.Name)
+		s := in.Settings[run].OrDefault()
+		cp := ConditionProvenance{Name: c.Name, Run: run, Corpus: explicitCorpus(in.Spec.CorpusOf(c)), Profile: s.Profile, Models: Models(s)}
+		if b, err := json.Marshal(s); err == nil {
+			cp.SettingsDigest = results.SettingsRef(b)
+		}
+		p.Conditions = append(p.Conditions, cp)
+	}
+	return p
+}
+
+// explicitCorpus spells a builtin reference with its generator version and
+// seed ("builtin:stream" is "builtin:v2:stream@7" today); other references
+// are what they name.
+func explicitCorpus(ref string) string {
+	if !strings.HasPrefix(ref, corpus.BuiltinPrefix) {
+		return ref
+	}
+	b, err := corpus.ParseBuiltin(ref)
+	if err != nil {
+		return ref
+	}
+	return b.String()
+}
+
+// Models are a run's roles as "role: backend[/model]": what was played, with
+// no endpoint, key variable or key file.
+func Models(s settings.Settings) []string {
+	var out []string
+	for _, name := range settings.RoleNames {
+		role, ok := s.Roles[name]
+		if !ok {
+			continue
+		}
+		spell := name + ": " + role.Backend
+		if role.Model != "" {
+			spell += "/" + role.Model
+		}
+		out = append(out, spell)
+	}
+	return out
+}
