@@ -13,7 +13,7 @@ import (
 	"github.com/clinevo/clinevo/results"
 )
 
-// The accuracy–cost frontier (Nori et al. 2025, results: methods compared by
+// The accuracy–cost frontier (Nori et al. 2025, the results: methods compared by
 // diagnostic accuracy against mean cost per case, with the Pareto frontier
 // drawn through the best trade-offs), for every benchmark that declares a
 // headline cost metric. It is generic: a benchmark takes part by what it
@@ -191,7 +191,7 @@ func frontierHTML(fs []Frontier) template.HTML {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(`<h2 id="frontier">Accuracy–cost frontier</h2><p>Each condition as mean accuracy against mean cost per case, with seeded bootstrap 95% intervals; the line joins the Pareto-optimal conditions (no other is at least as accurate for no more cost), hollow points are dominated (Nori et al. 2025, results).</p>`)
+	b.WriteString(`<h2 id="frontier">Accuracy–cost frontier</h2><p>Each condition as mean accuracy against mean cost per case, with seeded bootstrap 95% intervals; the line joins the Pareto-optimal conditions (no other is at least as accurate for no more cost), hollow points are dominated: the plane on which Nori et al. (2025) compare diagnostic methods.</p>`)
 	for _, f := range fs {
 		fmt.Fprintf(&b, `<h3>%s: %s against cost</h3>`, template.HTMLEscapeString(f.Benchmark), template.HTMLEscapeString(f.AccuracyTitle))
 		b.WriteString(string(FrontierChart(f)))
