@@ -47,6 +47,9 @@ type Input struct {
 type Output struct {
 	Rules   []clinic.Rule // the new rule book
 	Cards   []clinic.Card // cards to upsert
+	// Evict are cards the method deletes from memory at this episode (Mem0's
+	// DELETE and UPDATE, ReMem's pruning), beside the budget's evictions.
+	Evict []string `json:",omitempty"`
 	Edits   []string      // human-readable log of rule edits
 	Skipped []string      // edits and cards rejected by the leak screen
 }
