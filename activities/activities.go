@@ -392,7 +392,7 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (_ TurnSummary, e
 	view := ep.View(nil, in.Rules)
 	var dec decision
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
-		cards, err := runner.Retrieve(ctx, d.Memory, view, in.Settings.Memory, meta(in.EpisodeInput))
+		cards, err := runner.Retrieve(ctx, d.Memory, view, in.Settings.Recall(), meta(in.EpisodeInput))
 		if err != nil {
 			return err
 		}

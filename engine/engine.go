@@ -288,6 +288,7 @@ func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
 			out.Grader = llm.ProcessGrader{C: c, Labels: grader.LabelerOf(b), Bench: b}
 		case "evolver":
 			out.Evolver = llm.Evolver{C: c, Lessons: evolver.LessonsOf(b)}
+			out.Model = llm.Method{C: c}
 		}
 	}
 	if err := bench.CheckJudge(b, out.Judge); err != nil {

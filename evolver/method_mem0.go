@@ -105,6 +105,9 @@ func (m Mem0) Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth 
 				c.Text, c.SearchText = op.Text, in.Opening+" "+op.Text
 			}
 			c.Ask, c.Tests = union(old.Ask, f.Ask), union(old.Tests, f.Tests)
+			if c.Avoid == "" && old.Diagnosis == c.Diagnosis {
+				c.Avoid = old.Avoid // what the memory warned against still holds
+			}
 			out.Evict = append(out.Evict, old.ID)
 			cards = append(cards, c)
 		case Mem0Delete:
@@ -189,7 +192,7 @@ func (m Mem0) decide(ctx context.Context, f mem0Fact, hits []clinic.Card) (mem0O
 func mem0Rule(f mem0Fact, hits []clinic.Card) mem0Op {
 	for _, h := range hits {
 		switch {
-		case f.Diagnosis != "" && h.Diagnosis == f.Diagnosis && h.Avoid == f.Avoid:
+		case f.Diagnosis != "" && h.Diagnosis == f.Diagnosis && (f.Avoid == "" || h.Avoid == f.Avoid):
 			if len(union(h.Ask, f.Ask)) > len(h.Ask) || len(union(h.Tests, f.Tests)) > len(h.Tests) {
 				return mem0Op{Op: Mem0Update, ID: h.ID}
 			}
