@@ -195,6 +195,7 @@ func (e *Engine) NewWorker(c client.Client, taskQueue string) worker.Worker {
 	w.RegisterWorkflow(workflows.EpisodeWorkflow)
 	w.RegisterWorkflow(workflows.EvaluationWorkflow)
 	w.RegisterWorkflow(workflows.ExperimentWorkflow)
+	w.RegisterWorkflow(workflows.OptimizeWorkflow)
 	w.RegisterActivity(e.Activities)
 	return w
 }

@@ -29,20 +29,22 @@ import (
 // (feedback), or, with none to add, drops the parent's last rule.
 type EvoPrompt struct{ Model Model }
 
-// EvoPromptChild breeds child slot of generation gen from the pool.
-// feedback are the graded development episodes of the pool's candidates,
-// by candidate index.
-func (e EvoPrompt) EvoPromptChild(ctx context.Context, cfg settings.Evolver, run string, pool []Candidate, feedback map[int][]Input, gen, slot int) ([]clinic.Rule, error) {
-	if len(pool) == 0 {
-		return nil, fmt.Errorf("evoprompt: an empty population")
-	}
+// EvoPromptParents draws the two parents of child slot of generation gen
+// by roulette-wheel selection (deterministic per run, generation and slot).
+func EvoPromptParents(run string, pool []Candidate, gen, slot int) (int, int) {
 	rng := draw(run, gen, slot)
-	p1, p2 := roulette(pool, rng.Float64()), roulette(pool, rng.Float64())
+	return roulette(pool, rng.Float64()), roulette(pool, rng.Float64())
+}
+
+// EvoPromptChild breeds child slot of generation gen from parents p1 and
+// p2; feedback are p1's graded development episodes (the mechanical
+// mutation's source).
+func (e EvoPrompt) EvoPromptChild(ctx context.Context, cfg settings.Evolver, p1, p2 Candidate, feedback []Input, gen, slot int) ([]clinic.Rule, error) {
 	prefix := fmt.Sprintf("g%d-c%d", gen, slot)
 	req := struct {
 		Parent1, Parent2 []string
 		Budget           int
-	}{ruleTexts(pool[p1].Rules), ruleTexts(pool[p2].Rules), cfg.RuleBudget}
+	}{ruleTexts(p1.Rules), ruleTexts(p2.Rules), cfg.RuleBudget}
 	var reply struct {
 		Rules []string `json:"rules"`
 	}
@@ -51,12 +53,10 @@ func (e EvoPrompt) EvoPromptChild(ctx context.Context, cfg settings.Evolver, run
 		return nil, err
 	}
 	if ok {
-		return fromLines(reply.Rules, [][]clinic.Rule{pool[p1].Rules, pool[p2].Rules}, prefix, cfg.RuleBudget, nil), nil
+		return fromLines(reply.Rules, [][]clinic.Rule{p1.Rules, p2.Rules}, prefix, cfg.RuleBudget, nil), nil
 	}
-	child := crossover(pool[p1].Rules, pool[p2].Rules, cfg.RuleBudget, cfg.SameAt)
-	fb := feedback[p1]
-	if len(fb) > 0 {
-		in := fb[rng.IntN(len(fb))]
+	child := crossover(p1.Rules, p2.Rules, cfg.RuleBudget, cfg.SameAt)
+	for _, in := range feedback {
 		for _, d := range proposals(cfg, in, ContextWords(in.Opening)) {
 			text := ruleText(d)
 			if duplicateOf(child, text, cfg.SameAt) < 0 && len(child) < cfg.RuleBudget {
