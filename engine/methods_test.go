@@ -67,8 +67,8 @@ func TestMethodsExperimentRunsOffline(t *testing.T) {
 			t.Logf("%s-%s cards: %v", b, m, kinds(b+"-"+m))
 		}
 		mem0 += kinds(b + "-mem0")[clinic.CardMemory]
-		require.Positive(t, kinds(b+"-exprag")[clinic.CardExperience], "%s-exprag keeps experiences", b)
-		require.Positive(t, kinds(b+"-transcripts")[clinic.CardSummary], "%s-transcripts keeps transcripts", b)
+		require.Positive(t, kinds(b + "-exprag")[clinic.CardExperience], "%s-exprag keeps experiences", b)
+		require.Positive(t, kinds(b + "-transcripts")[clinic.CardSummary], "%s-transcripts keeps transcripts", b)
 		require.Empty(t, kinds(b+"-static"), "%s-static keeps nothing", b)
 		for _, m := range []string{"evoprompt", "gepa"} {
 			dev, err := env.Engine.Results.Records(ctx, contract.DevRunID(spec.RunID(b+"-"+m), 0, 0))
