@@ -180,8 +180,10 @@ const (
 
 // Card kinds the evolver may write: MedEvoEval's success, correction and rule
 // cards (§3.4), EvoClinician's advice entries, and transcript summaries (the
-// memory-agent and RAG baselines of EvoClinician §4).
-var CardKinds = []string{"success", "correction", "rule", "advice", "summary"}
+// memory-agent and RAG baselines of EvoClinician §4), and the kinds only the
+// other learning methods write: Mem0's memory items and Evo-Memory's
+// experiences (evolver.method; docs/learning-methods.md).
+var CardKinds = []string{"success", "correction", "rule", "advice", "summary", "memory", "experience"}
 
 // Process labels (EvoClinician §3: the process grader's label set).
 var Labels = []string{"HIGH_YIELD", "LOW_YIELD", "INEFFICIENT", "CRITICAL_ERROR"}
