@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -145,4 +146,12 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 		counted += r.Helpful + r.Harmful
 	}
 	require.Positive(t, counted, "ace's playbook carries its counters")
+
+	// An operator follows the methods in the workers' output.
+	logs, err := os.ReadFile(filepath.Join(dir, "worker.log"))
+	require.NoError(t, err)
+	for _, line := range []string{`msg="learning method updated"`, `method=mem0`, `method=ace`, `msg="development phase finished"`,
+		`msg="development candidate bred"`} {
+		require.Contains(t, string(logs), line, "the worker's output")
+	}
 }
