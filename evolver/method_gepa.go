@@ -25,9 +25,10 @@ import (
 // reflects on the parent's graded development episodes and returns the
 // rewritten rules. The mechanical reflection applies clinevo's rule edits
 // from each graded development episode of the parent, in order (its labels
-// and rationales are the natural-language feedback). Gap: a child joins the
-// pool without GEPA's minibatch acceptance test; every child is scored on
-// the whole development set.
+// and rationales are the natural-language feedback). A child joins the pool
+// only if it scores higher than its parent (GEPAAccept); clinevo's
+// development sets are small, so the minibatch GEPA tests a child on first
+// is the whole development set.
 type GEPA struct{ Model Model }
 
 // ParetoFront are the indices of the candidates on the Pareto front over the
@@ -63,6 +64,13 @@ func ParetoFront(pool []Candidate) []int {
 		}
 	}
 	return front
+}
+
+// GEPAAccept reports whether a child joins the pool: its total score on the
+// minibatch (here the development cases) is higher than its parent's (GEPA
+// §3: a mutation that does not improve on its parent is discarded).
+func GEPAAccept(parent, child Candidate) bool {
+	return child.Mean()*float64(len(child.Scores)) > parent.Mean()*float64(len(parent.Scores))
 }
 
 func dominates(a, b Candidate) bool {

@@ -306,6 +306,9 @@ func TestGEPAKeepsAParetoFront(t *testing.T) {
 		require.Equal(t, p, evolver.GEPAParent("run", pool, 1, slot), "the draw is deterministic")
 	}
 	require.Len(t, seen, 2, "both front members are drawn")
+	require.True(t, evolver.GEPAAccept(pool[2], pool[0]), "1.5 beats 1.2 in total")
+	require.False(t, evolver.GEPAAccept(pool[0], pool[3]), "1.4 does not beat 1.5")
+	require.False(t, evolver.GEPAAccept(pool[0], pool[0]), "a tie is no improvement")
 
 	ctx := context.Background()
 	fb := []evolver.Input{episode(1, "d1", "angina", true, grader.HighYield, grader.HighYield, grader.HighYield)}

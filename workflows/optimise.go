@@ -24,8 +24,8 @@ const versionDevPhase = "dev-phase"
 // bred child are played on the development cases as an EvaluationWorkflow
 // (kind dev, no memory), each child bred by the Breed activity from the
 // candidates so far and their per-case scores. EvoPrompt keeps the best
-// Population after every generation (§3.2); GEPA keeps every candidate and
-// draws parents from the Pareto front. It returns the best candidate by
+// Population after every generation (§3.2); GEPA keeps every child that
+// beats its parent and draws parents from the Pareto front. It returns the best candidate by
 // mean score, which the stream freezes. Every step is recorded: a crashed
 // phase resumes where it stopped, with the children and scores it stored.
 func OptimizeWorkflow(ctx workflow.Context, spec contract.OptimizeSpec) (contract.OptimizeResult, error) {
@@ -76,8 +76,15 @@ func OptimizeWorkflow(ctx workflow.Context, spec contract.OptimizeSpec) (contrac
 			if err != nil {
 				return contract.OptimizeResult{}, err
 			}
-			pool = append(pool, c)
 			played++
+			if spec.Settings.Evolver.Method == settings.MethodGEPA {
+				if parent := pool[evolver.GEPAParent(spec.RunID, pool, gen, slot)]; !evolver.GEPAAccept(parent, c) {
+					log.Info("development candidate discarded", "run", spec.RunID, "generation", gen, "slot", slot, "mean_s", c.Mean(),
+						"parent", parent.Run, "parent_mean_s", parent.Mean())
+					continue
+				}
+			}
+			pool = append(pool, c)
 		}
 		if spec.Settings.Evolver.Method == settings.MethodEvoPrompt {
 			var next []evolver.Candidate
