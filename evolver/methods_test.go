@@ -335,7 +335,10 @@ func TestEvoPromptBreedsAndSelects(t *testing.T) {
 	ctx := context.Background()
 	c := cfg()
 	p1, p2 := evolver.EvoPromptParents("run", []evolver.Candidate{a, b}, 1, 0)
-	require.Equal(t, [2]int{p1, p2}, func() [2]int { x, y := evolver.EvoPromptParents("run", []evolver.Candidate{a, b}, 1, 0); return [2]int{x, y} }())
+	require.Equal(t, [2]int{p1, p2}, func() [2]int {
+		x, y := evolver.EvoPromptParents("run", []evolver.Candidate{a, b}, 1, 0)
+		return [2]int{x, y}
+	}())
 	child, err := evolver.EvoPrompt{}.EvoPromptChild(ctx, c, a, b, nil, 1, 0)
 	require.NoError(t, err)
 	require.NotEmpty(t, child)
