@@ -38,6 +38,9 @@ type Bank interface {
 	// Search returns up to k cards of the given kinds most similar to text,
 	// best first.
 	Search(ctx context.Context, text string, k int, kinds ...clinic.CardKind) ([]memory.Hit, error)
+	// Cards returns the cards of the given IDs that are live, in the order
+	// of ids; an unknown or evicted ID is left out.
+	Cards(ctx context.Context, ids []string) ([]clinic.Card, error)
 }
 
 // Env is what a method may use besides the episode: the evolver role's

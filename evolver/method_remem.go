@@ -98,14 +98,14 @@ func (r ReMem) retrieved(ctx context.Context, in Input) ([]clinic.Card, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	hits, err := r.Bank.Search(ctx, in.Opening, max(len(ids), mem0Similar)*4, clinic.CardExperience)
+	cards, err := r.Bank.Cards(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("remem: %w", err)
 	}
 	var out []clinic.Card
-	for _, h := range hits {
-		if slices.Contains(ids, h.Card.ID) {
-			out = append(out, h.Card)
+	for _, c := range cards {
+		if c.Kind == clinic.CardExperience {
+			out = append(out, c)
 		}
 	}
 	return out, nil

@@ -46,6 +46,18 @@ func (b *bank) Search(_ context.Context, text string, k int, kinds ...clinic.Car
 	return memory.TopK(hits, k), nil
 }
 
+func (b *bank) Cards(_ context.Context, ids []string) ([]clinic.Card, error) {
+	var out []clinic.Card
+	for _, id := range ids {
+		for _, c := range b.cards {
+			if c.ID == id && c.EvictedEpisode == 0 {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
 // apply writes an output's cards and deletions at episode n, as runner.Apply does.
 func (b *bank) apply(out evolver.Output, n int) {
 	for i := range b.cards {

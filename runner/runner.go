@@ -6,6 +6,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -134,6 +135,23 @@ func (b bankView) Search(ctx context.Context, text string, k int, kinds ...clini
 	f := b.f
 	f.Kinds = kinds
 	return b.store.Search(ctx, memory.Query{Text: text, K: k, Filter: f})
+}
+
+func (b bankView) Cards(ctx context.Context, ids []string) ([]clinic.Card, error) {
+	var out []clinic.Card
+	for _, id := range ids {
+		c, err := b.store.Get(ctx, id)
+		if errors.Is(err, memory.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if b.f.AsOf > 0 && memory.Match(&c, b.f) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // Start begins (or rebuilds from events) an episode in the run's benchmark.
