@@ -5,6 +5,8 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/clinevo/clinevo/evolver"
 )
@@ -21,6 +23,19 @@ var MethodVersions = map[string]string{
 }
 
 var methodPrompts = MustTemplates(methodFiles, "prompts/methods", MethodVersions)
+
+// MethodTemplates are the versions of a learning method's templates, in
+// name order; nil for a method without any (clinevo's evolver has its own).
+func MethodTemplates(method string) []string {
+	var out []string
+	for name, v := range MethodVersions {
+		if strings.HasPrefix(name, method+"_") {
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
 
 // Method is the evolver role as the learning methods ask it: a task's
 // template with the request as JSON, the reply decoded into the method's
