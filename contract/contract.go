@@ -130,7 +130,9 @@ func OptimizeWorkflowID(run string) string { return run + "/optimize" }
 
 // DevRunID names the development evaluation of candidate slot of
 // generation gen (generation 0: the seed) of a run's development phase.
-func DevRunID(run string, gen, slot int) string { return fmt.Sprintf("%s/dev/g%02d-c%02d", run, gen, slot) }
+func DevRunID(run string, gen, slot int) string {
+	return fmt.Sprintf("%s/dev/g%02d-c%02d", run, gen, slot)
+}
 
 // OptimizeSpec is a prompt optimiser's development phase before a stream
 // (evolver.method evoprompt or gepa; settings evolver.dev): candidate rule
