@@ -28,8 +28,10 @@ import (
 // bullet helpful when a graded action of this episode supports it (as Cite
 // counts citations) and harmful when the episode took the action the bullet
 // prescribes and the grader called it inefficient or a critical error; its
-// insights are clinevo's proposals from the graded actions. The curator
-// is always mechanical: an insight that near-duplicates a bullet
+// insights are clinevo's proposals from the graded actions. With a model,
+// one call tags and proposes the delta bullets (reflector and curator);
+// merging the deltas is deterministic under every role, as ACE's merge is:
+// an insight that near-duplicates a bullet
 // (similarity at least evolver.same_at, or the same action on the same
 // target) counts as that bullet helping again; otherwise it is added.
 // Then duplicates are merged (counters summed into the older) and, over
