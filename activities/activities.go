@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -392,7 +393,7 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (_ TurnSummary, e
 	view := ep.View(nil, in.Rules)
 	var dec decision
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
-		cards, err := runner.Retrieve(ctx, d.Memory, view, in.Settings.Memory, meta(in.EpisodeInput))
+		cards, err := runner.Retrieve(ctx, d.Memory, view, in.Settings.Recall(), meta(in.EpisodeInput))
 		if err != nil {
 			return err
 		}
@@ -647,6 +648,10 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (_ EvolveOutput
 		}
 		if len(l.Evicted) > 0 {
 			log.Info("cards evicted", "run", in.Run, "episode", ref.EpisodeID, "evicted", len(l.Evicted), "memory_budget", in.Settings.Evolver.MemoryBudget)
+		}
+		if m := in.Settings.Evolver.MethodName(); m != settings.MethodClinevo {
+			log.Info("learning method updated", "run", in.Run, "episode", ref.EpisodeID, "method", m, "rules", len(l.Rules),
+				"written", len(l.Written), "evicted", len(l.Evicted), "edits", strings.Join(l.Edits, "; "))
 		}
 		if len(l.Skipped) > 0 {
 			log.Info("evolver edits rejected by the leak screen", "run", in.Run, "episode", ref.EpisodeID, "rejected", len(l.Skipped))

@@ -31,6 +31,12 @@ type StageMean struct {
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 	// TimeMS is the mean activity time per episode by phase.
 	TimeMS map[string]float64 `json:"time_ms,omitempty"`
+	// Tokens and ModelUSD are the mean model use per episode by role
+	// (prompt and completion tokens, cost): with TimeMS, what a learning
+	// method's update costs (the evolver role's) beside diagnosing (EvoClinician
+	// Table 2). Empty under the built-in roles.
+	Tokens   map[string]float64 `json:"tokens,omitempty"`
+	ModelUSD map[string]float64 `json:"model_usd,omitempty"`
 }
 
 // RunningPoint is the running mean over a stream's first T episodes
@@ -99,6 +105,13 @@ func StageMeans(records []results.Record) []StageMean {
 			}
 			m.TimeMS[k] += v
 		}
+		for role, u := range r.Usage {
+			if m.Tokens == nil {
+				m.Tokens, m.ModelUSD = map[string]float64{}, map[string]float64{}
+			}
+			m.Tokens[role] += float64(u.PromptTokens + u.CompletionTokens)
+			m.ModelUSD[role] += u.CostUSD
+		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].run != keys[j].run {
@@ -117,6 +130,10 @@ func StageMeans(records []results.Record) []StageMean {
 		}
 		for phase := range m.TimeMS {
 			m.TimeMS[phase] /= n
+		}
+		for role := range m.Tokens {
+			m.Tokens[role] /= n
+			m.ModelUSD[role] /= n
 		}
 		out = append(out, m)
 	}

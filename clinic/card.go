@@ -10,6 +10,8 @@ const (
 	CardRule       CardKind = "rule"       // ACTION=<ASK|REQUEST_TEST|CALL_MDT|FINALIZE> <target> WHEN <context>
 	CardAdvice     CardKind = "advice"     // compressed context, action, outcome, grade
 	CardSummary    CardKind = "summary"    // a compressed past transcript (EvoClinician's memory-agent and RAG baselines)
+	CardMemory     CardKind = "memory"     // a consolidated memory item (Mem0)
+	CardExperience CardKind = "experience" // a past task, what was done and its feedback (Evo-Memory's ExpRAG and ReMem)
 )
 
 // Card is one memory card. The hint fields are what the doctor may see; the
@@ -38,4 +40,8 @@ type Rule struct {
 	// book retires the rule least cited in the last W episodes (EvoClinician
 	// §3, prompt evolution; settings evolver.cite_window).
 	CitedAt []int `json:"cited_at,omitempty"`
+	// Helpful and Harmful count the episodes in which the rule helped or
+	// hurt: ACE's bullet counters (a playbook's bullets are rules).
+	Helpful int `json:"helpful,omitempty"`
+	Harmful int `json:"harmful,omitempty"`
 }

@@ -84,6 +84,7 @@ const (
 	KindStageEval  Kind = "stage_eval"
 	KindReplay     Kind = "replay"
 	KindHeldOut    Kind = "heldout"
+	KindDev        Kind = "dev" // a prompt optimiser's development episodes (evolver.dev)
 	KindExperiment Kind = "experiment"
 )
 
@@ -122,6 +123,37 @@ func ExperimentWorkflowID(name string) string { return name + "/experiment" }
 // EpisodeWorkflowID is the stable ID of an episode: <run>/p<pass>/s<stage>/e<index>-<case>.
 func EpisodeWorkflowID(run string, pass, stage, index int, caseID string) string {
 	return fmt.Sprintf("%s/p%d/s%02d/e%04d-%s", run, pass, stage, index, caseID)
+}
+
+// OptimizeWorkflowID is the workflow ID of a stream's development phase.
+func OptimizeWorkflowID(run string) string { return run + "/optimize" }
+
+// DevRunID names the development evaluation of candidate slot of
+// generation gen (generation 0: the seed) of a run's development phase.
+func DevRunID(run string, gen, slot int) string {
+	return fmt.Sprintf("%s/dev/g%02d-c%02d", run, gen, slot)
+}
+
+// OptimizeSpec is a prompt optimiser's development phase before a stream
+// (evolver.method evoprompt or gepa; settings evolver.dev): candidate rule
+// books bred from the seed and played on the development cases.
+type OptimizeSpec struct {
+	RunID                  string            `json:"run_id"` // the stream's run
+	Corpus                 string            `json:"corpus"` // the development corpus
+	Pass                   int               `json:"pass"`
+	Seed                   []clinic.Rule     `json:"seed,omitempty"`
+	EvalConcurrency        int               `json:"eval_concurrency,omitempty"`
+	ActivityTimeoutSeconds int               `json:"activity_timeout_seconds,omitempty"`
+	Settings               settings.Settings `json:"settings"`
+}
+
+// OptimizeResult is the rule book the development phase froze and how it
+// scored.
+type OptimizeResult struct {
+	RuleBook   []clinic.Rule `json:"rule_book"`
+	Candidates int           `json:"candidates"`
+	Best       string        `json:"best"` // the development run that scored it
+	Mean       float64       `json:"mean"`
 }
 
 // StageEvalRunID names the stage evaluation of stage j.
@@ -430,8 +462,8 @@ func (e EvalSpec) Validate() error {
 		return fmt.Errorf("evaluation %s: case_ids: at least one is required", e.RunID)
 	case len(e.Conditions) != 0 && len(e.Conditions) != len(e.CaseIDs):
 		return fmt.Errorf("evaluation %s: %d conditions for %d case_ids", e.RunID, len(e.Conditions), len(e.CaseIDs))
-	case e.Kind != KindStageEval && e.Kind != KindReplay && e.Kind != KindHeldOut:
-		return fmt.Errorf("evaluation %s: kind %q, want stage_eval, replay or heldout", e.RunID, e.Kind)
+	case e.Kind != KindStageEval && e.Kind != KindReplay && e.Kind != KindHeldOut && e.Kind != KindDev:
+		return fmt.Errorf("evaluation %s: kind %q, want stage_eval, replay, heldout or dev", e.RunID, e.Kind)
 	case e.AsOf < 0 || e.FirstIndex < 0:
 		return fmt.Errorf("evaluation %s: as_of and first_index must not be negative", e.RunID)
 	}

@@ -196,6 +196,7 @@ func (e *Engine) NewWorker(c client.Client, taskQueue string) worker.Worker {
 	w.RegisterWorkflow(workflows.EpisodeWorkflow)
 	w.RegisterWorkflow(workflows.EvaluationWorkflow)
 	w.RegisterWorkflow(workflows.ExperimentWorkflow)
+	w.RegisterWorkflow(workflows.OptimizeWorkflow)
 	w.RegisterActivity(e.Activities)
 	return w
 }
@@ -290,6 +291,7 @@ func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
 			out.Grader = llm.ProcessGrader{C: c, Labels: grader.LabelerOf(b), Bench: b}
 		case "evolver":
 			out.Evolver = llm.Evolver{C: c, Lessons: evolver.LessonsOf(b)}
+			out.Model = llm.Method{C: c}
 		}
 	}
 	if s.Doctor.Panel() {

@@ -45,10 +45,13 @@ type Input struct {
 
 // Output is the evolver's decision for one episode.
 type Output struct {
-	Rules   []clinic.Rule // the new rule book
-	Cards   []clinic.Card // cards to upsert
-	Edits   []string      // human-readable log of rule edits
-	Skipped []string      // edits and cards rejected by the leak screen
+	Rules []clinic.Rule // the new rule book
+	Cards []clinic.Card // cards to upsert
+	// Evict are cards the method deletes from memory at this episode (Mem0's
+	// DELETE and UPDATE, ReMem's pruning), beside the budget's evictions.
+	Evict   []string `json:",omitempty"`
+	Edits   []string // human-readable log of rule edits
+	Skipped []string // edits and cards rejected by the leak screen
 }
 
 var uuidSpace = uuid.MustParse("6f1c5bb4-6c36-4f0e-9d4a-0c3f2a3b7e11")

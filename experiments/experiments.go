@@ -22,9 +22,15 @@ import (
 //go:embed quick.yaml
 var Quick []byte
 
+// Methods runs every learning method (evolver.method) on one case stream
+// per benchmark (docs/learning-methods.md).
+//
+//go:embed methods.yaml
+var Methods []byte
+
 // shared are the specs of this folder by file name: the ones that are not a
 // single benchmark's.
-var shared = map[string][]byte{"quick.yaml": Quick}
+var shared = map[string][]byte{"quick.yaml": Quick, "methods.yaml": Methods}
 
 // Specs are a benchmark's shipped experiment specs (a capability), by file
 // name, embedded from its folder.

@@ -6,6 +6,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -44,6 +45,10 @@ type Roles struct {
 	Judge   grader.Judge
 	Grader  grader.ProcessGrader
 	Evolver evolver.Evolver
+	// Model is the evolver role as the learning methods other than
+	// clinevo's ask it (reflection, consolidation, mutation); nil: their
+	// mechanical forms.
+	Model evolver.Model
 }
 
 // BuiltinRoles are the deterministic built-in roles: the environment's here,
@@ -95,6 +100,58 @@ func (d Deps) Evolver() (evolver.Evolver, error) {
 		return nil, err
 	}
 	return evolver.Builtin{Lessons: evolver.LessonsOf(b)}, nil
+}
+
+// Method is the run's learning method (evolver.method) learning from
+// episode m: clinevo's evolver (Evolver), or another method with the
+// evolver role's model and the memory as it was before the episode.
+func (d Deps) Method(m Meta) (evolver.Evolver, error) {
+	clin, err := d.Evolver()
+	if err != nil {
+		return nil, err
+	}
+	b, err := bench.Of(d.Settings)
+	if err != nil {
+		return nil, err
+	}
+	env := evolver.Env{Model: d.Roles.Model, Lessons: evolver.LessonsOf(b), Clinevo: clin}
+	if d.Memory != nil {
+		env.Bank = bankView{store: d.Memory, f: memory.Filter{Runs: m.MemoryRuns, AsOf: m.Number - 1}}
+	}
+	return evolver.New(d.Settings.Evolver, env)
+}
+
+// bankView is a memory lineage as of an episode: what a learning method
+// reads of memory.
+type bankView struct {
+	store memory.Store
+	f     memory.Filter
+}
+
+func (b bankView) Search(ctx context.Context, text string, k int, kinds ...clinic.CardKind) ([]memory.Hit, error) {
+	if b.f.AsOf <= 0 {
+		return nil, nil // nothing can have been written before the first episode
+	}
+	f := b.f
+	f.Kinds = kinds
+	return b.store.Search(ctx, memory.Query{Text: text, K: k, Filter: f})
+}
+
+func (b bankView) Cards(ctx context.Context, ids []string) ([]clinic.Card, error) {
+	var out []clinic.Card
+	for _, id := range ids {
+		c, err := b.store.Get(ctx, id)
+		if errors.Is(err, memory.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if b.f.AsOf > 0 && memory.Match(&c, b.f) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // Start begins (or rebuilds from events) an episode in the run's benchmark.
@@ -231,7 +288,7 @@ func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, err
 	}
 	for !ep.Done() {
 		view := ep.View(nil, m.Rules)
-		cards, err := Retrieve(ctx, d.Memory, view, d.Settings.Memory, m)
+		cards, err := Retrieve(ctx, d.Memory, view, d.Settings.Recall(), m)
 		if err != nil {
 			return clinic.Trace{}, err
 		}
@@ -354,7 +411,7 @@ func Propose(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grad
 	if err != nil {
 		return evolver.Output{}, err
 	}
-	evo, err := d.Evolver()
+	evo, err := d.Method(m)
 	if err != nil {
 		return evolver.Output{}, err
 	}
@@ -369,7 +426,7 @@ func Propose(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grad
 // deterministic and evictions keep their first episode, so Apply may be repeated.
 func Apply(ctx context.Context, d Deps, out evolver.Output, m Meta, pg grader.ProcessGrade) (Lesson, error) {
 	l := Lesson{Grade: pg, Rules: out.Rules, Edits: out.Edits, Skipped: out.Skipped}
-	if d.Memory == nil || len(out.Cards) == 0 {
+	if d.Memory == nil || (len(out.Cards) == 0 && len(out.Evict) == 0) {
 		return l, nil
 	}
 	live, err := d.Memory.List(ctx, memory.Filter{Runs: m.MemoryRuns, AsOf: m.Number - 1})
@@ -382,14 +439,19 @@ func Apply(ctx context.Context, d Deps, out evolver.Output, m Meta, pg grader.Pr
 		written[c.ID] = true
 		l.Written = append(l.Written, c.ID)
 	}
+	// The method's own deletions go first; the budget evicts among the rest.
+	gone := map[string]bool{}
+	for _, id := range out.Evict {
+		gone[id] = true
+	}
 	var older []clinic.Card
 	for _, c := range live {
-		if !written[c.ID] {
+		if !written[c.ID] && !gone[c.ID] {
 			older = append(older, c)
 		}
 	}
 	cfg := d.Settings.Evolver
-	l.Evicted = evolver.Evictions(older, len(out.Cards), cfg.MemoryBudget, m.Number, cfg)
+	l.Evicted = append(append([]string(nil), out.Evict...), evolver.Evictions(older, len(out.Cards), cfg.MemoryBudget, m.Number, cfg)...)
 	if err := d.Memory.Upsert(ctx, out.Cards); err != nil {
 		return Lesson{}, fmt.Errorf("learn: %w", err)
 	}

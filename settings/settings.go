@@ -89,6 +89,10 @@ type Scoring struct {
 
 // Evolver bounds what the evolver learns and how.
 type Evolver struct {
+	// Method is the learning method (Methods; docs/learning-methods.md):
+	// clinevo's own Diagnose–Grade–Evolve loop, or one of the methods
+	// EvoClinician §4 compares it with, or ACE.
+	Method       string  `json:"method" mapstructure:"method"`
 	Mode         string  `json:"mode" mapstructure:"mode"`                   // write_back (MedEvoEval) | score_only (EvoClinician)
 	RuleBudget   int     `json:"rule_budget" mapstructure:"rule_budget"`     // B_P; 0: no rule book (a static prompt)
 	MemoryBudget int     `json:"memory_budget" mapstructure:"memory_budget"` // B_M
@@ -118,6 +122,56 @@ type Evolver struct {
 	// LeakNGram-word n-grams, in any order, of a text the episode did not reveal.
 	LeakNGram   int     `json:"leak_ngram" mapstructure:"leak_ngram"`
 	LeakOverlap float64 `json:"leak_overlap" mapstructure:"leak_overlap"`
+	// SameAt is the similarity at which two memories or bullets are about the
+	// same thing: Mem0 updates instead of adding, ACE merges the duplicate
+	// (clinevo's own default: neither paper gives a number).
+	SameAt float64 `json:"same_at" mapstructure:"same_at"`
+	// Dev is the development phase of the methods that optimise a prompt
+	// before the stream and then freeze it (EvoPrompt, GEPA).
+	Dev Dev `json:"dev" mapstructure:"dev"`
+}
+
+// Dev is a prompt optimiser's development phase: Generations rounds, each
+// proposing Population candidate rule books, every candidate played on the
+// first Cases cases of Corpus (the stream's own corpus when empty) with no
+// memory. Defaults are clinevo's own, small enough to run offline.
+type Dev struct {
+	Corpus      string `json:"corpus" mapstructure:"corpus"`
+	Cases       int    `json:"cases" mapstructure:"cases"`
+	Generations int    `json:"generations" mapstructure:"generations"`
+	Population  int    `json:"population" mapstructure:"population"`
+}
+
+// Learning methods (evolver.method).
+const (
+	MethodClinevo     = "clinevo"     // EvoClinician's Diagnose–Grade–Evolve (§3): rules and memory from graded actions
+	MethodStatic      = "static"      // a fixed prompt: nothing carried between episodes
+	MethodTranscripts = "transcripts" // the memory agent: the newest past transcripts in context
+	MethodRAG         = "rag"         // past transcripts retrieved by similarity
+	MethodMem0        = "mem0"
+	MethodExpRAG      = "exprag"
+	MethodReMem       = "remem"
+	MethodEvoPrompt   = "evoprompt"
+	MethodGEPA        = "gepa"
+	MethodEvoTest     = "evotest"
+	MethodACE         = "ace"
+)
+
+// Methods lists every learning method evolver.method accepts.
+var Methods = []string{MethodClinevo, MethodStatic, MethodTranscripts, MethodRAG, MethodMem0, MethodExpRAG, MethodReMem,
+	MethodEvoPrompt, MethodGEPA, MethodEvoTest, MethodACE}
+
+// Optimises reports whether the method optimises its prompt on a
+// development subset before the stream (EvoPrompt, GEPA).
+func (v Evolver) Optimises() bool { return v.Method == MethodEvoPrompt || v.Method == MethodGEPA }
+
+// MethodName is the run's learning method, clinevo for settings from before
+// the setting existed.
+func (v Evolver) MethodName() string {
+	if v.Method == "" {
+		return MethodClinevo
+	}
+	return v.Method
 }
 
 // Feedback modes.
@@ -128,8 +182,10 @@ const (
 
 // Card kinds the evolver may write: MedEvoEval's success, correction and rule
 // cards (§3.4), EvoClinician's advice entries, and transcript summaries (the
-// memory-agent and RAG baselines of EvoClinician §4).
-var CardKinds = []string{"success", "correction", "rule", "advice", "summary"}
+// memory-agent and RAG baselines of EvoClinician §4), and the kinds only the
+// other learning methods write: Mem0's memory items and Evo-Memory's
+// experiences (evolver.method; docs/learning-methods.md).
+var CardKinds = []string{"success", "correction", "rule", "advice", "summary", "memory", "experience"}
 
 // Process labels (EvoClinician §3: the process grader's label set).
 var Labels = []string{"HIGH_YIELD", "LOW_YIELD", "INEFFICIENT", "CRITICAL_ERROR"}
@@ -230,7 +286,8 @@ func Default() Settings {
 			US: 0.6, UT: 0.2, UE: 0.1, UR: 0.1, MatchAt: 0.5, SupportAt: 0.5},
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
 			CardKinds: []string{"success", "correction", "rule"}, MemoryLabels: []string{"HIGH_YIELD", "CRITICAL_ERROR", "INEFFICIENT"},
-			UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5},
+			UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5, Method: MethodClinevo, SameAt: 0.5,
+			Dev: Dev{Cases: 6, Generations: 2, Population: 3}},
 		Memory:     Memory{K: 5, Backend: "local", Retrieval: "similarity"},
 		Roles:      Roles{},
 		Doctor:     Doctor{Mode: SingleDoctor},
@@ -321,6 +378,12 @@ func (s Settings) Validate() error {
 	}
 	v := s.Evolver
 	switch {
+	case v.Method != "" && !slices.Contains(Methods, v.Method):
+		return fmt.Errorf("evolver.method %q, want one of %s", v.Method, strings.Join(Methods, ", "))
+	case v.SameAt < 0 || v.SameAt > 1 || math.IsNaN(v.SameAt):
+		return fmt.Errorf("evolver.same_at must be within [0, 1], got %v", v.SameAt)
+	case v.Optimises() && (v.Dev.Cases < 1 || v.Dev.Generations < 1 || v.Dev.Population < 1):
+		return fmt.Errorf("evolver.dev.cases, evolver.dev.generations and evolver.dev.population must be at least 1 for method %s", v.Method)
 	case v.Mode != WriteBack && v.Mode != ScoreOnly:
 		return fmt.Errorf("evolver.mode %q, want %s or %s", v.Mode, WriteBack, ScoreOnly)
 	case v.RuleBudget < 0:
@@ -411,6 +474,17 @@ func (r Roles) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Recall is the memory retrieval of a run: memory's, except that the memory
+// agent's method (transcripts) always shows the newest cards (EvoClinician
+// §4: it fills the context with the latest transcripts).
+func (s Settings) Recall() Memory {
+	m := s.Memory
+	if s.Evolver.Method == MethodTranscripts {
+		m.Retrieval = "recent"
+	}
+	return m
 }
 
 // Rules reports whether the run keeps a rule book (B_P > 0).

@@ -75,6 +75,10 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"feedback", func(s *settings.Settings) { s.Evolver.Mode = "telepathy" }, "evolver.mode"},
 		{"memory budget", func(s *settings.Settings) { s.Evolver.MemoryBudget = 0 }, "evolver.memory_budget (B_M)"},
 		{"card kind", func(s *settings.Settings) { s.Evolver.CardKinds = []string{"poem"} }, "evolver.card_kinds[0]"},
+		{"method", func(s *settings.Settings) { s.Evolver.Method = "sgd" },
+			`evolver.method "sgd", want one of clinevo, static, transcripts, rag, mem0, exprag, remem, evoprompt, gepa, evotest, ace`},
+		{"same at", func(s *settings.Settings) { s.Evolver.SameAt = 1.5 }, "evolver.same_at"},
+		{"dev phase", func(s *settings.Settings) { s.Evolver.Method, s.Evolver.Dev.Cases = settings.MethodGEPA, 0 }, "evolver.dev.cases"},
 		{"k", func(s *settings.Settings) { s.Memory.K = -1 }, "memory.k"},
 		{"role", func(s *settings.Settings) { s.Roles["surgeon"] = settings.Role{} }, "roles.surgeon: unknown role"},
 		{"model role", func(s *settings.Settings) {

@@ -238,7 +238,7 @@ func (s *Server) replay(ctx context.Context, p *episodePage, c clinic.Case, src 
 			return fmt.Errorf("episode %s: rebuild turn %d: %w", p.Record.EpisodeID, i, err)
 		}
 		view := ep.View(nil, nil)
-		cards, err := runner.Retrieve(ctx, s.o.Memory, view, src.Settings.Memory, m)
+		cards, err := runner.Retrieve(ctx, s.o.Memory, view, src.Settings.Recall(), m)
 		if err != nil {
 			return fmt.Errorf("episode %s: replay the retrieval of turn %d: %w", p.Record.EpisodeID, i, err)
 		}

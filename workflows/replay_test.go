@@ -23,18 +23,22 @@ import (
 // "resolve-before-start"), and episode_waited.json is an episode that waited
 // out three failed reads of its results store (version 1 of
 // "wait-out-outages": timers, ClinevoWaiting set and removed).
+// stream_gepa.json is a gepa stream that ran its development phase first
+// (version 1 of "dev-phase"), optimize_gepa.json that phase
+// (OptimizeWorkflow: the seed and one child played, one Breed).
 func TestReplayCommittedHistories(t *testing.T) {
 	for _, f := range []string{"testdata/stream_stage1.json", "testdata/episode.json",
 		"testdata/stream_stage1_v1.json", "testdata/episode_v1.json", "testdata/episode_eval_v1.json",
 		"testdata/experiment.json", "testdata/evaluation_heldout.json", "testdata/evaluation_stage.json",
 		"testdata/experiment_planned.json", "testdata/evaluation_heldout_batches.json", "testdata/evaluation_stage_batches.json",
-		"testdata/stream_resolved.json", "testdata/episode_waited.json"} {
+		"testdata/stream_resolved.json", "testdata/episode_waited.json", "testdata/stream_gepa.json", "testdata/optimize_gepa.json"} {
 		t.Run(f, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflow(workflows.StreamWorkflow)
 			r.RegisterWorkflow(workflows.EpisodeWorkflow)
 			r.RegisterWorkflow(workflows.EvaluationWorkflow)
 			r.RegisterWorkflow(workflows.ExperimentWorkflow)
+			r.RegisterWorkflow(workflows.OptimizeWorkflow)
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}

@@ -29,6 +29,9 @@ func runStream(ctx workflow.Context, spec contract.StreamSpec) (contract.StreamR
 	if err != nil {
 		return contract.StreamResult{}, err
 	}
+	if err := s.optimise(); err != nil {
+		return contract.StreamResult{}, err
+	}
 	if s.stageUnclosed() {
 		// A restarted stream that stopped after a stage's last episode was
 		// recorded but before the stage's end was (its evaluation): end it now.

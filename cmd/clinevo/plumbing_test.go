@@ -882,6 +882,13 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 		}},
 	)
 	excluded := map[string]string{
+		"evolver.method": "chooses the learning method: each method's mechanism is tested in evolver TestMem0UpdatesAContradictedMemory and its siblings; " +
+			"every method reaches the activities through an experiment condition's settings in engine TestMethodsExperimentRunsOffline",
+		"evolver.same_at":         "read by the mem0, remem and ace methods only: evolver TestACECountsAndMergesBullets, TestMem0ModelDecidesTheOperation",
+		"evolver.dev.corpus":      "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline (dev records from it)",
+		"evolver.dev.cases":       "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
+		"evolver.dev.generations": "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
+		"evolver.dev.population":  "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"durability.max_outage": "changes nothing while every dependency answers; read by the waiter from the spec ValidateStream resolved: " +
 			"workflows TestOutageLongerThanMaxOutage, and the outages of engine/outage TestOutagesAreWaitedOut under a config's settings",
 		"durability.max_backoff": "changes nothing while every dependency answers; read by the waiter like max_outage: workflows TestOutagesAreWaitedOut " +

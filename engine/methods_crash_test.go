@@ -1,0 +1,157 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/results/sqlite"
+	"github.com/clinevo/clinevo/settings"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+// methodSpecs are three streams of eight cases, one per learning method the
+// crash test covers: mem0 (memory consolidated with updates and deletes),
+// gepa (a development phase before the stream), ace (a playbook with
+// counters).
+func methodSpecs() []contract.StreamSpec {
+	var out []contract.StreamSpec
+	for _, m := range []struct {
+		method string
+		memory contract.MemoryMode
+	}{{settings.MethodMem0, contract.MemoryEmpty}, {settings.MethodGEPA, contract.MemoryDisabled}, {settings.MethodACE, contract.MemoryDisabled}} {
+		s := settings.Default()
+		s.Episode.MDT = settings.MDTOff
+		s.Evolver.Method = m.method
+		s.Evolver.Dev = settings.Dev{Corpus: "builtin:heldout", Cases: 2, Generations: 1, Population: 2}
+		if m.method == settings.MethodMem0 {
+			s.Evolver.RuleBudget = 0
+		}
+		out = append(out, contract.StreamSpec{RunID: "crash-" + m.method, Corpus: "builtin:stream", Limit: 8, StageSize: 4,
+			Memory: m.memory, ActivityTimeoutSeconds: 3, EvalConcurrency: 2, Settings: s})
+	}
+	return out
+}
+
+// TestMethodsSurviveSIGKILL runs mem0, gepa and ace streams at once on a
+// worker process that is killed with SIGKILL twice, mid development phase
+// and mid stream, and compares everything with an uninterrupted run in
+// process: every record (rule books and ACE's counters in them), trace,
+// development record, and card (Mem0's updated and deleted memories with
+// their eviction episodes).
+func TestMethodsSurviveSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs subprocesses")
+	}
+	ctx := context.Background()
+	specs := methodSpecs()
+	ref := enginetest.Start(t)
+	for _, spec := range specs {
+		run, err := engine.StartStream(ctx, ref.Client, ref.Engine.Results, "", spec)
+		require.NoError(t, err)
+		require.NoError(t, run.Get(ctx, nil), spec.RunID)
+	}
+	_, total, err := ref.Engine.Results.Counts(ctx)
+	require.NoError(t, err)
+
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	port := enginetest.FreePort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	start(t, bin, dir, "server.log", "dev", "--port", strconv.Itoa(port), "--worker=false")
+	worker := start(t, bin, dir, "worker.log", "worker", "--address", addr)
+	var c client.Client
+	enginetest.Eventually(t, time.Minute, "the Temporal frontend", func() bool {
+		var err error
+		c, err = client.Dial(client.Options{HostPort: addr, Logger: quietLogger{}})
+		return err == nil
+	})
+	defer c.Close()
+	var runs []client.WorkflowRun
+	for _, spec := range specs {
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(spec.RunID), TaskQueue: contract.TaskQueue},
+			workflows.StreamWorkflow, spec)
+		require.NoError(t, err)
+		runs = append(runs, run)
+	}
+	res, err := sqlite.Open(ctx, filepath.Join(dir, "results.db"))
+	require.NoError(t, err)
+	defer res.Close()
+	for _, at := range []int{total / 4, total / 2} {
+		enginetest.Eventually(t, 3*time.Minute, fmt.Sprintf("%d stored turns", at), func() bool {
+			_, turns, err := res.Counts(ctx)
+			return err == nil && turns >= at
+		})
+		worker.kill()
+		worker = start(t, bin, dir, "worker.log", "worker", "--address", addr)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	for _, run := range runs {
+		var out contract.StreamResult
+		require.NoError(t, run.Get(wctx, &out))
+		require.Equal(t, 8, out.Episodes)
+	}
+	worker.kill() // the engine below opens the same stores
+	got, err := engine.Open(ctx, engine.Options{DataDir: dir})
+	require.NoError(t, err)
+	defer got.Close()
+	same := func(want, have results.Store, run string) {
+		w, err := want.Records(ctx, run)
+		require.NoError(t, err)
+		g, err := have.Records(ctx, run)
+		require.NoError(t, err)
+		require.NotEmpty(t, w, run)
+		require.Len(t, g, len(w), run)
+		for i := range w {
+			w[i].TimeMS, g[i].TimeMS = nil, nil // activity time differs from run to run
+			require.Equal(t, w[i], g[i], "record %d of %s", i+1, run)
+			_, wt, err := want.RecordTrace(ctx, w[i].EpisodeID)
+			require.NoError(t, err)
+			_, gt, err := have.RecordTrace(ctx, g[i].EpisodeID)
+			require.NoError(t, err)
+			require.Equal(t, wt, gt, "trace of %s", w[i].EpisodeID)
+		}
+	}
+	for _, spec := range specs {
+		same(ref.Engine.Results, got.Results, spec.RunID)
+	}
+	gepa := specs[1].RunID
+	for _, dev := range []string{contract.DevRunID(gepa, 0, 0), contract.DevRunID(gepa, 1, 0), contract.DevRunID(gepa, 1, 1)} {
+		same(ref.Engine.Results, got.Results, dev)
+	}
+	f := memory.Filter{Runs: []string{specs[0].RunID}, IncludeEvicted: true}
+	wc, err := ref.Engine.Memory.List(ctx, f)
+	require.NoError(t, err)
+	gc, err := got.Memory.List(ctx, f)
+	require.NoError(t, err)
+	require.NotEmpty(t, wc, "mem0 wrote memories")
+	require.Equal(t, wc, gc, "mem0's memories, evicted ones too")
+	ace, err := got.Results.Records(ctx, specs[2].RunID)
+	require.NoError(t, err)
+	counted := 0
+	for _, r := range ace[len(ace)-1].RuleBook {
+		counted += r.Helpful + r.Harmful
+	}
+	require.Positive(t, counted, "ace's playbook carries its counters")
+
+	// An operator follows the methods in the workers' output.
+	logs, err := os.ReadFile(filepath.Join(dir, "worker.log"))
+	require.NoError(t, err)
+	for _, line := range []string{`msg="learning method updated"`, `method=mem0`, `method=ace`, `msg="development phase finished"`,
+		`msg="development candidate bred"`} {
+		require.Contains(t, string(logs), line, "the worker's output")
+	}
+}

@@ -1,0 +1,159 @@
+package evolver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/clinevo/clinevo/catalog"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/settings"
+	"github.com/clinevo/clinevo/textmatch"
+)
+
+// EvoTest is evolutionary test-time learning (He et al. 2025, "EvoTest:
+// Evolutionary Test-Time Learning for Self-Improving Agentic Systems", §3):
+// after every episode an evolver agent reads the whole transcript and its
+// transcript-level score, and proposes a revised configuration of the whole
+// agent for the next episode: it rewrites the prompt and logs effective
+// state–action choices into memory. It reads no per-action labels
+// (EvoClinician §4, baseline 8: "transcript-level feedback").
+//
+// In clinevo the configuration is the rule book and the memory. With the
+// evolver role the model returns the complete new rule book (replacing the
+// old one) and the memories to log. The mechanical form rewrites the book
+// from the transcript alone: after a passing episode, every question that
+// was answered and every test that came back becomes a rule for
+// presentations like this one (merged into a rule with the same action);
+// after a failing one, the rules in force for this presentation are dropped
+// (they did not help); a passing episode's state–action choices are logged
+// as memory. Gap: EvoTest's hyperparameters and tool-use routines and its
+// UCB selection among configurations are not evolved; the latest
+// configuration is always the one played.
+type EvoTest struct{ Model Model }
+
+type evotestReply struct {
+	Rules    []string   `json:"rules"`
+	Memories []mem0Fact `json:"memories"`
+}
+
+// Evolve rewrites the configuration from the transcript.
+func (e EvoTest) Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule) (Output, error) {
+	req := struct {
+		Presentation string
+		Transcript   []string
+		Rules        []string
+		Budget       int
+	}{in.Opening, transcriptLines(in), ruleTexts(rules), cfg.RuleBudget}
+	var reply evotestReply
+	ok, err := ask(ctx, e.Model, "evotest_evolve", req, &reply)
+	if err != nil {
+		return Output{}, err
+	}
+	screen := NewScreen(cfg, in.Forbidden, truth)
+	var out Output
+	if ok {
+		out.Rules, out.Edits, out.Skipped = rewrite(rules, reply.Rules, in.Episode, cfg.RuleBudget, screen)
+	} else {
+		out.Rules, out.Edits = evotestRules(cfg, in, rules)
+		reply.Memories = nil
+		if ask, tests := returned(in); in.Outcome.Pass && (len(ask) > 0 || len(tests) > 0) {
+			reply.Memories = []mem0Fact{{Text: fmt.Sprintf("STATE %s | ACTIONS ask %s; tests %s | DIAGNOSIS %s", in.Opening, list(ask), list(tests), orNone(predicted(in))),
+				Diagnosis: predicted(in), Ask: ask, Tests: tests}}
+		}
+	}
+	if in.WriteCards {
+		var cs []clinic.Card
+		for i, m := range reply.Memories {
+			c := methodCard(in, clinic.CardAdvice, 4000+i, m.Text)
+			c.Diagnosis, c.Avoid, c.Ask, c.Tests, c.Grade = m.Diagnosis, m.Avoid, m.Ask, m.Tests, string(grader.HighYield)
+			cs = append(cs, c)
+		}
+		var skipped []string
+		out.Cards, skipped = ScreenCards(cs, screen)
+		out.Skipped = append(out.Skipped, skipped...)
+	}
+	return out, nil
+}
+
+// evotestRules is the mechanical rewrite of the rule book (see EvoTest).
+func evotestRules(cfg settings.Evolver, in Input, rules []clinic.Rule) ([]clinic.Rule, []string) {
+	if !cfg.Rules() {
+		return nil, nil
+	}
+	when := strings.Join(ContextWords(in.Opening), " ")
+	if !in.Outcome.Pass {
+		opening := textmatch.Set(in.Opening)
+		var kept []clinic.Rule
+		var log []string
+		for _, r := range rules {
+			if d, ok := clinic.ParseRule(r.Text); ok && (d.When == "" || textmatch.Coverage(textmatch.Set(d.When), opening) >= 0.5) {
+				log = append(log, "evotest drop "+r.ID)
+				continue
+			}
+			kept = append(kept, r)
+		}
+		return kept, log
+	}
+	ask, tests := returned(in)
+	var edits []Edit
+	for _, t := range ask {
+		edits = append(edits, Edit{Op: OpAdd, Text: ruleText(clinic.RuleDirective{Verb: clinic.VerbAsk, Target: t, When: when})})
+	}
+	for _, t := range tests {
+		edits = append(edits, Edit{Op: OpAdd, Text: ruleText(clinic.RuleDirective{Verb: clinic.VerbTest, Target: t, When: when})})
+	}
+	out, log, _ := ApplyEdits(rules, edits, in.Episode, cfg, nil)
+	return out, log
+}
+
+// rewrite replaces a rule book by a model's complete new one: a line the
+// book held keeps its rule (ID, counters), a new line is a new rule; at
+// most budget lines, each passing the screen.
+func rewrite(rules []clinic.Rule, lines []string, episode, budget int, screen *Screen) (out []clinic.Rule, log, skipped []string) {
+	byText := map[string]clinic.Rule{}
+	for _, r := range rules {
+		byText[catalog.Key(r.Text)] = r
+	}
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" || len(out) == budget {
+			continue
+		}
+		if why := screen.Leaks(l); why != "" {
+			skipped = append(skipped, "rule rejected: "+why)
+			continue
+		}
+		if r, ok := byText[catalog.Key(l)]; ok {
+			out = append(out, r)
+			continue
+		}
+		id := fmt.Sprintf("r%d-%d", episode, i+1)
+		out = append(out, clinic.Rule{ID: id, Text: l, Created: episode})
+		log = append(log, "add "+id)
+	}
+	for _, r := range rules {
+		if !containsRule(out, r.ID) {
+			log = append(log, "retire "+r.ID)
+		}
+	}
+	return out, log, skipped
+}
+
+func containsRule(rules []clinic.Rule, id string) bool {
+	for _, r := range rules {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func ruleTexts(rules []clinic.Rule) []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.Text
+	}
+	return out
+}

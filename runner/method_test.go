@@ -1,0 +1,61 @@
+package runner_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/evolver"
+	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/settings"
+)
+
+// A method's deletion (Mem0's UPDATE and DELETE, ReMem's pruning) is an
+// eviction at the episode that made it: memory as of the episode before
+// still holds the old card, and as of the episode the new one alone.
+func TestMethodDeletionsAreEvictionsAsOfTheEpisode(t *testing.T) {
+	ctx := context.Background()
+	d := deps(t, true)
+	d.Settings.Evolver.Method = settings.MethodMem0
+	card := func(id string, n int) clinic.Card {
+		return clinic.Card{CardHint: clinic.CardHint{ID: id, Kind: clinic.CardMemory, Text: "chest pain uphill: " + id}, SearchText: "chest pain uphill",
+			Bank: memory.BankOf(clinic.CardMemory), Run: "r", Pass: 1, Stage: 1, CreatedEpisode: n}
+	}
+	m1 := runner.Meta{RunID: "r", Number: 1, Pass: 1, Stage: 1, MemoryRuns: []string{"r"}}
+	_, err := runner.Apply(ctx, d, evolver.Output{Cards: []clinic.Card{card("old", 1)}}, m1, grader.ProcessGrade{})
+	require.NoError(t, err)
+	m2 := m1
+	m2.Number = 2
+	l, err := runner.Apply(ctx, d, evolver.Output{Cards: []clinic.Card{card("new", 2)}, Evict: []string{"old"}}, m2, grader.ProcessGrade{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"old"}, l.Evicted)
+	ids := func(asOf int) []string {
+		cs, err := d.Memory.List(ctx, memory.Filter{Runs: []string{"r"}, AsOf: asOf})
+		require.NoError(t, err)
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	require.Equal(t, []string{"old"}, ids(1))
+	require.Equal(t, []string{"new"}, ids(2))
+
+	// The method reads memory as it was before the episode it learns from.
+	evo, err := d.Method(runner.Meta{RunID: "r", Number: 2, MemoryRuns: []string{"r"}})
+	require.NoError(t, err)
+	require.IsType(t, evolver.Mem0{}, evo)
+	bank := evo.(evolver.Mem0).Bank
+	hits, err := bank.Search(ctx, "chest pain uphill", 5, clinic.CardMemory)
+	require.NoError(t, err)
+	require.Len(t, hits, 1)
+	require.Equal(t, "old", hits[0].Card.ID, "as of episode 1")
+	got, err := bank.Cards(ctx, []string{"new", "old", "none"})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, "old", got[0].ID, "the card episode 2 wrote is not yet there; an unknown ID is left out")
+}
