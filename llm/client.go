@@ -147,6 +147,7 @@ type Cache interface {
 type Client struct {
 	Role     string
 	Settings settings.Role
+	Preset   settings.Provider // the request options the server accepts
 	api      *openai.Client
 	sem      chan struct{}
 	waiting  atomic.Int64 // calls waiting for a slot of sem
@@ -209,14 +210,18 @@ func NewClient(role string, s settings.Role, o Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("roles.%s: %w", role, err)
 	}
+	preset, _ := s.PresetOf() // Validate refused an unknown one
 	cfg := openai.DefaultConfig(key)
-	cfg.BaseURL = strings.TrimSuffix(s.BaseURL, "/")
+	if preset.Azure {
+		cfg = openai.DefaultAzureConfig(key, s.Endpoint())
+	}
+	cfg.BaseURL = strings.TrimSuffix(s.Endpoint(), "/")
 	timeout := time.Duration(s.Timeout)
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
 	cfg.HTTPClient = &retryAfterDoer{c: &http.Client{Timeout: timeout}}
-	c := &Client{Role: role, Settings: s, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts, keyFix: keyFix(role, s, key)}
+	c := &Client{Role: role, Settings: s, Preset: preset, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts, keyFix: keyFix(role, s, key)}
 	if s.Concurrency > 0 {
 		c.sem = make(chan struct{}, s.Concurrency)
 	}
@@ -497,8 +502,19 @@ func Enum(got string, allowed ...string) (string, bool) {
 // format beyond JSON and text (function calling) starts from before Chat.
 func (c *Client) Request(msgs []Message) openai.ChatCompletionRequest {
 	r := openai.ChatCompletionRequest{Model: c.Settings.Model, Messages: msgs, Temperature: c.Settings.Temperature,
-		TopP: c.Settings.TopP, MaxTokens: c.Settings.MaxTokens}
-	if c.Settings.JSONMode && c.Settings.Format != FormatTags { // a tags reply is not a JSON object
+		TopP: c.Settings.TopP}
+	if c.Preset.MaxTokensField == "max_completion_tokens" {
+		r.MaxCompletionTokens = c.Settings.MaxTokens
+	} else {
+		r.MaxTokens = c.Settings.MaxTokens
+	}
+	if c.Settings.Seed != 0 && c.Preset.Seed {
+		seed := c.Settings.Seed
+		r.Seed = &seed
+	}
+	// A tags reply is not a JSON object; a server without JSON mode would
+	// refuse the option.
+	if c.Settings.JSONMode && c.Settings.Format != FormatTags && c.Preset.JSONMode {
 		r.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	}
 	return r
@@ -515,7 +531,8 @@ func CacheKey(r openai.ChatCompletionRequest) string {
 		JSON        bool
 		Tools       []openai.Tool `json:",omitempty"` // absent without tools: earlier keys stay valid
 		ToolChoice  any           `json:",omitempty"`
-	}{r.Model, r.Messages, r.Temperature, r.TopP, r.MaxTokens, r.ResponseFormat != nil, r.Tools, r.ToolChoice})
+		Seed        *int          `json:",omitempty"` // absent without a seed: earlier keys stay valid
+	}{r.Model, r.Messages, r.Temperature, r.TopP, max(r.MaxTokens, r.MaxCompletionTokens), r.ResponseFormat != nil, r.Tools, r.ToolChoice, r.Seed})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }

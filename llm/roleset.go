@@ -19,8 +19,8 @@ func Describe(set settings.Settings) []string {
 			out = append(out, name+": builtin")
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: model %s at %s, temperature %g, top_p %g, max_tokens %d, json_mode %v, format %s, template %s, cache %v",
-			name, s.Model, s.BaseURL, s.Temperature, s.TopP, s.MaxTokens, s.JSONMode, s.Format, strings.Join(RoleTemplates(b, name), " + "), s.Cache && s.Temperature == 0))
+		out = append(out, fmt.Sprintf("%s: model %s at %s (provider %s), temperature %g, top_p %g, max_tokens %d, json_mode %v, format %s, template %s, cache %v",
+			name, s.Model, s.Endpoint(), s.ProviderName(), s.Temperature, s.TopP, s.MaxTokens, s.JSONMode, s.Format, strings.Join(RoleTemplates(b, name), " + "), s.Cache && s.Temperature == 0))
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,6 +64,12 @@ type Server struct {
 	Policy func(r Request) *Reply
 	Dim    int    // embedding dimension, default 32
 	key    string // SetKey
+	// Models, when set, are the only models the server serves: GET /models
+	// lists them and a chat request for another is a 404, as OpenAI answers.
+	Models []string
+	// NoJSONMode makes the server refuse response_format with a 400, as
+	// servers without JSON mode do.
+	NoJSONMode bool
 }
 
 // SetKey makes key the only API key the server accepts, from the next request
@@ -129,6 +136,7 @@ func roleOf(system string) string {
 	for prefix, role := range map[string]string{
 		"You are the doctor": "doctor", "You play a patient": "patient", "You match a doctor": "exam",
 		"You are a consultant": "consultant", "You are the examiner": "judge", "You review how": "grader", "You maintain": "evolver",
+		llm.CheckPromptPrefix: "check",
 	} {
 		if strings.HasPrefix(system, prefix) {
 			return role
@@ -138,6 +146,10 @@ func roleOf(system string) string {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {
+		s.models(w, r)
+		return
+	}
 	var body map[string]any
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		http.Error(w, `{"error":{"message":"bad json"}}`, 400)
@@ -181,6 +193,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	rep := s.refused(req.Auth)
+	if model, _ := body["model"].(string); rep == nil && len(s.Models) > 0 && !slices.Contains(s.Models, model) {
+		rep = &Reply{Status: 404, Content: fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", model)}
+	}
+	if _, ok := body["response_format"]; rep == nil && ok && s.NoJSONMode {
+		rep = &Reply{Status: 400, Content: "response_format is not supported by this server"}
+	}
 	if rep == nil && s.Script != nil {
 		rep = s.Script(n, req)
 	}
@@ -189,6 +207,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if rep == nil && s.Policy != nil {
 		rep = s.Policy(req)
+	}
+	if rep == nil && req.Role == "check" && len(req.Tools) > 0 {
+		rep = &Reply{Status: 200, Finish: "tool_calls", Message: map[string]any{"tool_calls": []any{map[string]any{"id": "call_0", "type": "function",
+			"function": map[string]any{"name": req.Tools[0], "arguments": `{"ok":true}`}}}}}
 	}
 	if rep == nil {
 		rep = &Reply{Status: 200, Content: policy(req)}
@@ -221,6 +243,24 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 		"usage":   map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
 	})
+}
+
+// models lists the served models (GET /models).
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	if rep := s.refused(r.Header.Get("Authorization")); rep != nil {
+		writeError(w, rep)
+		return
+	}
+	served := s.Models
+	if len(served) == 0 {
+		served = []string{"test-model"}
+	}
+	var data []any
+	for _, m := range served {
+		data = append(data, map[string]any{"id": m, "object": "model", "owned_by": "llmtest"})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 }
 
 // writeError sends an error reply in OpenAI's shape.
@@ -279,6 +319,8 @@ func policy(r Request) string {
 			labels = append(labels, fmt.Sprintf(`{"turn":%d,"label":"LOW_YIELD","rationale":"scripted"}`, i))
 		}
 		return `{"labels":[` + strings.Join(labels, ",") + `],"summary":"scripted review"}`
+	case "check":
+		return `{"ok":true}`
 	case "evolver":
 		return `{"edits":[{"op":"add","text":"ASK triggers WHEN headache: triggers separate the common headaches"}],
 "cards":[{"kind":"correction","text":"IF headache AVOID guessing without a history","avoid":"","ask":["triggers"],"tests":[],"evidence":[],"plan":[]}]}`
