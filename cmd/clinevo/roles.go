@@ -114,4 +114,3 @@ func (a *app) addCheckRoles(root *cobra.Command) {
 		return a.printRoleChecks(cmd, names, sets, false)
 	}
 }
-
