@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"reflect"
@@ -149,8 +150,8 @@ type Client struct {
 	Settings settings.Role
 	Preset   settings.Provider // the request options the server accepts
 	api      *openai.Client
-	sem      chan struct{}
-	waiting  atomic.Int64 // calls waiting for a slot of sem
+	limit    *Limiter     // the endpoint's, shared by its roles; nil: no limit
+	waiting  atomic.Int64 // calls waiting for a slot of limit
 	cache    Cache
 	prompts  bool   // Options.RecordPrompts
 	keyFix   string // what to do when the endpoint refuses the key (keyFix); never the key
@@ -163,6 +164,9 @@ type Options struct {
 	// RecordPrompts puts the prompt text on model-call spans (telemetry.prompt_text).
 	// Off by default, since prompts carry what patients said.
 	RecordPrompts bool
+	// RateWindow is the window of roles.<role>.rpm and tpm; zero: a minute.
+	// Tests scale it down.
+	RateWindow time.Duration
 }
 
 // APIKey resolves the key of a role: the environment variable, else the file.
@@ -222,8 +226,12 @@ func NewClient(role string, s settings.Role, o Options) (*Client, error) {
 	}
 	cfg.HTTPClient = &retryAfterDoer{c: &http.Client{Timeout: timeout}}
 	c := &Client{Role: role, Settings: s, Preset: preset, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts, keyFix: keyFix(role, s, key)}
-	if s.Concurrency > 0 {
-		c.sem = make(chan struct{}, s.Concurrency)
+	if s.Concurrency > 0 || s.RPM > 0 || s.TPM > 0 {
+		ceiling := s.Concurrency
+		if ceiling == 0 {
+			ceiling = math.MaxInt32 // rate limits alone
+		}
+		c.limit = limiterOf(c.Settings.Endpoint()+" "+s.Model, role, ceiling, s.RPM, s.TPM, o.RateWindow)
 	}
 	if s.Cache && s.Temperature == 0 {
 		c.cache = o.Cache
@@ -609,16 +617,28 @@ func (c *Client) Chat(ctx context.Context, req openai.ChatCompletionRequest, acc
 
 // call makes one chat call to the model and accounts for it.
 func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (Message, error) {
-	if c.sem != nil {
-		if err := c.acquire(ctx); err != nil {
+	var retryAfter time.Duration
+	outcome, used := Failed, 0
+	if c.limit != nil {
+		if err := c.acquire(ctx, estimateTokens(req)); err != nil {
 			return Message{}, err
 		}
-		defer func() { <-c.sem }()
+		defer func() { c.limit.Release(ctx, outcome, retryAfter, used) }()
 	}
-	var retryAfter time.Duration
 	resp, err := c.api.CreateChatCompletion(context.WithValue(ctx, retryAfterKey{}, &retryAfter), req)
 	if err != nil {
-		return Message{}, c.classify(err, retryAfter)
+		err = c.classify(err, retryAfter)
+		var f *fault.Error
+		if errors.As(err, &f) && f.Class == fault.RateLimited {
+			outcome = RateLimited
+		} else if errors.As(err, &f) && f.Class == fault.Timeout {
+			outcome = TimedOut
+		}
+		return Message{}, err
+	}
+	outcome, used = Succeeded, resp.Usage.TotalTokens
+	if used == 0 {
+		used = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	}
 	cost := float64(resp.Usage.PromptTokens)*c.Settings.PricePrompt/1e6 + float64(resp.Usage.CompletionTokens)*c.Settings.PriceCompletion/1e6
 	if m := meter(ctx); m != nil {
@@ -685,23 +705,29 @@ func (c *Client) classify(err error, retryAfter time.Duration) error {
 	return fault.Permanent(dep, fault.Invalid, fmt.Sprintf("check roles.%s.model (%q) and roles.%s.base_url (%s)", c.Role, c.Settings.Model, c.Role, c.Settings.BaseURL), e)
 }
 
-// acquire takes one of the role's concurrency slots, waiting (and counted as
-// waiting) only when none is free; a context that ends first is a transient
-// error.
-func (c *Client) acquire(ctx context.Context) error {
-	select {
-	case c.sem <- struct{}{}:
+// acquire takes a call slot of the role's endpoint (Limiter), counted as
+// waiting while it waits; a context that ends first is a transient error.
+func (c *Client) acquire(ctx context.Context, tokens int) error {
+	if c.limit.TryAcquire(tokens) {
 		return nil
-	default:
 	}
 	c.waiting.Add(1)
 	defer c.waiting.Add(-1)
-	select {
-	case c.sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return c.failed(fault.Timeout, 0, "waiting for a free call slot (roles."+c.Role+".concurrency): "+ctx.Err().Error())
+	if err := c.limit.Acquire(ctx, tokens); err != nil {
+		return c.failed(fault.Timeout, 0, "waiting for a free call slot (roles."+c.Role+".concurrency, rpm, tpm): "+err.Error())
 	}
+	return nil
+}
+
+// estimateTokens is a request's tokens before it is sent, for the TPM window:
+// about four characters a token (clinevo's own rule of thumb) and the reply's
+// limit, as providers count a request against the limit.
+func estimateTokens(r openai.ChatCompletionRequest) int {
+	n := 0
+	for _, m := range r.Messages {
+		n += len(m.Content)
+	}
+	return n/4 + max(r.MaxTokens, r.MaxCompletionTokens)
 }
 
 // CountExtraFields counts n unknown fields of a reply as the role's

@@ -70,6 +70,54 @@ type Server struct {
 	// NoJSONMode makes the server refuse response_format with a 400, as
 	// servers without JSON mode do.
 	NoJSONMode bool
+	rate       rateLimit // SetRateLimit
+}
+
+// rateLimit is a sliding window of answered chat requests.
+type rateLimit struct {
+	n       int
+	per     time.Duration
+	served  []time.Time
+	limited int
+}
+
+// SetRateLimit makes the server answer at most n chat requests in any window
+// of per and a 429, with a Retry-After until the window has room, beyond
+// them, as a provider enforcing a requests-per-minute limit does (per scaled
+// down in tests). n 0 lifts the limit.
+func (s *Server) SetRateLimit(n int, per time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rate = rateLimit{n: n, per: per}
+}
+
+// RateLimited is the number of chat requests answered 429 by SetRateLimit.
+func (s *Server) RateLimited() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rate.limited
+}
+
+// overRate is the 429 of a request beyond the rate limit, or nil (and the
+// request is counted).
+func (s *Server) overRate() *Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := &s.rate
+	if r.n == 0 {
+		return nil
+	}
+	now := time.Now()
+	for len(r.served) > 0 && !r.served[0].After(now.Add(-r.per)) {
+		r.served = r.served[1:]
+	}
+	if len(r.served) < r.n {
+		r.served = append(r.served, now)
+		return nil
+	}
+	r.limited++
+	wait := r.served[0].Add(r.per).Sub(now).Round(time.Millisecond) + time.Millisecond // rounded up, as servers round to whole seconds
+	return &Reply{Status: 429, Content: "Rate limit reached for requests", Header: map[string]string{"Retry-After": fmt.Sprintf("%.3f", wait.Seconds())}}
 }
 
 // SetKey makes key the only API key the server accepts, from the next request
@@ -198,6 +246,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, ok := body["response_format"]; rep == nil && ok && s.NoJSONMode {
 		rep = &Reply{Status: 400, Content: "response_format is not supported by this server"}
+	}
+	if rep == nil {
+		rep = s.overRate()
 	}
 	if rep == nil && s.Script != nil {
 		rep = s.Script(n, req)
