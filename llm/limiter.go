@@ -61,8 +61,8 @@ type LimiterStats struct {
 	Waited      time.Duration `json:"waited_ns"` // total time calls waited for a slot, a window or a Retry-After
 	// LearntRate is the requests per window the endpoint answered when it
 	// last refused one: the rate the limiter keeps to when no rpm is set.
-	LearntRate int `json:"learnt_rate"`
-	History     []LimitPoint  `json:"history"`   // every change of Limit
+	LearntRate int          `json:"learnt_rate"`
+	History    []LimitPoint `json:"history"` // every change of Limit
 }
 
 // LimitPoint is the limit from At on.
