@@ -94,3 +94,34 @@ func (r Role) ProviderName() string {
 	}
 	return CustomProvider
 }
+
+// ModelPrice is what a model costs, in USD per million tokens: the price
+// table (model_prices) that prices a role whose own prices are zero.
+type ModelPrice struct {
+	Model      string  `json:"model" mapstructure:"model"`
+	Prompt     float64 `json:"prompt" mapstructure:"prompt"`
+	Completion float64 `json:"completion" mapstructure:"completion"`
+}
+
+// PriceOf is a role's prices per million prompt and completion tokens: its
+// own (price_prompt, price_completion), else its model's in model_prices.
+func (s Settings) PriceOf(role string) (prompt, completion float64) {
+	r := s.Roles[role]
+	if r.PricePrompt != 0 || r.PriceCompletion != 0 {
+		return r.PricePrompt, r.PriceCompletion
+	}
+	for _, p := range s.ModelPrices {
+		if p.Model == r.Model {
+			return p.Prompt, p.Completion
+		}
+	}
+	return 0, 0
+}
+
+// Priced is the role with its prices filled from model_prices where its own
+// are zero: what a client accounts with.
+func (s Settings) Priced(role string) Role {
+	r := s.Roles[role]
+	r.PricePrompt, r.PriceCompletion = s.PriceOf(role)
+	return r
+}

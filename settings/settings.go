@@ -28,6 +28,9 @@ type Settings struct {
 	Roles   Roles   `json:"roles" mapstructure:"roles"`
 	// Durability is how long the run waits out an outage (durability.go).
 	Durability Durability `json:"durability" mapstructure:"durability"`
+	// ModelPrices are the price table of models (providers.go): what prices a
+	// role that sets no price of its own, in runs and in experiment plans.
+	ModelPrices []ModelPrice `json:"model_prices" mapstructure:"model_prices"`
 }
 
 // MedEvoEval is the default profile: MedEvoEval's question-and-test
@@ -250,6 +253,7 @@ func (s Settings) Clone() Settings {
 	out.Evolver.CardKinds = slices.Clone(s.Evolver.CardKinds)
 	out.Evolver.MemoryLabels = slices.Clone(s.Evolver.MemoryLabels)
 	out.Roles = cloneMap(s.Roles)
+	out.ModelPrices = slices.Clone(s.ModelPrices)
 	return out
 }
 
@@ -345,6 +349,11 @@ func (s Settings) Validate() error {
 	}
 	if err := s.Durability.validate(); err != nil {
 		return err
+	}
+	for i, p := range s.ModelPrices {
+		if strings.TrimSpace(p.Model) == "" || p.Prompt < 0 || p.Completion < 0 || math.IsNaN(p.Prompt) || math.IsNaN(p.Completion) {
+			return fmt.Errorf("model_prices[%d]: want a model name and non-negative prompt and completion prices (USD per million tokens)", i)
+		}
 	}
 	return s.Roles.Validate()
 }

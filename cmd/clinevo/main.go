@@ -84,6 +84,7 @@ func newRoot() *cobra.Command {
 	root.AddCommand(a.viewCmd())
 	root.AddCommand(a.rolesCmd())
 	a.addCheckRoles(root)
+	a.addPlan(root)
 	return root
 }
 

@@ -39,3 +39,25 @@ func TestRolesCheck(t *testing.T) {
 	require.Contains(t, out, "E0,E1")
 	require.NotContains(t, out, "sk-bad")
 }
+
+// TestExperimentPlan: experiment plan prints every condition's episodes and
+// every role, as a table and as JSON, before anything has run.
+func TestExperimentPlan(t *testing.T) {
+	out, err := run(t, nil, "experiment", "plan", "../../experiments/quick.yaml")
+	require.NoError(t, err)
+	require.Regexp(t, `(?m)^E1\s+100\s+175\s`, out)
+	require.Regexp(t, `(?m)^doctor\s+builtin\s+5750\s+0\s+0\s+0.00\s+bound`, out)
+	out, err = run(t, nil, "experiment", "plan", "--json", "../../experiments/quick.yaml")
+	require.NoError(t, err)
+	var p struct {
+		Plan struct {
+			Conditions []struct {
+				Name         string `json:"name"`
+				EvalEpisodes int    `json:"eval_episodes"`
+			} `json:"conditions"`
+		} `json:"plan"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &p))
+	require.Len(t, p.Plan.Conditions, 5)
+	require.Equal(t, 175, p.Plan.Conditions[1].EvalEpisodes)
+}
