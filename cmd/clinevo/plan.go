@@ -76,8 +76,8 @@ func (a *app) addPlan(root *cobra.Command) {
 
 // writePlan prints a plan's table, with the use beside it when there is one.
 func writePlan(w io.Writer, p costplan.Plan, used *costplan.Plan) error {
+	fmt.Fprintf(w, "experiment %s: planned USD %.2f, wall %s\n", p.Experiment, p.CostUSD, seconds(p.WallSeconds))
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintf(tw, "experiment %s: planned USD %.2f, wall %s\t\n", p.Experiment, p.CostUSD, seconds(p.WallSeconds))
 	head := "CONDITION\tEPISODES\tEVAL EPISODES\tWALL\t"
 	if used != nil {
 		head = "CONDITION\tEPISODES\tUSED\tEVAL EPISODES\tUSED\tWALL\t"
