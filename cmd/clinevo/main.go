@@ -85,6 +85,7 @@ func newRoot() *cobra.Command {
 	root.AddCommand(a.rolesCmd())
 	a.addCheckRoles(root)
 	a.addPlan(root)
+	root.AddCommand(a.exportCmd())
 	return root
 }
 
