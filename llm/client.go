@@ -67,13 +67,16 @@ func IsMalformed(err error) bool {
 
 // Usage is model use by one role.
 type Usage struct {
-	Role             string  `json:"role"`
-	Model            string  `json:"model,omitempty"`
-	Calls            int     `json:"calls"`
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
-	CacheHits        int     `json:"cache_hits"`
+	Role             string `json:"role"`
+	Model            string `json:"model,omitempty"`
+	Calls            int    `json:"calls"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+	// CachedTokens are the prompt tokens the provider served from its prefix
+	// cache, where it reports them (usage.prompt_tokens_details.cached_tokens).
+	CachedTokens int     `json:"cached_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+	CacheHits    int     `json:"cache_hits"`
 	// ExtraFields counts the unknown fields of the role's replies: they are
 	// ignored, never an error, and counted so that a run shows how far a model
 	// strays from the requested shape.
@@ -116,6 +119,7 @@ func (t *Tally) Add(u Usage) {
 	a.Calls += u.Calls
 	a.PromptTokens += u.PromptTokens
 	a.CompletionTokens += u.CompletionTokens
+	a.CachedTokens += u.CachedTokens
 	a.CostUSD += u.CostUSD
 	a.CacheHits += u.CacheHits
 	a.ExtraFields += u.ExtraFields
@@ -641,13 +645,22 @@ func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (Me
 		used = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	}
 	cost := float64(resp.Usage.PromptTokens)*c.Settings.PricePrompt/1e6 + float64(resp.Usage.CompletionTokens)*c.Settings.PriceCompletion/1e6
-	if m := meter(ctx); m != nil {
-		m.Add(Usage{Role: c.Role, Model: c.Settings.Model, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CostUSD: cost})
+	cached := 0
+	if d := resp.Usage.PromptTokensDetails; d != nil {
+		cached = d.CachedTokens
 	}
-	trace.SpanFromContext(ctx).SetAttributes(attribute.Int("llm.prompt_tokens", resp.Usage.PromptTokens), attribute.Int("llm.completion_tokens", resp.Usage.CompletionTokens))
+	if m := meter(ctx); m != nil {
+		m.Add(Usage{Role: c.Role, Model: c.Settings.Model, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+			CachedTokens: cached, CostUSD: cost})
+	}
+	trace.SpanFromContext(ctx).SetAttributes(attribute.Int("llm.prompt_tokens", resp.Usage.PromptTokens), attribute.Int("llm.completion_tokens", resp.Usage.CompletionTokens),
+		attribute.Int("llm.cached_tokens", cached))
 	role := attribute.String("role", c.Role)
 	tokens.Add(ctx, int64(resp.Usage.PromptTokens), metric.WithAttributes(role, attribute.String("direction", "prompt")))
 	tokens.Add(ctx, int64(resp.Usage.CompletionTokens), metric.WithAttributes(role, attribute.String("direction", "completion")))
+	if cached > 0 {
+		tokens.Add(ctx, int64(cached), metric.WithAttributes(role, attribute.String("direction", "cached_prompt")))
+	}
 	spend.Add(ctx, cost, metric.WithAttributes(role))
 	if len(resp.Choices) == 0 {
 		return Message{}, c.failed(fault.ServerError, 0, "the reply has no choices")

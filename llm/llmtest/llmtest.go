@@ -71,6 +71,9 @@ type Server struct {
 	// servers without JSON mode do.
 	NoJSONMode bool
 	rate       rateLimit // SetRateLimit
+	// CachedTokens, when set, is the prompt_tokens_details.cached_tokens
+	// every chat reply reports, as providers with prefix caching do.
+	CachedTokens int
 }
 
 // rateLimit is a sliding window of answered chat requests.
@@ -292,7 +295,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": fmt.Sprintf("chat-%d", n), "object": "chat.completion", "model": body["model"],
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
-		"usage":   map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+			"prompt_tokens_details": map[string]any{"cached_tokens": min(s.CachedTokens, prompt)}},
 	})
 }
 
