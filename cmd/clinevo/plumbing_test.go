@@ -240,7 +240,7 @@ type plumbScript struct {
 	cases  []clinic.Case
 }
 
-var turnRE = regexp.MustCompile(`this is turn (\d+)`)
+var turnRE = regexp.MustCompile(`(?i)this is turn (\d+)`)
 
 func runOf(path string) string {
 	p := strings.TrimPrefix(path, "/")
@@ -281,7 +281,7 @@ func (s *plumbScript) reply(_ int, r llmtest.Request) *llmtest.Reply {
 		orders = []string{"full blood count", "urinalysis"}
 	}
 	turn := 1
-	if m := turnRE.FindStringSubmatch(r.System); m != nil {
+	if m := turnRE.FindStringSubmatch(r.System + r.User); m != nil {
 		turn, _ = strconv.Atoi(m[1])
 	}
 	var plan []map[string]any
