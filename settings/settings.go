@@ -31,6 +31,8 @@ type Settings struct {
 	// ModelPrices are the price table of models (providers.go): what prices a
 	// role that sets no price of its own, in runs and in experiment plans.
 	ModelPrices []ModelPrice `json:"model_prices" mapstructure:"model_prices"`
+	// Budget caps the model spend of each run (budget.go).
+	Budget Budget `json:"budget" mapstructure:"budget"`
 }
 
 // MedEvoEval is the default profile: MedEvoEval's question-and-test
@@ -348,6 +350,9 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("memory.retrieval %q, want similarity or recent", s.Memory.Retrieval)
 	}
 	if err := s.Durability.validate(); err != nil {
+		return err
+	}
+	if err := s.Budget.validate(); err != nil {
 		return err
 	}
 	for i, p := range s.ModelPrices {

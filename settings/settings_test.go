@@ -99,3 +99,24 @@ func TestCloneSharesNothing(t *testing.T) {
 	b.Roles["doctor"] = settings.Role{Model: "x"}
 	require.Equal(t, settings.Default(), a)
 }
+
+// TestModelPrices: a role's own prices win; a role without prices takes its
+// model's from model_prices; a bad entry is refused naming it.
+func TestModelPrices(t *testing.T) {
+	s := settings.Default()
+	s.ModelPrices = []settings.ModelPrice{{Model: "m1", Prompt: 0.5, Completion: 2}}
+	r := s.Roles["doctor"]
+	r.Model = "m1"
+	s.Roles["doctor"] = r
+	p, c := s.PriceOf("doctor")
+	require.Equal(t, [2]float64{0.5, 2}, [2]float64{p, c})
+	require.Equal(t, 2.0, s.Priced("doctor").PriceCompletion)
+	r.PricePrompt = 1
+	s.Roles["doctor"] = r
+	p, c = s.PriceOf("doctor")
+	require.Equal(t, [2]float64{1, 0}, [2]float64{p, c}, "the role's own prices win")
+	p, c = s.PriceOf("judge")
+	require.Zero(t, p+c)
+	s.ModelPrices = append(s.ModelPrices, settings.ModelPrice{Model: "m2", Prompt: -1})
+	require.ErrorContains(t, s.Validate(), "model_prices[1]")
+}

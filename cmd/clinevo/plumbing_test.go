@@ -828,6 +828,8 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 			}},
 	)
 	excluded := map[string]string{
+		"model_prices": "prices a role whose own prices are zero (settings.Priced, read by the engine's roles as price_prompt and price_completion are, " +
+			"which have rows): settings TestModelPrices",
 		"durability.max_outage": "changes nothing while every dependency answers; read by the waiter from the spec ValidateStream resolved: " +
 			"workflows TestOutageLongerThanMaxOutage, and the outages of engine/outage TestOutagesAreWaitedOut under a config's settings",
 		"durability.max_backoff": "changes nothing while every dependency answers; read by the waiter like max_outage: workflows TestOutagesAreWaitedOut " +
@@ -893,8 +895,11 @@ func roleRows(rows *[]plumbRow, excluded map[string]string, keyFile string) {
 			for _, f := range []string{"base_url", "api_key_env", "api_key_file", "timeout", "concurrency", "price_prompt"} {
 				excluded[k(f)] = "the worker's own: read from its configuration when it opens its bank (engine.Options.Embeddings), not from a run"
 			}
-			for _, f := range []string{"temperature", "top_p", "max_tokens", "json_mode", "format", "cache", "price_completion"} {
+			for _, f := range []string{"temperature", "top_p", "max_tokens", "json_mode", "format", "cache", "price_completion", "seed"} {
 				excluded[k(f)] = "not used by an embeddings request"
+			}
+			for _, f := range []string{"provider", "rpm", "tpm"} {
+				excluded[k(f)] = "the worker's own, like base_url: read from its configuration when it opens its bank (engine.Options.Embeddings), not from a run"
 			}
 			continue
 		}
@@ -920,6 +925,9 @@ func roleRows(rows *[]plumbRow, excluded map[string]string, keyFile string) {
 		excluded[k("timeout")] = "read by llm.NewClient from the same Role value as the keys with rows (an HTTP client deadline); a slower reply is a transient error: llm TestErrorClassification"
 		excluded[k("concurrency")] = "read by llm.NewClient from the same Role value as the keys with rows (calls in flight per worker); llm TestConcurrencyLimit"
 		excluded[k("dim")] = "embeddings only"
+		for _, f := range []string{"rpm", "tpm"} {
+			excluded[k(f)] = "read by llm.NewClient from the same Role value as the keys with rows (the endpoint's rate windows); a run under its limit sees no change: llm TestLimiterHoldsCalls, TestRateLimitedStream"
+		}
 		if role != "doctor" { // roles.doctor.format has its row with the gpagent profile (tags)
 			excluded[k("format")] = "only the doctor's replies have a format (json, tags or tools)"
 		}
@@ -927,6 +935,17 @@ func roleRows(rows *[]plumbRow, excluded map[string]string, keyFile string) {
 			plumbRow{key: k("temperature"), value: 0.33, roles: on, check: body("temperature", 0.33)},
 			plumbRow{key: k("top_p"), value: 0.5, roles: on, check: body("top_p", 0.5)},
 			plumbRow{key: k("max_tokens"), value: 77, roles: on, check: body("max_tokens", 77.0)},
+			plumbRow{key: k("seed"), value: 7, roles: on, check: body("seed", 7.0)},
+			// The openai preset names the token limit max_completion_tokens.
+			plumbRow{key: k("provider"), value: "openai", roles: on, setup: map[string]any{k("max_tokens"): 77}, check: func(t *testing.T, base, got plumbRun) {
+				for _, q := range reqs(t, got) {
+					require.EqualValues(t, 77, q.Body["max_completion_tokens"])
+					require.NotContains(t, q.Body, "max_tokens")
+				}
+				for _, q := range reqs(t, base) {
+					require.NotContains(t, q.Body, "max_completion_tokens")
+				}
+			}},
 			plumbRow{key: k("json_mode"), value: false, roles: on, check: func(t *testing.T, base, got plumbRun) {
 				for _, q := range reqs(t, got) {
 					require.NotContains(t, q.Body, "response_format")
