@@ -120,3 +120,17 @@ func TestModelPrices(t *testing.T) {
 	s.ModelPrices = append(s.ModelPrices, settings.ModelPrice{Model: "m2", Prompt: -1})
 	require.ErrorContains(t, s.Validate(), "model_prices[1]")
 }
+
+// TestBudget: a cap is reached at or above it; 0 caps nothing; negative
+// caps are refused.
+func TestBudget(t *testing.T) {
+	require.True(t, settings.Budget{}.IsZero())
+	b := settings.Budget{USD: 1.5, Tokens: 1000}
+	require.Empty(t, b.Reached(1.49, 999))
+	require.Equal(t, "USD 1.5000 of 1.5000", b.Reached(1.5, 0))
+	require.Equal(t, "tokens 1000 of 1000", b.Reached(0, 1000))
+	require.Empty(t, settings.Budget{Tokens: 10}.Reached(1e9, 9), "no USD cap")
+	s := settings.Default()
+	s.Budget.USD = -1
+	require.ErrorContains(t, s.Validate(), "budget.usd and budget.tokens must not be negative")
+}

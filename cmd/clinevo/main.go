@@ -86,6 +86,7 @@ func newRoot() *cobra.Command {
 	a.addCheckRoles(root)
 	a.addPlan(root)
 	root.AddCommand(a.exportCmd())
+	a.addRaiseBudget(root)
 	return root
 }
 

@@ -828,6 +828,9 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 			}},
 	)
 	excluded := map[string]string{
+		"budget.usd": "changes nothing until a run's spend reaches it; then the stream pauses (workflows checkBudget, RunSpend): " +
+			"engine TestBudgetPausesAndResumes (budget.tokens; the USD cap is the same check on the cost column), settings TestBudget",
+		"budget.tokens": "changes nothing until a run's spend reaches it; then the stream pauses: engine TestBudgetPausesAndResumes",
 		"model_prices": "prices a role whose own prices are zero (settings.Priced, read by the engine's roles as price_prompt and price_completion are, " +
 			"which have rows): settings TestModelPrices",
 		"durability.max_outage": "changes nothing while every dependency answers; read by the waiter from the spec ValidateStream resolved: " +
