@@ -10,10 +10,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/clinevo/clinevo/bench"
@@ -211,7 +211,7 @@ func Build(run results.Run, model string, episodes []Episode, b any) Log {
 	l.Eval.Dataset.Name, l.Eval.Dataset.Location, l.Eval.Dataset.Samples = run.Run, run.Run, len(episodes)
 	if len(episodes) > 0 {
 		metrics := map[string]Metric{}
-		for _, name := range sortedKeys(sums) {
+		for _, name := range slices.Sorted(maps.Keys(sums)) {
 			metrics["mean_"+name] = Metric{Name: "mean_" + name, Value: sums[name] / float64(len(episodes)), Params: map[string]any{}}
 		}
 		l.Results = &Results{TotalSamples: len(episodes), CompletedSamples: len(episodes),
@@ -284,15 +284,6 @@ func sample(e Episode, model string, b any) Sample {
 		s.TotalTime = &total
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Write writes the log as DIR/<run>.json (a run ID's slashes as "_"), the

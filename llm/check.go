@@ -59,21 +59,16 @@ type RoleCheck struct {
 // parser: own (a benchmark's FormatCheck, nil: none) or the shared one of the
 // format (the JSON reader every shared role uses, or a function call).
 func CheckRole(ctx context.Context, role string, s settings.Role, own FormatCheck) RoleCheck {
-	rc := RoleCheck{Role: role, Provider: s.ProviderName(), BaseURL: s.Endpoint(), Model: s.Model, Format: s.Format,
-		Reachable: "?", Auth: "?", ModelFound: "?", JSONMode: "-", Tools: "-", FormatOK: "?"}
-	if rc.Format == "" {
-		rc.Format = FormatJSON
+	format := s.Format
+	if format == "" {
+		format = FormatJSON
 	}
-	c, err := NewClient(role, s, Options{})
-	if err != nil {
-		rc.Verdict = "configuration: " + err.Error()
-		return rc
-	}
-	if done := c.checkModels(ctx, &rc); done {
+	rc, c := startCheck(ctx, role, s, format)
+	if c == nil {
 		return rc
 	}
 	start := time.Now()
-	err = c.probe(ctx, &rc, own)
+	err := c.probe(ctx, &rc, own)
 	rc.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 	if err != nil {
 		c.verdictOf(err, &rc)
@@ -85,6 +80,22 @@ func CheckRole(ctx context.Context, role string, s settings.Role, own FormatChec
 	}
 	rc.OK, rc.Verdict = true, "ok"
 	return rc
+}
+
+// startCheck builds the role's client and asks which models the endpoint
+// serves (checkModels); a nil client: the verdict is in already.
+func startCheck(ctx context.Context, role string, s settings.Role, format string) (RoleCheck, *Client) {
+	rc := RoleCheck{Role: role, Provider: s.ProviderName(), BaseURL: s.Endpoint(), Model: s.Model, Format: format,
+		Reachable: "?", Auth: "?", ModelFound: "?", JSONMode: "-", Tools: "-", FormatOK: "?"}
+	c, err := NewClient(role, s, Options{})
+	if err != nil {
+		rc.Verdict = "configuration: " + err.Error()
+		return rc, nil
+	}
+	if done := c.checkModels(ctx, &rc); done {
+		return rc, nil
+	}
+	return rc, c
 }
 
 // checkModels asks the endpoint which models it serves (GET /models): it
@@ -356,18 +367,12 @@ func CheckConditions(ctx context.Context, names []string, sets []settings.Settin
 // CheckEmbeddings checks the embeddings role: the endpoint, the key, the
 // model and one tiny embedding of the configured dimension.
 func CheckEmbeddings(ctx context.Context, s settings.Role) RoleCheck {
-	rc := RoleCheck{Role: "embeddings", Provider: s.ProviderName(), BaseURL: s.Endpoint(), Model: s.Model, Format: "embedding",
-		Reachable: "?", Auth: "?", ModelFound: "?", JSONMode: "-", Tools: "-", FormatOK: "?"}
-	c, err := NewClient("embeddings", s, Options{})
-	if err != nil {
-		rc.Verdict = "configuration: " + err.Error()
-		return rc
-	}
-	if done := c.checkModels(ctx, &rc); done {
+	rc, c := startCheck(ctx, "embeddings", s, "embedding")
+	if c == nil {
 		return rc
 	}
 	start := time.Now()
-	_, err = Embedder{C: c}.Embed(ctx, []string{"check"})
+	_, err := Embedder{C: c}.Embed(ctx, []string{"check"})
 	rc.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 	if err != nil {
 		var f *fault.Error

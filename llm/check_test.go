@@ -81,3 +81,17 @@ func TestCheckRole(t *testing.T) {
 	require.GreaterOrEqual(t, probes, 2)
 	require.NotNil(t, good.Requests()[0].Body["response_format"], "the JSON probe asks for JSON mode")
 }
+
+// TestCheckEmbeddings: the embeddings role is checked with one tiny
+// embedding of its dimension; another dimension is its own verdict.
+func TestCheckEmbeddings(t *testing.T) {
+	srv := llmtest.New(t)
+	r := settings.Role{Backend: settings.OpenAI, BaseURL: srv.BaseURL(), Model: "test-model", Dim: 32, Timeout: settings.Duration(2 * time.Second)}
+	rc := llm.CheckEmbeddings(context.Background(), r)
+	require.True(t, rc.OK, rc.Verdict)
+	r.Dim = 16
+	rc = llm.CheckEmbeddings(context.Background(), r)
+	require.False(t, rc.OK)
+	require.Contains(t, rc.Verdict, "set roles.embeddings.dim to 32")
+	require.Equal(t, "no", rc.FormatOK)
+}
