@@ -28,8 +28,13 @@ const CheckPromptPrefix = "clinevo roles check:"
 // a benchmark without one is probed in the shared format of the role's
 // setting (CheckRole). A capability, like DoctorFormat.
 type FormatCheck interface {
+	// CheckFormat returns ErrNoOwnCheck for a format that is not the
+	// benchmark's own (the shared probe of the format runs instead).
 	CheckFormat(ctx context.Context, c *Client) error
 }
+
+// ErrNoOwnCheck is a FormatCheck's answer for a format it does not own.
+var ErrNoOwnCheck = errors.New("llm: no check of the benchmark's own for this format")
 
 // RoleCheck is the preflight verdict of one role's endpoint. Nothing in it
 // holds a prompt or a key.
@@ -154,9 +159,17 @@ func (c *Client) probe(ctx context.Context, rc *RoleCheck, own FormatCheck) erro
 	if c.Settings.JSONMode && c.Preset.JSONMode && rc.Format == FormatJSON {
 		rc.JSONMode = "?"
 	}
+	if own != nil {
+		err := c.jsonModeFirst(ctx, rc, func(c *Client) error { return own.CheckFormat(ctx, c) })
+		if !errors.Is(err, ErrNoOwnCheck) {
+			return err
+		}
+		rc.JSONMode = "-"
+		if c.Settings.JSONMode && c.Preset.JSONMode && rc.Format == FormatJSON {
+			rc.JSONMode = "?"
+		}
+	}
 	switch {
-	case own != nil:
-		return c.jsonModeFirst(ctx, rc, func(c *Client) error { return own.CheckFormat(ctx, c) })
 	case rc.Format == "tools":
 		rc.Tools = "?"
 		return c.probeTools(ctx, rc)
