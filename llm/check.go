@@ -162,6 +162,16 @@ func (c *Client) probe(ctx context.Context, rc *RoleCheck, own FormatCheck) erro
 	if own != nil {
 		err := c.jsonModeFirst(ctx, rc, func(c *Client) error { return own.CheckFormat(ctx, c) })
 		if !errors.Is(err, ErrNoOwnCheck) {
+			var f *fault.Error
+			if err != nil && !IsMalformed(err) && !errors.As(err, &f) {
+				err = &malformed{role: c.Role, msg: err.Error()} // the benchmark's parser refused the reply
+			}
+			if rc.Format == "tools" {
+				rc.Tools = "yes"
+				if st := statusOf(err); IsMalformed(err) || st == http.StatusBadRequest || st == http.StatusUnprocessableEntity {
+					rc.Tools = "no"
+				}
+			}
 			return err
 		}
 		rc.JSONMode = "-"
