@@ -788,6 +788,22 @@ func (a *Activities) CompleteRun(ctx context.Context, c RunCompletion) (err erro
 	return nil
 }
 
+// RunSpend is a run's model spend so far, its evaluations' included: what
+// the stream checks its budget against.
+func (a *Activities) RunSpend(ctx context.Context, run string) (_ contract.Spend, err error) {
+	defer classified(&err)
+	usage, err := a.Results.RunUsage(ctx, run)
+	if err != nil {
+		return contract.Spend{}, err
+	}
+	var s contract.Spend
+	for _, u := range usage {
+		s.USD += u.CostUSD
+		s.Tokens += u.PromptTokens + u.CompletionTokens
+	}
+	return s, nil
+}
+
 // RunResult returns a finished run's stored result, or found=false.
 func (a *Activities) RunResult(ctx context.Context, run string) (_ RunResultReply, err error) {
 	defer classified(&err)

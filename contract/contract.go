@@ -22,11 +22,14 @@ const TaskQueue = "clinevo"
 
 // Names of signals and queries of a stream.
 const (
-	SignalPause   = "pause"
-	SignalResume  = "resume"
-	SignalStop    = "stop" // stop after the current episode
-	QueryProgress = "progress"
-	QueryRules    = "rules"
+	SignalPause  = "pause"
+	SignalResume = "resume"
+	SignalStop   = "stop" // stop after the current episode
+	// SignalRaiseBudget carries a stream's new budget (settings.Budget): a
+	// stream paused by its budget goes on when the new one is not reached.
+	SignalRaiseBudget = "raise-budget"
+	QueryProgress     = "progress"
+	QueryRules        = "rules"
 	// QueryWaiting asks any clinevo workflow what it waits for (a *Waiting,
 	// nil when it waits for nothing).
 	QueryWaiting = "waiting"
@@ -213,6 +216,12 @@ type StreamState struct {
 	Stage    Totals        `json:"stage_totals,omitempty"`
 	Paused   bool          `json:"paused,omitempty"`
 	Stopping bool          `json:"stopping,omitempty"`
+	// PausedBy is why the stream paused on its own ("budget"); empty for a
+	// pause signal. Spend is the run's model spend at the last budget check;
+	// Budget the budget raised by SignalRaiseBudget (nil: the settings').
+	PausedBy string           `json:"paused_by,omitempty"`
+	Spend    *Spend           `json:"spend,omitempty"`
+	Budget   *settings.Budget `json:"budget,omitempty"`
 	// StageEnds and RuleSnapshots record, per finished stage, the last episode
 	// number and the rule book then: what stage evaluations and replays read.
 	StageEnds     []int           `json:"stage_ends,omitempty"`
@@ -359,16 +368,26 @@ type ScoreSummary struct {
 	Termination string  `json:"termination"`
 }
 
+// Spend is a run's model spend: USD and tokens (prompt and completion).
+type Spend struct {
+	USD    float64 `json:"usd"`
+	Tokens int     `json:"tokens"`
+}
+
 // Progress is the answer to the progress query.
 type Progress struct {
-	Run       string `json:"run"`
-	Cursor    int    `json:"cursor"`
-	Total     int    `json:"total"`
-	Stage     int    `json:"stage"`
-	Paused    bool   `json:"paused"`
-	Stopping  bool   `json:"stopping"`
-	Overall   Means  `json:"overall"`
-	ThisStage Means  `json:"this_stage"`
+	Run      string `json:"run"`
+	Cursor   int    `json:"cursor"`
+	Total    int    `json:"total"`
+	Stage    int    `json:"stage"`
+	Paused   bool   `json:"paused"`
+	Stopping bool   `json:"stopping"`
+	// PausedBy, Spend and Budget: StreamState's.
+	PausedBy  string           `json:"paused_by,omitempty"`
+	Spend     *Spend           `json:"spend,omitempty"`
+	Budget    *settings.Budget `json:"budget,omitempty"`
+	Overall   Means            `json:"overall"`
+	ThisStage Means            `json:"this_stage"`
 	// Waiting is what the stream itself waits for (its own activities; an
 	// episode's waits are the episode's: QueryWaiting).
 	Waiting *Waiting `json:"waiting,omitempty"`

@@ -259,9 +259,9 @@ func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
 	}
 	out := runner.BuiltinRoles()
 	model := func(name string) (*llm.Client, error) {
-		spec := s.Roles[name]
+		spec := s.Priced(name) // prices from model_prices where the role sets none
 		if name == "consultant" && s.Episode.MDT == settings.MDTSameModel {
-			spec = s.Roles["doctor"]
+			spec = s.Priced("doctor")
 		}
 		if spec.Backend != settings.OpenAI {
 			return nil, nil

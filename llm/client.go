@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"reflect"
@@ -66,13 +67,16 @@ func IsMalformed(err error) bool {
 
 // Usage is model use by one role.
 type Usage struct {
-	Role             string  `json:"role"`
-	Model            string  `json:"model,omitempty"`
-	Calls            int     `json:"calls"`
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
-	CacheHits        int     `json:"cache_hits"`
+	Role             string `json:"role"`
+	Model            string `json:"model,omitempty"`
+	Calls            int    `json:"calls"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+	// CachedTokens are the prompt tokens the provider served from its prefix
+	// cache, where it reports them (usage.prompt_tokens_details.cached_tokens).
+	CachedTokens int     `json:"cached_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+	CacheHits    int     `json:"cache_hits"`
 	// ExtraFields counts the unknown fields of the role's replies: they are
 	// ignored, never an error, and counted so that a run shows how far a model
 	// strays from the requested shape.
@@ -115,6 +119,7 @@ func (t *Tally) Add(u Usage) {
 	a.Calls += u.Calls
 	a.PromptTokens += u.PromptTokens
 	a.CompletionTokens += u.CompletionTokens
+	a.CachedTokens += u.CachedTokens
 	a.CostUSD += u.CostUSD
 	a.CacheHits += u.CacheHits
 	a.ExtraFields += u.ExtraFields
@@ -147,9 +152,10 @@ type Cache interface {
 type Client struct {
 	Role     string
 	Settings settings.Role
+	Preset   settings.Provider // the request options the server accepts
 	api      *openai.Client
-	sem      chan struct{}
-	waiting  atomic.Int64 // calls waiting for a slot of sem
+	limit    *Limiter     // the endpoint's, shared by its roles; nil: no limit
+	waiting  atomic.Int64 // calls waiting for a slot of limit
 	cache    Cache
 	prompts  bool   // Options.RecordPrompts
 	keyFix   string // what to do when the endpoint refuses the key (keyFix); never the key
@@ -162,6 +168,9 @@ type Options struct {
 	// RecordPrompts puts the prompt text on model-call spans (telemetry.prompt_text).
 	// Off by default, since prompts carry what patients said.
 	RecordPrompts bool
+	// RateWindow is the window of roles.<role>.rpm and tpm; zero: a minute.
+	// Tests scale it down.
+	RateWindow time.Duration
 }
 
 // APIKey resolves the key of a role: the environment variable, else the file.
@@ -209,16 +218,24 @@ func NewClient(role string, s settings.Role, o Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("roles.%s: %w", role, err)
 	}
+	preset, _ := s.PresetOf() // Validate refused an unknown one
 	cfg := openai.DefaultConfig(key)
-	cfg.BaseURL = strings.TrimSuffix(s.BaseURL, "/")
+	if preset.Azure {
+		cfg = openai.DefaultAzureConfig(key, s.Endpoint())
+	}
+	cfg.BaseURL = strings.TrimSuffix(s.Endpoint(), "/")
 	timeout := time.Duration(s.Timeout)
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
 	cfg.HTTPClient = &retryAfterDoer{c: &http.Client{Timeout: timeout}}
-	c := &Client{Role: role, Settings: s, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts, keyFix: keyFix(role, s, key)}
-	if s.Concurrency > 0 {
-		c.sem = make(chan struct{}, s.Concurrency)
+	c := &Client{Role: role, Settings: s, Preset: preset, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts, keyFix: keyFix(role, s, key)}
+	if s.Concurrency > 0 || s.RPM > 0 || s.TPM > 0 {
+		ceiling := s.Concurrency
+		if ceiling == 0 {
+			ceiling = math.MaxInt32 // rate limits alone
+		}
+		c.limit = limiterOf(c.Settings.Endpoint()+" "+s.Model, role, ceiling, s.RPM, s.TPM, o.RateWindow)
 	}
 	if s.Cache && s.Temperature == 0 {
 		c.cache = o.Cache
@@ -497,8 +514,19 @@ func Enum(got string, allowed ...string) (string, bool) {
 // format beyond JSON and text (function calling) starts from before Chat.
 func (c *Client) Request(msgs []Message) openai.ChatCompletionRequest {
 	r := openai.ChatCompletionRequest{Model: c.Settings.Model, Messages: msgs, Temperature: c.Settings.Temperature,
-		TopP: c.Settings.TopP, MaxTokens: c.Settings.MaxTokens}
-	if c.Settings.JSONMode && c.Settings.Format != FormatTags { // a tags reply is not a JSON object
+		TopP: c.Settings.TopP}
+	if c.Preset.MaxTokensField == "max_completion_tokens" {
+		r.MaxCompletionTokens = c.Settings.MaxTokens
+	} else {
+		r.MaxTokens = c.Settings.MaxTokens
+	}
+	if c.Settings.Seed != 0 && c.Preset.Seed {
+		seed := c.Settings.Seed
+		r.Seed = &seed
+	}
+	// A tags reply is not a JSON object; a server without JSON mode would
+	// refuse the option.
+	if c.Settings.JSONMode && c.Settings.Format != FormatTags && c.Preset.JSONMode {
 		r.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	}
 	return r
@@ -515,7 +543,8 @@ func CacheKey(r openai.ChatCompletionRequest) string {
 		JSON        bool
 		Tools       []openai.Tool `json:",omitempty"` // absent without tools: earlier keys stay valid
 		ToolChoice  any           `json:",omitempty"`
-	}{r.Model, r.Messages, r.Temperature, r.TopP, r.MaxTokens, r.ResponseFormat != nil, r.Tools, r.ToolChoice})
+		Seed        *int          `json:",omitempty"` // absent without a seed: earlier keys stay valid
+	}{r.Model, r.Messages, r.Temperature, r.TopP, max(r.MaxTokens, r.MaxCompletionTokens), r.ResponseFormat != nil, r.Tools, r.ToolChoice, r.Seed})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
@@ -592,25 +621,46 @@ func (c *Client) Chat(ctx context.Context, req openai.ChatCompletionRequest, acc
 
 // call makes one chat call to the model and accounts for it.
 func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (Message, error) {
-	if c.sem != nil {
-		if err := c.acquire(ctx); err != nil {
+	var retryAfter time.Duration
+	outcome, used := Failed, 0
+	if c.limit != nil {
+		if err := c.acquire(ctx, estimateTokens(req)); err != nil {
 			return Message{}, err
 		}
-		defer func() { <-c.sem }()
+		defer func() { c.limit.Release(ctx, outcome, retryAfter, used) }()
 	}
-	var retryAfter time.Duration
 	resp, err := c.api.CreateChatCompletion(context.WithValue(ctx, retryAfterKey{}, &retryAfter), req)
 	if err != nil {
-		return Message{}, c.classify(err, retryAfter)
+		err = c.classify(err, retryAfter)
+		var f *fault.Error
+		if errors.As(err, &f) && f.Class == fault.RateLimited {
+			outcome = RateLimited
+		} else if errors.As(err, &f) && f.Class == fault.Timeout {
+			outcome = TimedOut
+		}
+		return Message{}, err
+	}
+	outcome, used = Succeeded, resp.Usage.TotalTokens
+	if used == 0 {
+		used = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	}
 	cost := float64(resp.Usage.PromptTokens)*c.Settings.PricePrompt/1e6 + float64(resp.Usage.CompletionTokens)*c.Settings.PriceCompletion/1e6
-	if m := meter(ctx); m != nil {
-		m.Add(Usage{Role: c.Role, Model: c.Settings.Model, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CostUSD: cost})
+	cached := 0
+	if d := resp.Usage.PromptTokensDetails; d != nil {
+		cached = d.CachedTokens
 	}
-	trace.SpanFromContext(ctx).SetAttributes(attribute.Int("llm.prompt_tokens", resp.Usage.PromptTokens), attribute.Int("llm.completion_tokens", resp.Usage.CompletionTokens))
+	if m := meter(ctx); m != nil {
+		m.Add(Usage{Role: c.Role, Model: c.Settings.Model, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+			CachedTokens: cached, CostUSD: cost})
+	}
+	trace.SpanFromContext(ctx).SetAttributes(attribute.Int("llm.prompt_tokens", resp.Usage.PromptTokens), attribute.Int("llm.completion_tokens", resp.Usage.CompletionTokens),
+		attribute.Int("llm.cached_tokens", cached))
 	role := attribute.String("role", c.Role)
 	tokens.Add(ctx, int64(resp.Usage.PromptTokens), metric.WithAttributes(role, attribute.String("direction", "prompt")))
 	tokens.Add(ctx, int64(resp.Usage.CompletionTokens), metric.WithAttributes(role, attribute.String("direction", "completion")))
+	if cached > 0 {
+		tokens.Add(ctx, int64(cached), metric.WithAttributes(role, attribute.String("direction", "cached_prompt")))
+	}
 	spend.Add(ctx, cost, metric.WithAttributes(role))
 	if len(resp.Choices) == 0 {
 		return Message{}, c.failed(fault.ServerError, 0, "the reply has no choices")
@@ -668,23 +718,29 @@ func (c *Client) classify(err error, retryAfter time.Duration) error {
 	return fault.Permanent(dep, fault.Invalid, fmt.Sprintf("check roles.%s.model (%q) and roles.%s.base_url (%s)", c.Role, c.Settings.Model, c.Role, c.Settings.BaseURL), e)
 }
 
-// acquire takes one of the role's concurrency slots, waiting (and counted as
-// waiting) only when none is free; a context that ends first is a transient
-// error.
-func (c *Client) acquire(ctx context.Context) error {
-	select {
-	case c.sem <- struct{}{}:
+// acquire takes a call slot of the role's endpoint (Limiter), counted as
+// waiting while it waits; a context that ends first is a transient error.
+func (c *Client) acquire(ctx context.Context, tokens int) error {
+	if c.limit.TryAcquire(tokens) {
 		return nil
-	default:
 	}
 	c.waiting.Add(1)
 	defer c.waiting.Add(-1)
-	select {
-	case c.sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return c.failed(fault.Timeout, 0, "waiting for a free call slot (roles."+c.Role+".concurrency): "+ctx.Err().Error())
+	if err := c.limit.Acquire(ctx, tokens); err != nil {
+		return c.failed(fault.Timeout, 0, "waiting for a free call slot (roles."+c.Role+".concurrency, rpm, tpm): "+err.Error())
 	}
+	return nil
+}
+
+// estimateTokens is a request's tokens before it is sent, for the TPM window:
+// about four characters a token (clinevo's own rule of thumb) and the reply's
+// limit, as providers count a request against the limit.
+func estimateTokens(r openai.ChatCompletionRequest) int {
+	n := 0
+	for _, m := range r.Messages {
+		n += len(m.Content)
+	}
+	return n/4 + max(r.MaxTokens, r.MaxCompletionTokens)
 }
 
 // CountExtraFields counts n unknown fields of a reply as the role's

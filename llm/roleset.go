@@ -23,8 +23,8 @@ func Describe(set settings.Settings) []string {
 		if ts := MethodTemplates(set.Evolver.MethodName()); name == "evolver" && ts != nil {
 			templates = ts // the learning method's prompts, not clinevo's evolver's
 		}
-		out = append(out, fmt.Sprintf("%s: model %s at %s, temperature %g, top_p %g, max_tokens %d, json_mode %v, format %s, template %s, cache %v",
-			name, s.Model, s.BaseURL, s.Temperature, s.TopP, s.MaxTokens, s.JSONMode, s.Format, strings.Join(templates, " + "), s.Cache && s.Temperature == 0))
+		out = append(out, fmt.Sprintf("%s: model %s at %s (provider %s), temperature %g, top_p %g, max_tokens %d, json_mode %v, format %s, template %s, cache %v",
+			name, s.Model, s.Endpoint(), s.ProviderName(), s.Temperature, s.TopP, s.MaxTokens, s.JSONMode, s.Format, strings.Join(templates, " + "), s.Cache && s.Temperature == 0))
 	}
 	return out
 }

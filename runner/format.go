@@ -12,10 +12,10 @@ type Notes interface {
 	Note(ev clinic.Event) string
 }
 
-// eventTarget is what an action of a trace was about: benchmark b's reading
+// EventTarget is what an action of a trace was about: benchmark b's reading
 // where it has one (episode.OwnTarget), else the question, the test, or the
 // working diagnoses of a closing action that gave none.
-func eventTarget(b any, ev clinic.Event) string {
+func EventTarget(b any, ev clinic.Event) string {
 	if s, ok := episode.OwnTarget(b, ev); ok {
 		return s
 	}

@@ -520,7 +520,7 @@ func Format(t clinic.Trace, bm any) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "episode %s  case %s  (%s)\n", t.EpisodeID, t.CaseID, t.Condition)
 	for _, ev := range t.Events {
-		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, eventTarget(bm, ev))
+		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, EventTarget(bm, ev))
 		if ev.Reply != "" && ev.Action != clinic.Finalize {
 			for _, line := range strings.Split(ev.Reply, "\n") {
 				fmt.Fprintf(&b, "     > %s\n", line)

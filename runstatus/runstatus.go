@@ -88,6 +88,8 @@ func StreamOf(ctx context.Context, c client.Client, run string) (Stream, error) 
 			switch {
 			case p.Stopping:
 				out.State = "stopping"
+			case p.Paused && p.PausedBy != "":
+				out.State = "paused: " + p.PausedBy // paused by its own rule (a budget): the figures are in the progress
 			case p.Paused:
 				out.State = "paused"
 			}

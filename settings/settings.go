@@ -30,6 +30,11 @@ type Settings struct {
 	Doctor Doctor `json:"doctor" mapstructure:"doctor"`
 	// Durability is how long the run waits out an outage (durability.go).
 	Durability Durability `json:"durability" mapstructure:"durability"`
+	// ModelPrices are the price table of models (providers.go): what prices a
+	// role that sets no price of its own, in runs and in experiment plans.
+	ModelPrices []ModelPrice `json:"model_prices" mapstructure:"model_prices"`
+	// Budget caps the model spend of each run (budget.go).
+	Budget Budget `json:"budget" mapstructure:"budget"`
 }
 
 // MedEvoEval is the default profile: MedEvoEval's question-and-test
@@ -222,7 +227,10 @@ func (d Doctor) Panel() bool { return d.Mode == PanelDoctor }
 // A key never travels: APIKeyEnv names the environment variable that holds it
 // on the worker (APIKeyFile a file there).
 type Role struct {
-	Backend         string   `json:"backend" mapstructure:"backend"` // builtin | openai
+	Backend string `json:"backend" mapstructure:"backend"` // builtin | openai
+	// Provider is the server's kind (providers.go): its usual base URL and
+	// the request options it accepts; empty is custom.
+	Provider        string   `json:"provider" mapstructure:"provider"`
 	BaseURL         string   `json:"base_url" mapstructure:"base_url"`
 	Model           string   `json:"model" mapstructure:"model"`
 	Temperature     float32  `json:"temperature" mapstructure:"temperature"`
@@ -238,6 +246,14 @@ type Role struct {
 	PricePrompt     float64  `json:"price_prompt" mapstructure:"price_prompt"`
 	PriceCompletion float64  `json:"price_completion" mapstructure:"price_completion"`
 	Dim             int      `json:"dim" mapstructure:"dim"` // embeddings only
+	// Seed is the sampling seed sent where the provider accepts one; 0: none
+	// (clinevo's own choice: no seed unless asked).
+	Seed int `json:"seed" mapstructure:"seed"`
+	// RPM and TPM cap the requests and tokens per minute of the role's
+	// endpoint on this worker (a provider's published rate limits); 0: none.
+	// Concurrency is the ceiling the adaptive limit moves under.
+	RPM int `json:"rpm" mapstructure:"rpm"`
+	TPM int `json:"tpm" mapstructure:"tpm"`
 }
 
 // Roles maps role names to their choices.
@@ -318,6 +334,7 @@ func (s Settings) Clone() Settings {
 	out.Evolver.CardKinds = slices.Clone(s.Evolver.CardKinds)
 	out.Evolver.MemoryLabels = slices.Clone(s.Evolver.MemoryLabels)
 	out.Roles = cloneMap(s.Roles)
+	out.ModelPrices = slices.Clone(s.ModelPrices)
 	return out
 }
 
@@ -423,6 +440,14 @@ func (s Settings) Validate() error {
 	if m := s.Doctor.Mode; m != "" && m != SingleDoctor && m != PanelDoctor {
 		return fmt.Errorf("doctor.mode %q, want %s or %s", m, SingleDoctor, PanelDoctor)
 	}
+	if err := s.Budget.validate(); err != nil {
+		return err
+	}
+	for i, p := range s.ModelPrices {
+		if strings.TrimSpace(p.Model) == "" || p.Prompt < 0 || p.Completion < 0 || math.IsNaN(p.Prompt) || math.IsNaN(p.Completion) {
+			return fmt.Errorf("model_prices[%d]: want a model name and non-negative prompt and completion prices (USD per million tokens)", i)
+		}
+	}
 	return s.Roles.Validate()
 }
 
@@ -457,9 +482,14 @@ func (r Roles) Validate() error {
 		switch spec.Backend {
 		case "", Builtin:
 		case OpenAI:
+			if _, err := spec.PresetOf(); err != nil {
+				return fmt.Errorf("roles.%s.%w", name, err)
+			}
 			switch {
-			case spec.BaseURL == "":
-				return fmt.Errorf("roles.%s.base_url is required for a model-backed role", name)
+			case spec.Endpoint() == "":
+				return fmt.Errorf("roles.%s.base_url is required for a model-backed role (provider %s has no usual one)", name, spec.ProviderName())
+			case spec.RPM < 0 || spec.TPM < 0:
+				return fmt.Errorf("roles.%s: rpm and tpm must not be negative", name)
 			case spec.Model == "":
 				return fmt.Errorf("roles.%s.model is required", name)
 			case spec.Timeout < 0 || spec.Concurrency < 0 || spec.MaxTokens < 0:

@@ -103,3 +103,38 @@ func TestCloneSharesNothing(t *testing.T) {
 	b.Roles["doctor"] = settings.Role{Model: "x"}
 	require.Equal(t, settings.Default(), a)
 }
+
+// TestModelPrices: a role's own prices win; a role without prices takes its
+// model's from model_prices; a bad entry is refused naming it.
+func TestModelPrices(t *testing.T) {
+	s := settings.Default()
+	s.ModelPrices = []settings.ModelPrice{{Model: "m1", Prompt: 0.5, Completion: 2}}
+	r := s.Roles["doctor"]
+	r.Model = "m1"
+	s.Roles["doctor"] = r
+	p, c := s.PriceOf("doctor")
+	require.Equal(t, [2]float64{0.5, 2}, [2]float64{p, c})
+	require.Equal(t, 2.0, s.Priced("doctor").PriceCompletion)
+	r.PricePrompt = 1
+	s.Roles["doctor"] = r
+	p, c = s.PriceOf("doctor")
+	require.Equal(t, [2]float64{1, 0}, [2]float64{p, c}, "the role's own prices win")
+	p, c = s.PriceOf("judge")
+	require.Zero(t, p+c)
+	s.ModelPrices = append(s.ModelPrices, settings.ModelPrice{Model: "m2", Prompt: -1})
+	require.ErrorContains(t, s.Validate(), "model_prices[1]")
+}
+
+// TestBudget: a cap is reached at or above it; 0 caps nothing; negative
+// caps are refused.
+func TestBudget(t *testing.T) {
+	require.True(t, settings.Budget{}.IsZero())
+	b := settings.Budget{USD: 1.5, Tokens: 1000}
+	require.Empty(t, b.Reached(1.49, 999))
+	require.Equal(t, "USD 1.5000 of 1.5000", b.Reached(1.5, 0))
+	require.Equal(t, "tokens 1000 of 1000", b.Reached(0, 1000))
+	require.Empty(t, settings.Budget{Tokens: 10}.Reached(1e9, 9), "no USD cap")
+	s := settings.Default()
+	s.Budget.USD = -1
+	require.ErrorContains(t, s.Validate(), "budget.usd and budget.tokens must not be negative")
+}

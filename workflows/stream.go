@@ -11,6 +11,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/fault"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // StreamWorkflow runs a stream's cases in order, as ARCHITECTURE.md draws it:
@@ -55,6 +56,9 @@ func runStream(ctx workflow.Context, spec contract.StreamSpec) (contract.StreamR
 		stageEnd := s.spec.StageEnd(s.st.Cursor, s.total())
 		if len(s.pending) >= s.spec.Settings.Evolver.UpdateInterval || stageEnd || s.st.Stopping {
 			if err := s.flush(); err != nil {
+				return contract.StreamResult{}, err
+			}
+			if err := s.checkBudget(); err != nil {
 				return contract.StreamResult{}, err
 			}
 		}
@@ -139,7 +143,8 @@ func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error
 	s.listen()
 	if err := workflow.SetQueryHandler(ctx, contract.QueryProgress, func() (contract.Progress, error) {
 		return contract.Progress{Run: spec.RunID, Cursor: s.st.Cursor, Total: s.total(), Stage: s.stageOf(s.st.Cursor), Paused: s.st.Paused,
-			Stopping: s.st.Stopping, Overall: s.st.Totals.Means(), ThisStage: s.st.Stage.Means(), Waiting: w.state}, nil
+			Stopping: s.st.Stopping, PausedBy: s.st.PausedBy, Spend: s.st.Spend, Budget: s.budgetOf(),
+			Overall: s.st.Totals.Means(), ThisStage: s.st.Stage.Means(), Waiting: w.state}, nil
 	}); err != nil {
 		return nil, err
 	}
@@ -161,12 +166,18 @@ func (s *stream) listen() {
 	pause := workflow.GetSignalChannel(s.ctx, contract.SignalPause)
 	resume := workflow.GetSignalChannel(s.ctx, contract.SignalResume)
 	stop := workflow.GetSignalChannel(s.ctx, contract.SignalStop)
+	raise := workflow.GetSignalChannel(s.ctx, contract.SignalRaiseBudget)
 	workflow.Go(s.ctx, func(gctx workflow.Context) {
 		for {
 			sel := workflow.NewSelector(gctx)
 			sel.AddReceive(pause, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.st.Paused = true })
-			sel.AddReceive(resume, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.st.Paused = false })
+			sel.AddReceive(resume, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.st.Paused, s.st.PausedBy = false, "" })
 			sel.AddReceive(stop, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.st.Stopping = true })
+			sel.AddReceive(raise, func(c workflow.ReceiveChannel, _ bool) {
+				var b settings.Budget
+				c.Receive(gctx, &b)
+				s.raise(b)
+			})
 			sel.Select(gctx)
 		}
 	})
@@ -177,11 +188,62 @@ func (s *stream) drain() {
 	for _, sig := range []struct {
 		name string
 		set  func()
-	}{{contract.SignalPause, func() { s.st.Paused = true }}, {contract.SignalResume, func() { s.st.Paused = false }},
+	}{{contract.SignalPause, func() { s.st.Paused = true }}, {contract.SignalResume, func() { s.st.Paused, s.st.PausedBy = false, "" }},
 		{contract.SignalStop, func() { s.st.Stopping = true }}} {
 		for workflow.GetSignalChannel(s.ctx, sig.name).ReceiveAsync(nil) {
 			sig.set()
 		}
+	}
+	var b settings.Budget
+	for workflow.GetSignalChannel(s.ctx, contract.SignalRaiseBudget).ReceiveAsync(&b) {
+		s.raise(b)
+	}
+}
+
+// versionBudget is the change ID of the spend cap: from version 1 a stream
+// with a budget (settings.Budget) reads its run's spend after every flush
+// (RunSpend) and pauses when a cap is reached. Streams without a budget run
+// no new command: their histories are unchanged.
+const versionBudget = "budget-pause"
+
+// budgetOf is the stream's budget: the raised one, else its settings'.
+func (s *stream) budgetOf() *settings.Budget {
+	if s.st.Budget != nil {
+		return s.st.Budget
+	}
+	b := s.spec.Settings.Budget
+	return &b
+}
+
+// checkBudget reads the run's spend and pauses the stream, before its next
+// episode, when a cap is reached; a stream without a budget does nothing.
+func (s *stream) checkBudget() error {
+	b := *s.budgetOf()
+	if b.IsZero() || workflow.GetVersion(s.ctx, versionBudget, workflow.DefaultVersion, 1) < 1 {
+		return nil
+	}
+	var sp contract.Spend
+	if err := s.w.activity(s.actx, a.RunSpend, &sp, s.spec.RunID); err != nil {
+		return err
+	}
+	s.st.Spend = &sp
+	if over := b.Reached(sp.USD, sp.Tokens); over != "" && s.st.Cursor < s.total() {
+		s.st.Paused, s.st.PausedBy = true, "budget"
+		s.log.Info("stream paused: budget", "run", s.spec.RunID, "reached", over, "episodes", s.st.Cursor, "usd", sp.USD, "tokens", sp.Tokens)
+	}
+	return nil
+}
+
+// raise takes a new budget: a stream its budget paused goes on when the new
+// one is not reached by the spend it last read.
+func (s *stream) raise(b settings.Budget) {
+	s.st.Budget = &b
+	if s.st.PausedBy != "budget" {
+		return
+	}
+	if s.st.Spend == nil || b.Reached(s.st.Spend.USD, s.st.Spend.Tokens) == "" {
+		s.st.Paused, s.st.PausedBy = false, ""
+		s.log.Info("stream budget raised", "run", s.spec.RunID, "usd", b.USD, "tokens", b.Tokens)
 	}
 }
 

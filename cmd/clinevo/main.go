@@ -82,6 +82,11 @@ func newRoot() *cobra.Command {
 	}})
 	root.AddCommand(a.corpusCmd(), a.episodeCmd(), a.devCmd(), a.workerCmd(), a.streamCmd(), a.memoryCmd(), a.runsCmd(), a.demoCmd(), a.experimentCmd(), a.reportCmd())
 	root.AddCommand(a.viewCmd())
+	root.AddCommand(a.rolesCmd())
+	a.addCheckRoles(root)
+	a.addPlan(root)
+	root.AddCommand(a.exportCmd())
+	a.addRaiseBudget(root)
 	return root
 }
 

@@ -240,7 +240,7 @@ type plumbScript struct {
 	cases  []clinic.Case
 }
 
-var turnRE = regexp.MustCompile(`this is turn (\d+)`)
+var turnRE = regexp.MustCompile(`(?i)this is turn (\d+)`)
 
 func runOf(path string) string {
 	p := strings.TrimPrefix(path, "/")
@@ -281,7 +281,7 @@ func (s *plumbScript) reply(_ int, r llmtest.Request) *llmtest.Reply {
 		orders = []string{"full blood count", "urinalysis"}
 	}
 	turn := 1
-	if m := turnRE.FindStringSubmatch(r.System); m != nil {
+	if m := turnRE.FindStringSubmatch(r.System + r.User); m != nil {
 		turn, _ = strconv.Atoi(m[1])
 	}
 	var plan []map[string]any
@@ -889,6 +889,11 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 		"evolver.dev.cases":       "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"evolver.dev.generations": "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"evolver.dev.population":  "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
+		"budget.usd": "changes nothing until a run's spend reaches it; then the stream pauses (workflows checkBudget, RunSpend): " +
+			"engine TestBudgetPausesAndResumes (budget.tokens; the USD cap is the same check on the cost column), settings TestBudget",
+		"budget.tokens": "changes nothing until a run's spend reaches it; then the stream pauses: engine TestBudgetPausesAndResumes",
+		"model_prices": "prices a role whose own prices are zero (settings.Priced, read by the engine's roles as price_prompt and price_completion are, " +
+			"which have rows): settings TestModelPrices",
 		"durability.max_outage": "changes nothing while every dependency answers; read by the waiter from the spec ValidateStream resolved: " +
 			"workflows TestOutageLongerThanMaxOutage, and the outages of engine/outage TestOutagesAreWaitedOut under a config's settings",
 		"durability.max_backoff": "changes nothing while every dependency answers; read by the waiter like max_outage: workflows TestOutagesAreWaitedOut " +
@@ -960,8 +965,11 @@ func roleRows(rows *[]plumbRow, excluded map[string]string, keyFile string) {
 			for _, f := range []string{"base_url", "api_key_env", "api_key_file", "timeout", "concurrency", "price_prompt"} {
 				excluded[k(f)] = "the worker's own: read from its configuration when it opens its bank (engine.Options.Embeddings), not from a run"
 			}
-			for _, f := range []string{"temperature", "top_p", "max_tokens", "json_mode", "format", "cache", "price_completion"} {
+			for _, f := range []string{"temperature", "top_p", "max_tokens", "json_mode", "format", "cache", "price_completion", "seed"} {
 				excluded[k(f)] = "not used by an embeddings request"
+			}
+			for _, f := range []string{"provider", "rpm", "tpm"} {
+				excluded[k(f)] = "the worker's own, like base_url: read from its configuration when it opens its bank (engine.Options.Embeddings), not from a run"
 			}
 			continue
 		}
@@ -987,6 +995,9 @@ func roleRows(rows *[]plumbRow, excluded map[string]string, keyFile string) {
 		excluded[k("timeout")] = "read by llm.NewClient from the same Role value as the keys with rows (an HTTP client deadline); a slower reply is a transient error: llm TestErrorClassification"
 		excluded[k("concurrency")] = "read by llm.NewClient from the same Role value as the keys with rows (calls in flight per worker); llm TestConcurrencyLimit"
 		excluded[k("dim")] = "embeddings only"
+		for _, f := range []string{"rpm", "tpm"} {
+			excluded[k(f)] = "read by llm.NewClient from the same Role value as the keys with rows (the endpoint's rate windows); a run under its limit sees no change: llm TestLimiterHoldsCalls, TestRateLimitedStream"
+		}
 		if role != "doctor" { // roles.doctor.format has its row with the gpagent profile (tags)
 			excluded[k("format")] = "only the doctor's replies have a format (json, tags or tools)"
 		}
@@ -994,6 +1005,17 @@ func roleRows(rows *[]plumbRow, excluded map[string]string, keyFile string) {
 			plumbRow{key: k("temperature"), value: 0.33, roles: on, check: body("temperature", 0.33)},
 			plumbRow{key: k("top_p"), value: 0.5, roles: on, check: body("top_p", 0.5)},
 			plumbRow{key: k("max_tokens"), value: 77, roles: on, check: body("max_tokens", 77.0)},
+			plumbRow{key: k("seed"), value: 7, roles: on, check: body("seed", 7.0)},
+			// The openai preset names the token limit max_completion_tokens.
+			plumbRow{key: k("provider"), value: "openai", roles: on, setup: map[string]any{k("max_tokens"): 77}, check: func(t *testing.T, base, got plumbRun) {
+				for _, q := range reqs(t, got) {
+					require.EqualValues(t, 77, q.Body["max_completion_tokens"])
+					require.NotContains(t, q.Body, "max_tokens")
+				}
+				for _, q := range reqs(t, base) {
+					require.NotContains(t, q.Body, "max_completion_tokens")
+				}
+			}},
 			plumbRow{key: k("json_mode"), value: false, roles: on, check: func(t *testing.T, base, got plumbRun) {
 				for _, q := range reqs(t, got) {
 					require.NotContains(t, q.Body, "response_format")

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,6 +64,63 @@ type Server struct {
 	Policy func(r Request) *Reply
 	Dim    int    // embedding dimension, default 32
 	key    string // SetKey
+	// Models, when set, are the only models the server serves: GET /models
+	// lists them and a chat request for another is a 404, as OpenAI answers.
+	Models []string
+	// NoJSONMode makes the server refuse response_format with a 400, as
+	// servers without JSON mode do.
+	NoJSONMode bool
+	rate       rateLimit // SetRateLimit
+	// CachedTokens, when set, is the prompt_tokens_details.cached_tokens
+	// every chat reply reports, as providers with prefix caching do.
+	CachedTokens int
+}
+
+// rateLimit is a sliding window of answered chat requests.
+type rateLimit struct {
+	n       int
+	per     time.Duration
+	served  []time.Time
+	limited int
+}
+
+// SetRateLimit makes the server answer at most n chat requests in any window
+// of per and a 429, with a Retry-After until the window has room, beyond
+// them, as a provider enforcing a requests-per-minute limit does (per scaled
+// down in tests). n 0 lifts the limit.
+func (s *Server) SetRateLimit(n int, per time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rate = rateLimit{n: n, per: per}
+}
+
+// RateLimited is the number of chat requests answered 429 by SetRateLimit.
+func (s *Server) RateLimited() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rate.limited
+}
+
+// overRate is the 429 of a request beyond the rate limit, or nil (and the
+// request is counted).
+func (s *Server) overRate() *Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := &s.rate
+	if r.n == 0 {
+		return nil
+	}
+	now := time.Now()
+	for len(r.served) > 0 && !r.served[0].After(now.Add(-r.per)) {
+		r.served = r.served[1:]
+	}
+	if len(r.served) < r.n {
+		r.served = append(r.served, now)
+		return nil
+	}
+	r.limited++
+	wait := r.served[0].Add(r.per).Sub(now).Round(time.Millisecond) + time.Millisecond // rounded up, as servers round to whole seconds
+	return &Reply{Status: 429, Content: "Rate limit reached for requests", Header: map[string]string{"Retry-After": fmt.Sprintf("%.3f", wait.Seconds())}}
 }
 
 // SetKey makes key the only API key the server accepts, from the next request
@@ -129,6 +187,7 @@ func roleOf(system string) string {
 	for prefix, role := range map[string]string{
 		"You are the doctor": "doctor", "You play a patient": "patient", "You match a doctor": "exam",
 		"You are a consultant": "consultant", "You are the examiner": "judge", "You review how": "grader", "You maintain": "evolver",
+		llm.CheckPromptPrefix: "check",
 	} {
 		if strings.HasPrefix(system, prefix) {
 			return role
@@ -138,6 +197,10 @@ func roleOf(system string) string {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {
+		s.models(w, r)
+		return
+	}
 	var body map[string]any
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		http.Error(w, `{"error":{"message":"bad json"}}`, 400)
@@ -181,6 +244,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	rep := s.refused(req.Auth)
+	if model, _ := body["model"].(string); rep == nil && len(s.Models) > 0 && !slices.Contains(s.Models, model) {
+		rep = &Reply{Status: 404, Content: fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", model)}
+	}
+	if _, ok := body["response_format"]; rep == nil && ok && s.NoJSONMode {
+		rep = &Reply{Status: 400, Content: "response_format is not supported by this server"}
+	}
+	if rep == nil {
+		rep = s.overRate()
+	}
 	if rep == nil && s.Script != nil {
 		rep = s.Script(n, req)
 	}
@@ -189,6 +261,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if rep == nil && s.Policy != nil {
 		rep = s.Policy(req)
+	}
+	if rep == nil && req.Role == "check" && len(req.Tools) > 0 {
+		rep = &Reply{Status: 200, Finish: "tool_calls", Message: map[string]any{"tool_calls": []any{map[string]any{"id": "call_0", "type": "function",
+			"function": map[string]any{"name": req.Tools[0], "arguments": `{"ok":true}`}}}}}
 	}
 	if rep == nil {
 		rep = &Reply{Status: 200, Content: policy(req)}
@@ -219,8 +295,27 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": fmt.Sprintf("chat-%d", n), "object": "chat.completion", "model": body["model"],
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
-		"usage":   map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+			"prompt_tokens_details": map[string]any{"cached_tokens": min(s.CachedTokens, prompt)}},
 	})
+}
+
+// models lists the served models (GET /models).
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	if rep := s.refused(r.Header.Get("Authorization")); rep != nil {
+		writeError(w, rep)
+		return
+	}
+	served := s.Models
+	if len(served) == 0 {
+		served = []string{"test-model"}
+	}
+	var data []any
+	for _, m := range served {
+		data = append(data, map[string]any{"id": m, "object": "model", "owned_by": "llmtest"})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 }
 
 // writeError sends an error reply in OpenAI's shape.
@@ -279,6 +374,8 @@ func policy(r Request) string {
 			labels = append(labels, fmt.Sprintf(`{"turn":%d,"label":"LOW_YIELD","rationale":"scripted"}`, i))
 		}
 		return `{"labels":[` + strings.Join(labels, ",") + `],"summary":"scripted review"}`
+	case "check":
+		return `{"ok":true}`
 	case "evolver":
 		return `{"edits":[{"op":"add","text":"ASK triggers WHEN headache: triggers separate the common headaches"}],
 "cards":[{"kind":"correction","text":"IF headache AVOID guessing without a history","avoid":"","ask":["triggers"],"tests":[],"evidence":[],"plan":[]}]}`

@@ -1,0 +1,458 @@
+// Package costplan estimates, before an experiment starts, what it will use:
+// episodes, calls per role, input and output tokens, USD and wall time; and
+// reads the same figures from a finished experiment's records, so that plan
+// and use can be printed side by side.
+package costplan
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/settings"
+)
+
+// Guesses for what no earlier run recorded: clinevo's own figures, not a
+// paper's, printed as the source "guess" so nobody mistakes them for
+// measurements.
+const (
+	GuessPromptTokens     = 1500 // tokens a model call reads
+	GuessCompletionTokens = 200  // tokens it writes (or max_tokens, if lower)
+	GuessCallSeconds      = 2.0  // seconds a model call takes
+	GuessBuiltinSeconds   = 0.05 // seconds an episode of built-in roles takes
+)
+
+// Role is one role's planned (or used) model use.
+type Role struct {
+	Role             string  `json:"role"`
+	Model            string  `json:"model"` // "builtin" for a built-in role
+	Calls            float64 `json:"calls"`
+	PromptTokens     float64 `json:"prompt_tokens"`
+	CompletionTokens float64 `json:"completion_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+	// Source says where the figures come from: recorded (means of earlier
+	// runs), bound (the benchmark's budgets: at most), guess (GuessPromptTokens
+	// and the like), used (a finished run's records).
+	Source string `json:"source"`
+}
+
+// Condition is one condition's plan.
+type Condition struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Budgets string `json:"budgets"`
+	// Episodes are the stream's learning episodes; EvalEpisodes its stage
+	// evaluations, retention replays, or the held-out episodes.
+	Episodes     int     `json:"episodes"`
+	EvalEpisodes int     `json:"eval_episodes"`
+	Roles        []Role  `json:"roles"`
+	WallSeconds  float64 `json:"wall_seconds"`
+}
+
+// Plan is an experiment's plan, or its use.
+type Plan struct {
+	Experiment string      `json:"experiment"`
+	Conditions []Condition `json:"conditions"`
+	// Total sums the conditions' roles; WallSeconds is the longest chain of
+	// dependent conditions (the experiment starts independent ones at once).
+	Total       []Role  `json:"total"`
+	CostUSD     float64 `json:"cost_usd"`
+	WallSeconds float64 `json:"wall_seconds"`
+}
+
+// History is what earlier runs recorded, as means per episode: the plan's
+// figures where there are any.
+type History struct {
+	learn, eval means
+}
+
+type means struct {
+	episodes int
+	turns    float64
+	actions  map[string]float64 // by action kind
+	usage    map[string]results.Usage
+	usageN   map[string]int // episodes that recorded usage of the role
+	seconds  float64
+	timed    int
+}
+
+// NewHistory reads the records of earlier runs (stream episodes into the
+// learning means, evaluation episodes into the evaluation means).
+func NewHistory(recs []results.Record) History {
+	var h History
+	for _, r := range recs {
+		m := &h.eval
+		if r.Kind == string(contract.KindStream) {
+			m = &h.learn
+		}
+		m.add(r)
+	}
+	return h
+}
+
+func (m *means) add(r results.Record) {
+	if m.actions == nil {
+		m.actions, m.usage, m.usageN = map[string]float64{}, map[string]results.Usage{}, map[string]int{}
+	}
+	m.episodes++
+	m.turns += float64(r.Turns)
+	for _, a := range r.Actions {
+		kind, _, _ := strings.Cut(a, " ")
+		m.actions[kind]++
+	}
+	for role, u := range r.Usage {
+		s := m.usage[role]
+		s.Model = u.Model
+		s.Calls += u.Calls
+		s.PromptTokens += u.PromptTokens
+		s.CompletionTokens += u.CompletionTokens
+		m.usage[role] = s
+		m.usageN[role]++
+	}
+	if len(r.TimeMS) > 0 {
+		for _, ms := range r.TimeMS {
+			m.seconds += ms / 1000
+		}
+		m.timed++
+	}
+}
+
+// Counts are the episodes a condition plays (Count).
+type Counts struct{ Learn, Eval int }
+
+// Count is the episodes of a condition that plays cases cases: a stream's
+// learning episodes, its stage evaluations (every stage once) and retention
+// replays (final: stages 1..K-1 with the final memory; matrix: stage j with
+// the memory of every later stage), or a held-out condition's episodes.
+func Count(c contract.ConditionSpec, cases, stageSize int) Counts {
+	if c.Kind == contract.KindHeldOut {
+		return Counts{Eval: cases}
+	}
+	if stageSize <= 0 {
+		stageSize = contract.DefaultStageSize
+	}
+	out := Counts{Learn: cases}
+	if c.StageEval {
+		out.Eval += cases
+	}
+	K := (cases + stageSize - 1) / stageSize
+	if c.Retention != "" && K > 1 {
+		for j := 1; j < K; j++ {
+			n := min(stageSize, cases-(j-1)*stageSize)
+			if c.Retention == contract.RetentionMatrix {
+				out.Eval += n * (K - j)
+			} else {
+				out.Eval += n
+			}
+		}
+	}
+	return out
+}
+
+// CasesOf is the number of cases a condition plays: its limit, else the
+// experiment's (held-out: heldout_limit), else the whole corpus (sizes: the
+// corpora's sizes known so far, by reference; filled as they load).
+func CasesOf(spec contract.ExperimentSpec, c contract.ConditionSpec, sizes map[string]int) (int, error) {
+	limit := spec.Limit
+	if c.Kind == contract.KindHeldOut {
+		limit = spec.HeldOutLimit
+	}
+	if c.Limit != 0 {
+		limit = c.Limit
+	}
+	ref := spec.CorpusOf(c)
+	n, ok := sizes[ref]
+	if !ok {
+		cp, err := corpus.Load(ref)
+		if err != nil {
+			return 0, fmt.Errorf("condition %s: %w", c.Name, err)
+		}
+		n = len(cp.Cases)
+		sizes[ref] = n
+	}
+	if limit > 0 && limit < n {
+		n = limit
+	}
+	return n, nil
+}
+
+// Experiment plans spec with the means of h (the zero History: none).
+func Experiment(spec contract.ExperimentSpec, h History) (Plan, error) {
+	p := Plan{Experiment: spec.Name}
+	sizes := map[string]int{}
+	for i, c := range spec.Conditions {
+		s, err := spec.SettingsOf(i)
+		if err != nil {
+			return Plan{}, err
+		}
+		b, err := bench.Of(s)
+		if err != nil {
+			return Plan{}, fmt.Errorf("conditions[%d] (%s): %w", i, c.Name, err)
+		}
+		cases, err := CasesOf(spec, c, sizes)
+		if err != nil {
+			return Plan{}, err
+		}
+		n := Count(c, cases, spec.StageSize)
+		cond := Condition{Name: c.Name, Kind: string(c.Kind), Budgets: bench.Budgets(b, s), Episodes: n.Learn, EvalEpisodes: n.Eval}
+		learn, eval := perEpisode(s, h.learn, true), perEpisode(s, h.eval, false)
+		for j := range learn {
+			r := learn[j]
+			e := eval[j]
+			r.Calls = r.Calls*float64(n.Learn) + e.Calls*float64(n.Eval)
+			r.PromptTokens = r.PromptTokens*float64(n.Learn) + e.PromptTokens*float64(n.Eval)
+			r.CompletionTokens = r.CompletionTokens*float64(n.Learn) + e.CompletionTokens*float64(n.Eval)
+			r.CostUSD = cost(s, r)
+			cond.Roles = append(cond.Roles, r)
+		}
+		evalConc := orDefault(spec.EvalConcurrency, contract.DefaultEvalConcurrency)
+		cond.WallSeconds = episodeSeconds(s, h.learn, learn)*float64(n.Learn) +
+			episodeSeconds(s, h.eval, eval)*float64(n.Eval)/float64(min(evalConc, evalSlots(s)))
+		p.Conditions = append(p.Conditions, cond)
+	}
+	p.finish(spec)
+	return p, nil
+}
+
+// evalSlots is how many evaluation episodes can call the models at once:
+// the lowest concurrency of a model role (every episode calls each).
+func evalSlots(s settings.Settings) int {
+	slots := math.MaxInt32
+	for _, name := range settings.RoleNames {
+		if r := s.Roles[name]; r.Backend == settings.OpenAI && r.Concurrency > 0 {
+			slots = min(slots, r.Concurrency)
+		}
+	}
+	return slots
+}
+
+// perEpisode is each role's calls and tokens in one episode: recorded means
+// where m has them, else the budgets' bounds and the guesses.
+func perEpisode(s settings.Settings, m means, learning bool) []Role {
+	var out []Role
+	turns, src := float64(s.Episode.MaxTurns), "bound"
+	if m.episodes > 0 {
+		turns, src = m.turns/float64(m.episodes), "recorded"
+	}
+	action := func(kind string, bound float64) float64 {
+		if m.episodes > 0 {
+			return m.actions[kind] / float64(m.episodes)
+		}
+		return bound
+	}
+	for _, name := range settings.RoleNames {
+		rs := s.Roles[name]
+		r := Role{Role: name, Model: "builtin", Source: src}
+		if rs.Backend == settings.OpenAI {
+			r.Model = rs.Model
+		}
+		switch name {
+		case "doctor":
+			r.Calls = turns
+		case "patient":
+			r.Calls = action("ASK", max(0, turns-1))
+		case "exam":
+			r.Calls = action("REQUEST_TEST", float64(s.Episode.MaxTests))
+		case "consultant":
+			bound := 0.0
+			if s.Episode.MDTAllowed() {
+				bound = 1
+			}
+			r.Calls = action("CALL_MDT", bound)
+		case "judge":
+			r.Calls = 1
+		case "grader":
+			r.Calls = b2f(learning)
+		case "evolver":
+			r.Calls = b2f(learning) / float64(max(1, s.Evolver.UpdateInterval))
+		case "embeddings":
+			r.Calls = turns // a retrieval a turn
+		}
+		if u, ok := m.usage[name]; ok && m.usageN[name] > 0 && u.Calls > 0 && rs.Backend == settings.OpenAI {
+			r.Calls = float64(u.Calls) / float64(m.episodes) // repairs included
+			r.PromptTokens = float64(u.PromptTokens) / float64(m.episodes)
+			r.CompletionTokens = float64(u.CompletionTokens) / float64(m.episodes)
+			r.Source = "recorded"
+		} else if rs.Backend == settings.OpenAI {
+			r.PromptTokens = r.Calls * GuessPromptTokens
+			completion := float64(GuessCompletionTokens)
+			if rs.MaxTokens > 0 {
+				completion = min(completion, float64(rs.MaxTokens))
+			}
+			r.CompletionTokens = r.Calls * completion
+			r.Source += "+guess"
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// episodeSeconds is an episode's wall time: the recorded mean, else the
+// model calls at GuessCallSeconds each (built-in roles: GuessBuiltinSeconds).
+func episodeSeconds(s settings.Settings, m means, roles []Role) float64 {
+	if m.timed > 0 {
+		return m.seconds / float64(m.timed)
+	}
+	sec := GuessBuiltinSeconds
+	for _, r := range roles {
+		if s.Roles[r.Role].Backend == settings.OpenAI {
+			sec += r.Calls * GuessCallSeconds
+		}
+	}
+	return sec
+}
+
+// cost prices a role's tokens (settings.PriceOf).
+func cost(s settings.Settings, r Role) float64 {
+	if s.Roles[r.Role].Backend != settings.OpenAI {
+		return 0
+	}
+	prompt, completion := s.PriceOf(r.Role)
+	return r.PromptTokens*prompt/1e6 + r.CompletionTokens*completion/1e6
+}
+
+// finish sums the conditions and finds the longest chain of dependencies.
+func (p *Plan) finish(spec contract.ExperimentSpec) {
+	total := map[string]*Role{}
+	var order []string
+	for _, c := range p.Conditions {
+		for _, r := range c.Roles {
+			t, ok := total[r.Role]
+			if !ok {
+				t = &Role{Role: r.Role, Model: r.Model, Source: r.Source}
+				total[r.Role] = t
+				order = append(order, r.Role)
+			}
+			if t.Model != r.Model && !strings.Contains(t.Model, r.Model) {
+				t.Model += "," + r.Model
+			}
+			t.Calls += r.Calls
+			t.PromptTokens += r.PromptTokens
+			t.CompletionTokens += r.CompletionTokens
+			t.CostUSD += r.CostUSD
+			p.CostUSD += r.CostUSD
+		}
+	}
+	for _, name := range order {
+		p.Total = append(p.Total, *total[name])
+	}
+	ends := map[string]float64{}
+	for i, c := range spec.Conditions {
+		if i >= len(p.Conditions) {
+			break
+		}
+		end := p.Conditions[i].WallSeconds + ends[c.Dependency()]
+		ends[c.Name] = end
+		p.WallSeconds = max(p.WallSeconds, end)
+	}
+}
+
+// Used is the same figures read from a finished experiment's records
+// (byCondition: each condition's records, its stream's evaluations
+// included): episodes, turns and actions as calls of the roles (a built-in
+// role's "calls" are the turns it served), recorded usage and time.
+func Used(spec contract.ExperimentSpec, byCondition map[string][]results.Record) Plan {
+	p := Plan{Experiment: spec.Name}
+	for i, c := range spec.Conditions {
+		s, err := spec.SettingsOf(i)
+		if err != nil {
+			continue // Validate refused such a spec before it ran
+		}
+		cond := Condition{Name: c.Name, Kind: string(c.Kind)}
+		var learn, eval means
+		for _, r := range byCondition[c.Name] {
+			if r.Kind == string(contract.KindStream) {
+				learn.add(r)
+			} else {
+				eval.add(r)
+			}
+		}
+		cond.Episodes, cond.EvalEpisodes = learn.episodes, eval.episodes
+		l, e := perEpisode(s, learn, true), perEpisode(s, eval, false)
+		for j := range l {
+			r := l[j]
+			r.Calls = r.Calls*float64(learn.episodes) + e[j].Calls*float64(eval.episodes)
+			r.PromptTokens = r.PromptTokens*float64(learn.episodes) + e[j].PromptTokens*float64(eval.episodes)
+			r.CompletionTokens = r.CompletionTokens*float64(learn.episodes) + e[j].CompletionTokens*float64(eval.episodes)
+			r.CostUSD = usedCost(byCondition[c.Name], r.Role)
+			r.Source = "used"
+			cond.Roles = append(cond.Roles, r)
+		}
+		// Activity time: evaluation episodes overlap as the plan assumes.
+		cond.WallSeconds = learn.seconds + eval.seconds/float64(min(orDefault(spec.EvalConcurrency, contract.DefaultEvalConcurrency), evalSlots(s)))
+		p.Conditions = append(p.Conditions, cond)
+	}
+	p.finish(spec)
+	return p
+}
+
+func usedCost(recs []results.Record, role string) float64 {
+	c := 0.0
+	for _, r := range recs {
+		c += r.Usage[role].CostUSD
+	}
+	return c
+}
+
+func orDefault(v, d int) int {
+	if v == 0 {
+		return d
+	}
+	return v
+}
+
+// ConditionOf is the condition of spec a record belongs to (its stream's
+// evaluations included), or "".
+func ConditionOf(spec contract.ExperimentSpec, r results.Record) string {
+	run := contract.StreamOfRunID(r.Run)
+	for _, c := range spec.Conditions {
+		if run == spec.RunID(c.Name) {
+			return c.Name
+		}
+	}
+	return ""
+}
+
+// Compare plans each condition of a finished experiment from the records of
+// the others and of earlier runs (never its own: a plan from a run's own
+// records would be its use) and reads the use from its own records.
+func Compare(spec contract.ExperimentSpec, recs []results.Record) (planned, used Plan, err error) {
+	by := map[string][]results.Record{}
+	for _, r := range recs {
+		by[ConditionOf(spec, r)] = append(by[ConditionOf(spec, r)], r)
+	}
+	planned = Plan{Experiment: spec.Name}
+	for i, c := range spec.Conditions {
+		var others []results.Record
+		for name, rs := range by {
+			if name != c.Name {
+				others = append(others, rs...)
+			}
+		}
+		one := spec
+		one.Conditions = []contract.ConditionSpec{c}
+		one.Conditions[0].CarryFrom, one.Conditions[0].From = "", "" // planned alone
+		if c.Kind == contract.KindStream && c.Memory == contract.MemoryCarry {
+			one.Conditions[0].Memory = contract.MemoryEmpty
+		}
+		one.Conditions[0].Settings = spec.Conditions[i].Settings
+		p, err := Experiment(one, NewHistory(others))
+		if err != nil {
+			return Plan{}, Plan{}, err
+		}
+		planned.Conditions = append(planned.Conditions, p.Conditions...)
+	}
+	planned.finish(spec)
+	return planned, Used(spec, by), nil
+}

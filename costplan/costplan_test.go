@@ -1,0 +1,134 @@
+package costplan_test
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/costplan"
+	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/experiments"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/settings"
+)
+
+func TestMain(m *testing.M) {
+	if err := engine.RegisterBenchmarks(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// TestCount: the episodes of a condition, worked out by hand.
+func TestCount(t *testing.T) {
+	stream := contract.ConditionSpec{Kind: contract.KindStream}
+	// 100 cases in stages of 25: K = 4.
+	require.Equal(t, costplan.Counts{Learn: 100}, costplan.Count(stream, 100, 25))
+	stream.StageEval = true
+	require.Equal(t, costplan.Counts{Learn: 100, Eval: 100}, costplan.Count(stream, 100, 25))
+	// final retention replays stages 1..3 once: 75.
+	stream.Retention = contract.RetentionFinal
+	require.Equal(t, costplan.Counts{Learn: 100, Eval: 175}, costplan.Count(stream, 100, 25))
+	// matrix: stage 1 under k = 2, 3, 4, stage 2 under 3, 4, stage 3 under 4:
+	// (3 + 2 + 1) · 25 = 150.
+	stream.Retention, stream.StageEval = contract.RetentionMatrix, false
+	require.Equal(t, costplan.Counts{Learn: 100, Eval: 150}, costplan.Count(stream, 100, 25))
+	// A short last stage: 60 cases in 25s, K = 3, final replays 25 + 25.
+	stream.Retention = contract.RetentionFinal
+	require.Equal(t, costplan.Counts{Learn: 60, Eval: 50}, costplan.Count(stream, 60, 25))
+	require.Equal(t, costplan.Counts{Eval: 50}, costplan.Count(contract.ConditionSpec{Kind: contract.KindHeldOut}, 50, 25))
+}
+
+// TestPlanShippedSpecs: every shipped spec plans, with every role, episodes
+// and no negative figure; model roles are priced from the table.
+func TestPlanShippedSpecs(t *testing.T) {
+	base := bench.DefaultSettings()
+	shipped := experiments.Shipped()
+	names := make([]string, 0, len(shipped))
+	for n := range shipped {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	require.NotEmpty(t, names)
+	for _, n := range names {
+		t.Run(n, func(t *testing.T) {
+			spec, err := experiments.Parse(n, shipped[n], base)
+			require.NoError(t, err)
+			p, err := costplan.Experiment(spec, costplan.History{})
+			require.NoError(t, err)
+			require.Len(t, p.Conditions, len(spec.Conditions))
+			for _, c := range p.Conditions {
+				require.Positive(t, c.Episodes+c.EvalEpisodes, c.Name)
+				require.Len(t, c.Roles, len(settings.RoleNames))
+				for _, r := range c.Roles {
+					require.GreaterOrEqual(t, r.Calls, 0.0)
+					require.GreaterOrEqual(t, r.CostUSD, 0.0)
+				}
+			}
+			require.Positive(t, p.WallSeconds)
+		})
+	}
+}
+
+// TestPlanQuick: the quick experiment's episodes by hand, and a model doctor
+// priced from model_prices with no history: Tmax calls an episode (a bound)
+// and the guessed tokens.
+func TestPlanQuick(t *testing.T) {
+	base := bench.DefaultSettings()
+	base.ModelPrices = []settings.ModelPrice{{Model: "m1", Prompt: 1, Completion: 4}}
+	doc := base.Roles["doctor"]
+	doc.Backend, doc.BaseURL, doc.Model, doc.MaxTokens = settings.OpenAI, "http://127.0.0.1:1/v1", "m1", 1024
+	base.Roles["doctor"] = doc
+	spec, err := experiments.Load("../experiments/quick.yaml", base)
+	require.NoError(t, err)
+	p, err := costplan.Experiment(spec, costplan.History{})
+	require.NoError(t, err)
+	got := map[string][2]int{}
+	for _, c := range p.Conditions {
+		got[c.Name] = [2]int{c.Episodes, c.EvalEpisodes}
+	}
+	// E1: 100 learning, stage evaluations 100, final replays 75.
+	require.Equal(t, map[string][2]int{"E0": {100, 0}, "E1": {100, 175}, "E2": {100, 0}, "H0": {0, 50}, "H3": {0, 50}}, got)
+	d := p.Total[0]
+	require.Equal(t, "doctor", d.Role)
+	// 575 episodes at Tmax 10: 5750 calls, 1500 + 200 tokens each.
+	require.InDelta(t, 5750, d.Calls, 1e-9)
+	require.InDelta(t, 5750*1500, d.PromptTokens, 1e-6)
+	require.InDelta(t, 5750*(1500*1.0+200*4.0)/1e6, d.CostUSD, 1e-9)
+	require.Equal(t, "bound+guess", d.Source)
+}
+
+// TestPlanFromHistory: recorded means replace the bounds, and Used reads
+// the same records back: a plan from a run's own records is its use.
+func TestPlanFromHistory(t *testing.T) {
+	spec := contract.ExperimentSpec{Name: "x", Corpus: "builtin:stream@7", Limit: 4, StageSize: 2, Base: bench.DefaultSettings(),
+		Conditions: []contract.ConditionSpec{{Name: "E0", Kind: contract.KindStream, Memory: contract.MemoryDisabled}}}
+	var recs []results.Record
+	for i := range 4 {
+		actions := []string{"ASK a -> answered", "FINALIZE -> ok"}
+		if i%2 == 1 {
+			actions = []string{"ASK a -> answered", "ASK b -> answered", "REQUEST_TEST ecg -> returned", "FINALIZE -> ok"}
+		}
+		recs = append(recs, results.Record{Kind: string(contract.KindStream), Turns: len(actions), Actions: actions})
+	}
+	p, err := costplan.Experiment(spec, costplan.NewHistory(recs))
+	require.NoError(t, err)
+	used := costplan.Used(spec, map[string][]results.Record{"E0": recs})
+	byRole := func(p costplan.Plan) map[string]float64 {
+		m := map[string]float64{}
+		for _, r := range p.Total {
+			m[r.Role] = r.Calls
+		}
+		return m
+	}
+	// Turns 2 and 4: 3 a case, 12 doctor calls; ASKs 1 and 2: 6; one test.
+	want := map[string]float64{"doctor": 12, "patient": 6, "exam": 2, "consultant": 0, "judge": 4, "grader": 4, "evolver": 4, "embeddings": 12}
+	require.Equal(t, want, byRole(p))
+	require.Equal(t, want, byRole(used))
+}

@@ -1,0 +1,78 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/llm/llmtest"
+	"github.com/clinevo/clinevo/settings"
+	"github.com/clinevo/clinevo/workflows"
+)
+
+// TestBudgetPausesAndResumes (issue 26): a stream with a model doctor and a
+// token budget that its first three episodes reach pauses there, durably,
+// with status paused: budget and its spend; raised, it goes on, and its
+// records, traces and cards are those of the same stream run without a cap:
+// nothing lost, nothing repeated.
+func TestBudgetPausesAndResumes(t *testing.T) {
+	srv := llmtest.New(t)
+	ctx := context.Background()
+	spec := contract.StreamSpec{RunID: "budget", Corpus: "builtin:stream", Limit: 6, StageSize: 6, ActivityTimeoutSeconds: 20,
+		Settings: modelSettings(srv, "", "doctor")}
+
+	free := enginetest.StartWith(t, quietLogger{})
+	require.Equal(t, 6, runStream(t, free, spec).Episodes)
+	recs, err := free.Engine.Results.Records(ctx, "budget")
+	require.NoError(t, err)
+	require.Len(t, recs, 6)
+	capTokens := 0
+	for _, r := range recs[:3] {
+		u := r.Usage["doctor"]
+		capTokens += u.PromptTokens + u.CompletionTokens
+	}
+	require.Positive(t, capTokens)
+
+	capped := enginetest.StartWith(t, quietLogger{})
+	cs := spec
+	cs.Settings = spec.Settings.Clone()
+	cs.Settings.Budget = settings.Budget{Tokens: capTokens}
+	run, err := capped.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(cs.RunID), TaskQueue: contract.TaskQueue},
+		workflows.StreamWorkflow, cs)
+	require.NoError(t, err)
+	var p contract.Progress
+	enginetest.Eventually(t, 60*time.Second, "the stream to pause at its budget", func() bool {
+		v, err := capped.Client.QueryWorkflow(ctx, run.GetID(), "", contract.QueryProgress)
+		return err == nil && v.Get(&p) == nil && p.Paused
+	})
+	require.Equal(t, "budget", p.PausedBy)
+	require.Equal(t, 3, p.Cursor, "paused after the episode that reached the cap")
+	require.Equal(t, capTokens, p.Spend.Tokens)
+	require.Equal(t, capTokens, p.Budget.Tokens)
+
+	// Paused durably: a restarted worker leaves it paused.
+	capped.RestartWorker(t)
+	v, err := capped.Client.QueryWorkflow(ctx, run.GetID(), "", contract.QueryProgress)
+	require.NoError(t, err)
+	require.NoError(t, v.Get(&p))
+	require.True(t, p.Paused)
+	require.Equal(t, 3, p.Cursor)
+
+	// A raise still below the spend keeps it paused; one above lets it go on.
+	require.NoError(t, capped.Client.SignalWorkflow(ctx, run.GetID(), "", contract.SignalRaiseBudget, settings.Budget{Tokens: capTokens - 1}))
+	enginetest.Eventually(t, 30*time.Second, "the raise to be taken", func() bool {
+		v, err := capped.Client.QueryWorkflow(ctx, run.GetID(), "", contract.QueryProgress)
+		return err == nil && v.Get(&p) == nil && p.Budget.Tokens == capTokens-1
+	})
+	require.True(t, p.Paused)
+	require.NoError(t, capped.Client.SignalWorkflow(ctx, run.GetID(), "", contract.SignalRaiseBudget, settings.Budget{}))
+	var res contract.StreamResult
+	require.NoError(t, run.Get(ctx, &res))
+	require.Equal(t, 6, res.Episodes)
+	enginetest.RequireSameRun(t, free.Engine, capped.Engine, "budget")
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Derive the JSON schema inspectlog's test validates against from inspect_ai's
+published OpenAPI document (src/inspect_ai/_view/inspect-openapi.json, MIT
+licence): the EvalLog component and every component it reaches, as a JSON
+Schema 2020-12 document with $defs, and additionalProperties false on every
+object that lists its properties (inspect ignores unknown fields; the test
+refuses them, so a misspelt field name fails).
+
+  python3 scripts/derive-inspect-schema.py inspect-openapi.json > inspectlog/testdata/eval_log.schema.json
+"""
+import json
+import sys
+
+doc = json.load(open(sys.argv[1]))
+comps = doc["components"]["schemas"]
+PREFIX = "#/components/schemas/"
+
+
+def refs(node, out):
+    if isinstance(node, dict):
+        r = node.get("$ref")
+        if isinstance(r, str) and r.startswith(PREFIX):
+            out.add(r[len(PREFIX):])
+        for v in node.values():
+            refs(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            refs(v, out)
+
+
+reach, todo = set(), ["EvalLog"]
+while todo:
+    name = todo.pop()
+    if name in reach:
+        continue
+    reach.add(name)
+    found = set()
+    refs(comps[name], found)
+    todo.extend(found - reach)
+
+
+def rewrite(node):
+    if isinstance(node, dict):
+        out = {}
+        for k, v in node.items():
+            if k == "$ref" and isinstance(v, str) and v.startswith(PREFIX):
+                out[k] = "#/$defs/" + v[len(PREFIX):]
+            elif k == "discriminator":
+                continue  # an OpenAPI keyword: the oneOf/anyOf it annotates still decides
+            else:
+                out[k] = rewrite(v)
+        if "properties" in out and "additionalProperties" not in out and out.get("type") == "object":
+            out["additionalProperties"] = False
+        return out
+    if isinstance(node, list):
+        return [rewrite(v) for v in node]
+    return node
+
+
+schema = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$comment": "Derived from inspect_ai's src/inspect_ai/_view/inspect-openapi.json (MIT) by scripts/derive-inspect-schema.py",
+    "$ref": "#/$defs/EvalLog",
+    "$defs": {name: rewrite(comps[name]) for name in sorted(reach)},
+}
+json.dump(schema, sys.stdout, indent=1, sort_keys=True)
+sys.stdout.write("\n")
