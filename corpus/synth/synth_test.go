@@ -43,8 +43,27 @@ func TestVersion1IsReproducible(t *testing.T) {
 		h := sha256.Sum256(jsonl(t, v1[split]))
 		require.Equal(t, sum, hex.EncodeToString(h[:]), split)
 	}
-	_, err = GenerateVersion(3, 7)
-	require.ErrorContains(t, err, "unknown generator version 3")
+	_, err = GenerateVersion(4, 7)
+	require.ErrorContains(t, err, "unknown generator version 4")
+}
+
+// TestVersion2IsReproducible pins version 2's output byte for byte: the
+// checksums are those of `clinevo corpus gen --version 2 --seed 7` before
+// version 3 existed.
+func TestVersion2IsReproducible(t *testing.T) {
+	want := map[string]string{
+		"stream":  "0a44285d16c4ce772d392c31d6c5efa354d9af1e681f715738d4658d8a8f8eb3",
+		"heldout": "524c55a5935ed8f5bdbaea2431b556d54025f3d28840121da546b2b69a8a86ac",
+		"cross":   "555c00a1806aacc8d95d701df1bf8eb5b4ffda647480f9f47e18e5bff654a1a9",
+		"update":  "0c52c1e7bf169027282ee15b7d0fab99ee7873664abef4b5825b85bdadd33f62",
+	}
+	v2, err := GenerateVersion(V2, 7)
+	require.NoError(t, err)
+	for split, sum := range want {
+		h := sha256.Sum256(jsonl(t, v2[split]))
+		require.Equal(t, sum, hex.EncodeToString(h[:]), split)
+	}
+	require.Equal(t, jsonl(t, v2["stream"]), jsonl(t, Generate(7)["stream"]), "the default version is v2")
 }
 
 func TestVersion2IsDeterministicBySeed(t *testing.T) {
