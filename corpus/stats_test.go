@@ -17,7 +17,7 @@ func TestParseBuiltin(t *testing.T) {
 		want corpus.Builtin
 		err  string
 	}{
-		{ref: "builtin:stream", want: corpus.Builtin{Version: synth.Latest, Split: "stream", Seed: 7}},
+		{ref: "builtin:stream", want: corpus.Builtin{Version: synth.Default, Split: "stream", Seed: 7}},
 		{ref: "builtin:stream@7", want: corpus.Builtin{Version: synth.V2, Split: "stream", Seed: 7}},
 		{ref: "builtin:v1:stream@7", want: corpus.Builtin{Version: synth.V1, Split: "stream", Seed: 7}},
 		{ref: "builtin:v2:heldout@12", want: corpus.Builtin{Version: synth.V2, Split: "heldout", Seed: 12}},
