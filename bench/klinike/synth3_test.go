@@ -79,7 +79,7 @@ func TestTasksVersion3FollowThePaper(t *testing.T) {
 		tools += len(sb.Tools)
 	}
 	mean := float64(tools) / TasksV3
-	require.True(t, mean > 7 && mean < 14, "mean exposed tools %.1f, the paper's is 10.7", mean)
+	require.True(t, mean > 9 && mean < 13, "mean exposed tools %.1f, the paper's is 10.7", mean)
 	require.Equal(t, TasksVersion3(7), s, "deterministic by seed")
 	// Pinned: a tool added to the registry changes version 3's exposure
 	// draws, so it needs a new task version, not an edit of this one.
