@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/actor/textbook"
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
@@ -67,6 +68,12 @@ func (d Deps) Doctor() (actor.Doctor, error) {
 	b, err := bench.Of(d.Settings)
 	if err != nil {
 		return nil, err
+	}
+	if d.Settings.Roles["doctor"].Model == textbook.Name {
+		if _, own := b.(actor.Policy); own {
+			return nil, fmt.Errorf("roles.doctor.model %s: the textbook doctor plays the shared question-and-test environment; benchmark %s has its own built-in doctor", textbook.Name, b.Name())
+		}
+		return textbook.New(), nil
 	}
 	return actor.BuiltinFor(b), nil
 }
