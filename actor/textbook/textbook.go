@@ -110,6 +110,8 @@ const (
 	wPrior    = 1.0
 	wRecalled = 2.0
 	wWarned   = 1.5
+	// recallAt is the least likeness at which a remembered encounter counts.
+	recallAt = 0.2
 	// maxTests caps the tests it orders beyond the free examination.
 	maxTests = 2
 )
@@ -215,6 +217,12 @@ func (d Doctor) rank(st seen, cards []clinic.CardHint) []candidate {
 		}
 		chapter[ch.Name] = min(1, float64(n)/3)
 	}
+	trust := 0.0 // the best textbook fit of any entry
+	for _, e := range d.ix.Entries {
+		if len(e.Findings) > 0 {
+			trust = max(trust, textmatch.Coverage(e.Findings, st.words))
+		}
+	}
 	out := make([]candidate, len(d.ix.Entries))
 	for i := range d.ix.Entries {
 		e := &d.ix.Entries[i]
@@ -223,21 +231,42 @@ func (d Doctor) rank(st seen, cards []clinic.CardHint) []candidate {
 			c.score += wPrior * textmatch.Coverage(e.Findings, st.words)
 		}
 		for _, card := range cards {
-			if card.Similarity <= 0 {
+			sim := likeness(card, st.words)
+			if card.Kind == clinic.CardAdvice && sim < recallAt {
 				continue
 			}
+			// A textbook fit that is already strong is trusted over a
+			// remembered one: memory can only recall labels it has met,
+			// and an unmet condition that fits its textbook picture
+			// should not be talked out of it.
+			sim *= 1 - trust
 			if card.Diagnosis != "" && names(card.Diagnosis, e.Name) && (card.Kind != clinic.CardAdvice || card.Grade == string(grader.HighYield)) {
-				c.score += wRecalled * card.Similarity
+				c.score += wRecalled * sim
 				c.cards = append(c.cards, card.ID)
 			}
 			if card.Avoid != "" && names(card.Avoid, e.Name) {
-				c.score -= wWarned * card.Similarity
+				c.score -= wWarned * sim
 			}
 		}
 		out[i] = c
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
 	return out
+}
+
+// likeness is how alike a remembered encounter is to this one: the Jaccard
+// overlap of the content words of the card's context (what that encounter
+// had heard: EvoClinician's φ) with what this one has heard, or the
+// retrieval similarity for a card without a context. Content words tell
+// conditions apart better than the retrieval embedding of the whole text.
+func likeness(card clinic.CardHint, heard map[string]bool) float64 {
+	if card.Similarity <= 0 {
+		return 0
+	}
+	if card.Kind != clinic.CardAdvice || card.Context == "" {
+		return card.Similarity
+	}
+	return textmatch.Jaccard(textmatch.Set(card.Context), heard)
 }
 
 // names reports whether a remembered diagnosis names an index entry.
