@@ -150,3 +150,34 @@ func BenchmarkTextbookLearns(b *testing.B) {
 		b.Logf("H3 - H0 on unseen conditions: %s (H0 %.3f, H3 %.3f)", diff(h0u, h3u), analysis.Mean(h0u), analysis.Mean(h3u))
 	}
 }
+
+// TestTextbookDoctorIsASetting: roles.doctor.model textbook chooses it; the
+// default stays the case-based doctor; a benchmark with its own built-in
+// doctor refuses it; an unknown built-in doctor is a settings error.
+func TestTextbookDoctorIsASetting(t *testing.T) {
+	d := textbookDeps(t, settings.Default(), false)
+	d.Roles.Doctor = nil
+	doc, err := d.Doctor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := doc.(textbook.Doctor); !ok {
+		t.Fatalf("doctor %T, want textbook.Doctor", doc)
+	}
+	d.Settings.Roles = nil
+	if doc, _ := d.Doctor(); fmt.Sprintf("%T", doc) != "actor.Builtin" {
+		t.Fatalf("default doctor %T, want actor.Builtin", doc)
+	}
+	s := settings.Default()
+	s.Profile = "gpagent"
+	d = textbookDeps(t, s, false)
+	d.Roles.Doctor = nil
+	if _, err := d.Doctor(); err == nil || !strings.Contains(err.Error(), "has its own built-in doctor") {
+		t.Fatalf("err %v", err)
+	}
+	s = settings.Default()
+	s.Roles = settings.Roles{"doctor": {Backend: settings.Builtin, Model: "oracle"}}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), `roles.doctor.model "oracle" with the builtin backend, want one of casebased, textbook`) {
+		t.Fatalf("err %v", err)
+	}
+}
