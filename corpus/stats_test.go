@@ -120,11 +120,7 @@ func TestTestAvailability(t *testing.T) {
 }
 
 func TestOpeningOverlapAndStats(t *testing.T) {
-	load := func(ref string) *corpus.Corpus {
-		c, err := corpus.Load(ref)
-		require.NoError(t, err)
-		return c
-	}
+	load := func(ref string) *corpus.Corpus { return mustLoad(t, ref) }
 	v1 := corpus.OpeningOverlap(load("builtin:v1:heldout@7"), load("builtin:v1:stream@7"))
 	require.Equal(t, 100, v1.Cases)
 	require.Greater(t, v1.SharedCases, 50, "version 1 held-out openings repeat stream openings")
@@ -152,11 +148,7 @@ func TestOpeningOverlapAndStats(t *testing.T) {
 // TestConditionNovelty: version 3's held-out split has V3HeldOutUnseen of its
 // cases on conditions its stream never shows; version 2's has none.
 func TestConditionNovelty(t *testing.T) {
-	load := func(ref string) *corpus.Corpus {
-		c, err := corpus.Load(ref)
-		require.NoError(t, err)
-		return c
-	}
+	load := func(ref string) *corpus.Corpus { return mustLoad(t, ref) }
 	v3 := corpus.ConditionNovelty(load("builtin:v3:heldout@7"), load("builtin:v3:stream@7"))
 	require.Equal(t, synth.V3HeldOutUnseen, v3.UnseenCases)
 	require.ElementsMatch(t, synth.UnseenV3(7), v3.Unseen)
@@ -168,4 +160,11 @@ func TestConditionNovelty(t *testing.T) {
 	c.Cases[0].Condition = ""
 	require.Equal(t, 1, corpus.ConditionNovelty(c, load("builtin:stream@7")).UnseenCases)
 	require.Zero(t, corpus.ConditionNovelty(&corpus.Corpus{}, c).Share())
+}
+
+func mustLoad(t *testing.T, ref string) *corpus.Corpus {
+	t.Helper()
+	c, err := corpus.Load(ref)
+	require.NoError(t, err)
+	return c
 }

@@ -17,6 +17,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -201,8 +202,8 @@ type candidate struct {
 	cards []string
 }
 
-// rank scores every entry: the share of its chapter's cue words... capped,
-// the share of its prior findings heard, and what memory says of similar
+// rank scores every entry: how many of its chapter's cue words were heard
+// (three or more count fully), the share of its prior findings heard, and what memory says of similar
 // encounters (a card naming it as the diagnosis: the key under write-back,
 // a HIGH_YIELD submission of its own under score-only; a card warning
 // against it). Ties keep index order.
@@ -283,7 +284,7 @@ func (d Doctor) testPlan(st seen, ranked []candidate, v clinic.DoctorView) []str
 			break
 		}
 		for _, t := range c.entry.Tests {
-			if !st.requested[catalog.Key(t)] && len(out)+v.TestsUsed < min(v.MaxTests, maxTests) && !contains(out, t) {
+			if !st.requested[catalog.Key(t)] && len(out)+v.TestsUsed < min(v.MaxTests, maxTests) && !slices.Contains(out, t) {
 				out = append(out, t)
 			}
 		}
@@ -307,13 +308,4 @@ func (d Doctor) finalize(st seen, ranked []candidate) clinic.DoctorOutput {
 	o.Plan = []string{"treatment as for " + strings.ToLower(best.name), "safety-netting advice"}
 	o.Followup = []string{"review in one to two weeks, sooner if worse"}
 	return o
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
