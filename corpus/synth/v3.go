@@ -9,9 +9,10 @@ import (
 )
 
 // Version 3 keeps some conditions out of the stream so that a held-out score
-// can tell transfer to an unmet condition from recall of a met one: MedEvoEval
-// (§2.2, the held-out test H0/H3) and KlinikeBench (§2.2, appendix C, most test
-// diagnoses absent from training) draw their test sets so. The counts are
+// can tell transfer to an unmet condition from recall of a met one (the
+// held-out test H0/H3 of MedEvoEval §3–4 asks about transfer; a benchmark
+// whose paper draws most test diagnoses from outside training builds its own
+// split the same way in its bench folder). The counts are
 // clinevo's choice (no paper gives them for a synthetic corpus): a third of the
 // table unseen, and 40 of the 100 held-out cases on those conditions, so that
 // both halves of the seen/unseen split hold enough cases for an interval.
