@@ -69,7 +69,7 @@ func (d Deps) Doctor() (actor.Doctor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.Settings.Roles["doctor"].Model == textbook.Name {
+	if r := d.Settings.Roles["doctor"]; r.Model == textbook.Name && (r.Backend == "" || r.Backend == settings.Builtin) {
 		if _, own := b.(actor.Policy); own {
 			return nil, fmt.Errorf("roles.doctor.model %s: the textbook doctor plays the shared question-and-test environment; benchmark %s has its own built-in doctor", textbook.Name, b.Name())
 		}

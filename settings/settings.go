@@ -173,9 +173,10 @@ const (
 	OpenAI  = "openai"
 )
 
-// BuiltinDoctors name the built-in doctors roles.doctor.model may choose
-// with the builtin backend ("" is the first).
-var BuiltinDoctors = []string{"casebased", "textbook"}
+// TextbookDoctor is the roles.doctor.model that, with the builtin backend,
+// chooses the textbook doctor (actor/textbook); any other model leaves the
+// case-based doctor, which copies what write-back cards carry.
+const TextbookDoctor = "textbook"
 
 // RoleNames lists every role, each configurable as roles.<name>.
 var RoleNames = []string{"doctor", "patient", "exam", "consultant", "judge", "grader", "evolver", "embeddings"}
@@ -376,12 +377,9 @@ func (r Roles) Validate() error {
 		}
 		switch spec.Backend {
 		case "", Builtin:
-			// The built-in doctors: the case-based one (the default, which
-			// copies what write-back cards carry) and the textbook one
-			// (actor/textbook), which learns from its own graded attempts.
-			if name == "doctor" && spec.Model != "" && !slices.Contains(BuiltinDoctors, spec.Model) {
-				return fmt.Errorf("roles.doctor.model %q with the builtin backend, want one of %s", spec.Model, strings.Join(BuiltinDoctors, ", "))
-			}
+			// A built-in role ignores model, as it always has, except the
+			// doctor's: "textbook" chooses the textbook doctor
+			// (actor/textbook), anything else the case-based one.
 		case OpenAI:
 			switch {
 			case spec.BaseURL == "":

@@ -25,12 +25,13 @@ import (
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
 // Name is the doctor's name as settings spell it: roles.doctor.model with
 // the builtin backend.
-const Name = "textbook"
+const Name = settings.TextbookDoctor
 
 //go:embed index.txt
 var indexText string
