@@ -238,12 +238,11 @@ func (d Doctor) rank(st seen, cards []clinic.CardHint) []candidate {
 				continue
 			}
 			// A textbook fit that is already strong is trusted over a
-			// remembered one: memory can only recall labels it has met,
-			// and an unmet condition that fits its textbook picture
-			// should not be talked out of it.
-			sim *= 1 - trust
+			// remembered diagnosis: memory can only recall labels it has
+			// met, and an unmet condition that fits its textbook picture
+			// should not be talked out of it. A warning is not damped.
 			if card.Diagnosis != "" && names(card.Diagnosis, e.Name) && (card.Kind != clinic.CardAdvice || card.Grade == string(grader.HighYield)) {
-				c.score += wRecalled * sim
+				c.score += wRecalled * sim * (1 - trust)
 				c.cards = append(c.cards, card.ID)
 			}
 			if card.Avoid != "" && names(card.Avoid, e.Name) {
