@@ -123,6 +123,7 @@ func BenchmarkTextbookLearns(b *testing.B) {
 		b.Logf("EvoClinician score-only, S per stage: memory from empty %s", stageMeans(s1, 50))
 		early, late := s1[:150], s1[350:]
 		b.Logf("EvoClinician learning gain (late stages 8-10 minus early 1-3, per position): %s", diff(early, late))
+		b.Logf("EvoClinician memory vs none, stages 1-3 paired by case: %s", diff(s0[:150], s1[:150]))
 		b.Logf("EvoClinician memory vs none, stages 8-10 paired by case: %s", diff(s0[350:], s1[350:]))
 		b.ReportMetric(analysis.Mean(late)-analysis.Mean(early), "evo-gain")
 
