@@ -49,10 +49,71 @@ type Encounters struct {
 }
 
 // Split is a condition's episodes in two: those whose case had been met in the
-// memory lineage and those that had not. An empty side has N = 0 and zero means.
+// memory lineage and those that had not, each with a seeded bootstrap 95%
+// interval of its mean S. An empty side has N = 0, zero means and a zero interval.
 type Split struct {
-	Seen StageMean `json:"seen"`
-	New  StageMean `json:"new"`
+	Seen   StageMean `json:"seen"`
+	New    StageMean `json:"new"`
+	SeenCI Interval  `json:"seen_ci_s"`
+	NewCI  Interval  `json:"new_ci_s"`
+}
+
+// TransferSplit is ET(S) = mean of H3 − H0 (MedEvoEval §4) over the paired
+// cases whose clinical condition the H3 condition's memory lineage played
+// (Seen) and over the rest (New: conditions never met, where memory can only
+// transfer), each with a seeded bootstrap 95% interval; N = 0 on an empty side.
+type TransferSplit struct {
+	Seen ETSide `json:"seen"`
+	New  ETSide `json:"new"`
+}
+
+// ETSide is one side of a TransferSplit.
+type ETSide struct {
+	N      int       `json:"n"`
+	ETS    float64   `json:"et_s"`
+	CI     Interval  `json:"ci_s"`
+	Deltas []float64 `json:"-"`
+}
+
+func etSide(ds []float64) ETSide {
+	return ETSide{N: len(ds), ETS: Mean(ds), CI: BootstrapMean(ds, 2000, Seed), Deltas: ds}
+}
+
+// metConditions are the clinical conditions played in the stream runs of a lineage.
+func metConditions(in Input, runs map[string]string, lin []string) map[string]bool {
+	met := map[string]bool{}
+	for _, name := range lin {
+		for _, r := range in.Records[runs[name]] {
+			if r.Condition != "" {
+				met[r.Condition] = true
+			}
+		}
+	}
+	return met
+}
+
+// transferSplits fills every Transfer's ByCondition against the lineage of
+// the stream its H3 condition reads.
+func transferSplits(in Input, rep *Report, specs map[string]contract.ConditionSpec, runs map[string]string) {
+	for i := range rep.Transfer {
+		t := &rep.Transfer[i]
+		from := specs[t.Name].From
+		if from == "" {
+			continue
+		}
+		met := metConditions(in, runs, lineage(specs, from))
+		h3, h0 := Pairs(in.Records[runs[t.Name]], in.Records[runs[t.Baseline]])
+		var seen, fresh []float64
+		for j := range h3 {
+			d := h3[j].Scores.S - h0[j].Scores.S
+			if met[h3[j].Condition] {
+				seen = append(seen, d)
+			} else {
+				fresh = append(fresh, d)
+			}
+		}
+		t.ByCondition = &TransferSplit{Seen: etSide(seen), New: etSide(fresh)}
+	}
 }
 
 // encounters fills the Encounters of every stream condition and of every
@@ -89,6 +150,7 @@ func encounters(in Input, rep *Report) {
 			}
 		}
 	}
+	transferSplits(in, rep, specs, runs)
 }
 
 // lineage lists a stream condition and those it carries memory from,
@@ -130,13 +192,12 @@ func streamEncounters(in Input, specs map[string]contract.ConditionSpec, runs ma
 // heldOutEncounters splits a held-out condition's episodes against the cases
 // played in the streams of a lineage.
 func heldOutEncounters(in Input, specs map[string]contract.ConditionSpec, runs map[string]string, lin []string, c contract.ConditionSpec, run string, recs []results.Record) *Encounters {
-	conds, openings := map[string]bool{}, map[string]bool{}
+	conds, openings := metConditions(in, runs, lin), map[string]bool{}
 	own, haveOpenings := in.Openings[in.Spec.CorpusOf(c)]
 	for _, name := range lin {
 		played, ok := in.Openings[in.Spec.CorpusOf(specs[name])]
 		haveOpenings = haveOpenings && ok
 		for _, r := range in.Records[runs[name]] {
-			conds[r.Condition] = true
 			if o := played[r.CaseID]; o != "" {
 				openings[o] = true
 			}
@@ -144,7 +205,7 @@ func heldOutEncounters(in Input, specs map[string]contract.ConditionSpec, runs m
 	}
 	var condSeen, condNew, openSeen, openNew []results.Record
 	for _, r := range recs {
-		if r.Condition != "" && conds[r.Condition] {
+		if conds[r.Condition] {
 			condSeen = append(condSeen, r)
 		} else {
 			condNew = append(condNew, r)
@@ -170,7 +231,14 @@ func split(run string, seen, fresh []results.Record) Split {
 		}
 		return Overall(recs)
 	}
-	return Split{Seen: side(seen), New: side(fresh)}
+	ci := func(recs []results.Record) Interval {
+		xs := make([]float64, len(recs))
+		for i, r := range recs {
+			xs[i] = r.Scores.S
+		}
+		return BootstrapMean(xs, 1000, Seed)
+	}
+	return Split{Seen: side(seen), New: side(fresh), SeenCI: ci(seen), NewCI: ci(fresh)}
 }
 
 // encounterRow is one split of one condition, for the page and encounters.csv.

@@ -194,15 +194,47 @@ func TestEncountersJSONAndCSV(t *testing.T) {
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
 	require.NoError(t, err)
-	require.Equal(t, []string{"condition", "lineage", "split_by", "side", "n", "s", "strict_accuracy", "u"}, rows[0])
-	require.Contains(t, rows, []string{"E2", "E1 E2", "condition", "new", "0", "0.0000", "0.0000", "0.0000"})
-	require.Contains(t, rows, []string{"H3", "E1 E2", "opening", "seen", "1", "0.9000", "1.0000", "0.8000"})
+	require.Equal(t, []string{"condition", "lineage", "split_by", "side", "n", "s", "strict_accuracy", "u", "ci_low_s", "ci_high_s"}, rows[0])
+	require.Contains(t, rows, []string{"E2", "E1 E2", "condition", "new", "0", "0.0000", "0.0000", "0.0000", "", ""}, "an empty side has no interval")
+	require.Contains(t, rows, []string{"H3", "E1 E2", "opening", "seen", "1", "0.9000", "1.0000", "0.8000", "0.9000", "0.9000"})
 	// Streams E0, E1, E2 one split each, held-out H0, H3, HX two each, two sides per split, and the header.
 	require.Len(t, rows, 1+2*(3+2*3))
 	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
 	require.NoError(t, err)
 	require.Contains(t, string(page), "<h2>Recall and transfer</h2>")
-	require.Contains(t, string(page), "<tr><td>E2</td><td>E1 E2</td><td>condition</td><td>2</td><td>0.700</td><td>0.500</td><td>0.600</td><td>0</td><td>–</td>")
+	// E2's seen side: S 0.9 and 0.5; a bootstrap of two values spans both.
+	require.Contains(t, string(page), "<tr><td>E2</td><td>E1 E2</td><td>condition</td><td>2</td><td>0.700</td><td>[0.500, 0.900]</td><td>0.500</td><td>0.600</td><td>0</td><td>–</td><td>–</td>")
+	require.Contains(t, string(page), "<tr><td>H3</td><td>H0</td><td>2</td><td>0.350</td><td>[0.300, 0.400]</td><td>1</td><td>0.100</td><td>[0.100, 0.100]</td></tr>")
+	tf, err := os.ReadFile(filepath.Join(dir, "transfer.csv"))
+	require.NoError(t, err)
+	require.Contains(t, string(tf), ",2,0.3500,0.3000,0.4000,1,0.1000,0.1000,0.1000\n")
+}
+
+// TestTransferByCondition splits ET(S) of H3 against H0 by whether E1 and
+// E2 (H3's lineage) played the case's condition: h1 dvt (E1) and h3 asthma
+// are seen, deltas 0.9 − 0.5 = 0.4 and 0.7 − 0.4 = 0.3, ET 0.35; h2 eczema
+// is unseen, delta 0.3 − 0.2 = 0.1.
+func TestTransferByCondition(t *testing.T) {
+	rep := analysis.Build(encounterFixture())
+	require.Len(t, rep.Transfer, 2)
+	for _, tr := range rep.Transfer {
+		switch tr.Name {
+		case "H3":
+			bc := tr.ByCondition
+			require.NotNil(t, bc)
+			require.Equal(t, 2, bc.Seen.N)
+			require.InDelta(t, 0.35, bc.Seen.ETS, 1e-9)
+			require.InDelta(t, 0.3, bc.Seen.CI.Low, 1e-9)
+			require.InDelta(t, 0.4, bc.Seen.CI.High, 1e-9)
+			require.Equal(t, 1, bc.New.N)
+			require.InDelta(t, 0.1, bc.New.ETS, 1e-9)
+		case "HX":
+			// E0 met asthma only; HX's one case (eczema) pairs with H0's h2: unseen, 0.25 − 0.2.
+			require.Zero(t, tr.ByCondition.Seen.N)
+			require.Equal(t, 1, tr.ByCondition.New.N)
+			require.InDelta(t, 0.05, tr.ByCondition.New.ETS, 1e-9)
+		}
+	}
 }
 
 func pick(m map[string]any, keys ...string) map[string]any {

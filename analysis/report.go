@@ -104,6 +104,9 @@ type Transfer struct {
 	Wilcoxon WilcoxonResult `json:"wilcoxon_s"`
 	McNemar  float64        `json:"mcnemar_strict_p"`
 	Deltas   []float64      `json:"deltas_s"`
+	// ByCondition splits ET(S) by whether the case's clinical condition was
+	// played in the memory lineage (encounters.go); nil where H3 reads no stream.
+	ByCondition *TransferSplit `json:"by_condition,omitempty"`
 }
 
 // UpdateResponse is the response of a stream to its update stages.

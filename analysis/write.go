@@ -89,9 +89,25 @@ func Write(dir string, rep Report, traces TraceOf) error {
 		ret = append(ret, []string{r.Name, "BWT", "", label(r.BWTS), optCSV(r.BWTU)})
 	}
 	csvs["retention.csv"] = ret
-	tr := [][]string{{"condition", "baseline", "n", "et_s", "et_u", "et_strict", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_p"}}
+	// The seen/unseen-condition columns are empty where H3 reads no stream,
+	// and a side's are empty where it has no case (undefined, not 0).
+	tr := [][]string{{"condition", "baseline", "n", "et_s", "et_u", "et_strict", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_p",
+		"n_seen_condition", "et_s_seen_condition", "ci_low_seen_condition", "ci_high_seen_condition",
+		"n_unseen_condition", "et_s_unseen_condition", "ci_low_unseen_condition", "ci_high_unseen_condition"}}
 	for _, t := range rep.Transfer {
-		tr = append(tr, []string{t.Name, t.Baseline, strconv.Itoa(t.N), f(t.ETS), optCSV(t.ETU), f(t.ETStrict), f(t.CI.Low), f(t.CI.High), f(t.Wilcoxon.P), f(t.McNemar)})
+		row := []string{t.Name, t.Baseline, strconv.Itoa(t.N), f(t.ETS), optCSV(t.ETU), f(t.ETStrict), f(t.CI.Low), f(t.CI.High), f(t.Wilcoxon.P), f(t.McNemar)}
+		for _, sd := range etSides(t) {
+			if sd == nil || sd.N == 0 {
+				n := ""
+				if sd != nil {
+					n = "0"
+				}
+				row = append(row, n, "", "", "")
+				continue
+			}
+			row = append(row, strconv.Itoa(sd.N), f(sd.ETS), f(sd.CI.Low), f(sd.CI.High))
+		}
+		tr = append(tr, row)
 	}
 	csvs["transfer.csv"] = tr
 	cmp := [][]string{{"a", "b", "metric", "n", "mean_b_minus_a", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_b", "mcnemar_c", "mcnemar_p"}}
@@ -103,17 +119,22 @@ func Write(dir string, rep Report, traces TraceOf) error {
 		cmp = append(cmp, row)
 	}
 	csvs["comparisons.csv"] = cmp
-	enc := [][]string{{"condition", "lineage", "split_by", "side", "n", "s", "strict_accuracy", "u"}}
+	enc := [][]string{{"condition", "lineage", "split_by", "side", "n", "s", "strict_accuracy", "u", "ci_low_s", "ci_high_s"}}
 	for _, r := range encounterRows(rep) {
 		for _, side := range []struct {
 			name string
 			m    StageMean
-		}{{"seen", r.Seen}, {"new", r.New}} {
+			ci   Interval
+		}{{"seen", r.Seen, r.SeenCI}, {"new", r.New, r.NewCI}} {
 			u := f(side.m.U)
 			if r.NoU {
 				u = ""
 			}
-			enc = append(enc, []string{r.Condition, r.Lineage, r.By, side.name, strconv.Itoa(side.m.N), f(side.m.S), f(side.m.Strict), u})
+			lo, hi := f(side.ci.Low), f(side.ci.High)
+			if side.m.N == 0 {
+				lo, hi = "", ""
+			}
+			enc = append(enc, []string{r.Condition, r.Lineage, r.By, side.name, strconv.Itoa(side.m.N), f(side.m.S), f(side.m.Strict), u, lo, hi})
 		}
 	}
 	csvs["encounters.csv"] = enc
@@ -538,7 +559,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 		}
 		return d
 	},
-	"side": func(m StageMean, noU bool) sideView { return sideView{m, noU} },
+	"side": func(m StageMean, ci Interval, noU bool) sideView { return sideView{m, ci, noU} },
 	"add":  func(a, b int) int { return a + b },
 	"f1":   func(x float64) string { return fmt.Sprintf("%.1f", x) },
 	"metric": func(m StageMean, k string) string {
@@ -607,10 +628,13 @@ table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 {{if .Report.Transfer}}<h2 id="transfer">Held-out transfer</h2><p>Per-case differences of S between the condition with mature frozen memory and the one without, sorted.</p>
 {{range .Deltas}}{{.}}{{end}}
 <table><tr><th>condition</th><th>baseline</th><th>n</th><th>ET(S)</th><th>ET(U)</th><th>ET(strict)</th><th>95% CI (S)</th><th>Wilcoxon p</th><th>McNemar p</th></tr>
-{{range .Report.Transfer}}<tr><td>{{.Name}}</td><td>{{.Baseline}}</td><td>{{.N}}</td><td>{{f3 .ETS}}</td><td>{{opt .ETU}}</td><td>{{f3 .ETStrict}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{pv .Wilcoxon.P}}</td><td>{{pv .McNemar}}</td></tr>{{end}}</table>{{end}}
+{{range .Report.Transfer}}<tr><td>{{.Name}}</td><td>{{.Baseline}}</td><td>{{.N}}</td><td>{{f3 .ETS}}</td><td>{{opt .ETU}}</td><td>{{f3 .ETStrict}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{pv .Wilcoxon.P}}</td><td>{{pv .McNemar}}</td></tr>{{end}}</table>
+<h3>Transfer by condition: seen vs unseen</h3><p>ET(S) over the cases whose clinical condition the memory lineage played in its stream (seen) and over those on a condition it never met (unseen), each with a bootstrap 95% interval. Memory can only transfer to an unseen condition; on a seen one it may also recall.</p>
+<table><tr><th>condition</th><th>baseline</th><th>seen n</th><th>ET(S) seen</th><th>95% CI</th><th>unseen n</th><th>ET(S) unseen</th><th>95% CI</th></tr>
+{{range .Report.Transfer}}{{$t := .}}{{with .ByCondition}}<tr><td>{{$t.Name}}</td><td>{{$t.Baseline}}</td>{{template "etside" .Seen}}{{template "etside" .New}}</tr>{{end}}{{end}}</table>{{end}}
 {{if .Encounters}}<h2>Recall and transfer</h2><p>Episodes split by what the memory lineage (the stream runs listed, oldest first) had met before the case. A stream episode is <em>seen</em> when its clinical condition came up earlier in the lineage (seen before) and <em>new</em> at its first encounter. A held-out episode is split by whether its normalised opening complaint, and separately its clinical condition, was among the cases played in the lineage; the held-out condition without memory is split against the lineage of the condition compared with it. A condition that does well only on its seen side recalls rather than transfers; the rows of conditions without memory show what the cases alone are worth.</p>
-<table><tr><th>condition</th><th>lineage</th><th>split by</th><th>seen n</th><th>S</th><th>strict acc</th><th>U</th><th>new n</th><th>S</th><th>strict acc</th><th>U</th></tr>
-{{range .Encounters}}<tr><td>{{.Condition}}</td><td>{{.Lineage}}</td><td>{{.By}}</td>{{template "side" (side .Seen .NoU)}}{{template "side" (side .New .NoU)}}</tr>
+<table><tr><th>condition</th><th>lineage</th><th>split by</th><th>seen n</th><th>S</th><th>95% CI (S)</th><th>strict acc</th><th>U</th><th>new n</th><th>S</th><th>95% CI (S)</th><th>strict acc</th><th>U</th></tr>
+{{range .Encounters}}<tr><td>{{.Condition}}</td><td>{{.Lineage}}</td><td>{{.By}}</td>{{template "side" (side .Seen .SeenCI .NoU)}}{{template "side" (side .New .NewCI .NoU)}}</tr>
 {{end}}</table>{{end}}
 {{if .Report.Updates}}<h2>Update response</h2><table><tr><th>condition</th><th>pre</th><th>update</th><th>post</th><th>Δupd</th><th>Δpost</th><th>recovery</th></tr>
 {{range .Report.Updates}}<tr><td>{{.Name}}</td><td>{{f3 .Pre}}</td><td>{{f3 .Upd}}</td><td>{{f3 .Post}}</td><td>{{f3 .DeltaUpd}}</td><td>{{f3 .DeltaPost}}</td><td>{{opt .Recovery}}</td></tr>{{end}}</table>{{end}}
@@ -625,12 +649,22 @@ table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 {{range .Episodes}}<tr><td><a href="{{call $.EpisodeLink .EpisodeID}}"><code>{{.WorkflowID}}</code></a></td><td>{{.CaseID}}</td><td>{{.Stage}}</td><td>{{f3 .Scores.S}}</td><td>{{if $u}}{{f3 .Scores.U}}{{else}}–{{end}}</td></tr>
 {{end}}</table></details>{{end}}
 {{glossary .Report.Glossary}}{{end}}
-{{define "side"}}<td>{{.N}}</td>{{if .N}}<td>{{f3 .S}}</td><td>{{f3 .Strict}}</td><td>{{if .NoU}}–{{else}}{{f3 .U}}{{end}}</td>{{else}}<td>–</td><td>–</td><td>–</td>{{end}}{{end}}`))
+{{define "side"}}<td>{{.N}}</td>{{if .N}}<td>{{f3 .S}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{f3 .Strict}}</td><td>{{if .NoU}}–{{else}}{{f3 .U}}{{end}}</td>{{else}}<td>–</td><td>–</td><td>–</td><td>–</td>{{end}}{{end}}
+{{define "etside"}}<td>{{.N}}</td>{{if .N}}<td>{{f3 .ETS}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td>{{else}}<td>–</td><td>–</td>{{end}}{{end}}`))
 
 // sideView is one side of a recall/transfer split as the page shows it.
 type sideView struct {
 	StageMean
-	NoU bool // the condition's profile defines no U
+	CI  Interval // of S
+	NoU bool     // the condition's profile defines no U
+}
+
+// etSides are a Transfer's seen- and unseen-condition sides, nil where it has no split.
+func etSides(t Transfer) [2]*ETSide {
+	if t.ByCondition == nil {
+		return [2]*ETSide{}
+	}
+	return [2]*ETSide{&t.ByCondition.Seen, &t.ByCondition.New}
 }
 
 // uConditions is rep with only the conditions whose profile defines U.

@@ -287,7 +287,7 @@ const BuiltinPrefix = "builtin:"
 
 // Builtin is a parsed reference to the embedded synthetic corpus.
 type Builtin struct {
-	Version int    // generator version: synth.V1 or synth.V2
+	Version int    // generator version: synth.V1 to synth.Latest
 	Split   string // stream, heldout, cross or update
 	Seed    uint64
 }
@@ -300,18 +300,18 @@ func (b Builtin) String() string {
 // builtinForm is the grammar quoted in reference errors.
 const builtinForm = "builtin:[v<version>:]<split>[@<seed>]"
 
-// ParseBuiltin parses "builtin:[v<version>:]<split>[@<seed>]": version v1 or
-// v2 (default: the latest, v2), split one of stream, heldout, cross, update,
+// ParseBuiltin parses "builtin:[v<version>:]<split>[@<seed>]": version v1,
+// v2 or v3 (default: synth.Default, v2), split one of stream, heldout, cross, update,
 // or a split a registered benchmark builds (Builtins, on the versions it
 // names), seed a non-negative integer (default 7). "builtin:stream@7" is
-// the latest version's stream; "builtin:v1:stream@7" is version 1's, byte
+// the default version's stream; "builtin:v1:stream@7" is version 1's, byte
 // for byte as it always was.
 func ParseBuiltin(ref string) (Builtin, error) {
 	rest, ok := strings.CutPrefix(ref, BuiltinPrefix)
 	if !ok {
 		return Builtin{}, fmt.Errorf("corpus %q: a builtin reference starts with %q", ref, BuiltinPrefix)
 	}
-	b := Builtin{Version: synth.Latest, Seed: DefaultSeed}
+	b := Builtin{Version: synth.Default, Seed: DefaultSeed}
 	if version, split, hasVersion := strings.Cut(rest, ":"); hasVersion {
 		n, err := strconv.Atoi(strings.TrimPrefix(version, "v"))
 		if !strings.HasPrefix(version, "v") || err != nil || n < synth.V1 || n > synth.Latest {

@@ -83,8 +83,10 @@ func WriteStats(w io.Writer, c *Corpus) {
 	}
 }
 
-// conditionOf names the condition a case belongs to for the analyses below.
-func conditionOf(c *clinic.Case) string {
+// ConditionOf names the condition a case belongs to: its condition key, or its
+// normalised reference diagnosis where the key is empty (an imported case).
+// A case is "seen" by a run when its label is that of one of the run's stream cases.
+func ConditionOf(c *clinic.Case) string {
 	if c.Condition != "" {
 		return c.Condition
 	}
@@ -117,7 +119,7 @@ func TestAvailability(c *Corpus) []AvailabilityGap {
 	with := map[string]map[string]int{} // test -> condition -> cases with a result
 	for i := range c.Cases {
 		cs := &c.Cases[i]
-		cond := conditionOf(cs)
+		cond := ConditionOf(cs)
 		cases[cond]++
 		for _, n := range cs.Exam.Catalog {
 			tests[canonicalTest(n)] = true
@@ -216,7 +218,7 @@ func Openings(c *Corpus) OpeningStats {
 	evi := map[string]map[string]bool{}
 	for i := range c.Cases {
 		cs := &c.Cases[i]
-		cond := conditionOf(cs)
+		cond := ConditionOf(cs)
 		o := textmatch.Normalize(cs.Patient.OpeningComplaint)
 		all[o] = true
 		if per[cond] == nil {
@@ -264,8 +266,55 @@ func OpeningOverlap(a, b *Corpus) Overlap {
 	return o
 }
 
-// WriteOverlap prints OpeningOverlap(a, b).
+// Novelty is how many cases of one corpus are on a condition another corpus
+// never shows: a held-out score on those measures transfer to an unmet
+// condition, the rest recall or transfer within a met one.
+type Novelty struct {
+	Cases, UnseenCases int
+	// Conditions counts the distinct conditions of the first corpus; Unseen
+	// lists those the second corpus has no case of, sorted.
+	Conditions int
+	Unseen     []string
+}
+
+// Share is the unseen cases' share of all cases (0 for an empty corpus).
+func (n Novelty) Share() float64 {
+	if n.Cases == 0 {
+		return 0
+	}
+	return float64(n.UnseenCases) / float64(n.Cases)
+}
+
+// ConditionNovelty compares the conditions of a against those of b (a case's
+// condition key, or its normalised diagnosis where the key is empty; see
+// clinic.ConditionLabel).
+func ConditionNovelty(a, b *Corpus) Novelty {
+	inB := map[string]bool{}
+	for i := range b.Cases {
+		inB[ConditionOf(&b.Cases[i])] = true
+	}
+	n := Novelty{Cases: len(a.Cases)}
+	conds, unseen := map[string]bool{}, map[string]bool{}
+	for i := range a.Cases {
+		k := ConditionOf(&a.Cases[i])
+		conds[k] = true
+		if !inB[k] {
+			n.UnseenCases++
+			unseen[k] = true
+		}
+	}
+	n.Conditions, n.Unseen = len(conds), sortedKeys(unseen)
+	return n
+}
+
+// WriteOverlap prints ConditionNovelty(a, b) and OpeningOverlap(a, b).
 func WriteOverlap(w io.Writer, a, b *Corpus) {
+	nv := ConditionNovelty(a, b)
+	fmt.Fprintf(w, "conditions of %s unseen in %s: %d of %d conditions, %d of %d cases (%.1f%%)\n",
+		a.Name, b.Name, len(nv.Unseen), nv.Conditions, nv.UnseenCases, nv.Cases, 100*nv.Share())
+	if len(nv.Unseen) > 0 {
+		fmt.Fprintf(w, "  unseen: %s\n", abbreviate(nv.Unseen, 20))
+	}
 	o := OpeningOverlap(a, b)
 	fmt.Fprintf(w, "openings of %s seen in %s: %d shared normalised openings, %d of %d cases\n", a.Name, b.Name, len(o.SharedOpenings), o.SharedCases, o.Cases)
 	for i, s := range o.SharedOpenings {

@@ -17,19 +17,21 @@ func TestParseBuiltin(t *testing.T) {
 		want corpus.Builtin
 		err  string
 	}{
-		{ref: "builtin:stream", want: corpus.Builtin{Version: synth.Latest, Split: "stream", Seed: 7}},
+		{ref: "builtin:stream", want: corpus.Builtin{Version: synth.Default, Split: "stream", Seed: 7}},
 		{ref: "builtin:stream@7", want: corpus.Builtin{Version: synth.V2, Split: "stream", Seed: 7}},
 		{ref: "builtin:v1:stream@7", want: corpus.Builtin{Version: synth.V1, Split: "stream", Seed: 7}},
 		{ref: "builtin:v2:heldout@12", want: corpus.Builtin{Version: synth.V2, Split: "heldout", Seed: 12}},
 		{ref: "builtin:v1:update", want: corpus.Builtin{Version: synth.V1, Split: "update", Seed: 7}},
-		{ref: "builtin:v3:stream", err: `unknown generator version "v3", want v1 or v2`},
+		{ref: "builtin:v3:heldout@7", want: corpus.Builtin{Version: synth.V3, Split: "heldout", Seed: 7}},
+		{ref: "builtin:v4:stream", err: `unknown generator version "v4", want v1, v2 or v3`},
 		{ref: "builtin:1:stream", err: `unknown generator version "1"`},
 		{ref: "builtin:x:y:stream", err: `unknown generator version "x"`},
 		{ref: "builtin:stream@x", err: `seed "x" is not a non-negative integer`},
 		{ref: "builtin:klinike@7", want: corpus.Builtin{Version: synth.V2, Split: "klinike", Seed: 7}},
 		{ref: "builtin:klinike-test", want: corpus.Builtin{Version: synth.V2, Split: "klinike-test", Seed: 7}},
 		{ref: "builtin:v2:klinike-train@3", want: corpus.Builtin{Version: synth.V2, Split: "klinike-train", Seed: 3}},
-		{ref: "builtin:v1:klinike", err: "split klinike is built on generator version v2 only, not v1"},
+		{ref: "builtin:v1:klinike", err: "split klinike is built on generator version v2, v3 only, not v1"},
+		{ref: "builtin:v3:klinike-test@7", want: corpus.Builtin{Version: synth.V3, Split: "klinike-test", Seed: 7}},
 		{ref: "builtin:streams", err: `unknown split "streams", want one of stream, heldout, cross, update, gp, gp-heldout, klinike, klinike-test, klinike-train`},
 		{ref: "builtin:", err: `unknown split ""`},
 		{ref: "stream.jsonl", err: `starts with "builtin:"`},
@@ -118,11 +120,7 @@ func TestTestAvailability(t *testing.T) {
 }
 
 func TestOpeningOverlapAndStats(t *testing.T) {
-	load := func(ref string) *corpus.Corpus {
-		c, err := corpus.Load(ref)
-		require.NoError(t, err)
-		return c
-	}
+	load := func(ref string) *corpus.Corpus { return mustLoad(t, ref) }
 	v1 := corpus.OpeningOverlap(load("builtin:v1:heldout@7"), load("builtin:v1:stream@7"))
 	require.Equal(t, 100, v1.Cases)
 	require.Greater(t, v1.SharedCases, 50, "version 1 held-out openings repeat stream openings")
@@ -144,4 +142,29 @@ func TestOpeningOverlapAndStats(t *testing.T) {
 	corpus.WriteOverlap(&b, load("builtin:heldout@7"), load("builtin:stream@7"))
 	require.Contains(t, b.String(), "tests whose availability depends on the condition: 19")
 	require.Contains(t, b.String(), "openings of builtin:heldout@7 seen in builtin:stream@7: 0 shared normalised openings, 0 of 100 cases")
+	require.Contains(t, b.String(), "conditions of builtin:heldout@7 unseen in builtin:stream@7: 0 of 46 conditions, 0 of 100 cases (0.0%)")
+}
+
+// TestConditionNovelty: version 3's held-out split has V3HeldOutUnseen of its
+// cases on conditions its stream never shows; version 2's has none.
+func TestConditionNovelty(t *testing.T) {
+	load := func(ref string) *corpus.Corpus { return mustLoad(t, ref) }
+	v3 := corpus.ConditionNovelty(load("builtin:v3:heldout@7"), load("builtin:v3:stream@7"))
+	require.Equal(t, synth.V3HeldOutUnseen, v3.UnseenCases)
+	require.ElementsMatch(t, synth.UnseenV3(7), v3.Unseen)
+	require.InDelta(t, 0.4, v3.Share(), 1e-12)
+	require.Zero(t, corpus.ConditionNovelty(load("builtin:v3:cross@7"), load("builtin:v3:stream@7")).UnseenCases)
+	require.Zero(t, corpus.ConditionNovelty(load("builtin:heldout@7"), load("builtin:stream@7")).UnseenCases)
+	// a case without a condition key is labelled by its diagnosis
+	c := load("builtin:heldout@7")
+	c.Cases[0].Condition = ""
+	require.Equal(t, 1, corpus.ConditionNovelty(c, load("builtin:stream@7")).UnseenCases)
+	require.Zero(t, corpus.ConditionNovelty(&corpus.Corpus{}, c).Share())
+}
+
+func mustLoad(t *testing.T, ref string) *corpus.Corpus {
+	t.Helper()
+	c, err := corpus.Load(ref)
+	require.NoError(t, err)
+	return c
 }

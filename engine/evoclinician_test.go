@@ -106,14 +106,14 @@ func managerStrings(t *testing.T, ref string, n int) []string {
 	return out
 }
 
-// TestEvoClinicianShortRun runs bench/medinquire/evoclinician.yaml on its first 20
+// TestEvoClinicianShortRun runs bench/medinquire/evoclinician.yaml (twelve conditions) on its first 20
 // cases end to end: every condition finishes, the report draws the running
 // means S̄₁:t and C̄₁:t and the time split, and — score-only means score-only —
 // no grader or evolver input of any condition carries the write-back key or
 // any manager-view value, and neither does any workflow history.
 func TestEvoClinicianShortRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs ten conditions of 20 episodes on the embedded server")
+		t.Skip("runs twelve conditions of 20 episodes on the embedded server")
 	}
 	rec := &learnerInputs{}
 	env := enginetest.StartWith(t, quietLogger{}, func(e *engine.Engine) {
@@ -146,7 +146,7 @@ func TestEvoClinicianShortRun(t *testing.T) {
 	rep := analysis.Build(in)
 	dir := t.TempDir()
 	require.NoError(t, analysis.Write(dir, rep, analysis.StoreTraces(ctx, env.Engine.Results)))
-	require.Len(t, rep.Conditions, 10)
+	require.Len(t, rep.Conditions, 12)
 	for _, c := range rep.Conditions {
 		require.Len(t, c.Running, 20, "condition %s: running means over every episode", c.Name)
 		require.Equal(t, 20, c.Overall.N)

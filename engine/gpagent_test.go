@@ -27,7 +27,7 @@ import (
 // stage evaluations, two conditions of the action-space ablation with its
 // frozen memory, and held-out episodes without memory; then writes the
 // report, whose GPAgentBench section holds the metrics table and the
-// Miss-Refer against Miss-GP scatter.
+// Miss-GP against Miss-Refer scatter (Figure 4's axes).
 func TestGPAgentBenchEndToEnd(t *testing.T) {
 	env := enginetest.Start(t)
 	ctx := context.Background()
@@ -84,7 +84,7 @@ func TestGPAgentBenchEndToEnd(t *testing.T) {
 	require.Contains(t, page, "GPAgentBench: quality, safety, efficiency")
 	for _, c := range []string{"E1", "A2", "A6", "H0"} {
 		require.Contains(t, page, "<tr><td>"+c+"</td><td>", "a table row for %s", c)
-		require.Contains(t, page, c+": Miss-GP ", "a scatter point for %s", c)
+		require.Contains(t, page, c+": Miss-Refer ", "a scatter point for %s", c)
 	}
 	require.Contains(t, page, `class="chart scatter"`)
 	require.Contains(t, page, `aria-label="learning curves of Mgmt"`)

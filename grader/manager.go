@@ -24,7 +24,11 @@ import (
 //	     at 0.75 or better.
 //
 // "Specific words" are content words without generic ones (acute, chronic,
-// disease, syndrome, ...), see textmatch.Specific.
+// disease, syndrome, infection, inflammation, ...), see textmatch.Specific;
+// the grades below 1 need a shared specific word that is not a qualifier
+// (a site or a kind: "chest", "viral", "failure"), so one shared filler or
+// site word earns nothing (textmatch.SharesSpecific). The grade levels are
+// clinevo's; EvoClinician's judge grades 0–100 without a rubric of words.
 func GradeDiagnosis(pred string, dx clinic.Diagnosis) float64 {
 	if strings.TrimSpace(pred) == "" {
 		return 0
@@ -53,7 +57,7 @@ func NameGrade(pred, ref string) float64 {
 		return 1
 	}
 	p, r := textmatch.Specific(pred), textmatch.Specific(ref)
-	if len(p) == 0 || len(r) == 0 {
+	if !textmatch.SharesSpecific(p, r) {
 		return 0
 	}
 	switch j := textmatch.Jaccard(p, r); {

@@ -116,6 +116,42 @@ func TestGradeDiagnosis(t *testing.T) {
 		{"reflux", angina, 0},
 		{"", angina, 0},
 	}
+	// Near-miss pairs: names that share only clinical filler, a site or a kind
+	// earn nothing; each was 0.25 or more before the floor (the last 0.75).
+	for _, nm := range []struct{ pred, ref string }{
+		{"urinary tract infection", "chest infection"},
+		{"viral pharyngitis", "viral gastroenteritis"},
+		{"acute otitis media", "acute sinusitis"},
+		{"iron deficiency anaemia", "vitamin B12 deficiency"},
+		{"heart failure", "renal failure"},
+		{"pulmonary embolism", "pulmonary fibrosis"},
+		{"chronic kidney disease", "chronic liver disease"},
+		{"allergic rhinitis", "allergic conjunctivitis"},
+		{"inflammatory arthritis", "inflammatory bowel disease"},
+		{"chest infection", "chest wall pain"},
+	} {
+		tests = append(tests, struct {
+			pred string
+			dx   clinic.Diagnosis
+			want float64
+		}{nm.pred, clinic.Diagnosis{Name: nm.ref}, 0})
+	}
+	// ... while a shared disease word still counts.
+	tests = append(tests, struct {
+		pred string
+		dx   clinic.Diagnosis
+		want float64
+	}{"allergic conjunctivitis", clinic.Diagnosis{Name: "bacterial conjunctivitis"}, 0.25},
+		struct {
+			pred string
+			dx   clinic.Diagnosis
+			want float64
+		}{"pneumonia", clinic.Diagnosis{Name: "bacterial pneumonia"}, 0.75},
+		struct {
+			pred string
+			dx   clinic.Diagnosis
+			want float64
+		}{"urinary tract infection", clinic.Diagnosis{Name: "lower urinary tract infection"}, 0.75})
 	for _, tc := range tests {
 		t.Run(tc.pred, func(t *testing.T) {
 			require.Equal(t, tc.want, grader.GradeDiagnosis(tc.pred, tc.dx))

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/actor/textbook"
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
@@ -72,6 +73,12 @@ func (d Deps) Doctor() (actor.Doctor, error) {
 	b, err := bench.Of(d.Settings)
 	if err != nil {
 		return nil, err
+	}
+	if r := d.Settings.Roles["doctor"]; r.Model == textbook.Name && (r.Backend == "" || r.Backend == settings.Builtin) {
+		if _, own := b.(actor.Policy); own {
+			return nil, fmt.Errorf("roles.doctor.model %s: the textbook doctor plays the shared question-and-test environment; benchmark %s has its own built-in doctor", textbook.Name, b.Name())
+		}
+		return textbook.New(), nil
 	}
 	return actor.BuiltinFor(b), nil
 }
@@ -541,8 +548,8 @@ func Format(t clinic.Trace, bm any) string {
 		strings.Join(t.Final.Diagnosis, "; "), strings.Join(t.Final.Evidence, " | "), strings.Join(t.Final.Plan, "; "), strings.Join(t.Final.Followup, "; "))
 	if s := t.Scores; s != nil {
 		fmt.Fprintf(&b, "scores: S=%.3f diag=%.2f evi=%s plan=%s strict=%v pass=%v grade=%d\n", s.S, s.Diagnosis, part(s.Evidence), part(s.Plan), s.Strict, s.Pass, s.Grade)
-		fmt.Fprintf(&b, "process: T=%d E=%d R=%.2f U=%.3f cost=%.2f USD referral=%s must-ask=%.2f required=%.2f (catalog %s)\n",
-			s.T, s.E, s.R, s.U, s.Cost, s.Referral, s.MustAsk, s.Required, catalog.Version)
+		fmt.Fprintf(&b, "process: T=%d E=%d R=%.2f U=%s cost=%.2f USD referral=%s must-ask=%.2f required=%.2f (catalog %s)\n",
+			s.T, s.E, s.R, utility(bm, s.U), s.Cost, s.Referral, s.MustAsk, s.Required, catalog.Version)
 		if len(s.Metrics) > 0 {
 			fmt.Fprintf(&b, "metrics: %s\n", metrics(s.Metrics))
 		}
@@ -562,6 +569,16 @@ func metrics(m map[string]float64) string {
 		parts[i] = fmt.Sprintf("%s=%.4g", k, m[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// utility spells U, or "–" where the benchmark declares no U (MedEvoEval's
+// utility, §4 and appendix C.2): the record holds 0 there, which is not a
+// score. Without a known benchmark U is MedEvoEval's, defined.
+func utility(bm any, u float64) string {
+	if m, ok := bm.(interface{ Metrics() []bench.Metric }); ok && !bench.Declares(m.Metrics(), "u") {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", u)
 }
 
 func part(p *float64) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/memory"
@@ -159,4 +160,19 @@ func BenchmarkEpisode(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "episodes/s")
 	})
+}
+
+// metricsOnly is a benchmark as Format reads it: only its declared metrics.
+type metricsOnly []bench.Metric
+
+func (m metricsOnly) Metrics() []bench.Metric { return m }
+
+// TestFormatUndefinedUtility: a benchmark that declares no U prints "–", not
+// the 0 its record holds; one that does, and no benchmark (MedEvoEval's
+// default), print the number.
+func TestFormatUndefinedUtility(t *testing.T) {
+	tr := clinic.Trace{EpisodeID: "e", CaseID: "c", Scores: &clinic.Scores{S: 1, U: 0}}
+	require.Contains(t, runner.Format(tr, metricsOnly{{Name: "s"}}), " U=– ")
+	require.Contains(t, runner.Format(tr, metricsOnly{{Name: "s"}, {Name: "u"}}), " U=0.000 ")
+	require.Contains(t, runner.Format(tr, nil), " U=0.000 ")
 }

@@ -81,9 +81,9 @@ type Scoring struct {
 	Diagnosis float64 `json:"w_diagnosis" mapstructure:"w_diagnosis"` // S = w_d·S_diag + w_e·S_evi + w_p·S_plan
 	Evidence  float64 `json:"w_evidence" mapstructure:"w_evidence"`
 	Plan      float64 `json:"w_plan" mapstructure:"w_plan"`
-	Lambda    float64 `json:"lambda" mapstructure:"lambda"`   // λ_evi: hallucination penalty in S_evi (C.1)
-	Mu        float64 `json:"mu" mapstructure:"mu"`           // μ_plan: unsafe-plan penalty in S_plan (C.1)
-	PassAt    float64 `json:"pass_at" mapstructure:"pass_at"` // τ_pass (C.1)
+	Lambda    float64 `json:"lambda" mapstructure:"lambda"`   // λ_evi: hallucination penalty in S_evi (C.1 names it; 0.5 is clinevo's)
+	Mu        float64 `json:"mu" mapstructure:"mu"`           // μ_plan: unsafe-plan penalty in S_plan (C.1 names it; 1 is clinevo's)
+	PassAt    float64 `json:"pass_at" mapstructure:"pass_at"` // τ_pass (C.1: "a predefined threshold"; 0.7 is clinevo's)
 	US        float64 `json:"u_s" mapstructure:"u_s"`         // U = w1·S − w2·T/Tmax − w3·E/Emax − w4·R (C.2)
 	UT        float64 `json:"u_t" mapstructure:"u_t"`
 	UE        float64 `json:"u_e" mapstructure:"u_e"`
@@ -99,8 +99,8 @@ type Evolver struct {
 	// EvoClinician §4 compares it with, or ACE.
 	Method       string  `json:"method" mapstructure:"method"`
 	Mode         string  `json:"mode" mapstructure:"mode"`                   // write_back (MedEvoEval) | score_only (EvoClinician)
-	RuleBudget   int     `json:"rule_budget" mapstructure:"rule_budget"`     // B_P; 0: no rule book (a static prompt)
-	MemoryBudget int     `json:"memory_budget" mapstructure:"memory_budget"` // B_M
+	RuleBudget   int     `json:"rule_budget" mapstructure:"rule_budget"`     // B_P (EvoClinician §3 names it; 12 is clinevo's); 0: no rule book (a static prompt)
+	MemoryBudget int     `json:"memory_budget" mapstructure:"memory_budget"` // B_M (EvoClinician §3 names it; 300 is clinevo's)
 	KeepReuse    float64 `json:"keep_reuse" mapstructure:"keep_reuse"`       // keep score per counted retrieval
 	KeepAge      float64 `json:"keep_age" mapstructure:"keep_age"`           // keep score lost per episode of age
 	// CardKinds are the kinds of card the evolver writes: success, correction,
@@ -265,6 +265,11 @@ const (
 	OpenAI  = "openai"
 )
 
+// TextbookDoctor is the roles.doctor.model that, with the builtin backend,
+// chooses the textbook doctor (actor/textbook); any other model leaves the
+// case-based doctor, which copies what write-back cards carry.
+const TextbookDoctor = "textbook"
+
 // RoleNames lists every shared role, each configurable as roles.<name>; a
 // benchmark may add roles of its own (AddRoles, KnownRoles).
 var RoleNames = []string{"doctor", "patient", "exam", "consultant", "judge", "grader", "evolver", "embeddings"}
@@ -285,10 +290,14 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Default returns every default: MedEvoEval's environment and scoring
-// (Tmax 10, Emax 3, S = 0.5·diag + 0.3·evi + 0.2·plan, pass at 0.7,
-// U = 0.6·S − 0.2·T/Tmax − 0.1·E/Emax − 0.1·R: MedEvoEval §4 and C.2),
-// write-back feedback, B_P 12, B_M 300, K 5, and built-in roles.
+// Default returns every default. Those a paper gives cite it: Tmax 10 and
+// Emax 3 (MedEvoEval §5), S = 0.5·diag + 0.3·evi + 0.2·plan (§4, C.1),
+// U = 0.6·S − 0.2·T/Tmax − 0.1·E/Emax − 0.1·R (§4, C.2), write-back feedback
+// (§3.4). The rest are clinevo's choices, each with its reason in
+// docs/constants.md: λ 0.5 and μ 1 (C.1 names them without values), pass at
+// 0.7 (C.1: "a predefined threshold"), the match shares 0.5, the price table
+// and base turn cost, B_P 12, B_M 300, the keep-score weights, W 50 and K 5
+// (EvoClinician names B_P, B_M and k and gives no values), the leak screen.
 func Default() Settings {
 	s := Settings{
 		Profile: MedEvoEval,
@@ -481,6 +490,9 @@ func (r Roles) Validate() error {
 		}
 		switch spec.Backend {
 		case "", Builtin:
+			// A built-in role ignores model, as it always has, except the
+			// doctor's: "textbook" chooses the textbook doctor
+			// (actor/textbook), anything else the case-based one.
 		case OpenAI:
 			if _, err := spec.PresetOf(); err != nil {
 				return fmt.Errorf("roles.%s.%w", name, err)

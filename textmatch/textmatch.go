@@ -43,9 +43,50 @@ only further once here until off through am any tell describe please ok okay wel
 worried serious probably nothing neighbour muddled sorry look fine need know begin think maybe sure remember quite
 something let see get looked said hmm why where`)
 
-// generic words do not distinguish one diagnosis from another.
-var generic = set(`acute chronic disease disorder syndrome condition unspecified undifferentiated primary secondary
-type likely probable possible suspected left right bilateral mild moderate severe simple`)
+// generic words do not distinguish one diagnosis from another: course,
+// certainty, side and severity, and the clinical filler a diagnosis name
+// carries whatever the disease ("infection", "inflammation", "episode").
+// Stemmed as tokens are, so that "infections" and "infectious" drop too.
+// The list is clinevo's (no paper gives one).
+var generic = stemmed(`acute chronic disease disorder syndrome condition unspecified undifferentiated primary secondary
+type likely probable possible suspected left right bilateral mild moderate severe simple
+infection infective infectious inflammation inflammatory illness problem lesion disturbance dysfunction
+abnormality recurrent benign episode attack presentation`)
+
+// qualifiers say where a disease is or what kind it is: they refine a
+// diagnosis name, so they stay among its specific words, but two names that
+// share nothing else name different diseases ("viral pharyngitis" and
+// "viral gastroenteritis", "chest infection" and "chest wall pain",
+// "heart failure" and "renal failure"). clinevo's list.
+var qualifiers = stemmed(`viral bacterial fungal parasitic allergic atopic deficiency failure
+chest abdominal abdomen back head neck throat ear eye nose nasal leg arm hand foot knee hip shoulder joint skin
+urinary tract bladder kidney renal liver hepatic heart cardiac lung pulmonary upper lower wall muscle
+musculoskeletal nerve spine spinal bowel stomach gastric`)
+
+func stemmed(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[Stem(w)] = true
+	}
+	return m
+}
+
+// SharesSpecific reports whether two sets of specific words (Specific) name
+// a common disease: they share a word that is not a qualifier, or the words
+// they share are all of one side's, at least two of them ("urinary tract"
+// within "lower urinary tract"). A shared place or kind alone is not enough.
+func SharesSpecific(a, b map[string]bool) bool {
+	shared := 0
+	for w := range a {
+		if b[w] {
+			if !qualifiers[w] {
+				return true
+			}
+			shared++
+		}
+	}
+	return shared >= 2 && (shared == len(a) || shared == len(b))
+}
 
 func set(words string) map[string]bool {
 	m := map[string]bool{}

@@ -27,17 +27,23 @@ func (Benchmark) Explain(sc clinic.Scores, _ *clinic.Case, set settings.Settings
 	line(MetricMgmt, "Mgmt", "1 when the terminal action matches the case's label (treat: manageable, refer: needs referral); a timeout is 0 (GPAgentBench C.2)")
 	line(MetricMissRefer, "Miss-Refer", "1 − Mgmt on a case needing referral (C.2)")
 	line(MetricMissGP, "Miss-GP", "1 − Mgmt on a manageable case (C.2)")
-	line(MetricDx, "Dx", "the Dx judge on the committed diagnosis: 0 or 1 (C.2); not scored on a referral")
-	line(MetricTx, "Tx", "the Tx judge on plan and follow-up: 0, 0.5 or 1 (C.2)")
+	line(MetricDx, "Dx", "the Dx judge on the committed diagnosis: 0 or 1 (C.2); 0 on a referral, which names none (averaged over all cases, §5 Table 1)")
+	line(MetricTx, "Tx", "the Tx judge on plan and follow-up: 0, 0.5 or 1 (C.2); 0 when not treated")
+	line(MetricDxCommitted, "Dx (committed)", "Dx on an episode not ending in refer: clinevo's secondary figure")
+	line(MetricTxCommitted, "Tx (committed)", "Tx on an episode not ending in refer: clinevo's secondary figure")
 	line(MetricDest, "Dest", "referred to one of the case's destinations, by string match after normalisation (§5)")
 	line(analysis.MetricReward, "reward", fmt.Sprintf("r = w_diag·Dx + w_treat·Tx = %g·%.0f + %g·%g (Table 7, appendix C.6)", WDiag, m[MetricDx], WTreat, m[MetricTx]))
 	line(analysis.MetricSafetyCost, "C_safety", "1[Mgmt wrong] (§4.2)")
 	mgmt, labelled := m[MetricMgmt]
 	_, hasDx := m[MetricDx]
 	_, hasTx := m[MetricTx]
-	// Dx is scored on every consultation but a referral; Tx where the corpus
-	// has a treatment reference.
+	// Tx is scored where the corpus has a treatment reference. A record
+	// without the referred metric is from before Dx was defined on every
+	// case, when Dx was absent exactly on a referral.
 	right, referred := !labelled || mgmt == 1, !hasDx
+	if r, ok := m[MetricReferred]; ok {
+		referred = r == 1
+	}
 	want := HeadlineS(right, referred, hasTx, m[MetricDx], m[MetricTx], m[MetricDest])
 	var how string
 	switch {

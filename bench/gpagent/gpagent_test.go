@@ -391,10 +391,10 @@ func TestScoreRubric(t *testing.T) {
 		{"manage: wrong diagnosis", manage, []clinic.DoctorOutput{{Action: gpagent.Diagnose, Diagnosis: []string{"headache"}}, good}, 0.375,
 			map[string]float64{"dx": 0, "tx": 1, "reward": 3}, nil},
 		{"manage: referred", manage, []clinic.DoctorOutput{referTo("Neurology", "urgent")}, 0,
-			map[string]float64{"mgmt": 0, "miss_gp": 1, "cost_safety": 1, "reward": 0}, []string{"dx", "tx", "dest"}},
-		// (1 + 1)/2 = 1
+			map[string]float64{"mgmt": 0, "miss_gp": 1, "cost_safety": 1, "reward": 0, "dx": 0, "tx": 0, "referred": 1}, []string{"dx_committed", "tx_committed", "dest"}},
+		// (1 + 1)/2 = 1; a referral names no diagnosis: Dx = Tx = 0 over all cases
 		{"refer: referred to an accepted destination", refer, []clinic.DoctorOutput{referTo("A&E", "Emergency")}, 1,
-			map[string]float64{"mgmt": 1, "miss_refer": 0, "dest": 1, "cost_safety": 0}, []string{"dx", "tx", "miss_gp"}},
+			map[string]float64{"mgmt": 1, "miss_refer": 0, "dest": 1, "cost_safety": 0, "dx": 0, "referred": 1}, []string{"dx_committed", "tx_committed", "miss_gp"}},
 		// (1 + 0)/2 = 0.5
 		{"refer: referred elsewhere", refer, []clinic.DoctorOutput{referTo("Dermatology", "routine")}, 0.5,
 			map[string]float64{"mgmt": 1, "dest": 0}, nil},

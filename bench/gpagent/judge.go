@@ -65,11 +65,36 @@ func (Rubric) JudgeDx(_ context.Context, c *clinic.Case, diagnosis string) (int,
 // components" (the paper gives no share).
 const txFullAt = 0.75
 
+// genericPlan are the words of a plan that would fit any patient: review
+// and follow-up timing, safety-netting, reassurance, rest, fluids, simple
+// pain relief. A treatment item made of them alone names no therapy of the
+// case, so matching it earns nothing (C.2's 0.5 is for "some clinically
+// relevant components", and C.2 penalises a plan "too nonspecific"). The
+// list is clinevo's.
+var genericPlan = textmatch.Set(`review follow up within weeks week days day hours hour two three four five seven ten fourteen
+twenty 24 48 safety net netting advice advise reassure reassurance return worse worsen worsening persist
+analgesia analgesic painkiller simple rest fluids drink antipyretic symptom symptomatic treatment treat
+monitor meanwhile again gp needed offer consider explain education lifestyle home self care plan manage management`)
+
+// specificPlan are an item's content words that do not fit any case.
+func specificPlan(item string) map[string]bool {
+	out := map[string]bool{}
+	for w := range textmatch.Set(item) {
+		if !genericPlan[w] {
+			out[w] = true
+		}
+	}
+	return out
+}
+
 // JudgeTx is the rubric's reading of C.2's treatment rules: 0 when the plan
 // holds an unsafe item of the case; 1 when it covers the key components (at
 // least three quarters of the ground-truth treatment items, each matched as
 // the evidence rubric matches key points); 0.5 when it covers some; 0 when it
-// covers none.
+// covers none. Only the case-specific items count, and a plan item meets one
+// only by sharing one of its specific words (specificPlan), so a plan that
+// would fit any case earns 0; a reference with no specific item (an
+// imported corpus) is matched on all its items.
 func (r Rubric) JudgeTx(_ context.Context, c *clinic.Case, plan []string) (float64, error) {
 	ref := TreatmentReference(c)
 	if len(ref) == 0 {
@@ -82,8 +107,27 @@ func (r Rubric) JudgeTx(_ context.Context, c *clinic.Case, plan []string) (float
 			}
 		}
 	}
-	matched, _ := grader.MatchPoints(ref, plan, r.W.MatchAt)
-	switch share := float64(len(matched)) / float64(len(ref)); {
+	var key []string
+	for _, item := range ref {
+		if len(specificPlan(item)) > 0 {
+			key = append(key, item)
+		}
+	}
+	if len(key) == 0 {
+		key = ref
+	}
+	matched := 0
+	for _, item := range key {
+		want := specificPlan(item)
+		for _, p := range plan {
+			got := textmatch.Set(p)
+			if textmatch.Coverage(textmatch.Set(item), got) >= r.W.MatchAt && (len(want) == 0 || textmatch.Coverage(want, got) > 0) {
+				matched++
+				break
+			}
+		}
+	}
+	switch share := float64(matched) / float64(len(key)); {
 	case share >= txFullAt:
 		return 1, nil
 	case share > 0:

@@ -48,8 +48,10 @@ func TestRubricDx(t *testing.T) {
 }
 
 // TestRubricTx checks the built-in reading of C.2's treatment rules: 1 for
-// three quarters of the ground-truth items or more, 0.5 for some, 0 for none
-// or for an unsafe item.
+// three quarters of the case-specific ground-truth items or more, 0.5 for
+// some, 0 for none or for an unsafe item. "review in 48 hours" and "safety
+// net advice" would fit any case: they are not counted, so the key is the
+// two drug items.
 func TestRubricTx(t *testing.T) {
 	c := &clinic.Case{ID: "c", Manager: clinic.ManagerView{UnsafeManagement: []string{"intravenous antibiotics at home"}}}
 	gpagent.SetManagement(c, gpagent.Management{Treatment: []string{"oral amoxicillin for five days", "paracetamol for fever", "review in 48 hours", "safety net advice"}})
@@ -60,7 +62,9 @@ func TestRubricTx(t *testing.T) {
 	}{
 		{"all items", []string{"amoxicillin orally for five days", "paracetamol for fever", "review in 48 hours", "safety net advice"}, 1},
 		{"three of four: 0.75", []string{"oral amoxicillin for five days", "paracetamol for fever", "review in 48 hours"}, 1},
-		{"two of four", []string{"oral amoxicillin for five days", "paracetamol for fever"}, 0.5},
+		{"both specific items", []string{"oral amoxicillin for five days", "paracetamol for fever"}, 1},
+		{"one specific item of two", []string{"oral amoxicillin for five days", "review in 48 hours", "safety net advice"}, 0.5},
+		{"only the items that fit any case", []string{"review in 48 hours", "safety net advice"}, 0},
 		{"none", []string{"rest"}, 0},
 		{"an unsafe item", []string{"oral amoxicillin for five days", "intravenous antibiotics at home"}, 0},
 	}
@@ -77,6 +81,43 @@ func TestRubricTx(t *testing.T) {
 	got, err := rubric().JudgeTx(context.Background(), &clinic.Case{Manager: m}, []string{"rest"})
 	require.NoError(t, err)
 	require.Equal(t, 1.0, got, "the management key points where a case has no treatment")
+}
+
+// TestRubricTxGivesAGenericPlanNothing: a plan that would fit any patient
+// (pain relief, fluids, rest, review, safety-netting, in the corpus's own
+// words) scores Tx 0 on every case of the built-in GP corpus, while each
+// case's own treatment scores 1. Before the floor it scored above 0 on 101
+// of the 500 stream cases (those whose treatment lists a review,
+// safety-netting or analgesia item).
+func TestRubricTxGivesAGenericPlanNothing(t *testing.T) {
+	generic := []string{"simple analgesia", "analgesia meanwhile", "fluids and rest", "review in two weeks with safety net",
+		"return if symptoms worsen", "reassure", "safety netting advice", "follow up in 48 hours"}
+	cases, err := gpagent.Benchmark{}.Builtin("gp", 2, 7)
+	require.NoError(t, err)
+	heldout, err := gpagent.Benchmark{}.Builtin("gp-heldout", 2, 7)
+	require.NoError(t, err)
+	n, unsafeHit := 0, 0
+	for _, c := range append(cases, heldout...) {
+		ref := gpagent.TreatmentReference(&c)
+		if len(ref) == 0 {
+			continue
+		}
+		n++
+		got, err := rubric().JudgeTx(context.Background(), &c, generic)
+		require.NoError(t, err)
+		require.Zero(t, got, "%s (%s): %v", c.ID, c.Condition, ref)
+		// The case's own treatment as the positive control; where an unsafe
+		// item's words sit inside it ("no antibiotics" within "oral
+		// antibiotic ..."), the unsafe check, which reads no negation, gives
+		// 0: a known limit of the rubric, counted here.
+		own, err := rubric().JudgeTx(context.Background(), &c, ref)
+		require.NoError(t, err)
+		if own != 1 {
+			unsafeHit++
+		}
+	}
+	require.Greater(t, n, 500)
+	require.Less(t, unsafeHit, n/5)
 }
 
 // TestTemplatesRender renders the benchmark's own templates: the versions

@@ -27,8 +27,12 @@ import (
 //	check: 1 − (4·0.5 + 5·0.4)/9 = 1 − 4/9 = 5/9 = Mgmt
 //	Dest       = referred to a right destination among the 4 cases needing referral:
 //	             (1 + 0 + 0 + 0)/4 = 0.25 (the referrals made: 1/2 = Dest/(1 − Miss-Refer))
-//	Dx         = over the 6 episodes not ending in refer (diagnosis judged): the
-//	             treated ones right (4), the timeouts without one (2): 4/6 = 0.6667
+//	Dx         = over all 9 test cases (§5, Table 1; C.2 "averaged over all test
+//	             cases"): the 4 treated ones right, the 2 timeouts without a diagnosis
+//	             and the 3 referrals naming none score 0: 4/9 = 0.4444
+//	Tx         = over all 9 likewise: the 4 treated with the full plan: 4/9
+//	Dx (committed), the secondary figure = over the 6 episodes not ending in
+//	             refer: 4/6 = 0.6667; Tx (committed) 4/6
 func TestSafetyMetricsByHand(t *testing.T) {
 	s := gpSettings()
 	refer := gpCase(t, gpagent.PathwayRefer, "sinusitis")
@@ -68,6 +72,12 @@ func TestSafetyMetricsByHand(t *testing.T) {
 	require.InDelta(t, 0.4, m[gpagent.MetricMissGP], 1e-9)
 	require.InDelta(t, 1-(4*m[gpagent.MetricMissRefer]+5*m[gpagent.MetricMissGP])/9, m[gpagent.MetricMgmt], 1e-9)
 	require.InDelta(t, 0.25, m[gpagent.MetricDest], 1e-9)
-	require.InDelta(t, 4.0/6, m[gpagent.MetricDx], 1e-9)
+	require.InDelta(t, 4.0/9, m[gpagent.MetricDx], 1e-9)
+	require.InDelta(t, 4.0/9, m[gpagent.MetricTx], 1e-9)
+	require.InDelta(t, 4.0/6, m[gpagent.MetricDxCommitted], 1e-9)
+	require.InDelta(t, 4.0/6, m[gpagent.MetricTxCommitted], 1e-9)
+	for _, r := range recs {
+		require.Contains(t, r.Scores.Metrics, gpagent.MetricDx, "Dx is defined on every test case")
+	}
 	require.InDelta(t, 4.0/9, m["cost_safety"], 1e-9, "C_safety = 1[mgmt wrong]")
 }

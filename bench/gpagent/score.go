@@ -24,19 +24,25 @@ const (
 // Names of the profile's metrics in clinic.Scores.Metrics. A metric an episode
 // does not define is absent (Miss-Refer only on cases that need referral).
 const (
-	MetricDx        = "dx"         // diagnosis accuracy, 0 or 1; not on an episode that ends in refer
-	MetricTx        = "tx"         // treatment score, 0, 0.5 or 1; not on an episode that ends in refer
-	MetricMgmt      = "mgmt"       // management accuracy, 0 or 1
-	MetricMissRefer = "miss_refer" // 1: a case needing referral was not referred (cases needing referral only)
-	MetricMissGP    = "miss_gp"    // 1: a manageable case was not managed locally (manageable cases only)
-	MetricDest      = "dest"       // referred to a right destination, 0 or 1 (cases needing referral only; no referral: 0)
-	MetricTurns     = "turns"      // actions taken
-	MetricDupRate   = "dup_rate"   // duplicated ask, body_exam and test actions per turn
-	MetricDupAsk    = "dup_ask"    // duplicated actions per trajectory, by kind (§5.3, Table 3)
-	MetricDupExam   = "dup_body_exam"
-	MetricDupTest   = "dup_test"
-	MetricMasked    = "masked"  // masked actions attempted (c_workflow each)
-	MetricTimeout   = "timeout" // 1: no terminal action within the turn limit (c_timeout)
+	MetricDx = "dx" // diagnosis accuracy, 0 or 1, on every case (a referral names no diagnosis: 0)
+	MetricTx = "tx" // treatment score, 0, 0.5 or 1, on every case with a treatment reference (not treated: 0)
+	// The same two over the episodes that do not end in refer only: clinevo's
+	// secondary figures (the accuracy of the diagnoses and plans made), not
+	// the paper's, which averages over all test cases (§5, Table 1; C.2).
+	MetricDxCommitted = "dx_committed"
+	MetricTxCommitted = "tx_committed"
+	MetricMgmt        = "mgmt"       // management accuracy, 0 or 1
+	MetricMissRefer   = "miss_refer" // 1: a case needing referral was not referred (cases needing referral only)
+	MetricMissGP      = "miss_gp"    // 1: a manageable case was not managed locally (manageable cases only)
+	MetricDest        = "dest"       // referred to a right destination, 0 or 1 (cases needing referral only; no referral: 0)
+	MetricTurns       = "turns"      // actions taken
+	MetricDupRate     = "dup_rate"   // duplicated ask, body_exam and test actions per turn
+	MetricDupAsk      = "dup_ask"    // duplicated actions per trajectory, by kind (§5.3, Table 3)
+	MetricDupExam     = "dup_body_exam"
+	MetricDupTest     = "dup_test"
+	MetricMasked      = "masked"   // masked actions attempted (c_workflow each)
+	MetricTimeout     = "timeout"  // 1: no terminal action within the turn limit (c_timeout)
+	MetricReferred    = "referred" // 1: the episode ended in refer
 )
 
 // outcome is how a consultation ended: manage (treat), refer, or "" (a timeout).
@@ -58,9 +64,13 @@ func outcome(final clinic.FinalOutput, end clinic.Termination) string {
 // failure of its case's class, so that Mgmt = 1 − (n_refer·MissRefer +
 // n_manage·MissGP)/n exactly, as Table 1's rows satisfy (GPT-5.4: 201 refer
 // cases at 51.2%, 284 manageable at 38.4%: (201·0.488 + 284·0.616)/485 =
-// 56.3% = its Mgmt). Dx (binary) and Tx ({0, 0.5, 1}) come from the judge,
-// on every episode that does not end in refer (a refer action carries no
-// diagnosis: C.1's format): a missing diagnosis or plan scores 0. On a case
+// 56.3% = its Mgmt). Dx (binary) and Tx ({0, 0.5, 1}) come from the judge
+// and are defined on every case, so that their means are over all test
+// cases as the paper reports them (C.2: "We report the metrics averaged over
+// all test cases"; §5, Table 1): an episode that ends in refer names no
+// diagnosis and no plan (C.1's format) and scores 0 on both, as does a
+// missing diagnosis or plan. dx_committed and tx_committed keep the two over
+// the episodes that do not end in refer, a secondary figure. On a case
 // that needs referral, Dest is 1 when the patient was referred to one of the
 // case's destinations after normalisation (§5: "evaluated by string match")
 // and 0 otherwise, a referral not made included: Dest ≤ 1 − Miss-Refer, and
@@ -95,7 +105,7 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 			}
 			dx = float64(g)
 		}
-		m[MetricDx] = dx
+		m[MetricDxCommitted] = dx
 		if txScored {
 			if out == PathwayManage {
 				g, err := judge.JudgeTx(ctx, c, append(append([]string(nil), final.Plan...), final.Followup...))
@@ -104,8 +114,12 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 				}
 				tx = g
 			}
-			m[MetricTx] = tx
+			m[MetricTxCommitted] = tx
 		}
+	}
+	m[MetricDx] = dx
+	if txScored {
+		m[MetricTx] = tx
 	}
 	dest := 0.0
 	if out == PathwayRefer && sameDestination(EndingOf(final).Destination, destinations(c.Manager.Referral)) {
@@ -139,6 +153,7 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 		sc.Cost += ev.Cost
 	}
 	m[MetricTimeout] = b2f(end == clinic.EndTurnLimit)
+	m[MetricReferred] = b2f(out == PathwayRefer)
 
 	sc.S = round4(HeadlineS(right, out == PathwayRefer, txScored, dx, tx, dest))
 	sc.Metrics = m

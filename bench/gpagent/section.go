@@ -31,7 +31,8 @@ var columns = []struct {
 	key, head string
 	percent   bool
 }{
-	{"dx", "Dx acc. (%)", true}, {"tx", "Tx score (%)", true}, {"mgmt", "Mgmt acc. (%)", true},
+	{"dx", "Dx acc. (%)", true}, {"tx", "Tx score (%)", true},
+	{MetricDxCommitted, "Dx committed (%)", true}, {MetricTxCommitted, "Tx committed (%)", true}, {"mgmt", "Mgmt acc. (%)", true},
 	{"miss_refer", "Miss-Refer (%)", true}, {"miss_gp", "Miss-GP (%)", true}, {"dest", "Dest (%)", true},
 	{"turns", "avg turns", false}, {"dup_rate", "dup. actions (%)", true}, {"masked", "masked / ep.", false}, {"timeout", "timeouts (%)", true},
 }
@@ -54,7 +55,7 @@ func section(rep analysis.Report) template.HTML {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(`<h2>GPAgentBench: quality, safety, efficiency</h2><p>As GPAgentBench's Table 1: Dx and Tx over the episodes that do not end in refer, management accuracy over all, Miss-Refer over the cases that need referral and Miss-GP over the manageable ones (a timeout is its class's failure), Dest the share of cases needing referral sent to a right destination, the diagnostic cost in USD (tests only).</p>`)
+	b.WriteString(`<h2>GPAgentBench: quality, safety, efficiency</h2><p>As GPAgentBench's Table 1: Dx and Tx over all test cases (a referral names no diagnosis and scores 0 on both, as §5 and appendix C.2 average them), beside clinevo's secondary "committed" Dx and Tx over the episodes that do not end in refer; management accuracy over all, Miss-Refer over the cases that need referral and Miss-GP over the manageable ones (a timeout is its class's failure), Dest the share of cases needing referral sent to a right destination, the diagnostic cost in USD (tests only).</p>`)
 	b.WriteString(`<table class="gpagent"><tr><th>condition</th><th>episodes</th>`)
 	for _, col := range columns {
 		fmt.Fprintf(&b, "<th>%s</th>", template.HTMLEscapeString(col.head))
@@ -76,7 +77,7 @@ func section(rep analysis.Report) template.HTML {
 		fmt.Fprintf(&b, "<td>%.0f</td></tr>\n", c.Overall.Cost)
 	}
 	b.WriteString("</table>\n")
-	b.WriteString(`<h3>Referral against local management</h3><p>Each condition's Miss-GP (unnecessary referrals among manageable cases) against its Miss-Refer (missed referrals among cases that need one), as GPAgentBench's Figure 4: lower left is safe both ways, upper left over-confident, lower right over-cautious.</p>`)
+	b.WriteString(`<h3>Referral against local management</h3><p>Each condition's Miss-Refer (missed referrals among cases that need one, x) against its Miss-GP (unnecessary referrals among manageable cases, y), with GPAgentBench Figure 4's axes: lower left is safe both ways, lower right over-confident (manages locally what needs referral), upper left over-cautious (refers what could be managed).</p>`)
 	b.WriteString(string(scatter(conds)))
 	sub := analysis.Report{Experiment: rep.Experiment}
 	for _, c := range conds {
@@ -93,20 +94,22 @@ func section(rep analysis.Report) template.HTML {
 	return template.HTML(b.String())
 }
 
-// scatter draws Miss-Refer (y) against Miss-GP (x), both in percent.
+// scatter draws Miss-GP (y) against Miss-Refer (x), both in percent, as
+// GPAgentBench's Figure 4 does (§5: Claude Sonnet 4.6, 77.1% Miss-Refer and
+// 13.4% Miss-GP, sits bottom right; Kimi K2.6, 40.3% and 71.8%, top left).
 func scatter(conds []analysis.ConditionReport) template.HTML {
 	const W, H, L, B, T, R = 640, 370, 60, 50, 30, 180
 	px := func(v float64) float64 { return L + v*float64(W-L-R)/100 }
 	py := func(v float64) float64 { return T + (100-v)*float64(H-T-B)/100 }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart scatter" role="img" aria-label="Miss-Refer against Miss-GP" viewBox="0 0 %d %d" width="%d" height="%d">`, W, H, W, H)
-	analysis.ChartTitle(&b, L, "Missed referrals against unnecessary referrals, by condition (Figure 4)")
+	fmt.Fprintf(&b, `<svg class="chart scatter" role="img" aria-label="Miss-GP against Miss-Refer" viewBox="0 0 %d %d" width="%d" height="%d">`, W, H, W, H)
+	analysis.ChartTitle(&b, L, "Unnecessary referrals (Miss-GP) against missed referrals (Miss-Refer), by condition (Figure 4)")
 	for v := 0.0; v <= 100; v += 25 {
 		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#ddd"/><text x="%.1f" y="%d" font-size="11" text-anchor="middle">%.0f</text>`, px(v), px(v), T, H-B, px(v), H-B+16, v)
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" font-size="11" text-anchor="end">%.0f</text>`, L, W-R, py(v), py(v), L-6, py(v)+4, v)
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">Miss-GP (%%): unnecessary referrals</text>`, (L+W-R)/2, H-10)
-	fmt.Fprintf(&b, `<text x="14" y="%d" font-size="12" text-anchor="middle" transform="rotate(-90 14 %d)">Miss-Refer (%%): missed referrals</text>`, (T+H-B)/2, (T+H-B)/2)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">Miss-Refer (%%): missed referrals</text>`, (L+W-R)/2, H-10)
+	fmt.Fprintf(&b, `<text x="14" y="%d" font-size="12" text-anchor="middle" transform="rotate(-90 14 %d)">Miss-GP (%%): unnecessary referrals</text>`, (T+H-B)/2, (T+H-B)/2)
 	for i, c := range conds {
 		mr, okR := c.Overall.Metrics["miss_refer"]
 		mg, okG := c.Overall.Metrics["miss_gp"]
@@ -114,8 +117,8 @@ func scatter(conds []analysis.ConditionReport) template.HTML {
 			continue // a condition without both kinds of case has no point
 		}
 		col := analysis.Palette[i%len(analysis.Palette)]
-		fmt.Fprintf(&b, `<circle class="point" cx="%.1f" cy="%.1f" r="5" fill="%s"><title>%s: Miss-GP %.1f%%, Miss-Refer %.1f%%</title></circle>`,
-			px(100*mg), py(100*mr), col, template.HTMLEscapeString(c.Name), 100*mg, 100*mr)
+		fmt.Fprintf(&b, `<circle class="point" cx="%.1f" cy="%.1f" r="5" fill="%s"><title>%s: Miss-Refer %.1f%%, Miss-GP %.1f%%</title></circle>`,
+			px(100*mr), py(100*mg), col, template.HTMLEscapeString(c.Name), 100*mr, 100*mg)
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="12">%s</text>`, W-R+12, T+i*18, col, W-R+30, T+i*18+11, template.HTMLEscapeString(c.Name))
 	}
 	b.WriteString(`</svg>`)

@@ -3,6 +3,7 @@ package gpagent_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,11 +113,11 @@ func TestGPReportSection(t *testing.T) {
 		require.Contains(t, page, "<th>"+h+"</th>")
 	}
 	// The rows: E0 50.0 Mgmt, 100.0 Miss-Refer, 0.0 Miss-GP; E1 75.0, 50.0, 0.0; A2 100.0, 0.0, 0.0.
-	require.Contains(t, page, "<tr><td>A6-E0</td><td>8</td><td>100.0</td><td>50.0</td><td>50.0</td><td>100.0</td><td>0.0</td><td>0.0</td>")
-	require.Contains(t, page, "<tr><td>A6-E1</td><td>8</td><td>100.0</td><td>50.0</td><td>75.0</td><td>50.0</td><td>0.0</td><td>50.0</td>")
+	require.Contains(t, page, "<tr><td>A6-E0</td><td>8</td><td>100.0</td><td>50.0</td><td>–</td><td>–</td><td>50.0</td><td>100.0</td><td>0.0</td><td>0.0</td>")
+	require.Contains(t, page, "<tr><td>A6-E1</td><td>8</td><td>100.0</td><td>50.0</td><td>–</td><td>–</td><td>75.0</td><td>50.0</td><td>0.0</td><td>50.0</td>")
 	require.Equal(t, 3, strings.Count(page, `<circle class="point"`), "a point per condition")
 	require.Contains(t, page, `class="chart scatter"`)
-	require.Contains(t, page, "A6-E0: Miss-GP 0.0%, Miss-Refer 100.0%")
+	require.Contains(t, page, "A6-E0: Miss-Refer 100.0%, Miss-GP 0.0%")
 	require.Contains(t, page, `aria-label="learning curves of Mgmt"`)
 	require.Contains(t, page, `aria-label="learning curves of Miss-Refer"`)
 
@@ -171,11 +172,37 @@ func TestGPReportRendersInChromium(t *testing.T) {
 	require.NoError(t, err, logs.String())
 	dom := string(out)
 	require.Equal(t, 3, strings.Count(dom, `class="point"`))
-	require.Contains(t, dom, `aria-label="Miss-Refer against Miss-GP"`)
+	require.Contains(t, dom, `aria-label="Miss-GP against Miss-Refer"`)
 	require.Contains(t, dom, `aria-label="learning curves of Miss-Refer"`)
 	for _, line := range strings.Split(logs.String(), "\n") {
 		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
 			t.Errorf("console message: %s", line)
 		}
 	}
+}
+
+// TestScatterAxesAreFigure4s: Miss-Refer on x, Miss-GP on y, so an
+// over-confident doctor (Claude Sonnet 4.6 in §5: 77.1% Miss-Refer, 13.4%
+// Miss-GP) sits bottom right and an over-cautious one (Kimi K2.6: 40.3%,
+// 71.8%) top left, where the paper puts them.
+func TestScatterAxesAreFigure4s(t *testing.T) {
+	cond := func(name string, mr, mg float64) analysis.ConditionReport {
+		return analysis.ConditionReport{Name: name, Profile: gpagent.Name,
+			Overall: analysis.StageMean{N: 1, Metrics: map[string]float64{"miss_refer": mr, "miss_gp": mg}}}
+	}
+	rep := analysis.Report{Conditions: []analysis.ConditionReport{cond("sonnet", 0.771, 0.134), cond("kimi", 0.403, 0.718)}}
+	_, _, html := gpagent.Benchmark{}.Section(analysis.Input{}, rep)
+	point := func(name string) (x, y float64) {
+		i := strings.Index(string(html), "<title>"+name+":")
+		require.Positive(t, i, name)
+		j := strings.LastIndex(string(html)[:i], `<circle class="point"`)
+		_, err := fmt.Sscanf(string(html)[j:], `<circle class="point" cx="%f" cy="%f"`, &x, &y)
+		require.NoError(t, err)
+		return x, y
+	}
+	sx, sy := point("sonnet")
+	kx, ky := point("kimi")
+	require.Greater(t, sx, kx, "sonnet is right of kimi: x is Miss-Refer")
+	require.Greater(t, sy, ky, "sonnet is below kimi (SVG y grows downward): y is Miss-GP")
+	require.Contains(t, string(html), "sonnet: Miss-Refer 77.1%, Miss-GP 13.4%")
 }

@@ -21,7 +21,7 @@ func (Benchmark) Explain(sc clinic.Scores, _ *clinic.Case, set settings.Settings
 	noU := view.Line("U", "–", "not defined: U is MedEvoEval's (§4, appendix C.2); the record holds 0")
 	v := view.ScoreView{Scores: sc, Explained: map[string]bool{}}
 	d := m[MetricD]
-	v.Lines = []view.ScoreLine{view.Line("D", fmt.Sprintf("%g", d), fmt.Sprintf("1 when the diagnosis judge grades the recorded diagnosis %d or more (§2.2)", DiagnosisAt))}
+	v.Lines = []view.ScoreLine{view.Line("D", fmt.Sprintf("%g", d), fmt.Sprintf("1 when the diagnosis judge grades the recorded diagnosis %d: the reference or an accepted alternative (§2.2)", DiagnosisAt))}
 	v.Explained[MetricD] = true
 	if set.Episode.Mode == settings.Static {
 		v.StrictHow = "strict: D = 1; pass: S = 1"
@@ -37,7 +37,7 @@ func (Benchmark) Explain(sc clinic.Scores, _ *clinic.Case, set settings.Settings
 	v.StrictHow = "strict: D = 1; pass: S = 1; grade = round(100·r_multi)"
 	v.Lines = append(v.Lines,
 		view.Line("W", fmt.Sprintf("%g", g.W), fmt.Sprintf("1 when every required tool was called; %.0f%% of them were (§2.2)", 100*sc.Required)),
-		view.Line("A", fmt.Sprintf("%g", g.A), "1 when every must-constraint is met and no never-constraint or forbidden tool is (§2.2, appendix B.3)"),
+		view.Line("A", fmt.Sprintf("%g", g.A), "1 when every must-constraint is met and no never-constraint is, by the calls that ran (§2.2, appendix B.3)"),
 		view.Line("H", fmt.Sprintf("%.3f", g.H), "the share of must-ask topics the judge finds raised (§2.2)"),
 		view.Line("pass@1", fmt.Sprintf("%g", m[MetricPass]), fmt.Sprintf("s = D·W·A·1[H = 1] = %g·%g·%g·%g (§2.2, eq. 3)", g.D, g.W, g.A, raised)),
 		view.Line("r_multi", fmt.Sprintf("%.4f", m[MetricRMulti]), fmt.Sprintf("(2D + W + A + H)/5 = (2·%g + %g + %g + %.3f)/5 (appendix C, eq. 4)", g.D, g.W, g.A, g.H)),

@@ -125,9 +125,20 @@ func TestGates(t *testing.T) {
 		// A contraindicated drug: A = 0 (never amoxicillin); s = 0; r_multi = 0.8.
 		{name: "a never-constraint broken", script: tools(ct, call("prescribe_medication", `{"drug":"Amoxicillin","dose":"500 mg","route":"oral"}`)),
 			d: 1, w: 1, a: 0, h: 1, pass: 0, rmulti: 0.8, required: 1, violations: []string{"made prescribe_medication(drug=amoxicillin)"}},
-		// A forbidden tool: refused, and A = 0.
+		// A forbidden tool: refused, so it never ran (appendix B.1): A reads the
+		// argument-level constraints of the calls that ran and stays 1; s = 1.
 		{name: "a forbidden tool", script: tools(ct, call("create_follow_up_plan", `{"plan":"review"}`)),
-			d: 1, w: 1, a: 0, h: 1, pass: 0, rmulti: 0.8, required: 1, violations: []string{"called forbidden create_follow_up_plan"}},
+			d: 1, w: 1, a: 1, h: 1, pass: 1, rmulti: 1, required: 1},
+		// A forbidden call whose arguments would break a never-constraint were it
+		// exposed: still refused, still no violation.
+		{name: "a refused call meeting a never-constraint", script: tools(ct, call("prescribe_drug", `{"drug":"amoxicillin","dose":"500 mg","route":"oral"}`)),
+			d: 1, w: 1, a: 1, h: 1, pass: 1, rmulti: 1, required: 1},
+		// The accepted alternative "AAA" passes D as the reference does (§2.1 A(d)).
+		{name: "an accepted alternative", script: append(append([]clinic.DoctorOutput(nil), tools(ct)[:7]...), call("record_diagnosis", `{"diagnosis":"AAA"}`)),
+			d: 1, w: 1, a: 1, h: 1, pass: 1, rmulti: 1, required: 1},
+		// A less specific name ("aneurysm": grade 75) does not match: D = 0, r_multi = 0.6.
+		{name: "a less specific name", script: append(append([]clinic.DoctorOutput(nil), tools(ct)[:7]...), call("record_diagnosis", `{"diagnosis":"aneurysm"}`)),
+			d: 0, w: 1, a: 1, h: 1, pass: 0, rmulti: 0.6, required: 1},
 		// No smoking question: H = 2/3 = 0.6667, so s = 0 though D = W = A = 1;
 		// r_multi = (2 + 1 + 1 + 0.6667)/5 = 0.9333.
 		{name: "a must-ask topic missed", script: encounter(history[:2], ct), d: 1, w: 1, a: 1, h: 0.6667, pass: 0, rmulti: 0.9333, required: 1},

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/clinevo/clinevo/bench/klinike/sandbox"
@@ -25,10 +24,14 @@ const (
 )
 
 // DiagnosisAt is the diagnosis judge's grade (0–100) at which a recorded
-// diagnosis matches the reference or an accepted alternative: the same
-// disease named as the reference does or more or less specifically
-// (grader.GradeDiagnosis 1 or 0.75); a dangerous alternative grades 0.
-const DiagnosisAt = 75
+// diagnosis matches the reference or an accepted alternative A(d)
+// (KlinikeBench §2.1 and §2.2: D checks "whether the final diagnosis matches
+// the reference or an accepted alternative"): the top of the scale, which the
+// built-in rubric gives to the reference's or an alternative's own words
+// (grader.GradeDiagnosis 1) and the model judge's prompt to "the reference
+// diagnosis or a clinically equivalent name". A less specific name (75) does
+// not pass; a dangerous alternative grades 0.
+const DiagnosisAt = 100
 
 // Gates are the four criteria of one encounter (KlinikeBench §2.2).
 type Gates struct {
@@ -37,7 +40,7 @@ type Gates struct {
 	// W is 1 only when it is 1.
 	Required float64
 	// Missing are the required tools never called; Violations the broken
-	// constraints and forbidden calls; Topics the must-ask verdicts in order.
+	// action constraints; Topics the must-ask verdicts in order.
 	Missing    []string
 	Violations []string
 	Topics     []bool
@@ -83,11 +86,15 @@ func Arguments(c CallFields) map[string]string {
 // ToolGates computes W and A from the events (KlinikeBench §2.2 and
 // appendix B.3): W is 1 when every required tool appears among the executed
 // calls; A is 1 when every must-constraint is met by some executed call of
-// its tool, no executed call meets a never-constraint, and no forbidden tool
-// was called. The error is a case whose task parts do not decode.
+// its tool and no executed call meets a never-constraint: the argument-level
+// action constraints and nothing else. A refused call (a forbidden or
+// unexposed tool, arguments that break the schema) never ran, so neither gate
+// reads it (appendix B.1: the daemon rejects it and only accepted calls enter
+// the transcript); it costs a step and counts in R, the refused share
+// (docs/benchmarks/klinike-gates.md). The error is a case whose task parts do
+// not decode.
 func ToolGates(c *clinic.Case, events []clinic.Event) (w, a, required float64, missing, violations []string, err error) {
-	sb, err := SandboxOf(c)
-	if err != nil {
+	if _, err := SandboxOf(c); err != nil {
 		return 0, 0, 0, nil, nil, err
 	}
 	tk, err := ToolKeyOf(c)
@@ -130,13 +137,6 @@ func ToolGates(c *clinic.Case, events []clinic.Event) (w, a, required float64, m
 			violations = append(violations, "missing "+Call{Tool: k.Tool, Arguments: k.Arguments}.String())
 		case k.Rule == RuleNever && hit:
 			violations = append(violations, "made "+Call{Tool: k.Tool, Arguments: k.Arguments}.String())
-		}
-	}
-	if sb != nil {
-		for i, ev := range events {
-			if ev.Action == ToolCall && slices.Contains(sb.Forbidden, calls[i].Tool) {
-				violations = append(violations, "called forbidden "+calls[i].Tool)
-			}
 		}
 	}
 	return gate(len(missing) == 0), gate(len(violations) == 0), required, missing, violations, nil

@@ -124,7 +124,7 @@ func Tasks(seed uint64) map[string][]clinic.Case {
 	for block := range Instances {
 		for _, ci := range g.Order(SplitAll, block, rows) {
 			n := len(all) + 1
-			c := task(g, ci, n)
+			c := task(g, ci, n, v2Build)
 			all = append(all, c)
 		}
 	}
@@ -144,14 +144,35 @@ func Tasks(seed uint64) map[string][]clinic.Case {
 	return out
 }
 
+// build is what differs between the task set versions: the instance name
+// the base case and the task draws are keyed by, the provenance source, the
+// tools a task may expose beside the required ones and record_diagnosis, and
+// the most of them one task exposes.
+type build struct {
+	instance, source string
+	tools            []string
+	maxOptional      int
+}
+
+// v2Build is the task set of generator version 2, which never changes: its
+// tools are the 14 the registry held when it was released.
+var v2Build = build{instance: "klinike", source: SourceTasks, maxOptional: 4, tools: []string{
+	"get_patient_info", "get_patient_history", "get_patient_allergies", "get_patient_medications", "get_patient_vitals",
+	"examine_patient", "order_lab_test", "order_imaging", "prescribe_medication", "refer_to_specialist",
+	"admit_to_hospital", "create_follow_up_plan", "record_differential", sandbox.RecordDiagnosis}}
+
 // task builds task n of table row i.
-func task(g synth.Generator, i, n int) clinic.Case {
+func task(g synth.Generator, i, n int, b build) clinic.Case {
 	cd := synth.RowOf(i)
-	c, refs := g.RowCase(i, SplitAll, n)
-	r := g.Rand("klinike", strconv.Itoa(n), cd.Key) // the task parts' own draws: the base case stays version 2's
+	split := SplitAll
+	if b.instance != v2Build.instance {
+		split = b.instance
+	}
+	c, refs := g.RowCase(i, split, n)
+	r := g.Rand(b.instance, strconv.Itoa(n), cd.Key) // the task parts' own draws: the base case stays version 2's
 	c.ID = fmt.Sprintf("klinike-%04d", n)
 	c.Meta = clinic.CaseMeta{Split: SplitAll}
-	c.Provenance = clinic.Provenance{Source: SourceTasks, SourceCaseID: fmt.Sprintf("%s/klinike/%d", cd.Key, n)}
+	c.Provenance = clinic.Provenance{Source: b.source, SourceCaseID: fmt.Sprintf("%s/%s/%d", cd.Key, b.instance, n)}
 
 	// Φ⁻: the pertinent negatives this case holds, which the patient denies.
 	for i := range cd.Negatives {
@@ -217,7 +238,7 @@ func task(g synth.Generator, i, n int) clinic.Case {
 	// a non-emergency task forbids admission now and then.
 	sb := &Sandbox{Record: rec}
 	var optional []string
-	for _, t := range sandbox.Names() {
+	for _, t := range b.tools {
 		if !slices.Contains(key.Required, t) && t != sandbox.RecordDiagnosis {
 			optional = append(optional, t)
 		}
@@ -227,9 +248,9 @@ func task(g synth.Generator, i, n int) clinic.Case {
 		optional = slices.DeleteFunc(optional, func(t string) bool { return t == "admit_to_hospital" })
 	}
 	r.Shuffle(len(optional), func(i, j int) { optional[i], optional[j] = optional[j], optional[i] })
-	exposed := append(append([]string(nil), key.Required...), optional[:min(len(optional), 1+r.IntN(4))]...)
+	exposed := append(append([]string(nil), key.Required...), optional[:min(len(optional), 1+r.IntN(b.maxOptional))]...)
 	exposed = append(exposed, sandbox.RecordDiagnosis)
-	for _, t := range sandbox.Names() { // registry order
+	for _, t := range b.tools { // registry order
 		if slices.Contains(exposed, t) {
 			sb.Tools = append(sb.Tools, t)
 		}

@@ -72,7 +72,7 @@ func (a *app) corpusCmd() *cobra.Command {
 		},
 	}
 	gen.Flags().Uint64Var(&seed, "seed", corpus.DefaultSeed, "generator seed")
-	gen.Flags().IntVar(&version, "version", synth.Latest, "generator version (1 or 2)")
+	gen.Flags().IntVar(&version, "version", synth.Default, "generator version (1, 2 or 3)")
 	gen.Flags().StringVar(&out, "out", "", "output directory")
 	gen.Flags().StringVar(&benchmark, "benchmark", "", "write this benchmark's built-in corpus instead: "+strings.Join(corpus.BenchSplitOwners(), ", "))
 	cmd.AddCommand(gen)

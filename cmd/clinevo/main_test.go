@@ -98,8 +98,8 @@ func TestCorpusCommands(t *testing.T) {
 	out, err = run(t, nil, "corpus", "stats", "builtin:v1:heldout@7", "--against", filepath.Join(v1, "stream.jsonl"))
 	require.NoError(t, err)
 	require.Contains(t, out, "82 shared normalised openings, 98 of 100 cases")
-	_, err = run(t, nil, "corpus", "gen", "--version", "3", "--out", v1)
-	require.ErrorContains(t, err, "unknown generator version 3")
+	_, err = run(t, nil, "corpus", "gen", "--version", "4", "--out", v1)
+	require.ErrorContains(t, err, "unknown generator version 4")
 }
 
 // TestGPAgentCommands writes and validates the GP corpus, plays a case that

@@ -19,11 +19,16 @@ import (
 
 // Generator versions. Version 1 is the original corpus (three openings per
 // condition, the same key points in every case of a condition, results only for
-// the tests a condition lists); version 2 is the default (see buildV2).
+// the tests a condition lists); version 2 is the default (see buildV2); version
+// 3 keeps a third of the conditions out of the stream for the held-out split
+// (see generateV3). Default is what an unversioned reference names; Latest is
+// the newest version there is.
 const (
-	V1     = 1
-	V2     = 2
-	Latest = V2
+	V1      = 1
+	V2      = 2
+	V3      = 3
+	Default = V2
+	Latest  = V3
 )
 
 // Provenance sources of generated cases, one per version.
@@ -69,11 +74,11 @@ func Conditions() []Condition {
 	return out
 }
 
-// Generate returns the four splits of the latest version for a seed: stream
+// Generate returns the four splits of the default version for a seed: stream
 // (500 cases in 10 stages of 50, every condition in every stage), heldout (100
 // new cases), cross (100 new cases) and update (the stream with stages 4-6
 // replaced by shifted presentations).
-func Generate(seed uint64) map[string][]clinic.Case { return generate(Latest, seed) }
+func Generate(seed uint64) map[string][]clinic.Case { return generate(Default, seed) }
 
 // GenerateVersion returns the four splits of one generator version.
 func GenerateVersion(version int, seed uint64) (map[string][]clinic.Case, error) {
@@ -86,6 +91,9 @@ func GenerateVersion(version int, seed uint64) (map[string][]clinic.Case, error)
 func generate(version int, seed uint64) map[string][]clinic.Case {
 	cat := catalog.Default()
 	g := generator{version: version, seed: seed, cat: cat, names: cat.Names()}
+	if version >= V3 {
+		return g.generateV3()
+	}
 	out := map[string][]clinic.Case{}
 	out["stream"] = g.stream("stream", false)
 	out["update"] = g.stream("update", true)

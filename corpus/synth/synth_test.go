@@ -28,23 +28,38 @@ func jsonl(t *testing.T, cases []clinic.Case) []byte {
 	return b.Bytes()
 }
 
-// TestVersion1IsReproducible pins version 1's output byte for byte: the
-// checksums are those of `clinevo corpus gen --seed 7` before version 2 existed.
-func TestVersion1IsReproducible(t *testing.T) {
-	want := map[string]string{
+// requireDigests checks a version's splits for seed 7 against sha256
+// checksums of their JSONL.
+func requireDigests(t *testing.T, version int, want map[string]string) {
+	t.Helper()
+	splits, err := GenerateVersion(version, 7)
+	require.NoError(t, err)
+	for split, sum := range want {
+		h := sha256.Sum256(jsonl(t, splits[split]))
+		require.Equal(t, sum, hex.EncodeToString(h[:]), split)
+	}
+}
+
+// TestReleasedVersionsAreReproducible pins versions 1 and 2 byte for byte:
+// the checksums are those of `clinevo corpus gen --seed 7` before version 2
+// (for version 1) and version 3 (for version 2) existed.
+func TestReleasedVersionsAreReproducible(t *testing.T) {
+	requireDigests(t, V1, map[string]string{
 		"stream":  "8c85665a39ed4845c2e86b410ca7de958ab68236aeed021f7e9d55931cace909",
 		"heldout": "02e68d4f11c871cb89be71ce817d889c3afdaebe1fb95ff0c66762eb9b1f04ab",
 		"cross":   "007379c3b9cc9d2bd2aaad27f15daa307b3568e14b0bf622d7d9b9f21efc84bd",
 		"update":  "ca250f579a5786320d6d171150d8798c372c4fd999ee7d3f6c7a4db4f187927e",
-	}
-	v1, err := GenerateVersion(V1, 7)
-	require.NoError(t, err)
-	for split, sum := range want {
-		h := sha256.Sum256(jsonl(t, v1[split]))
-		require.Equal(t, sum, hex.EncodeToString(h[:]), split)
-	}
-	_, err = GenerateVersion(3, 7)
-	require.ErrorContains(t, err, "unknown generator version 3")
+	})
+	requireDigests(t, V2, map[string]string{
+		"stream":  "0a44285d16c4ce772d392c31d6c5efa354d9af1e681f715738d4658d8a8f8eb3",
+		"heldout": "524c55a5935ed8f5bdbaea2431b556d54025f3d28840121da546b2b69a8a86ac",
+		"cross":   "555c00a1806aacc8d95d701df1bf8eb5b4ffda647480f9f47e18e5bff654a1a9",
+		"update":  "0c52c1e7bf169027282ee15b7d0fab99ee7873664abef4b5825b85bdadd33f62",
+	})
+	v2, _ := GenerateVersion(V2, 7)
+	require.Equal(t, jsonl(t, v2["stream"]), jsonl(t, Generate(7)["stream"]), "the default version is v2")
+	_, err := GenerateVersion(4, 7)
+	require.ErrorContains(t, err, "unknown generator version 4")
 }
 
 func TestVersion2IsDeterministicBySeed(t *testing.T) {

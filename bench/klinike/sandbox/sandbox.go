@@ -35,6 +35,10 @@ const (
 	KindOrder  Kind = "order"  // order a test or a study and read its result
 	KindAction Kind = "action" // a state update: prescription, referral, admission, plan, differential
 	KindFinal  Kind = "final"  // record the diagnosis: ends the encounter
+	// KindKnowledge tools query clinical knowledge; as in the paper's headless
+	// runtime (appendix B, Table 5) they answer not available.
+	KindKnowledge Kind = "knowledge"
+	KindMemory    Kind = "memory" // encounter notes and interim hypotheses
 )
 
 // RecordDiagnosis is the tool that ends an encounter (KlinikeBench §2.2).
@@ -46,7 +50,50 @@ type Tool struct {
 	Kind        Kind            `json:"kind"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
-	schema      *jsonschema.Schema
+	// AliasOf names the built-in tool an alias delegates to (KlinikeBench
+	// appendix B, Table 5: aliases run the built-in handler and keep their
+	// own name in the trace); the alias takes its kind, description and
+	// schema. Empty for a tool of its own.
+	AliasOf string `json:"alias_of,omitempty"`
+	// Study is the catalog test a named diagnostic study returns the case's
+	// result of (appendix B.2: cached, case-specific findings); empty for
+	// every other tool.
+	Study  string `json:"-"`
+	schema *jsonschema.Schema
+}
+
+// studySchema is the generic schema of the named diagnostic studies
+// (appendix B.1: a patient identifier and further descriptive arguments;
+// here an indication and notes, every one optional).
+const studySchema = `{"type":"object","properties":{"patient_id":{"type":"string"},"indication":{"type":"string"},"notes":{"type":"string"}},"additionalProperties":false}`
+
+// StudyName is the tool name of a catalog test's named study: its words
+// capitalised and joined by underscores, abbreviations in capitals
+// ("Complete_Blood_Count", "CT_Head").
+func StudyName(test string) string {
+	words := strings.Fields(test)
+	for i, w := range words {
+		switch {
+		case len(w) == 1 || strings.ContainsAny(w, "0123456789") || (len(w) <= 3 && !strings.ContainsAny(w, "aeiou")) || w == "mri" || w == "sti":
+			words[i] = strings.ToUpper(w)
+		default:
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	return strings.Join(words, "_")
+}
+
+// withStudies appends one named diagnostic study per billable catalog test
+// (KlinikeBench appendix B: 101 named studies there, one per catalog test here).
+func withStudies(tools []Tool) []Tool {
+	for _, it := range catalog.Default().Items() {
+		if it.Free() {
+			continue
+		}
+		tools = append(tools, Tool{Name: StudyName(it.Name), Kind: KindOrder, Study: it.Name, Parameters: json.RawMessage(studySchema),
+			Description: "Named diagnostic study: return this patient's " + it.Name + " result, if the case has one."})
+	}
+	return tools
 }
 
 //go:embed tools.json
@@ -62,6 +109,24 @@ func load() ([]Tool, map[string]int) {
 	if err := json.Unmarshal(toolsJSON, &tools); err != nil {
 		panic(fmt.Sprintf("sandbox: tools.json: %v", err))
 	}
+	own := map[string]Tool{}
+	for _, t := range tools {
+		if t.AliasOf == "" {
+			own[t.Name] = t
+		}
+	}
+	for i, t := range tools {
+		if t.AliasOf == "" {
+			continue
+		}
+		target, ok := own[t.AliasOf]
+		if !ok {
+			panic(fmt.Sprintf("sandbox: alias %s of unknown tool %s", t.Name, t.AliasOf))
+		}
+		tools[i].Kind, tools[i].Parameters = target.Kind, target.Parameters
+		tools[i].Description = target.Description + " (another name for " + target.Name + ".)"
+	}
+	tools = withStudies(tools)
 	idx := map[string]int{}
 	c := jsonschema.NewCompiler()
 	for i := range tools {
@@ -220,7 +285,18 @@ type Result struct {
 func Execute(ctx context.Context, c *clinic.Case, rec Record, exam episode.ExamService, prices map[string]float64, t Tool, a Arguments) (Result, error) {
 	returned := func(text string) (Result, error) { return Result{Status: clinic.StatusReturned, Text: text}, nil }
 	missing := func(text string) (Result, error) { return Result{Status: clinic.StatusUnavailable, Text: text}, nil }
-	switch t.Name {
+	if t.Study != "" {
+		it, _ := catalog.Default().Lookup(t.Study)
+		return result(c, it, prices)
+	}
+	if t.Kind == KindKnowledge {
+		return missing("not_available: knowledge queries are not served in this runtime")
+	}
+	name := t.Name
+	if t.AliasOf != "" {
+		name = t.AliasOf // the handler of the built-in; the trace keeps the invoked name
+	}
+	switch name {
 	case "get_patient_info":
 		d := c.Patient.Demographics
 		var parts []string
@@ -296,6 +372,27 @@ func Execute(ctx context.Context, c *clinic.Case, rec Record, exam episode.ExamS
 		return returned(text + ".")
 	case "record_differential":
 		return returned("Differential recorded: " + a.Text("diagnoses") + ".")
+	case "get_family_history":
+		// Appendix B.2: some history fields use default entries; the chart keeps no family history.
+		return returned("No family history recorded (default entry).")
+	case "get_lab_results":
+		return missing("not_available: results come back with each order_lab_test call")
+	case "check_drug_interactions":
+		return returned("Mock interaction database: no interaction listed for " + a.Text("drug_names") + " (a mocked response, not a clinical check).")
+	case "take_note":
+		return returned("Note stored.")
+	case "set_working_diagnosis":
+		return returned("Working diagnosis stored: " + a.Text("diagnosis") + ".")
+	case "summarize_history_taken":
+		return returned("The questions asked so far are in the encounter transcript.")
+	case "request_consultation":
+		return returned("Consultation request recorded: " + a.Text("specialty") + ".")
+	case "schedule_procedure":
+		return returned("Procedure booked: " + a.Text("procedure") + ".")
+	case "provide_patient_education":
+		return returned("Advice recorded: " + a.Text("topic") + ".")
+	case "record_safety_net_advice":
+		return returned("Safety-net advice recorded: " + a.Text("advice") + ".")
 	case RecordDiagnosis:
 		f := &clinic.FinalOutput{Diagnosis: []string{a.Text("diagnosis")}}
 		if r := a.Text("reasoning"); r != "" {

@@ -40,6 +40,25 @@ func TestRegistry(t *testing.T) {
 		require.Equal(t, false, schema["additionalProperties"], tool.Name)
 	}
 	require.True(t, seen[sandbox.RecordDiagnosis])
+	// The catalog as stated in docs/benchmarks/klinike-gates.md: 28 tools of
+	// their own, 12 aliases, one named study per billable catalog test.
+	own, aliases, studies := 0, 0, 0
+	for _, tool := range sandbox.Registry() {
+		switch {
+		case tool.AliasOf != "":
+			aliases++
+			target := mustLookup(t, tool.AliasOf)
+			require.Equal(t, target.Parameters, tool.Parameters, tool.Name)
+			require.Empty(t, target.AliasOf, "an alias names a tool of its own")
+		case tool.Study != "":
+			studies++
+		default:
+			own++
+		}
+	}
+	require.Equal(t, [3]int{28, 12, 41}, [3]int{own, aliases, studies})
+	require.Equal(t, "CT_Head", sandbox.StudyName("ct head"))
+	require.Equal(t, "HBA1C", sandbox.StudyName("hba1c"))
 	require.Len(t, sandbox.Names(), len(sandbox.Registry()))
 	enum, ok := mustLookup(t, "order_imaging").Property("modality")
 	require.True(t, ok)
@@ -73,6 +92,16 @@ func TestExecute(t *testing.T) {
 		{"examine_patient", `{"system":"abdominal"}`, clinic.StatusReturned, "Tender right upper quadrant.", 0, false},
 		{"examine_patient", `{"system":"respiratory"}`, clinic.StatusReturned, "No abnormality recorded on respiratory examination.", 0, false},
 		{"order_lab_test", `{"test_name":"FBC"}`, clinic.StatusReturned, "complete blood count: Normal.", 30, false},
+		// Appendix B: a named study returns the case's cached result, or not available;
+		// an alias runs its built-in; knowledge tools are not available; defaults say so.
+		{"Complete_Blood_Count", `{"patient_id":"P1"}`, clinic.StatusReturned, "complete blood count: Normal.", 30, false},
+		{"Troponin", `{}`, clinic.StatusUnavailable, "no troponin result is recorded for this patient", 0, false},
+		{"get_vital_signs", `{}`, clinic.StatusReturned, "BP 118/74 mmHg, HR 70.", 0, false},
+		{"order_test", `{"test_name":"FBC"}`, clinic.StatusReturned, "complete blood count: Normal.", 30, false},
+		{"get_treatment_guidance", `{"condition":"gallstones"}`, clinic.StatusUnavailable, "not_available: knowledge queries are not served in this runtime", 0, false},
+		{"search_diseases_by_symptom", `{"symptoms":["pain"]}`, clinic.StatusUnavailable, "not_available: knowledge queries are not served in this runtime", 0, false},
+		{"get_lab_results", `{}`, clinic.StatusUnavailable, "not_available: results come back with each order_lab_test call", 0, false},
+		{"get_family_history", `{}`, clinic.StatusReturned, "No family history recorded (default entry).", 0, false},
 		{"order_lab_test", `{"test_name":"troponin"}`, clinic.StatusUnavailable, "no troponin result is recorded for this patient", 0, false},
 		{"order_lab_test", `{"test_name":"unicorn assay"}`, clinic.StatusUnavailable, `no test called "unicorn assay" is known`, 0, false},
 		{"order_lab_test", `{"test_name":"chest x ray"}`, clinic.StatusUnavailable, "chest x ray is an imaging study: use order_imaging", 0, false},
