@@ -61,6 +61,12 @@ func newRoot() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			given := func(flag, key string) bool {
+				return cmd.Flags().Changed(flag) || config.Explicit(a.v, key)
+			}
+			if err := cfg.UseDev(given("address", "temporal.address"), given("namespace", "temporal.namespace")); err != nil {
+				return err
+			}
 			a.cfg = cfg
 			a.tel, err = telemetry.Setup(cmd.Context(), cfg.Telemetry, "clinevo")
 			return err
@@ -77,6 +83,7 @@ func newRoot() *cobra.Command {
 	_ = a.v.BindPFlag("data_dir", root.PersistentFlags().Lookup("data-dir"))
 	root.PersistentFlags().String("log-level", "", "log level of this process and the Temporal SDK: debug, info, warn or error (default: log.level, info)")
 	_ = a.v.BindPFlag("log.level", root.PersistentFlags().Lookup("log-level"))
+	clientFlags(root.PersistentFlags(), a.v)
 	root.AddCommand(&cobra.Command{Use: "version", Short: "Print the version", Run: func(cmd *cobra.Command, _ []string) {
 		fmt.Fprintln(cmd.OutOrStdout(), "clinevo", version)
 	}})
@@ -85,13 +92,42 @@ func newRoot() *cobra.Command {
 	return root
 }
 
+// clientFlags are the flags of the Temporal client every command that talks
+// to Temporal uses. Each sets its configuration key; without --address the
+// address comes from the environment, the config file, then the DevFile that
+// a running `clinevo dev` wrote in the data directory, then 127.0.0.1:7233.
+func clientFlags(fs *pflag.FlagSet, v *viper.Viper) {
+	for _, f := range []struct{ name, key, help string }{
+		{"address", "temporal.address", "Temporal frontend host:port (default: temporal.address, else the address `clinevo dev` wrote in the data dir, else 127.0.0.1:7233)"},
+		{"namespace", "temporal.namespace", "Temporal namespace (default: temporal.namespace, default)"},
+		{"tls-ca-file", "temporal.tls.ca_file", "PEM CA of the frontend's certificate (default: temporal.tls.ca_file)"},
+		{"tls-cert-file", "temporal.tls.cert_file", "PEM client certificate for mutual TLS (default: temporal.tls.cert_file)"},
+		{"tls-key-file", "temporal.tls.key_file", "PEM key of --tls-cert-file (default: temporal.tls.key_file)"},
+		{"tls-server-name", "temporal.tls.server_name", "name to verify the frontend's certificate against (default: temporal.tls.server_name)"},
+		{"api-key-env", "temporal.api_key_env", "environment variable holding a Temporal API key (default: temporal.api_key_env)"},
+	} {
+		fs.String(f.name, "", f.help)
+		_ = v.BindPFlag(f.key, fs.Lookup(f.name)) // the flag was just defined
+	}
+}
+
 // configKey annotates a command flag with the config key it sets.
 const configKey = "clinevo/config-key"
 
-// backendFlag adds --memory (local or qdrant) to a command.
+// backendFlag adds --memory-backend (local or qdrant) to a command, and
+// --memory, its name before 0.23, as a hidden deprecated alias.
 func backendFlag(fs *pflag.FlagSet) {
-	fs.String("memory", "", "memory backend: local or qdrant (default: memory.backend)")
+	fs.String("memory-backend", "", "memory backend: local or qdrant (default: memory.backend)")
+	bindKey(fs, "memory-backend", "memory.backend")
+	fs.String("memory", "", "memory backend")
 	bindKey(fs, "memory", "memory.backend")
+	deprecate(fs, "memory", "memory-backend")
+}
+
+// deprecate hides the old name of a renamed flag; using it still works and
+// prints that the new name replaces it.
+func deprecate(fs *pflag.FlagSet, old, now string) {
+	_ = fs.MarkDeprecated(old, "use --"+now) // the flag exists (defined by the caller)
 }
 
 // bindKey makes a defined flag set a configuration key when it is given.

@@ -32,8 +32,10 @@ func (a *app) bindStreamFlags(cmd *cobra.Command, f *streamFlags) {
 	fl.StringSliceVar(&f.spec.CaseIDs, "cases", nil, "case IDs in the order to play (default: the corpus order)")
 	fl.IntVar(&f.spec.Limit, "limit", 0, "play only the first N cases")
 	fl.IntVar(&f.spec.StageSize, "stage-size", contract.DefaultStageSize, "episodes per stage")
-	fl.StringVar(&f.memory, "memory", string(contract.MemoryEmpty), "memory mode: disabled, empty or carry")
-	fl.StringVar(&f.carryFrom, "carry-from", "", "with --memory carry: the finished run whose memory, episode numbering and rule book to continue")
+	fl.StringVar(&f.memory, "memory-mode", string(contract.MemoryEmpty), "memory mode: disabled, empty or carry")
+	fl.StringVar(&f.memory, "memory", string(contract.MemoryEmpty), "memory mode")
+	deprecate(fl, "memory", "memory-mode")
+	fl.StringVar(&f.carryFrom, "carry-from", "", "with --memory-mode carry: the finished run whose memory, episode numbering and rule book to continue")
 	fl.BoolVar(&f.spec.StageEval, "stage-eval", false, "after each stage, re-play it with memory frozen (A[j][j])")
 	fl.StringVar(&f.spec.Retention, "retention", "", "after the last stage, replay earlier stages: final (A[K][j]) or matrix (A[k][j])")
 	fl.IntVar(&f.spec.ActivityTimeoutSeconds, "activity-timeout", contract.DefaultActivityTimeout, "activity start-to-close timeout in seconds")
@@ -62,9 +64,9 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 	s.Settings = a.cfg.Settings
 	switch {
 	case s.Memory == contract.MemoryCarry && f.carryFrom == "":
-		return s, errors.New("stream start: --memory carry needs --carry-from RUN (a finished stream)")
+		return s, errors.New("stream start: --memory-mode carry needs --carry-from RUN (a finished stream)")
 	case s.Memory != contract.MemoryCarry && f.carryFrom != "":
-		return s, errors.New("stream start: --carry-from needs --memory carry")
+		return s, errors.New("stream start: --carry-from needs --memory-mode carry")
 	case s.Memory == contract.MemoryCarry:
 		if err := a.withLookup(cmd.Context(), func(store results.RunLog) error {
 			if store == nil {
