@@ -329,14 +329,18 @@ type ScoreSummary struct {
 
 // Progress is the answer to the progress query.
 type Progress struct {
-	Run       string `json:"run"`
-	Cursor    int    `json:"cursor"`
-	Total     int    `json:"total"`
-	Stage     int    `json:"stage"`
-	Paused    bool   `json:"paused"`
-	Stopping  bool   `json:"stopping"`
-	Overall   Means  `json:"overall"`
-	ThisStage Means  `json:"this_stage"`
+	Run    string `json:"run"`
+	Cursor int    `json:"cursor"`
+	Total  int    `json:"total"`
+	// Stage is the stage ThisStage holds: the one being played, or at a
+	// stage boundary (its evaluation running) the one that just ended.
+	Stage int `json:"stage"`
+	// Stages is how many stages the stream has.
+	Stages    int   `json:"stages"`
+	Paused    bool  `json:"paused"`
+	Stopping  bool  `json:"stopping"`
+	Overall   Means `json:"overall"`
+	ThisStage Means `json:"this_stage"`
 	// Waiting is what the stream itself waits for (its own activities; an
 	// episode's waits are the episode's: QueryWaiting).
 	Waiting *Waiting `json:"waiting,omitempty"`

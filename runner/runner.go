@@ -479,8 +479,12 @@ func Format(t clinic.Trace, bm any) string {
 		strings.Join(t.Final.Diagnosis, "; "), strings.Join(t.Final.Evidence, " | "), strings.Join(t.Final.Plan, "; "), strings.Join(t.Final.Followup, "; "))
 	if s := t.Scores; s != nil {
 		fmt.Fprintf(&b, "scores: S=%.3f diag=%.2f evi=%s plan=%s strict=%v pass=%v grade=%d\n", s.S, s.Diagnosis, part(s.Evidence), part(s.Plan), s.Strict, s.Pass, s.Grade)
-		fmt.Fprintf(&b, "process: T=%d E=%d R=%.2f U=%.3f cost=%.2f USD referral=%s must-ask=%.2f required=%.2f (catalog %s)\n",
-			s.T, s.E, s.R, s.U, s.Cost, s.Referral, s.MustAsk, s.Required, catalog.Version)
+		u := "–" // a benchmark that declares no U leaves it undefined, not 0
+		if m, ok := bm.(interface{ Metrics() []bench.Metric }); !ok || bench.Declares(m.Metrics(), "u") {
+			u = fmt.Sprintf("%.3f", s.U)
+		}
+		fmt.Fprintf(&b, "process: T=%d E=%d R=%.2f U=%s cost=%.2f USD referral=%s must-ask=%.2f required=%.2f (catalog %s)\n",
+			s.T, s.E, s.R, u, s.Cost, s.Referral, s.MustAsk, s.Required, catalog.Version)
 		if len(s.Metrics) > 0 {
 			fmt.Fprintf(&b, "metrics: %s\n", metrics(s.Metrics))
 		}

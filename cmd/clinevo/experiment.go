@@ -96,40 +96,28 @@ func (a *app) experimentCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	})
-	cmd.AddCommand(&cobra.Command{
+	var statusJSON bool
+	status := &cobra.Command{
 		Use:   "status NAME",
-		Short: "The experiment's workflow status, what it waits for, and each running condition's progress",
-		Args:  runArg,
+		Short: "The experiment's status and every condition's: progress while it runs, results once it finished",
+		Long: "The experiment's status and every condition's (" + statusList + "): episodes done of planned,\n" +
+			"the stage, the means so far (a held-out condition's once it finished), and what anything waits for.",
+		Example: `  clinevo experiment status quick
+  clinevo experiment status quick --json`,
+		Args: runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			id := contract.ExperimentWorkflowID(args[0])
-			desc, err := c.DescribeWorkflowExecution(cmd.Context(), id, "")
+			ex, err := runstatus.ExperimentOf(cmd.Context(), c, args[0])
 			if err != nil {
-				return fmt.Errorf("experiment %s: %w", args[0], err)
+				return err
 			}
-			status := desc.WorkflowExecutionInfo.Status.String()
-			out := map[string]any{"status": status, "state": strings.ToLower(status)}
-			var conds []any
-			for _, ch := range desc.PendingChildren {
-				item := map[string]any{"workflow_id": ch.WorkflowId, "type": ch.WorkflowTypeName}
-				if v, err := c.QueryWorkflow(cmd.Context(), ch.WorkflowId, "", contract.QueryProgress); err == nil {
-					var p contract.Progress
-					if v.Get(&p) == nil {
-						item["progress"] = p
-					}
-				}
-				conds = append(conds, item)
+			if statusJSON {
+				return printJSON(cmd, ex)
 			}
-			out["running"] = conds
-			waiting, err := runstatus.Waiting(cmd.Context(), c, id)
-			if err != nil {
-				return fmt.Errorf("experiment %s: %w", args[0], err)
-			}
-			if len(waiting) > 0 {
-				out["state"], out["waiting"] = "waiting", waiting
-			}
-			return printJSON(cmd, out)
+			return writeExperimentStatus(cmd.OutOrStdout(), ex)
 		}),
-	})
+	}
+	status.Flags().BoolVar(&statusJSON, "json", false, "print the status as JSON")
+	cmd.AddCommand(status)
 	var file string
 	resume := &cobra.Command{
 		Use:   "resume NAME",

@@ -47,28 +47,14 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			// Flags annotated with a config key bind to it when their command runs
-			// (viper binds one flag per key, and several commands share keys).
-			cmd.Flags().VisitAll(func(f *pflag.Flag) {
-				if keys := f.Annotations[configKey]; len(keys) == 1 && f.Changed {
-					_ = a.v.BindPFlag(keys[0], f)
-				}
-			})
 			if registered != nil {
 				return registered
 			}
-			cfg, err := config.Load(a.v, a.file)
-			if err != nil {
+			if err := a.load(cmd); err != nil {
 				return err
 			}
-			given := func(flag, key string) bool {
-				return cmd.Flags().Changed(flag) || config.Explicit(a.v, key)
-			}
-			if err := cfg.UseDev(given("address", "temporal.address"), given("namespace", "temporal.namespace")); err != nil {
-				return err
-			}
-			a.cfg = cfg
-			a.tel, err = telemetry.Setup(cmd.Context(), cfg.Telemetry, "clinevo")
+			var err error
+			a.tel, err = telemetry.Setup(cmd.Context(), a.cfg.Telemetry, "clinevo")
 			return err
 		},
 		PersistentPostRunE: func(cmd *cobra.Command, _ []string) error {
@@ -109,6 +95,30 @@ func clientFlags(fs *pflag.FlagSet, v *viper.Viper) {
 		fs.String(f.name, "", f.help)
 		_ = v.BindPFlag(f.key, fs.Lookup(f.name)) // the flag was just defined
 	}
+}
+
+// load reads the configuration for cmd: flags, environment, config file,
+// and the address a running `clinevo dev` wrote in the data dir.
+func (a *app) load(cmd *cobra.Command) error {
+	// Flags annotated with a config key bind to it when their command runs
+	// (viper binds one flag per key, and several commands share keys).
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if keys := f.Annotations[configKey]; len(keys) == 1 && f.Changed {
+			_ = a.v.BindPFlag(keys[0], f)
+		}
+	})
+	cfg, err := config.Load(a.v, a.file)
+	if err != nil {
+		return err
+	}
+	given := func(flag, key string) bool {
+		return cmd.Flags().Changed(flag) || config.Explicit(a.v, key)
+	}
+	if err := cfg.UseDev(given("address", "temporal.address"), given("namespace", "temporal.namespace")); err != nil {
+		return err
+	}
+	a.cfg = cfg
+	return nil
 }
 
 // configKey annotates a command flag with the config key it sets.

@@ -146,16 +146,29 @@ func (a *app) streamCmd() *cobra.Command {
 		signalCmd("stop", contract.SignalStop, "Stop a stream after the current episode"))
 	cmd.AddCommand(a.streamRestartCmd())
 	cmd.AddCommand(a.streamSizeCmd(), a.streamTimingCmd())
-	cmd.AddCommand(&cobra.Command{
-		Use: "status RUN", Short: "Show a stream's state (running, paused, waiting for a failing dependency, ...), progress, running means and rule book", Args: runArg,
+	var statusJSON bool
+	status := &cobra.Command{
+		Use:   "status RUN",
+		Short: "Show a stream's status, progress, running means and rule book",
+		Long: "Show a stream's status (" + statusList + "), its progress (episodes, stage of stages), its means\n" +
+			"overall and in the current stage, what it waits for, and its rule book. A finished stream shows its result.",
+		Example: `  clinevo stream status r1
+  clinevo stream status r1 --json | jq .progress.overall.s`,
+		Args:              runArg,
+		ValidArgsFunction: a.completeRuns,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 			st, err := runstatus.StreamOf(cmd.Context(), c, args[0])
 			if err != nil {
 				return err
 			}
-			return printJSON(cmd, st)
+			if statusJSON {
+				return printJSON(cmd, st)
+			}
+			return writeStreamStatus(cmd.OutOrStdout(), args[0], st)
 		}),
-	})
+	}
+	status.Flags().BoolVar(&statusJSON, "json", false, "print the status as JSON")
+	cmd.AddCommand(status)
 	return cmd
 }
 

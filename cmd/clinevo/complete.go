@@ -1,0 +1,45 @@
+package main
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/results"
+)
+
+// completeRuns completes a RUN argument with the runs the results store
+// records (shell completion; no Temporal needed).
+func (a *app) completeRuns(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	_ = a.completing(cmd, func(store results.RunLog) error {
+		runs, _, err := store.Runs(cmd.Context())
+		for _, r := range runs {
+			if strings.HasPrefix(r.Run, prefix) && !slices.Contains(out, r.Run) {
+				out = append(out, r.Run)
+			}
+		}
+		return err
+	})
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completing loads the configuration (completion skips the root's
+// PersistentPreRunE) and runs fn with the results store opened for reading;
+// completion offers nothing when that fails.
+func (a *app) completing(cmd *cobra.Command, fn func(results.RunLog) error) error {
+	if err := a.load(cmd); err != nil {
+		return err
+	}
+	return a.withLookup(cmd.Context(), func(store results.RunLog) error {
+		if store == nil {
+			return engine.ErrNoData
+		}
+		return fn(store)
+	})
+}
