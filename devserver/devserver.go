@@ -41,6 +41,9 @@ var SearchAttributes = map[string]enumspb.IndexedValueType{
 	// ClinevoWaiting holds, while a workflow waits out a failing dependency,
 	// the dependency's name (workflows.AttrWaiting).
 	"ClinevoWaiting": enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+	// ClinevoOutcome holds how a finished stream ended: completed or
+	// stopped (workflows.AttrOutcome).
+	"ClinevoOutcome": enumspb.INDEXED_VALUE_TYPE_KEYWORD,
 }
 
 // Options configure the embedded server.

@@ -21,7 +21,38 @@ import (
 // suggests it, carrying its state.
 func StreamWorkflow(ctx workflow.Context, spec contract.StreamSpec) (contract.StreamResult, error) {
 	res, err := runStream(ctx, spec)
+	if err == nil {
+		err = markOutcome(ctx, res)
+	}
 	return res, stopped(ctx, "stream", spec.RunID, "stream restart", err)
+}
+
+// versionOutcome is the change ID of the outcome attribute: from version 1
+// a finished stream carries AttrOutcome. Histories without the marker end
+// as they ended.
+const versionOutcome = "outcome-attribute"
+
+// AttrOutcome holds how a stream that completed in Temporal's terms ended:
+// "completed" (every episode) or "stopped" (on request, before its last).
+// Temporal's ExecutionStatus tells failed, terminated, canceled and timed
+// out apart; `ClinevoOutcome = "stopped"` finds the stopped streams.
+var AttrOutcome = temporal.NewSearchAttributeKeyKeyword("ClinevoOutcome")
+
+// Outcomes AttrOutcome holds.
+const (
+	OutcomeCompleted = "completed"
+	OutcomeStopped   = "stopped"
+)
+
+func markOutcome(ctx workflow.Context, res contract.StreamResult) error {
+	if workflow.GetVersion(ctx, versionOutcome, workflow.DefaultVersion, 1) < 1 {
+		return nil
+	}
+	outcome := OutcomeCompleted
+	if res.Stopped {
+		outcome = OutcomeStopped
+	}
+	return workflow.UpsertTypedSearchAttributes(ctx, AttrOutcome.ValueSet(outcome))
 }
 
 func runStream(ctx workflow.Context, spec contract.StreamSpec) (contract.StreamResult, error) {

@@ -124,6 +124,10 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Regexp(t, `status\s+completed\n`, out)
 	require.Regexp(t, `episodes\s+5 of 5, stage 1 of 1\n`, out)
+	// The search attribute says the same: the finished stream completed.
+	resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: `ClinevoOutcome = "completed" AND ClinevoRun = "good2"`})
+	require.NoError(t, err)
+	require.Len(t, resp.Executions, 1)
 	out, err = run(t, cli, "--data-dir", env.DataDir, "stream", "status", "halted")
 	require.NoError(t, err)
 	require.Regexp(t, `status\s+terminated\n`, out)

@@ -168,16 +168,20 @@ func (a *app) devCmd() *cobra.Command {
 			fmt.Fprintf(out, "server log         %s\n", filepath.Join(a.cfg.DataDir, "temporal.log"))
 			fmt.Fprintf(out, "results            %s\n", a.resultsAt())
 			fmt.Fprintf(out, "temporal CLI       temporal --address %s workflow list (or: clinevo episode list --run RUN)\n", srv.Address())
-			if !withWorker {
-				fmt.Fprintln(out, "worker             not started (--worker=false)")
-				<-ctx.Done()
-				return nil
-			}
 			c, err := a.dial(a.embedded(srv.Address()))
 			if err != nil {
 				return err
 			}
 			defer c.Close()
+			// A data dir made by an older clinevo lacks the newer attributes.
+			if err := devserver.AddMissingSearchAttributes(ctx, c, ns); err != nil {
+				return err
+			}
+			if !withWorker {
+				fmt.Fprintln(out, "worker             not started (--worker=false)")
+				<-ctx.Done()
+				return nil
+			}
 			eng, err := a.openEngine(ctx)
 			if err != nil {
 				return err
@@ -211,6 +215,15 @@ func (a *app) workerCmd() *cobra.Command {
 				return err
 			}
 			defer c.Close()
+			// Workflows that set a search attribute the namespace lacks fail
+			// their tasks until it is added: refuse to start instead.
+			missing, err := devserver.MissingSearchAttributes(ctx, c, a.cfg.Temporal.Namespace)
+			if err != nil {
+				return err
+			}
+			if len(missing) > 0 {
+				return errors.New(devserver.MissingHelp(a.cfg.Temporal.Namespace, missing))
+			}
 			eng, err := a.openEngine(ctx)
 			if err != nil {
 				return err
