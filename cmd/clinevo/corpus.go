@@ -23,11 +23,11 @@ func (a *app) corpusCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := corpus.Load(args[0])
 			if err != nil {
-				return err
+				return badInput(err)
 			}
 			if strict {
 				if err := corpus.CheckAvailability(c); err != nil {
-					return err
+					return badInput(err)
 				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases, all valid (schema_version %d)\n", args[0], len(c.Cases), clinic.CaseSchemaVersion)

@@ -27,11 +27,11 @@ func (a *app) episodeCmd() *cobra.Command {
 			}
 			c, err := corpus.Load(corpusRef)
 			if err != nil {
-				return err
+				return badInput(err)
 			}
 			cs, ok := c.Case(caseID)
 			if !ok {
-				return fmt.Errorf("episode run: case %q is not in corpus %s", caseID, corpusRef)
+				return badInput(fmt.Errorf("episode run: case %q is not in corpus %s", caseID, corpusRef))
 			}
 			roles, err := engine.RolesFor(a.cfg.Settings, llm.Options{RecordPrompts: a.cfg.Telemetry.PromptText})
 			if err != nil {

@@ -24,7 +24,8 @@ import (
 
 // loadExperiment reads an experiment file with this configuration's settings as its base.
 func (a *app) loadExperiment(path string) (contract.ExperimentSpec, error) {
-	return experiments.Load(path, a.cfg.Settings)
+	spec, err := experiments.Load(path, a.cfg.Settings)
+	return spec, badInput(err)
 }
 
 func (a *app) experimentCmd() *cobra.Command {

@@ -4,8 +4,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,8 +20,9 @@ import (
 	"github.com/clinevo/clinevo/telemetry"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is set at build time with -ldflags "-X main.version=..."; empty:
+// the module version and VCS stamp Go records in the binary (buildVersion).
+var version = ""
 
 // app carries the loaded configuration to every command.
 type app struct {
@@ -32,8 +35,40 @@ type app struct {
 func main() {
 	if err := newRoot().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "clinevo:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
+}
+
+// Exit statuses: bad input (a flag, an argument, a config or spec that does
+// not validate) is 2, any failure at run time 1.
+const (
+	exitFailure  = 1
+	exitBadInput = 2
+)
+
+// inputError is bad input: what the user gave cannot work as given.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+// badInput marks err (when not nil) as bad input: exit status 2.
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return inputError{err}
+}
+
+// exitCode is the exit status of a command that returned err.
+func exitCode(err error) int {
+	var in inputError
+	// cobra's own "unknown command" error is untyped; a data dir where
+	// nothing ran is a mistyped --data-dir.
+	if errors.As(err, &in) || strings.HasPrefix(err.Error(), "unknown command ") || errors.Is(err, engine.ErrNoData) {
+		return exitBadInput
+	}
+	return exitFailure
 }
 
 func newRoot() *cobra.Command {
@@ -51,7 +86,7 @@ func newRoot() *cobra.Command {
 				return registered
 			}
 			if err := a.load(cmd); err != nil {
-				return err
+				return badInput(err)
 			}
 			var err error
 			a.tel, err = telemetry.Setup(cmd.Context(), a.cfg.Telemetry, "clinevo")
@@ -70,12 +105,78 @@ func newRoot() *cobra.Command {
 	root.PersistentFlags().String("log-level", "", "log level of this process and the Temporal SDK: debug, info, warn or error (default: log.level, info)")
 	_ = a.v.BindPFlag("log.level", root.PersistentFlags().Lookup("log-level"))
 	clientFlags(root.PersistentFlags(), a.v)
-	root.AddCommand(&cobra.Command{Use: "version", Short: "Print the version", Run: func(cmd *cobra.Command, _ []string) {
-		fmt.Fprintln(cmd.OutOrStdout(), "clinevo", version)
-	}})
+	root.AddCommand(versionCmd())
 	root.AddCommand(a.corpusCmd(), a.episodeCmd(), a.devCmd(), a.workerCmd(), a.streamCmd(), a.memoryCmd(), a.runsCmd(), a.demoCmd(), a.experimentCmd(), a.reportCmd())
 	root.AddCommand(a.viewCmd())
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
+	finish(root)
 	return root
+}
+
+// finish applies to every command what holds for all: argument errors are
+// bad input, and bool flags show as --flag, not --flag[=true|false].
+func finish(cmd *cobra.Command) {
+	if args := cmd.Args; args != nil {
+		cmd.Args = func(c *cobra.Command, a []string) error { return badInput(args(c, a)) }
+	}
+	cmd.InitDefaultHelpFlag()
+	for _, fs := range []*pflag.FlagSet{cmd.LocalNonPersistentFlags(), cmd.PersistentFlags(), cmd.Flags()} {
+		fs.VisitAll(plainBool)
+	}
+	for _, c := range cmd.Commands() {
+		finish(c)
+	}
+}
+
+// plainBool hides that a bool flag's value is a bool flag from pflag's help
+// renderer (v1.1.0 writes those as --name[=true|false]); the flag still
+// parses as one: pflag gave it NoOptDefVal "true" when it was defined.
+func plainBool(f *pflag.Flag) {
+	if f.Value.Type() == "bool" && f.NoOptDefVal == "true" {
+		if _, done := f.Value.(plainBoolValue); !done {
+			f.Value = plainBoolValue{f.Value}
+		}
+	}
+}
+
+type plainBoolValue struct{ pflag.Value }
+
+func versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print clinevo's version: the module version, the commit and its time, and the Go version",
+		Example: "  clinevo version",
+		Args:    cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), "clinevo", buildVersion())
+		},
+	}
+}
+
+// buildVersion is the version this binary was built as: -X main.version
+// when set, else the module version Go recorded (v0.x.y for `go install
+// module@version`, (devel) in a checkout) with the VCS revision and time
+// when it was built from a checkout.
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return orDefault(version, "(unknown)")
+	}
+	v := orDefault(version, info.Main.Version)
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		v += " commit " + rev[:min(12, len(rev))]
+		if settings["vcs.modified"] == "true" {
+			v += "+dirty"
+		}
+		if t := settings["vcs.time"]; t != "" {
+			v += " " + t
+		}
+	}
+	return v + " " + info.GoVersion
 }
 
 // clientFlags are the flags of the Temporal client every command that talks
@@ -84,7 +185,7 @@ func newRoot() *cobra.Command {
 // a running `clinevo dev` wrote in the data directory, then 127.0.0.1:7233.
 func clientFlags(fs *pflag.FlagSet, v *viper.Viper) {
 	for _, f := range []struct{ name, key, help string }{
-		{"address", "temporal.address", "Temporal frontend host:port (default: temporal.address, else the address `clinevo dev` wrote in the data dir, else 127.0.0.1:7233)"},
+		{"address", "temporal.address", "Temporal frontend host:port (default: temporal.address, else the address clinevo dev wrote in the data dir, else 127.0.0.1:7233)"},
 		{"namespace", "temporal.namespace", "Temporal namespace (default: temporal.namespace, default)"},
 		{"tls-ca-file", "temporal.tls.ca_file", "PEM CA of the frontend's certificate (default: temporal.tls.ca_file)"},
 		{"tls-cert-file", "temporal.tls.cert_file", "PEM client certificate for mutual TLS (default: temporal.tls.cert_file)"},

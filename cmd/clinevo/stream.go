@@ -108,7 +108,7 @@ func (a *app) streamCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := a.buildSpec(cmd, &f)
 			if err != nil {
-				return err
+				return badInput(err)
 			}
 			c, err := a.dial(a.cfg.Temporal)
 			if err != nil {
