@@ -43,3 +43,37 @@ func (a *app) completing(cmd *cobra.Command, fn func(results.RunLog) error) erro
 		return fn(store)
 	})
 }
+
+// completeEpisodes completes an EPISODE_ID argument: first the runs (with
+// a trailing /), then the episode IDs of the run the prefix names.
+func (a *app) completeEpisodes(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	_ = a.completing(cmd, func(store results.RunLog) error {
+		runs, _, err := store.Runs(cmd.Context())
+		if err != nil {
+			return err
+		}
+		eps, ok := store.(results.Episodes)
+		for _, r := range runs {
+			switch {
+			case strings.HasPrefix(prefix, r.Run+"/") && ok:
+				recs, err := eps.Records(cmd.Context(), r.Run)
+				if err != nil {
+					return err
+				}
+				for _, rec := range recs {
+					if strings.HasPrefix(rec.EpisodeID, prefix) {
+						out = append(out, rec.EpisodeID)
+					}
+				}
+			case strings.HasPrefix(r.Run, prefix):
+				out = append(out, r.Run+"/")
+			}
+		}
+		return nil
+	})
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}

@@ -67,6 +67,6 @@ func (a *app) episodeCmd() *cobra.Command {
 	run.Flags().String("profile", "", profileHelp())
 	bindKey(run.Flags(), "profile", "profile")
 	_ = run.MarkFlagRequired("case")
-	cmd.AddCommand(run, a.episodeShowCmd(), a.historyCmd())
+	cmd.AddCommand(run, a.episodeShowCmd(), a.episodeListCmd(), a.historyCmd())
 	return cmd
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -21,6 +23,7 @@ import (
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -29,9 +32,19 @@ func (a *app) episodeShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show EPISODE_ID",
 		Short: "Show a recorded episode (its ID is its workflow ID, <run>/p<pass>/s<stage>/e<index>-<case>)",
-		Args:  cobra.ExactArgs(1),
+		Long: "Show a recorded episode: its trace, labels, cards and rule edits. EPISODE_ID is its workflow ID,\n" +
+			"<run>/p<pass>/s<stage>/e<index>-<case>, or the same without -<case>.",
+		Example: `  clinevo episode show quick-E1/p1/s01/e0001-stream-0007
+  clinevo episode show quick-E1/p1/s01/e0001          # the case suffix may be left out
+  clinevo episode show quick-E1/p1/s01/e0001 --json`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeEpisodes,
 		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
-			rec, t, err := eng.Results.RecordTrace(cmd.Context(), args[0])
+			id, err := resolveEpisode(cmd.Context(), eng.Results, args[0])
+			if err != nil {
+				return err
+			}
+			rec, t, err := eng.Results.RecordTrace(cmd.Context(), id)
 			if err != nil {
 				return err
 			}
@@ -52,6 +65,29 @@ func (a *app) episodeShowCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the record and trace as JSON")
 	return cmd
+}
+
+// positionOnly is an episode ID without its case suffix: the run, then
+// /p<pass>/s<stage>/e<index>.
+var positionOnly = regexp.MustCompile(`^(.+)/p\d+/s\d+/e\d+$`)
+
+// resolveEpisode is the recorded episode ID that id names: id itself, or id
+// without its case suffix, the one episode at that position of its run.
+func resolveEpisode(ctx context.Context, store results.Episodes, id string) (string, error) {
+	m := positionOnly.FindStringSubmatch(id)
+	if m == nil {
+		return id, nil
+	}
+	recs, err := store.Records(ctx, m[1])
+	if err != nil {
+		return "", err
+	}
+	for _, r := range recs {
+		if strings.HasPrefix(r.EpisodeID, id+"-") {
+			return r.EpisodeID, nil
+		}
+	}
+	return id, nil // not recorded: RecordTrace says so
 }
 
 // runBenchmark is the benchmark a recorded run played; nil when the results
@@ -212,43 +248,110 @@ func clip(s string, n int) string {
 	return s[:n-1] + "…"
 }
 
+// runRow is one row of `runs list`.
+type runRow struct {
+	results.Run
+	Episodes   int                      `json:"episodes"`
+	S          *float64                 `json:"s"` // mean S over the run's episodes; null without episodes
+	StageMeans []analysis.StageMean     `json:"stage_means"`
+	Usage      results.Usage            `json:"usage"`
+	ByRole     map[string]results.Usage `json:"usage_by_role"`
+}
+
+// runRows lists every run: the runs the store describes, then those only
+// episode records name (held-out evaluations of older builds), with their
+// stage means and model usage.
+func runRows(ctx context.Context, store results.Store) ([]runRow, error) {
+	runs, _, err := store.Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := store.Records(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	byRun := map[string][]results.Record{}
+	var order []string
+	for _, r := range recs {
+		if _, ok := byRun[r.Run]; !ok {
+			order = append(order, r.Run)
+		}
+		byRun[r.Run] = append(byRun[r.Run], r)
+	}
+	known := map[string]bool{}
+	for _, r := range runs {
+		known[r.Run] = true
+	}
+	for _, run := range order {
+		if !known[run] {
+			runs = append(runs, results.Run{Run: run, Kind: byRun[run][0].Kind})
+		}
+	}
+	out := make([]runRow, 0, len(runs))
+	for _, r := range runs {
+		row := runRow{Run: r, Episodes: len(byRun[r.Run]), StageMeans: analysis.StageMeans(byRun[r.Run])}
+		if n := len(byRun[r.Run]); n > 0 {
+			var sum float64
+			for _, rec := range byRun[r.Run] {
+				sum += rec.Scores.S
+			}
+			s := runstatus.Round(sum / float64(n))
+			row.S = &s
+		}
+		sort.Slice(row.StageMeans, func(i, j int) bool { return row.StageMeans[i].Stage < row.StageMeans[j].Stage })
+		if row.ByRole, err = store.RunUsage(ctx, r.Run); err != nil {
+			return nil, err
+		}
+		for _, u := range row.ByRole {
+			t := &row.Usage
+			t.Calls, t.PromptTokens, t.CompletionTokens = t.Calls+u.Calls, t.PromptTokens+u.PromptTokens, t.CompletionTokens+u.CompletionTokens
+			t.CacheHits, t.CostUSD, t.ExtraFields = t.CacheHits+u.CacheHits, t.CostUSD+u.CostUSD, t.ExtraFields+u.ExtraFields
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
 func (a *app) runsCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "runs", Short: "List and export recorded runs"}
-	cmd.AddCommand(&cobra.Command{
+	var listJSON bool
+	list := &cobra.Command{
 		Use:   "list",
-		Short: "Every run with its episode count and stage means",
+		Short: "Every run (streams, evaluations, experiments) with its episodes, mean S, S by stage and model usage",
+		Example: `  clinevo runs list
+  clinevo runs list --json | jq '.[] | {run, s}'`,
+		Args: cobra.NoArgs,
 		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
-			runs, counts, err := eng.Results.Runs(cmd.Context())
+			rows, err := runRows(cmd.Context(), eng.Results)
 			if err != nil {
 				return err
 			}
+			if listJSON {
+				return printJSON(cmd, rows)
+			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tMODEL CALLS\tTOKENS IN\tTOKENS OUT\tCACHE HITS\tEXTRA FIELDS\tMODEL COST USD\tWORKFLOW")
-			for _, r := range runs {
-				usage, err := eng.Results.RunUsage(cmd.Context(), r.Run)
-				if err != nil {
-					return err
+			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tS\tS BY STAGE\tMODEL CALLS\tTOKENS IN\tTOKENS OUT\tCACHE HITS\tEXTRA FIELDS\tMODEL COST USD\tWORKFLOW")
+			for _, r := range rows {
+				s, stages := "-", make([]string, 0, len(r.StageMeans))
+				if r.S != nil {
+					s = fmt.Sprintf("%.3f", *r.S)
 				}
-				var tot results.Usage
-				for _, u := range usage {
-					tot.Calls, tot.PromptTokens, tot.CompletionTokens = tot.Calls+u.Calls, tot.PromptTokens+u.PromptTokens, tot.CompletionTokens+u.CompletionTokens
-					tot.CacheHits, tot.CostUSD, tot.ExtraFields = tot.CacheHits+u.CacheHits, tot.CostUSD+u.CostUSD, tot.ExtraFields+u.ExtraFields
+				for _, m := range r.StageMeans {
+					stages = append(stages, fmt.Sprintf("%.3f", m.S))
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Run, r.Kind, counts[r.Run], tot.Calls, tot.PromptTokens,
-					tot.CompletionTokens, tot.CacheHits, tot.ExtraFields, tot.CostUSD, r.WorkflowID)
-				roles := make([]string, 0, len(usage))
-				for role := range usage {
-					roles = append(roles, role)
-				}
-				sort.Strings(roles)
-				for _, role := range roles {
-					u := usage[role]
-					fmt.Fprintf(tw, "  %s\t\t\t%d\t%d\t%d\t%d\t%d\t%.4f\t\n", role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CacheHits, u.ExtraFields, u.CostUSD)
+				t := r.Usage
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Run.Run, r.Kind, r.Episodes, s, orDefault(strings.Join(stages, " "), "-"),
+					t.Calls, t.PromptTokens, t.CompletionTokens, t.CacheHits, t.ExtraFields, t.CostUSD, orDefault(r.WorkflowID, "-"))
+				for _, role := range slices.Sorted(maps.Keys(r.ByRole)) {
+					u := r.ByRole[role]
+					fmt.Fprintf(tw, "  %s\t\t\t\t\t%d\t%d\t%d\t%d\t%d\t%.4f\t\n", role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CacheHits, u.ExtraFields, u.CostUSD)
 				}
 			}
 			return tw.Flush()
 		}),
-	})
+	}
+	list.Flags().BoolVar(&listJSON, "json", false, "print the runs as JSON")
+	cmd.AddCommand(list)
 	var stagesRun []string
 	stages := &cobra.Command{
 		Use:   "stages",

@@ -128,6 +128,28 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: `ClinevoOutcome = "completed" AND ClinevoRun = "good2"`})
 	require.NoError(t, err)
 	require.Len(t, resp.Executions, 1)
+	// episode list reads the same attributes, filtered; episode show takes
+	// the ID without its case suffix.
+	out, err = run(t, cli, "--data-dir", env.DataDir, "episode", "list", "--run", "good2", "--json")
+	require.NoError(t, err)
+	var eps []runstatus.Episode
+	require.NoError(t, json.Unmarshal([]byte(out), &eps))
+	require.Len(t, eps, 5)
+	require.Equal(t, 1, eps[0].Index)
+	require.NotNil(t, eps[0].S)
+	low := 0
+	for _, e := range eps {
+		if *e.S < 0.5 {
+			low++
+		}
+	}
+	out, err = run(t, cli, "--data-dir", env.DataDir, "episode", "list", "--run", "good2", "--where", "S<0.5", "--json")
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal([]byte(out), &eps))
+	require.Len(t, eps, low, "the where clause filters on Score")
+	out, err = run(t, cli, "--data-dir", env.DataDir, "episode", "show", "good2/p1/s01/e0001")
+	require.NoError(t, err)
+	require.Contains(t, out, "episode good2/p1/s01/e0001-")
 	out, err = run(t, cli, "--data-dir", env.DataDir, "stream", "status", "halted")
 	require.NoError(t, err)
 	require.Regexp(t, `status\s+terminated\n`, out)
