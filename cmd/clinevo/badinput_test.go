@@ -37,7 +37,7 @@ var badInputs = []refusedInput{
 	{"an empty memory query", []string{"memory", "query", ""}, nil, "",
 		`memory query: TEXT is empty: give the words to search for, e.g. memory query "chest pain on exertion"`},
 	{"a negative as-of", []string{"memory", "query", "chest pain", "--as-of", "-5"}, nil, "",
-		`memory query: --as-of -5: want an episode number, 0 or more (0: the bank now)`},
+		`memory query: --as-of -5: want an episode number, 0 or more (0: the empty bank; without --as-of: now)`},
 	{"an unknown kind", []string{"memory", "query", "chest pain", "--kind", "bogus"}, nil, "",
 		`memory query: --kind "bogus": want one of success, correction, rule, advice, summary`},
 	{"no cards", []string{"memory", "query", "chest pain", "--top", "0"}, nil, "",

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -84,4 +85,25 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	require.NotNil(t, f)
+}
+
+// TestListingsPrintJSON: the listing commands that need no Temporal print
+// JSON with --json, snake_case throughout.
+func TestListingsPrintJSON(t *testing.T) {
+	for _, args := range [][]string{
+		{"corpus", "stats", "builtin:heldout", "--against", "builtin:stream", "--json"},
+		{"experiment", "validate", "../../experiments/quick.yaml", "--json"},
+	} {
+		out, err := run(t, nil, args...)
+		require.NoError(t, err, args)
+		requireSnakeKeys(t, decodeJSON(t, out), args[0])
+	}
+	file := filepath.Join(t.TempDir(), "c.jsonl")
+	_, err := run(t, nil, "corpus", "gen", "--out", filepath.Dir(file))
+	require.NoError(t, err)
+	out, err := run(t, nil, "corpus", "validate", filepath.Join(filepath.Dir(file), "heldout.jsonl"), "--json")
+	require.NoError(t, err)
+	js := decodeJSON(t, out)
+	require.Equal(t, true, js["valid"])
+	require.Greater(t, js["cases"], float64(0))
 }

@@ -61,14 +61,32 @@ func (a *app) experimentCmd() *cobra.Command {
 	}
 	run.Flags().BoolVar(&wait, "wait", false, "wait for the experiment to finish")
 	cmd.AddCommand(run)
-	cmd.AddCommand(&cobra.Command{
+	var validJSON bool
+	validate := &cobra.Command{
 		Use:   "validate FILE",
 		Short: "Parse and check an experiment spec without starting it: fields, settings keys, dependencies, corpora",
-		Args:  cobra.ExactArgs(1),
+		Example: `  clinevo experiment validate experiments/quick.yaml
+  clinevo experiment validate my-experiment.yaml --json | jq '.conditions[].settings.profile'`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec, err := a.loadExperiment(args[0])
 			if err != nil {
 				return err
+			}
+			if validJSON {
+				type condition struct {
+					contract.ConditionSpec
+					Settings settings.Settings `json:"settings"`
+				}
+				conds := make([]condition, len(spec.Conditions))
+				for i, c := range spec.Conditions {
+					s, err := spec.SettingsOf(i)
+					if err != nil {
+						return badInput(err)
+					}
+					conds[i] = condition{c, s}
+				}
+				return printJSON(cmd, map[string]any{"experiment": spec.Name, "valid": true, "conditions": conds})
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintf(tw, "experiment %s: %d conditions, valid\n", spec.Name, len(spec.Conditions))
@@ -96,7 +114,9 @@ func (a *app) experimentCmd() *cobra.Command {
 			}
 			return tw.Flush()
 		},
-	})
+	}
+	validate.Flags().BoolVar(&validJSON, "json", false, "print the conditions with their resolved settings as JSON")
+	cmd.AddCommand(validate)
 	var statusJSON bool
 	status := &cobra.Command{
 		Use:   "status NAME",

@@ -115,9 +115,13 @@ func (a *app) memoryCmd() *cobra.Command {
 	var runs []string
 	var kinds []string
 	var top int
+	var queryJSON bool
 	query := &cobra.Command{
 		Use:   "query TEXT",
 		Short: "Cards most similar to TEXT, optionally as of an episode number",
+		Example: `  clinevo memory query "chest pain on exertion"
+  clinevo memory query "chest pain on exertion" --run quick-E1 --as-of 50 --top 5
+  clinevo memory query "cough" --kind correction --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := cobra.ExactArgs(1)(cmd, args); err != nil {
 				return err
@@ -133,9 +137,19 @@ func (a *app) memoryCmd() *cobra.Command {
 			if !cmd.Flags().Changed("top") {
 				k = a.cfg.Settings.Memory.K // the configured doctor's K
 			}
-			hits, err := eng.Memory.Search(cmd.Context(), memory.Query{Text: args[0], K: k, Filter: f})
-			if err != nil {
-				return err
+			var hits []memory.Hit
+			// As of episode 0 the bank is empty (memory.Filter's 0 is now).
+			if !cmd.Flags().Changed("as-of") || f.AsOf > 0 {
+				var err error
+				if hits, err = eng.Memory.Search(cmd.Context(), memory.Query{Text: args[0], K: k, Filter: f}); err != nil {
+					return err
+				}
+			}
+			if queryJSON {
+				if hits == nil {
+					hits = []memory.Hit{}
+				}
+				return printJSON(cmd, hits)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintln(tw, "SCORE\tID\tKIND\tRUN\tEPISODE\tEVICTED\tTEXT")
@@ -145,7 +159,8 @@ func (a *app) memoryCmd() *cobra.Command {
 			return tw.Flush()
 		}),
 	}
-	query.Flags().IntVar(&f.AsOf, "as-of", 0, "episode number: cards live after that episode was evolved (0: now)")
+	query.Flags().IntVar(&f.AsOf, "as-of", 0, asOfHelp)
+	query.Flags().BoolVar(&queryJSON, "json", false, "print the cards and their scores as JSON")
 	query.Flags().StringSliceVar(&runs, "run", nil, "only cards written by these runs")
 	query.Flags().StringSliceVar(&kinds, "kind", nil, "only these kinds: "+strings.Join(settings.CardKinds, ", "))
 	query.Flags().StringVar(&f.Bank, "bank", "", "only this bank: success, correction, rules, advice")
@@ -174,6 +189,9 @@ func (a *app) memoryCmd() *cobra.Command {
 	return cmd
 }
 
+// asOfHelp is the one meaning of "as of" on every memory command.
+const asOfHelp = "the bank as of episode N: the cards live once episode N was learned from (0: the empty bank, before episode 1; without it: now)"
+
 // checkQuery refuses a memory query that cannot mean anything: no text, a
 // negative episode, an unknown kind or bank, fewer than one card.
 func checkQuery(cmd *cobra.Command, text string, f memory.Filter, kinds []string, top int) error {
@@ -187,7 +205,7 @@ func checkQuery(cmd *cobra.Command, text string, f memory.Filter, kinds []string
 	case strings.TrimSpace(text) == "":
 		return errors.New(`memory query: TEXT is empty: give the words to search for, e.g. memory query "chest pain on exertion"`)
 	case f.AsOf < 0:
-		return fmt.Errorf("memory query: --as-of %d: want an episode number, 0 or more (0: the bank now)", f.AsOf)
+		return fmt.Errorf("memory query: --as-of %d: want an episode number, 0 or more (0: the empty bank; without --as-of: now)", f.AsOf)
 	case cmd.Flags().Changed("top") && top < 1:
 		return fmt.Errorf("memory query: --top %d: want at least 1 card (without --top: memory.k)", top)
 	case f.Bank != "" && !slices.Contains(banks, f.Bank):
@@ -353,9 +371,13 @@ func (a *app) runsCmd() *cobra.Command {
 	list.Flags().BoolVar(&listJSON, "json", false, "print the runs as JSON")
 	cmd.AddCommand(list)
 	var stagesRun []string
+	var stagesJSON bool
 	stages := &cobra.Command{
 		Use:   "stages",
 		Short: "Stage means (S, strict accuracy, U, turns, tests, cost) of recorded runs",
+		Example: `  clinevo runs stages
+  clinevo runs stages --run quick-E0,quick-E1 --json`,
+		Args: cobra.NoArgs,
 		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
 			recs, err := eng.Results.Records(cmd.Context(), "")
 			if err != nil {
@@ -369,19 +391,35 @@ func (a *app) runsCmd() *cobra.Command {
 					labels[r.Run] = r.Run
 				}
 			}
-			writeStageTable(cmd.OutOrStdout(), analysis.StageMeans(keep), labels)
+			means := analysis.StageMeans(keep)
+			if stagesJSON {
+				if means == nil {
+					means = []analysis.StageMean{}
+				}
+				return printJSON(cmd, means)
+			}
+			writeStageTable(cmd.OutOrStdout(), means, labels)
 			return nil
 		}),
 	}
 	stages.Flags().StringSliceVar(&stagesRun, "run", nil, "only these runs")
+	stages.Flags().BoolVar(&stagesJSON, "json", false, "print the stage means as JSON")
+	_ = stages.RegisterFlagCompletionFunc("run", a.completeRuns)
 	cmd.AddCommand(stages)
 	var format, out, run string
+	var exportJSON bool
 	export := &cobra.Command{
 		Use:   "export",
-		Short: "Export episode records (with traces) as JSONL",
+		Short: "Export episode records (with traces) as JSONL, or one JSON array with --json",
+		Example: `  clinevo runs export --run quick-E1 --out e1.jsonl
+  clinevo runs export --run quick-E1 --json | jq '.[0].record.scores'`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "jsonl" {
-				return fmt.Errorf("runs export: --format %q, want jsonl", format)
+			if exportJSON {
+				format = "json"
+			}
+			if format != "jsonl" && format != "json" {
+				return badInput(fmt.Errorf("runs export: --format %q, want jsonl or json", format))
 			}
 			eng, err := a.openReader(cmd.Context())
 			if err != nil {
@@ -394,14 +432,27 @@ func (a *app) runsCmd() *cobra.Command {
 			}
 			write := func(w io.Writer) error {
 				enc := json.NewEncoder(w)
+				var all []map[string]any
 				for _, r := range recs {
 					_, t, err := eng.Results.RecordTrace(cmd.Context(), r.EpisodeID)
 					if err != nil {
 						return err
 					}
-					if err := enc.Encode(map[string]any{"record": r, "trace": t}); err != nil {
+					item := map[string]any{"record": r, "trace": t}
+					if format == "json" {
+						all = append(all, item)
+						continue
+					}
+					if err := enc.Encode(item); err != nil {
 						return err
 					}
+				}
+				if format == "json" {
+					if all == nil {
+						all = []map[string]any{}
+					}
+					enc.SetIndent("", "  ")
+					return enc.Encode(all)
 				}
 				return nil
 			}
@@ -420,9 +471,11 @@ func (a *app) runsCmd() *cobra.Command {
 			return f.Close()
 		},
 	}
-	export.Flags().StringVar(&format, "format", "jsonl", "output format (jsonl)")
+	export.Flags().StringVar(&format, "format", "jsonl", "output format: jsonl (one record a line) or json (one array)")
+	export.Flags().BoolVar(&exportJSON, "json", false, "the same as --format json")
 	export.Flags().StringVar(&out, "out", "", "output file (default stdout)")
 	export.Flags().StringVar(&run, "run", "", "only this run")
+	_ = export.RegisterFlagCompletionFunc("run", a.completeRuns)
 	cmd.AddCommand(export)
 	return cmd
 }

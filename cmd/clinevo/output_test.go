@@ -20,8 +20,8 @@ import (
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/results"
-	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/results/sqlite"
+	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/settings"
 )
 
