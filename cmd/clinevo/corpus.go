@@ -21,7 +21,7 @@ func (a *app) corpusCmd() *cobra.Command {
 		Short: "Check a native JSONL corpus; errors name the line and field",
 		Example: `  clinevo corpus validate cases.jsonl
   clinevo corpus validate cases.jsonl --strict --json`,
-		Args:  cobra.ExactArgs(1),
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := corpus.Load(args[0])
 			if err != nil {

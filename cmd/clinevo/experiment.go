@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -232,27 +233,50 @@ func (a *app) reportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report EXPERIMENT",
 		Short: "Write an experiment's report: HTML with charts, CSV and JSON of every number, trajectory JSONL",
-		Args:  cobra.ExactArgs(1),
+		Long: "Write an experiment's report: HTML with charts, CSV and JSON of every number, trajectory JSONL.\n" +
+			"Without --out it goes to <data_dir>/reports/EXPERIMENT.",
+		Example: `  clinevo report quick
+  clinevo report quick --out /tmp/quick-report`,
+		Args: runArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return fmt.Errorf("report: --out DIR is required")
+				out = filepath.Join(a.cfg.DataDir, "reports", args[0])
 			}
 			eng, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer eng.Close()
+			if err := notAStream(cmd.Context(), eng.Results, args[0]); err != nil {
+				return badInput(err)
+			}
 			rep, err := buildReport(cmd.Context(), eng, args[0], out)
 			if err != nil {
 				return err
 			}
 			writeSummary(cmd.OutOrStdout(), rep)
-			fmt.Fprintf(cmd.OutOrStdout(), "report: %s/index.html\n", out)
+			fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", filepath.Join(out, "index.html"))
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "output directory")
+	cmd.Flags().StringVar(&out, "out", "", "output directory (default: <data_dir>/reports/EXPERIMENT)")
 	return cmd
+}
+
+// notAStream refuses to report a single stream, which the report does not
+// cover yet: it names what does.
+func notAStream(ctx context.Context, store results.RunLog, name string) error {
+	runs, _, err := store.Runs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if r.Run == name && r.Kind == string(contract.KindStream) {
+			return fmt.Errorf("report %s: %s is a stream, and a report covers an experiment; for one stream see `clinevo stream status %s`, `clinevo runs stages --run %s` and `clinevo view`",
+				name, name, name, name)
+		}
+	}
+	return nil
 }
 
 // writeSummary prints the headline numbers of a report.

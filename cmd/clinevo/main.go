@@ -113,9 +113,12 @@ func newRoot() *cobra.Command {
 	return root
 }
 
-// finish applies to every command what holds for all: argument errors are
-// bad input, and bool flags show as --flag, not --flag[=true|false].
+// finish applies to every command what holds for all: examples in its help,
+// argument errors are bad input, and bool flags show as --flag, not --flag[=true|false].
 func finish(cmd *cobra.Command) {
+	if cmd.Example == "" {
+		cmd.Example = examples[strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")]
+	}
 	if args := cmd.Args; args != nil {
 		cmd.Args = func(c *cobra.Command, a []string) error { return badInput(args(c, a)) }
 	}
