@@ -31,7 +31,7 @@ func (a *app) loadExperiment(path string) (contract.ExperimentSpec, error) {
 
 func (a *app) experimentCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "experiment", Short: "Run, follow and resume experiments (a named set of conditions)"}
-	var wait bool
+	var wait waitFlags
 	run := &cobra.Command{
 		Use:   "run FILE",
 		Short: "Validate an experiment spec and start it (workflow ID <name>/experiment)",
@@ -54,13 +54,10 @@ func (a *app) experimentCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started experiment %s: workflow %s\n", spec.Name, r.GetID())
-			if !wait {
-				return nil
-			}
-			return r.Get(cmd.Context(), nil)
+			return waitExperiment(cmd, c, r, spec.Name, wait)
 		},
 	}
-	run.Flags().BoolVar(&wait, "wait", false, "wait for the experiment to finish")
+	wait.bind(run, "experiment")
 	cmd.AddCommand(run)
 	var validJSON bool
 	validate := &cobra.Command{
@@ -174,6 +171,30 @@ func (a *app) experimentCmd() *cobra.Command {
 	resume.Flags().StringVar(&file, "file", "", "the spec file (default: the spec the experiment recorded)")
 	cmd.AddCommand(resume, a.rescoreCmd())
 	return cmd
+}
+
+// waitExperiment waits for a started experiment when asked to, showing each
+// condition's progress on stderr, and prints every condition's status and
+// results (or, with --json, the experiment's result).
+func waitExperiment(cmd *cobra.Command, c client.Client, r client.WorkflowRun, name string, w waitFlags) error {
+	if !w.wait {
+		return nil
+	}
+	if err := follow(cmd.Context(), cmd.ErrOrStderr(), r, experimentRows(c, name)); err != nil {
+		return err
+	}
+	if w.json {
+		var res contract.ExperimentResult
+		if err := r.Get(cmd.Context(), &res); err != nil {
+			return err
+		}
+		return printJSON(cmd, res)
+	}
+	ex, err := runstatus.ExperimentOf(cmd.Context(), c, name)
+	if err != nil {
+		return err
+	}
+	return writeExperimentStatus(cmd.OutOrStdout(), ex)
 }
 
 func (a *app) rescoreCmd() *cobra.Command {

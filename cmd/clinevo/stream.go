@@ -101,7 +101,7 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 func (a *app) streamCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "stream", Short: "Start and steer streams of episodes"}
 	var f streamFlags
-	var wait bool
+	var wait waitFlags
 	start := &cobra.Command{
 		Use:   "start",
 		Short: "Validate and start a stream (workflow ID <run>/stream)",
@@ -123,11 +123,11 @@ func (a *app) streamCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started stream %s: workflow %s (run %s)\n", s.RunID, run.GetID(), run.GetRunID())
-			return waitStream(cmd, run, wait)
+			return waitStream(cmd, c, run, s.RunID, wait)
 		},
 	}
 	a.bindStreamFlags(start, &f)
-	start.Flags().BoolVar(&wait, "wait", false, "wait for the stream to finish")
+	wait.bind(start, "stream")
 	cmd.AddCommand(start)
 	signalCmd := func(name, signal, short string) *cobra.Command {
 		return &cobra.Command{
@@ -184,7 +184,7 @@ func runArg(cmd *cobra.Command, args []string) error {
 }
 
 func (a *app) streamRestartCmd() *cobra.Command {
-	var wait bool
+	var wait waitFlags
 	cmd := &cobra.Command{
 		Use:   "restart RUN",
 		Short: "Start a failed, terminated or timed-out stream again from its last completed episode",
@@ -202,10 +202,10 @@ func (a *app) streamRestartCmd() *cobra.Command {
 			st := spec.State
 			fmt.Fprintf(cmd.OutOrStdout(), "restarted stream %s after episode %d (%d stages ended): workflow %s (run %s)\n",
 				spec.RunID, st.Cursor, len(st.StageEnds), run.GetID(), run.GetRunID())
-			return waitStream(cmd, run, wait)
+			return waitStream(cmd, c, run, spec.RunID, wait)
 		}),
 	}
-	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the stream to finish")
+	wait.bind(cmd, "stream")
 	return cmd
 }
 
@@ -215,14 +215,35 @@ func printJSON(cmd *cobra.Command, v any) error {
 	return enc.Encode(v)
 }
 
-// waitStream waits for a started stream when asked to and prints its result.
-func waitStream(cmd *cobra.Command, run client.WorkflowRun, wait bool) error {
-	if !wait {
+// waitFlags are the flags of a command that can wait for what it started.
+type waitFlags struct {
+	wait, json bool
+}
+
+func (w *waitFlags) bind(cmd *cobra.Command, what string) {
+	cmd.Flags().BoolVar(&w.wait, "wait", false, "wait for the "+what+" to finish, showing its progress on stderr, then print a summary")
+	cmd.Flags().BoolVar(&w.json, "json", false, "with --wait: print the result as JSON instead of the summary")
+}
+
+// waitStream waits for a started stream when asked to, showing its
+// progress on stderr, and prints its status (or, with --json, its result).
+func waitStream(cmd *cobra.Command, c client.Client, run client.WorkflowRun, runID string, w waitFlags) error {
+	if !w.wait {
 		return nil
 	}
-	var res contract.StreamResult
-	if err := run.Get(cmd.Context(), &res); err != nil {
+	if err := follow(cmd.Context(), cmd.ErrOrStderr(), run, streamRows(c, runID)); err != nil {
 		return err
 	}
-	return printJSON(cmd, res)
+	if w.json {
+		var res contract.StreamResult
+		if err := run.Get(cmd.Context(), &res); err != nil {
+			return err
+		}
+		return printJSON(cmd, res)
+	}
+	st, err := runstatus.StreamOf(cmd.Context(), c, runID)
+	if err != nil {
+		return err
+	}
+	return writeStreamStatus(cmd.OutOrStdout(), runID, st)
 }
