@@ -107,7 +107,7 @@ func newRoot() *cobra.Command {
 	clientFlags(root.PersistentFlags(), a.v)
 	root.AddCommand(versionCmd())
 	root.AddCommand(a.corpusCmd(), a.episodeCmd(), a.devCmd(), a.workerCmd(), a.streamCmd(), a.memoryCmd(), a.runsCmd(), a.demoCmd(), a.experimentCmd(), a.reportCmd())
-	root.AddCommand(a.viewCmd())
+	root.AddCommand(a.viewCmd(), docsCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	finish(root)
 	return root
