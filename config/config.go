@@ -112,6 +112,9 @@ type TemporalConfig struct {
 	// APIKeyEnv names the environment variable holding an API key (Temporal
 	// Cloud); empty: no key.
 	APIKeyEnv string `mapstructure:"api_key_env"`
+	// Source is where Address came from when not from the configuration:
+	// the DevFile of a running `clinevo dev` (see UseDev); empty otherwise.
+	Source string `mapstructure:"-"`
 }
 
 // TemporalTLS secures the connection to the frontend; all empty: plaintext.

@@ -376,12 +376,16 @@ type Spend struct {
 
 // Progress is the answer to the progress query.
 type Progress struct {
-	Run      string `json:"run"`
-	Cursor   int    `json:"cursor"`
-	Total    int    `json:"total"`
-	Stage    int    `json:"stage"`
-	Paused   bool   `json:"paused"`
-	Stopping bool   `json:"stopping"`
+	Run    string `json:"run"`
+	Cursor int    `json:"cursor"`
+	Total  int    `json:"total"`
+	// Stage is the stage ThisStage holds: the one being played, or at a
+	// stage boundary (its evaluation running) the one that just ended.
+	Stage int `json:"stage"`
+	// Stages is how many stages the stream has.
+	Stages   int  `json:"stages"`
+	Paused   bool `json:"paused"`
+	Stopping bool `json:"stopping"`
 	// PausedBy, Spend and Budget: StreamState's.
 	PausedBy  string           `json:"paused_by,omitempty"`
 	Spend     *Spend           `json:"spend,omitempty"`

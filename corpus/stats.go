@@ -11,74 +11,122 @@ import (
 	"github.com/clinevo/clinevo/textmatch"
 )
 
-// WriteStats prints a summary of a corpus: sizes, openings, evidence key
-// point variation and tests whose availability depends on the condition.
-func WriteStats(w io.Writer, c *Corpus) {
+// Stats summarises a corpus: sizes, counts by split, stage, system,
+// condition, persona and source, openings, evidence key point variation and
+// tests whose availability depends on the condition.
+type Stats struct {
+	Corpus          string  `json:"corpus"`
+	Cases           int     `json:"cases"`
+	FactsPerCase    float64 `json:"facts_per_case"`
+	TestsPerCase    float64 `json:"test_results_per_case"`
+	EvidencePerCase float64 `json:"evidence_key_points_per_case"`
+	ManagementCases int     `json:"cases_with_management"`
+	Referrals       int     `json:"cases_needing_referral"`
+	// Counts maps a facet (splits, stages, systems, conditions,
+	// personalities, recall, sources) to its values' case counts, most
+	// cases first; "" is a case without a value, a stage with * a shifted one.
+	Counts           map[string][]ValueCount `json:"counts"`
+	Openings         OpeningStats            `json:"openings"`
+	AvailabilityGaps []AvailabilityGap       `json:"availability_gaps"`
+}
+
+// ValueCount is how many cases hold one value of a facet.
+type ValueCount struct {
+	Value string `json:"value"`
+	Cases int    `json:"cases"`
+}
+
+// StatsOf computes c's Stats.
+func StatsOf(c *Corpus) Stats {
 	n := len(c.Cases)
-	by := func(key func(i int) string) map[string]int {
+	st := Stats{Corpus: c.Name, Cases: n, Counts: map[string][]ValueCount{}, AvailabilityGaps: []AvailabilityGap{}}
+	if n == 0 {
+		return st
+	}
+	by := func(key func(cs *clinic.Case) string) []ValueCount {
 		m := map[string]int{}
 		for i := range c.Cases {
-			m[key(i)]++
+			m[key(&c.Cases[i])]++
 		}
-		return m
+		keys := sortedKeys(m)
+		sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
+		out := make([]ValueCount, len(keys))
+		for i, k := range keys {
+			out[i] = ValueCount{k, m[k]}
+		}
+		return out
 	}
-	facts, tests, evi, mgmt, referrals := 0, 0, 0, 0, 0
+	facts, tests, evi := 0, 0, 0
 	for _, cs := range c.Cases {
 		facts += len(cs.Patient.Facts)
 		tests += len(cs.Exam.Tests)
 		evi += len(cs.Manager.Evidence)
 		if len(cs.Manager.Management) > 0 {
-			mgmt++
+			st.ManagementCases++
 		}
 		if cs.Manager.Referral != nil && cs.Manager.Referral.Needed {
-			referrals++
+			st.Referrals++
 		}
 	}
-	fmt.Fprintf(w, "corpus %s: %d cases\n", c.Name, n)
-	if n == 0 {
-		return
-	}
-	fmt.Fprintf(w, "facts per case %.1f, test results per case %.1f, evidence key points per case %.1f\n",
-		float64(facts)/float64(n), float64(tests)/float64(n), float64(evi)/float64(n))
-	fmt.Fprintf(w, "cases with management key points %d (%.0f%%), needing referral %d\n", mgmt, 100*float64(mgmt)/float64(n), referrals)
-	section := func(title string, m map[string]int, limit int) {
-		keys := sortedKeys(m)
-		sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
-		var parts []string
-		for i, k := range keys {
-			if limit > 0 && i == limit {
-				parts = append(parts, fmt.Sprintf("... (%d more)", len(keys)-limit))
-				break
-			}
-			if k == "" {
-				k = "-"
-			}
-			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-		}
-		fmt.Fprintf(w, "%s (%d): %s\n", title, len(keys), strings.Join(parts, ", "))
-	}
-	section("splits", by(func(i int) string { return c.Cases[i].Meta.Split }), 0)
-	section("stages", by(func(i int) string {
-		if c.Cases[i].Meta.Stage == 0 {
+	st.FactsPerCase, st.TestsPerCase, st.EvidencePerCase = float64(facts)/float64(n), float64(tests)/float64(n), float64(evi)/float64(n)
+	st.Counts["splits"] = by(func(cs *clinic.Case) string { return cs.Meta.Split })
+	st.Counts["stages"] = by(func(cs *clinic.Case) string {
+		if cs.Meta.Stage == 0 {
 			return ""
 		}
-		s := fmt.Sprintf("s%02d", c.Cases[i].Meta.Stage)
-		if c.Cases[i].Meta.Shifted {
+		s := fmt.Sprintf("s%02d", cs.Meta.Stage)
+		if cs.Meta.Shifted {
 			s += "*"
 		}
 		return s
-	}), 0)
-	section("systems", by(func(i int) string { return c.Cases[i].System }), 0)
-	section("conditions", by(func(i int) string { return c.Cases[i].Condition }), 20)
-	section("personalities", by(func(i int) string { return c.Cases[i].Patient.Persona.Personality }), 0)
-	section("recall", by(func(i int) string { return c.Cases[i].Patient.Persona.Recall }), 0)
-	section("sources", by(func(i int) string { return c.Cases[i].Provenance.Source }), 0)
-	o := Openings(c)
+	})
+	st.Counts["systems"] = by(func(cs *clinic.Case) string { return cs.System })
+	st.Counts["conditions"] = by(func(cs *clinic.Case) string { return cs.Condition })
+	st.Counts["personalities"] = by(func(cs *clinic.Case) string { return cs.Patient.Persona.Personality })
+	st.Counts["recall"] = by(func(cs *clinic.Case) string { return cs.Patient.Persona.Recall })
+	st.Counts["sources"] = by(func(cs *clinic.Case) string { return cs.Provenance.Source })
+	st.Openings = Openings(c)
+	if gaps := TestAvailability(c); gaps != nil {
+		st.AvailabilityGaps = gaps
+	}
+	return st
+}
+
+// statFacets are Stats.Counts' facets in the order WriteStats prints them,
+// each with how many values it lists before "... (k more)" (0: all).
+var statFacets = []struct {
+	name  string
+	limit int
+}{{"splits", 0}, {"stages", 0}, {"systems", 0}, {"conditions", 20}, {"personalities", 0}, {"recall", 0}, {"sources", 0}}
+
+// WriteStats prints a summary of a corpus (StatsOf) for a terminal.
+func WriteStats(w io.Writer, c *Corpus) {
+	st := StatsOf(c)
+	fmt.Fprintf(w, "corpus %s: %d cases\n", st.Corpus, st.Cases)
+	if st.Cases == 0 {
+		return
+	}
+	n := float64(st.Cases)
+	fmt.Fprintf(w, "facts per case %.1f, test results per case %.1f, evidence key points per case %.1f\n",
+		st.FactsPerCase, st.TestsPerCase, st.EvidencePerCase)
+	fmt.Fprintf(w, "cases with management key points %d (%.0f%%), needing referral %d\n", st.ManagementCases, 100*float64(st.ManagementCases)/n, st.Referrals)
+	for _, f := range statFacets {
+		counts := st.Counts[f.name]
+		var parts []string
+		for i, vc := range counts {
+			if f.limit > 0 && i == f.limit {
+				parts = append(parts, fmt.Sprintf("... (%d more)", len(counts)-f.limit))
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%s %d", orDash(vc.Value), vc.Cases))
+		}
+		fmt.Fprintf(w, "%s (%d): %s\n", f.name, len(counts), strings.Join(parts, ", "))
+	}
+	o := st.Openings
 	fmt.Fprintf(w, "openings: %d distinct (normalised) in %d cases, at least %d per condition\n", o.Distinct, o.Cases, o.MinPerCondition)
 	fmt.Fprintf(w, "evidence key points vary between cases in %d of %d conditions\n", o.VaryingEvidence, o.Conditions)
-	gaps := TestAvailability(c)
-	fmt.Fprintf(w, "tests whose availability depends on the condition: %d\n", len(gaps))
-	for _, g := range gaps {
+	fmt.Fprintf(w, "tests whose availability depends on the condition: %d\n", len(st.AvailabilityGaps))
+	for _, g := range st.AvailabilityGaps {
 		fmt.Fprintf(w, "  %s\n", g)
 	}
 }
@@ -104,10 +152,12 @@ func canonicalTest(name string) string {
 // AvailabilityGap is a billable test whose availability differs between
 // conditions: a doctor could probe it to learn the diagnosis.
 type AvailabilityGap struct {
-	Test string
+	Test string `json:"test"`
 	// Always lists the conditions where every case has a result, Never those
 	// where no case has one, Sometimes the rest.
-	Always, Never, Sometimes []string
+	Always    []string `json:"always"`
+	Never     []string `json:"never"`
+	Sometimes []string `json:"sometimes"`
 }
 
 // TestAvailability returns the billable tests (any test named in a case's
@@ -201,13 +251,14 @@ func CheckAvailability(c *Corpus) error {
 
 // OpeningStats describes how varied a corpus's opening complaints are.
 type OpeningStats struct {
-	Cases    int
-	Distinct int // distinct normalised openings
+	Cases    int `json:"cases"`
+	Distinct int `json:"distinct"` // distinct normalised openings
 	// MinPerCondition is the fewest distinct openings of any condition.
-	MinPerCondition int
+	MinPerCondition int `json:"min_per_condition"`
 	// VaryingEvidence counts the conditions whose cases do not all carry the
 	// same evidence key points; Conditions counts the conditions.
-	VaryingEvidence, Conditions int
+	VaryingEvidence int `json:"varying_evidence"`
+	Conditions      int `json:"conditions"`
 }
 
 // Openings summarises a corpus's openings and evidence key points.
@@ -241,9 +292,9 @@ func Openings(c *Corpus) OpeningStats {
 
 // Overlap is how many openings of one corpus another corpus also has.
 type Overlap struct {
-	Cases          int      // cases of the first corpus
-	SharedCases    int      // of which their normalised opening is an opening of the second
-	SharedOpenings []string // the distinct shared normalised openings, sorted
+	Cases          int      `json:"cases"`           // cases of the first corpus
+	SharedCases    int      `json:"shared_cases"`    // of which their normalised opening is an opening of the second
+	SharedOpenings []string `json:"shared_openings"` // the distinct shared normalised openings, sorted
 }
 
 // OpeningOverlap compares the normalised openings of a against those of b:
@@ -324,4 +375,11 @@ func WriteOverlap(w io.Writer, a, b *Corpus) {
 		}
 		fmt.Fprintf(w, "  %q\n", s)
 	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -41,17 +41,31 @@ var SearchAttributes = map[string]enumspb.IndexedValueType{
 	// ClinevoWaiting holds, while a workflow waits out a failing dependency,
 	// the dependency's name (workflows.AttrWaiting).
 	"ClinevoWaiting": enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+	// ClinevoOutcome holds how a finished stream ended: completed or
+	// stopped (workflows.AttrOutcome).
+	"ClinevoOutcome": enumspb.INDEXED_VALUE_TYPE_KEYWORD,
 }
 
 // Options configure the embedded server.
 type Options struct {
-	DataDir   string // the SQLite file is DataDir/temporal.db
-	IP        string // default 127.0.0.1
-	Port      int    // frontend gRPC port; default 7233
+	DataDir string // the SQLite file is DataDir/temporal.db
+	IP      string // default 127.0.0.1
+	Port    int    // frontend gRPC port; default 7233
+	// Ports are the other ports the server opens on IP; 0: a free one.
+	Ports     Ports
 	Namespace string // default "default"
 	LogFile   string // server log; default DataDir/temporal.log
 	LogLevel  string // default "warn"
 	TLS       *TLS   // nil: a plaintext frontend
+}
+
+// Ports are the ports of the server's services besides the frontend's gRPC
+// port (each one a loopback listener of this process).
+type Ports struct {
+	HTTP     int // the frontend's HTTP API
+	History  int // the history service's gRPC
+	Matching int // the matching service's gRPC
+	Worker   int // the server's own system worker service's gRPC
 }
 
 // TLS serves the frontend over mutual TLS, as a secured cluster does. The
@@ -66,9 +80,13 @@ type TLS struct {
 
 // Server is a running embedded Temporal server.
 type Server struct {
-	srv  temporal.Server
-	addr string
+	srv   temporal.Server
+	addr  string
+	ports Ports
 }
+
+// Ports are the ports the server opened besides the frontend's.
+func (s *Server) Ports() Ports { return s.ports }
 
 // Address is the frontend host:port.
 func (s *Server) Address() string { return s.addr }
@@ -107,8 +125,16 @@ func Start(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ports := map[string]int{"frontend": o.Port}
+	ports := map[string]int{"frontend": o.Port, "history": o.Ports.History, "matching": o.Ports.Matching,
+		"worker": o.Ports.Worker, "frontend-http": o.Ports.HTTP}
 	for _, svc := range []string{"history", "matching", "worker", "frontend-http"} {
+		p := ports[svc]
+		if p != 0 {
+			if err := portFree(o.IP, p); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		p, err := freePort(o.IP)
 		if err != nil {
 			return nil, err
@@ -184,7 +210,8 @@ func Start(o Options) (*Server, error) {
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("devserver: start: %w (server log: %s)", err, o.LogFile)
 	}
-	return &Server{srv: srv, addr: hostPort(o.Port)}, nil
+	return &Server{srv: srv, addr: hostPort(o.Port), ports: Ports{HTTP: ports["frontend-http"], History: ports["history"],
+		Matching: ports["matching"], Worker: ports["worker"]}}, nil
 }
 
 // database prepares the SQLite file: the schema on first use, the namespace and

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -56,19 +55,25 @@ func Waiting(ctx context.Context, c client.Client, workflowID string) ([]contrac
 // Stream is what `clinevo stream status` shows.
 type Stream struct {
 	WorkflowID string `json:"workflow_id"`
-	// Status is Temporal's: Running, Completed, Failed, ...
+	// Status is one of this package's statuses: StatusRunning, StatusPaused, StatusStopping,
+	// StatusWaiting while it runs; StatusCompleted, StatusStopped, StatusFailed, StatusTerminated,
+	// StatusCanceled or StatusTimedOut once closed.
 	Status string `json:"status"`
-	// State is what the stream does: waiting (for a failing dependency),
-	// paused, stopping or running; or, once closed, its status in lower case.
-	State      string             `json:"state"`
+	// TemporalStatus is Temporal's own (a stopped stream is Completed there).
+	TemporalStatus string `json:"temporal_status"`
+	// Profile is the benchmark the stream plays (its spec's).
+	Profile string `json:"profile"`
+	// Progress is the running stream's answer to the progress query, or a
+	// closed stream's numbers from its result (Cursor episodes played).
 	Progress   *contract.Progress `json:"progress,omitempty"`
 	Rules      []string           `json:"rules,omitempty"`
 	Waiting    []contract.Waiting `json:"waiting,omitempty"`
 	QueryError string             `json:"query_error,omitempty"`
 }
 
-// StreamOf reads a stream's status, its progress and rule book (queries),
-// and what it and its episodes and evaluations wait for.
+// StreamOf reads a stream's status, its progress and rule book (queries, or
+// once it completed its result), and what it and its episodes and
+// evaluations wait for. A run Temporal does not know is a NotFound error.
 func StreamOf(ctx context.Context, c client.Client, run string) (Stream, error) {
 	id := contract.StreamWorkflowID(run)
 	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
@@ -76,22 +81,46 @@ func StreamOf(ctx context.Context, c client.Client, run string) (Stream, error) 
 		return Stream{}, fmt.Errorf("stream %s: %w", run, err)
 	}
 	st := desc.GetWorkflowExecutionInfo().GetStatus()
-	out := Stream{WorkflowID: id, Status: st.String(), State: strings.ToLower(st.String())}
+	out := Stream{WorkflowID: id, TemporalStatus: st.String(), Status: closed(st)}
+	var spec contract.StreamSpec
+	if err := startInput(ctx, c, id, &spec); err != nil {
+		return Stream{}, fmt.Errorf("stream %s: %w", run, err)
+	}
+	out.Profile = spec.Settings.Profile
+	if st == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+		var res contract.StreamResult
+		if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
+			return Stream{}, fmt.Errorf("stream %s: result: %w", run, err)
+		}
+		if res.Stopped {
+			out.Status = StatusStopped
+		}
+		p := &contract.Progress{Run: res.Run, Cursor: res.Episodes, Stage: len(res.StageEnds), Stages: len(res.StageEnds), Overall: RoundMeans(res.Overall)}
+		if !res.Stopped {
+			p.Total = res.Episodes
+		}
+		out.Progress = p
+		out.Rules = make([]string, 0, len(res.RuleBook))
+		for _, r := range res.RuleBook {
+			out.Rules = append(out.Rules, r.Text)
+		}
+		return out, nil
+	}
 	if st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return out, nil
 	}
-	out.State = "running"
 	if v, err := c.QueryWorkflow(ctx, id, "", contract.QueryProgress); err == nil {
 		var p contract.Progress
 		if err := v.Get(&p); err == nil {
+			p.Overall, p.ThisStage = RoundMeans(p.Overall), RoundMeans(p.ThisStage)
 			out.Progress = &p
 			switch {
 			case p.Stopping:
-				out.State = "stopping"
+				out.Status = StatusStopping
 			case p.Paused && p.PausedBy != "":
-				out.State = "paused: " + p.PausedBy // paused by its own rule (a budget): the figures are in the progress
+				out.Status = StatusPaused + ": " + p.PausedBy // paused by its own rule (a budget): the figures are in the progress
 			case p.Paused:
-				out.State = "paused"
+				out.Status = StatusPaused
 			}
 		}
 		if v, err := c.QueryWorkflow(ctx, id, "", contract.QueryRules); err == nil {
@@ -109,7 +138,7 @@ func StreamOf(ctx context.Context, c client.Client, run string) (Stream, error) 
 		return Stream{}, fmt.Errorf("stream %s: %w", run, err)
 	}
 	if len(out.Waiting) > 0 {
-		out.State = "waiting"
+		out.Status = StatusWaiting
 	}
 	return out, nil
 }

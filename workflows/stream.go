@@ -22,7 +22,38 @@ import (
 // suggests it, carrying its state.
 func StreamWorkflow(ctx workflow.Context, spec contract.StreamSpec) (contract.StreamResult, error) {
 	res, err := runStream(ctx, spec)
+	if err == nil {
+		err = markOutcome(ctx, res)
+	}
 	return res, stopped(ctx, "stream", spec.RunID, "stream restart", err)
+}
+
+// versionOutcome is the change ID of the outcome attribute: from version 1
+// a finished stream carries AttrOutcome. Histories without the marker end
+// as they ended.
+const versionOutcome = "outcome-attribute"
+
+// AttrOutcome holds how a stream that completed in Temporal's terms ended:
+// "completed" (every episode) or "stopped" (on request, before its last).
+// Temporal's ExecutionStatus tells failed, terminated, canceled and timed
+// out apart; `ClinevoOutcome = "stopped"` finds the stopped streams.
+var AttrOutcome = temporal.NewSearchAttributeKeyKeyword("ClinevoOutcome")
+
+// Outcomes AttrOutcome holds.
+const (
+	OutcomeCompleted = "completed"
+	OutcomeStopped   = "stopped"
+)
+
+func markOutcome(ctx workflow.Context, res contract.StreamResult) error {
+	if workflow.GetVersion(ctx, versionOutcome, workflow.DefaultVersion, 1) < 1 {
+		return nil
+	}
+	outcome := OutcomeCompleted
+	if res.Stopped {
+		outcome = OutcomeStopped
+	}
+	return workflow.UpsertTypedSearchAttributes(ctx, AttrOutcome.ValueSet(outcome))
 }
 
 func runStream(ctx workflow.Context, spec contract.StreamSpec) (contract.StreamResult, error) {
@@ -142,8 +173,8 @@ func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error
 	}
 	s.listen()
 	if err := workflow.SetQueryHandler(ctx, contract.QueryProgress, func() (contract.Progress, error) {
-		return contract.Progress{Run: spec.RunID, Cursor: s.st.Cursor, Total: s.total(), Stage: s.stageOf(s.st.Cursor), Paused: s.st.Paused,
-			Stopping: s.st.Stopping, PausedBy: s.st.PausedBy, Spend: s.st.Spend, Budget: s.budgetOf(),
+		return contract.Progress{Run: spec.RunID, Cursor: s.st.Cursor, Total: s.total(), Stage: s.progressStage(), Stages: s.stages(),
+			Paused: s.st.Paused, Stopping: s.st.Stopping, PausedBy: s.st.PausedBy, Spend: s.st.Spend, Budget: s.budgetOf(),
 			Overall: s.st.Totals.Means(), ThisStage: s.st.Stage.Means(), Waiting: w.state}, nil
 	}); err != nil {
 		return nil, err
@@ -255,7 +286,20 @@ func (s *stream) stageUnclosed() bool {
 	return c > 0 && s.spec.StageEnd(c, s.total()) && len(s.st.StageEnds) < s.stageOf(c-1)
 }
 
-func (s *stream) total() int           { return len(s.plan.CaseIDs) }
+func (s *stream) total() int  { return len(s.plan.CaseIDs) }
+func (s *stream) stages() int { return (s.total() + s.spec.StageSize - 1) / s.spec.StageSize }
+
+// progressStage is the stage whose means the stage totals hold: the stage
+// of the last episode played while they count any (a stage that just ended,
+// evaluated before the stream continues as new, or the last stage of a
+// finished stream), else the stage of the next episode. A query reads it:
+// nothing in the history depends on it.
+func (s *stream) progressStage() int {
+	if s.st.Stage.N > 0 {
+		return s.stageOf(s.st.Cursor - 1)
+	}
+	return min(s.stageOf(s.st.Cursor), max(s.stages(), 1))
+}
 func (s *stream) stageOf(i int) int    { return i/s.spec.StageSize + 1 }
 func (s *stream) memoryRuns() []string { return s.spec.MemoryRuns() }
 

@@ -358,3 +358,22 @@ func TestStreamEndsAnUnclosedStage(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressOfAFinishedStream: once the last episode is played the
+// progress query names the last stage (not one past it) and its means.
+func TestProgressOfAFinishedStream(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	f := &fakeStream{}
+	f.register(env, 4)
+	env.ExecuteWorkflow(workflows.StreamWorkflow, spec(4, 4))
+	require.NoError(t, env.GetWorkflowError())
+	v, err := env.QueryWorkflow(contract.QueryProgress)
+	require.NoError(t, err)
+	var p contract.Progress
+	require.NoError(t, v.Get(&p))
+	require.Equal(t, 4, p.Cursor)
+	require.Equal(t, 1, p.Stage, "stage 1 of 1, not 2")
+	require.Equal(t, 1, p.Stages)
+	require.Equal(t, 4, p.ThisStage.N, "the stage's means are the last stage's")
+}

@@ -14,10 +14,10 @@ import (
 	"github.com/clinevo/clinevo/results/sqlite"
 )
 
-// badInput is one input clinevo refuses, with the message it refuses it
+// refusedInput is one input clinevo refuses, with the message it refuses it
 // with. DATA_DIR and FILE in the message stand for the case's data directory
 // and config file, as the table of docs/operations.md writes them.
-type badInput struct {
+type refusedInput struct {
 	name string
 	args []string
 	env  map[string]string
@@ -25,7 +25,7 @@ type badInput struct {
 	want string
 }
 
-var badInputs = []badInput{
+var badInputs = []refusedInput{
 	{"run ID a/b", []string{"stream", "start", "--run", "a/b"}, nil, "",
 		`stream start: --run: run ID "a/b" holds '/' at position 2: a run ID takes 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit (e.g. e1-2026.11)`},
 	{"run ID x y", []string{"stream", "start", "--run", "x y"}, nil, "",
@@ -37,7 +37,7 @@ var badInputs = []badInput{
 	{"an empty memory query", []string{"memory", "query", ""}, nil, "",
 		`memory query: TEXT is empty: give the words to search for, e.g. memory query "chest pain on exertion"`},
 	{"a negative as-of", []string{"memory", "query", "chest pain", "--as-of", "-5"}, nil, "",
-		`memory query: --as-of -5: want an episode number, 0 or more (0: the bank now)`},
+		`memory query: --as-of -5: want an episode number, 0 or more (0: the empty bank; without --as-of: now)`},
 	{"an unknown kind", []string{"memory", "query", "chest pain", "--kind", "bogus"}, nil, "",
 		`memory query: --kind "bogus": want one of success, correction, rule, advice, summary, memory, experience`},
 	{"no cards", []string{"memory", "query", "chest pain", "--top", "0"}, nil, "",
@@ -58,10 +58,19 @@ var badInputs = []badInput{
 // what clinevo says" (docs/operations.md): each is refused with exactly its
 // message, before anything is written, and the table shows that message.
 func TestBadInputIsRefused(t *testing.T) {
-	readme, err := os.ReadFile("../../docs/operations.md")
+	// The table is in the README or, once it moves, in a page of docs/.
+	pages, err := filepath.Glob("../../docs/*.md")
 	require.NoError(t, err)
-	_, table, ok := strings.Cut(string(readme), "## Bad input and what clinevo says")
-	require.True(t, ok, "docs/operations.md has the section")
+	var table string
+	ok := false
+	for _, page := range append([]string{"../../README.md"}, pages...) {
+		b, err := os.ReadFile(page)
+		require.NoError(t, err)
+		if _, table, ok = strings.Cut(string(b), "## Bad input and what clinevo says"); ok {
+			break
+		}
+	}
+	require.True(t, ok, "the README or a page of docs/ has the section")
 	table, _, _ = strings.Cut(table, "\n## ")
 	for _, tc := range badInputs {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +88,7 @@ func TestBadInputIsRefused(t *testing.T) {
 			_, err := run(t, tc.env, args...)
 			want := strings.NewReplacer("DATA_DIR", dir, "FILE", file).Replace(tc.want)
 			require.EqualError(t, err, want)
+			require.Equal(t, exitBadInput, exitCode(err), "bad input exits 2")
 			require.Equal(t, before, listDir(t, dir), "nothing written")
 			require.Contains(t, table, "| "+tc.want+" |", "the table shows the message")
 		})

@@ -15,26 +15,32 @@ import (
 
 func (a *app) corpusCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "corpus", Short: "Validate, generate, import and summarise case corpora"}
-	var strict bool
+	var strict, validJSON bool
 	validate := &cobra.Command{
 		Use:   "validate FILE",
 		Short: "Check a native JSONL corpus; errors name the line and field",
-		Args:  cobra.ExactArgs(1),
+		Example: `  clinevo corpus validate cases.jsonl
+  clinevo corpus validate cases.jsonl --strict --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := corpus.Load(args[0])
 			if err != nil {
-				return err
+				return badInput(err)
 			}
 			if strict {
 				if err := corpus.CheckAvailability(c); err != nil {
-					return err
+					return badInput(err)
 				}
+			}
+			if validJSON {
+				return printJSON(cmd, map[string]any{"corpus": args[0], "cases": len(c.Cases), "valid": true, "schema_version": clinic.CaseSchemaVersion})
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases, all valid (schema_version %d)\n", args[0], len(c.Cases), clinic.CaseSchemaVersion)
 			return nil
 		},
 	}
 	validate.Flags().BoolVar(&strict, "strict", false, "also fail when whether a test returns a result depends on the condition")
+	validate.Flags().BoolVar(&validJSON, "json", false, "print the count as JSON (an invalid corpus is an error, exit status 2)")
 	cmd.AddCommand(validate)
 	var seed uint64
 	var version int
@@ -77,27 +83,41 @@ func (a *app) corpusCmd() *cobra.Command {
 	gen.Flags().StringVar(&benchmark, "benchmark", "", "write this benchmark's built-in corpus instead: "+strings.Join(corpus.BenchSplitOwners(), ", "))
 	cmd.AddCommand(gen)
 	var against string
+	var statsJSON bool
 	stats := &cobra.Command{
 		Use:   "stats REF",
 		Short: "Summarise a corpus (a JSONL file or builtin:[v<version>:]<split>[@seed])",
-		Args:  cobra.ExactArgs(1),
+		Example: `  clinevo corpus stats builtin:stream
+  clinevo corpus stats builtin:heldout --against builtin:stream
+  clinevo corpus stats cases.jsonl --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := corpus.Load(args[0])
 			if err != nil {
-				return err
+				return badInput(err)
+			}
+			var b *corpus.Corpus
+			if against != "" {
+				if b, err = corpus.Load(against); err != nil {
+					return badInput(err)
+				}
+			}
+			if statsJSON {
+				out := map[string]any{"stats": corpus.StatsOf(c)}
+				if b != nil {
+					out["overlap"] = corpus.OpeningOverlap(c, b)
+				}
+				return printJSON(cmd, out)
 			}
 			corpus.WriteStats(cmd.OutOrStdout(), c)
-			if against != "" {
-				b, err := corpus.Load(against)
-				if err != nil {
-					return err
-				}
+			if b != nil {
 				corpus.WriteOverlap(cmd.OutOrStdout(), c, b)
 			}
 			return nil
 		},
 	}
 	stats.Flags().StringVar(&against, "against", "", "also report the openings REF shares with this corpus (normalised)")
+	stats.Flags().BoolVar(&statsJSON, "json", false, "print the summary as JSON")
 	cmd.AddCommand(stats)
 	var importOut string
 	var skipInvalid bool

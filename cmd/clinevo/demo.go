@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"net"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/contract"
@@ -76,7 +73,7 @@ func (a *app) demoCmd() *cobra.Command {
 				names[i] = cd.Name
 			}
 			fmt.Fprintf(out, "temporal frontend %s; experiment %s started: %s\n", srv.Address(), spec.Name, strings.Join(names, ", "))
-			if err := followExperiment(ctx, c, out, r, spec); err != nil {
+			if err := follow(ctx, cmd.ErrOrStderr(), r, experimentRows(c, spec.Name)); err != nil {
 				return err
 			}
 			recs, err := eng.Results.Records(ctx, "")
@@ -115,40 +112,6 @@ func (a *app) demoCmd() *cobra.Command {
 	cmd.Flags().IntVar(&stageSize, "stage-size", 25, "episodes per stage")
 	cmd.Flags().StringVar(&dir, "dir", "", "data directory of this demo (default: a new folder under <data_dir>/demo)")
 	return cmd
-}
-
-// followExperiment waits for an experiment, printing each condition as it finishes.
-func followExperiment(ctx context.Context, c client.Client, out io.Writer, r client.WorkflowRun, spec contract.ExperimentSpec) error {
-	done := make(chan error, 1)
-	go func() { done <- r.Get(ctx, nil) }()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	reported := map[string]bool{}
-	for {
-		select {
-		case err := <-done:
-			return err
-		case <-tick.C:
-			for _, cd := range spec.Conditions {
-				run := spec.RunID(cd.Name)
-				if reported[run] {
-					continue
-				}
-				id := contract.StreamWorkflowID(run)
-				if cd.Kind != contract.KindStream {
-					id = contract.EvaluationWorkflowID(run)
-				}
-				desc, err := c.DescribeWorkflowExecution(ctx, id, "")
-				if err != nil || desc.WorkflowExecutionInfo.Status.String() != "Completed" {
-					continue
-				}
-				reported[run] = true
-				fmt.Fprintf(out, "  %s finished\n", cd.Name)
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 }
 
 func freeLoopbackPort() (int, error) {

@@ -27,11 +27,11 @@ func (a *app) episodeCmd() *cobra.Command {
 			}
 			c, err := corpus.Load(corpusRef)
 			if err != nil {
-				return err
+				return badInput(err)
 			}
 			cs, ok := c.Case(caseID)
 			if !ok {
-				return fmt.Errorf("episode run: case %q is not in corpus %s", caseID, corpusRef)
+				return badInput(fmt.Errorf("episode run: case %q is not in corpus %s", caseID, corpusRef))
 			}
 			roles, err := engine.RolesFor(a.cfg.Settings, llm.Options{RecordPrompts: a.cfg.Telemetry.PromptText})
 			if err != nil {
@@ -67,6 +67,6 @@ func (a *app) episodeCmd() *cobra.Command {
 	run.Flags().String("profile", "", profileHelp())
 	bindKey(run.Flags(), "profile", "profile")
 	_ = run.MarkFlagRequired("case")
-	cmd.AddCommand(run, a.episodeShowCmd(), a.historyCmd())
+	cmd.AddCommand(run, a.episodeShowCmd(), a.episodeListCmd(), a.historyCmd())
 	return cmd
 }

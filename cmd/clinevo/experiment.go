@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -24,12 +25,13 @@ import (
 
 // loadExperiment reads an experiment file with this configuration's settings as its base.
 func (a *app) loadExperiment(path string) (contract.ExperimentSpec, error) {
-	return experiments.Load(path, a.cfg.Settings)
+	spec, err := experiments.Load(path, a.cfg.Settings)
+	return spec, badInput(err)
 }
 
 func (a *app) experimentCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "experiment", Short: "Run, follow and resume experiments (a named set of conditions)"}
-	var wait bool
+	var wait waitFlags
 	run := &cobra.Command{
 		Use:   "run FILE",
 		Short: "Validate an experiment spec and start it (workflow ID <name>/experiment)",
@@ -52,22 +54,37 @@ func (a *app) experimentCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started experiment %s: workflow %s\n", spec.Name, r.GetID())
-			if !wait {
-				return nil
-			}
-			return r.Get(cmd.Context(), nil)
+			return waitExperiment(cmd, c, r, spec.Name, wait)
 		},
 	}
-	run.Flags().BoolVar(&wait, "wait", false, "wait for the experiment to finish")
+	wait.bind(run, "experiment")
 	cmd.AddCommand(run)
-	cmd.AddCommand(&cobra.Command{
+	var validJSON bool
+	validate := &cobra.Command{
 		Use:   "validate FILE",
 		Short: "Parse and check an experiment spec without starting it: fields, settings keys, dependencies, corpora",
-		Args:  cobra.ExactArgs(1),
+		Example: `  clinevo experiment validate experiments/quick.yaml
+  clinevo experiment validate my-experiment.yaml --json | jq '.conditions[].settings.profile'`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec, err := a.loadExperiment(args[0])
 			if err != nil {
 				return err
+			}
+			if validJSON {
+				type condition struct {
+					contract.ConditionSpec
+					Settings settings.Settings `json:"settings"`
+				}
+				conds := make([]condition, len(spec.Conditions))
+				for i, c := range spec.Conditions {
+					s, err := spec.SettingsOf(i)
+					if err != nil {
+						return badInput(err)
+					}
+					conds[i] = condition{c, s}
+				}
+				return printJSON(cmd, map[string]any{"experiment": spec.Name, "valid": true, "conditions": conds})
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintf(tw, "experiment %s: %d conditions, valid\n", spec.Name, len(spec.Conditions))
@@ -95,41 +112,31 @@ func (a *app) experimentCmd() *cobra.Command {
 			}
 			return tw.Flush()
 		},
-	})
-	cmd.AddCommand(&cobra.Command{
+	}
+	validate.Flags().BoolVar(&validJSON, "json", false, "print the conditions with their resolved settings as JSON")
+	cmd.AddCommand(validate)
+	var statusJSON bool
+	status := &cobra.Command{
 		Use:   "status NAME",
-		Short: "The experiment's workflow status, what it waits for, and each running condition's progress",
-		Args:  runArg,
+		Short: "The experiment's status and every condition's: progress while it runs, results once it finished",
+		Long: "The experiment's status and every condition's (" + statusList + "): episodes done of planned,\n" +
+			"the stage, the means so far (a held-out condition's once it finished), and what anything waits for.",
+		Example: `  clinevo experiment status quick
+  clinevo experiment status quick --json`,
+		Args: runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			id := contract.ExperimentWorkflowID(args[0])
-			desc, err := c.DescribeWorkflowExecution(cmd.Context(), id, "")
+			ex, err := runstatus.ExperimentOf(cmd.Context(), c, args[0])
 			if err != nil {
-				return fmt.Errorf("experiment %s: %w", args[0], err)
+				return err
 			}
-			status := desc.WorkflowExecutionInfo.Status.String()
-			out := map[string]any{"status": status, "state": strings.ToLower(status)}
-			var conds []any
-			for _, ch := range desc.PendingChildren {
-				item := map[string]any{"workflow_id": ch.WorkflowId, "type": ch.WorkflowTypeName}
-				if v, err := c.QueryWorkflow(cmd.Context(), ch.WorkflowId, "", contract.QueryProgress); err == nil {
-					var p contract.Progress
-					if v.Get(&p) == nil {
-						item["progress"] = p
-					}
-				}
-				conds = append(conds, item)
+			if statusJSON {
+				return printJSON(cmd, ex)
 			}
-			out["running"] = conds
-			waiting, err := runstatus.Waiting(cmd.Context(), c, id)
-			if err != nil {
-				return fmt.Errorf("experiment %s: %w", args[0], err)
-			}
-			if len(waiting) > 0 {
-				out["state"], out["waiting"] = "waiting", waiting
-			}
-			return printJSON(cmd, out)
+			return writeExperimentStatus(cmd.OutOrStdout(), ex)
 		}),
-	})
+	}
+	status.Flags().BoolVar(&statusJSON, "json", false, "print the status as JSON")
+	cmd.AddCommand(status)
 	var file string
 	resume := &cobra.Command{
 		Use:   "resume NAME",
@@ -164,6 +171,30 @@ func (a *app) experimentCmd() *cobra.Command {
 	resume.Flags().StringVar(&file, "file", "", "the spec file (default: the spec the experiment recorded)")
 	cmd.AddCommand(resume, a.rescoreCmd())
 	return cmd
+}
+
+// waitExperiment waits for a started experiment when asked to, showing each
+// condition's progress on stderr, and prints every condition's status and
+// results (or, with --json, the experiment's result).
+func waitExperiment(cmd *cobra.Command, c client.Client, r client.WorkflowRun, name string, w waitFlags) error {
+	if !w.wait {
+		return nil
+	}
+	if err := follow(cmd.Context(), cmd.ErrOrStderr(), r, experimentRows(c, name)); err != nil {
+		return err
+	}
+	if w.json {
+		var res contract.ExperimentResult
+		if err := r.Get(cmd.Context(), &res); err != nil {
+			return err
+		}
+		return printJSON(cmd, res)
+	}
+	ex, err := runstatus.ExperimentOf(cmd.Context(), c, name)
+	if err != nil {
+		return err
+	}
+	return writeExperimentStatus(cmd.OutOrStdout(), ex)
 }
 
 func (a *app) rescoreCmd() *cobra.Command {
@@ -223,27 +254,50 @@ func (a *app) reportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report EXPERIMENT",
 		Short: "Write an experiment's report: HTML with charts, CSV and JSON of every number, trajectory JSONL",
-		Args:  cobra.ExactArgs(1),
+		Long: "Write an experiment's report: HTML with charts, CSV and JSON of every number, trajectory JSONL.\n" +
+			"Without --out it goes to <data_dir>/reports/EXPERIMENT.",
+		Example: `  clinevo report quick
+  clinevo report quick --out /tmp/quick-report`,
+		Args: runArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return fmt.Errorf("report: --out DIR is required")
+				out = filepath.Join(a.cfg.DataDir, "reports", args[0])
 			}
 			eng, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer eng.Close()
+			if err := notAStream(cmd.Context(), eng.Results, args[0]); err != nil {
+				return badInput(err)
+			}
 			rep, err := buildReport(cmd.Context(), eng, args[0], out)
 			if err != nil {
 				return err
 			}
 			writeSummary(cmd.OutOrStdout(), rep)
-			fmt.Fprintf(cmd.OutOrStdout(), "report: %s/index.html\n", out)
+			fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", filepath.Join(out, "index.html"))
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "output directory")
+	cmd.Flags().StringVar(&out, "out", "", "output directory (default: <data_dir>/reports/EXPERIMENT)")
 	return cmd
+}
+
+// notAStream refuses to report a single stream, which the report does not
+// cover yet: it names what does.
+func notAStream(ctx context.Context, store results.RunLog, name string) error {
+	runs, _, err := store.Runs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if r.Run == name && r.Kind == string(contract.KindStream) {
+			return fmt.Errorf("report %s: %s is a stream, and a report covers an experiment; for one stream see `clinevo stream status %s`, `clinevo runs stages --run %s` and `clinevo view`",
+				name, name, name, name)
+		}
+	}
+	return nil
 }
 
 // writeSummary prints the headline numbers of a report.

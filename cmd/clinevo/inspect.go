@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -21,6 +23,7 @@ import (
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runner"
+	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -29,9 +32,19 @@ func (a *app) episodeShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show EPISODE_ID",
 		Short: "Show a recorded episode (its ID is its workflow ID, <run>/p<pass>/s<stage>/e<index>-<case>)",
-		Args:  cobra.ExactArgs(1),
+		Long: "Show a recorded episode: its trace, labels, cards and rule edits. EPISODE_ID is its workflow ID,\n" +
+			"<run>/p<pass>/s<stage>/e<index>-<case>, or the same without -<case>.",
+		Example: `  clinevo episode show quick-E1/p1/s01/e0001-stream-0007
+  clinevo episode show quick-E1/p1/s01/e0001          # the case suffix may be left out
+  clinevo episode show quick-E1/p1/s01/e0001 --json`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeEpisodes,
 		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
-			rec, t, err := eng.Results.RecordTrace(cmd.Context(), args[0])
+			id, err := resolveEpisode(cmd.Context(), eng.Results, args[0])
+			if err != nil {
+				return err
+			}
+			rec, t, err := eng.Results.RecordTrace(cmd.Context(), id)
 			if err != nil {
 				return err
 			}
@@ -52,6 +65,29 @@ func (a *app) episodeShowCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the record and trace as JSON")
 	return cmd
+}
+
+// positionOnly is an episode ID without its case suffix: the run, then
+// /p<pass>/s<stage>/e<index>.
+var positionOnly = regexp.MustCompile(`^(.+)/p\d+/s\d+/e\d+$`)
+
+// resolveEpisode is the recorded episode ID that id names: id itself, or id
+// without its case suffix, the one episode at that position of its run.
+func resolveEpisode(ctx context.Context, store results.Episodes, id string) (string, error) {
+	m := positionOnly.FindStringSubmatch(id)
+	if m == nil {
+		return id, nil
+	}
+	recs, err := store.Records(ctx, m[1])
+	if err != nil {
+		return "", err
+	}
+	for _, r := range recs {
+		if strings.HasPrefix(r.EpisodeID, id+"-") {
+			return r.EpisodeID, nil
+		}
+	}
+	return id, nil // not recorded: RecordTrace says so
 }
 
 // runBenchmark is the benchmark a recorded run played; nil when the results
@@ -79,9 +115,13 @@ func (a *app) memoryCmd() *cobra.Command {
 	var runs []string
 	var kinds []string
 	var top int
+	var queryJSON bool
 	query := &cobra.Command{
 		Use:   "query TEXT",
 		Short: "Cards most similar to TEXT, optionally as of an episode number",
+		Example: `  clinevo memory query "chest pain on exertion"
+  clinevo memory query "chest pain on exertion" --run quick-E1 --as-of 50 --top 5
+  clinevo memory query "cough" --kind correction --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := cobra.ExactArgs(1)(cmd, args); err != nil {
 				return err
@@ -97,9 +137,19 @@ func (a *app) memoryCmd() *cobra.Command {
 			if !cmd.Flags().Changed("top") {
 				k = a.cfg.Settings.Memory.K // the configured doctor's K
 			}
-			hits, err := eng.Memory.Search(cmd.Context(), memory.Query{Text: args[0], K: k, Filter: f})
-			if err != nil {
-				return err
+			var hits []memory.Hit
+			// As of episode 0 the bank is empty (memory.Filter's 0 is now).
+			if !cmd.Flags().Changed("as-of") || f.AsOf > 0 {
+				var err error
+				if hits, err = eng.Memory.Search(cmd.Context(), memory.Query{Text: args[0], K: k, Filter: f}); err != nil {
+					return err
+				}
+			}
+			if queryJSON {
+				if hits == nil {
+					hits = []memory.Hit{}
+				}
+				return printJSON(cmd, hits)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintln(tw, "SCORE\tID\tKIND\tRUN\tEPISODE\tEVICTED\tTEXT")
@@ -109,7 +159,8 @@ func (a *app) memoryCmd() *cobra.Command {
 			return tw.Flush()
 		}),
 	}
-	query.Flags().IntVar(&f.AsOf, "as-of", 0, "episode number: cards live after that episode was evolved (0: now)")
+	query.Flags().IntVar(&f.AsOf, "as-of", 0, asOfHelp)
+	query.Flags().BoolVar(&queryJSON, "json", false, "print the cards and their scores as JSON")
 	query.Flags().StringSliceVar(&runs, "run", nil, "only cards written by these runs")
 	query.Flags().StringSliceVar(&kinds, "kind", nil, "only these kinds: "+strings.Join(settings.CardKinds, ", "))
 	query.Flags().StringVar(&f.Bank, "bank", "", "only this bank: success, correction, rules, advice")
@@ -138,6 +189,9 @@ func (a *app) memoryCmd() *cobra.Command {
 	return cmd
 }
 
+// asOfHelp is the one meaning of "as of" on every memory command.
+const asOfHelp = "the bank as of episode N: the cards live once episode N was learned from (0: the empty bank, before episode 1; without it: now)"
+
 // checkQuery refuses a memory query that cannot mean anything: no text, a
 // negative episode, an unknown kind or bank, fewer than one card.
 func checkQuery(cmd *cobra.Command, text string, f memory.Filter, kinds []string, top int) error {
@@ -151,7 +205,7 @@ func checkQuery(cmd *cobra.Command, text string, f memory.Filter, kinds []string
 	case strings.TrimSpace(text) == "":
 		return errors.New(`memory query: TEXT is empty: give the words to search for, e.g. memory query "chest pain on exertion"`)
 	case f.AsOf < 0:
-		return fmt.Errorf("memory query: --as-of %d: want an episode number, 0 or more (0: the bank now)", f.AsOf)
+		return fmt.Errorf("memory query: --as-of %d: want an episode number, 0 or more (0: the empty bank; without --as-of: now)", f.AsOf)
 	case cmd.Flags().Changed("top") && top < 1:
 		return fmt.Errorf("memory query: --top %d: want at least 1 card (without --top: memory.k)", top)
 	case f.Bank != "" && !slices.Contains(banks, f.Bank):
@@ -212,47 +266,118 @@ func clip(s string, n int) string {
 	return s[:n-1] + "…"
 }
 
+// runRow is one row of `runs list`.
+type runRow struct {
+	results.Run
+	Episodes   int                      `json:"episodes"`
+	S          *float64                 `json:"s"` // mean S over the run's episodes; null without episodes
+	StageMeans []analysis.StageMean     `json:"stage_means"`
+	Usage      results.Usage            `json:"usage"`
+	ByRole     map[string]results.Usage `json:"usage_by_role"`
+}
+
+// runRows lists every run: the runs the store describes, then those only
+// episode records name (held-out evaluations of older builds), with their
+// stage means and model usage.
+func runRows(ctx context.Context, store results.Store) ([]runRow, error) {
+	runs, _, err := store.Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := store.Records(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	byRun := map[string][]results.Record{}
+	var order []string
+	for _, r := range recs {
+		if _, ok := byRun[r.Run]; !ok {
+			order = append(order, r.Run)
+		}
+		byRun[r.Run] = append(byRun[r.Run], r)
+	}
+	known := map[string]bool{}
+	for _, r := range runs {
+		known[r.Run] = true
+	}
+	for _, run := range order {
+		if !known[run] {
+			runs = append(runs, results.Run{Run: run, Kind: byRun[run][0].Kind})
+		}
+	}
+	out := make([]runRow, 0, len(runs))
+	for _, r := range runs {
+		row := runRow{Run: r, Episodes: len(byRun[r.Run]), StageMeans: analysis.StageMeans(byRun[r.Run])}
+		if n := len(byRun[r.Run]); n > 0 {
+			var sum float64
+			for _, rec := range byRun[r.Run] {
+				sum += rec.Scores.S
+			}
+			s := runstatus.Round(sum / float64(n))
+			row.S = &s
+		}
+		sort.Slice(row.StageMeans, func(i, j int) bool { return row.StageMeans[i].Stage < row.StageMeans[j].Stage })
+		if row.ByRole, err = store.RunUsage(ctx, r.Run); err != nil {
+			return nil, err
+		}
+		for _, u := range row.ByRole {
+			t := &row.Usage
+			t.Calls, t.PromptTokens, t.CompletionTokens = t.Calls+u.Calls, t.PromptTokens+u.PromptTokens, t.CompletionTokens+u.CompletionTokens
+			t.CacheHits, t.CostUSD, t.ExtraFields = t.CacheHits+u.CacheHits, t.CostUSD+u.CostUSD, t.ExtraFields+u.ExtraFields
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
 func (a *app) runsCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "runs", Short: "List and export recorded runs"}
-	cmd.AddCommand(&cobra.Command{
+	var listJSON bool
+	list := &cobra.Command{
 		Use:   "list",
-		Short: "Every run with its episode count and stage means",
+		Short: "Every run (streams, evaluations, experiments) with its episodes, mean S, S by stage and model usage",
+		Example: `  clinevo runs list
+  clinevo runs list --json | jq '.[] | {run, s}'`,
+		Args: cobra.NoArgs,
 		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
-			runs, counts, err := eng.Results.Runs(cmd.Context())
+			rows, err := runRows(cmd.Context(), eng.Results)
 			if err != nil {
 				return err
 			}
+			if listJSON {
+				return printJSON(cmd, rows)
+			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tMODEL CALLS\tTOKENS IN\tTOKENS OUT\tCACHE HITS\tEXTRA FIELDS\tMODEL COST USD\tWORKFLOW")
-			for _, r := range runs {
-				usage, err := eng.Results.RunUsage(cmd.Context(), r.Run)
-				if err != nil {
-					return err
+			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tS\tS BY STAGE\tMODEL CALLS\tTOKENS IN\tTOKENS OUT\tCACHE HITS\tEXTRA FIELDS\tMODEL COST USD\tWORKFLOW")
+			for _, r := range rows {
+				s, stages := "-", make([]string, 0, len(r.StageMeans))
+				if r.S != nil {
+					s = fmt.Sprintf("%.3f", *r.S)
 				}
-				var tot results.Usage
-				for _, u := range usage {
-					tot.Calls, tot.PromptTokens, tot.CompletionTokens = tot.Calls+u.Calls, tot.PromptTokens+u.PromptTokens, tot.CompletionTokens+u.CompletionTokens
-					tot.CacheHits, tot.CostUSD, tot.ExtraFields = tot.CacheHits+u.CacheHits, tot.CostUSD+u.CostUSD, tot.ExtraFields+u.ExtraFields
+				for _, m := range r.StageMeans {
+					stages = append(stages, fmt.Sprintf("%.3f", m.S))
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Run, r.Kind, counts[r.Run], tot.Calls, tot.PromptTokens,
-					tot.CompletionTokens, tot.CacheHits, tot.ExtraFields, tot.CostUSD, r.WorkflowID)
-				roles := make([]string, 0, len(usage))
-				for role := range usage {
-					roles = append(roles, role)
-				}
-				sort.Strings(roles)
-				for _, role := range roles {
-					u := usage[role]
-					fmt.Fprintf(tw, "  %s\t\t\t%d\t%d\t%d\t%d\t%d\t%.4f\t\n", role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CacheHits, u.ExtraFields, u.CostUSD)
+				t := r.Usage
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Run.Run, r.Kind, r.Episodes, s, orDefault(strings.Join(stages, " "), "-"),
+					t.Calls, t.PromptTokens, t.CompletionTokens, t.CacheHits, t.ExtraFields, t.CostUSD, orDefault(r.WorkflowID, "-"))
+				for _, role := range slices.Sorted(maps.Keys(r.ByRole)) {
+					u := r.ByRole[role]
+					fmt.Fprintf(tw, "  %s\t\t\t\t\t%d\t%d\t%d\t%d\t%d\t%.4f\t\n", role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CacheHits, u.ExtraFields, u.CostUSD)
 				}
 			}
 			return tw.Flush()
 		}),
-	})
+	}
+	list.Flags().BoolVar(&listJSON, "json", false, "print the runs as JSON")
+	cmd.AddCommand(list)
 	var stagesRun []string
+	var stagesJSON bool
 	stages := &cobra.Command{
 		Use:   "stages",
 		Short: "Stage means (S, strict accuracy, U, turns, tests, cost) of recorded runs",
+		Example: `  clinevo runs stages
+  clinevo runs stages --run quick-E0,quick-E1 --json`,
+		Args: cobra.NoArgs,
 		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
 			recs, err := eng.Results.Records(cmd.Context(), "")
 			if err != nil {
@@ -266,19 +391,35 @@ func (a *app) runsCmd() *cobra.Command {
 					labels[r.Run] = r.Run
 				}
 			}
-			writeStageTable(cmd.OutOrStdout(), analysis.StageMeans(keep), labels)
+			means := analysis.StageMeans(keep)
+			if stagesJSON {
+				if means == nil {
+					means = []analysis.StageMean{}
+				}
+				return printJSON(cmd, means)
+			}
+			writeStageTable(cmd.OutOrStdout(), means, labels)
 			return nil
 		}),
 	}
 	stages.Flags().StringSliceVar(&stagesRun, "run", nil, "only these runs")
+	stages.Flags().BoolVar(&stagesJSON, "json", false, "print the stage means as JSON")
+	_ = stages.RegisterFlagCompletionFunc("run", a.completeRuns)
 	cmd.AddCommand(stages)
 	var format, out, run string
+	var exportJSON bool
 	export := &cobra.Command{
 		Use:   "export",
-		Short: "Export episode records (with traces) as JSONL",
+		Short: "Export episode records (with traces) as JSONL, or one JSON array with --json",
+		Example: `  clinevo runs export --run quick-E1 --out e1.jsonl
+  clinevo runs export --run quick-E1 --json | jq '.[0].record.scores'`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "jsonl" {
-				return fmt.Errorf("runs export: --format %q, want jsonl", format)
+			if exportJSON {
+				format = "json"
+			}
+			if format != "jsonl" && format != "json" {
+				return badInput(fmt.Errorf("runs export: --format %q, want jsonl or json", format))
 			}
 			eng, err := a.openReader(cmd.Context())
 			if err != nil {
@@ -291,14 +432,27 @@ func (a *app) runsCmd() *cobra.Command {
 			}
 			write := func(w io.Writer) error {
 				enc := json.NewEncoder(w)
+				var all []map[string]any
 				for _, r := range recs {
 					_, t, err := eng.Results.RecordTrace(cmd.Context(), r.EpisodeID)
 					if err != nil {
 						return err
 					}
-					if err := enc.Encode(map[string]any{"record": r, "trace": t}); err != nil {
+					item := map[string]any{"record": r, "trace": t}
+					if format == "json" {
+						all = append(all, item)
+						continue
+					}
+					if err := enc.Encode(item); err != nil {
 						return err
 					}
+				}
+				if format == "json" {
+					if all == nil {
+						all = []map[string]any{}
+					}
+					enc.SetIndent("", "  ")
+					return enc.Encode(all)
 				}
 				return nil
 			}
@@ -317,9 +471,11 @@ func (a *app) runsCmd() *cobra.Command {
 			return f.Close()
 		},
 	}
-	export.Flags().StringVar(&format, "format", "jsonl", "output format (jsonl)")
+	export.Flags().StringVar(&format, "format", "jsonl", "output format: jsonl (one record a line) or json (one array)")
+	export.Flags().BoolVar(&exportJSON, "json", false, "the same as --format json")
 	export.Flags().StringVar(&out, "out", "", "output file (default stdout)")
 	export.Flags().StringVar(&run, "run", "", "only this run")
+	_ = export.RegisterFlagCompletionFunc("run", a.completeRuns)
 	cmd.AddCommand(export)
 	return cmd
 }

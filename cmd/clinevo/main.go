@@ -4,8 +4,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,8 +20,9 @@ import (
 	"github.com/clinevo/clinevo/telemetry"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is set at build time with -ldflags "-X main.version=..."; empty:
+// the module version and VCS stamp Go records in the binary (buildVersion).
+var version = ""
 
 // app carries the loaded configuration to every command.
 type app struct {
@@ -32,8 +35,40 @@ type app struct {
 func main() {
 	if err := newRoot().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "clinevo:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
+}
+
+// Exit statuses: bad input (a flag, an argument, a config or spec that does
+// not validate) is 2, any failure at run time 1.
+const (
+	exitFailure  = 1
+	exitBadInput = 2
+)
+
+// inputError is bad input: what the user gave cannot work as given.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+// badInput marks err (when not nil) as bad input: exit status 2.
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return inputError{err}
+}
+
+// exitCode is the exit status of a command that returned err.
+func exitCode(err error) int {
+	var in inputError
+	// cobra's own "unknown command" error is untyped; a data dir where
+	// nothing ran is a mistyped --data-dir.
+	if errors.As(err, &in) || strings.HasPrefix(err.Error(), "unknown command ") || errors.Is(err, engine.ErrNoData) {
+		return exitBadInput
+	}
+	return exitFailure
 }
 
 func newRoot() *cobra.Command {
@@ -47,22 +82,14 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			// Flags annotated with a config key bind to it when their command runs
-			// (viper binds one flag per key, and several commands share keys).
-			cmd.Flags().VisitAll(func(f *pflag.Flag) {
-				if keys := f.Annotations[configKey]; len(keys) == 1 && f.Changed {
-					_ = a.v.BindPFlag(keys[0], f)
-				}
-			})
 			if registered != nil {
 				return registered
 			}
-			cfg, err := config.Load(a.v, a.file)
-			if err != nil {
-				return err
+			if err := a.load(cmd); err != nil {
+				return badInput(err)
 			}
-			a.cfg = cfg
-			a.tel, err = telemetry.Setup(cmd.Context(), cfg.Telemetry, "clinevo")
+			var err error
+			a.tel, err = telemetry.Setup(cmd.Context(), a.cfg.Telemetry, "clinevo")
 			return err
 		},
 		PersistentPostRunE: func(cmd *cobra.Command, _ []string) error {
@@ -77,26 +104,149 @@ func newRoot() *cobra.Command {
 	_ = a.v.BindPFlag("data_dir", root.PersistentFlags().Lookup("data-dir"))
 	root.PersistentFlags().String("log-level", "", "log level of this process and the Temporal SDK: debug, info, warn or error (default: log.level, info)")
 	_ = a.v.BindPFlag("log.level", root.PersistentFlags().Lookup("log-level"))
-	root.AddCommand(&cobra.Command{Use: "version", Short: "Print the version", Run: func(cmd *cobra.Command, _ []string) {
-		fmt.Fprintln(cmd.OutOrStdout(), "clinevo", version)
-	}})
+	clientFlags(root.PersistentFlags(), a.v)
+	root.AddCommand(versionCmd())
 	root.AddCommand(a.corpusCmd(), a.episodeCmd(), a.devCmd(), a.workerCmd(), a.streamCmd(), a.memoryCmd(), a.runsCmd(), a.demoCmd(), a.experimentCmd(), a.reportCmd())
-	root.AddCommand(a.viewCmd())
+	root.AddCommand(a.viewCmd(), docsCmd())
 	root.AddCommand(a.rolesCmd())
 	a.addCheckRoles(root)
 	a.addPlan(root)
 	root.AddCommand(a.exportCmd())
 	a.addRaiseBudget(root)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
+	finish(root)
 	return root
+}
+
+// finish applies to every command what holds for all: examples in its help,
+// argument errors are bad input, and bool flags show as --flag, not --flag[=true|false].
+func finish(cmd *cobra.Command) {
+	if cmd.Example == "" {
+		cmd.Example = examples[strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")]
+	}
+	if args := cmd.Args; args != nil {
+		cmd.Args = func(c *cobra.Command, a []string) error { return badInput(args(c, a)) }
+	}
+	cmd.InitDefaultHelpFlag()
+	for _, fs := range []*pflag.FlagSet{cmd.LocalNonPersistentFlags(), cmd.PersistentFlags(), cmd.Flags()} {
+		fs.VisitAll(plainBool)
+	}
+	for _, c := range cmd.Commands() {
+		finish(c)
+	}
+}
+
+// plainBool hides that a bool flag's value is a bool flag from pflag's help
+// renderer (v1.1.0 writes those as --name[=true|false]); the flag still
+// parses as one: pflag gave it NoOptDefVal "true" when it was defined.
+func plainBool(f *pflag.Flag) {
+	if f.Value.Type() == "bool" && f.NoOptDefVal == "true" {
+		if _, done := f.Value.(plainBoolValue); !done {
+			f.Value = plainBoolValue{f.Value}
+		}
+	}
+}
+
+type plainBoolValue struct{ pflag.Value }
+
+func versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print clinevo's version: the module version, the commit and its time, and the Go version",
+		Example: "  clinevo version",
+		Args:    cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), "clinevo", buildVersion())
+		},
+	}
+}
+
+// buildVersion is the version this binary was built as: -X main.version
+// when set, else the module version Go recorded (v0.x.y for `go install
+// module@version`, (devel) in a checkout) with the VCS revision and time
+// when it was built from a checkout.
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return orDefault(version, "(unknown)")
+	}
+	v := orDefault(version, info.Main.Version)
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		v += " commit " + rev[:min(12, len(rev))]
+		if settings["vcs.modified"] == "true" {
+			v += "+dirty"
+		}
+		if t := settings["vcs.time"]; t != "" {
+			v += " " + t
+		}
+	}
+	return v + " " + info.GoVersion
+}
+
+// clientFlags are the flags of the Temporal client every command that talks
+// to Temporal uses. Each sets its configuration key; without --address the
+// address comes from the environment, the config file, then the DevFile that
+// a running `clinevo dev` wrote in the data directory, then 127.0.0.1:7233.
+func clientFlags(fs *pflag.FlagSet, v *viper.Viper) {
+	for _, f := range []struct{ name, key, help string }{
+		{"address", "temporal.address", "Temporal frontend host:port (default: temporal.address, else the address clinevo dev wrote in the data dir, else 127.0.0.1:7233)"},
+		{"namespace", "temporal.namespace", "Temporal namespace (default: temporal.namespace, default)"},
+		{"tls-ca-file", "temporal.tls.ca_file", "PEM CA of the frontend's certificate (default: temporal.tls.ca_file)"},
+		{"tls-cert-file", "temporal.tls.cert_file", "PEM client certificate for mutual TLS (default: temporal.tls.cert_file)"},
+		{"tls-key-file", "temporal.tls.key_file", "PEM key of --tls-cert-file (default: temporal.tls.key_file)"},
+		{"tls-server-name", "temporal.tls.server_name", "name to verify the frontend's certificate against (default: temporal.tls.server_name)"},
+		{"api-key-env", "temporal.api_key_env", "environment variable holding a Temporal API key (default: temporal.api_key_env)"},
+	} {
+		fs.String(f.name, "", f.help)
+		_ = v.BindPFlag(f.key, fs.Lookup(f.name)) // the flag was just defined
+	}
+}
+
+// load reads the configuration for cmd: flags, environment, config file,
+// and the address a running `clinevo dev` wrote in the data dir.
+func (a *app) load(cmd *cobra.Command) error {
+	// Flags annotated with a config key bind to it when their command runs
+	// (viper binds one flag per key, and several commands share keys).
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if keys := f.Annotations[configKey]; len(keys) == 1 && f.Changed {
+			_ = a.v.BindPFlag(keys[0], f)
+		}
+	})
+	cfg, err := config.Load(a.v, a.file)
+	if err != nil {
+		return err
+	}
+	given := func(flag, key string) bool {
+		return cmd.Flags().Changed(flag) || config.Explicit(a.v, key)
+	}
+	if err := cfg.UseDev(given("address", "temporal.address"), given("namespace", "temporal.namespace")); err != nil {
+		return err
+	}
+	a.cfg = cfg
+	return nil
 }
 
 // configKey annotates a command flag with the config key it sets.
 const configKey = "clinevo/config-key"
 
-// backendFlag adds --memory (local or qdrant) to a command.
+// backendFlag adds --memory-backend (local or qdrant) to a command, and
+// --memory, its name before 0.23, as a hidden deprecated alias.
 func backendFlag(fs *pflag.FlagSet) {
-	fs.String("memory", "", "memory backend: local or qdrant (default: memory.backend)")
+	fs.String("memory-backend", "", "memory backend: local or qdrant (default: memory.backend)")
+	bindKey(fs, "memory-backend", "memory.backend")
+	fs.String("memory", "", "memory backend")
 	bindKey(fs, "memory", "memory.backend")
+	deprecate(fs, "memory", "memory-backend")
+}
+
+// deprecate hides the old name of a renamed flag; using it still works and
+// prints that the new name replaces it.
+func deprecate(fs *pflag.FlagSet, old, now string) {
+	_ = fs.MarkDeprecated(old, "use --"+now) // the flag exists (defined by the caller)
 }
 
 // bindKey makes a defined flag set a configuration key when it is given.

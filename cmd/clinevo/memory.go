@@ -116,8 +116,22 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 	var diffJSON bool
 	diff := &cobra.Command{
 		Use:   "diff",
-		Short: "Cards written and evicted between two episodes (--from N --to M)",
+		Short: "Cards written and evicted between the bank as of episode N and as of episode M (--from N --to M)",
+		Example: `  clinevo memory diff --to 25                   # what the first 25 episodes wrote
+  clinevo memory diff --from 25 --to 50 --run quick-E1
+  clinevo memory diff --from 75 --json            # from episode 75 to now`,
 		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
+			if !cmd.Flags().Changed("to") {
+				// Now: the last episode any card of these runs names.
+				cards, err := eng.Memory.List(cmd.Context(), memory.Filter{Runs: diffRuns, IncludeEvicted: true})
+				if err != nil {
+					return err
+				}
+				for _, c := range cards {
+					to = max(to, c.CreatedEpisode, c.EvictedEpisode, from+1)
+				}
+				to = max(to, from+1)
+			}
 			d, err := memory.DiffOf(cmd.Context(), eng.Memory, memory.Filter{Runs: diffRuns}, from, to)
 			if err != nil {
 				return err
@@ -137,8 +151,8 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 			return tw.Flush()
 		}),
 	}
-	diff.Flags().IntVar(&from, "from", 0, "episode number (0: empty memory)")
-	diff.Flags().IntVar(&to, "to", 0, "episode number")
+	diff.Flags().IntVar(&from, "from", 0, "compare "+asOfHelp+"; default 0")
+	diff.Flags().IntVar(&to, "to", 0, "with the bank as of episode M, as --from (without it: now)")
 	diff.Flags().StringSliceVar(&diffRuns, "run", nil, "only cards of these runs")
 	diff.Flags().BoolVar(&diffJSON, "json", false, "print the written and evicted cards as JSON")
 	cmd.AddCommand(diff)

@@ -67,7 +67,7 @@ func TestExportImportIntoQdrant(t *testing.T) {
 	qenv := map[string]string{"CLINEVO_MEMORY_QDRANT_HOST": srv.Host, "CLINEVO_MEMORY_QDRANT_PORT": strconv.Itoa(srv.Port)}
 	_, err = root(qenv, "memory", "--memory", "qdrant", "stats")
 	require.ErrorContains(t, err, "does not exist", "reading a missing collection is an error, not an empty bank")
-	out, err = root(qenv, "memory", "--memory", "qdrant", "import", export)
+	out, err = root(qenv, "memory", "--memory-backend", "qdrant", "import", export)
 	require.NoError(t, err)
 	require.Contains(t, out, "imported")
 
@@ -103,7 +103,7 @@ func TestExportImportIntoQdrant(t *testing.T) {
 	// A bad export line fails before anything is written.
 	bad := filepath.Join(dir, "bad.jsonl")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"id":"x","kind":"success","run":"r"}`+"\n"+`{"id":"y","kind":"success"}`+"\n"), 0o644))
-	_, err = root(qenv, "memory", "--memory", "qdrant", "import", bad)
+	_, err = root(qenv, "memory", "--memory-backend", "qdrant", "import", bad)
 	require.ErrorContains(t, err, "bad.jsonl:2: field run: required")
 	_, err = qd.Get(ctx, "x")
 	require.ErrorIs(t, err, memory.ErrNotFound)

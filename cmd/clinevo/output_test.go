@@ -21,6 +21,7 @@ import (
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/sqlite"
+	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -63,7 +64,8 @@ func jsonKeyProblems(t reflect.Type, path string, seen map[reflect.Type]bool) []
 
 // TestPrintedJSONIsSnakeCase checks every type a command prints as JSON.
 func TestPrintedJSONIsSnakeCase(t *testing.T) {
-	for _, v := range []any{clinic.Trace{}, clinic.Card{}, results.Record{}, memory.Stats{}, contract.Progress{}, contract.StreamResult{}, contract.ExperimentSpec{}, settings.Settings{}, analysis.Report{}} {
+	for _, v := range []any{clinic.Trace{}, clinic.Card{}, results.Record{}, memory.Stats{}, contract.Progress{}, contract.StreamResult{}, contract.ExperimentSpec{}, settings.Settings{}, analysis.Report{},
+		runRow{}, runstatus.Stream{}, runstatus.Experiment{}, episodeRow{}} {
 		typ := reflect.TypeOf(v)
 		t.Run(typ.String(), func(t *testing.T) {
 			require.Empty(t, jsonKeyProblems(typ, typ.Name(), map[reflect.Type]bool{}))
@@ -177,10 +179,20 @@ func TestRunsListShowsExtraFields(t *testing.T) {
 	r.SetOut(&out)
 	r.SetArgs([]string{"--data-dir", dir, "runs", "list"})
 	require.NoError(t, r.Execute())
-	require.Regexp(t, `(?m)^RUN +KIND +EPISODES +MODEL CALLS +TOKENS IN +TOKENS OUT +CACHE HITS +EXTRA FIELDS +MODEL COST USD +WORKFLOW *$`, out.String())
-	require.Regexp(t, `(?m)^r1 +stream +0 +3 +10 +4 +0 +5 +0\.0000 +r1/stream *$`, out.String())
+	require.Regexp(t, `(?m)^RUN +KIND +EPISODES +S +S BY STAGE +MODEL CALLS +TOKENS IN +TOKENS OUT +CACHE HITS +EXTRA FIELDS +MODEL COST USD +WORKFLOW *$`, out.String())
+	require.Regexp(t, `(?m)^r1 +stream +0 +- +- +3 +10 +4 +0 +5 +0\.0000 +r1/stream *$`, out.String())
 	require.Regexp(t, `(?m)^  doctor +2 +10 +4 +0 +3 +0\.0000 *$`, out.String())
 	require.Regexp(t, `(?m)^  judge +1 +0 +0 +0 +2 +0\.0000 *$`, out.String())
+	r = newRoot()
+	out.Reset()
+	r.SetOut(&out)
+	r.SetArgs([]string{"--data-dir", dir, "runs", "list", "--json"})
+	require.NoError(t, r.Execute())
+	var rows []map[string]any
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rows))
+	require.Len(t, rows, 1)
+	require.Equal(t, "r1", rows[0]["run"])
+	require.Equal(t, float64(5), rows[0]["usage"].(map[string]any)["extra_fields"])
 }
 
 // TestWriteEncounters checks the summary's recall/transfer lines: a stream's

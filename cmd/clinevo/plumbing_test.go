@@ -402,7 +402,7 @@ func (h *plumbHarness) streamStart(runID, corpusFile, memory string, overrides m
 		if err != nil {
 			return err
 		}
-		out, err := run(h.t, nil, "--config", file, "stream", "start", "--run", runID, "--corpus", corpusFile, "--memory", memory,
+		out, err := run(h.t, nil, "--config", file, "stream", "start", "--run", runID, "--corpus", corpusFile, "--memory-mode", memory,
 			"--limit", strconv.Itoa(limit), "--stage-size", strconv.Itoa(limit))
 		if err != nil {
 			return fmt.Errorf("stream start %s: %w: %s", runID, err, out)

@@ -56,8 +56,11 @@ func TestStreamRestartCommand(t *testing.T) {
 	require.ErrorContains(t, err, "stream cli is still running: it continues by itself when a worker polls its task queue again")
 
 	require.NoError(t, env.Client.TerminateWorkflow(ctx, contract.StreamWorkflowID("cli"), "", "test: terminated while paused"))
-	out, err := restart("--wait")
+	out, err := restart("--wait", "--json")
 	require.NoError(t, err)
+	// The progress (stderr, here in the same buffer): plain lines, as
+	// stderr is no terminal, ending with the finished stream.
+	require.Regexp(t, `(?m)^cli +completed +6/6  S \d\.\d{3}  ETA -$`, out)
 	require.Contains(t, out, fmt.Sprintf("restarted stream cli after episode %d (%d stages ended)", p.Cursor, p.Cursor/3))
 	var res contract.StreamResult
 	require.NoError(t, json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &res))

@@ -109,17 +109,61 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.Equal(t, before, snapshot(t, env), "nothing changed")
 
 	// stream status says what the run is: finished, nothing to wait for.
-	out, err := run(t, cli, "--data-dir", env.DataDir, "stream", "status", "good2")
+	out, err := run(t, cli, "--data-dir", env.DataDir, "stream", "status", "good2", "--json")
 	require.NoError(t, err)
 	var st runstatus.Stream
 	require.NoError(t, json.Unmarshal([]byte(out), &st))
-	require.Equal(t, runstatus.Stream{WorkflowID: "good2/stream", Status: "Completed", State: "completed"}, st)
+	require.Equal(t, "good2/stream", st.WorkflowID)
+	require.Equal(t, runstatus.StatusCompleted, st.Status)
+	require.Equal(t, "Completed", st.TemporalStatus)
+	require.Empty(t, st.Waiting)
+	require.NotNil(t, st.Progress)
+	require.Equal(t, 5, st.Progress.Cursor, "the finished stream's episodes, from its result")
+	// The table says the same, without JSON.
+	out, err = run(t, cli, "--data-dir", env.DataDir, "stream", "status", "good2")
+	require.NoError(t, err)
+	require.Regexp(t, `status\s+completed\n`, out)
+	require.Regexp(t, `episodes\s+5 of 5, stage 1 of 1\n`, out)
+	// The search attribute says the same: the finished stream completed.
+	resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: `ClinevoOutcome = "completed" AND ClinevoRun = "good2"`})
+	require.NoError(t, err)
+	require.Len(t, resp.Executions, 1)
+	// episode list reads the same attributes, filtered; episode show takes
+	// the ID without its case suffix.
+	out, err = run(t, cli, "--data-dir", env.DataDir, "episode", "list", "--run", "good2", "--json")
+	require.NoError(t, err)
+	var eps []runstatus.Episode
+	require.NoError(t, json.Unmarshal([]byte(out), &eps))
+	require.Len(t, eps, 5)
+	require.Equal(t, 1, eps[0].Index)
+	require.NotNil(t, eps[0].S)
+	low := 0
+	for _, e := range eps {
+		if *e.S < 0.5 {
+			low++
+		}
+	}
+	out, err = run(t, cli, "--data-dir", env.DataDir, "episode", "list", "--run", "good2", "--where", "S<0.5", "--json")
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal([]byte(out), &eps))
+	require.Len(t, eps, low, "the where clause filters on Score")
+	out, err = run(t, cli, "--data-dir", env.DataDir, "episode", "show", "good2/p1/s01/e0001")
+	require.NoError(t, err)
+	require.Contains(t, out, "episode good2/p1/s01/e0001-")
+	out, err = run(t, cli, "--data-dir", env.DataDir, "stream", "status", "halted")
+	require.NoError(t, err)
+	require.Regexp(t, `status\s+terminated\n`, out)
 
 	// An experiment of a name that names a run: refused the same way.
 	file := filepath.Join(t.TempDir(), "tiny.yaml")
 	require.NoError(t, os.WriteFile(file, []byte("name: tiny\nheldout: builtin:heldout\nheldout_limit: 2\nconditions:\n  - {name: H0, kind: heldout}\n"), 0o644))
 	_, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "run", "--wait", file)
 	require.NoError(t, err, "a new experiment runs")
+	// A finished experiment's status shows its conditions' results.
+	out, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "status", "tiny")
+	require.NoError(t, err)
+	require.Contains(t, out, "experiment tiny (workflow tiny/experiment): completed\n")
+	require.Regexp(t, `H0\s+heldout\s+completed\s+2/2\s+-\s+\d\.\d{3}\s+\d\.\d{2}\s+-?\d\.\d{3}\s+tiny-H0\n`, out)
 	_, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "run", file)
 	require.ErrorContains(t, err, "experiment tiny already exists (workflow tiny/experiment is completed; the results store describes it)")
 	require.ErrorContains(t, err, "a run ID names one run; to continue that experiment run `clinevo experiment resume tiny`; to start over choose a new name")

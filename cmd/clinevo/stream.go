@@ -32,8 +32,10 @@ func (a *app) bindStreamFlags(cmd *cobra.Command, f *streamFlags) {
 	fl.StringSliceVar(&f.spec.CaseIDs, "cases", nil, "case IDs in the order to play (default: the corpus order)")
 	fl.IntVar(&f.spec.Limit, "limit", 0, "play only the first N cases")
 	fl.IntVar(&f.spec.StageSize, "stage-size", contract.DefaultStageSize, "episodes per stage")
-	fl.StringVar(&f.memory, "memory", string(contract.MemoryEmpty), "memory mode: disabled, empty or carry")
-	fl.StringVar(&f.carryFrom, "carry-from", "", "with --memory carry: the finished run whose memory, episode numbering and rule book to continue")
+	fl.StringVar(&f.memory, "memory-mode", string(contract.MemoryEmpty), "memory mode: disabled, empty or carry")
+	fl.StringVar(&f.memory, "memory", string(contract.MemoryEmpty), "memory mode")
+	deprecate(fl, "memory", "memory-mode")
+	fl.StringVar(&f.carryFrom, "carry-from", "", "with --memory-mode carry: the finished run whose memory, episode numbering and rule book to continue")
 	fl.BoolVar(&f.spec.StageEval, "stage-eval", false, "after each stage, re-play it with memory frozen (A[j][j])")
 	fl.StringVar(&f.spec.Retention, "retention", "", "after the last stage, replay earlier stages: final (A[K][j]) or matrix (A[k][j])")
 	fl.IntVar(&f.spec.ActivityTimeoutSeconds, "activity-timeout", contract.DefaultActivityTimeout, "activity start-to-close timeout in seconds")
@@ -62,9 +64,9 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 	s.Settings = a.cfg.Settings
 	switch {
 	case s.Memory == contract.MemoryCarry && f.carryFrom == "":
-		return s, errors.New("stream start: --memory carry needs --carry-from RUN (a finished stream)")
+		return s, errors.New("stream start: --memory-mode carry needs --carry-from RUN (a finished stream)")
 	case s.Memory != contract.MemoryCarry && f.carryFrom != "":
-		return s, errors.New("stream start: --carry-from needs --memory carry")
+		return s, errors.New("stream start: --carry-from needs --memory-mode carry")
 	case s.Memory == contract.MemoryCarry:
 		if err := a.withLookup(cmd.Context(), func(store results.RunLog) error {
 			if store == nil {
@@ -99,14 +101,14 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 func (a *app) streamCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "stream", Short: "Start and steer streams of episodes"}
 	var f streamFlags
-	var wait bool
+	var wait waitFlags
 	start := &cobra.Command{
 		Use:   "start",
 		Short: "Validate and start a stream (workflow ID <run>/stream)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := a.buildSpec(cmd, &f)
 			if err != nil {
-				return err
+				return badInput(err)
 			}
 			c, err := a.dial(a.cfg.Temporal)
 			if err != nil {
@@ -121,11 +123,11 @@ func (a *app) streamCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started stream %s: workflow %s (run %s)\n", s.RunID, run.GetID(), run.GetRunID())
-			return waitStream(cmd, run, wait)
+			return waitStream(cmd, c, run, s.RunID, wait)
 		},
 	}
 	a.bindStreamFlags(start, &f)
-	start.Flags().BoolVar(&wait, "wait", false, "wait for the stream to finish")
+	wait.bind(start, "stream")
 	cmd.AddCommand(start)
 	signalCmd := func(name, signal, short string) *cobra.Command {
 		return &cobra.Command{
@@ -144,16 +146,29 @@ func (a *app) streamCmd() *cobra.Command {
 		signalCmd("stop", contract.SignalStop, "Stop a stream after the current episode"))
 	cmd.AddCommand(a.streamRestartCmd())
 	cmd.AddCommand(a.streamSizeCmd(), a.streamTimingCmd())
-	cmd.AddCommand(&cobra.Command{
-		Use: "status RUN", Short: "Show a stream's state (running, paused, waiting for a failing dependency, ...), progress, running means and rule book", Args: runArg,
+	var statusJSON bool
+	status := &cobra.Command{
+		Use:   "status RUN",
+		Short: "Show a stream's status, progress, running means and rule book",
+		Long: "Show a stream's status (" + statusList + "), its progress (episodes, stage of stages), its means\n" +
+			"overall and in the current stage, what it waits for, and its rule book. A finished stream shows its result.",
+		Example: `  clinevo stream status r1
+  clinevo stream status r1 --json | jq .progress.overall.s`,
+		Args:              runArg,
+		ValidArgsFunction: a.completeRuns,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 			st, err := runstatus.StreamOf(cmd.Context(), c, args[0])
 			if err != nil {
 				return err
 			}
-			return printJSON(cmd, st)
+			if statusJSON {
+				return printJSON(cmd, st)
+			}
+			return writeStreamStatus(cmd.OutOrStdout(), args[0], st)
 		}),
-	})
+	}
+	status.Flags().BoolVar(&statusJSON, "json", false, "print the status as JSON")
+	cmd.AddCommand(status)
 	return cmd
 }
 
@@ -169,7 +184,7 @@ func runArg(cmd *cobra.Command, args []string) error {
 }
 
 func (a *app) streamRestartCmd() *cobra.Command {
-	var wait bool
+	var wait waitFlags
 	cmd := &cobra.Command{
 		Use:   "restart RUN",
 		Short: "Start a failed, terminated or timed-out stream again from its last completed episode",
@@ -187,10 +202,10 @@ func (a *app) streamRestartCmd() *cobra.Command {
 			st := spec.State
 			fmt.Fprintf(cmd.OutOrStdout(), "restarted stream %s after episode %d (%d stages ended): workflow %s (run %s)\n",
 				spec.RunID, st.Cursor, len(st.StageEnds), run.GetID(), run.GetRunID())
-			return waitStream(cmd, run, wait)
+			return waitStream(cmd, c, run, spec.RunID, wait)
 		}),
 	}
-	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the stream to finish")
+	wait.bind(cmd, "stream")
 	return cmd
 }
 
@@ -200,14 +215,35 @@ func printJSON(cmd *cobra.Command, v any) error {
 	return enc.Encode(v)
 }
 
-// waitStream waits for a started stream when asked to and prints its result.
-func waitStream(cmd *cobra.Command, run client.WorkflowRun, wait bool) error {
-	if !wait {
+// waitFlags are the flags of a command that can wait for what it started.
+type waitFlags struct {
+	wait, json bool
+}
+
+func (w *waitFlags) bind(cmd *cobra.Command, what string) {
+	cmd.Flags().BoolVar(&w.wait, "wait", false, "wait for the "+what+" to finish, showing its progress on stderr, then print a summary")
+	cmd.Flags().BoolVar(&w.json, "json", false, "with --wait: print the result as JSON instead of the summary")
+}
+
+// waitStream waits for a started stream when asked to, showing its
+// progress on stderr, and prints its status (or, with --json, its result).
+func waitStream(cmd *cobra.Command, c client.Client, run client.WorkflowRun, runID string, w waitFlags) error {
+	if !w.wait {
 		return nil
 	}
-	var res contract.StreamResult
-	if err := run.Get(cmd.Context(), &res); err != nil {
+	if err := follow(cmd.Context(), cmd.ErrOrStderr(), run, streamRows(c, runID)); err != nil {
 		return err
 	}
-	return printJSON(cmd, res)
+	if w.json {
+		var res contract.StreamResult
+		if err := run.Get(cmd.Context(), &res); err != nil {
+			return err
+		}
+		return printJSON(cmd, res)
+	}
+	st, err := runstatus.StreamOf(cmd.Context(), c, runID)
+	if err != nil {
+		return err
+	}
+	return writeStreamStatus(cmd.OutOrStdout(), runID, st)
 }

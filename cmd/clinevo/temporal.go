@@ -32,7 +32,10 @@ func (a *app) dial(t config.TemporalConfig) (client.Client, error) {
 	}
 	c, err := client.Dial(opts)
 	if err != nil {
-		return nil, fmt.Errorf("connect to Temporal at %s: %w (is `clinevo dev` running?)", t.Address, err)
+		if t.Source != "" {
+			return nil, fmt.Errorf("connect to Temporal at %s (from %s, written by `clinevo dev`: is it still running? --address overrides): %w", t.Address, t.Source, err)
+		}
+		return nil, fmt.Errorf("connect to Temporal at %s: %w (is `clinevo dev` running? --address, CLINEVO_TEMPORAL_ADDRESS or temporal.address point elsewhere)", t.Address, err)
 	}
 	return c, nil
 }
@@ -59,15 +62,6 @@ func (a *app) clientOptions(t config.TemporalConfig) (client.Options, error) {
 func (a *app) logger(w io.Writer) *slog.Logger {
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[a.cfg.Log.Level]
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
-}
-
-// temporalAt is the configured frontend, at address when one is given (a flag).
-func (a *app) temporalAt(address string) config.TemporalConfig {
-	t := a.cfg.Temporal
-	if address != "" {
-		t.Address = address
-	}
-	return t
 }
 
 // embedded is the in-process server at address: plaintext on loopback, so the
@@ -136,33 +130,58 @@ func interrupted() (context.Context, context.CancelFunc) {
 
 func (a *app) devCmd() *cobra.Command {
 	var port int
+	var ports devserver.Ports
 	var withWorker bool
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Run an embedded Temporal server (SQLite under the data dir) and a worker in one process",
+		Long: "Run an embedded Temporal server (SQLite under the data dir) and a worker in one process.\n\n" +
+			"The frontend's address goes to " + config.DevFile + " in the data dir while dev runs: every other command\n" +
+			"on the same data dir (and without --address, CLINEVO_TEMPORAL_ADDRESS or temporal.address) talks to it.\n" +
+			"The server's log is temporal.log in the data dir (docs/operations-logs.md).",
+		Example: `  clinevo dev
+  clinevo dev --port 22233 --http-port 22234   # then: clinevo stream start ... finds 127.0.0.1:22233
+  clinevo --data-dir /tmp/lab dev --worker=false`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := interrupted()
 			defer stop()
-			srv, err := devserver.Start(devserver.Options{DataDir: a.cfg.DataDir, Port: port, Namespace: a.cfg.Temporal.Namespace})
+			ns := a.cfg.Temporal.Namespace
+			srv, err := devserver.Start(devserver.Options{DataDir: a.cfg.DataDir, Port: port, Ports: ports, Namespace: ns})
 			if err != nil {
 				return err
 			}
 			defer srv.Stop()
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "Temporal frontend  %s (namespace %s)\n", srv.Address(), a.cfg.Temporal.Namespace)
-			fmt.Fprintf(out, "data directory     %s\n", a.cfg.DataDir)
-			fmt.Fprintf(out, "results            %s\n", a.resultsAt())
-			fmt.Fprintf(out, "temporal CLI       temporal --address %s workflow list\n", srv.Address())
-			if !withWorker {
-				fmt.Fprintln(out, "worker             not started (--worker=false)")
-				<-ctx.Done()
-				return nil
+			if err := config.WriteDev(a.cfg.DataDir, config.DevEndpoint{Address: srv.Address(), Namespace: ns, PID: os.Getpid()}); err != nil {
+				return err
 			}
+			defer func() {
+				if err := config.RemoveDev(a.cfg.DataDir, srv.Address()); err != nil {
+					fmt.Fprintln(cmd.ErrOrStderr(), "clinevo dev:", err)
+				}
+			}()
+			out := cmd.OutOrStdout()
+			p := srv.Ports()
+			fmt.Fprintf(out, "Temporal frontend  %s (namespace %s)\n", srv.Address(), ns)
+			fmt.Fprintf(out, "other ports        http %d, history %d, matching %d, system worker %d (on 127.0.0.1)\n", p.HTTP, p.History, p.Matching, p.Worker)
+			fmt.Fprintf(out, "address file       %s (read by every clinevo command on this data dir)\n", filepath.Join(a.cfg.DataDir, config.DevFile))
+			fmt.Fprintf(out, "data directory     %s\n", a.cfg.DataDir)
+			fmt.Fprintf(out, "server log         %s\n", filepath.Join(a.cfg.DataDir, "temporal.log"))
+			fmt.Fprintf(out, "results            %s\n", a.resultsAt())
+			fmt.Fprintf(out, "temporal CLI       temporal --address %s workflow list (or: clinevo episode list --run RUN)\n", srv.Address())
 			c, err := a.dial(a.embedded(srv.Address()))
 			if err != nil {
 				return err
 			}
 			defer c.Close()
+			// A data dir made by an older clinevo lacks the newer attributes.
+			if err := devserver.AddMissingSearchAttributes(ctx, c, ns); err != nil {
+				return err
+			}
+			if !withWorker {
+				fmt.Fprintln(out, "worker             not started (--worker=false)")
+				<-ctx.Done()
+				return nil
+			}
 			eng, err := a.openEngine(ctx)
 			if err != nil {
 				return err
@@ -172,46 +191,59 @@ func (a *app) devCmd() *cobra.Command {
 			return a.runWorker(ctx, c, eng)
 		},
 	}
-	cmd.Flags().IntVar(&port, "port", 7233, "frontend gRPC port")
+	cmd.Flags().IntVar(&port, "port", 7233, "frontend gRPC port on 127.0.0.1")
+	cmd.Flags().IntVar(&ports.HTTP, "http-port", 0, "frontend HTTP API port (default: a free port)")
+	cmd.Flags().IntVar(&ports.History, "history-port", 0, "history service gRPC port (default: a free port)")
+	cmd.Flags().IntVar(&ports.Matching, "matching-port", 0, "matching service gRPC port (default: a free port)")
+	cmd.Flags().IntVar(&ports.Worker, "system-worker-port", 0, "the server's system worker service gRPC port (default: a free port)")
 	cmd.Flags().BoolVar(&withWorker, "worker", true, "also run a worker in this process")
 	backendFlag(cmd.Flags())
 	return cmd
 }
 
 func (a *app) workerCmd() *cobra.Command {
-	var address string
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Run a worker against an existing Temporal frontend",
+		Example: `  clinevo worker --address temporal.internal:7233 --namespace clinevo
+  CLINEVO_TEMPORAL_ADDRESS=127.0.0.1:7233 clinevo worker --memory-backend qdrant`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := interrupted()
 			defer stop()
-			c, err := a.dialPatiently(ctx, cmd, address)
+			c, err := a.dialPatiently(ctx, cmd)
 			if err != nil {
 				return err
 			}
 			defer c.Close()
+			// Workflows that set a search attribute the namespace lacks fail
+			// their tasks until it is added: refuse to start instead.
+			missing, err := devserver.MissingSearchAttributes(ctx, c, a.cfg.Temporal.Namespace)
+			if err != nil {
+				return err
+			}
+			if len(missing) > 0 {
+				return errors.New(devserver.MissingHelp(a.cfg.Temporal.Namespace, missing))
+			}
 			eng, err := a.openEngine(ctx)
 			if err != nil {
 				return err
 			}
 			defer eng.Close()
-			fmt.Fprintf(cmd.OutOrStdout(), "worker on %s, task queue %s, data %s, results %s\n", orDefault(address, a.cfg.Temporal.Address),
-				a.cfg.Temporal.TaskQueue, a.cfg.DataDir, a.resultsAt())
+			fmt.Fprintf(cmd.OutOrStdout(), "worker on %s (namespace %s), task queue %s, data %s, results %s\n", a.cfg.Temporal.Address,
+				a.cfg.Temporal.Namespace, a.cfg.Temporal.TaskQueue, a.cfg.DataDir, a.resultsAt())
 			return a.runWorker(ctx, c, eng)
 		},
 	}
-	cmd.Flags().StringVar(&address, "address", "", "Temporal frontend host:port (default: temporal.address)")
 	backendFlag(cmd.Flags())
 	return cmd
 }
 
 // dialPatiently waits for the frontend to come up (a worker may start before
 // its server), retrying every waitPoll until ctx ends or a minute has passed.
-func (a *app) dialPatiently(ctx context.Context, cmd *cobra.Command, address string) (client.Client, error) {
+func (a *app) dialPatiently(ctx context.Context, cmd *cobra.Command) (client.Client, error) {
 	deadline := time.Now().Add(time.Minute)
 	for noted := false; ; noted = true {
-		c, err := a.dial(a.temporalAt(address))
+		c, err := a.dial(a.cfg.Temporal)
 		if err == nil || time.Now().After(deadline) {
 			return c, err
 		}

@@ -20,6 +20,10 @@ import (
 // need not show in the process list.
 const viewTokenEnv = "CLINEVO_VIEW_TOKEN"
 
+// viewPort is the viewer's default port: clinevo's own choice, off 8233
+// (the Web UI of `temporal server start-dev`) and 7233 (Temporal's gRPC).
+const viewPort = 7280
+
 func (a *app) viewCmd() *cobra.Command {
 	var port int
 	var listen, token, ui string
@@ -80,7 +84,7 @@ func (a *app) viewCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&port, "port", 8233, "port on 127.0.0.1")
+	cmd.Flags().IntVar(&port, "port", viewPort, "port on 127.0.0.1")
 	cmd.Flags().StringVar(&listen, "listen", "", "host:port to listen on instead (not loopback: needs --token)")
 	cmd.Flags().StringVar(&token, "token", "", "token every request must carry (default: env "+viewTokenEnv+")")
 	cmd.Flags().StringVar(&ui, "temporal-ui", "", "base URL of a Temporal Web UI, for links to episode histories")

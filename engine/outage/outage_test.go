@@ -263,9 +263,9 @@ func (o *run) check(t *testing.T) {
 func (o *run) poll(t *testing.T, ctx context.Context) {
 	st, err := runstatus.StreamOf(ctx, o.w.env.Client, o.id)
 	require.NoError(t, err)
-	require.Equal(t, "Running", st.Status, "%s: the stream does not fail while its dependency is away", o.dep.name)
+	require.Equal(t, "Running", st.TemporalStatus, "%s: the stream does not fail while its dependency is away", o.dep.name)
 	o.polled++
-	if st.State == "waiting" {
+	if st.Status == runstatus.StatusWaiting {
 		if o.polls == 0 {
 			o.atWait = o.records()
 		}

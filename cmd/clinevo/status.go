@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/runstatus"
+)
+
+// definesU says whether benchmark profile scores U (an unknown profile: the
+// number is shown, as the records hold it).
+func definesU(profile string) bool {
+	b, err := bench.Get(profile)
+	return err != nil || bench.Declares(b.Metrics(), "u")
+}
+
+// meansLine renders means for a terminal, rounded; U only where the
+// benchmark defines it.
+func meansLine(m contract.Means, profile string) string {
+	if m.N == 0 {
+		return "n=0"
+	}
+	u := ""
+	if definesU(profile) {
+		u = fmt.Sprintf(" U=%.3f", m.U)
+	}
+	return fmt.Sprintf("n=%d S=%.3f strict=%.2f%s turns=%.1f tests=%.1f cost=%.0f USD", m.N, m.S, m.Strict, u, m.T, m.E, m.Cost)
+}
+
+// writeStreamStatus prints `stream status` as a small table.
+func writeStreamStatus(w io.Writer, run string, st runstatus.Stream) error {
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintf(tw, "stream\t%s (workflow %s, profile %s)\n", run, st.WorkflowID, orDefault(st.Profile, "-"))
+	fmt.Fprintf(tw, "status\t%s\n", st.Status)
+	if p := st.Progress; p != nil {
+		total := "?"
+		if p.Total > 0 {
+			total = fmt.Sprint(p.Total)
+		}
+		fmt.Fprintf(tw, "episodes\t%d of %s, stage %d of %d\n", p.Cursor, total, p.Stage, p.Stages)
+		fmt.Fprintf(tw, "overall\t%s\n", meansLine(p.Overall, st.Profile))
+		if st.Status != runstatus.StatusCompleted && st.Status != runstatus.StatusStopped {
+			fmt.Fprintf(tw, "stage %d\t%s\n", p.Stage, meansLine(p.ThisStage, st.Profile))
+		}
+	}
+	if st.QueryError != "" {
+		fmt.Fprintf(tw, "progress\tnot answered yet (%s)\n", st.QueryError)
+	}
+	writeWaiting(tw, st.Waiting)
+	for i, r := range st.Rules {
+		label := ""
+		if i == 0 {
+			label = "rules"
+		}
+		fmt.Fprintf(tw, "%s\t%d. %s\n", label, i+1, clip(r, 110))
+	}
+	return tw.Flush()
+}
+
+func writeWaiting(tw io.Writer, ws []contract.Waiting) {
+	for _, wt := range ws {
+		fmt.Fprintf(tw, "waiting\t%s (%s) since %s, %d attempts: %s\n", wt.Dependency, wt.WorkflowID, wt.Since.Format("15:04:05"), wt.Attempts, clip(wt.Error, 90))
+	}
+}
+
+// writeExperimentStatus prints `experiment status`: the experiment's status,
+// then one row per condition (pending ones too), with its progress or, once
+// finished, its results.
+func writeExperimentStatus(w io.Writer, ex runstatus.Experiment) error {
+	fmt.Fprintf(w, "experiment %s (workflow %s): %s\n", ex.Name, ex.WorkflowID, ex.Status)
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONDITION\tKIND\tSTATUS\tEPISODES\tSTAGE\tS\tSTRICT\tU\tRUN")
+	for _, c := range ex.Conditions {
+		eps, stage, s, strict, u := "-", "-", "-", "-", "-"
+		if c.Status != runstatus.StatusPending {
+			eps = fmt.Sprint(c.Done)
+			if c.Total > 0 {
+				eps += "/" + fmt.Sprint(c.Total)
+			}
+		}
+		if c.Stages > 0 {
+			stage = fmt.Sprintf("%d/%d", c.Stage, c.Stages)
+		}
+		if m := c.Means; m.N > 0 {
+			s, strict = fmt.Sprintf("%.3f", m.S), fmt.Sprintf("%.2f", m.Strict)
+			if definesU(c.Profile) {
+				u = fmt.Sprintf("%.3f", m.U)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Kind, c.Status, eps, stage, s, strict, u, c.Run)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	writeWaiting(tw, ex.Waiting)
+	return tw.Flush()
+}
+
+// statusList is the help's list of statuses.
+var statusList = strings.Join([]string{runstatus.StatusPending, runstatus.StatusRunning, runstatus.StatusPaused, runstatus.StatusStopping,
+	runstatus.StatusWaiting, runstatus.StatusCompleted, runstatus.StatusStopped, runstatus.StatusFailed, runstatus.StatusTerminated,
+	runstatus.StatusCanceled, runstatus.StatusTimedOut}, ", ")
