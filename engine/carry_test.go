@@ -19,6 +19,7 @@ import (
 // numbering and rule book, and R0's memory "as of" each of its episodes is the
 // same before and after R1.
 func TestCarryRunKeepsTheEarlierRunsView(t *testing.T) {
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	set := tweak(func(s *settings.Settings) { s.Evolver.MemoryBudget = 6 })

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,15 +66,31 @@ func (p *proc) kill() {
 	}
 }
 
+// buildBinary builds cmd/clinevo once per test binary, into the directory
+// TestMain removes at the end, for every test that runs it as subprocesses.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "clinevo")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/clinevo")
-	cmd.Dir = ".."
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "build clinevo: %s", out)
-	return bin
+	binOnce.Do(func() {
+		bin := filepath.Join(binDir, "clinevo")
+		cmd := exec.Command("go", "build", "-o", bin, "./cmd/clinevo")
+		cmd.Dir = ".."
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("build clinevo: %w: %s", err, out)
+			return
+		}
+		binPath = bin
+	})
+	require.NoError(t, binErr)
+	return binPath
 }
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binDir  string // made and removed by TestMain
+)
 
 // TestCrashRecovery kills the worker with SIGKILL in the middle of stream
 // episodes, of a stage evaluation and of the retention replay, and the whole
@@ -81,6 +98,7 @@ func buildBinary(t *testing.T) string {
 // and checks that the finished stream and every evaluation are identical to an
 // uninterrupted in-process run.
 func TestCrashRecovery(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("builds the binary and runs subprocesses")
 	}

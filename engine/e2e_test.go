@@ -19,6 +19,7 @@ import (
 )
 
 func TestStreamEndToEnd(t *testing.T) {
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "e2e", Corpus: "builtin:stream", Limit: 20, StageSize: 10}

@@ -22,6 +22,7 @@ import (
 // of the end of stage 2) must differ from its stage evaluation (memory as of
 // the end of stage 1), so later cards would have changed the answer.
 func TestEvaluationsReadMemoryAsOf(t *testing.T) {
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	spec := contract.StreamSpec{RunID: "asof", Corpus: "builtin:stream", Limit: 16, StageSize: 8, StageEval: true, Retention: "final"}
 	res := runStream(t, env, spec)
@@ -55,6 +56,7 @@ func TestEvaluationsReadMemoryAsOf(t *testing.T) {
 // evaluations and replay, E2 carrying memory, H0, H3) through Temporal and
 // writes its report.
 func TestQuickExperimentEndToEnd(t *testing.T) {
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	spec := contract.ExperimentSpec{Name: "mini", Corpus: "builtin:stream", Limit: 12, StageSize: 6, HeldOut: "builtin:heldout", HeldOutLimit: 6,

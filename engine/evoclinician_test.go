@@ -112,6 +112,7 @@ func managerStrings(t *testing.T, ref string, n int) []string {
 // no grader or evolver input of any condition carries the write-back key or
 // any manager-view value, and neither does any workflow history.
 func TestEvoClinicianShortRun(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("runs ten conditions of 20 episodes on the embedded server")
 	}

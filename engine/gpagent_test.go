@@ -29,6 +29,7 @@ import (
 // report, whose GPAgentBench section holds the metrics table and the
 // Miss-Refer against Miss-GP scatter.
 func TestGPAgentBenchEndToEnd(t *testing.T) {
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	spec, err := experiments.Parse("gpagentbench.yaml", gpagent.Experiment, settings.Default())

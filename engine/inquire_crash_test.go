@@ -30,6 +30,7 @@ import (
 // topic: the patient is not asked again and the second answer is the first,
 // read back from the results store.
 func TestPatientDetailsSurviveSIGKILL(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("builds the binary and runs subprocesses")
 	}

@@ -60,6 +60,7 @@ func runStream(t *testing.T, env *enginetest.Env, spec contract.StreamSpec) cont
 // fifth request with a 500: the stream completes with every episode recorded
 // once and every card written once.
 func TestModelRolesSurviveFailingEndpoint(t *testing.T) {
+	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
 	srv.FailEvery = 5
 	env := enginetest.StartWith(t, quietLogger{})
@@ -223,6 +224,7 @@ func requireNowhere(t *testing.T, env *enginetest.Env, run, secret string) {
 // settings it carries, and every episode's requests and usage belong to its
 // own condition's model, nothing shared.
 func TestDoctorModelsPerCondition(t *testing.T) {
+	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
 	env := enginetest.StartWith(t, quietLogger{})
 	doctor := func(model string) settings.Overrides {

@@ -19,6 +19,7 @@ import (
 // (the in-process server) and the same 20 with the local backend: the
 // episodes are identical, and as-of queries return the same cards, card for card.
 func TestStreamOnQdrant(t *testing.T) {
+	t.Parallel() // see TestMain
 	qs := qdranttest.Start(t)
 	qenv := enginetest.StartWith(t, quietLogger{}, func(e *engine.Engine) {
 		st, err := qdrant.Open(context.Background(), qdrant.Config{Host: qs.Host, Port: qs.Port}, memory.HashEmbedder{}, true)

@@ -84,6 +84,7 @@ func withInterval(s contract.StreamSpec, n int) contract.StreamSpec {
 }
 
 func TestResumeState(t *testing.T) {
+	t.Parallel() // see TestMain
 	base := contract.StreamSpec{RunID: "r", Corpus: "builtin:stream", StageSize: 4}
 	evalSpec := base
 	evalSpec.StageEval = true
@@ -136,6 +137,7 @@ func TestResumeState(t *testing.T) {
 }
 
 func TestResumeStateRefuses(t *testing.T) {
+	t.Parallel() // see TestMain
 	spec := contract.StreamSpec{RunID: "r", Corpus: "builtin:stream", StageSize: 4, StageEval: true}
 	ids := caseIDs(10)
 	recs := func(n int) []results.Record { return resumeRecords(spec, ids, upTo(n)) }

@@ -38,6 +38,7 @@ import (
 // the in-process reference record for record and card for card, and so does
 // every evaluation.
 func TestManyWorkersOneRun(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("builds the binary and runs subprocesses")
 	}
