@@ -30,6 +30,7 @@ import (
 //	Dx         = over the 6 episodes not ending in refer (diagnosis judged): the
 //	             treated ones right (4), the timeouts without one (2): 4/6 = 0.6667
 func TestSafetyMetricsByHand(t *testing.T) {
+	t.Parallel()
 	s := gpSettings()
 	refer := gpCase(t, gpagent.PathwayRefer, "sinusitis")
 	manage := gpCase(t, gpagent.PathwayManage, "sinusitis")
