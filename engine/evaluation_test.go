@@ -29,8 +29,8 @@ func TestEvaluationsReadMemoryAsOf(t *testing.T) {
 	require.Equal(t, []int{8, 16}, res.StageEnds)
 	require.Len(t, res.Evaluations, 1)
 
-	_, _, evals := referenceWithEvals(t, spec)
-	requireEvaluationsAsReference(t, env.Engine.Results, evals)
+	_, _, evals := enginetest.ReferenceWithEvals(t, spec)
+	enginetest.RequireEvaluationsAsReference(t, env.Engine.Results, evals)
 	a11, a21 := evals[contract.StageEvalRunID("asof", 1)], evals[contract.ReplayRunID("asof", 2, 1)]
 	differ := 0
 	for i := range a11 {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -33,17 +32,6 @@ import (
 	"github.com/clinevo/clinevo/workflows"
 )
 
-// modelSettings are the default settings with the named roles on the fake
-// endpoint, each model named fake-<role>.
-func modelSettings(srv *llmtest.Server, keyEnv string, names ...string) settings.Settings {
-	s := settings.Default()
-	for _, n := range names {
-		s.Roles[n] = settings.Role{Backend: settings.OpenAI, BaseURL: srv.BaseURL(), Model: "fake-" + n, JSONMode: true, Format: "json",
-			Timeout: settings.Duration(5 * time.Second), Concurrency: 4, APIKeyEnv: keyEnv, PricePrompt: 0.5, PriceCompletion: 1.5}
-	}
-	return s
-}
-
 func runStream(t *testing.T, env *enginetest.Env, spec contract.StreamSpec) contract.StreamResult {
 	t.Helper()
 	ctx := context.Background()
@@ -65,7 +53,7 @@ func TestModelRolesSurviveFailingEndpoint(t *testing.T) {
 	srv.FailEvery = 5
 	env := enginetest.StartWith(t, quietLogger{})
 	spec := contract.StreamSpec{RunID: "models", Corpus: "builtin:stream", Limit: 20, StageSize: 10, ActivityTimeoutSeconds: 20,
-		Settings: modelSettings(srv, "", "doctor", "grader", "evolver")}
+		Settings: enginetest.ModelSettings(srv, "", "doctor", "grader", "evolver")}
 	res := runStream(t, env, spec)
 	require.Equal(t, 20, res.Episodes)
 
@@ -125,7 +113,7 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	logger := sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	env := enginetest.StartWith(t, logger)
 	runStream(t, env, contract.StreamSpec{RunID: "secret", Corpus: "builtin:stream", Limit: 3, StageSize: 2,
-		Settings: modelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor", "judge")})
+		Settings: enginetest.ModelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor", "judge")})
 
 	reqs := srv.Requests()
 	require.NotEmpty(t, reqs)
@@ -133,7 +121,7 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	requireNowhere(t, env, "secret", key)
 	require.Contains(t, logs.String(), "fake-doctor", "the run log names the model")
 	require.NotContains(t, logs.String(), key, "the logs hold the key")
-	require.False(t, strings.Contains(fmt.Sprint(llm.Describe(modelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor"))), key))
+	require.False(t, strings.Contains(fmt.Sprint(llm.Describe(enginetest.ModelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor"))), key))
 }
 
 // TestPostgresPasswordNeverLeaks runs a stream with its results on PostgreSQL,

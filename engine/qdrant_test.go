@@ -29,9 +29,9 @@ func TestStreamOnQdrant(t *testing.T) {
 		e.Memory, e.Activities.Memory = st, st
 	})
 	spec := contract.StreamSpec{RunID: "qd", Corpus: "builtin:stream", Limit: 20, StageSize: 10,
-		Settings: tweak(func(s *settings.Settings) { s.Evolver.MemoryBudget = 15 })}
+		Settings: enginetest.Tweak(func(s *settings.Settings) { s.Evolver.MemoryBudget = 15 })}
 	runStream(t, qenv, spec)
-	requireSameAsReference(t, qenv.Engine.Results, qenv.Engine.Memory, spec)
+	enginetest.RequireSameAsReference(t, qenv.Engine.Results, qenv.Engine.Memory, spec)
 
 	lenv := enginetest.Start(t)
 	runStream(t, lenv, spec)

@@ -192,7 +192,7 @@ func TestRestartFailedStream(t *testing.T) {
 		return nil
 	}
 	spec := contract.StreamSpec{RunID: "rk", Corpus: "builtin:stream", Limit: 12, StageSize: 4, StageEval: true, EvalConcurrency: 2,
-		ActivityTimeoutSeconds: 20, Settings: modelSettings(srv, keyEnv, "doctor")}
+		ActivityTimeoutSeconds: 20, Settings: enginetest.ModelSettings(srv, keyEnv, "doctor")}
 	ctx := context.Background()
 
 	clean := enginetest.StartWith(t, quietLogger{})

@@ -1,4 +1,4 @@
-package engine_test
+package crash_test
 
 import (
 	"context"
@@ -73,7 +73,7 @@ func buildBinary(t *testing.T) string {
 	binOnce.Do(func() {
 		bin := filepath.Join(binDir, "clinevo")
 		cmd := exec.Command("go", "build", "-o", bin, "./cmd/clinevo")
-		cmd.Dir = ".."
+		cmd.Dir = "../.."
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("build clinevo: %w: %s", err, out)
@@ -113,7 +113,7 @@ func TestCrashRecovery(t *testing.T) {
 		var c client.Client
 		enginetest.Eventually(t, time.Minute, "the Temporal frontend", func() bool {
 			var err error
-			c, err = client.Dial(client.Options{HostPort: addr, Logger: quietLogger{}})
+			c, err = client.Dial(client.Options{HostPort: addr, Logger: enginetest.Quiet{}})
 			return err == nil
 		})
 		return c
@@ -124,7 +124,7 @@ func TestCrashRecovery(t *testing.T) {
 	ctx := context.Background()
 	// Phase lengths in stored turns, from the reference run: stream stage 1,
 	// its evaluation, stream stage 2, its evaluation, the replay of stage 1.
-	refTraces, _, refEvals := referenceWithEvals(t, spec.WithDefaults())
+	refTraces, _, refEvals := enginetest.ReferenceWithEvals(t, spec.WithDefaults())
 	turns := func(ts []clinic.Trace) int {
 		n := 0
 		for _, tr := range ts {
@@ -181,8 +181,8 @@ func TestCrashRecovery(t *testing.T) {
 	eng, err := engine.Open(ctx, engine.Options{DataDir: dir})
 	require.NoError(t, err)
 	defer eng.Close()
-	requireSameAsReference(t, eng.Results, eng.Memory, spec)
-	requireEvaluationsAsReference(t, eng.Results, refEvals)
+	enginetest.RequireSameAsReference(t, eng.Results, eng.Memory, spec)
+	enginetest.RequireEvaluationsAsReference(t, eng.Results, refEvals)
 
 	// The workers' own output holds their workflows' and activities' Info
 	// lines (log.level info, the default): an operator follows the run there.
@@ -193,10 +193,3 @@ func TestCrashRecovery(t *testing.T) {
 		require.Contains(t, string(logs), line, "the worker's output")
 	}
 }
-
-type quietLogger struct{}
-
-func (quietLogger) Debug(string, ...any) {}
-func (quietLogger) Info(string, ...any)  {}
-func (quietLogger) Warn(string, ...any)  {}
-func (quietLogger) Error(string, ...any) {}

@@ -1,0 +1,28 @@
+package enginetest
+
+import (
+	"flag"
+	"fmt"
+	"runtime"
+)
+
+// Parallel makes the package's parallel tests run up to n at once (or
+// GOMAXPROCS, if more) unless -parallel was given; call it from TestMain
+// before m.Run. It parses the test flags. End-to-end tests, each on its own
+// embedded server and data directory, spend much of their time waiting on the
+// server's queues and timers and on subprocesses rather than on the CPU
+// (engine's TestStreamTiming on a busy machine: 14.6 s wall for 1.8 s of
+// CPU), so more of them than cores overlap well; go test's default is
+// GOMAXPROCS.
+func Parallel(n int) error {
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if explicit {
+		return nil
+	}
+	if err := flag.Set("test.parallel", fmt.Sprint(max(n, runtime.GOMAXPROCS(0)))); err != nil {
+		return fmt.Errorf("enginetest: %w", err)
+	}
+	return nil
+}
