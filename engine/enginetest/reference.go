@@ -12,6 +12,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
@@ -31,6 +32,9 @@ func Reference(t testing.TB, spec contract.StreamSpec) ([]clinic.Trace, []string
 // retention replay, keyed by evaluation run ID, in case order.
 func ReferenceWithEvals(t testing.TB, spec contract.StreamSpec) ([]clinic.Trace, []string, map[string][]clinic.Trace) {
 	t.Helper()
+	// The benchmarks' profiles, as every entry point registers them (a
+	// package's first engine.Open would, but the reference may come first).
+	require.NoError(t, engine.RegisterBenchmarks())
 	ctx := context.Background()
 	spec = spec.WithDefaults()
 	cp, err := corpus.Load(spec.Corpus)
