@@ -3,7 +3,9 @@ package enginetest
 import (
 	"flag"
 	"fmt"
+	"os"
 	"runtime"
+	"testing"
 )
 
 // Parallel makes the package's parallel tests run up to n at once (or
@@ -25,4 +27,24 @@ func Parallel(n int) error {
 		return fmt.Errorf("enginetest: %w", err)
 	}
 	return nil
+}
+
+// Setenv sets an environment variable that only the calling test reads (a
+// name of its own, such as a fake model's key variable) and restores it at
+// cleanup. Unlike t.Setenv it is allowed in parallel tests: t.Setenv refuses
+// them because most variables are read by every test, which a variable of the
+// test's own is not.
+func Setenv(t testing.TB, key, value string) {
+	t.Helper()
+	old, had := os.LookupEnv(key)
+	if err := os.Setenv(key, value); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if had {
+			os.Setenv(key, old)
+		} else {
+			os.Unsetenv(key)
+		}
+	})
 }
