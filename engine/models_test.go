@@ -106,8 +106,9 @@ func (s *syncBuffer) String() string {
 // model doctor, and looks for the key in every workflow history, the results
 // store, the memory bank and the logs.
 func TestAPIKeyNeverLeaks(t *testing.T) {
+	t.Parallel() // its key variable is its own: enginetest.Setenv
 	const key = "sk-clinevo-test-9f8e7d6c5b4a"
-	t.Setenv("CLINEVO_TEST_API_KEY", key)
+	enginetest.Setenv(t, "CLINEVO_TEST_API_KEY", key)
 	srv := llmtest.New(t)
 	var logs syncBuffer
 	logger := sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
