@@ -1,4 +1,4 @@
-package engine_test
+package benchmarks_test
 
 import (
 	"context"

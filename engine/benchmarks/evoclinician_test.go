@@ -1,4 +1,4 @@
-package engine_test
+package benchmarks_test
 
 import (
 	"context"
@@ -117,7 +117,7 @@ func TestEvoClinicianShortRun(t *testing.T) {
 		t.Skip("runs ten conditions of 20 episodes on the embedded server")
 	}
 	rec := &learnerInputs{}
-	env := enginetest.StartWith(t, quietLogger{}, func(e *engine.Engine) {
+	env := enginetest.StartWith(t, enginetest.Quiet{}, func(e *engine.Engine) {
 		roles := e.Activities.Roles
 		e.Activities.Roles = func(s settings.Settings) (runner.Roles, error) {
 			r, err := roles(s)
