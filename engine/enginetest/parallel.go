@@ -11,10 +11,9 @@ import (
 // Parallel makes the package's parallel tests run up to n at once (or
 // GOMAXPROCS, if more) unless -parallel was given; call it from TestMain
 // before m.Run. It parses the test flags. End-to-end tests, each on its own
-// embedded server and data directory, spend much of their time waiting on the
-// server's queues and timers and on subprocesses rather than on the CPU
-// (engine's TestStreamTiming on a busy machine: 14.6 s wall for 1.8 s of
-// CPU), so more of them than cores overlap well; go test's default is
+// embedded server and data directory, spend part of their time waiting on the
+// server's queues and timers, on retry backoffs and on subprocesses rather
+// than on the CPU, so more of them than cores overlap; go test's default is
 // GOMAXPROCS.
 func Parallel(n int) error {
 	flag.Parse()
