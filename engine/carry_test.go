@@ -19,9 +19,10 @@ import (
 // numbering and rule book, and R0's memory "as of" each of its episodes is the
 // same before and after R1.
 func TestCarryRunKeepsTheEarlierRunsView(t *testing.T) {
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
-	set := tweak(func(s *settings.Settings) { s.Evolver.MemoryBudget = 6 })
+	set := enginetest.Tweak(func(s *settings.Settings) { s.Evolver.MemoryBudget = 6 })
 	r0 := contract.StreamSpec{RunID: "r0", Corpus: "builtin:stream", Limit: 8, StageSize: 4, Settings: set}
 	_, err := engine.CarryFrom(ctx, env.Engine.Results, contract.StreamSpec{RunID: "r1"}, "r0")
 	require.ErrorContains(t, err, "carry from r0: the run has not finished")

@@ -19,6 +19,7 @@ import (
 )
 
 func TestStreamEndToEnd(t *testing.T) {
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "e2e", Corpus: "builtin:stream", Limit: 20, StageSize: 10}
@@ -74,14 +75,14 @@ func TestStreamEndToEnd(t *testing.T) {
 			require.Contains(t, sa, k, "episode %s lacks search attribute %s", want, k)
 		}
 	}
-	requireSameAsReference(t, env.Engine.Results, env.Engine.Memory, spec)
+	enginetest.RequireSameAsReference(t, env.Engine.Results, env.Engine.Memory, spec)
 
 	// Bad input fails the stream before any episode runs.
 	for name, bad := range map[string]contract.StreamSpec{
 		"unknown corpus":   {RunID: "bad-corpus", Corpus: "nope.jsonl"},
 		"unknown case":     {RunID: "bad-case", Corpus: "builtin:stream", CaseIDs: []string{"stream-0001", "no-such-case"}},
-		"invalid budget":   {RunID: "bad-budget", Corpus: "builtin:stream", Settings: tweak(func(s *settings.Settings) { s.Evolver.MemoryBudget = -1 })},
-		"invalid interval": {RunID: "bad-interval", Corpus: "builtin:stream", Settings: tweak(func(s *settings.Settings) { s.Evolver.UpdateInterval = -2 })},
+		"invalid budget":   {RunID: "bad-budget", Corpus: "builtin:stream", Settings: enginetest.Tweak(func(s *settings.Settings) { s.Evolver.MemoryBudget = -1 })},
+		"invalid interval": {RunID: "bad-interval", Corpus: "builtin:stream", Settings: enginetest.Tweak(func(s *settings.Settings) { s.Evolver.UpdateInterval = -2 })},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(bad.RunID), TaskQueue: contract.TaskQueue},
@@ -104,11 +105,4 @@ func TestStreamEndToEnd(t *testing.T) {
 		resp := list(`ClinevoRun = "e2e" AND Kind = "stream" AND WorkflowType = "EpisodeWorkflow" AND Stage = 2 AND Score >= 0`)[0]
 		return len(resp.Executions) == 10
 	})
-}
-
-// tweak returns the default settings changed by f.
-func tweak(f func(*settings.Settings)) settings.Settings {
-	s := settings.Default()
-	f(&s)
-	return s
 }

@@ -22,14 +22,15 @@ import (
 // of the end of stage 2) must differ from its stage evaluation (memory as of
 // the end of stage 1), so later cards would have changed the answer.
 func TestEvaluationsReadMemoryAsOf(t *testing.T) {
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	spec := contract.StreamSpec{RunID: "asof", Corpus: "builtin:stream", Limit: 16, StageSize: 8, StageEval: true, Retention: "final"}
 	res := runStream(t, env, spec)
 	require.Equal(t, []int{8, 16}, res.StageEnds)
 	require.Len(t, res.Evaluations, 1)
 
-	_, _, evals := referenceWithEvals(t, spec)
-	requireEvaluationsAsReference(t, env.Engine.Results, evals)
+	_, _, evals := enginetest.ReferenceWithEvals(t, spec)
+	enginetest.RequireEvaluationsAsReference(t, env.Engine.Results, evals)
 	a11, a21 := evals[contract.StageEvalRunID("asof", 1)], evals[contract.ReplayRunID("asof", 2, 1)]
 	differ := 0
 	for i := range a11 {
@@ -55,6 +56,7 @@ func TestEvaluationsReadMemoryAsOf(t *testing.T) {
 // evaluations and replay, E2 carrying memory, H0, H3) through Temporal and
 // writes its report.
 func TestQuickExperimentEndToEnd(t *testing.T) {
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	spec := contract.ExperimentSpec{Name: "mini", Corpus: "builtin:stream", Limit: 12, StageSize: 6, HeldOut: "builtin:heldout", HeldOutLimit: 6,

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -33,17 +32,6 @@ import (
 	"github.com/clinevo/clinevo/workflows"
 )
 
-// modelSettings are the default settings with the named roles on the fake
-// endpoint, each model named fake-<role>.
-func modelSettings(srv *llmtest.Server, keyEnv string, names ...string) settings.Settings {
-	s := settings.Default()
-	for _, n := range names {
-		s.Roles[n] = settings.Role{Backend: settings.OpenAI, BaseURL: srv.BaseURL(), Model: "fake-" + n, JSONMode: true, Format: "json",
-			Timeout: settings.Duration(5 * time.Second), Concurrency: 4, APIKeyEnv: keyEnv, PricePrompt: 0.5, PriceCompletion: 1.5}
-	}
-	return s
-}
-
 func runStream(t *testing.T, env *enginetest.Env, spec contract.StreamSpec) contract.StreamResult {
 	t.Helper()
 	ctx := context.Background()
@@ -60,11 +48,12 @@ func runStream(t *testing.T, env *enginetest.Env, spec contract.StreamSpec) cont
 // fifth request with a 500: the stream completes with every episode recorded
 // once and every card written once.
 func TestModelRolesSurviveFailingEndpoint(t *testing.T) {
+	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
 	srv.FailEvery = 5
 	env := enginetest.StartWith(t, quietLogger{})
 	spec := contract.StreamSpec{RunID: "models", Corpus: "builtin:stream", Limit: 20, StageSize: 10, ActivityTimeoutSeconds: 20,
-		Settings: modelSettings(srv, "", "doctor", "grader", "evolver")}
+		Settings: enginetest.ModelSettings(srv, "", "doctor", "grader", "evolver")}
 	res := runStream(t, env, spec)
 	require.Equal(t, 20, res.Episodes)
 
@@ -117,14 +106,15 @@ func (s *syncBuffer) String() string {
 // model doctor, and looks for the key in every workflow history, the results
 // store, the memory bank and the logs.
 func TestAPIKeyNeverLeaks(t *testing.T) {
+	t.Parallel() // its key variable is its own: enginetest.Setenv
 	const key = "sk-clinevo-test-9f8e7d6c5b4a"
-	t.Setenv("CLINEVO_TEST_API_KEY", key)
+	enginetest.Setenv(t, "CLINEVO_TEST_API_KEY", key)
 	srv := llmtest.New(t)
 	var logs syncBuffer
 	logger := sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	env := enginetest.StartWith(t, logger)
 	runStream(t, env, contract.StreamSpec{RunID: "secret", Corpus: "builtin:stream", Limit: 3, StageSize: 2,
-		Settings: modelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor", "judge")})
+		Settings: enginetest.ModelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor", "judge")})
 
 	reqs := srv.Requests()
 	require.NotEmpty(t, reqs)
@@ -132,7 +122,7 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	requireNowhere(t, env, "secret", key)
 	require.Contains(t, logs.String(), "fake-doctor", "the run log names the model")
 	require.NotContains(t, logs.String(), key, "the logs hold the key")
-	require.False(t, strings.Contains(fmt.Sprint(llm.Describe(modelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor"))), key))
+	require.False(t, strings.Contains(fmt.Sprint(llm.Describe(enginetest.ModelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor"))), key))
 }
 
 // TestPostgresPasswordNeverLeaks runs a stream with its results on PostgreSQL,
@@ -223,6 +213,7 @@ func requireNowhere(t *testing.T, env *enginetest.Env, run, secret string) {
 // settings it carries, and every episode's requests and usage belong to its
 // own condition's model, nothing shared.
 func TestDoctorModelsPerCondition(t *testing.T) {
+	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
 	env := enginetest.StartWith(t, quietLogger{})
 	doctor := func(model string) settings.Overrides {

@@ -16,6 +16,7 @@ import (
 // a data dir with neither store is an error naming it, and a store file that
 // is missing beside the other is read as empty, in memory.
 func TestReaderCreatesNoFiles(t *testing.T) {
+	t.Parallel() // see TestMain
 	ctx := context.Background()
 	missing := filepath.Join(t.TempDir(), "no-such-dir")
 	_, err := engine.Open(ctx, engine.Options{DataDir: missing, ReadOnly: true})

@@ -19,6 +19,7 @@ import (
 // (the in-process server) and the same 20 with the local backend: the
 // episodes are identical, and as-of queries return the same cards, card for card.
 func TestStreamOnQdrant(t *testing.T) {
+	t.Parallel() // see TestMain
 	qs := qdranttest.Start(t)
 	qenv := enginetest.StartWith(t, quietLogger{}, func(e *engine.Engine) {
 		st, err := qdrant.Open(context.Background(), qdrant.Config{Host: qs.Host, Port: qs.Port}, memory.HashEmbedder{}, true)
@@ -28,9 +29,9 @@ func TestStreamOnQdrant(t *testing.T) {
 		e.Memory, e.Activities.Memory = st, st
 	})
 	spec := contract.StreamSpec{RunID: "qd", Corpus: "builtin:stream", Limit: 20, StageSize: 10,
-		Settings: tweak(func(s *settings.Settings) { s.Evolver.MemoryBudget = 15 })}
+		Settings: enginetest.Tweak(func(s *settings.Settings) { s.Evolver.MemoryBudget = 15 })}
 	runStream(t, qenv, spec)
-	requireSameAsReference(t, qenv.Engine.Results, qenv.Engine.Memory, spec)
+	enginetest.RequireSameAsReference(t, qenv.Engine.Results, qenv.Engine.Memory, spec)
 
 	lenv := enginetest.Start(t)
 	runStream(t, lenv, spec)

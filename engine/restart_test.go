@@ -84,6 +84,7 @@ func withInterval(s contract.StreamSpec, n int) contract.StreamSpec {
 }
 
 func TestResumeState(t *testing.T) {
+	t.Parallel() // see TestMain
 	base := contract.StreamSpec{RunID: "r", Corpus: "builtin:stream", StageSize: 4}
 	evalSpec := base
 	evalSpec.StageEval = true
@@ -136,6 +137,7 @@ func TestResumeState(t *testing.T) {
 }
 
 func TestResumeStateRefuses(t *testing.T) {
+	t.Parallel() // see TestMain
 	spec := contract.StreamSpec{RunID: "r", Corpus: "builtin:stream", StageSize: 4, StageEval: true}
 	ids := caseIDs(10)
 	recs := func(n int) []results.Record { return resumeRecords(spec, ids, upTo(n)) }
@@ -177,10 +179,11 @@ func TestResumeStateRefuses(t *testing.T) {
 // the same fake model record for record, trace for trace and card for card.
 // No recorded episode runs again, nor stage 1's finished evaluation.
 func TestRestartFailedStream(t *testing.T) {
+	t.Parallel() // its key variable is its own: enginetest.Setenv
 	const keyEnv = "CLINEVO_TEST_RESTART_KEY"
 	srv := llmtest.New(t)
 	srv.SetKey("key-1")
-	t.Setenv(keyEnv, "key-1")
+	enginetest.Setenv(t, keyEnv, "key-1")
 	var revokeAt atomic.Int64 // the request after which the key is revoked; -1: never
 	revokeAt.Store(-1)
 	srv.Script = func(n int, _ llmtest.Request) *llmtest.Reply {
@@ -190,7 +193,7 @@ func TestRestartFailedStream(t *testing.T) {
 		return nil
 	}
 	spec := contract.StreamSpec{RunID: "rk", Corpus: "builtin:stream", Limit: 12, StageSize: 4, StageEval: true, EvalConcurrency: 2,
-		ActivityTimeoutSeconds: 20, Settings: modelSettings(srv, keyEnv, "doctor")}
+		ActivityTimeoutSeconds: 20, Settings: enginetest.ModelSettings(srv, keyEnv, "doctor")}
 	ctx := context.Background()
 
 	clean := enginetest.StartWith(t, quietLogger{})
@@ -224,7 +227,7 @@ func TestRestartFailedStream(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, recs, 6, "episodes 1–6 were recorded")
 
-	t.Setenv(keyEnv, "key-2")
+	enginetest.Setenv(t, keyEnv, "key-2")
 	env.RestartWorker(t)
 	run, restarted, err := engine.RestartStream(ctx, env.Client, env.Engine.Results, "", "rk")
 	require.NoError(t, err)
@@ -261,10 +264,11 @@ func TestRestartFailedStream(t *testing.T) {
 // finished first condition and continues the second from its episode 4: the
 // experiment ends as a clean run of it does, and nothing recorded runs again.
 func TestResumeExperiment(t *testing.T) {
+	t.Parallel() // its key variable is its own: enginetest.Setenv
 	const keyEnv = "CLINEVO_TEST_RESUME_KEY"
 	srv := llmtest.New(t)
 	srv.SetKey("key-1")
-	t.Setenv(keyEnv, "key-1")
+	enginetest.Setenv(t, keyEnv, "key-1")
 	// The key is revoked at the first call of B's episode 4 in the env set
 	// here: once B's episodes 1–3 are recorded, the next call belongs to
 	// episode 4.
@@ -305,7 +309,7 @@ func TestResumeExperiment(t *testing.T) {
 	require.True(t, revoked.Load())
 	failing.Store(nil) // the restarted worker's engine replaces env.Engine
 
-	t.Setenv(keyEnv, "key-2")
+	enginetest.Setenv(t, keyEnv, "key-2")
 	env.RestartWorker(t)
 	run, err := engine.ResumeExperiment(ctx, env.Client, env.Engine.Results, "", spec)
 	require.NoError(t, err)

@@ -27,7 +27,7 @@ func TestSpanTree(t *testing.T) {
 
 	srv := llmtest.New(t)
 	env := enginetest.StartSetup(t, enginetest.Setup{Client: telemetry.ClientOptions})
-	runStream(t, env, contract.StreamSpec{RunID: "traced", Corpus: "builtin:stream", Limit: 2, StageSize: 2, Settings: modelSettings(srv, "", "doctor")})
+	runStream(t, env, contract.StreamSpec{RunID: "traced", Corpus: "builtin:stream", Limit: 2, StageSize: 2, Settings: enginetest.ModelSettings(srv, "", "doctor")})
 	require.NoError(t, tp.ForceFlush(t.Context()))
 
 	spans := rec.Ended()

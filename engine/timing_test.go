@@ -18,6 +18,7 @@ import (
 // as new at the stage boundary), every episode, and the SDK's local-activity
 // markers of the turn loop.
 func TestStreamTiming(t *testing.T) {
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "timing", Corpus: "builtin:stream", Limit: 4, StageSize: 2}

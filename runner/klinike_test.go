@@ -14,6 +14,7 @@ import (
 // must-ask topics): the built-in doctor passes no task without memory and
 // gets better at every gate with it.
 func TestKlinikeLearning(t *testing.T) {
+	t.Parallel()
 	tasks := klinike.Tasks(7)[klinike.SplitTrain]
 	means := func(traces []clinic.Trace) map[string]float64 {
 		m := map[string]float64{}
@@ -24,15 +25,22 @@ func TestKlinikeLearning(t *testing.T) {
 		}
 		return m
 	}
-	run := func(memory bool) (early, late map[string]float64) {
+	run := func(t *testing.T, memory bool) (early, late map[string]float64) {
 		d := deps(t, memory)
 		d.Settings.Profile = klinike.Name
 		traces := stream(t, d, tasks, "klinike")
 		n := len(traces) / 5
 		return means(traces[:n]), means(traces[len(traces)-n:])
 	}
-	early0, late0 := run(false)
-	early1, late1 := run(true)
+	// The two streams are independent: they play side by side.
+	var early0, late0, early1, late1 map[string]float64
+	t.Run("streams", func(t *testing.T) {
+		t.Run("without memory", func(t *testing.T) { t.Parallel(); early0, late0 = run(t, false) })
+		t.Run("with memory", func(t *testing.T) { t.Parallel(); early1, late1 = run(t, true) })
+	})
+	if t.Failed() {
+		return // a stream failed and said why
+	}
 	t.Logf("without memory: first fifth %v, last fifth %v", early0, late0)
 	t.Logf("with memory:    first fifth %v, last fifth %v", early1, late1)
 	require.Zero(t, late0["pass1"], "without memory the doctor names no diagnosis")

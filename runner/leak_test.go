@@ -37,6 +37,7 @@ var quantity = regexp.MustCompile(`\d+(\.\d+)?(/\d+)? ?(mg/L|x10\^9/L|g/dL|mmol/
 // one, which rejected only verbatim copies of hidden strings of 12 characters
 // or more, let every such attack through.)
 func TestLeakScreenAttacksOnRealEpisodes(t *testing.T) {
+	t.Parallel()
 	all := synth.Generate(7)["stream"]
 	tried := map[string]int{}
 	for _, cond := range []string{"pyelonephritis", "pericarditis", "iron_deficiency", "sah", "dvt", "hypothyroidism", "t2dm", "appendicitis",

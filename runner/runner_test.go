@@ -51,9 +51,11 @@ func stream(t testing.TB, d runner.Deps, cases []clinic.Case, run string) []clin
 // memory, and after learning from earlier cases of the same condition (with the
 // rest of the stream in between, so retrieval has to find the right cards).
 func TestDoctorImprovesWithCardsOfTheSameCondition(t *testing.T) {
+	t.Parallel()
 	all := synth.Generate(7)["stream"]
 	for _, cond := range []string{"stable_angina", "gerd", "migraine", "pyelonephritis", "renal_colic"} {
 		t.Run(cond, func(t *testing.T) {
+			t.Parallel()
 			var earlier []clinic.Case
 			var target clinic.Case
 			for _, c := range all {
@@ -79,6 +81,7 @@ func TestDoctorImprovesWithCardsOfTheSameCondition(t *testing.T) {
 }
 
 func TestDoctorDoesNotReadTheAnswerKey(t *testing.T) {
+	t.Parallel()
 	// Two cases identical but for the answer key must give identical traces.
 	c := synth.Generate(7)["stream"][0]
 	other := c
@@ -96,9 +99,11 @@ func TestDoctorDoesNotReadTheAnswerKey(t *testing.T) {
 // the two retrieval queries are merged into at most K cards per turn, each
 // once, best first.
 func TestAtMostKCardsReachTheDoctor(t *testing.T) {
+	t.Parallel()
 	cases := synth.Generate(7)["stream"][:60]
 	for _, k := range []int{1, 3, 5} {
 		t.Run(fmt.Sprint("K=", k), func(t *testing.T) {
+			t.Parallel()
 			d := deps(t, true)
 			d.Settings.Memory.K = k
 			traces := stream(t, d, cases, fmt.Sprint("k", k))
@@ -121,6 +126,7 @@ func TestAtMostKCardsReachTheDoctor(t *testing.T) {
 
 // TestTracesAreByteIdentical runs the same stream twice from empty memory.
 func TestTracesAreByteIdentical(t *testing.T) {
+	t.Parallel()
 	cases := synth.Generate(7)["stream"][:60]
 	dir := t.TempDir()
 	write := func(name string) []byte {

@@ -14,7 +14,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -620,32 +622,29 @@ func browse(t *testing.T, f fixture) {
 	if shots == "" {
 		shots = t.TempDir()
 	}
-	profile := t.TempDir()
-	// chrome loads a page; the token rides on the first request and the
-	// viewer moves it into a cookie that the page's own fetches carry.
-	chrome := func(base, page string, extra ...string) (stdout, logs string) {
-		t.Helper()
-		u, err := url.Parse(base + page)
-		require.NoError(t, err)
-		q := u.Query()
-		q.Set("token", token)
-		u.RawQuery = q.Encode()
-		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + profile,
-			"--virtual-time-budget=7000", "--window-size=1400,1800"}, extra...)
-		cmd := exec.Command(browser, append(args, u.String())...)
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		require.NoError(t, cmd.Run(), errb.String())
-		for _, line := range strings.Split(errb.String(), "\n") {
-			if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
-				t.Errorf("%s: console message: %s", page, line)
-			}
-		}
-		return out.String(), errb.String()
+	ep := url.QueryEscape(f.episode.EpisodeID)
+	shot := func(name string) string { return filepath.Join(shots, "view-"+name+".png") }
+	pages := []string{"/", "/run?id=vt-E1", "/run?id=vt-H0", "/card?id=" + url.QueryEscape(f.card.ID), "/experiment?name=vt",
+		"/memory?runs=vt-E1&from=3&to=12", "/memory?runs=vt-E1&as_of=6&q=" + url.QueryEscape("burning when passing urine"),
+		"/episode?id=" + ep, "/memory?runs=vt-E1&as_of=2", "/memory?runs=vt-E1&as_of=12", "/memory?runs=vt-E1&as_of=6"}
+	var loads []load
+	for _, p := range pages {
+		loads = append(loads, load{base: hs.URL, page: p})
 	}
+	loads = append(loads, load{base: gone.URL, page: "/"}, load{base: waiting.URL, page: "/experiment?name=vt"}, load{base: waiting.URL, page: "/"})
+	shotsOf := map[string]string{"run": "/run?id=vt-E1", "episode": "/episode?id=" + ep, "experiment": "/experiment?name=vt",
+		"memory": "/memory?runs=vt-E1&as_of=12&q=" + url.QueryEscape("tight chest when climbing stairs")}
+	for name, p := range shotsOf {
+		loads = append(loads, load{base: hs.URL, page: p, shot: shot(name)})
+	}
+	loads = append(loads, load{base: gone.URL, page: "/", shot: shot("index-no-temporal")},
+		load{base: waiting.URL, page: "/experiment?name=vt", shot: shot("experiment-waiting")})
+	got := chromeAll(t, browser, token, loads)
+
 	probe := regexp.MustCompile(`<pre id="probe">([^<]*)</pre>`)
 	domOf := func(base, page string) string {
-		out, _ := chrome(base, page, "--dump-dom")
+		t.Helper()
+		out := got[load{base: base, page: page}]
 		require.Contains(t, out, `<a class="brand" href="/">clinevo view</a>`, page)
 		m := probe.FindStringSubmatch(out)
 		require.NotNil(t, m, "%s: the probe ran", page)
@@ -660,9 +659,7 @@ func browse(t *testing.T, f fixture) {
 		return out
 	}
 	dom := func(page string) string { return domOf(hs.URL, page) }
-	ep := url.QueryEscape(f.episode.EpisodeID)
-	for _, p := range []string{"/", "/run?id=vt-E1", "/run?id=vt-H0", "/card?id=" + url.QueryEscape(f.card.ID), "/experiment?name=vt",
-		"/memory?runs=vt-E1&from=3&to=12", "/memory?runs=vt-E1&as_of=6&q=" + url.QueryEscape("burning when passing urine")} {
+	for _, p := range pages[:7] {
 		dom(p)
 	}
 	page := dom("/episode?id=" + ep)
@@ -679,7 +676,8 @@ func browse(t *testing.T, f fixture) {
 	}
 	require.Contains(t, dom("/memory?runs=vt-E1&as_of=6"), "retrievals (to episode 6)")
 	// The index refreshes its live part in place (the paused stream keeps it
-	// live): after the refresh it still shows every run.
+	// live): after the refresh (within the load's virtual time) it still shows
+	// every run.
 	index := dom("/")
 	require.Contains(t, index, `data-run="live"`)
 	// With Temporal gone, the index shows each run's stored status and score.
@@ -702,22 +700,77 @@ func browse(t *testing.T, f fixture) {
 	exp := dom("/experiment?name=vt")
 	require.Contains(t, exp, `<g class="legend">`)
 	require.Contains(t, exp, "Provenance")
-	for name, p := range map[string]string{"run": "/run?id=vt-E1", "episode": "/episode?id=" + ep, "experiment": "/experiment?name=vt",
-		"memory": "/memory?runs=vt-E1&as_of=12&q=" + url.QueryEscape("tight chest when climbing stairs")} {
-		shoot(t, chrome, hs.URL, p, filepath.Join(shots, "view-"+name+".png"))
+	for _, l := range loads {
+		if l.shot != "" {
+			info, err := os.Stat(l.shot)
+			require.NoError(t, err)
+			require.Greater(t, info.Size(), int64(10000), "a screenshot with content: %s", l.shot)
+		}
 	}
-	shoot(t, chrome, gone.URL, "/", filepath.Join(shots, "view-index-no-temporal.png"))
-	shoot(t, chrome, waiting.URL, "/experiment?name=vt", filepath.Join(shots, "view-experiment-waiting.png"))
 	t.Logf("screenshots in %s", shots)
 }
 
-// shoot takes a screenshot of a page at 1,400 px wide.
-func shoot(t *testing.T, chrome func(base, page string, extra ...string) (string, string), base, page, shot string) {
+// load is one page load in Chromium: its DOM, or with shot set a screenshot
+// of it at 1,400 px wide into that file.
+type load struct{ base, page, shot string }
+
+// chromeAll loads every page, as many at once as there are CPUs, each in a
+// browser of its own (a profile directory each, so that loads run side by
+// side), and returns each load's DOM (empty for screenshots). The token rides
+// on the first request and the viewer moves it into a cookie that the page's
+// own fetches carry. A console message on any page is an error.
+func chromeAll(t *testing.T, browser, token string, loads []load) map[load]string {
 	t.Helper()
-	chrome(base, page, "--screenshot="+shot)
-	info, err := os.Stat(shot)
-	require.NoError(t, err)
-	require.Greater(t, info.Size(), int64(10000), "a screenshot with content: %s", shot)
+	type loaded struct {
+		out, logs string
+		err       error
+	}
+	one := func(l load, profile string) loaded {
+		u, err := url.Parse(l.base + l.page)
+		if err != nil {
+			return loaded{err: err}
+		}
+		q := u.Query()
+		q.Set("token", token)
+		u.RawQuery = q.Encode()
+		mode := "--dump-dom"
+		if l.shot != "" {
+			mode = "--screenshot=" + l.shot
+		}
+		args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + profile,
+			"--virtual-time-budget=7000", "--window-size=1400,1800", mode, u.String()}
+		cmd := exec.Command(browser, args...)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err = cmd.Run()
+		return loaded{out: out.String(), logs: errb.String(), err: err}
+	}
+	results := make([]loaded, len(loads))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, l := range loads {
+		profile := t.TempDir()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = one(l, profile)
+		}()
+	}
+	wg.Wait()
+	got := map[load]string{}
+	for i, l := range loads {
+		r := results[i]
+		require.NoError(t, r.err, "%s%s: %s", l.base, l.page, r.logs)
+		for _, line := range strings.Split(r.logs, "\n") {
+			if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
+				t.Errorf("%s: console message: %s", l.page, line)
+			}
+		}
+		got[l] = r.out
+	}
+	return got
 }
 
 // goneServer is the viewer of f's stores whose Temporal is gone: its client

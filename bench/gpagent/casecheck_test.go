@@ -20,6 +20,7 @@ import (
 // through `corpus validate`'s reader (the registered benchmarks' case checks):
 // a bad value names its line and field.
 func TestManagementFieldsValidated(t *testing.T) {
+	t.Parallel()
 	gp := generate(t, 7)["gp-heldout"]
 	var refer, manage clinic.Case
 	for _, c := range gp {
@@ -88,6 +89,7 @@ func TestManagementFieldsValidated(t *testing.T) {
 // builtin:gp[@seed] is its stream and builtin:gp-heldout[@seed] its held-out
 // split, built on version 2's cases only.
 func TestGPReferences(t *testing.T) {
+	t.Parallel()
 	for ref, n := range map[string]int{"builtin:gp@7": 500, "builtin:gp": 500, "builtin:v2:gp@3": 500, "builtin:gp-heldout@7": 100} {
 		c, err := corpus.Load(ref)
 		require.NoError(t, err, ref)

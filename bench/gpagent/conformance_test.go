@@ -18,6 +18,7 @@ import (
 // Figure 3), on cases needing referral and manageable ones of the stream and
 // the held-out split.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	base := gpSettings()
 	runs := []settings.Settings{base}
 	for _, actions := range [][]string{

@@ -55,6 +55,7 @@ func canonical(t *testing.T, cases []clinic.Case) []byte {
 // `clinevo corpus gen --gp --seed 7` (and 3) before the corpus moved into the
 // benchmark's folder, with the members of every object in name order.
 func TestGPCorpusIsReproducible(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		seed       uint64
 		split, sum string
@@ -70,6 +71,7 @@ func TestGPCorpusIsReproducible(t *testing.T) {
 }
 
 func TestGPCorpusIsDeterministicBySeed(t *testing.T) {
+	t.Parallel()
 	a, b, c := generate(t, 7), generate(t, 7), generate(t, 8)
 	for _, split := range gpagent.Splits {
 		require.Equal(t, jsonl(t, a[split]), jsonl(t, b[split]), split)
@@ -147,6 +149,7 @@ var negation = regexp.MustCompile(`(?i)\b(no|not|never|none|denies|without any|n
 // fact, finding or result holding at least three quarters of its words); no
 // affirmed sentence of a manage case of the same condition shows one.
 func TestGPRedFlags(t *testing.T) {
+	t.Parallel()
 	sentences := func(c clinic.Case) []map[string]bool {
 		var texts []string
 		for _, f := range c.Patient.Facts {

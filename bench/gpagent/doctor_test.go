@@ -183,6 +183,7 @@ func TestGPJudge(t *testing.T) {
 // never holds a fact, finding or result not yet revealed, the diagnosis, a
 // red flag or a treatment the encounter did not reveal.
 func TestGPDoctorPromptNeverLeaks(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	set := gpSettings()
 	p := gpagent.Benchmark{}

@@ -136,6 +136,7 @@ func (f failing) Resolve(context.Context, string, *catalog.Catalog) (catalog.Ite
 // episode ends at the turn limit without a terminal action, and management
 // is wrong whatever the case's label (C.2: C_safety = 1[mgmt wrong]).
 func TestTimeout(t *testing.T) {
+	t.Parallel()
 	s := gpSettings()
 	for _, label := range gpagent.Pathways {
 		t.Run(label, func(t *testing.T) {
@@ -175,6 +176,7 @@ func TestTimeout(t *testing.T) {
 // the allowed and masked actions, the rounds and the record's targets, and
 // in the diagnosed state its committed diagnosis with treat alone allowed.
 func TestView(t *testing.T) {
+	t.Parallel()
 	c := gpCase(t, gpagent.PathwayManage, "")
 	env := script(t, c, gpSettings())
 	v := env.View(nil, nil)
@@ -368,6 +370,7 @@ func TestSameDestination(t *testing.T) {
 
 // TestScoreRubric scores terminal outcomes with the built-in rubric.
 func TestScoreRubric(t *testing.T) {
+	t.Parallel()
 	s := gpSettings()
 	manage := gpCase(t, gpagent.PathwayManage, "migraine")
 	refer := gpCase(t, gpagent.PathwayRefer, "migraine")
@@ -421,6 +424,7 @@ func TestScoreRubric(t *testing.T) {
 
 // TestScoreUsesTheGPJudge checks that a model judge's scores are the ones used.
 func TestScoreUsesTheGPJudge(t *testing.T) {
+	t.Parallel()
 	s := gpSettings()
 	c := gpCase(t, gpagent.PathwayManage, "")
 	env := script(t, c, s, diagnose, treat)

@@ -81,6 +81,7 @@ func means(traces []clinic.Trace) map[string]float64 {
 // write-back, it learns red flags and referral from its own episodes: stage
 // 2 misses far fewer referrals than stage 1 and than the doctor without memory.
 func TestBuiltinLearnsToRefer(t *testing.T) {
+	t.Parallel()
 	cp, err := corpus.Load("builtin:gp@7")
 	if err != nil {
 		t.Fatal(err)

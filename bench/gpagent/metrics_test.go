@@ -34,6 +34,7 @@ import (
 //	Dx (committed), the secondary figure = over the 6 episodes not ending in
 //	             refer: 4/6 = 0.6667; Tx (committed) 4/6
 func TestSafetyMetricsByHand(t *testing.T) {
+	t.Parallel()
 	s := gpSettings()
 	refer := gpCase(t, gpagent.PathwayRefer, "sinusitis")
 	manage := gpCase(t, gpagent.PathwayManage, "sinusitis")

@@ -21,6 +21,7 @@ import (
 // memory: a structured history, examinations, then diagnose and treat within
 // the turn limit; it never refers and never tries a masked action.
 func TestGPDoctorWithoutMemory(t *testing.T) {
+	t.Parallel()
 	cp, err := corpus.Load("builtin:gp@7")
 	require.NoError(t, err)
 	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: gpSettings()}
@@ -93,6 +94,7 @@ func TestGPDoctorRefersOnRedFlags(t *testing.T) {
 // write-back, so the second pass meets referral cards: every question is one
 // of the doctor's own, never a card's words.
 func TestGPDoctorAsksPatientFacingQuestions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := local.Open(ctx, filepath.Join(t.TempDir(), "memory.db"), memory.HashEmbedder{})
 	require.NoError(t, err)

@@ -154,6 +154,7 @@ func TestNoGPSectionElsewhere(t *testing.T) {
 // scatter and the curves are in the DOM and nothing is logged to the console.
 // Without Chromium it skips, except under CI.
 func TestGPReportRendersInChromium(t *testing.T) {
+	t.Parallel()
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
 		if os.Getenv("CI") != "" {

@@ -41,7 +41,7 @@ func FreePort(t testing.TB) int {
 
 // Start starts everything on a fresh data directory; runs choose their roles
 // in their settings. Everything stops at cleanup.
-func Start(t testing.TB) *Env { return StartWith(t, quiet{}) }
+func Start(t testing.TB) *Env { return StartWith(t, Quiet{}) }
 
 // StartWith starts everything with the given SDK logger; each option may
 // change the engine before the worker starts.
@@ -62,7 +62,7 @@ func StartSetup(t testing.TB, s Setup) *Env {
 	t.Helper()
 	logger, options := s.Logger, s.Engine
 	if logger == nil {
-		logger = quiet{}
+		logger = Quiet{}
 	}
 	dir := t.TempDir()
 	srv, err := devserver.Start(devserver.Options{DataDir: dir, Port: FreePort(t)})
@@ -135,13 +135,13 @@ func Eventually(t testing.TB, within time.Duration, what string, cond func() boo
 	}
 }
 
-// quiet drops the SDK's informational logs in tests.
-type quiet struct{}
+// Quiet drops the SDK's informational logs in tests.
+type Quiet struct{}
 
-func (quiet) Debug(string, ...any) {}
-func (quiet) Info(string, ...any)  {}
-func (quiet) Warn(string, ...any)  {}
-func (quiet) Error(string, ...any) {}
+func (Quiet) Debug(string, ...any) {}
+func (Quiet) Info(string, ...any)  {}
+func (Quiet) Warn(string, ...any)  {}
+func (Quiet) Error(string, ...any) {}
 
 // RequireSameRun compares the records (but their activity time, which
 // differs from run to run), traces and cards of runs in two engines: the

@@ -173,6 +173,9 @@ func TestOutagesAreWaitedOut(t *testing.T) {
 		outs[i] = reference(t, dep)
 	}
 	for _, o := range outs {
+		require.NoError(t, o.ref.Get(ctx, &o.want), "%s: the reference run", o.dep.name)
+	}
+	for _, o := range outs {
 		o.start(t)
 	}
 	// Each dependency goes away once its stream has recorded three episodes.
@@ -216,25 +219,28 @@ type run struct {
 	id            string
 	spec          contract.StreamSpec
 	want          contract.StreamResult
-	r             client.WorkflowRun
-	down, up      time.Time // when the dependency went away and came back
-	polled, polls int       // polls, and polls that saw the stream waiting
-	atWait        int       // records when the stream was first seen waiting
+	ref, r        client.WorkflowRun // the reference run and the outage run
+	down, up      time.Time          // when the dependency went away and came back
+	polled, polls int                // polls, and polls that saw the stream waiting
+	atWait        int                // records when the stream was first seen waiting
 	last          contract.Waiting
 	listed        bool
 }
 
 func (o *run) records() int { return countRecords(o.w.store, o.id) }
 
-// reference sets a dependency's world up and plays the reference run to its end.
+// reference sets a dependency's world up and starts the reference run; the
+// test waits for every reference run (they play side by side) before any
+// outage run starts, so that no reference run sees an outage (the doctor's
+// reference run goes through the proxy too).
 func reference(t *testing.T, dep dependency) *run {
 	w := dep.setup(t)
 	o := &run{dep: dep, w: w, id: "out-" + strings.NewReplacer("/", "-", " ", "-", ".", "-").Replace(dep.name)}
 	o.spec = contract.StreamSpec{RunID: o.id, Corpus: "builtin:stream", Limit: 10, StageSize: 5, Settings: w.settings}
 	ctx := context.Background()
-	r, err := engine.StartStream(ctx, w.ref.Client, w.ref.Engine.Results, "", o.spec)
+	var err error
+	o.ref, err = engine.StartStream(ctx, w.ref.Client, w.ref.Engine.Results, "", o.spec)
 	require.NoError(t, err)
-	require.NoError(t, r.Get(ctx, &o.want))
 	return o
 }
 

@@ -24,37 +24,71 @@ import (
 // new (4 MiB); it warns at 10 MiB and refuses at 50 MiB.
 const historyLimit = 4 << 20
 
-// TestHeldOutEvaluationOf2500Cases plays a held-out evaluation of 2,500
-// cases (GPAgentBench-2K has 2,000) on the embedded server with the built-in
-// roles: the evaluation continues as new every contract.EvalBatch cases and
-// passes its episodes a reference to its settings, so every run's history
-// stays under 4 MiB. It reports the largest. The episodes are the cheapest
-// that still start a child per case and record it: static mode, one turn to
-// finalise, no memory.
-func TestHeldOutEvaluationOf2500Cases(t *testing.T) {
+// TestHeldOutEvaluationContinuesAsNew plays a held-out evaluation of 600
+// cases on the embedded server with the built-in roles: the evaluation
+// continues as new every contract.EvalBatch (250) cases, so it has three runs
+// and crosses continue-as-new twice; it passes its episodes a reference to its
+// settings, so every run's history stays under 4 MiB. Every episode is
+// recorded once, in case order, and the means are the records'. The 2,500-case
+// figure (GPAgentBench-2K has 2,000 cases) is BenchmarkHeldOutEvaluation2500.
+func TestHeldOutEvaluationContinuesAsNew(t *testing.T) {
 	if testing.Short() {
-		t.Skip("plays 2,500 episodes")
+		t.Skip("plays 600 episodes")
 	}
-	env := enginetest.Start(t)
+	const n = 600
+	require.Greater(t, n, 2*contract.EvalBatch, "the evaluation crosses continue-as-new at least twice")
+	largest, childInput := heldOut(t, enginetest.Start(t), "big", n)
+	require.Less(t, largest, historyLimit)
+	require.Less(t, childInput, 2048, "an episode gets a reference to the settings, not a copy of them")
+}
+
+// BenchmarkHeldOutEvaluation2500 plays a held-out evaluation of 2,500 cases
+// (ten runs of the evaluation) per iteration, checks it as the test does, and
+// reports the largest history of its runs in bytes and episodes per second:
+//
+//	go test ./engine/scale -run '^$' -bench HeldOutEvaluation2500 -benchtime 1x
+func BenchmarkHeldOutEvaluation2500(b *testing.B) {
+	const n = 2500
+	env := enginetest.Start(b)
+	largest, child := 0, 0
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		l, c := heldOut(b, env, fmt.Sprintf("big%d", i), n)
+		largest, child = max(largest, l), max(child, c)
+	}
+	b.ReportMetric(float64(largest), "history-bytes")
+	b.ReportMetric(float64(child), "episode-input-bytes")
+	b.ReportMetric(float64(n*b.N)/time.Since(start).Seconds(), "episodes/s")
+	require.Less(b, largest, historyLimit)
+	require.Less(b, child, 2048, "an episode gets a reference to the settings, not a copy of them")
+}
+
+// heldOut plays a held-out evaluation of n cases (the 100 held-out cases over
+// and over) under run ID id, in static mode with no memory: the cheapest
+// episodes that still start a child per case and record it. It checks every
+// record and the means, and returns the largest history of the evaluation's
+// runs and the largest episode input, in bytes.
+func heldOut(t testing.TB, env *enginetest.Env, id string, n int) (largest, childInput int) {
+	t.Helper()
 	ctx := context.Background()
-	const n, distinct = 2500, 100 // the 100 held-out cases, 25 times each
+	const distinct = 100
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("heldout-%04d", i%distinct+1)
 	}
 	s := settings.Default()
 	s.Episode.Mode = settings.Static
-	spec := contract.EvalSpec{RunID: "big", Kind: contract.KindHeldOut, Label: "H0", Corpus: "builtin:heldout", CaseIDs: ids, Stage: 1, Pass: 1,
+	spec := contract.EvalSpec{RunID: id, Kind: contract.KindHeldOut, Label: "H0", Corpus: "builtin:heldout", CaseIDs: ids, Stage: 1, Pass: 1,
 		Concurrency: contract.DefaultEvalConcurrency, Settings: s}
 	start := time.Now()
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.EvaluationWorkflowID("big"), TaskQueue: contract.TaskQueue},
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.EvaluationWorkflowID(id), TaskQueue: contract.TaskQueue},
 		workflows.EvaluationWorkflow, spec)
 	require.NoError(t, err)
 	var res contract.EvalResult
 	require.NoError(t, run.Get(ctx, &res))
 	t.Logf("%d episodes in %v", n, time.Since(start).Round(time.Second))
 	require.Equal(t, n, res.Means.N)
-	recs, err := env.Engine.Results.Records(ctx, "big")
+	recs, err := env.Engine.Results.Records(ctx, id)
 	require.NoError(t, err)
 	require.Len(t, recs, n, "every episode recorded once")
 	var totals contract.Totals
@@ -70,10 +104,10 @@ func TestHeldOutEvaluationOf2500Cases(t *testing.T) {
 	var resp *workflowservice.ListWorkflowExecutionsResponse
 	enginetest.Eventually(t, 30*time.Second, fmt.Sprintf("one run per batch: %d runs in visibility", runs), func() bool {
 		resp, err = env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query: fmt.Sprintf("WorkflowId = %q", contract.EvaluationWorkflowID("big")), PageSize: 100})
+			Query: fmt.Sprintf("WorkflowId = %q", contract.EvaluationWorkflowID(id)), PageSize: 100})
 		return err == nil && len(resp.Executions) == runs
 	})
-	largest, events, childInput := 0, 0, 0
+	events := 0
 	for _, e := range resp.Executions {
 		h := history(t, env.Client, e.Execution.WorkflowId, e.Execution.RunId)
 		if size := proto.Size(h); size > largest {
@@ -87,11 +121,10 @@ func TestHeldOutEvaluationOf2500Cases(t *testing.T) {
 	}
 	t.Logf("largest history of the evaluation's %d runs: %d bytes (%.2f MiB), %d events; largest episode input %d bytes",
 		runs, largest, float64(largest)/(1<<20), events, childInput)
-	require.Less(t, largest, historyLimit)
-	require.Less(t, childInput, 2048, "an episode gets a reference to the settings, not a copy of them")
+	return largest, childInput
 }
 
-func history(t *testing.T, c client.Client, id, runID string) *historypb.History {
+func history(t testing.TB, c client.Client, id, runID string) *historypb.History {
 	t.Helper()
 	it := c.GetWorkflowHistory(context.Background(), id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	h := &historypb.History{}

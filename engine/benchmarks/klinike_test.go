@@ -1,4 +1,4 @@
-package engine_test
+package benchmarks_test
 
 import (
 	"context"
@@ -32,6 +32,7 @@ import (
 // judge without replaying them, and writes the report with its KlinikeBench
 // section.
 func TestKlinikeBenchEndToEnd(t *testing.T) {
+	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
 	srv.Script = fakellm.Script // the must-ask judge of the re-scoring
 	env := enginetest.Start(t)

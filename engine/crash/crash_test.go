@@ -1,4 +1,4 @@
-package engine_test
+package crash_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,15 +66,31 @@ func (p *proc) kill() {
 	}
 }
 
+// buildBinary builds cmd/clinevo once per test binary, into the directory
+// TestMain removes at the end, for every test that runs it as subprocesses.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "clinevo")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/clinevo")
-	cmd.Dir = ".."
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "build clinevo: %s", out)
-	return bin
+	binOnce.Do(func() {
+		bin := filepath.Join(binDir, "clinevo")
+		cmd := exec.Command("go", "build", "-o", bin, "./cmd/clinevo")
+		cmd.Dir = "../.."
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("build clinevo: %w: %s", err, out)
+			return
+		}
+		binPath = bin
+	})
+	require.NoError(t, binErr)
+	return binPath
 }
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binDir  string // made and removed by TestMain
+)
 
 // TestCrashRecovery kills the worker with SIGKILL in the middle of stream
 // episodes, of a stage evaluation and of the retention replay, and the whole
@@ -81,6 +98,7 @@ func buildBinary(t *testing.T) string {
 // and checks that the finished stream and every evaluation are identical to an
 // uninterrupted in-process run.
 func TestCrashRecovery(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("builds the binary and runs subprocesses")
 	}
@@ -95,7 +113,7 @@ func TestCrashRecovery(t *testing.T) {
 		var c client.Client
 		enginetest.Eventually(t, time.Minute, "the Temporal frontend", func() bool {
 			var err error
-			c, err = client.Dial(client.Options{HostPort: addr, Logger: quietLogger{}})
+			c, err = client.Dial(client.Options{HostPort: addr, Logger: enginetest.Quiet{}})
 			return err == nil
 		})
 		return c
@@ -106,7 +124,7 @@ func TestCrashRecovery(t *testing.T) {
 	ctx := context.Background()
 	// Phase lengths in stored turns, from the reference run: stream stage 1,
 	// its evaluation, stream stage 2, its evaluation, the replay of stage 1.
-	refTraces, _, refEvals := referenceWithEvals(t, spec.WithDefaults())
+	refTraces, _, refEvals := enginetest.ReferenceWithEvals(t, spec.WithDefaults())
 	turns := func(ts []clinic.Trace) int {
 		n := 0
 		for _, tr := range ts {
@@ -163,8 +181,8 @@ func TestCrashRecovery(t *testing.T) {
 	eng, err := engine.Open(ctx, engine.Options{DataDir: dir})
 	require.NoError(t, err)
 	defer eng.Close()
-	requireSameAsReference(t, eng.Results, eng.Memory, spec)
-	requireEvaluationsAsReference(t, eng.Results, refEvals)
+	enginetest.RequireSameAsReference(t, eng.Results, eng.Memory, spec)
+	enginetest.RequireEvaluationsAsReference(t, eng.Results, refEvals)
 
 	// The workers' own output holds their workflows' and activities' Info
 	// lines (log.level info, the default): an operator follows the run there.
@@ -175,10 +193,3 @@ func TestCrashRecovery(t *testing.T) {
 		require.Contains(t, string(logs), line, "the worker's output")
 	}
 }
-
-type quietLogger struct{}
-
-func (quietLogger) Debug(string, ...any) {}
-func (quietLogger) Info(string, ...any)  {}
-func (quietLogger) Warn(string, ...any)  {}
-func (quietLogger) Error(string, ...any) {}

@@ -1,4 +1,4 @@
-package engine_test
+package crash_test
 
 import (
 	"context"
@@ -30,6 +30,7 @@ import (
 // topic: the patient is not asked again and the second answer is the first,
 // read back from the results store.
 func TestPatientDetailsSurviveSIGKILL(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("builds the binary and runs subprocesses")
 	}
@@ -62,7 +63,7 @@ func TestPatientDetailsSurviveSIGKILL(t *testing.T) {
 		}
 		return nil
 	}
-	s := modelSettings(srv, "", "doctor", "patient")
+	s := enginetest.ModelSettings(srv, "", "doctor", "patient")
 	s.Profile = "medinquire"
 
 	bin := buildBinary(t)
@@ -74,7 +75,7 @@ func TestPatientDetailsSurviveSIGKILL(t *testing.T) {
 	var c client.Client
 	enginetest.Eventually(t, time.Minute, "the Temporal frontend", func() bool {
 		var err error
-		c, err = client.Dial(client.Options{HostPort: addr, Logger: quietLogger{}})
+		c, err = client.Dial(client.Options{HostPort: addr, Logger: enginetest.Quiet{}})
 		return err == nil
 	})
 	defer c.Close()

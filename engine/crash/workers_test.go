@@ -1,4 +1,4 @@
-package engine_test
+package crash_test
 
 import (
 	"context"
@@ -38,6 +38,7 @@ import (
 // the in-process reference record for record and card for card, and so does
 // every evaluation.
 func TestManyWorkersOneRun(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("builds the binary and runs subprocesses")
 	}
@@ -65,14 +66,14 @@ func TestManyWorkersOneRun(t *testing.T) {
 	var c client.Client
 	enginetest.Eventually(t, time.Minute, "the Temporal frontend", func() bool {
 		var err error
-		c, err = client.Dial(client.Options{HostPort: addr, Logger: quietLogger{}})
+		c, err = client.Dial(client.Options{HostPort: addr, Logger: enginetest.Quiet{}})
 		return err == nil
 	})
 	defer c.Close()
 	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "many", Corpus: "builtin:stream", Limit: 60, StageSize: 20, StageEval: true, Retention: "final",
-		EvalConcurrency: 4, ActivityTimeoutSeconds: 3, Settings: tweak(func(s *settings.Settings) { s.Memory.Backend = "qdrant" })}
-	refTraces, _, refEvals := referenceWithEvals(t, spec.WithDefaults())
+		EvalConcurrency: 4, ActivityTimeoutSeconds: 3, Settings: enginetest.Tweak(func(s *settings.Settings) { s.Memory.Backend = "qdrant" })}
+	refTraces, _, refEvals := enginetest.ReferenceWithEvals(t, spec.WithDefaults())
 	turns := func(ts []clinic.Trace) int {
 		n := 0
 		for _, tr := range ts {
@@ -140,8 +141,8 @@ func TestManyWorkersOneRun(t *testing.T) {
 	mem, err := qdrant.Open(ctx, qdrant.Config{Host: qs.Host, Port: qs.Port}, memory.HashEmbedder{}, false)
 	require.NoError(t, err)
 	defer mem.Close()
-	requireSameAsReference(t, res, mem, spec)
-	requireEvaluationsAsReference(t, res, refEvals)
+	enginetest.RequireSameAsReference(t, res, mem, spec)
+	enginetest.RequireEvaluationsAsReference(t, res, refEvals)
 
 	// The work was shared: the stream's episodes finished on at least three
 	// of the five worker processes (three, and two restarts).

@@ -1,4 +1,4 @@
-package engine_test
+package benchmarks_test
 
 import (
 	"context"
@@ -112,11 +112,12 @@ func managerStrings(t *testing.T, ref string, n int) []string {
 // no grader or evolver input of any condition carries the write-back key or
 // any manager-view value, and neither does any workflow history.
 func TestEvoClinicianShortRun(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("runs twelve conditions of 20 episodes on the embedded server")
 	}
 	rec := &learnerInputs{}
-	env := enginetest.StartWith(t, quietLogger{}, func(e *engine.Engine) {
+	env := enginetest.StartWith(t, enginetest.Quiet{}, func(e *engine.Engine) {
 		roles := e.Activities.Roles
 		e.Activities.Roles = func(s settings.Settings) (runner.Roles, error) {
 			r, err := roles(s)

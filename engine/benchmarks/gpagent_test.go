@@ -1,4 +1,4 @@
-package engine_test
+package benchmarks_test
 
 import (
 	"bufio"
@@ -29,6 +29,7 @@ import (
 // report, whose GPAgentBench section holds the metrics table and the
 // Miss-GP against Miss-Refer scatter (Figure 4's axes).
 func TestGPAgentBenchEndToEnd(t *testing.T) {
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	spec, err := experiments.Parse("gpagentbench.yaml", gpagent.Experiment, settings.Default())

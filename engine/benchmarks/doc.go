@@ -1,0 +1,5 @@
+// Package benchmarks holds the end-to-end runs of each benchmark (MedEvoEval's
+// EvoClinician loop, GPAgentBench, KlinikeBench) on the embedded server: they
+// live in a package of their own so that go test runs them beside the engine
+// package's tests.
+package benchmarks

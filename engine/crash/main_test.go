@@ -1,0 +1,28 @@
+package crash_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/clinevo/clinevo/engine/enginetest"
+)
+
+// TestMain makes the directory buildBinary builds into, and runs up to four
+// parallel tests at once unless -parallel says otherwise (see
+// enginetest.Parallel; four is clinevo's own choice).
+func TestMain(m *testing.M) {
+	if err := enginetest.Parallel(4); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	dir, err := os.MkdirTemp("", "clinevo-crash-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
