@@ -24,7 +24,7 @@ func TestBudgetPausesAndResumes(t *testing.T) {
 	srv := llmtest.New(t)
 	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "budget", Corpus: "builtin:stream", Limit: 6, StageSize: 6, ActivityTimeoutSeconds: 20,
-		Settings: modelSettings(srv, "", "doctor")}
+		Settings: enginetest.ModelSettings(srv, "", "doctor")}
 
 	free := enginetest.StartWith(t, quietLogger{})
 	require.Equal(t, 6, runStream(t, free, spec).Episodes)

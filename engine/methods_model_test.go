@@ -40,7 +40,7 @@ func TestMethodsAskTheEvolverRole(t *testing.T) {
 	env := enginetest.Start(t)
 	ctx := context.Background()
 
-	s := modelSettings(srv, "", "evolver")
+	s := enginetest.ModelSettings(srv, "", "evolver")
 	s.Episode.MDT = settings.MDTOff
 	s.Evolver.Method, s.Evolver.RuleBudget = settings.MethodMem0, 0
 	runStream(t, env, contract.StreamSpec{RunID: "m-mem0", Corpus: "builtin:stream", Limit: 3, StageSize: 3, Memory: contract.MemoryEmpty, Settings: s})
@@ -58,7 +58,7 @@ func TestMethodsAskTheEvolverRole(t *testing.T) {
 		require.Equal(t, "a model-written memory of this presentation", c.Text)
 	}
 
-	g := modelSettings(srv, "", "evolver")
+	g := enginetest.ModelSettings(srv, "", "evolver")
 	g.Episode.MDT = settings.MDTOff
 	g.Evolver.Method = settings.MethodGEPA
 	g.Evolver.Dev = settings.Dev{Corpus: "builtin:heldout", Cases: 2, Generations: 1, Population: 1}

@@ -19,7 +19,7 @@ import (
 func TestPlanAgainstUse(t *testing.T) {
 	srv := llmtest.New(t)
 	env := enginetest.StartWith(t, quietLogger{})
-	set := modelSettings(srv, "", "doctor", "grader")
+	set := enginetest.ModelSettings(srv, "", "doctor", "grader")
 	spec := contract.ExperimentSpec{Name: "plan", Corpus: "builtin:stream", Limit: 8, StageSize: 4, Base: set,
 		Conditions: []contract.ConditionSpec{{Name: "E0", Kind: contract.KindStream, Memory: contract.MemoryDisabled},
 			{Name: "E1", Kind: contract.KindStream, Memory: contract.MemoryEmpty}}}

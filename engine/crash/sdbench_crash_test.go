@@ -1,4 +1,4 @@
-package engine_test
+package crash_test
 
 import (
 	"context"
@@ -63,7 +63,7 @@ func TestGatekeeperResultSurvivesSIGKILL(t *testing.T) {
 		}
 		return nil
 	}
-	s := modelSettings(srv, "", "doctor", sdbench.Role)
+	s := enginetest.ModelSettings(srv, "", "doctor", sdbench.Role)
 	s.Profile = sdbench.Name
 
 	bin := buildBinary(t)
@@ -75,7 +75,7 @@ func TestGatekeeperResultSurvivesSIGKILL(t *testing.T) {
 	var c client.Client
 	enginetest.Eventually(t, time.Minute, "the Temporal frontend", func() bool {
 		var err error
-		c, err = client.Dial(client.Options{HostPort: addr, Logger: quietLogger{}})
+		c, err = client.Dial(client.Options{HostPort: addr, Logger: enginetest.Quiet{}})
 		return err == nil
 	})
 	defer c.Close()
