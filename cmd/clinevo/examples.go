@@ -5,12 +5,12 @@ package main
 // applies them; TestHelp fails on a runnable command with none.
 var examples = map[string]string{
 	"experiment plan": `  clinevo experiment plan experiments/quick.yaml
-  clinevo --config models.yaml experiment plan bench/medinquire/evoclinician.yaml --json`,
+  clinevo --config models.yaml experiment plan experiments/methods.yaml --json`,
 	"export inspect": `  clinevo export inspect quick-E1 --out inspect-logs/`,
 	"roles check": `  clinevo --config models.yaml roles check
   clinevo --config models.yaml roles check experiments/quick.yaml --json`,
 	"corpus gen": `  clinevo corpus gen --out corpora/
-  clinevo corpus gen --benchmark gpagent --seed 7 --out corpora/gpagent/`,
+  clinevo corpus gen --benchmark NAME --seed 7 --out corpora/NAME/   # NAME: see --benchmark`,
 	"corpus import": `  clinevo corpus import agentclinic agentclinic_medqa.jsonl --out cases.jsonl
   clinevo corpus import agentclinic agentclinic_medqa.jsonl --out cases.jsonl --skip-invalid`,
 	"demo": `  clinevo demo
@@ -18,7 +18,7 @@ var examples = map[string]string{
 	"episode history": `  clinevo episode history quick-E1/p1/s01/e0001-stream-0007 --out e1.json
   clinevo episode history quick-E1/stream`,
 	"episode run": `  clinevo episode run --case stream-0001
-  clinevo episode run --case stream-0001 --profile medinquire --json`,
+  clinevo episode run --case stream-0001 --profile NAME --json   # NAME: see --profile`,
 	"experiment rescore": `  clinevo --config judge-b.yaml experiment rescore quick --variant judge-b`,
 	"experiment resume": `  clinevo experiment resume quick
   clinevo experiment resume quick --file experiments/quick.yaml`,
@@ -39,7 +39,7 @@ var examples = map[string]string{
   clinevo stream size r1 --json`,
 	"stream start": `  clinevo stream start --run r1 --limit 100 --stage-size 25 --wait
   clinevo stream start --run r2 --memory-mode carry --carry-from r1
-  clinevo stream start --run k1 --profile klinike --corpus builtin:klinike-train@7`,
+  clinevo stream start --run k1 --profile NAME --corpus CORPUS   # a benchmark and one of its corpora`,
 	"stream timing": `  clinevo stream timing r1
   clinevo stream timing r1 --json`,
 	"view": `  clinevo view                      # http://127.0.0.1:7280/

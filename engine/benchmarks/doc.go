@@ -1,5 +1,4 @@
-// Package benchmarks holds the end-to-end runs of each benchmark (MedEvoEval's
-// EvoClinician loop, GPAgentBench, KlinikeBench) on the embedded server: they
-// live in a package of their own so that go test runs them beside the engine
-// package's tests.
+// Package benchmarks holds the end-to-end runs of the registered benchmarks'
+// shipped experiments on the embedded server: they live in a package of their
+// own so that go test runs them beside the engine package's tests.
 package benchmarks
