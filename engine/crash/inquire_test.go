@@ -1,25 +1,18 @@
 package crash_test
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/llm/llmtest"
-	"github.com/clinevo/clinevo/results/sqlite"
-	"github.com/clinevo/clinevo/workflows"
 )
 
 // TestPatientDetailsSurviveSIGKILL plays one Med-Inquire episode with a model
@@ -66,52 +59,9 @@ func TestPatientDetailsSurviveSIGKILL(t *testing.T) {
 	s := enginetest.ModelSettings(srv, "", "doctor", "patient")
 	s.Profile = "medinquire"
 
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	port := enginetest.FreePort(t)
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	start(t, bin, dir, "server.log", "dev", "--port", strconv.Itoa(port), "--worker=false")
-	worker := start(t, bin, dir, "worker.log", "worker", "--address", addr)
-	var c client.Client
-	enginetest.Eventually(t, time.Minute, "the Temporal frontend", func() bool {
-		var err error
-		c, err = client.Dial(client.Options{HostPort: addr, Logger: enginetest.Quiet{}})
-		return err == nil
-	})
-	defer c.Close()
-	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "inquire-crash", Corpus: "builtin:stream", CaseIDs: []string{"stream-0001"}, StageSize: 1,
 		ActivityTimeoutSeconds: 3, Settings: s}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(spec.RunID), TaskQueue: contract.TaskQueue},
-		workflows.StreamWorkflow, spec)
-	require.NoError(t, err)
-
-	select {
-	case <-blocked:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the doctor never reached its second turn")
-	}
-	res, err := sqlite.Open(ctx, filepath.Join(dir, "results.db"))
-	require.NoError(t, err)
-	defer res.Close()
-	_, turns, err := res.Counts(ctx)
-	require.NoError(t, err)
-	require.Equal(t, 1, turns, "the first answer is stored before the doctor's second turn")
-	worker.kill()
-	releaseOnce.Do(func() { close(release) })
-	start(t, bin, dir, "worker.log", "worker", "--address", addr)
-
-	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	var out contract.StreamResult
-	require.NoError(t, run.Get(wctx, &out))
-	require.Equal(t, 1, out.Episodes)
-
-	recs, err := res.Records(ctx, spec.RunID)
-	require.NoError(t, err)
-	require.Len(t, recs, 1)
-	evs, err := res.Events(ctx, recs[0].EpisodeID, 100)
-	require.NoError(t, err)
+	evs := killMidEpisode(t, spec, blocked, release, &releaseOnce)
 	require.GreaterOrEqual(t, len(evs), 3)
 	require.Equal(t, clinic.Ask, evs[0].Action)
 	require.Equal(t, "Do you smoke?", evs[0].Question)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -66,19 +65,8 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 	_, total, err := ref.Engine.Results.Counts(ctx)
 	require.NoError(t, err)
 
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	port := enginetest.FreePort(t)
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	start(t, bin, dir, "server.log", "dev", "--port", strconv.Itoa(port), "--worker=false")
-	worker := start(t, bin, dir, "worker.log", "worker", "--address", addr)
-	var c client.Client
-	enginetest.Eventually(t, time.Minute, "the Temporal frontend", func() bool {
-		var err error
-		c, err = client.Dial(client.Options{HostPort: addr, Logger: enginetest.Quiet{}})
-		return err == nil
-	})
-	defer c.Close()
+	bin, dir, addr, worker := devAndWorker(t)
+	c := dial(t, addr)
 	var runs []client.WorkflowRun
 	for _, spec := range specs {
 		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(spec.RunID), TaskQueue: contract.TaskQueue},

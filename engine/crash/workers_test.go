@@ -63,13 +63,7 @@ func TestManyWorkersOneRun(t *testing.T) {
 		startWorker(i)
 	}
 
-	var c client.Client
-	enginetest.Eventually(t, time.Minute, "the Temporal frontend", func() bool {
-		var err error
-		c, err = client.Dial(client.Options{HostPort: addr, Logger: enginetest.Quiet{}})
-		return err == nil
-	})
-	defer c.Close()
+	c := dial(t, addr)
 	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "many", Corpus: "builtin:stream", Limit: 60, StageSize: 20, StageEval: true, Retention: "final",
 		EvalConcurrency: 4, ActivityTimeoutSeconds: 3, Settings: enginetest.Tweak(func(s *settings.Settings) { s.Memory.Backend = "qdrant" })}
