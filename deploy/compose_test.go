@@ -128,7 +128,7 @@ func TestComposeFile(t *testing.T) {
 		require.Equal(t, "service_completed_successfully", w.DependsOn["temporal-setup"].Condition, "%s: search attributes are registered first", name)
 		require.Equal(t, "service_completed_successfully", w.DependsOn["databases"].Condition, "%s: clinevo's database exists first", name)
 	}
-	require.Equal(t, []any{"worker", "--memory", "qdrant"}, doc.Services["worker"].Command)
+	require.Equal(t, []any{"worker", "--memory-backend", "qdrant"}, doc.Services["worker"].Command)
 
 	db := doc.Services["databases"]
 	require.Equal(t, "service_healthy", db.DependsOn["postgresql"].Condition, "the databases are created once PostgreSQL takes connections")

@@ -43,7 +43,7 @@ ensure_namespace() {
 
 retry "cluster healthy" t operator cluster health
 retry "namespace $NAMESPACE exists" ensure_namespace
-for sa in ClinevoRun:Keyword CaseId:Keyword Condition:Keyword Kind:Keyword ClinevoWaiting:Keyword \
+for sa in ClinevoRun:Keyword CaseId:Keyword Condition:Keyword Kind:Keyword ClinevoWaiting:Keyword ClinevoOutcome:Keyword \
 	Stage:Int Pass:Int EpisodeIndex:Int Score:Double; do
 	retry "search attribute ${sa%%:*} (${sa##*:}) registered" \
 		t operator search-attribute create --namespace "$NAMESPACE" --name "${sa%%:*}" --type "${sa##*:}"
