@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,7 +33,9 @@ func TestCommandsReadConfiguredResults(t *testing.T) {
 		"CLINEVO_RESULTS_POSTGRES_PASSWORD_ENV": pgtest.EnvPassword}
 	out, err := run(t, env, "runs", "list")
 	require.NoError(t, err)
-	require.Regexp(t, `shared\s+stream\s+1\s+3\s+120\s+30`, out)
+	// One episode: the run's mean S and its one stage's S are the record's.
+	sOf := regexp.QuoteMeta(fmt.Sprintf("%.3f", rec.Scores.S))
+	require.Regexp(t, `shared\s+stream\s+1\s+`+sOf+`\s+`+sOf+`\s+3\s+120\s+30`, out)
 	out, err = run(t, env, "episode", "show", rec.EpisodeID)
 	require.NoError(t, err)
 	require.Contains(t, out, "history: temporal workflow show --workflow-id \""+rec.EpisodeID+"\"")
