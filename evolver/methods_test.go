@@ -230,6 +230,59 @@ func TestReMemPrunesTheExperienceThatMisled(t *testing.T) {
 	require.Equal(t, "uphill chest pain: angina was wrong here", out.Cards[0].Text)
 }
 
+// ReMem refines between turns (think, act, refine within the episode's
+// loop): before a turn, it prunes a retrieved experience whose advice the
+// doctor followed and that yielded nothing, and the older of two that say
+// the same; what it pruned is not pruned again, and the episode's update
+// evicts it.
+func TestReMemRefinesBetweenTurns(t *testing.T) {
+	ctx := context.Background()
+	b := &bank{}
+	b.apply(evolver.Output{Cards: []clinic.Card{
+		{CardHint: clinic.CardHint{ID: "x1", Kind: clinic.CardExperience, Text: "burning after meals: order a ct", Diagnosis: "reflux", Context: "burning after meals", Tests: []string{"ct"}}, CreatedEpisode: 1},
+		{CardHint: clinic.CardHint{ID: "x2", Kind: clinic.CardExperience, Text: "chest pain uphill: angina", Diagnosis: "angina", Context: chest}, CreatedEpisode: 1},
+		{CardHint: clinic.CardHint{ID: "x3", Kind: clinic.CardExperience, Text: "chest pain uphill again: angina", Diagnosis: "angina", Context: chest}, CreatedEpisode: 2},
+		{CardHint: clinic.CardHint{ID: "x4", Kind: clinic.CardExperience, Text: "cough at night: asthma", Diagnosis: "asthma", Context: "cough at night"}, CreatedEpisode: 2},
+	}}, 2)
+	events := []clinic.Event{
+		{Turn: 0, Action: clinic.Ask, Topic: clinic.TopicTriggers, Status: clinic.StatusReturned, Reply: "Walking uphill.", RevealedFacts: []string{"f1"},
+			RetrievedCards: []string{"x1", "x2", "x3", "x4"}},
+		{Turn: 1, Action: clinic.RequestTest, Test: "ct", Status: clinic.StatusUnavailable, RetrievedCards: []string{"x1", "x2", "x3", "x4"}},
+	}
+	r := evolver.ReMem{Bank: b}
+	none, err := r.RefineTurn(ctx, cfg(), evolver.Turn{Opening: chest})
+	require.NoError(t, err)
+	require.Empty(t, none, "nothing is retrieved before the first turn")
+	pruned, err := r.RefineTurn(ctx, cfg(), evolver.Turn{Opening: chest, Events: events})
+	require.NoError(t, err)
+	require.Equal(t, []string{"x1", "x2"}, pruned, "x1's ct was ordered and did not come back; x2 says what the newer x3 says")
+
+	// The next turn's refine reads the pruning on the turn's event.
+	events = append(events, clinic.Event{Turn: 2, Action: clinic.Ask, Topic: clinic.TopicTriggers, Status: clinic.StatusReturned, Reply: "Walking uphill.",
+		RevealedFacts: []string{"f1"}, PrunedCards: pruned, RetrievedCards: []string{"x3", "x4"}})
+	again, err := r.RefineTurn(ctx, cfg(), evolver.Turn{Opening: chest, Events: events})
+	require.NoError(t, err)
+	require.Empty(t, again, "x3 and x4 neither misled nor repeat another")
+
+	// With the evolver role the model decides, over the experiences still in use.
+	model, srv := scripted(t, `{"think":"asthma is not this presentation","prune":["x4","x1","zz"]}`)
+	got, err := evolver.ReMem{Model: model, Bank: b}.RefineTurn(ctx, cfg(), evolver.Turn{Opening: chest, Events: events})
+	require.NoError(t, err)
+	require.Len(t, srv.Requests(), 1)
+	require.Contains(t, srv.Requests()[0].User, "test ct:  (unavailable)", "the model reads the turns so far with their outcomes")
+	require.NotContains(t, srv.Requests()[0].User, `"x1"`, "a pruned experience is not shown again")
+	require.Equal(t, []string{"x4"}, got, "only an experience still in use can be pruned")
+
+	// The episode's update evicts what the turns pruned, and the last
+	// refine reads only what is still in use.
+	in := episode(3, "c3", "angina", true)
+	in.Events = events
+	out, err := evolver.ReMem{Bank: b}.Evolve(ctx, cfg(), in, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"x1", "x2", "x3"}, out.Evict, "x1 and x2 pruned between turns; x3 is the one the new experience repeats")
+	require.Contains(t, out.Edits, "remem prune x1 (turn 2)")
+}
+
 // EvoTest: after every episode the whole configuration is rewritten from
 // the transcript and its score alone; labels are not read.
 func TestEvoTestRewritesTheWholeConfiguration(t *testing.T) {
