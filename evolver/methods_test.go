@@ -419,3 +419,34 @@ func TestEvoPromptBreedsAndSelects(t *testing.T) {
 	require.Contains(t, srv.Requests()[0].User, "Parent1")
 	require.Equal(t, []clinic.Rule{{ID: "a1", Text: "ASK triggers WHEN chest"}, {ID: "g1-c1-2", Text: "ASK exertion WHEN chest"}}, child)
 }
+
+// GEPA's merge (system-aware crossover): two Pareto candidates with a common
+// ancestor are combined rule by rule: a rule one of them changed from the
+// ancestor takes the change, a rule both changed takes the better one's.
+func TestGEPAMergesTwoParetoCandidates(t *testing.T) {
+	r := func(id, text string) clinic.Rule { return clinic.Rule{ID: id, Text: text} }
+	pool := []evolver.Candidate{
+		{Rules: []clinic.Rule{r("a", "ASK onset"), r("b", "ASK diet")}, Scores: []float64{0.4, 0.4, 0.4}, Run: "seed"},
+		// 1: best on case 3; retired b, added c, reworded a
+		{Rules: []clinic.Rule{r("a", "ASK onset WHEN chest"), r("c", "REQUEST_TEST ecg WHEN chest")}, Scores: []float64{0.9, 0.4, 0.9}, Run: "x", Parents: []int{0}},
+		// 2: best on case 1, a child of 1: kin, not merged with it
+		{Rules: []clinic.Rule{r("a", "ASK onset WHEN chest")}, Scores: []float64{0.95, 0.1, 0.1}, Run: "z", Parents: []int{1}},
+		// 3: best on case 2; kept b, added d, reworded a differently
+		{Rules: []clinic.Rule{r("a", "ASK onset early"), r("b", "ASK diet"), r("d", "AVOID_TEST ct WHEN chest")}, Scores: []float64{0.4, 0.8, 0.4}, Run: "y", Parents: []int{0}},
+	}
+	require.Equal(t, []int{1, 2, 3}, evolver.ParetoFront(pool))
+	m, ok := evolver.GEPAMerge(pool, nil, 12)
+	require.True(t, ok)
+	require.Equal(t, [3]int{1, 3, 0}, [3]int{m.I, m.J, m.Ancestor}, "1 and 2 are kin; 1 and 3 merge over the seed")
+	require.Equal(t, []clinic.Rule{
+		r("a", "ASK onset WHEN chest"),        // both reworded it: 1's, the better mean (0.73 > 0.53)
+		r("c", "REQUEST_TEST ecg WHEN chest"), // 1 added it
+		r("d", "AVOID_TEST ct WHEN chest"),    // 3 added it
+	}, m.Rules, "b: 1 retired it, 3 kept it as the seed had it: retired")
+	_, ok = evolver.GEPAMerge(pool, [][3]int{{1, 3, 0}}, 12)
+	require.False(t, ok, "a merge is tried once")
+	_, ok = evolver.GEPAMerge(pool, nil, 2)
+	require.False(t, ok, "cut to B_P = 2 rules the merge is candidate 1 again: no merge")
+	require.True(t, evolver.GEPAMergeAccept(pool[1], pool[3], evolver.Candidate{Scores: []float64{0.9, 0.4, 0.9}}), "2.2 ties the better parent's 2.2")
+	require.False(t, evolver.GEPAMergeAccept(pool[1], pool[3], evolver.Candidate{Scores: []float64{0.4, 0.9, 0.8}}))
+}
