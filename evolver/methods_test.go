@@ -450,3 +450,32 @@ func TestGEPAMergesTwoParetoCandidates(t *testing.T) {
 	require.True(t, evolver.GEPAMergeAccept(pool[1], pool[3], evolver.Candidate{Scores: []float64{0.9, 0.4, 0.9}}), "2.2 ties the better parent's 2.2")
 	require.False(t, evolver.GEPAMergeAccept(pool[1], pool[3], evolver.Candidate{Scores: []float64{0.4, 0.9, 0.8}}))
 }
+
+// EvoTest selects the configuration to evolve from by UCB over episode
+// returns and evolves its hyperparameters with its prompt.
+func TestEvoTestSelectsByUCBAndEvolvesHyperparameters(t *testing.T) {
+	nodes := []evolver.EvoTestNode{{Return: 0.3, Parent: -1, Hyper: evolver.Hyper{Temperature: 0.7}}}
+	nodes, c1 := evolver.EvoTestChild(nodes, 0, nil, evolver.Hyper{Temperature: 0.5})
+	nodes[c1].Return = 0.9
+	// N = 2, ln 2 = 0.6931: root 0.3 + 0.5·√(0.6931/2) = 0.594; child 0.9 + 0.5·0.8·√0.6931 = 1.233.
+	require.InDelta(t, 0.5943, evolver.EvoTestUCB(nodes, 0), 1e-4)
+	require.InDelta(t, 1.2330, evolver.EvoTestUCB(nodes, c1), 1e-4)
+	require.Equal(t, c1, evolver.EvoTestSelect(nodes))
+	require.Equal(t, 1, nodes[0].Children)
+	require.Equal(t, 1, nodes[c1].Depth)
+
+	// Exploration: a well-explored best return loses to a less-explored root.
+	// N = 4, ln 4 = 1.3863: root 0.6 + 0.5·√(1.3863/4) = 0.894; the best
+	// return, 0.62 with 5 children at depth 1, 0.62 + 0.4·√(1.3863/6) = 0.812.
+	tree := []evolver.EvoTestNode{{Return: 0.6, Parent: -1, Children: 3}, {Return: 0.2, Depth: 1}, {Return: 0.3, Depth: 1}, {Return: 0.62, Depth: 1, Children: 5}}
+	require.InDelta(t, 0.8943, evolver.EvoTestUCB(tree, 0), 1e-4)
+	require.InDelta(t, 0.8123, evolver.EvoTestUCB(tree, 3), 1e-4)
+	require.Equal(t, 0, evolver.EvoTestSelect(tree))
+
+	hot := evolver.Hyper{Temperature: 0.7}
+	require.Equal(t, hot, evolver.EvoTestHyper(hot, true, nil), "a passing configuration keeps its temperature")
+	require.InDelta(t, 0.5, evolver.EvoTestHyper(hot, false, nil).Temperature, 1e-12, "a failing one samples differently")
+	require.InDelta(t, 0.4, evolver.EvoTestHyper(evolver.Hyper{Temperature: 0.2}, false, nil).Temperature, 1e-12)
+	proposed := 1.4
+	require.Equal(t, 1.0, evolver.EvoTestHyper(hot, false, &proposed).Temperature, "the model's proposal, clamped to [0, 1]")
+}
