@@ -11,7 +11,8 @@ import (
 )
 
 // GEPA is reflective prompt evolution (Agrawal et al. 2025, "GEPA:
-// Reflective Prompt Evolution Can Outperform Reinforcement Learning", §3):
+// Reflective Prompt Evolution Can Outperform Reinforcement Learning", arXiv
+// 2507.19457; section not verified):
 // a pool of candidate prompts, each scored on every development case;
 // a parent is drawn from the Pareto front (the candidates that are best on
 // at least one case and that no other candidate dominates), its traces and
@@ -68,8 +69,9 @@ func ParetoFront(pool []Candidate) []int {
 }
 
 // GEPAAccept reports whether a child joins the pool: its total score on the
-// minibatch (here the development cases) is higher than its parent's (GEPA
-// §3: a mutation that does not improve on its parent is discarded).
+// minibatch (here the development cases) is higher than its parent's (in
+// GEPA a mutation that does not improve on its parent is discarded; section
+// not verified).
 func GEPAAccept(parent, child Candidate) bool {
 	return child.Mean()*float64(len(child.Scores)) > parent.Mean()*float64(len(parent.Scores))
 }
@@ -90,7 +92,7 @@ func dominates(a, b Candidate) bool {
 
 // GEPAParent draws the parent of child slot of generation gen from the
 // Pareto front, each front member weighted by the number of cases on which
-// it is best (GEPA §3, candidate selection).
+// it is best (GEPA's Pareto-based candidate selection; section not verified).
 func GEPAParent(run string, pool []Candidate, gen, slot int) int {
 	front := ParetoFront(pool)
 	if len(front) == 0 {

@@ -133,7 +133,7 @@ func TestStaticAndTranscripts(t *testing.T) {
 	require.Equal(t, "angina", out.Cards[0].Diagnosis)
 }
 
-// Mem0 (§2.1): a memory contradicted by a later episode is updated, not
+// Mem0's update phase: a memory contradicted by a later episode is updated, not
 // duplicated: the old card is evicted and one card holds the correction.
 func TestMem0UpdatesAContradictedMemory(t *testing.T) {
 	ctx := context.Background()

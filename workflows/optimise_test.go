@@ -70,7 +70,7 @@ func TestOptimizeGEPAKeepsChildrenThatImprove(t *testing.T) {
 }
 
 // EvoPrompt keeps the best Population of parents and children after every
-// generation (§3.2): a generation-1 child that loses to the seed is gone
+// generation (EvoPrompt's GA): a generation-1 child that loses to the seed is gone
 // before generation 2.
 func TestOptimizeEvoPromptKeepsTheBestPopulation(t *testing.T) {
 	res, _, pools := optimise(t, settings.MethodEvoPrompt, 2, 1, map[string][]float64{
