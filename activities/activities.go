@@ -336,6 +336,11 @@ type decision struct {
 	// MS is the time the decision took; Step records it with its own, in
 	// one write of the turn's diagnose time.
 	MS float64 `json:"ms,omitempty"`
+	// Pruned are the cards the learning method's refine step pruned before
+	// this turn's retrieval (ReMem), and RefineMS the part of MS it took:
+	// Step records that part as update time.
+	Pruned   []string `json:"pruned,omitempty"`
+	RefineMS float64  `json:"refine_ms,omitempty"`
 }
 
 func (d decision) summary() TurnSummary {
@@ -393,7 +398,17 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (_ TurnSummary, e
 	view := ep.View(nil, in.Rules)
 	var dec decision
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
-		cards, err := runner.Retrieve(ctx, d.Memory, view, in.Settings.Recall(), meta(in.EpisodeInput))
+		m := meta(in.EpisodeInput)
+		refine := time.Now()
+		pruned, err := runner.RefineTurn(ctx, d, m, view.OpeningComplaint, events)
+		if err != nil {
+			return err
+		}
+		if d.Refines(m) && len(events) > 0 {
+			dec.Pruned, dec.RefineMS = pruned, msSince(refine)
+		}
+		m.Exclude = append(runner.Pruned(events), pruned...)
+		cards, err := runner.Retrieve(ctx, d.Memory, view, in.Settings.Recall(), m)
 		if err != nil {
 			return err
 		}
@@ -406,7 +421,7 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (_ TurnSummary, e
 		if err != nil {
 			return fmt.Errorf("doctor: %w", err)
 		}
-		dec = decision{Output: out.Output, LLMError: out.LLMError}
+		dec.Output, dec.LLMError = out.Output, out.LLMError
 		for _, c := range cards {
 			dec.Cards = append(dec.Cards, c.ID)
 		}
@@ -480,13 +495,18 @@ func (a *Activities) Step(ctx context.Context, in TurnInput) (_ TurnSummary, err
 	start := time.Now()
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
 		var err error
-		ev, err = ep.Step(ctx, episode.StepInput{Output: dec.Output, RetrievedCards: dec.Cards, LLMError: dec.LLMError})
+		ev, err = ep.Step(ctx, episode.StepInput{Output: dec.Output, RetrievedCards: dec.Cards, PrunedCards: dec.Pruned, LLMError: dec.LLMError})
 		return err
 	}); err != nil {
 		return TurnSummary{}, err
 	}
-	if err := a.Results.AddTime(ctx, in.EpisodeID, results.PhaseDiagnose, dec.MS+msSince(start)); err != nil {
+	if err := a.Results.AddTime(ctx, in.EpisodeID, results.PhaseDiagnose, dec.MS-dec.RefineMS+msSince(start)); err != nil {
 		return TurnSummary{}, err
+	}
+	if dec.RefineMS > 0 { // a learning method's refine step between turns is update time
+		if err := a.Results.AddTime(ctx, in.EpisodeID, results.PhaseUpdate, dec.RefineMS); err != nil {
+			return TurnSummary{}, err
+		}
 	}
 	stored, err := a.Results.PutEvent(ctx, in.EpisodeID, ev)
 	if err != nil {

@@ -77,6 +77,11 @@ func (a *Activities) Breed(ctx context.Context, in BreedInput) (_ []clinic.Rule,
 	if child == nil {
 		child = []clinic.Rule{}
 	}
+	// Breeding is the development phase's update time (the report adds it to
+	// the method's update cost).
+	if err := a.Results.AddTime(ctx, key, results.PhaseUpdate, msSince(start)); err != nil {
+		return nil, err
+	}
 	if err := a.Results.PutProposal(ctx, key, child); err != nil {
 		return nil, err
 	}

@@ -95,6 +95,25 @@ func LoadLive(ctx context.Context, store results.Store, name string, load func(r
 			in.Records[r.Run] = append(in.Records[r.Run], r)
 		}
 	}
+	// A development run's child was bred before it was played: its breeding
+	// is kept under <dev run>/breed, which no record holds.
+	in.Breeding = map[string]Spent{}
+	for run := range in.Records {
+		if !strings.Contains(run, "/dev/") {
+			continue
+		}
+		key := run + "/breed"
+		var sp Spent
+		if sp.TimeMS, err = store.TimeOf(ctx, key); err != nil {
+			return in, false, err
+		}
+		if sp.Usage, err = store.UsageOf(ctx, key); err != nil {
+			return in, false, err
+		}
+		if len(sp.TimeMS) > 0 || len(sp.Usage) > 0 {
+			in.Breeding[key] = sp
+		}
+	}
 	if err := loadOpenings(&in, load); err != nil {
 		return in, false, fmt.Errorf("experiment %s: %w", name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
@@ -23,6 +24,72 @@ type Input struct {
 	// Run is the experiment's description in the results store: when it was
 	// submitted and when its result was stored.
 	Run results.Run
+	// Breeding is the time and model use of each development child's
+	// breeding (EvoPrompt's and GEPA's Breed), by its key
+	// (<dev run>/breed): development-phase cost that no episode record holds.
+	Breeding map[string]Spent
+}
+
+// Spent is activity time by phase and model use by role.
+type Spent struct {
+	TimeMS map[string]float64       `json:"time_ms,omitempty"`
+	Usage  map[string]results.Usage `json:"usage,omitempty"`
+}
+
+// DevPhase is a prompt optimiser's development phase (EvoPrompt, GEPA)
+// before its stream, in total: the candidates played, their episodes, and
+// the time and model use of playing and breeding them. The report adds it,
+// spread over the stream's episodes, to the method's update time and model
+// use (EvoClinician Table 2 counts optimisation as update cost).
+type DevPhase struct {
+	Candidates int                `json:"candidates"`
+	Episodes   int                `json:"episodes"`
+	TimeMS     float64            `json:"time_ms"`
+	Tokens     map[string]float64 `json:"tokens,omitempty"`
+	ModelUSD   map[string]float64 `json:"model_usd,omitempty"`
+}
+
+// DevPhaseKey is the key under which StageMean.Tokens and ModelUSD hold the
+// development phase's model use per stream episode (all roles together).
+const DevPhaseKey = "development"
+
+// devPhase sums the development phase of stream run: the records of its
+// development runs (<run>/dev/...) and their breeding; nil without one.
+func devPhase(in Input, run string) *DevPhase {
+	var d DevPhase
+	add := func(t map[string]float64, u map[string]results.Usage) {
+		for _, ms := range t {
+			d.TimeMS += ms
+		}
+		for role, x := range u {
+			if d.Tokens == nil {
+				d.Tokens, d.ModelUSD = map[string]float64{}, map[string]float64{}
+			}
+			d.Tokens[role] += float64(x.PromptTokens + x.CompletionTokens)
+			d.ModelUSD[role] += x.CostUSD
+		}
+	}
+	var runs []string
+	for r := range in.Records {
+		if strings.HasPrefix(r, run+"/dev/") {
+			runs = append(runs, r)
+		}
+	}
+	sort.Strings(runs) // sums in a fixed order: the same report every time
+	for _, r := range runs {
+		d.Candidates++
+		for _, rec := range in.Records[r] {
+			d.Episodes++
+			add(rec.TimeMS, rec.Usage)
+		}
+		if b, ok := in.Breeding[r+"/breed"]; ok {
+			add(b.TimeMS, b.Usage)
+		}
+	}
+	if d.Candidates == 0 {
+		return nil
+	}
+	return &d
 }
 
 // Report is every number of an experiment's report.
@@ -64,8 +131,12 @@ type ConditionReport struct {
 	// Running are the running means S̄₁:t and C̄₁:t over the stream.
 	Running []RunningPoint `json:"running,omitempty"`
 	// Encounters tells recall from transfer (encounters.go).
-	Encounters *Encounters      `json:"encounters,omitempty"`
-	Episodes   []results.Record `json:"-"`
+	Encounters *Encounters `json:"encounters,omitempty"`
+	// DevPhase is the development phase before the stream (EvoPrompt,
+	// GEPA); Overall's update time and its DevPhaseKey model use include it,
+	// per stream episode.
+	DevPhase *DevPhase        `json:"dev_phase,omitempty"`
+	Episodes []results.Record `json:"-"`
 }
 
 // DefinesU reports whether the condition's benchmark declares the utility U
@@ -158,6 +229,9 @@ func Build(in Input) Report {
 		recs := in.Records[res.Run]
 		cr := Condition(c.Name, string(c.Kind), res.Run, recs)
 		cr.Profile = in.Settings[res.Run].OrDefault().Profile
+		if c.Kind == contract.KindStream {
+			cr.addDevPhase(devPhase(in, res.Run))
+		}
 		withU[c.Name] = cr.DefinesU()
 		rep.Conditions = append(rep.Conditions, cr)
 		if c.Kind == "stream" && res.Stream != nil {
@@ -242,6 +316,27 @@ func Condition(name, kind, run string, recs []results.Record) ConditionReport {
 	cr.Running = Running(recs)
 	cr.LearningGain = learningGain(all)
 	return cr
+}
+
+// addDevPhase records a stream's development phase and adds its time to
+// the update time and its model use (DevPhaseKey) per stream episode.
+func (cr *ConditionReport) addDevPhase(d *DevPhase) {
+	if d == nil || cr.Overall.N == 0 {
+		return
+	}
+	cr.DevPhase = d
+	n := float64(cr.Overall.N)
+	if cr.Overall.TimeMS == nil {
+		cr.Overall.TimeMS = map[string]float64{}
+	}
+	cr.Overall.TimeMS[results.PhaseUpdate] += d.TimeMS / n
+	for role, tok := range d.Tokens {
+		if cr.Overall.Tokens == nil {
+			cr.Overall.Tokens, cr.Overall.ModelUSD = map[string]float64{}, map[string]float64{}
+		}
+		cr.Overall.Tokens[DevPhaseKey] += tok / n
+		cr.Overall.ModelUSD[DevPhaseKey] += d.ModelUSD[role] / n
+	}
 }
 
 // Overall are the means of recs taken as one stage (Stage 0).

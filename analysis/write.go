@@ -615,9 +615,9 @@ table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 {{.Frontier}}
 {{range .Sections}}{{.}}
 {{end}}
-<h3>Time per episode</h3><p>Mean activity time in milliseconds: diagnosing (the turn loop and scoring) and updating (grading and evolution), as EvoClinician §5 splits it, and the evolver role's model use per episode (a learning method's update; 0 under the built-in roles).</p>
-<table><tr><th>condition</th><th>diagnose ms</th><th>update ms</th><th>evolver tokens</th><th>evolver USD</th></tr>
-{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{f1 (index .Overall.TimeMS "diagnose")}}</td><td>{{f1 (index .Overall.TimeMS "update")}}</td><td>{{f1 (index .Overall.Tokens "evolver")}}</td><td>{{f3 (index .Overall.ModelUSD "evolver")}}</td></tr>
+<h3>Time per episode</h3><p>Mean activity time in milliseconds: diagnosing (the turn loop and scoring) and updating (grading and evolution), as EvoClinician §5 splits it, and the evolver role's model use per episode (a learning method's update; 0 under the built-in roles). A prompt optimiser's development phase (EvoPrompt, GEPA: playing and breeding its candidates) is update cost too: its time is in the update column and its model use, all roles, in the development columns, spread over the stream's episodes.</p>
+<table><tr><th>condition</th><th>diagnose ms</th><th>update ms</th><th>evolver tokens</th><th>evolver USD</th><th>development tokens</th><th>development USD</th></tr>
+{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{f1 (index .Overall.TimeMS "diagnose")}}</td><td>{{f1 (index .Overall.TimeMS "update")}}</td><td>{{f1 (index .Overall.Tokens "evolver")}}</td><td>{{f3 (index .Overall.ModelUSD "evolver")}}</td><td>{{f1 (index .Overall.Tokens "development")}}</td><td>{{f3 (index .Overall.ModelUSD "development")}}</td></tr>
 {{end}}</table>
 <h3>Stage series diagnostics (S)</h3><p>Descriptive, as MedEvoEval C.6 and D.5 treat them: Mann–Kendall trend, augmented Dickey–Fuller (constant, no lag on short series; the unit root is rejected when the statistic is below the small-sample 5% critical value), CUSUM and a one-break segmented regression.</p>
 <table><tr><th>condition</th><th>stages</th><th>Mann–Kendall S, p</th><th>ADF τ (5% crit.)</th><th>stationary at 5%</th><th>CUSUM change at</th><th>break after stage</th><th>slope before / after</th><th>R² segmented / linear</th></tr>

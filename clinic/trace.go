@@ -42,12 +42,16 @@ type Event struct {
 	Unanswered       string     `json:"unanswered,omitempty"`        // none | not_in_patient_view | unclear_question
 	ConsultantStatus string     `json:"consultant_status,omitempty"` // answered | disabled
 	RetrievedCards   []string   `json:"retrieved_cards,omitempty"`
-	Cost             float64    `json:"cost"`
-	Rationale        []string   `json:"rationale,omitempty"`
-	WorkingDiagnoses []string   `json:"working_diagnoses,omitempty"`
-	LLMError         bool       `json:"llm_error,omitempty"`
-	Free             bool       `json:"free,omitempty"`   // a physical examination: no cost, no test budget
-	Cached           bool       `json:"cached,omitempty"` // a repeated question answered from the episode cache
+	// PrunedCards are the memory cards a learning method's refine step
+	// removed before this turn's retrieval (Evo-Memory's ReMem): the turn's
+	// doctor did not see them, and the episode's update evicts them.
+	PrunedCards      []string `json:"pruned_cards,omitempty"`
+	Cost             float64  `json:"cost"`
+	Rationale        []string `json:"rationale,omitempty"`
+	WorkingDiagnoses []string `json:"working_diagnoses,omitempty"`
+	LLMError         bool     `json:"llm_error,omitempty"`
+	Free             bool     `json:"free,omitempty"`   // a physical examination: no cost, no test budget
+	Cached           bool     `json:"cached,omitempty"` // a repeated question answered from the episode cache
 	// Generated marks an answer beyond the record (a profile that lets the
 	// patient invent consistent details); Topics are the question's topics it
 	// is cached under for the rest of the episode.

@@ -48,6 +48,16 @@ func TestMethodsExperimentRunsOffline(t *testing.T) {
 	for _, c := range rep.Conditions {
 		require.Equal(t, 3, c.Overall.N, c.Name)
 		require.Positive(t, c.Overall.TimeMS["diagnose"], "condition %s: diagnose time recorded", c.Name)
+		if strings.HasSuffix(c.Name, "-gepa") || strings.HasSuffix(c.Name, "-evoprompt") {
+			// The development phase (the seed and two children, GEPA perhaps a
+			// merge) is update cost, spread over the stream's 3 episodes.
+			require.NotNil(t, c.DevPhase, c.Name)
+			require.GreaterOrEqual(t, c.DevPhase.Candidates, 3, c.Name)
+			require.Equal(t, 2*c.DevPhase.Candidates, c.DevPhase.Episodes, "%s: two development cases per candidate", c.Name)
+			require.GreaterOrEqual(t, c.Overall.TimeMS["update"], c.DevPhase.TimeMS/3, c.Name)
+		} else {
+			require.Nil(t, c.DevPhase, c.Name)
+		}
 	}
 	kinds := func(cond string) map[clinic.CardKind]int {
 		cards, err := env.Engine.Memory.List(ctx, memory.Filter{Runs: []string{spec.RunID(cond)}, IncludeEvicted: true})

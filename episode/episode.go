@@ -255,6 +255,7 @@ func (e *Episode) Revealed() string {
 type StepInput struct {
 	Output         clinic.DoctorOutput
 	RetrievedCards []string // memory cards shown to the doctor this turn
+	PrunedCards    []string // memory cards a refine step removed before this turn's retrieval
 	LLMError       bool     // the doctor's reply could not be parsed even after repair
 }
 
@@ -267,7 +268,7 @@ func (e *Episode) Step(ctx context.Context, in StepInput) (clinic.Event, error) 
 	}
 	out := in.Output
 	ev := clinic.Event{Turn: e.Len(), Action: out.Action, Question: out.Question, Topic: out.Topic,
-		RetrievedCards: in.RetrievedCards, Rationale: out.Rationale, WorkingDiagnoses: out.WorkingDiagnoses,
+		RetrievedCards: in.RetrievedCards, PrunedCards: in.PrunedCards, Rationale: out.Rationale, WorkingDiagnoses: out.WorkingDiagnoses,
 		LLMError: in.LLMError, Cost: e.cfg.BaseTurnCost}
 	switch {
 	case in.LLMError:

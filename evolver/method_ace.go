@@ -12,8 +12,10 @@ import (
 	"github.com/clinevo/clinevo/textmatch"
 )
 
-// ACE is agentic context engineering (Zhang et al. 2025, "Agentic Context
-// Engineering: Evolving Contexts for Self-Improving Language Models", §3):
+// ACE is agentic context engineering (Zhang, Hu, Upasani, Ma, Hong,
+// Kamanuru, Rainton, Wu, Ji, Li, Thakker, Zou, Olukotun 2025, "Agentic
+// Context Engineering: Evolving Contexts for Self-Improving Language
+// Models", arXiv 2510.04618; section not verified):
 // the context is a playbook of itemised bullets, each with an ID and
 // helpful/harmful counters. Three roles share the work: the generator (the
 // doctor) plays the episode with the playbook; the reflector reads the

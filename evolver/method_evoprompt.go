@@ -9,9 +9,11 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// EvoPrompt is evolutionary prompt optimisation (Guo et al. 2024,
+// EvoPrompt is evolutionary prompt optimisation (Guo, Wang, Guo, Li, Song,
+// Tan, Liu, Bian, Yang, arXiv 2023,
 // "Connecting Large Language Models with Evolutionary Algorithms Yields
-// Powerful Prompt Optimizers", ICLR, §3.2, the genetic-algorithm variant):
+// Powerful Prompt Optimizers", the genetic-algorithm instantiation, its
+// Algorithm 1 and Figure 1; section not verified):
 // a population of prompts is scored on a development set; each generation
 // picks parents by roulette-wheel selection on their scores, makes a child
 // by crossover then mutation, and keeps the best of parents and children
@@ -70,7 +72,8 @@ func (e EvoPrompt) EvoPromptChild(ctx context.Context, cfg settings.Evolver, p1,
 	return child, nil
 }
 
-// roulette is roulette-wheel selection (§3.2): candidate i is drawn with
+// roulette is roulette-wheel selection (EvoPrompt's GA; section not
+// verified): candidate i is drawn with
 // probability proportional to its mean score (uniformly when all are 0); u
 // is a uniform draw in [0, 1).
 func roulette(pool []Candidate, u float64) int {
@@ -91,9 +94,9 @@ func roulette(pool []Candidate, u float64) int {
 	return len(pool) - 1
 }
 
-// EvoPromptSurvivors are the indices of the n best candidates (§3.2: the
-// next population is the top n of parents and children), best first, the
-// earlier among equals.
+// EvoPromptSurvivors are the indices of the n best candidates (EvoPrompt's
+// GA, section not verified: the next population is the top n of parents and
+// children), best first, the earlier among equals.
 func EvoPromptSurvivors(pool []Candidate, n int) []int {
 	idx := make([]int, len(pool))
 	for i := range idx {

@@ -3,6 +3,7 @@ package evolver
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/clinevo/clinevo/catalog"
@@ -12,13 +13,17 @@ import (
 	"github.com/clinevo/clinevo/textmatch"
 )
 
-// EvoTest is evolutionary test-time learning (He et al. 2025, "EvoTest:
-// Evolutionary Test-Time Learning for Self-Improving Agentic Systems", §3):
-// after every episode an evolver agent reads the whole transcript and its
+// EvoTest is evolutionary test-time learning (He, Liu, Liu, Li, Cao, Hu, Xu,
+// Hooi 2025, "EvoTest: Evolutionary Test-Time Learning for Self-Improving
+// Agentic Systems", arXiv 2510.13220; section not verified): after every
+// episode an evolver agent reads the whole transcript and its
 // transcript-level score, and proposes a revised configuration of the whole
-// agent for the next episode: it rewrites the prompt and logs effective
-// state–action choices into memory. It reads no per-action labels
-// (EvoClinician §4, baseline 8: "transcript-level feedback").
+// agent for the next episode: it rewrites the prompt, logs effective
+// state–action choices into memory, tunes hyperparameters and learns
+// tool-use routines; the configuration to evolve from is selected among
+// those played by an upper confidence bound over their episode returns. It
+// reads no per-action labels (EvoClinician §4, baseline 8:
+// "transcript-level feedback").
 //
 // In clinevo the configuration is the rule book and the memory. With the
 // evolver role the model returns the complete new rule book (replacing the
@@ -28,9 +33,12 @@ import (
 // presentations like this one (merged into a rule with the same action);
 // after a failing one, the rules in force for this presentation are dropped
 // (they did not help); a passing episode's state–action choices are logged
-// as memory. Gap: EvoTest's hyperparameters and tool-use routines and its
-// UCB selection among configurations are not evolved; the latest
-// configuration is always the one played.
+// as memory. The UCB selection over a tree of configurations and the
+// evolution of the doctor's temperature are EvoTestSelect, EvoTestChild and
+// EvoTestHyper. Gap: they are not yet wired into the stream (the tree would
+// have to be stored with the episode's proposal and the temperature reach
+// the next episode's doctor), so the stream still plays the latest
+// configuration; tool-use routines are not evolved.
 type EvoTest struct{ Model Model }
 
 type evotestReply struct {
@@ -156,4 +164,81 @@ func ruleTexts(rules []clinic.Rule) []string {
 		out[i] = r.Text
 	}
 	return out
+}
+
+// EvoTestNode is one configuration of EvoTest's search (He et al. 2025,
+// arXiv 2510.13220; the definitions as the authors' reference
+// implementation gives them, section not verified): the rule book and the
+// hyperparameters the doctor played an episode with, the episode's return
+// (S), and its place in the tree of configurations (each evolved from the
+// parent UCB selected).
+type EvoTestNode struct {
+	Rules    []clinic.Rule `json:"rules"`
+	Hyper    Hyper         `json:"hyper"`
+	Return   float64       `json:"return"`
+	Parent   int           `json:"parent"` // -1: the first configuration
+	Depth    int           `json:"depth"`
+	Children int           `json:"children"`
+}
+
+// Hyper are the agent hyperparameters EvoTest evolves with the prompt: the
+// doctor's sampling temperature.
+type Hyper struct {
+	Temperature float64 `json:"temperature"`
+}
+
+// EvoTest's UCB constants: the exploration weight c and the depth decay α
+// (UCB = return + c·α^depth·√(ln N / (1 + children))). The paper's values
+// were not verified: both are clinevo's own choice.
+const (
+	EvoTestC     = 0.5
+	EvoTestAlpha = 0.8
+)
+
+// EvoTestUCB is node i's upper confidence bound: its episode return plus an
+// exploration bonus that shrinks with the children already evolved from it
+// and with its depth, N the number of configurations played (at least 2).
+func EvoTestUCB(nodes []EvoTestNode, i int) float64 {
+	n := max(2, len(nodes))
+	nd := nodes[i]
+	return nd.Return + EvoTestC*math.Pow(EvoTestAlpha, float64(nd.Depth))*math.Sqrt(math.Log(float64(n))/float64(1+nd.Children))
+}
+
+// EvoTestSelect is the configuration the next one is evolved from: the
+// highest UCB, the earliest among equals.
+func EvoTestSelect(nodes []EvoTestNode) int {
+	best := 0
+	for i := range nodes {
+		if EvoTestUCB(nodes, i) > EvoTestUCB(nodes, best) {
+			best = i
+		}
+	}
+	return best
+}
+
+// EvoTestChild adds to the tree the configuration evolved from parent with
+// the given rule book and hyperparameters, and returns its index (the next
+// episode plays it; its return is set when that episode is scored).
+func EvoTestChild(nodes []EvoTestNode, parent int, rules []clinic.Rule, h Hyper) ([]EvoTestNode, int) {
+	nodes[parent].Children++
+	nodes = append(nodes, EvoTestNode{Rules: rules, Hyper: h, Parent: parent, Depth: nodes[parent].Depth + 1})
+	return nodes, len(nodes) - 1
+}
+
+// EvoTestHyper are the child's hyperparameters: the model's (clamped to
+// [0, 1]) when it proposed a temperature, else the mechanical form's: the
+// parent's after a passing episode, and after a failing one a step of 0.2
+// away from it (down from above 0.5, up otherwise) so the next attempt
+// samples differently; the step is clinevo's own choice.
+func EvoTestHyper(parent Hyper, pass bool, proposed *float64) Hyper {
+	if proposed != nil {
+		return Hyper{Temperature: min(1, max(0, *proposed))}
+	}
+	if pass {
+		return parent
+	}
+	if parent.Temperature > 0.5 {
+		return Hyper{Temperature: parent.Temperature - 0.2}
+	}
+	return Hyper{Temperature: parent.Temperature + 0.2}
 }

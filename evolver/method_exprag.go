@@ -10,9 +10,11 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// ExpRAG is Evo-Memory's experience-retrieval baseline (Wei et al. 2025,
+// ExpRAG is Evo-Memory's experience-retrieval baseline (Wei, Sachdeva,
+// Coleman, He, Bei, Ning, Ai, Li, He, Chi, Wang, Chen, Pereira, Kang,
+// Cheng 2025, arXiv 2511.20857,
 // "Evo-Memory: Benchmarking LLM Agent Test-time Learning with Self-Evolving
-// Memory", §3, ExpRAG): every finished task becomes one structured
+// Memory", ExpRAG; section not verified): every finished task becomes one structured
 // experience, the task's input, the agent's output and the feedback it got,
 // and a new task retrieves the most similar past experiences into its
 // context (the run's similarity retrieval, memory.k of them). The prompt

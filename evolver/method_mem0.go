@@ -11,8 +11,10 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// Mem0 is Mem0's two-phase memory (Chhikara et al. 2025, "Mem0: Building
-// Production-Ready AI Agents with Scalable Long-Term Memory", §2.1):
+// Mem0 is Mem0's two-phase memory (Chhikara, Khant, Aryan, Singh, Yadav
+// 2025, "Mem0: Building Production-Ready AI Agents with Scalable Long-Term
+// Memory", arXiv 2504.19413, the extraction and update phases; section not
+// verified):
 // extraction turns the new interaction into candidate memories (salient
 // facts); update compares each candidate with the most similar stored
 // memories and applies one operation: ADD a new memory, UPDATE an existing
@@ -43,7 +45,7 @@ type mem0Fact struct {
 	Tests     []string `json:"tests,omitempty"`
 }
 
-// Mem0 operations (§2.1, update phase).
+// Mem0 operations (the update phase; section not verified).
 const (
 	Mem0Add    = "ADD"
 	Mem0Update = "UPDATE"

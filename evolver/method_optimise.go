@@ -16,6 +16,9 @@ type Candidate struct {
 	Rules  []clinic.Rule `json:"rules"`
 	Scores []float64     `json:"scores"`
 	Run    string        `json:"run"`
+	// Parents are the pool indices of the candidates it was bred from
+	// (GEPA: the reflected parent, or the two merged ones); none for the seed.
+	Parents []int `json:"parents,omitempty"`
 }
 
 // Mean is the candidate's mean development score, 0 before it is scored.
@@ -23,11 +26,16 @@ func (c Candidate) Mean() float64 {
 	if len(c.Scores) == 0 {
 		return 0
 	}
+	return c.total() / float64(len(c.Scores))
+}
+
+// total is the sum of the candidate's development scores.
+func (c Candidate) total() float64 {
 	t := 0.0
 	for _, s := range c.Scores {
 		t += s
 	}
-	return t / float64(len(c.Scores))
+	return t
 }
 
 // Best is the index of the candidate with the highest mean development

@@ -11,22 +11,38 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// ReMem is Evo-Memory's think–act–refine agent (Wei et al. 2025, §3, ReMem):
-// beside thinking and acting, the agent has a third operation, Refine, that
-// reasons about its memory and rewrites it: it keeps the experiences that
-// helped, prunes the ones that misled, and reorganises what is left, so
-// memory evolves with use instead of only growing.
+// ReMem is Evo-Memory's think–act–refine agent (Wei, Sachdeva, Coleman, He,
+// Bei, Ning, Ai, Li, He, Chi, Wang, Chen, Pereira, Kang, Cheng 2025,
+// "Evo-Memory: Benchmarking LLM Agent Test-time Learning with Self-Evolving
+// Memory", arXiv 2511.20857, ReMem; section not verified): beside thinking
+// and acting, the agent has a third operation, Refine, that reasons about
+// its memory and rewrites it: it keeps the experiences that helped, prunes
+// the ones that mislead, and reorganises what is left, so memory evolves
+// with use instead of only growing. Refine is interleaved with the task's
+// steps, not run only after the task.
 //
 // In clinevo the doctor's loop thinks and acts with the experiences it
-// retrieved (ExpRAG's experience cards); at the end of the episode ReMem
-// refines over exactly those experiences. With the evolver role the model
-// thinks over the episode and the experiences and says which to prune and
-// how to word the new experience. The mechanical form prunes a retrieved
-// experience that recommended the diagnosis this episode got wrong, and
-// merges the new experience with a retrieved one about the same
-// presentation (similarity at least evolver.same_at) that says the same,
-// keeping one card. Gap: the refine step runs once per episode, after the
-// doctor's last turn, not between its turns.
+// retrieved (ExpRAG's experience cards), and ReMem refines twice over:
+//
+//   - between turns (RefineTurn, before every turn after the first): over the
+//     experiences retrieved so far in the episode, given the conversation so
+//     far; what it prunes is recorded on the turn's event (PrunedCards), is no
+//     longer retrieved for the rest of the episode, and is evicted at the
+//     episode's number when the episode is learnt from;
+//   - after the last turn (Evolve): over the experiences still in use, given
+//     the outcome, and it writes the episode's own experience.
+//
+// With the evolver role the model thinks over the episode and the
+// experiences and says which to prune (and, after the last turn, how to word
+// the new experience). The mechanical form, between turns, prunes an
+// experience whose advice the doctor followed in this episode and that
+// yielded nothing (a question it recommended went unanswered, a test it
+// recommended did not come back), and the older of two retrieved experiences
+// that say the same about the same presentation (similarity at least
+// evolver.same_at); after the last turn it prunes a retrieved experience that
+// recommended the diagnosis this episode got wrong, and merges the new
+// experience with a retrieved one about the same presentation that says the
+// same, keeping one card.
 type ReMem struct {
 	Model Model
 	Bank  Bank
@@ -49,6 +65,17 @@ func (r ReMem) Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth
 	if err != nil {
 		return Output{}, err
 	}
+	// What the refine steps between turns pruned is evicted with the episode;
+	// the last refine reads only what is still in use.
+	for _, ev := range in.Events {
+		for _, id := range ev.PrunedCards {
+			if !slices.Contains(out.Evict, id) {
+				out.Evict = append(out.Evict, id)
+				out.Edits = append(out.Edits, fmt.Sprintf("remem prune %s (turn %d)", id, ev.Turn))
+			}
+		}
+	}
+	used = slices.DeleteFunc(used, func(c clinic.Card) bool { return slices.Contains(out.Evict, c.ID) })
 	type shown struct{ ID, Text string }
 	req := struct {
 		Experience string
@@ -62,19 +89,21 @@ func (r ReMem) Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth
 	if err != nil {
 		return Output{}, err
 	}
+	var prune []string
 	if ok {
 		for _, id := range reply.Prune {
-			if byID(used, id) != nil && !slices.Contains(out.Evict, id) {
-				out.Evict = append(out.Evict, id)
+			if byID(used, id) != nil && !slices.Contains(prune, id) {
+				prune = append(prune, id)
 			}
 		}
 		if strings.TrimSpace(reply.Memory) != "" {
 			exp.Text, exp.SearchText = reply.Memory, in.Opening+" "+reply.Memory
 		}
 	} else {
-		out.Evict = rememRefine(cfg, exp, used, predicted(in), in.Outcome.Pass)
+		prune = rememRefine(cfg, exp, used, predicted(in), in.Outcome.Pass)
 	}
-	for _, id := range out.Evict {
+	for _, id := range prune {
+		out.Evict = append(out.Evict, id)
 		out.Edits = append(out.Edits, "remem prune "+id)
 	}
 	out.Cards, out.Skipped = screened(cfg, in, truth, []clinic.Card{exp})
@@ -84,11 +113,17 @@ func (r ReMem) Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth
 // retrieved are the experience cards the doctor's loop retrieved in this
 // episode, as the bank holds them before it.
 func (r ReMem) retrieved(ctx context.Context, in Input) ([]clinic.Card, error) {
+	return r.experiences(ctx, in.Events)
+}
+
+// experiences are the experience cards retrieved in events, as the bank
+// holds them before the episode, in the order first retrieved.
+func (r ReMem) experiences(ctx context.Context, events []clinic.Event) ([]clinic.Card, error) {
 	if r.Bank == nil {
 		return nil, nil
 	}
 	var ids []string
-	for _, ev := range in.Events {
+	for _, ev := range events {
 		for _, id := range ev.RetrievedCards {
 			if !slices.Contains(ids, id) {
 				ids = append(ids, id)
@@ -122,4 +157,125 @@ func rememRefine(cfg settings.Evolver, exp clinic.Card, used []clinic.Card, dx s
 		}
 	}
 	return prune
+}
+
+// Turn is what ReMem's refine step between two turns reads: the episode so
+// far (the presentation and the events of the turns played), before the
+// doctor's next decision.
+type Turn struct {
+	Opening string
+	Events  []clinic.Event
+}
+
+type rememTurnReply struct {
+	Think string   `json:"think"`
+	Prune []string `json:"prune"`
+}
+
+// RefineTurn is ReMem's refine step between turns (see ReMem): the IDs of
+// the experiences retrieved so far in the episode, and not pruned before,
+// to prune now; none before the first turn or when nothing was retrieved.
+// It decides from the episode's stored events alone, so a turn re-run after
+// a crash asks the same question (and the caller stores the answer before
+// using it, the first write winning, as it does the doctor's decision).
+func (r ReMem) RefineTurn(ctx context.Context, cfg settings.Evolver, t Turn) ([]string, error) {
+	var gone []string
+	for _, ev := range t.Events {
+		gone = append(gone, ev.PrunedCards...)
+	}
+	used, err := r.experiences(ctx, t.Events)
+	if err != nil {
+		return nil, err
+	}
+	used = slices.DeleteFunc(used, func(c clinic.Card) bool { return slices.Contains(gone, c.ID) })
+	if len(used) == 0 {
+		return nil, nil
+	}
+	type shown struct{ ID, Text string }
+	req := struct {
+		Presentation string
+		SoFar        []string
+		Memories     []shown
+	}{Presentation: t.Opening, SoFar: turnLines(t.Events)}
+	for _, c := range used {
+		req.Memories = append(req.Memories, shown{c.ID, c.Text})
+	}
+	var reply rememTurnReply
+	ok, err := ask(ctx, r.Model, "remem_refine_turn", req, &reply)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return rememRefineTurn(cfg, used, t.Events), nil
+	}
+	var prune []string
+	for _, id := range reply.Prune {
+		if byID(used, id) != nil && !slices.Contains(prune, id) {
+			prune = append(prune, id)
+		}
+	}
+	return prune, nil
+}
+
+// rememRefineTurn is the mechanical refine step between turns (see ReMem):
+// an experience whose advice was followed and yielded nothing, and the
+// older of two that say the same about the same presentation.
+func rememRefineTurn(cfg settings.Evolver, used []clinic.Card, events []clinic.Event) []string {
+	var prune []string
+	for _, c := range used {
+		if fruitless(c, events) {
+			prune = append(prune, c.ID)
+		}
+	}
+	for i, c := range used {
+		for j, d := range used {
+			if i == j || slices.Contains(prune, c.ID) || slices.Contains(prune, d.ID) {
+				continue
+			}
+			same := c.Diagnosis == d.Diagnosis && c.Avoid == d.Avoid && similar(c.Context, d.Context) >= cfg.SameAt
+			older := c.CreatedEpisode < d.CreatedEpisode || (c.CreatedEpisode == d.CreatedEpisode && c.ID < d.ID)
+			if same && older {
+				prune = append(prune, c.ID)
+			}
+		}
+	}
+	return prune
+}
+
+// fruitless says whether the doctor followed an experience's advice in
+// events and it yielded nothing: a topic it recommended was asked and the
+// patient told nothing, or a test it recommended was ordered and did not come back.
+func fruitless(c clinic.Card, events []clinic.Event) bool {
+	for _, ev := range events {
+		switch {
+		case ev.Action == clinic.Ask && len(ev.RevealedFacts) == 0 && !ev.Generated:
+			for _, t := range TopicsOf(ev) {
+				if slices.Contains(c.Ask, t) {
+					return true
+				}
+			}
+		case ev.Action == clinic.RequestTest && ev.Status != clinic.StatusReturned:
+			if ev.Test != "" && slices.Contains(c.Tests, ev.Test) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// turnLines are the turns played so far as short lines, every outcome
+// shown (what a refine between turns reasons over).
+func turnLines(events []clinic.Event) []string {
+	var lines []string
+	for _, ev := range events {
+		switch ev.Action {
+		case clinic.Ask:
+			lines = append(lines, fmt.Sprintf("asked %s: %s (%s)", strings.Join(TopicsOf(ev), "/"), ev.Reply, ev.Status))
+		case clinic.RequestTest:
+			lines = append(lines, fmt.Sprintf("test %s: %s (%s)", ev.Test, ev.Reply, ev.Status))
+		default:
+			lines = append(lines, fmt.Sprintf("%s (%s)", ev.Action, ev.Status))
+		}
+	}
+	return lines
 }

@@ -133,7 +133,7 @@ func TestStaticAndTranscripts(t *testing.T) {
 	require.Equal(t, "angina", out.Cards[0].Diagnosis)
 }
 
-// Mem0 (§2.1): a memory contradicted by a later episode is updated, not
+// Mem0's update phase: a memory contradicted by a later episode is updated, not
 // duplicated: the old card is evicted and one card holds the correction.
 func TestMem0UpdatesAContradictedMemory(t *testing.T) {
 	ctx := context.Background()
@@ -228,6 +228,59 @@ func TestReMemPrunesTheExperienceThatMisled(t *testing.T) {
 	require.Len(t, srv.Requests(), 1)
 	require.Equal(t, []string{"x2"}, out.Evict, "only a retrieved experience can be pruned")
 	require.Equal(t, "uphill chest pain: angina was wrong here", out.Cards[0].Text)
+}
+
+// ReMem refines between turns (think, act, refine within the episode's
+// loop): before a turn, it prunes a retrieved experience whose advice the
+// doctor followed and that yielded nothing, and the older of two that say
+// the same; what it pruned is not pruned again, and the episode's update
+// evicts it.
+func TestReMemRefinesBetweenTurns(t *testing.T) {
+	ctx := context.Background()
+	b := &bank{}
+	b.apply(evolver.Output{Cards: []clinic.Card{
+		{CardHint: clinic.CardHint{ID: "x1", Kind: clinic.CardExperience, Text: "burning after meals: order a ct", Diagnosis: "reflux", Context: "burning after meals", Tests: []string{"ct"}}, CreatedEpisode: 1},
+		{CardHint: clinic.CardHint{ID: "x2", Kind: clinic.CardExperience, Text: "chest pain uphill: angina", Diagnosis: "angina", Context: chest}, CreatedEpisode: 1},
+		{CardHint: clinic.CardHint{ID: "x3", Kind: clinic.CardExperience, Text: "chest pain uphill again: angina", Diagnosis: "angina", Context: chest}, CreatedEpisode: 2},
+		{CardHint: clinic.CardHint{ID: "x4", Kind: clinic.CardExperience, Text: "cough at night: asthma", Diagnosis: "asthma", Context: "cough at night"}, CreatedEpisode: 2},
+	}}, 2)
+	events := []clinic.Event{
+		{Turn: 0, Action: clinic.Ask, Topic: clinic.TopicTriggers, Status: clinic.StatusReturned, Reply: "Walking uphill.", RevealedFacts: []string{"f1"},
+			RetrievedCards: []string{"x1", "x2", "x3", "x4"}},
+		{Turn: 1, Action: clinic.RequestTest, Test: "ct", Status: clinic.StatusUnavailable, RetrievedCards: []string{"x1", "x2", "x3", "x4"}},
+	}
+	r := evolver.ReMem{Bank: b}
+	none, err := r.RefineTurn(ctx, cfg(), evolver.Turn{Opening: chest})
+	require.NoError(t, err)
+	require.Empty(t, none, "nothing is retrieved before the first turn")
+	pruned, err := r.RefineTurn(ctx, cfg(), evolver.Turn{Opening: chest, Events: events})
+	require.NoError(t, err)
+	require.Equal(t, []string{"x1", "x2"}, pruned, "x1's ct was ordered and did not come back; x2 says what the newer x3 says")
+
+	// The next turn's refine reads the pruning on the turn's event.
+	events = append(events, clinic.Event{Turn: 2, Action: clinic.Ask, Topic: clinic.TopicTriggers, Status: clinic.StatusReturned, Reply: "Walking uphill.",
+		RevealedFacts: []string{"f1"}, PrunedCards: pruned, RetrievedCards: []string{"x3", "x4"}})
+	again, err := r.RefineTurn(ctx, cfg(), evolver.Turn{Opening: chest, Events: events})
+	require.NoError(t, err)
+	require.Empty(t, again, "x3 and x4 neither misled nor repeat another")
+
+	// With the evolver role the model decides, over the experiences still in use.
+	model, srv := scripted(t, `{"think":"asthma is not this presentation","prune":["x4","x1","zz"]}`)
+	got, err := evolver.ReMem{Model: model, Bank: b}.RefineTurn(ctx, cfg(), evolver.Turn{Opening: chest, Events: events})
+	require.NoError(t, err)
+	require.Len(t, srv.Requests(), 1)
+	require.Contains(t, srv.Requests()[0].User, "test ct:  (unavailable)", "the model reads the turns so far with their outcomes")
+	require.NotContains(t, srv.Requests()[0].User, `"x1"`, "a pruned experience is not shown again")
+	require.Equal(t, []string{"x4"}, got, "only an experience still in use can be pruned")
+
+	// The episode's update evicts what the turns pruned, and the last
+	// refine reads only what is still in use.
+	in := episode(3, "c3", "angina", true)
+	in.Events = events
+	out, err := evolver.ReMem{Bank: b}.Evolve(ctx, cfg(), in, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"x1", "x2", "x3"}, out.Evict, "x1 and x2 pruned between turns; x3 is the one the new experience repeats")
+	require.Contains(t, out.Edits, "remem prune x1 (turn 2)")
 }
 
 // EvoTest: after every episode the whole configuration is rewritten from
@@ -365,4 +418,64 @@ func TestEvoPromptBreedsAndSelects(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, srv.Requests()[0].User, "Parent1")
 	require.Equal(t, []clinic.Rule{{ID: "a1", Text: "ASK triggers WHEN chest"}, {ID: "g1-c1-2", Text: "ASK exertion WHEN chest"}}, child)
+}
+
+// GEPA's merge (system-aware crossover): two Pareto candidates with a common
+// ancestor are combined rule by rule: a rule one of them changed from the
+// ancestor takes the change, a rule both changed takes the better one's.
+func TestGEPAMergesTwoParetoCandidates(t *testing.T) {
+	r := func(id, text string) clinic.Rule { return clinic.Rule{ID: id, Text: text} }
+	pool := []evolver.Candidate{
+		{Rules: []clinic.Rule{r("a", "ASK onset"), r("b", "ASK diet")}, Scores: []float64{0.4, 0.4, 0.4}, Run: "seed"},
+		// 1: best on case 3; retired b, added c, reworded a
+		{Rules: []clinic.Rule{r("a", "ASK onset WHEN chest"), r("c", "REQUEST_TEST ecg WHEN chest")}, Scores: []float64{0.9, 0.4, 0.9}, Run: "x", Parents: []int{0}},
+		// 2: best on case 1, a child of 1: kin, not merged with it
+		{Rules: []clinic.Rule{r("a", "ASK onset WHEN chest")}, Scores: []float64{0.95, 0.1, 0.1}, Run: "z", Parents: []int{1}},
+		// 3: best on case 2; kept b, added d, reworded a differently
+		{Rules: []clinic.Rule{r("a", "ASK onset early"), r("b", "ASK diet"), r("d", "AVOID_TEST ct WHEN chest")}, Scores: []float64{0.4, 0.8, 0.4}, Run: "y", Parents: []int{0}},
+	}
+	require.Equal(t, []int{1, 2, 3}, evolver.ParetoFront(pool))
+	m, ok := evolver.GEPAMerge(pool, nil, 12)
+	require.True(t, ok)
+	require.Equal(t, [3]int{1, 3, 0}, [3]int{m.I, m.J, m.Ancestor}, "1 and 2 are kin; 1 and 3 merge over the seed")
+	require.Equal(t, []clinic.Rule{
+		r("a", "ASK onset WHEN chest"),        // both reworded it: 1's, the better mean (0.73 > 0.53)
+		r("c", "REQUEST_TEST ecg WHEN chest"), // 1 added it
+		r("d", "AVOID_TEST ct WHEN chest"),    // 3 added it
+	}, m.Rules, "b: 1 retired it, 3 kept it as the seed had it: retired")
+	_, ok = evolver.GEPAMerge(pool, [][3]int{{1, 3, 0}}, 12)
+	require.False(t, ok, "a merge is tried once")
+	_, ok = evolver.GEPAMerge(pool, nil, 2)
+	require.False(t, ok, "cut to B_P = 2 rules the merge is candidate 1 again: no merge")
+	require.True(t, evolver.GEPAMergeAccept(pool[1], pool[3], evolver.Candidate{Scores: []float64{0.9, 0.4, 0.9}}), "2.2 ties the better parent's 2.2")
+	require.False(t, evolver.GEPAMergeAccept(pool[1], pool[3], evolver.Candidate{Scores: []float64{0.4, 0.9, 0.8}}))
+}
+
+// EvoTest selects the configuration to evolve from by UCB over episode
+// returns and evolves its hyperparameters with its prompt.
+func TestEvoTestSelectsByUCBAndEvolvesHyperparameters(t *testing.T) {
+	nodes := []evolver.EvoTestNode{{Return: 0.3, Parent: -1, Hyper: evolver.Hyper{Temperature: 0.7}}}
+	nodes, c1 := evolver.EvoTestChild(nodes, 0, nil, evolver.Hyper{Temperature: 0.5})
+	nodes[c1].Return = 0.9
+	// N = 2, ln 2 = 0.6931: root 0.3 + 0.5·√(0.6931/2) = 0.594; child 0.9 + 0.5·0.8·√0.6931 = 1.233.
+	require.InDelta(t, 0.5943, evolver.EvoTestUCB(nodes, 0), 1e-4)
+	require.InDelta(t, 1.2330, evolver.EvoTestUCB(nodes, c1), 1e-4)
+	require.Equal(t, c1, evolver.EvoTestSelect(nodes))
+	require.Equal(t, 1, nodes[0].Children)
+	require.Equal(t, 1, nodes[c1].Depth)
+
+	// Exploration: a well-explored best return loses to a less-explored root.
+	// N = 4, ln 4 = 1.3863: root 0.6 + 0.5·√(1.3863/4) = 0.894; the best
+	// return, 0.62 with 5 children at depth 1, 0.62 + 0.4·√(1.3863/6) = 0.812.
+	tree := []evolver.EvoTestNode{{Return: 0.6, Parent: -1, Children: 3}, {Return: 0.2, Depth: 1}, {Return: 0.3, Depth: 1}, {Return: 0.62, Depth: 1, Children: 5}}
+	require.InDelta(t, 0.8943, evolver.EvoTestUCB(tree, 0), 1e-4)
+	require.InDelta(t, 0.8123, evolver.EvoTestUCB(tree, 3), 1e-4)
+	require.Equal(t, 0, evolver.EvoTestSelect(tree))
+
+	hot := evolver.Hyper{Temperature: 0.7}
+	require.Equal(t, hot, evolver.EvoTestHyper(hot, true, nil), "a passing configuration keeps its temperature")
+	require.InDelta(t, 0.5, evolver.EvoTestHyper(hot, false, nil).Temperature, 1e-12, "a failing one samples differently")
+	require.InDelta(t, 0.4, evolver.EvoTestHyper(evolver.Hyper{Temperature: 0.2}, false, nil).Temperature, 1e-12)
+	proposed := 1.4
+	require.Equal(t, 1.0, evolver.EvoTestHyper(hot, false, &proposed).Temperature, "the model's proposal, clamped to [0, 1]")
 }

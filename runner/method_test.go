@@ -2,11 +2,14 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
@@ -58,4 +61,43 @@ func TestMethodDeletionsAreEvictionsAsOfTheEpisode(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	require.Equal(t, "old", got[0].ID, "the card episode 2 wrote is not yet there; an unknown ID is left out")
+}
+
+// ReMem refines memory between the turns of an episode: a card pruned
+// before a turn is not retrieved for the rest of that episode, and the
+// episode's update evicts it at the episode's number, so memory as of the
+// episode before still holds it.
+func TestReMemRefinesWithinTheEpisode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := deps(t, true)
+	d.Settings.Evolver.Method, d.Settings.Evolver.RuleBudget = settings.MethodReMem, 0
+	cases := synth.Generate(7)["stream"][:40]
+	pruning := 0
+	for i, c := range cases {
+		m := runner.Meta{RunID: "r", EpisodeID: fmt.Sprintf("r/e%d-%s", i+1, c.ID), Number: i + 1, Pass: 1, Stage: 1, MemoryRuns: []string{"r"}}
+		tr, err := runner.Play(ctx, c, d, m)
+		require.NoError(t, err)
+		var gone []string
+		for _, ev := range tr.Events {
+			for _, id := range ev.RetrievedCards {
+				require.NotContains(t, gone, id, "episode %d turn %d: a card pruned earlier in the episode was retrieved", i+1, ev.Turn)
+			}
+			require.True(t, ev.Turn > 0 || len(ev.PrunedCards) == 0, "nothing to refine before the first turn")
+			gone = append(gone, ev.PrunedCards...)
+		}
+		l, err := runner.Learn(ctx, d, c, tr, m, nil)
+		require.NoError(t, err)
+		for _, id := range gone {
+			require.Contains(t, l.Evicted, id)
+			before, err := d.Memory.List(ctx, memory.Filter{Runs: []string{"r"}, AsOf: i})
+			require.NoError(t, err)
+			require.True(t, slices.ContainsFunc(before, func(c clinic.Card) bool { return c.ID == id }), "as of episode %d the pruned card is live", i)
+			after, err := d.Memory.List(ctx, memory.Filter{Runs: []string{"r"}, AsOf: i + 1})
+			require.NoError(t, err)
+			require.False(t, slices.ContainsFunc(after, func(c clinic.Card) bool { return c.ID == id }), "as of episode %d it is evicted", i+1)
+		}
+		pruning += len(gone)
+	}
+	require.Positive(t, pruning, "the stream's episodes pruned between turns")
 }

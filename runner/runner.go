@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -161,6 +162,38 @@ func (b bankView) Cards(ctx context.Context, ids []string) ([]clinic.Card, error
 	return out, nil
 }
 
+// Refines says whether episode m refines memory between its turns: a
+// learning episode (not frozen) with memory, of a run whose method is ReMem
+// (evolver.ReMem).
+func (d Deps) Refines(m Meta) bool {
+	return d.Memory != nil && !m.Frozen && d.Settings.Evolver.MethodName() == settings.MethodReMem
+}
+
+// RefineTurn is the refine step before the turn that follows events
+// (evolver.ReMem.RefineTurn), with the memory as it was before the episode:
+// the cards to prune now; none when the episode does not refine or before
+// its first turn.
+func RefineTurn(ctx context.Context, d Deps, m Meta, opening string, events []clinic.Event) ([]string, error) {
+	if !d.Refines(m) || len(events) == 0 {
+		return nil, nil
+	}
+	r := evolver.ReMem{Model: d.Roles.Model, Bank: bankView{store: d.Memory, f: memory.Filter{Runs: m.MemoryRuns, AsOf: m.Number - 1}}}
+	pruned, err := r.RefineTurn(ctx, d.Settings.Evolver, evolver.Turn{Opening: opening, Events: events})
+	if err != nil {
+		return nil, fmt.Errorf("remem refine: %w", err)
+	}
+	return pruned, nil
+}
+
+// Pruned are the cards the refine steps of events pruned, in order.
+func Pruned(events []clinic.Event) []string {
+	var out []string
+	for _, ev := range events {
+		out = append(out, ev.PrunedCards...)
+	}
+	return out
+}
+
 // Start begins (or rebuilds from events) an episode in the run's benchmark.
 func (d Deps) Start(c clinic.Case, events []clinic.Event) (episode.Env, error) {
 	b, err := bench.Of(d.Settings)
@@ -186,6 +219,9 @@ type Meta struct {
 	MemoryRuns []string
 	// Frozen episodes do not count retrievals.
 	Frozen bool
+	// Exclude are cards the episode's refine steps pruned (ReMem): no
+	// longer retrieved for the rest of the episode.
+	Exclude []string
 }
 
 // Retrieve returns the cards shown to the doctor for a view: at most K
@@ -211,7 +247,8 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 		return nil, nil // nothing can have been written before the first episode
 	}
 	f := memory.Filter{Runs: m.MemoryRuns, AsOf: asOf}
-	ctx, span := tracer.Start(ctx, "memory.search", trace.WithAttributes(attribute.Int("memory.k", k), attribute.Int("memory.as_of", asOf)))
+	k += len(m.Exclude) // pruned cards are dropped below: K others are shown
+	ctx, span := tracer.Start(ctx, "memory.search", trace.WithAttributes(attribute.Int("memory.k", s.K), attribute.Int("memory.as_of", asOf)))
 	defer span.End()
 	start := time.Now()
 	defer func() { retrievalMS.Record(ctx, float64(time.Since(start).Microseconds())/1000) }()
@@ -227,12 +264,13 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 			}
 			return live[i].ID < live[j].ID
 		})
+		live = slices.DeleteFunc(live, func(c clinic.Card) bool { return slices.Contains(m.Exclude, c.ID) })
 		for i, c := range live {
-			if i == k {
+			if i == s.K {
 				break
 			}
 			// No similarity ranks them: the newest first, at 1 down to just above 0.5.
-			best[c.ID] = memory.Hit{Card: c, Score: 1 - 0.5*float64(i)/float64(k)}
+			best[c.ID] = memory.Hit{Card: c, Score: 1 - 0.5*float64(i)/float64(s.K)}
 		}
 	} else {
 		for _, q := range []string{view.OpeningComplaint, QueryText(view)} {
@@ -241,6 +279,9 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 				return nil, fmt.Errorf("retrieve: %w", err)
 			}
 			for _, h := range hits {
+				if slices.Contains(m.Exclude, h.Card.ID) {
+					continue
+				}
 				if b, ok := best[h.Card.ID]; !ok || h.Score > b.Score {
 					best[h.Card.ID] = h
 				}
@@ -254,7 +295,7 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 	for _, h := range best {
 		hits = append(hits, h)
 	}
-	hits = memory.TopK(hits, k)
+	hits = memory.TopK(hits, s.K)
 	span.SetAttributes(attribute.Int("memory.hits", len(hits)))
 	out := make([]clinic.CardHint, len(hits))
 	ids := make([]string, len(hits))
@@ -295,7 +336,14 @@ func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, err
 	}
 	for !ep.Done() {
 		view := ep.View(nil, m.Rules)
-		cards, err := Retrieve(ctx, d.Memory, view, d.Settings.Recall(), m)
+		events := ep.Events()
+		pruned, err := RefineTurn(ctx, d, m, view.OpeningComplaint, events)
+		if err != nil {
+			return clinic.Trace{}, err
+		}
+		tm := m
+		tm.Exclude = append(Pruned(events), pruned...)
+		cards, err := Retrieve(ctx, d.Memory, view, d.Settings.Recall(), tm)
 		if err != nil {
 			return clinic.Trace{}, err
 		}
@@ -304,7 +352,7 @@ func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, err
 		if err != nil {
 			return clinic.Trace{}, fmt.Errorf("doctor: %w", err)
 		}
-		if _, err := ep.Step(ctx, episode.StepInput{Output: dec.Output, RetrievedCards: cardIDs(cards), LLMError: dec.LLMError}); err != nil {
+		if _, err := ep.Step(ctx, episode.StepInput{Output: dec.Output, RetrievedCards: cardIDs(cards), PrunedCards: pruned, LLMError: dec.LLMError}); err != nil {
 			return clinic.Trace{}, err
 		}
 	}

@@ -139,12 +139,15 @@ type Evolver struct {
 // Dev is a prompt optimiser's development phase: Generations rounds, each
 // proposing Population candidate rule books, every candidate played on the
 // first Cases cases of Corpus (the stream's own corpus when empty) with no
-// memory. Defaults are clinevo's own, small enough to run offline.
+// memory. Merges bounds GEPA's merge step (system-aware crossover of two
+// Pareto-front candidates, tried once after each generation; 0: none).
+// Defaults are clinevo's own, small enough to run offline.
 type Dev struct {
 	Corpus      string `json:"corpus" mapstructure:"corpus"`
 	Cases       int    `json:"cases" mapstructure:"cases"`
 	Generations int    `json:"generations" mapstructure:"generations"`
 	Population  int    `json:"population" mapstructure:"population"`
+	Merges      int    `json:"merges" mapstructure:"merges"`
 }
 
 // Learning methods (evolver.method).
@@ -312,7 +315,7 @@ func Default() Settings {
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
 			CardKinds: []string{"success", "correction", "rule"}, MemoryLabels: []string{"HIGH_YIELD", "CRITICAL_ERROR", "INEFFICIENT"},
 			UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5, Method: MethodClinevo, SameAt: 0.5,
-			Dev: Dev{Cases: 6, Generations: 2, Population: 3}},
+			Dev: Dev{Cases: 6, Generations: 2, Population: 3, Merges: 2}},
 		Memory:     Memory{K: 5, Backend: "local", Retrieval: "similarity"},
 		Roles:      Roles{},
 		Doctor:     Doctor{Mode: SingleDoctor},
@@ -410,6 +413,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("evolver.same_at must be within [0, 1], got %v", v.SameAt)
 	case v.Optimises() && (v.Dev.Cases < 1 || v.Dev.Generations < 1 || v.Dev.Population < 1):
 		return fmt.Errorf("evolver.dev.cases, evolver.dev.generations and evolver.dev.population must be at least 1 for method %s", v.Method)
+	case v.Dev.Merges < 0:
+		return fmt.Errorf("evolver.dev.merges %d, want 0 (no merge step) or more", v.Dev.Merges)
 	case v.Mode != WriteBack && v.Mode != ScoreOnly:
 		return fmt.Errorf("evolver.mode %q, want %s or %s", v.Mode, WriteBack, ScoreOnly)
 	case v.RuleBudget < 0:

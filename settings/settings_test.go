@@ -79,6 +79,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 			`evolver.method "sgd", want one of clinevo, static, transcripts, rag, mem0, exprag, remem, evoprompt, gepa, evotest, ace`},
 		{"same at", func(s *settings.Settings) { s.Evolver.SameAt = 1.5 }, "evolver.same_at"},
 		{"dev phase", func(s *settings.Settings) { s.Evolver.Method, s.Evolver.Dev.Cases = settings.MethodGEPA, 0 }, "evolver.dev.cases"},
+		{"merges", func(s *settings.Settings) { s.Evolver.Dev.Merges = -1 }, "evolver.dev.merges -1"},
 		{"k", func(s *settings.Settings) { s.Memory.K = -1 }, "memory.k"},
 		{"role", func(s *settings.Settings) { s.Roles["surgeon"] = settings.Role{} }, "roles.surgeon: unknown role"},
 		{"model role", func(s *settings.Settings) {

@@ -18,14 +18,22 @@ import (
 // so their histories are unchanged.
 const versionDevPhase = "dev-phase"
 
+// versionGEPAMerge is the change ID of GEPA's merge step: from version 1 a
+// GEPA development phase tries, after each generation (up to
+// evolver.dev.merges times), to merge two Pareto-front candidates and plays
+// the merged one as slot Population of that generation. Phases of other
+// methods never read it; GEPA phases without the marker run as before.
+const versionGEPAMerge = "gepa-merge"
+
 // OptimizeWorkflow is a prompt optimiser's development phase (EvoPrompt,
 // GEPA; EvoClinician §4: "searches for an improved prompt on a held-out
 // development subset and then freezes it"): the seed rule book and every
 // bred child are played on the development cases as an EvaluationWorkflow
 // (kind dev, no memory), each child bred by the Breed activity from the
 // candidates so far and their per-case scores. EvoPrompt keeps the best
-// Population after every generation (§3.2); GEPA keeps every child that
-// beats its parent and draws parents from the Pareto front. It returns the best candidate by
+// Population after every generation; GEPA keeps every child that beats its
+// parent, draws parents from the Pareto front, and after each generation
+// tries its merge step (evolver.GEPAMerge, behind versionGEPAMerge). It returns the best candidate by
 // mean score, which the stream freezes. Every step is recorded: a crashed
 // phase resumes where it stopped, with the children and scores it stored.
 func OptimizeWorkflow(ctx workflow.Context, spec contract.OptimizeSpec) (contract.OptimizeResult, error) {
@@ -59,12 +67,18 @@ func OptimizeWorkflow(ctx workflow.Context, spec contract.OptimizeSpec) (contrac
 		log.Info("development candidate scored", "run", spec.RunID, "generation", gen, "slot", slot, "rules", len(rules), "mean_s", c.Mean())
 		return c, nil
 	}
+	gepa := spec.Settings.Evolver.Method == settings.MethodGEPA
+	merges := 0
+	if gepa && dev.Merges > 0 && workflow.GetVersion(ctx, versionGEPAMerge, workflow.DefaultVersion, 1) >= 1 {
+		merges = dev.Merges
+	}
 	seed, err := play(0, 0, spec.Seed)
 	if err != nil {
 		return contract.OptimizeResult{}, err
 	}
 	pool := []evolver.Candidate{seed}
 	played := 1
+	var tried [][3]int
 	for gen := 1; gen <= dev.Generations; gen++ {
 		for slot := range dev.Population {
 			var rules []clinic.Rule
@@ -77,14 +91,36 @@ func OptimizeWorkflow(ctx workflow.Context, spec contract.OptimizeSpec) (contrac
 				return contract.OptimizeResult{}, err
 			}
 			played++
-			if spec.Settings.Evolver.Method == settings.MethodGEPA {
-				if parent := pool[evolver.GEPAParent(spec.RunID, pool, gen, slot)]; !evolver.GEPAAccept(parent, c) {
+			if gepa {
+				p := evolver.GEPAParent(spec.RunID, pool, gen, slot)
+				if parent := pool[p]; !evolver.GEPAAccept(parent, c) {
 					log.Info("development candidate discarded", "run", spec.RunID, "generation", gen, "slot", slot, "mean_s", c.Mean(),
 						"parent", parent.Run, "parent_mean_s", parent.Mean())
 					continue
 				}
+				c.Parents = []int{p}
 			}
 			pool = append(pool, c)
+		}
+		if len(tried) < merges {
+			// GEPA's merge: the merged book is computed here from the pool
+			// (a pure function of what the history holds) and played as one
+			// more candidate of the generation.
+			if m, ok := evolver.GEPAMerge(pool, tried, spec.Settings.Evolver.RuleBudget); ok {
+				tried = append(tried, [3]int{m.I, m.J, m.Ancestor})
+				c, err := play(gen, dev.Population, m.Rules)
+				if err != nil {
+					return contract.OptimizeResult{}, err
+				}
+				played++
+				c.Parents = []int{m.I, m.J}
+				keep := evolver.GEPAMergeAccept(pool[m.I], pool[m.J], c)
+				log.Info("development candidates merged", "run", spec.RunID, "generation", gen, "merged", c.Run, "of", pool[m.I].Run, "and", pool[m.J].Run,
+					"ancestor", pool[m.Ancestor].Run, "mean_s", c.Mean(), "kept", keep)
+				if keep {
+					pool = append(pool, c)
+				}
+			}
 		}
 		if spec.Settings.Evolver.Method == settings.MethodEvoPrompt {
 			var next []evolver.Candidate

@@ -45,7 +45,7 @@ func optimise(t *testing.T, method string, gens, pop int, scores map[string][]fl
 	})
 	set := settings.Default()
 	set.Evolver.Method = method
-	set.Evolver.Dev = settings.Dev{Cases: 2, Generations: gens, Population: pop}
+	set.Evolver.Dev = settings.Dev{Cases: 2, Generations: gens, Population: pop, Merges: 1}
 	env.ExecuteWorkflow(workflows.OptimizeWorkflow, contract.OptimizeSpec{RunID: "r", Corpus: "builtin:heldout", Pass: 1, Settings: set})
 	require.NoError(t, env.GetWorkflowError())
 	var res contract.OptimizeResult
@@ -70,7 +70,7 @@ func TestOptimizeGEPAKeepsChildrenThatImprove(t *testing.T) {
 }
 
 // EvoPrompt keeps the best Population of parents and children after every
-// generation (§3.2): a generation-1 child that loses to the seed is gone
+// generation (EvoPrompt's GA): a generation-1 child that loses to the seed is gone
 // before generation 2.
 func TestOptimizeEvoPromptKeepsTheBestPopulation(t *testing.T) {
 	res, _, pools := optimise(t, settings.MethodEvoPrompt, 2, 1, map[string][]float64{
@@ -82,4 +82,39 @@ func TestOptimizeEvoPromptKeepsTheBestPopulation(t *testing.T) {
 	require.Equal(t, []string{"r/dev/g00-c00"}, pools["r/dev/g02-c00"], "generation 2 breeds from the survivors only")
 	require.Equal(t, "r/dev/g00-c00", res.Best, "the seed survives both generations")
 	require.Empty(t, res.RuleBook)
+}
+
+// GEPA's merge step: two Pareto-front children of the seed, each better on
+// one development case, are merged component by component (each brings
+// the rule it added to the seed) and the merged book, played as one more
+// candidate of the generation, is kept when it does at least as well as the
+// better of the two. (For run r, slot 1's parent draw is c00, slot 2's the
+// seed.)
+func TestOptimizeGEPAMergesTwoParetoCandidates(t *testing.T) {
+	res, played, _ := optimise(t, settings.MethodGEPA, 1, 3, map[string][]float64{
+		"r/dev/g00-c00": {0.5, 0.5}, // the seed, no rules
+		"r/dev/g01-c00": {0.9, 0.3}, // kept: best on case 1
+		"r/dev/g01-c01": {0.1, 0.1}, // discarded
+		"r/dev/g01-c02": {0.3, 0.9}, // kept: best on case 2, a child of the seed
+		"r/dev/g01-c03": {0.9, 0.9}, // the merge of c00 and c02 over the seed
+	})
+	require.Equal(t, []string{"r/dev/g00-c00", "r/dev/g01-c00", "r/dev/g01-c01", "r/dev/g01-c02", "r/dev/g01-c03"}, played,
+		"the merged book is played after the generation's children")
+	require.Equal(t, 5, res.Candidates)
+	require.Equal(t, "r/dev/g01-c03", res.Best)
+	require.Equal(t, []clinic.Rule{{ID: "r/dev/g01-c00", Text: "ASK onset"}, {ID: "r/dev/g01-c02", Text: "ASK onset"}}, res.RuleBook,
+		"the merge holds the rule each parent added to their common ancestor")
+}
+
+// A merge that does worse than the better of the two it merges is not kept.
+func TestOptimizeGEPADiscardsAWorseMerge(t *testing.T) {
+	res, played, _ := optimise(t, settings.MethodGEPA, 1, 3, map[string][]float64{
+		"r/dev/g00-c00": {0.5, 0.5},
+		"r/dev/g01-c00": {0.9, 0.3},
+		"r/dev/g01-c01": {0.1, 0.1},
+		"r/dev/g01-c02": {0.3, 0.9},
+		"r/dev/g01-c03": {0.6, 0.5}, // 1.1 < 1.2
+	})
+	require.Len(t, played, 5)
+	require.Equal(t, "r/dev/g01-c00", res.Best, "the merge is discarded; the earlier of the two equal parents is best")
 }

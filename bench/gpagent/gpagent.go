@@ -240,7 +240,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 	}
 	out, x := in.Output, OutputOf(in.Output)
 	ev := clinic.Event{Turn: e.Len(), Action: out.Action, Question: out.Question, Topic: out.Topic,
-		RetrievedCards: in.RetrievedCards, Rationale: out.Rationale, WorkingDiagnoses: out.WorkingDiagnoses, LLMError: in.LLMError}
+		RetrievedCards: in.RetrievedCards, PrunedCards: in.PrunedCards, Rationale: out.Rationale, WorkingDiagnoses: out.WorkingDiagnoses, LLMError: in.LLMError}
 	if r := strings.TrimSpace(x.Reason); r != "" {
 		ev.Rationale = append(slices.Clone(ev.Rationale), r)
 	}

@@ -162,7 +162,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 		return clinic.Event{}, episode.ErrDone
 	}
 	out := in.Output
-	ev := clinic.Event{Turn: e.Len(), Action: out.Action, Topic: out.Topic, RetrievedCards: in.RetrievedCards,
+	ev := clinic.Event{Turn: e.Len(), Action: out.Action, Topic: out.Topic, RetrievedCards: in.RetrievedCards, PrunedCards: in.PrunedCards,
 		Rationale: out.Rationale, WorkingDiagnoses: out.WorkingDiagnoses, LLMError: in.LLMError}
 	switch {
 	case in.LLMError:

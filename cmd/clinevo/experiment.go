@@ -88,7 +88,7 @@ func (a *app) experimentCmd() *cobra.Command {
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintf(tw, "experiment %s: %d conditions, valid\n", spec.Name, len(spec.Conditions))
-			fmt.Fprintln(tw, "CONDITION\tKIND\tPROFILE\tMEMORY\tDEPENDS ON\tBUDGETS\tMODE\tFEEDBACK\tB_P\tB_M\tK\tCARDS\tDOCTOR")
+			fmt.Fprintln(tw, "CONDITION\tKIND\tPROFILE\tMEMORY\tDEPENDS ON\tBUDGETS\tMODE\tFEEDBACK\tMETHOD\tB_P\tB_M\tK\tCARDS\tDOCTOR")
 			for i, c := range spec.Conditions {
 				s, err := spec.SettingsOf(i)
 				if err != nil {
@@ -106,8 +106,8 @@ func (a *app) experimentCmd() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("conditions[%d] (%s): %w", i, c.Name, err)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, orDefault(mem, "-"),
-					orDefault(c.Dependency(), "-"), bench.Budgets(b, s), s.Episode.Mode, s.Evolver.Mode,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, orDefault(mem, "-"),
+					orDefault(c.Dependency(), "-"), bench.Budgets(b, s), s.Episode.Mode, s.Evolver.Mode, s.Evolver.MethodName(),
 					s.Evolver.RuleBudget, s.Evolver.MemoryBudget, s.Memory.K, strings.Join(s.Evolver.CardKinds, ","), doctor)
 			}
 			return tw.Flush()

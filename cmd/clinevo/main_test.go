@@ -14,6 +14,7 @@ import (
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/corpustest"
 	"github.com/clinevo/clinevo/llm/llmtest"
+	"github.com/clinevo/clinevo/settings"
 )
 
 func run(t *testing.T, env map[string]string, args ...string) (string, error) {
@@ -145,6 +146,14 @@ func TestExperimentValidate(t *testing.T) {
 	require.Contains(t, out, "experiment quick: 5 conditions, valid")
 	require.Contains(t, out, "CONDITION")
 	require.Regexp(t, `(?m)^E0\s+stream\s+medevoeval\s+disabled\s+-\s+Tmax 10, Emax 3, MDT off\s`, out)
+	require.Regexp(t, `(?m)^E0\s+stream\s+medevoeval\s+disabled\s+-\s+Tmax 10, Emax 3, MDT off\s+\S+\s+\S+\s+clinevo\s`, out, "the METHOD column: E0 runs clinevo's own evolver")
+	out, err = run(t, nil, "experiment", "validate", "../../experiments/methods.yaml")
+	require.NoError(t, err)
+	require.Contains(t, out, "METHOD")
+	for _, m := range settings.Methods {
+		// Every method appears in the METHOD column of its GPAgentBench condition.
+		require.Regexp(t, `(?m)^gpagent-`+m+`\s.*\s`+m+`\s`, out, m)
+	}
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("name: x\ncorpus: builtin:stream\nconditions:\n  - {name: A, kind: stream, settings: {episode: {max_turnz: 3}}}\n"), 0o644))
 	_, err = run(t, nil, "experiment", "validate", bad)

@@ -889,6 +889,7 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 		"evolver.dev.cases":       "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"evolver.dev.generations": "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"evolver.dev.population":  "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
+		"evolver.dev.merges":      "read by the development phase of gepa only: workflows TestOptimizeGEPAMergesTwoParetoCandidates, engine TestMethodsExperimentRunsOffline",
 		"budget.usd": "changes nothing until a run's spend reaches it; then the stream pauses (workflows checkBudget, RunSpend): " +
 			"engine TestBudgetPausesAndResumes (budget.tokens; the USD cap is the same check on the cost column), settings TestBudget",
 		"budget.tokens": "changes nothing until a run's spend reaches it; then the stream pauses: engine TestBudgetPausesAndResumes",
