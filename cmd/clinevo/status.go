@@ -51,6 +51,17 @@ func writeStreamStatus(w io.Writer, run string, st runstatus.Stream) error {
 		fmt.Fprintf(tw, "progress\tnot answered yet (%s)\n", st.QueryError)
 	}
 	writeWaiting(tw, st.Waiting)
+	for _, e := range st.Endpoints {
+		limit := "no limit read yet"
+		if !e.LimitAt.IsZero() {
+			limit = fmt.Sprintf("limit %d in flight (at %s)", e.Limit, e.LimitAt.Format("15:04:05"))
+		}
+		fmt.Fprintf(tw, "endpoint\t%s (%s): %s, %d calls, %d answered 429 (%.1f%%), waited %s\n", e.Endpoint,
+			strings.Join(e.Roles, ", "), limit, e.Calls, e.RateLimited, 100*e.RateLimitedShare, seconds(e.WaitedSeconds))
+	}
+	if st.StoreError != "" {
+		fmt.Fprintf(tw, "endpoints\tnot read from the results store (%s)\n", clip(st.StoreError, 110))
+	}
 	for i, r := range st.Rules {
 		label := ""
 		if i == 0 {
