@@ -109,7 +109,17 @@ func writeExperimentStatus(w io.Writer, ex runstatus.Experiment) error {
 	}
 	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	writeWaiting(tw, ex.Waiting)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	switch {
+	case ex.Plan != nil:
+		fmt.Fprintln(w)
+		return writePlan(w, *ex.Plan, ex.Used)
+	case ex.PlanError != "":
+		fmt.Fprintf(w, "\nplan: not made (%s)\n", clip(ex.PlanError, 110))
+	}
+	return nil
 }
 
 // statusList is the help's list of statuses.
