@@ -15,8 +15,8 @@ import (
 
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
-	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/postgres"
 )
 
