@@ -9,6 +9,7 @@ import (
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/runstatus"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // definesU says whether benchmark profile scores U (an unknown profile: the
@@ -47,6 +48,10 @@ func writeStreamStatus(w io.Writer, run string, st runstatus.Stream) error {
 			fmt.Fprintf(tw, "stage %d\t%s\n", p.Stage, meansLine(p.ThisStage, st.Profile))
 		}
 	}
+	if p := st.Progress; p != nil {
+		writeSpend(tw, "budget", p.Spend, p.Budget)
+		writeSpend(tw, "experiment budget", p.ExperimentSpend, p.ExperimentBudget)
+	}
 	if st.QueryError != "" {
 		fmt.Fprintf(tw, "progress\tnot answered yet (%s)\n", st.QueryError)
 	}
@@ -70,6 +75,22 @@ func writeStreamStatus(w io.Writer, run string, st runstatus.Stream) error {
 		fmt.Fprintf(tw, "%s\t%d. %s\n", label, i+1, clip(r, 110))
 	}
 	return tw.Flush()
+}
+
+// writeSpend prints a cap's line: the spend at the stream's last check of it
+// and the cap; nothing for no cap or no check yet.
+func writeSpend(tw io.Writer, label string, sp *contract.Spend, b *settings.Budget) {
+	if sp == nil || b == nil || b.IsZero() {
+		return
+	}
+	var parts []string
+	if b.USD > 0 {
+		parts = append(parts, fmt.Sprintf("USD %.4f of %.4f", sp.USD, b.USD))
+	}
+	if b.Tokens > 0 {
+		parts = append(parts, fmt.Sprintf("tokens %d of %d", sp.Tokens, b.Tokens))
+	}
+	fmt.Fprintf(tw, "%s\tspent %s (at the last check)\n", label, strings.Join(parts, ", "))
 }
 
 func writeWaiting(tw io.Writer, ws []contract.Waiting) {

@@ -8,8 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runstatus"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // TestStreamStatusShowsEndpoints: `stream status` prints one line per model
@@ -41,4 +43,20 @@ func TestStreamStatusShowsEndpoints(t *testing.T) {
 	require.Len(t, js.Endpoints, 2)
 	require.Equal(t, map[string]any{"endpoint": "http://gpu:8000/v1 qwen", "roles": []any{"doctor", "patient"}, "limit": 3.0, "limit_at": "2026-12-02T17:04:05Z",
 		"calls": 195.0, "rate_limited": 5.0, "rate_limited_share": 0.025, "waited_seconds": 65.0}, js.Endpoints[0])
+}
+
+// TestStreamStatusShowsBudgets: a stream with caps shows what it had spent
+// at its last check against each, its own and its experiment's.
+func TestStreamStatusShowsBudgets(t *testing.T) {
+	st := runstatus.Stream{WorkflowID: "x-E1/stream", Status: runstatus.StatusPaused + ": experiment budget", Progress: &contract.Progress{Cursor: 3, Total: 6,
+		Spend: &contract.Spend{USD: 0.5, Tokens: 1200}, Budget: &settings.Budget{Tokens: 5000},
+		ExperimentSpend: &contract.Spend{USD: 2.25, Tokens: 9000}, ExperimentBudget: &settings.Budget{USD: 2, Tokens: 20000}}}
+	var out bytes.Buffer
+	require.NoError(t, writeStreamStatus(&out, "x-E1", st))
+	require.Regexp(t, `(?m)^budget +spent tokens 1200 of 5000 \(at the last check\)$`, out.String())
+	require.Regexp(t, `(?m)^experiment budget +spent USD 2\.2500 of 2\.0000, tokens 9000 of 20000 \(at the last check\)$`, out.String())
+	st.Progress.Budget, st.Progress.ExperimentSpend = &settings.Budget{}, nil
+	out.Reset()
+	require.NoError(t, writeStreamStatus(&out, "x-E1", st))
+	require.NotContains(t, out.String(), "spent", "no cap, or no check yet: no line")
 }
