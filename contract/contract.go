@@ -199,6 +199,9 @@ type StreamSpec struct {
 	EvalConcurrency        int               `json:"eval_concurrency,omitempty"`
 	ActivityTimeoutSeconds int               `json:"activity_timeout_seconds,omitempty"`
 	Settings               settings.Settings `json:"settings"`
+	// ExperimentBudget is the cap of the experiment the stream belongs to
+	// (ExperimentSpec.Budget), over all its runs; nil: none.
+	ExperimentBudget *ExperimentBudget `json:"experiment_budget,omitempty"`
 	// State is what the stream carries across Continue-As-New; leave it zero.
 	State StreamState `json:"state"`
 	// Claim is what this run was first started as (its first workflow run);
@@ -222,6 +225,12 @@ type StreamState struct {
 	PausedBy string           `json:"paused_by,omitempty"`
 	Spend    *Spend           `json:"spend,omitempty"`
 	Budget   *settings.Budget `json:"budget,omitempty"`
+	// ExperimentSpend is the experiment's spend (all its runs) at the last
+	// check of its budget; ExperimentBudget the experiment cap raised for
+	// this stream by SignalRaiseBudget while that cap paused it (nil: the
+	// spec's).
+	ExperimentSpend  *Spend           `json:"experiment_spend,omitempty"`
+	ExperimentBudget *settings.Budget `json:"experiment_budget,omitempty"`
 	// StageEnds and RuleSnapshots record, per finished stage, the last episode
 	// number and the rule book then: what stage evaluations and replays read.
 	StageEnds     []int           `json:"stage_ends,omitempty"`
@@ -386,12 +395,15 @@ type Progress struct {
 	Stages   int  `json:"stages"`
 	Paused   bool `json:"paused"`
 	Stopping bool `json:"stopping"`
-	// PausedBy, Spend and Budget: StreamState's.
-	PausedBy  string           `json:"paused_by,omitempty"`
-	Spend     *Spend           `json:"spend,omitempty"`
-	Budget    *settings.Budget `json:"budget,omitempty"`
-	Overall   Means            `json:"overall"`
-	ThisStage Means            `json:"this_stage"`
+	// PausedBy, Spend and Budget: StreamState's; ExperimentSpend and
+	// ExperimentBudget those of the experiment's cap, when it has one.
+	PausedBy         string           `json:"paused_by,omitempty"`
+	Spend            *Spend           `json:"spend,omitempty"`
+	Budget           *settings.Budget `json:"budget,omitempty"`
+	ExperimentSpend  *Spend           `json:"experiment_spend,omitempty"`
+	ExperimentBudget *settings.Budget `json:"experiment_budget,omitempty"`
+	Overall          Means            `json:"overall"`
+	ThisStage        Means            `json:"this_stage"`
 	// Waiting is what the stream itself waits for (its own activities; an
 	// episode's waits are the episode's: QueryWaiting).
 	Waiting *Waiting `json:"waiting,omitempty"`

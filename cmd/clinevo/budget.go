@@ -20,7 +20,7 @@ func (a *app) addRaiseBudget(root *cobra.Command) {
 	}
 	var raise bool
 	var b settings.Budget
-	resume.Flags().BoolVar(&raise, "raise-budget", false, "give a stream its spend cap paused (status paused: budget) a new budget, --budget-usd and --budget-tokens (0: no cap), and go on")
+	resume.Flags().BoolVar(&raise, "raise-budget", false, "give a stream its spend cap paused (status paused: budget; paused: experiment budget raises the experiment's cap for this stream) a new budget, --budget-usd and --budget-tokens (0: no cap), and go on")
 	resume.Flags().Float64Var(&b.USD, "budget-usd", 0, "with --raise-budget: the run's new cap in USD (0: none)")
 	resume.Flags().IntVar(&b.Tokens, "budget-tokens", 0, "with --raise-budget: the run's new cap in tokens (0: none)")
 	inner := resume.RunE

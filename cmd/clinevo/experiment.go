@@ -120,7 +120,9 @@ func (a *app) experimentCmd() *cobra.Command {
 		Use:   "status NAME",
 		Short: "The experiment's status and every condition's: progress while it runs, results once it finished",
 		Long: "The experiment's status and every condition's (" + statusList + "): episodes done of planned,\n" +
-			"the stage, the means so far (a held-out condition's once it finished), and what anything waits for.",
+			"the stage, the means so far (a held-out condition's once it finished), and what anything waits for;\n" +
+			"then its plan beside its use so far (as experiment plan prints it): episodes and wall time per condition,\n" +
+			"model calls, input and output tokens and USD per role.",
 		Example: `  clinevo experiment status quick
   clinevo experiment status quick --json`,
 		Args: runArg,
@@ -128,6 +130,13 @@ func (a *app) experimentCmd() *cobra.Command {
 			ex, err := runstatus.ExperimentOf(cmd.Context(), c, args[0])
 			if err != nil {
 				return err
+			}
+			if err := a.withLookupStore(cmd.Context(), func(store results.Store) error {
+				recs, err := store.Records(cmd.Context(), "")
+				ex.AddUse(recs)
+				return err
+			}); err != nil {
+				ex.PlanError = err.Error() // the status is Temporal's; without the store only the plan is missing
 			}
 			if statusJSON {
 				return printJSON(cmd, ex)

@@ -76,17 +76,21 @@ func (a *app) addPlan(root *cobra.Command) {
 
 // writePlan prints a plan's table, with the use beside it when there is one.
 func writePlan(w io.Writer, p costplan.Plan, used *costplan.Plan) error {
-	fmt.Fprintf(w, "experiment %s: planned USD %.2f, wall %s\n", p.Experiment, p.CostUSD, seconds(p.WallSeconds))
+	fmt.Fprintf(w, "experiment %s: planned USD %.2f, wall %s", p.Experiment, p.CostUSD, seconds(p.WallSeconds))
+	if used != nil {
+		fmt.Fprintf(w, "; used USD %.2f, wall %s", used.CostUSD, seconds(used.WallSeconds))
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	head := "CONDITION\tEPISODES\tEVAL EPISODES\tWALL\t"
 	if used != nil {
-		head = "CONDITION\tEPISODES\tUSED\tEVAL EPISODES\tUSED\tWALL\t"
+		head = "CONDITION\tEPISODES\tUSED\tEVAL EPISODES\tUSED\tWALL\tUSED\t"
 	}
 	fmt.Fprintln(tw, head)
 	for i, c := range p.Conditions {
 		if used != nil && i < len(used.Conditions) {
 			u := used.Conditions[i]
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t\n", c.Name, c.Episodes, u.Episodes, c.EvalEpisodes, u.EvalEpisodes, seconds(c.WallSeconds))
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t\n", c.Name, c.Episodes, u.Episodes, c.EvalEpisodes, u.EvalEpisodes, seconds(c.WallSeconds), seconds(u.WallSeconds))
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t\n", c.Name, c.Episodes, c.EvalEpisodes, seconds(c.WallSeconds))

@@ -94,6 +94,20 @@ func (a *app) withLookup(ctx context.Context, fn func(results.RunLog) error) err
 	return fn(store)
 }
 
+// withLookupStore is withLookup with the whole store: fn is not called
+// when nothing has run in the data directory yet.
+func (a *app) withLookupStore(ctx context.Context, fn func(results.Store) error) error {
+	store, err := engine.OpenResultsReader(ctx, a.engineOptions(a.cfg.DataDir, true, true))
+	if errors.Is(err, engine.ErrNoData) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return fn(store)
+}
+
 // resultsAt says where results go (a DSN never holds the password).
 func (a *app) resultsAt() string {
 	if p := a.cfg.PostgresOptions(); p != nil {
