@@ -24,6 +24,8 @@ import (
 	"go.temporal.io/server/common/primitives"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
+
+	"github.com/clinevo/clinevo/internal/sqliteuri"
 )
 
 // SearchAttributes are the custom search attributes every episode and stream
@@ -220,10 +222,19 @@ func database(o Options) (*config.SQL, error) {
 	file := filepath.Join(o.DataDir, "temporal.db")
 	// WAL with synchronous=NORMAL survives a killed process (what the crash test
 	// does); it trades the last commits on a power cut for a tenfold faster commit.
-	c := &config.SQL{PluginName: sqliteplugin.PluginName, DatabaseName: file,
+	// The plugin writes DatabaseName into a "file:" URI as it is, so a "#" or
+	// "?" in the data dir would cut the path (and open another server's file).
+	c := &config.SQL{PluginName: sqliteplugin.PluginName, DatabaseName: sqliteuri.Path(file),
 		ConnectAttributes: map[string]string{"mode": "rwc", "journal_mode": "wal", "synchronous": "normal", "busy_timeout": "10000"},
-		// WAL lets readers run beside the writer; one connection would serialise them.
-		MaxConns: 4, MaxIdleConns: 4}
+		// One connection. With more, the server's transactions (BEGIN DEFERRED:
+		// the plugin takes no _txlock) read on one connection and then write
+		// while another has written, and SQLite answers SQLITE_BUSY_SNAPSHOT or
+		// SQLITE_BUSY at once, without the busy timeout; the server retries
+		// and logs each one. `clinevo demo` on an idle machine: 84 and 90
+		// "database is locked" errors in temporal.log with 4 connections, in
+		// 38.0 and 33.8 s; none with one, in 29.2 and 26.4 s (docs/operations.md).
+		// SQLite has one writer anyway, as results/sqlite and memory/local say.
+		MaxConns: 1, MaxIdleConns: 1}
 	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
 		if err := sqliteschema.SetupSchema(c); err != nil {
 			return nil, fmt.Errorf("devserver: create schema in %s: %w", file, err)
