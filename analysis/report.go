@@ -23,11 +23,17 @@ type Input struct {
 	// Run is the experiment's description in the results store: when it was
 	// submitted and when its result was stored.
 	Run results.Run
+	// Stream is the spec of the one stream a stream report covers
+	// (LoadStream); nil for an experiment.
+	Stream *contract.StreamSpec
 }
 
 // Report is every number of an experiment's report.
 type Report struct {
-	Experiment  string            `json:"experiment"`
+	// Experiment names the experiment reported; empty for a stream report.
+	Experiment string `json:"experiment"`
+	// Stream names the one stream a stream report covers (LoadStream).
+	Stream      string            `json:"stream,omitempty"`
 	Conditions  []ConditionReport `json:"conditions"`
 	Retention   []Retention       `json:"retention,omitempty"`
 	Transfer    []Transfer        `json:"transfer,omitempty"`
@@ -148,6 +154,9 @@ const Seed = 7
 // Build computes a report.
 func Build(in Input) Report {
 	rep := Report{Experiment: in.Spec.Name}
+	if in.Stream != nil {
+		rep.Experiment, rep.Stream = "", in.Stream.RunID
+	}
 	byName := map[string]contract.ConditionResult{}
 	for _, c := range in.Result.Conditions {
 		byName[c.Name] = c
