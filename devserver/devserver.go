@@ -180,7 +180,7 @@ func Start(o Options) (*Server, error) {
 		cfg.Global.TLS.SystemWorker = config.WorkerTLS{CertFile: t.CertFile, KeyFile: t.KeyFile, Client: client}
 	}
 
-	logger := log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile}))
+	logger := withoutBusy(log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile})))
 	dyn := dynamicconfig.StaticClient{
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 200,
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():                 8192,
@@ -226,15 +226,12 @@ func database(o Options) (*config.SQL, error) {
 	// "?" in the data dir would cut the path (and open another server's file).
 	c := &config.SQL{PluginName: sqliteplugin.PluginName, DatabaseName: sqliteuri.Path(file),
 		ConnectAttributes: map[string]string{"mode": "rwc", "journal_mode": "wal", "synchronous": "normal", "busy_timeout": "10000"},
-		// One connection. With more, the server's transactions (BEGIN DEFERRED:
-		// the plugin takes no _txlock) read on one connection and then write
-		// while another has written, and SQLite answers SQLITE_BUSY_SNAPSHOT or
-		// SQLITE_BUSY at once, without the busy timeout; the server retries
-		// and logs each one. `clinevo demo` on an idle machine: 84 and 90
-		// "database is locked" errors in temporal.log with 4 connections, in
-		// 38.0 and 33.8 s; none with one, in 29.2 and 26.4 s (docs/operations.md).
-		// SQLite has one writer anyway, as results/sqlite and memory/local say.
-		MaxConns: 1, MaxIdleConns: 1}
+		// WAL lets readers run beside the writer; one connection would serialise
+		// them. It also ends the server's SQLITE_BUSY errors (busy.go), but
+		// cost the busiest end-to-end test (cmd/clinevo
+		// TestSettingsReachTheActivities) 208.8 s against 125.7 s with four
+		// (docs/operations.md, "The embedded server's log").
+		MaxConns: 4, MaxIdleConns: 4}
 	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
 		if err := sqliteschema.SetupSchema(c); err != nil {
 			return nil, fmt.Errorf("devserver: create schema in %s: %w", file, err)
