@@ -432,9 +432,10 @@ func TestSettingsReachTheActivities(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every configuration key through the embedded Temporal server")
 	}
-	// In parallel with the package's other end-to-end tests (the longest of
-	// them by far: 253 s of the package's 313 s alone, `go test
-	// ./cmd/clinevo -json`); only this test reads CLINEVO_PLUMB_KEY.
+	// In parallel with the package's other end-to-end tests, which need not
+	// wait for the longest of them (253 s of the package's 313 s in `go test
+	// ./cmd/clinevo -json` on a shared 2-core machine); only this test reads
+	// CLINEVO_PLUMB_KEY.
 	t.Parallel()
 	enginetest.Setenv(t, "CLINEVO_PLUMB_KEY", "sk-plumb-env")
 	keyFile := filepath.Join(t.TempDir(), "key")
