@@ -152,7 +152,7 @@ func (a *app) devCmd() *cobra.Command {
 		Long: "Run an embedded Temporal server (SQLite under the data dir) and a worker in one process.\n\n" +
 			"The frontend's address goes to " + config.DevFile + " in the data dir while dev runs: every other command\n" +
 			"on the same data dir (and without --address, CLINEVO_TEMPORAL_ADDRESS or temporal.address) talks to it.\n" +
-			"The server's log is temporal.log in the data dir (docs/operations-logs.md).",
+			"The server's log is temporal.log in the data dir (docs/operations.md, \"The embedded server's log\").",
 		Example: `  clinevo dev
   clinevo dev --port 22233 --http-port 22234   # then: clinevo stream start ... finds 127.0.0.1:22233
   clinevo --data-dir /tmp/lab dev --worker=false`,

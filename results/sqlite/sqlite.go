@@ -15,6 +15,7 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/internal/sqlitefault"
+	"github.com/clinevo/clinevo/internal/sqliteuri"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/internal/codec"
 )
@@ -34,7 +35,7 @@ type Store struct {
 // the latest version (a file written before versioned migrations is migrated
 // in place). A file of a newer schema than this build knows is an error.
 func Open(ctx context.Context, path string) (*Store, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)")
+	db, err := sql.Open("sqlite", sqliteuri.File(path, "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"))
 	if err != nil {
 		return nil, fmt.Errorf("results: open %s: %w", path, err)
 	}
@@ -54,7 +55,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // migration, so a file the reader may not write is read all the same. A file
 // of another schema version than this build's is an error saying what to do.
 func OpenReader(ctx context.Context, path string) (*Store, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)")
+	db, err := sql.Open("sqlite", sqliteuri.File(path, "mode=ro&_pragma=busy_timeout(10000)"))
 	if err != nil {
 		return nil, fmt.Errorf("results: open %s: %w", path, err)
 	}

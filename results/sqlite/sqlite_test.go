@@ -213,3 +213,41 @@ func TestMigratesVersion6(t *testing.T) {
 	require.Equal(t, map[string]results.Usage{"doctor": {Model: "m-doc", Calls: 4, PromptTokens: 400, CompletionTokens: 40, CostUSD: 0.75, CacheHits: 1,
 		ExtraFields: 2, CachedTokens: 64, Endpoint: "http://m/v1 m-doc", RateLimited: 1, WaitedMS: 250, Limit: 3, LimitAt: 1000}}, u)
 }
+
+// TestDirectoryNamesAURIWouldCut: results.db files in directories named
+// "run#1", "run#2" and "run?x" are three files at those paths (a cut URI
+// would open one "run" file beside them for all three), each holding only
+// its own records, for the writer and the reader alike.
+func TestDirectoryNamesAURIWouldCut(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	names := []string{"run#1", "run#2", "run?x"}
+	for i, name := range names {
+		require.NoError(t, os.Mkdir(filepath.Join(root, name), 0o755))
+		path := filepath.Join(root, name, "results.db")
+		s, err := sqlite.Open(ctx, path)
+		require.NoError(t, err)
+		for n := range i + 1 {
+			r := resultstest.Record("r", n+1, "c")
+			require.NoError(t, s.PutRecord(ctx, r, resultstest.Trace(r.EpisodeID, r.CaseID, 1)))
+		}
+		require.NoError(t, s.Close())
+		_, err = os.Stat(path)
+		require.NoError(t, err, "the file is at %s", path)
+	}
+	for i, name := range names {
+		rd, err := sqlite.OpenReader(ctx, filepath.Join(root, name, "results.db"))
+		require.NoError(t, err)
+		recs, err := rd.Records(ctx, "r")
+		require.NoError(t, err)
+		require.Len(t, recs, i+1, "%s holds its own records only", name)
+		require.NoError(t, rd.Close())
+	}
+	entries, err := os.ReadDir(root)
+	require.NoError(t, err)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	require.ElementsMatch(t, names, got, "no file was opened beside the directories")
+}
