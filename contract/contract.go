@@ -28,8 +28,12 @@ const (
 	// SignalRaiseBudget carries a stream's new budget (settings.Budget): a
 	// stream paused by its budget goes on when the new one is not reached.
 	SignalRaiseBudget = "raise-budget"
-	QueryProgress     = "progress"
-	QueryRules        = "rules"
+	// SignalRaiseExperimentBudget carries the new experiment-wide cap
+	// (settings.Budget) to one of the experiment's streams: a stream that
+	// cap paused goes on when the total is below the new one.
+	SignalRaiseExperimentBudget = "raise-experiment-budget"
+	QueryProgress               = "progress"
+	QueryRules                  = "rules"
 	// QueryWaiting asks any clinevo workflow what it waits for (a *Waiting,
 	// nil when it waits for nothing).
 	QueryWaiting = "waiting"

@@ -67,7 +67,8 @@ func TestExperimentBudgetPausesOnTheTotal(t *testing.T) {
 		return err == nil && v.Get(&p) == nil && p.ExperimentBudget.Tokens == other+first3-1
 	})
 	require.True(t, p.Paused)
-	require.NoError(t, capped.Client.SignalWorkflow(ctx, run.GetID(), "", contract.SignalRaiseBudget, settings.Budget{}))
+	// What `experiment raise-budget` sends: the new experiment cap.
+	require.NoError(t, capped.Client.SignalWorkflow(ctx, run.GetID(), "", contract.SignalRaiseExperimentBudget, settings.Budget{}))
 	var res contract.StreamResult
 	require.NoError(t, run.Get(ctx, &res))
 	require.Equal(t, 6, res.Episodes)

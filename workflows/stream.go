@@ -199,6 +199,7 @@ func (s *stream) listen() {
 	resume := workflow.GetSignalChannel(s.ctx, contract.SignalResume)
 	stop := workflow.GetSignalChannel(s.ctx, contract.SignalStop)
 	raise := workflow.GetSignalChannel(s.ctx, contract.SignalRaiseBudget)
+	raiseExp := workflow.GetSignalChannel(s.ctx, contract.SignalRaiseExperimentBudget)
 	workflow.Go(s.ctx, func(gctx workflow.Context) {
 		for {
 			sel := workflow.NewSelector(gctx)
@@ -209,6 +210,11 @@ func (s *stream) listen() {
 				var b settings.Budget
 				c.Receive(gctx, &b)
 				s.raise(b)
+			})
+			sel.AddReceive(raiseExp, func(c workflow.ReceiveChannel, _ bool) {
+				var b settings.Budget
+				c.Receive(gctx, &b)
+				s.raiseExperiment(b)
 			})
 			sel.Select(gctx)
 		}
@@ -229,6 +235,9 @@ func (s *stream) drain() {
 	var b settings.Budget
 	for workflow.GetSignalChannel(s.ctx, contract.SignalRaiseBudget).ReceiveAsync(&b) {
 		s.raise(b)
+	}
+	for workflow.GetSignalChannel(s.ctx, contract.SignalRaiseExperimentBudget).ReceiveAsync(&b) {
+		s.raiseExperiment(b)
 	}
 }
 
@@ -324,12 +333,8 @@ func (s *stream) checkRunBudget() error {
 func (s *stream) raise(b settings.Budget) {
 	if s.st.PausedBy == pausedByExperiment {
 		// Paused by the experiment's cap: the raise is that cap's, for
-		// this stream (each paused condition is raised on its own).
-		s.st.ExperimentBudget = &b
-		if s.st.ExperimentSpend == nil || b.Reached(s.st.ExperimentSpend.USD, s.st.ExperimentSpend.Tokens) == "" {
-			s.st.Paused, s.st.PausedBy = false, ""
-			s.log.Info("stream experiment budget raised", "run", s.spec.RunID, "usd", b.USD, "tokens", b.Tokens)
-		}
+		// this stream.
+		s.raiseExperiment(b)
 		return
 	}
 	s.st.Budget = &b
@@ -339,6 +344,21 @@ func (s *stream) raise(b settings.Budget) {
 	if s.st.Spend == nil || b.Reached(s.st.Spend.USD, s.st.Spend.Tokens) == "" {
 		s.st.Paused, s.st.PausedBy = false, ""
 		s.log.Info("stream budget raised", "run", s.spec.RunID, "usd", b.USD, "tokens", b.Tokens)
+	}
+}
+
+// raiseExperiment takes a new experiment-wide cap for this stream
+// (SignalRaiseExperimentBudget, which `experiment raise-budget` sends to
+// every stream of the experiment): a stream that cap paused goes on when
+// the total it last read is below the new one.
+func (s *stream) raiseExperiment(b settings.Budget) {
+	s.st.ExperimentBudget = &b
+	if s.st.PausedBy != pausedByExperiment {
+		return
+	}
+	if s.st.ExperimentSpend == nil || b.Reached(s.st.ExperimentSpend.USD, s.st.ExperimentSpend.Tokens) == "" {
+		s.st.Paused, s.st.PausedBy = false, ""
+		s.log.Info("stream experiment budget raised", "run", s.spec.RunID, "usd", b.USD, "tokens", b.Tokens)
 	}
 }
 

@@ -60,3 +60,13 @@ func TestStreamStatusShowsBudgets(t *testing.T) {
 	require.NoError(t, writeStreamStatus(&out, "x-E1", st))
 	require.NotContains(t, out.String(), "spent", "no cap, or no check yet: no line")
 }
+
+// TestLiveStatus: experiment raise-budget signals only the streams that take
+// signals: running, paused (by anything), stopping or waiting ones.
+func TestLiveStatus(t *testing.T) {
+	for st, live := range map[string]bool{runstatus.StatusRunning: true, runstatus.StatusPaused + ": experiment budget": true, runstatus.StatusPaused: true,
+		runstatus.StatusStopping: true, runstatus.StatusWaiting: true, runstatus.StatusPending: false, runstatus.StatusCompleted: false,
+		runstatus.StatusFailed: false, runstatus.StatusTerminated: false, "pausedx": false} {
+		require.Equal(t, live, liveStatus(st), st)
+	}
+}
