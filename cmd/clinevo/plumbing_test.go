@@ -433,9 +433,9 @@ func TestSettingsReachTheActivities(t *testing.T) {
 		t.Skip("runs every configuration key through the embedded Temporal server")
 	}
 	// In parallel with the package's other end-to-end tests, which need not
-	// wait for the longest of them (253 s of the package's 313 s in `go test
-	// ./cmd/clinevo -json` on a shared 2-core machine); only this test reads
-	// CLINEVO_PLUMB_KEY.
+	// wait for the longest of them (137.6 s of the package's 156.4 s in `go
+	// test ./cmd/clinevo -json` on a loaded 2-core machine); only this test
+	// reads CLINEVO_PLUMB_KEY.
 	t.Parallel()
 	enginetest.Setenv(t, "CLINEVO_PLUMB_KEY", "sk-plumb-env")
 	keyFile := filepath.Join(t.TempDir(), "key")
