@@ -32,6 +32,9 @@ type EpisodeInput struct {
 	// episode waits out outages as Durability says.
 	SettingsRef string              `json:"settings_ref,omitempty"`
 	Durability  settings.Durability `json:"durability,omitzero"`
+	// Temperature is the doctor's sampling temperature for this episode
+	// when the learning method chose one (EvoTest); nil: the settings'.
+	Temperature *float64 `json:"temperature,omitempty"`
 }
 
 // Ref names the finished episode of an input.
@@ -84,6 +87,9 @@ type EvolveInput struct {
 type EvolveOutput struct {
 	RuleBook []clinic.Rule   `json:"rule_book,omitempty"`
 	Lessons  []EpisodeLesson `json:"lessons"`
+	// Temperature is the next episode's doctor temperature when the
+	// learning method chose one (EvoTest); nil: unchanged.
+	Temperature *float64 `json:"temperature,omitempty"`
 }
 
 // EpisodeLesson is what learning from one episode changed.

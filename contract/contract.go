@@ -222,6 +222,9 @@ type StreamState struct {
 	PausedBy string           `json:"paused_by,omitempty"`
 	Spend    *Spend           `json:"spend,omitempty"`
 	Budget   *settings.Budget `json:"budget,omitempty"`
+	// Temperature is the doctor's sampling temperature the learning method
+	// chose for the next episode (EvoTest); nil: the settings'.
+	Temperature *float64 `json:"temperature,omitempty"`
 	// StageEnds and RuleSnapshots record, per finished stage, the last episode
 	// number and the rule book then: what stage evaluations and replays read.
 	StageEnds     []int           `json:"stage_ends,omitempty"`
