@@ -764,6 +764,7 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) (err error) {
 		RuleEdits: in.Lesson.Edits, LLMErrorTurns: t.LLMErrorTurns}
 	if in.Kind == contract.KindStream {
 		r.RuleBook = append([]clinic.Rule{}, in.RuleBook...) // a list even when empty: the record of a stream episode holds its rule book
+		r.Temperature = in.Temperature
 	}
 	if t.MemoryWrite == "" { // a stream episode that went through Evolve
 		t.MemoryWrite = clinic.MemoryNone
@@ -844,7 +845,8 @@ func (a *Activities) Learn(ctx context.Context, in EvolveInput) (_ EvolveOutput,
 		}
 	}
 	for i, ref := range in.Episodes {
-		rec := RecordInput{EpisodeRef: ref, Run: in.Run, Kind: contract.KindStream, Pass: in.Pass, RuleBook: out.RuleBook, Profile: in.Settings.Profile}
+		rec := RecordInput{EpisodeRef: ref, Run: in.Run, Kind: contract.KindStream, Pass: in.Pass, RuleBook: out.RuleBook, Temperature: out.Temperature,
+			Profile: in.Settings.Profile}
 		if i < len(out.Lessons) {
 			rec.Lesson = out.Lessons[i]
 		}

@@ -105,6 +105,10 @@ func TestEvoTestTemperatureReachesTheNextDoctor(t *testing.T) {
 		require.InDelta(t, want.Temperature, *out.Temperature, 1e-12)
 		require.Equal(t, out.RuleBook, prop.Rules)
 		require.Equal(t, out, learn([]activities.EpisodeRef{ref}, book), "a re-run learns nothing new")
+		recs, err := a.Results.Records(ctx, in.Run)
+		require.NoError(t, err)
+		require.Len(t, recs, i+1)
+		require.Equal(t, out.Temperature, recs[i].Temperature, "the record keeps the temperature with its rule book (what a restart continues with)")
 		temps[*out.Temperature] = true
 		temp, book = out.Temperature, out.RuleBook
 	}

@@ -110,6 +110,8 @@ type RecordInput struct {
 	// RuleBook is a stream episode's rule book after its batch's Evolve, kept
 	// with its record so a failed stream can restart from it.
 	RuleBook []clinic.Rule `json:"rule_book,omitempty"`
+	// Temperature is the doctor temperature chosen with RuleBook (EvoTest).
+	Temperature *float64 `json:"temperature,omitempty"`
 	// Profile is the run's benchmark, whose reading of its own actions the
 	// record's action lines keep; empty (a workflow of an older build): the
 	// shared reading.

@@ -373,7 +373,7 @@ func (s *stream) flush() error {
 			lesson = out.Lessons[i]
 		}
 		rec := activities.RecordInput{EpisodeRef: ref, Run: s.spec.RunID, Kind: contract.KindStream, Pass: s.spec.Pass, Lesson: lesson,
-			RuleBook: s.st.RuleBook, Profile: s.spec.Settings.Profile}
+			RuleBook: s.st.RuleBook, Temperature: out.Temperature, Profile: s.spec.Settings.Profile}
 		if err := s.w.activity(s.actx, a.Record, nil, rec); err != nil {
 			return err
 		}
