@@ -888,6 +888,21 @@ func (a *Activities) RunSpend(ctx context.Context, run string) (_ contract.Spend
 	return s, nil
 }
 
+// ExperimentSpend is the model spend so far of an experiment's runs (each
+// with its evaluations): what a stream checks its experiment's cap against.
+func (a *Activities) ExperimentSpend(ctx context.Context, runs []string) (contract.Spend, error) {
+	var s contract.Spend
+	for _, run := range runs {
+		sp, err := a.RunSpend(ctx, run)
+		if err != nil {
+			return contract.Spend{}, err
+		}
+		s.USD += sp.USD
+		s.Tokens += sp.Tokens
+	}
+	return s, nil
+}
+
 // RunResult returns a finished run's stored result, or found=false.
 func (a *Activities) RunResult(ctx context.Context, run string) (_ RunResultReply, err error) {
 	defer classified(&err)

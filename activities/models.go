@@ -62,7 +62,9 @@ func (a *Activities) metered(ctx context.Context, episodeID string, fn func(cont
 			activity.GetLogger(ctx).Warn("model reply unusable after repair: built-in fallback used", "role", fallback, "episode", episodeID)
 		}
 		if aerr := a.Results.AddUsage(ctx, episodeID, results.Usage{Model: u.Model, Calls: u.Calls, PromptTokens: u.PromptTokens,
-			CompletionTokens: u.CompletionTokens, CostUSD: u.CostUSD, CacheHits: u.CacheHits, ExtraFields: u.ExtraFields}, role); aerr != nil && err == nil {
+			CompletionTokens: u.CompletionTokens, CostUSD: u.CostUSD, CacheHits: u.CacheHits, ExtraFields: u.ExtraFields,
+			CachedTokens: u.CachedTokens, Endpoint: u.Endpoint, RateLimited: u.RateLimited, WaitedMS: u.WaitedMS, Limit: u.Limit, LimitAt: u.LimitAt},
+			role); aerr != nil && err == nil {
 			err = aerr
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/internal/buildinfo"
 	"github.com/clinevo/clinevo/results"
@@ -53,7 +54,21 @@ func provenance(in Input) *Provenance {
 	p := &Provenance{BootstrapSeed: Seed, Version: buildinfo.Version(), Started: in.Run.Created, Finished: in.Run.Completed}
 	spec := in.Spec
 	spec.Base, spec.Resume, spec.Claim = settings.Settings{}, nil, ""
-	if b, err := json.Marshal(spec); err == nil {
+	if s := in.Stream; s != nil {
+		// A stream report's spec is the stream's as submitted, without its
+		// settings (the digest stands for them) and its carried state.
+		st := *s
+		st.Settings, st.State, st.Claim, st.RuleBook = settings.Settings{}, contract.StreamState{}, "", nil
+		if b, err := json.Marshal(st); err == nil {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(b, &m) == nil {
+				delete(m, "settings")
+				delete(m, "state")
+				b, _ = json.Marshal(m)
+			}
+			p.Spec = b
+		}
+	} else if b, err := json.Marshal(spec); err == nil {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(b, &m) == nil {
 			delete(m, "base") // the digests stand for it
@@ -64,8 +79,15 @@ func provenance(in Input) *Provenance {
 	for _, ref := range in.Spec.Corpora() {
 		p.Corpora = append(p.Corpora, explicitCorpus(ref))
 	}
+	runs := map[string]string{} // by condition: the run its result names
+	for _, c := range in.Result.Conditions {
+		runs[c.Name] = c.Run
+	}
 	for _, c := range in.Spec.Conditions {
-		run := in.Spec.RunID(c.Name)
+		run := runs[c.Name]
+		if run == "" {
+			run = in.Spec.RunID(c.Name)
+		}
 		s := in.Settings[run].OrDefault()
 		cp := ConditionProvenance{Name: c.Name, Run: run, Corpus: explicitCorpus(in.Spec.CorpusOf(c)), Profile: s.Profile, Models: Models(s)}
 		if b, err := json.Marshal(s); err == nil {

@@ -28,6 +28,9 @@ type Input struct {
 	// breeding (EvoPrompt's and GEPA's Breed), by its key
 	// (<dev run>/breed): development-phase cost that no episode record holds.
 	Breeding map[string]Spent
+	// Stream is the spec of the one stream a stream report covers
+	// (LoadStream); nil for an experiment.
+	Stream *contract.StreamSpec
 }
 
 // Spent is activity time by phase and model use by role.
@@ -94,7 +97,10 @@ func devPhase(in Input, run string) *DevPhase {
 
 // Report is every number of an experiment's report.
 type Report struct {
-	Experiment  string            `json:"experiment"`
+	// Experiment names the experiment reported; empty for a stream report.
+	Experiment string `json:"experiment"`
+	// Stream names the one stream a stream report covers (LoadStream).
+	Stream      string            `json:"stream,omitempty"`
 	Conditions  []ConditionReport `json:"conditions"`
 	Retention   []Retention       `json:"retention,omitempty"`
 	Transfer    []Transfer        `json:"transfer,omitempty"`
@@ -219,6 +225,9 @@ const Seed = 7
 // Build computes a report.
 func Build(in Input) Report {
 	rep := Report{Experiment: in.Spec.Name}
+	if in.Stream != nil {
+		rep.Experiment, rep.Stream = "", in.Stream.RunID
+	}
 	byName := map[string]contract.ConditionResult{}
 	for _, c := range in.Result.Conditions {
 		byName[c.Name] = c

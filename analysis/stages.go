@@ -37,6 +37,10 @@ type StageMean struct {
 	// Table 2). Empty under the built-in roles.
 	Tokens   map[string]float64 `json:"tokens,omitempty"`
 	ModelUSD map[string]float64 `json:"model_usd,omitempty"`
+	// CachedTokens is the mean of the prompt tokens the provider served from
+	// its prefix cache per episode, by role: only roles whose provider
+	// reports them.
+	CachedTokens map[string]float64 `json:"cached_tokens,omitempty"`
 }
 
 // RunningPoint is the running mean over a stream's first T episodes
@@ -111,6 +115,12 @@ func StageMeans(records []results.Record) []StageMean {
 			}
 			m.Tokens[role] += float64(u.PromptTokens + u.CompletionTokens)
 			m.ModelUSD[role] += u.CostUSD
+			if u.CachedTokens > 0 {
+				if m.CachedTokens == nil {
+					m.CachedTokens = map[string]float64{}
+				}
+				m.CachedTokens[role] += float64(u.CachedTokens)
+			}
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
@@ -134,6 +144,9 @@ func StageMeans(records []results.Record) []StageMean {
 		for role := range m.Tokens {
 			m.Tokens[role] /= n
 			m.ModelUSD[role] /= n
+		}
+		for role := range m.CachedTokens {
+			m.CachedTokens[role] /= n
 		}
 		out = append(out, m)
 	}

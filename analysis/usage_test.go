@@ -22,3 +22,17 @@ func TestStageMeansAverageModelUse(t *testing.T) {
 	require.InDelta(t, 0.01, m.ModelUSD["evolver"], 1e-12)
 	require.Nil(t, analysis.StageMeans(recs[1:])[0].Tokens, "no model use: the field stays out of report.json")
 }
+
+// Cached prompt tokens are averaged like the tokens, and stay out of
+// report.json for roles whose provider reports none.
+func TestStageMeansAverageCachedTokens(t *testing.T) {
+	recs := []results.Record{
+		{Run: "r", Stage: 1, Usage: map[string]results.Usage{"doctor": {PromptTokens: 900, CachedTokens: 600}, "judge": {PromptTokens: 50}}},
+		{Run: "r", Stage: 1, Usage: map[string]results.Usage{"doctor": {PromptTokens: 300, CachedTokens: 200}}},
+		{Run: "r", Stage: 1},
+	}
+	m := analysis.StageMeans(recs)[0]
+	// (600 + 200 + 0) / 3 episodes; the judge's provider reported none.
+	require.Equal(t, map[string]float64{"doctor": 800.0 / 3}, m.CachedTokens)
+	require.Nil(t, analysis.StageMeans(recs[2:])[0].CachedTokens)
+}

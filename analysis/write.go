@@ -576,7 +576,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 		return fmt.Sprintf("%+.3f", g.S)
 	},
 }).Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>clinevo report: {{.Report.Experiment}}</title>
+<html lang="en"><head><meta charset="utf-8"><title>clinevo report: {{if .Report.Stream}}stream {{.Report.Stream}}{{else}}{{.Report.Experiment}}{{end}}</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}
@@ -587,7 +587,7 @@ table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 {{template "body" .}}
 <p>Numbers: report.json (with the provenance and glossary), stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
 </body></html>
-{{define "body"}}<h1>clinevo report: {{.Report.Experiment}}</h1>
+{{define "body"}}<h1>clinevo report: {{if .Report.Stream}}stream {{.Report.Stream}}{{else}}{{.Report.Experiment}}{{end}}</h1>
 {{with .Report.Provenance}}<details class="provenance" open><summary>Provenance</summary><table class="kv provenance">
 <tr><th>clinevo</th><td>{{.Version}}</td></tr>
 <tr><th>started</th><td>{{if .Started}}{{.Started}}{{else}}–{{end}}</td></tr>

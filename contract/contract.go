@@ -28,8 +28,12 @@ const (
 	// SignalRaiseBudget carries a stream's new budget (settings.Budget): a
 	// stream paused by its budget goes on when the new one is not reached.
 	SignalRaiseBudget = "raise-budget"
-	QueryProgress     = "progress"
-	QueryRules        = "rules"
+	// SignalRaiseExperimentBudget carries the new experiment-wide cap
+	// (settings.Budget) to one of the experiment's streams: a stream that
+	// cap paused goes on when the total is below the new one.
+	SignalRaiseExperimentBudget = "raise-experiment-budget"
+	QueryProgress               = "progress"
+	QueryRules                  = "rules"
 	// QueryWaiting asks any clinevo workflow what it waits for (a *Waiting,
 	// nil when it waits for nothing).
 	QueryWaiting = "waiting"
@@ -199,6 +203,9 @@ type StreamSpec struct {
 	EvalConcurrency        int               `json:"eval_concurrency,omitempty"`
 	ActivityTimeoutSeconds int               `json:"activity_timeout_seconds,omitempty"`
 	Settings               settings.Settings `json:"settings"`
+	// ExperimentBudget is the cap of the experiment the stream belongs to
+	// (ExperimentSpec.Budget), over all its runs; nil: none.
+	ExperimentBudget *ExperimentBudget `json:"experiment_budget,omitempty"`
 	// State is what the stream carries across Continue-As-New; leave it zero.
 	State StreamState `json:"state"`
 	// Claim is what this run was first started as (its first workflow run);
@@ -225,6 +232,12 @@ type StreamState struct {
 	// Temperature is the doctor's sampling temperature the learning method
 	// chose for the next episode (EvoTest); nil: the settings'.
 	Temperature *float64 `json:"temperature,omitempty"`
+	// ExperimentSpend is the experiment's spend (all its runs) at the last
+	// check of its budget; ExperimentBudget the experiment cap raised for
+	// this stream by SignalRaiseBudget while that cap paused it (nil: the
+	// spec's).
+	ExperimentSpend  *Spend           `json:"experiment_spend,omitempty"`
+	ExperimentBudget *settings.Budget `json:"experiment_budget,omitempty"`
 	// StageEnds and RuleSnapshots record, per finished stage, the last episode
 	// number and the rule book then: what stage evaluations and replays read.
 	StageEnds     []int           `json:"stage_ends,omitempty"`
@@ -389,12 +402,15 @@ type Progress struct {
 	Stages   int  `json:"stages"`
 	Paused   bool `json:"paused"`
 	Stopping bool `json:"stopping"`
-	// PausedBy, Spend and Budget: StreamState's.
-	PausedBy  string           `json:"paused_by,omitempty"`
-	Spend     *Spend           `json:"spend,omitempty"`
-	Budget    *settings.Budget `json:"budget,omitempty"`
-	Overall   Means            `json:"overall"`
-	ThisStage Means            `json:"this_stage"`
+	// PausedBy, Spend and Budget: StreamState's; ExperimentSpend and
+	// ExperimentBudget those of the experiment's cap, when it has one.
+	PausedBy         string           `json:"paused_by,omitempty"`
+	Spend            *Spend           `json:"spend,omitempty"`
+	Budget           *settings.Budget `json:"budget,omitempty"`
+	ExperimentSpend  *Spend           `json:"experiment_spend,omitempty"`
+	ExperimentBudget *settings.Budget `json:"experiment_budget,omitempty"`
+	Overall          Means            `json:"overall"`
+	ThisStage        Means            `json:"this_stage"`
 	// Waiting is what the stream itself waits for (its own activities; an
 	// episode's waits are the episode's: QueryWaiting).
 	Waiting *Waiting `json:"waiting,omitempty"`

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -23,6 +24,11 @@ type ExperimentSpec struct {
 	ActivityTimeout int    `yaml:"activity_timeout_seconds" json:"activity_timeout_seconds,omitempty"`
 	// Settings apply to every condition, on top of Base.
 	Settings settings.Overrides `yaml:"settings" json:"settings,omitempty"`
+	// Budget caps the model spend of the whole experiment, summed over its
+	// conditions' runs (settings.budget caps each run on its own): every
+	// stream condition checks it with its own and pauses ("experiment
+	// budget") when the total reaches it. nil or zero: no cap.
+	Budget *settings.Budget `yaml:"budget" json:"budget,omitempty"`
 	// Base is the configuration the experiment was submitted with (the
 	// submitter's config file, environment and flags); zero means the defaults.
 	Base       settings.Settings `yaml:"-" json:"base"`
@@ -105,6 +111,9 @@ func (e ExperimentSpec) Validate() error {
 	}
 	if _, err := settings.Apply(e.Base.OrDefault(), "settings", e.Settings); err != nil {
 		return fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	if b := e.Budget; b != nil && (b.USD < 0 || math.IsNaN(b.USD) || b.Tokens < 0) {
+		return fmt.Errorf("experiment %s: budget.usd and budget.tokens must not be negative (0: no cap), got %v and %d", e.Name, b.USD, b.Tokens)
 	}
 	seen := map[string]int{}
 	for i, c := range e.Conditions {
@@ -229,4 +238,25 @@ func validateConditionRun(id string) error {
 		return fmt.Errorf("the variant after %q: %w", VariantSep, err)
 	}
 	return nil
+}
+
+// ExperimentBudget is an experiment's spend cap as each of its streams
+// checks it: the cap and the runs whose spend it sums.
+type ExperimentBudget struct {
+	Experiment string          `json:"experiment"`
+	Runs       []string        `json:"runs"`
+	Budget     settings.Budget `json:"budget"`
+}
+
+// BudgetOf is the experiment's cap as its streams check it: every
+// condition's run; nil when the experiment has no cap.
+func (e ExperimentSpec) BudgetOf() *ExperimentBudget {
+	if e.Budget == nil || e.Budget.IsZero() {
+		return nil
+	}
+	b := &ExperimentBudget{Experiment: e.Name, Budget: *e.Budget}
+	for _, c := range e.Conditions {
+		b.Runs = append(b.Runs, e.RunID(c.Name))
+	}
+	return b
 }

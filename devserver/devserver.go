@@ -24,6 +24,8 @@ import (
 	"go.temporal.io/server/common/primitives"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
+
+	"github.com/clinevo/clinevo/internal/sqliteuri"
 )
 
 // SearchAttributes are the custom search attributes every episode and stream
@@ -178,7 +180,7 @@ func Start(o Options) (*Server, error) {
 		cfg.Global.TLS.SystemWorker = config.WorkerTLS{CertFile: t.CertFile, KeyFile: t.KeyFile, Client: client}
 	}
 
-	logger := log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile}))
+	logger := withoutBusy(log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile})))
 	dyn := dynamicconfig.StaticClient{
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 200,
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():                 8192,
@@ -220,9 +222,15 @@ func database(o Options) (*config.SQL, error) {
 	file := filepath.Join(o.DataDir, "temporal.db")
 	// WAL with synchronous=NORMAL survives a killed process (what the crash test
 	// does); it trades the last commits on a power cut for a tenfold faster commit.
-	c := &config.SQL{PluginName: sqliteplugin.PluginName, DatabaseName: file,
+	// The plugin writes DatabaseName into a "file:" URI as it is, so a "#" or
+	// "?" in the data dir would cut the path (and open another server's file).
+	c := &config.SQL{PluginName: sqliteplugin.PluginName, DatabaseName: sqliteuri.Path(file),
 		ConnectAttributes: map[string]string{"mode": "rwc", "journal_mode": "wal", "synchronous": "normal", "busy_timeout": "10000"},
-		// WAL lets readers run beside the writer; one connection would serialise them.
+		// WAL lets readers run beside the writer; one connection would serialise
+		// them. It also ends the server's SQLITE_BUSY errors (busy.go), but
+		// cost the busiest end-to-end test (cmd/clinevo
+		// TestSettingsReachTheActivities) 208.8 s against 125.7 s with four
+		// (docs/operations.md, "The embedded server's log").
 		MaxConns: 4, MaxIdleConns: 4}
 	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
 		if err := sqliteschema.SetupSchema(c); err != nil {

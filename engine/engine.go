@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -47,6 +48,10 @@ type Options struct {
 	Embeddings settings.Role
 	// PromptText puts prompt text on model-call spans (telemetry.prompt_text).
 	PromptText bool
+	// RateWindow is the window of the roles' rpm and tpm limits (0: a
+	// minute); benchmarks scale it down to play a rate-limited stream in
+	// seconds.
+	RateWindow time.Duration
 }
 
 // Engine holds the open stores and the activities built on them.
@@ -107,7 +112,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := &roleSet{opts: llm.Options{Cache: res, RecordPrompts: o.PromptText}, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
+	rs := &roleSet{opts: llm.Options{Cache: res, RecordPrompts: o.PromptText, RateWindow: o.RateWindow}, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
 	var emb memory.Embedder = memory.HashEmbedder{D: o.MemoryDim}
 	if o.Embeddings.Backend == settings.OpenAI {
 		c, err := rs.client("embeddings", o.Embeddings)

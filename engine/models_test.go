@@ -32,7 +32,7 @@ import (
 	"github.com/clinevo/clinevo/workflows"
 )
 
-func runStream(t *testing.T, env *enginetest.Env, spec contract.StreamSpec) contract.StreamResult {
+func runStream(t testing.TB, env *enginetest.Env, spec contract.StreamSpec) contract.StreamResult {
 	t.Helper()
 	ctx := context.Background()
 	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(spec.RunID), TaskQueue: contract.TaskQueue},

@@ -310,8 +310,12 @@ type Hyper struct {
 }
 
 // EvoTest's UCB constants: the exploration weight c and the depth decay α
-// (UCB = return + c·α^depth·√(ln N / (1 + children))). The paper's values
-// were not verified: both are clinevo's own choice.
+// (UCB = return + c·α^depth·√(ln N / (1 + children)), the form of the
+// authors' reference implementation, yf-he/EvoTest src/our_agent.py
+// calculate_ucb). α = 0.8 is that implementation's default (main.py
+// --depth_constant); c = 0.5 is clinevo's own choice (its default 1.0
+// weighs raw game points, clinevo's returns are S in [0, 1]). The paper's
+// own values were not verified.
 const (
 	EvoTestC     = 0.5
 	EvoTestAlpha = 0.8

@@ -310,13 +310,17 @@ func mergeRules(a, x, y Candidate, budget int) []clinic.Rule {
 		default: // they agree
 			r = cx[id]
 		}
-		if r.Text != "" && len(out) < budget {
+		// Two siblings often add the same rule under their own IDs (they
+		// reflect on the same parent's episodes): the book holds it once.
+		if r.Text != "" && len(out) < budget && !slices.ContainsFunc(out, func(o clinic.Rule) bool { return o.Text == r.Text }) {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
+// sameBook says whether two books give the doctor the same rules (the
+// doctor sees texts, not IDs).
 func sameBook(a, b []clinic.Rule) bool {
-	return slices.EqualFunc(a, b, func(x, y clinic.Rule) bool { return x.ID == y.ID && x.Text == y.Text })
+	return slices.EqualFunc(a, b, func(x, y clinic.Rule) bool { return x.Text == y.Text })
 }

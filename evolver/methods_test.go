@@ -447,6 +447,22 @@ func TestGEPAMergesTwoParetoCandidates(t *testing.T) {
 	require.False(t, ok, "a merge is tried once")
 	_, ok = evolver.GEPAMerge(pool, nil, 2)
 	require.False(t, ok, "cut to B_P = 2 rules the merge is candidate 1 again: no merge")
+	// Siblings that added the same rule under their own IDs: the merge holds
+	// it once, and a merge that gives the doctor a parent's rules is none.
+	twins := []evolver.Candidate{
+		{Rules: []clinic.Rule{r("a", "ASK onset")}, Scores: []float64{0.4, 0.4}, Run: "seed"},
+		{Rules: []clinic.Rule{r("a", "ASK onset"), r("x1", "ASK triggers"), r("z1", "ASK pain")}, Scores: []float64{0.9, 0.4}, Parents: []int{0}},
+		{Rules: []clinic.Rule{r("a", "ASK onset"), r("x2", "ASK triggers"), r("y2", "ASK diet")}, Scores: []float64{0.4, 0.9}, Parents: []int{0}},
+	}
+	m, ok = evolver.GEPAMerge(twins, nil, 12)
+	require.True(t, ok)
+	require.Equal(t, []clinic.Rule{r("a", "ASK onset"), r("x1", "ASK triggers"), r("z1", "ASK pain"), r("y2", "ASK diet")}, m.Rules,
+		"the rule both added is held once, under the first one's ID")
+	_, ok = evolver.GEPAMerge(twins[:2:2], nil, 12)
+	require.False(t, ok, "one child and its parent: no pair")
+	twins[2].Rules = []clinic.Rule{r("a", "ASK onset"), r("x2", "ASK triggers")}
+	_, ok = evolver.GEPAMerge(twins, nil, 12)
+	require.False(t, ok, "the merge would be child 1's book in other IDs")
 	require.True(t, evolver.GEPAMergeAccept(pool[1], pool[3], evolver.Candidate{Scores: []float64{0.9, 0.4, 0.9}}), "2.2 ties the better parent's 2.2")
 	require.False(t, evolver.GEPAMergeAccept(pool[1], pool[3], evolver.Candidate{Scores: []float64{0.4, 0.9, 0.8}}))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/experiments"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -48,6 +49,10 @@ func TestBadSpecsNameTheProblem(t *testing.T) {
 		{"wrong type", "name: x\ncorpus: builtin:stream\nconditions:\n  - {name: A, kind: stream, settings: {episode: {max_turns: many}}}\n",
 			"episode.max_turns"},
 		{"unknown corpus", "name: x\ncorpus: nowhere.jsonl\nconditions:\n  - {name: A, kind: stream}\n", "nowhere.jsonl"},
+		{"negative experiment budget", "name: x\ncorpus: builtin:stream\nbudget: {usd: -1}\nconditions:\n  - {name: A, kind: stream}\n",
+			"experiment x: budget.usd and budget.tokens must not be negative (0: no cap), got -1 and 0"},
+		{"unknown budget field", "name: x\ncorpus: builtin:stream\nbudget: {dollars: 5}\nconditions:\n  - {name: A, kind: stream}\n",
+			"line 3: field dollars not found"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,4 +62,20 @@ func TestBadSpecsNameTheProblem(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+// TestExperimentBudgetIsRead: a spec-level budget caps the experiment's
+// total, over every condition's run.
+func TestExperimentBudgetIsRead(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "spec.yaml")
+	require.NoError(t, os.WriteFile(f, []byte("name: x\ncorpus: builtin:stream\nheldout: builtin:stream\nbudget: {usd: 2.5, tokens: 9000}\nconditions:\n"+
+		"  - {name: A, kind: stream}\n  - {name: H, kind: heldout, from: A}\n"), 0o644))
+	spec, err := experiments.Load(f, settings.Default())
+	require.NoError(t, err)
+	require.Equal(t, &settings.Budget{USD: 2.5, Tokens: 9000}, spec.Budget)
+	require.Equal(t, &contract.ExperimentBudget{Experiment: "x", Runs: []string{"x-A", "x-H"}, Budget: settings.Budget{USD: 2.5, Tokens: 9000}}, spec.BudgetOf())
+	spec.Budget = &settings.Budget{}
+	require.Nil(t, spec.BudgetOf(), "a zero budget caps nothing")
+	spec.Budget = nil
+	require.Nil(t, spec.BudgetOf())
 }

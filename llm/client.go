@@ -81,6 +81,18 @@ type Usage struct {
 	// ignored, never an error, and counted so that a run shows how far a model
 	// strays from the requested shape.
 	ExtraFields int `json:"extra_fields"`
+	// RateLimited counts the calls answered 429 (they are not in Calls, which
+	// counts answers).
+	RateLimited int `json:"rate_limited,omitempty"`
+	// Endpoint, WaitedMS, Limit and LimitAt are the role's endpoint limiter as
+	// its calls met it: its name, the milliseconds calls waited for a slot, a
+	// rate window or a Retry-After, and its limit of calls in flight after
+	// the last call, read at LimitAt (Unix milliseconds). Roles without a
+	// limiter leave them zero.
+	Endpoint string  `json:"endpoint,omitempty"`
+	WaitedMS float64 `json:"waited_ms,omitempty"`
+	Limit    int     `json:"limit,omitempty"`
+	LimitAt  int64   `json:"limit_at,omitempty"`
 }
 
 // Meter receives usage; activities put one in the context to account usage per episode.
@@ -123,6 +135,14 @@ func (t *Tally) Add(u Usage) {
 	a.CostUSD += u.CostUSD
 	a.CacheHits += u.CacheHits
 	a.ExtraFields += u.ExtraFields
+	a.RateLimited += u.RateLimited
+	a.WaitedMS += u.WaitedMS
+	if u.Endpoint != "" {
+		a.Endpoint = u.Endpoint
+	}
+	if u.LimitAt >= a.LimitAt && u.LimitAt != 0 { // a reading, not a sum: the latest counts
+		a.Limit, a.LimitAt = u.Limit, u.LimitAt
+	}
 	t.byRo[u.Role] = a
 }
 
@@ -621,14 +641,28 @@ func (c *Client) Chat(ctx context.Context, req openai.ChatCompletionRequest, acc
 
 // call makes one chat call to the model and accounts for it.
 func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (Message, error) {
-	var retryAfter time.Duration
+	var retryAfter, waited time.Duration
 	outcome, used := Failed, 0
 	if c.limit != nil {
-		if err := c.acquire(ctx, estimateTokens(req)); err != nil {
+		var err error
+		if waited, err = c.acquire(ctx, estimateTokens(req)); err != nil {
 			return Message{}, err
 		}
-		defer func() { c.limit.Release(ctx, outcome, retryAfter, used) }()
 	}
+	defer func() {
+		u := Usage{Role: c.Role}
+		if outcome == RateLimited {
+			u.RateLimited = 1
+		}
+		if c.limit != nil {
+			c.limit.Release(ctx, outcome, retryAfter, used)
+			u.Endpoint, u.Limit, u.LimitAt = c.limit.Endpoint, c.limit.Limit(), time.Now().UnixMilli()
+			u.WaitedMS = float64(waited) / float64(time.Millisecond)
+		}
+		if m := meter(ctx); m != nil && (u.RateLimited > 0 || u.LimitAt > 0) {
+			m.Add(u)
+		}
+	}()
 	resp, err := c.api.CreateChatCompletion(context.WithValue(ctx, retryAfterKey{}, &retryAfter), req)
 	if err != nil {
 		err = c.classify(err, retryAfter)
@@ -719,17 +753,19 @@ func (c *Client) classify(err error, retryAfter time.Duration) error {
 }
 
 // acquire takes a call slot of the role's endpoint (Limiter), counted as
-// waiting while it waits; a context that ends first is a transient error.
-func (c *Client) acquire(ctx context.Context, tokens int) error {
+// waiting while it waits, and returns how long it waited; a context that
+// ends first is a transient error.
+func (c *Client) acquire(ctx context.Context, tokens int) (time.Duration, error) {
 	if c.limit.TryAcquire(tokens) {
-		return nil
+		return 0, nil
 	}
 	c.waiting.Add(1)
 	defer c.waiting.Add(-1)
+	start := time.Now()
 	if err := c.limit.Acquire(ctx, tokens); err != nil {
-		return c.failed(fault.Timeout, 0, "waiting for a free call slot (roles."+c.Role+".concurrency, rpm, tpm): "+err.Error())
+		return time.Since(start), c.failed(fault.Timeout, 0, "waiting for a free call slot (roles."+c.Role+".concurrency, rpm, tpm): "+err.Error())
 	}
-	return nil
+	return time.Since(start), nil
 }
 
 // estimateTokens is a request's tokens before it is sent, for the TPM window:

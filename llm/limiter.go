@@ -309,6 +309,13 @@ func (l *Limiter) learnLocked(now time.Time) {
 	l.stats.LearntRate = l.learnt
 }
 
+// Limit is the endpoint's limit of calls in flight now.
+func (l *Limiter) Limit() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return int(math.Floor(l.limit))
+}
+
 // Stats returns the endpoint's figures.
 func (l *Limiter) Stats() LimiterStats {
 	l.mu.Lock()

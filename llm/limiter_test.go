@@ -181,3 +181,38 @@ func BenchmarkRateLimitedStream(b *testing.B) {
 		})
 	}
 }
+
+// TestLimiterFiguresOnMeter: a call answered 429 counts as rate limited on
+// the meter, the endpoint's halved limit is read after it, and the next
+// call's wait for the Retry-After is counted as waited: the figures the
+// results store keeps per episode for `stream status`.
+func TestLimiterFiguresOnMeter(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Script = func(i int, _ llmtest.Request) *llmtest.Reply {
+		if i == 0 {
+			return &llmtest.Reply{Status: 429, Content: "slow down", Header: map[string]string{"Retry-After": "1"}}
+		}
+		return nil
+	}
+	c := srv.Client(t, "doctor", func(r *settings.Role) { r.Concurrency = 4 })
+	var tally llm.Tally
+	ctx := llm.WithMeter(context.Background(), &tally)
+	_, err := llm.Doctor{C: c}.Decide(ctx, clinic.DoctorView{OpeningComplaint: "cough"})
+	require.Equal(t, fault.RateLimited, fault.Of(err).Class, "%v", err)
+	u := tally.ByRole()["doctor"]
+	require.Equal(t, 1, u.RateLimited)
+	require.Equal(t, 0, u.Calls, "a 429 is no answer")
+	require.Equal(t, 2, u.Limit, "4 halved on the 429")
+	require.Contains(t, u.Endpoint, srv.URL)
+	first := u.LimitAt
+	require.Positive(t, first)
+
+	_, err = llm.Doctor{C: c}.Decide(ctx, clinic.DoctorView{OpeningComplaint: "cough"})
+	require.NoError(t, err)
+	u = tally.ByRole()["doctor"]
+	require.Equal(t, 1, u.RateLimited)
+	require.Equal(t, len(srv.Requests())-1, u.Calls, "every answered request (a repair too) is a call")
+	require.Equal(t, 2, u.Limit, "2 + 1/2 + 1/2.5 after two successes at most: still 2 calls in flight")
+	require.GreaterOrEqual(t, u.LimitAt, first)
+	require.GreaterOrEqual(t, u.WaitedMS, 900.0, "the second call waited out the 1 s Retry-After")
+}

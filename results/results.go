@@ -83,6 +83,21 @@ type Usage struct {
 	CostUSD          float64 `json:"cost_usd"`
 	CacheHits        int     `json:"cache_hits"`
 	ExtraFields      int     `json:"extra_fields"` // unknown fields in the role's replies, ignored
+	// CachedTokens are the prompt tokens the provider served from its prefix
+	// cache, where it reports them (0 where it does not).
+	CachedTokens int `json:"cached_tokens,omitempty"`
+	// Endpoint, RateLimited, WaitedMS, Limit and LimitAt are the role's
+	// endpoint limiter (llm.Limiter) as the role's calls met it: the endpoint
+	// (base URL and model), the calls answered 429, the milliseconds calls
+	// waited for a slot, a rate window or a Retry-After, and the endpoint's
+	// limit of calls in flight after the last call, with when that call ended
+	// (Unix milliseconds, the worker's clock). Endpoint, Limit and LimitAt are
+	// a reading, not a sum: a sum of accounts keeps the latest (LimitAt).
+	Endpoint    string  `json:"endpoint,omitempty"`
+	RateLimited int     `json:"rate_limited,omitempty"`
+	WaitedMS    float64 `json:"waited_ms,omitempty"`
+	Limit       int     `json:"limit,omitempty"`
+	LimitAt     int64   `json:"limit_at,omitempty"`
 }
 
 // Run describes one stream or evaluation run.

@@ -69,6 +69,12 @@ type Stream struct {
 	Rules      []string           `json:"rules,omitempty"`
 	Waiting    []contract.Waiting `json:"waiting,omitempty"`
 	QueryError string             `json:"query_error,omitempty"`
+	// Endpoints are the model endpoints' limiter figures over the run, from
+	// the results store (Endpoints); StreamOf, which reads Temporal only,
+	// leaves them for the caller.
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
+	// StoreError says why the endpoint figures could not be read.
+	StoreError string `json:"store_error,omitempty"`
 }
 
 // StreamOf reads a stream's status, its progress and rule book (queries, or

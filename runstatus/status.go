@@ -13,6 +13,8 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/costplan"
+	"github.com/clinevo/clinevo/results"
 )
 
 // The statuses a clinevo workflow shows, one vocabulary for the command line
@@ -109,6 +111,26 @@ type Experiment struct {
 	Status     string             `json:"status"`
 	Conditions []Condition        `json:"conditions"`
 	Waiting    []contract.Waiting `json:"waiting,omitempty"`
+	// Plan and Used are the experiment's plan and its use so far, per
+	// condition and role (AddUse); PlanError says why there is no plan.
+	Plan      *costplan.Plan `json:"plan,omitempty"`
+	Used      *costplan.Plan `json:"used,omitempty"`
+	PlanError string         `json:"plan_error,omitempty"`
+	spec      contract.ExperimentSpec
+}
+
+// AddUse sets the experiment's plan beside its use so far
+// (costplan.Compare: each condition planned from the records of the other
+// runs, its use read from its own), from recs, the results store's records.
+// A plan that cannot be made (a corpus this process cannot load) is
+// PlanError, not a failure of the status.
+func (e *Experiment) AddUse(recs []results.Record) {
+	planned, used, err := costplan.Compare(e.spec, recs)
+	if err != nil {
+		e.PlanError = err.Error()
+		return
+	}
+	e.Plan, e.Used = &planned, &used
 }
 
 // ExperimentOf reads an experiment's status and each condition's: its spec
@@ -125,6 +147,7 @@ func ExperimentOf(ctx context.Context, c client.Client, name string) (Experiment
 	if err := startInput(ctx, c, id, &spec); err != nil {
 		return Experiment{}, fmt.Errorf("experiment %s: %w", name, err)
 	}
+	out.spec = spec
 	for i, cd := range spec.Conditions {
 		cond, err := conditionOf(ctx, c, spec.RunID(cd.Name), cd)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/costplan"
 	"github.com/clinevo/clinevo/results"
 )
 
@@ -438,7 +439,32 @@ type experimentPage struct {
 	Status     status
 	Conditions []conditionStatus
 	Report     template.HTML
+	// Plan and Used are the experiment's plan beside its use so far
+	// (costplan.Compare, as `experiment status` prints them); PlanError says
+	// why there is no plan.
+	Plan, Used *costplan.Plan
+	PlanError  string
 }
+
+// PlanRows pairs each planned condition with its use.
+func (p experimentPage) PlanRows() []planPair[costplan.Condition] {
+	var out []planPair[costplan.Condition]
+	for i, c := range p.Plan.Conditions {
+		out = append(out, planPair[costplan.Condition]{Plan: c, Used: p.Used.Conditions[i]})
+	}
+	return out
+}
+
+// RoleRows pairs each role's planned total with its use.
+func (p experimentPage) RoleRows() []planPair[costplan.Role] {
+	var out []planPair[costplan.Role]
+	for i, r := range p.Plan.Total {
+		out = append(out, planPair[costplan.Role]{Plan: r, Used: p.Used.Total[i]})
+	}
+	return out
+}
+
+type planPair[T any] struct{ Plan, Used T }
 
 type conditionStatus struct {
 	Title, Kind, Run string
@@ -495,6 +521,15 @@ func (s *Server) experiment(ctx context.Context, r *http.Request) (any, error) {
 	p.Report, err = analysis.HTML(analysis.Build(in), episodeHref)
 	if err != nil {
 		return nil, err
+	}
+	all, err := s.o.Results.Records(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	if planned, used, err := costplan.Compare(in.Spec, all); err != nil {
+		p.PlanError = err.Error() // a corpus the viewer cannot load: the page without a plan, saying why
+	} else {
+		p.Plan, p.Used = &planned, &used
 	}
 	return p, nil
 }

@@ -377,6 +377,11 @@ func TestViewer(t *testing.T) {
 		require.Contains(t, page, `class="chart heatmap"`)
 		require.Contains(t, page, `href="/episode?id=`+ep+`"`)
 		require.NotContains(t, page, "records written so far")
+		// The plan beside the use: every condition, the doctor's calls
+		// planned and used (built-in roles: a call a turn, no USD).
+		require.Contains(t, page, "<h2>Plan and use</h2>")
+		require.Equal(t, strings.Count(page, `<tr class="condition">`), strings.Count(page, `<tr class="plan-condition">`))
+		require.Regexp(t, `<tr class="plan-role"><td>doctor</td><td>builtin</td><td class="n">\d+</td><td class="n">[1-9]\d*</td>`, page)
 	})
 
 	t.Run("klinike tool calls, no secret", func(t *testing.T) {

@@ -210,7 +210,8 @@ func orInt(v, d int) int {
 // dependency's memory lineage, episode numbering and rule book.
 func streamSpec(e contract.ExperimentSpec, c contract.ConditionSpec, run string, dep *contract.StreamResult) contract.StreamSpec {
 	s := contract.StreamSpec{RunID: run, Corpus: e.CorpusOf(c), Limit: e.Limit, StageSize: e.StageSize, Memory: c.Memory,
-		StageEval: c.StageEval, Retention: c.Retention, EvalConcurrency: e.EvalConcurrency, ActivityTimeoutSeconds: e.ActivityTimeout}
+		StageEval: c.StageEval, Retention: c.Retention, EvalConcurrency: e.EvalConcurrency, ActivityTimeoutSeconds: e.ActivityTimeout,
+		ExperimentBudget: e.BudgetOf()}
 	if c.Limit != 0 {
 		s.Limit = c.Limit
 	}

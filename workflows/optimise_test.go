@@ -18,7 +18,7 @@ import (
 
 // optimise runs a development phase with mocked steps: every candidate's
 // per-case scores come from scores by development run, every child is one
-// rule named after its run; it returns the result and the runs played.
+// rule named after its run (ID and text); it returns the result and the runs played.
 func optimise(t *testing.T, method string, gens, pop int, scores map[string][]float64) (contract.OptimizeResult, []string, map[string][]string) {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
@@ -41,7 +41,7 @@ func optimise(t *testing.T, method string, gens, pop int, scores map[string][]fl
 		for _, c := range in.Pool {
 			pools[run] = append(pools[run], c.Run)
 		}
-		return []clinic.Rule{{ID: run, Text: "ASK onset"}}, nil
+		return []clinic.Rule{{ID: run, Text: "ASK onset (" + run + ")"}}, nil
 	})
 	set := settings.Default()
 	set.Evolver.Method = method
@@ -66,7 +66,7 @@ func TestOptimizeGEPAKeepsChildrenThatImprove(t *testing.T) {
 	require.Equal(t, []string{"r/dev/g00-c00"}, pools["r/dev/g01-c01"], "the discarded child is not a parent")
 	require.Equal(t, "r/dev/g01-c01", res.Best)
 	require.InDelta(t, 0.6, res.Mean, 1e-12)
-	require.Equal(t, []clinic.Rule{{ID: "r/dev/g01-c01", Text: "ASK onset"}}, res.RuleBook)
+	require.Equal(t, []clinic.Rule{{ID: "r/dev/g01-c01", Text: "ASK onset (r/dev/g01-c01)"}}, res.RuleBook)
 }
 
 // EvoPrompt keeps the best Population of parents and children after every
@@ -102,7 +102,7 @@ func TestOptimizeGEPAMergesTwoParetoCandidates(t *testing.T) {
 		"the merged book is played after the generation's children")
 	require.Equal(t, 5, res.Candidates)
 	require.Equal(t, "r/dev/g01-c03", res.Best)
-	require.Equal(t, []clinic.Rule{{ID: "r/dev/g01-c00", Text: "ASK onset"}, {ID: "r/dev/g01-c02", Text: "ASK onset"}}, res.RuleBook,
+	require.Equal(t, []clinic.Rule{{ID: "r/dev/g01-c00", Text: "ASK onset (r/dev/g01-c00)"}, {ID: "r/dev/g01-c02", Text: "ASK onset (r/dev/g01-c02)"}}, res.RuleBook,
 		"the merge holds the rule each parent added to their common ancestor")
 }
 

@@ -26,12 +26,17 @@ import (
 // stream_gepa.json is a gepa stream that ran its development phase first
 // (version 1 of "dev-phase"), optimize_gepa.json that phase
 // (OptimizeWorkflow: the seed and one child played, one Breed).
+// stream_experiment_budget.json is a stream its experiment's cap paused
+// after three episodes and a raise let finish (version 1 of
+// "experiment-budget-pause": ExperimentSpend after each flush, two raise
+// signals), from engine's TestExperimentBudgetPausesOnTheTotal.
 func TestReplayCommittedHistories(t *testing.T) {
 	for _, f := range []string{"testdata/stream_stage1.json", "testdata/episode.json",
 		"testdata/stream_stage1_v1.json", "testdata/episode_v1.json", "testdata/episode_eval_v1.json",
 		"testdata/experiment.json", "testdata/evaluation_heldout.json", "testdata/evaluation_stage.json",
 		"testdata/experiment_planned.json", "testdata/evaluation_heldout_batches.json", "testdata/evaluation_stage_batches.json",
-		"testdata/stream_resolved.json", "testdata/episode_waited.json", "testdata/stream_gepa.json", "testdata/optimize_gepa.json"} {
+		"testdata/stream_resolved.json", "testdata/episode_waited.json", "testdata/stream_gepa.json", "testdata/optimize_gepa.json",
+		"testdata/stream_experiment_budget.json"} {
 		t.Run(f, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflow(workflows.StreamWorkflow)

@@ -175,6 +175,7 @@ func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error
 	if err := workflow.SetQueryHandler(ctx, contract.QueryProgress, func() (contract.Progress, error) {
 		return contract.Progress{Run: spec.RunID, Cursor: s.st.Cursor, Total: s.total(), Stage: s.progressStage(), Stages: s.stages(),
 			Paused: s.st.Paused, Stopping: s.st.Stopping, PausedBy: s.st.PausedBy, Spend: s.st.Spend, Budget: s.budgetOf(),
+			ExperimentSpend: s.st.ExperimentSpend, ExperimentBudget: s.experimentBudgetOf(),
 			Overall: s.st.Totals.Means(), ThisStage: s.st.Stage.Means(), Waiting: w.state}, nil
 	}); err != nil {
 		return nil, err
@@ -198,6 +199,7 @@ func (s *stream) listen() {
 	resume := workflow.GetSignalChannel(s.ctx, contract.SignalResume)
 	stop := workflow.GetSignalChannel(s.ctx, contract.SignalStop)
 	raise := workflow.GetSignalChannel(s.ctx, contract.SignalRaiseBudget)
+	raiseExp := workflow.GetSignalChannel(s.ctx, contract.SignalRaiseExperimentBudget)
 	workflow.Go(s.ctx, func(gctx workflow.Context) {
 		for {
 			sel := workflow.NewSelector(gctx)
@@ -208,6 +210,11 @@ func (s *stream) listen() {
 				var b settings.Budget
 				c.Receive(gctx, &b)
 				s.raise(b)
+			})
+			sel.AddReceive(raiseExp, func(c workflow.ReceiveChannel, _ bool) {
+				var b settings.Budget
+				c.Receive(gctx, &b)
+				s.raiseExperiment(b)
 			})
 			sel.Select(gctx)
 		}
@@ -229,6 +236,9 @@ func (s *stream) drain() {
 	for workflow.GetSignalChannel(s.ctx, contract.SignalRaiseBudget).ReceiveAsync(&b) {
 		s.raise(b)
 	}
+	for workflow.GetSignalChannel(s.ctx, contract.SignalRaiseExperimentBudget).ReceiveAsync(&b) {
+		s.raiseExperiment(b)
+	}
 }
 
 // versionBudget is the change ID of the spend cap: from version 1 a stream
@@ -246,9 +256,62 @@ func (s *stream) budgetOf() *settings.Budget {
 	return &b
 }
 
-// checkBudget reads the run's spend and pauses the stream, before its next
-// episode, when a cap is reached; a stream without a budget does nothing.
+// versionExperimentBudget is the change ID of the experiment-wide cap: from
+// version 1 a stream whose experiment has a budget (StreamSpec.
+// ExperimentBudget) reads the spend of all the experiment's runs after every
+// flush (ExperimentSpend) and pauses when it reaches the cap. Streams
+// without one run no new command.
+const versionExperimentBudget = "experiment-budget-pause"
+
+// experimentBudgetOf is the experiment's cap for this stream: the raised
+// one, else the spec's; nil without one.
+func (s *stream) experimentBudgetOf() *settings.Budget {
+	if s.st.ExperimentBudget != nil {
+		return s.st.ExperimentBudget
+	}
+	if s.spec.ExperimentBudget == nil {
+		return nil
+	}
+	b := s.spec.ExperimentBudget.Budget
+	return &b
+}
+
+// checkBudget checks the run's own budget, then its experiment's.
 func (s *stream) checkBudget() error {
+	if err := s.checkRunBudget(); err != nil {
+		return err
+	}
+	return s.checkExperimentBudget()
+}
+
+// checkExperimentBudget reads the spend of every run of the stream's
+// experiment and pauses the stream, before its next episode, when the
+// experiment's cap is reached. Each stream condition checks it on its own,
+// so all of them pause once the total reaches the cap.
+func (s *stream) checkExperimentBudget() error {
+	b := s.experimentBudgetOf()
+	if b == nil || b.IsZero() || s.st.Paused || workflow.GetVersion(s.ctx, versionExperimentBudget, workflow.DefaultVersion, 1) < 1 {
+		return nil
+	}
+	var sp contract.Spend
+	if err := s.w.activity(s.actx, a.ExperimentSpend, &sp, s.spec.ExperimentBudget.Runs); err != nil {
+		return err
+	}
+	s.st.ExperimentSpend = &sp
+	if over := b.Reached(sp.USD, sp.Tokens); over != "" && s.st.Cursor < s.total() {
+		s.st.Paused, s.st.PausedBy = true, pausedByExperiment
+		s.log.Info("stream paused: experiment budget", "run", s.spec.RunID, "experiment", s.spec.ExperimentBudget.Experiment, "reached", over,
+			"episodes", s.st.Cursor, "usd", sp.USD, "tokens", sp.Tokens)
+	}
+	return nil
+}
+
+// pausedByExperiment is PausedBy of a stream its experiment's cap paused.
+const pausedByExperiment = "experiment budget"
+
+// checkRunBudget reads the run's spend and pauses the stream, before its next
+// episode, when a cap is reached; a stream without a budget does nothing.
+func (s *stream) checkRunBudget() error {
 	b := *s.budgetOf()
 	if b.IsZero() || workflow.GetVersion(s.ctx, versionBudget, workflow.DefaultVersion, 1) < 1 {
 		return nil
@@ -268,6 +331,12 @@ func (s *stream) checkBudget() error {
 // raise takes a new budget: a stream its budget paused goes on when the new
 // one is not reached by the spend it last read.
 func (s *stream) raise(b settings.Budget) {
+	if s.st.PausedBy == pausedByExperiment {
+		// Paused by the experiment's cap: the raise is that cap's, for
+		// this stream.
+		s.raiseExperiment(b)
+		return
+	}
 	s.st.Budget = &b
 	if s.st.PausedBy != "budget" {
 		return
@@ -275,6 +344,21 @@ func (s *stream) raise(b settings.Budget) {
 	if s.st.Spend == nil || b.Reached(s.st.Spend.USD, s.st.Spend.Tokens) == "" {
 		s.st.Paused, s.st.PausedBy = false, ""
 		s.log.Info("stream budget raised", "run", s.spec.RunID, "usd", b.USD, "tokens", b.Tokens)
+	}
+}
+
+// raiseExperiment takes a new experiment-wide cap for this stream
+// (SignalRaiseExperimentBudget, which `experiment raise-budget` sends to
+// every stream of the experiment): a stream that cap paused goes on when
+// the total it last read is below the new one.
+func (s *stream) raiseExperiment(b settings.Budget) {
+	s.st.ExperimentBudget = &b
+	if s.st.PausedBy != pausedByExperiment {
+		return
+	}
+	if s.st.ExperimentSpend == nil || b.Reached(s.st.ExperimentSpend.USD, s.st.ExperimentSpend.Tokens) == "" {
+		s.st.Paused, s.st.PausedBy = false, ""
+		s.log.Info("stream experiment budget raised", "run", s.spec.RunID, "usd", b.USD, "tokens", b.Tokens)
 	}
 }
 

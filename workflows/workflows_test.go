@@ -17,6 +17,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -421,4 +422,16 @@ func TestProgressOfAFinishedStream(t *testing.T) {
 	require.Equal(t, 1, p.Stage, "stage 1 of 1, not 2")
 	require.Equal(t, 1, p.Stages)
 	require.Equal(t, 4, p.ThisStage.N, "the stage's means are the last stage's")
+}
+
+// TestStreamSpecCarriesTheExperimentBudget: every stream condition of an
+// experiment with a budget checks the same cap over all its runs; without
+// one the spec is as before.
+func TestStreamSpecCarriesTheExperimentBudget(t *testing.T) {
+	e := contract.ExperimentSpec{Name: "x", Corpus: "builtin:stream", StageSize: 4, Budget: &settings.Budget{USD: 3},
+		Conditions: []contract.ConditionSpec{{Name: "E1", Kind: contract.KindStream}, {Name: "H3", Kind: contract.KindHeldOut, From: "E1"}}}
+	s := workflows.StreamSpecOf(e, e.Conditions[0], e.RunID("E1"), nil)
+	require.Equal(t, &contract.ExperimentBudget{Experiment: "x", Runs: []string{"x-E1", "x-H3"}, Budget: settings.Budget{USD: 3}}, s.ExperimentBudget)
+	e.Budget = nil
+	require.Nil(t, workflows.StreamSpecOf(e, e.Conditions[0], e.RunID("E1"), nil).ExperimentBudget)
 }

@@ -18,9 +18,15 @@ var Protocol []byte
 //go:embed model-comparison.yaml
 var ModelComparison []byte
 
+// Textbook plays E0/E1 and H0/H1 with the textbook doctor (actor/textbook),
+// which learns rather than copies the key (issue 24).
+//
+//go:embed textbook.yaml
+var Textbook []byte
+
 var _ experiments.Specs = Benchmark{}
 
-// Specs are the two.
+// Specs are the three.
 func (Benchmark) Specs() map[string][]byte {
-	return map[string][]byte{"medevoeval.yaml": Protocol, "model-comparison.yaml": ModelComparison}
+	return map[string][]byte{"medevoeval.yaml": Protocol, "model-comparison.yaml": ModelComparison, "textbook.yaml": Textbook}
 }

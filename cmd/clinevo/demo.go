@@ -102,7 +102,7 @@ func (a *app) demoCmd() *cobra.Command {
 			fmt.Fprintln(out)
 			writeSummary(out, rep)
 			fmt.Fprintf(out, "\nreport:  %s\n", filepath.Join(reportDir, "index.html"))
-			fmt.Fprintf(out, "results: %s (results.db, memory.db, temporal.db)\n", dir)
+			fmt.Fprintf(out, "results: %s (results.db, memory.db, temporal.db; the server's log: temporal.log)\n", dir)
 			fmt.Fprintf(out, "inspect: clinevo --data-dir %s runs list | runs stages | memory stats\n", dir)
 			fmt.Fprintf(out, "         clinevo --data-dir %s episode show %s\n", dir, contract.EpisodeWorkflowID(spec.RunID("E1"), 1, 1, 1, streams[0].CaseID))
 			return nil

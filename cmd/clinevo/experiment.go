@@ -15,6 +15,7 @@ import (
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/experiments"
 	"github.com/clinevo/clinevo/rescore"
@@ -120,7 +121,9 @@ func (a *app) experimentCmd() *cobra.Command {
 		Use:   "status NAME",
 		Short: "The experiment's status and every condition's: progress while it runs, results once it finished",
 		Long: "The experiment's status and every condition's (" + statusList + "): episodes done of planned,\n" +
-			"the stage, the means so far (a held-out condition's once it finished), and what anything waits for.",
+			"the stage, the means so far (a held-out condition's once it finished), and what anything waits for;\n" +
+			"then its plan beside its use so far (as experiment plan prints it): episodes and wall time per condition,\n" +
+			"model calls, input and output tokens and USD per role.",
 		Example: `  clinevo experiment status quick
   clinevo experiment status quick --json`,
 		Args: runArg,
@@ -128,6 +131,13 @@ func (a *app) experimentCmd() *cobra.Command {
 			ex, err := runstatus.ExperimentOf(cmd.Context(), c, args[0])
 			if err != nil {
 				return err
+			}
+			if err := a.withLookupStore(cmd.Context(), func(store results.Store) error {
+				recs, err := store.Records(cmd.Context(), "")
+				ex.AddUse(recs)
+				return err
+			}); err != nil {
+				ex.PlanError = err.Error() // the status is Temporal's; without the store only the plan is missing
 			}
 			if statusJSON {
 				return printJSON(cmd, ex)
@@ -252,12 +262,15 @@ func buildReport(ctx context.Context, eng *engine.Engine, name, dir string) (ana
 func (a *app) reportCmd() *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
-		Use:   "report EXPERIMENT",
-		Short: "Write an experiment's report: HTML with charts, CSV and JSON of every number, trajectory JSONL",
-		Long: "Write an experiment's report: HTML with charts, CSV and JSON of every number, trajectory JSONL.\n" +
-			"Without --out it goes to <data_dir>/reports/EXPERIMENT.",
+		Use:   "report EXPERIMENT|STREAM",
+		Short: "Write the report of an experiment or of one finished stream: HTML with charts, CSV and JSON of every number, trajectory JSONL",
+		Long: "Write the report of an experiment or of one finished (or stopped) stream: HTML with charts, CSV and JSON\n" +
+			"of every number, trajectory JSONL. A stream's report is one condition, named by its run: stage means,\n" +
+			"trend, running means, learning gain and, where it evaluated its stages, the retention matrix and BWT.\n" +
+			"Without --out it goes to <data_dir>/reports/NAME.",
 		Example: `  clinevo report quick
-  clinevo report quick --out /tmp/quick-report`,
+  clinevo report quick --out /tmp/quick-report
+  clinevo report r1                      # one stream, by its run ID`,
 		Args: runArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -268,10 +281,15 @@ func (a *app) reportCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
-			if err := notAStream(cmd.Context(), eng.Results, args[0]); err != nil {
-				return badInput(err)
+			stream, err := isStream(cmd.Context(), eng.Results, args[0])
+			if err != nil {
+				return err
 			}
-			rep, err := buildReport(cmd.Context(), eng, args[0], out)
+			build := buildReport
+			if stream {
+				build = buildStreamReport
+			}
+			rep, err := build(cmd.Context(), eng, args[0], out)
 			if err != nil {
 				return err
 			}
@@ -280,24 +298,32 @@ func (a *app) reportCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "output directory (default: <data_dir>/reports/EXPERIMENT)")
+	cmd.Flags().StringVar(&out, "out", "", "output directory (default: <data_dir>/reports/NAME)")
 	return cmd
 }
 
-// notAStream refuses to report a single stream, which the report does not
-// cover yet: it names what does.
-func notAStream(ctx context.Context, store results.RunLog, name string) error {
+// isStream reports whether name is a stream run in the results store.
+func isStream(ctx context.Context, store results.RunLog, name string) (bool, error) {
 	runs, _, err := store.Runs(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	for _, r := range runs {
 		if r.Run == name && r.Kind == string(contract.KindStream) {
-			return fmt.Errorf("report %s: %s is a stream, and a report covers an experiment; for one stream see `clinevo stream status %s`, `clinevo runs stages --run %s` and `clinevo view`",
-				name, name, name, name)
+			return true, nil
 		}
 	}
-	return nil
+	return false, nil
+}
+
+// buildStreamReport gathers one stream's results and writes its report.
+func buildStreamReport(ctx context.Context, eng *engine.Engine, run, dir string) (analysis.Report, error) {
+	in, err := analysis.LoadStream(ctx, eng.Results, run, corpus.Load)
+	if err != nil {
+		return analysis.Report{}, err
+	}
+	rep := analysis.Build(in)
+	return rep, analysis.Write(dir, rep, analysis.StoreTraces(ctx, eng.Results))
 }
 
 // writeSummary prints the headline numbers of a report.

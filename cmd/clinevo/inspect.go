@@ -324,6 +324,7 @@ func runRows(ctx context.Context, store results.Store) ([]runRow, error) {
 			t := &row.Usage
 			t.Calls, t.PromptTokens, t.CompletionTokens = t.Calls+u.Calls, t.PromptTokens+u.PromptTokens, t.CompletionTokens+u.CompletionTokens
 			t.CacheHits, t.CostUSD, t.ExtraFields = t.CacheHits+u.CacheHits, t.CostUSD+u.CostUSD, t.ExtraFields+u.ExtraFields
+			t.CachedTokens, t.RateLimited, t.WaitedMS = t.CachedTokens+u.CachedTokens, t.RateLimited+u.RateLimited, t.WaitedMS+u.WaitedMS
 		}
 		out = append(out, row)
 	}
@@ -348,7 +349,7 @@ func (a *app) runsCmd() *cobra.Command {
 				return printJSON(cmd, rows)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tS\tS BY STAGE\tMODEL CALLS\tTOKENS IN\tTOKENS OUT\tCACHE HITS\tEXTRA FIELDS\tMODEL COST USD\tWORKFLOW")
+			fmt.Fprintln(tw, "RUN\tKIND\tEPISODES\tS\tS BY STAGE\tMODEL CALLS\tTOKENS IN\tCACHED IN\tTOKENS OUT\tCACHE HITS\tEXTRA FIELDS\tMODEL COST USD\tWORKFLOW")
 			for _, r := range rows {
 				s, stages := "-", make([]string, 0, len(r.StageMeans))
 				if r.S != nil {
@@ -358,11 +359,11 @@ func (a *app) runsCmd() *cobra.Command {
 					stages = append(stages, fmt.Sprintf("%.3f", m.S))
 				}
 				t := r.Usage
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Run.Run, r.Kind, r.Episodes, s, orDefault(strings.Join(stages, " "), "-"),
-					t.Calls, t.PromptTokens, t.CompletionTokens, t.CacheHits, t.ExtraFields, t.CostUSD, orDefault(r.WorkflowID, "-"))
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Run.Run, r.Kind, r.Episodes, s, orDefault(strings.Join(stages, " "), "-"),
+					t.Calls, t.PromptTokens, t.CachedTokens, t.CompletionTokens, t.CacheHits, t.ExtraFields, t.CostUSD, orDefault(r.WorkflowID, "-"))
 				for _, role := range slices.Sorted(maps.Keys(r.ByRole)) {
 					u := r.ByRole[role]
-					fmt.Fprintf(tw, "  %s\t\t\t\t\t%d\t%d\t%d\t%d\t%d\t%.4f\t\n", role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CacheHits, u.ExtraFields, u.CostUSD)
+					fmt.Fprintf(tw, "  %s\t\t\t\t\t%d\t%d\t%d\t%d\t%d\t%d\t%.4f\t\n", role, u.Calls, u.PromptTokens, u.CachedTokens, u.CompletionTokens, u.CacheHits, u.ExtraFields, u.CostUSD)
 				}
 			}
 			return tw.Flush()

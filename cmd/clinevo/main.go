@@ -113,6 +113,7 @@ func newRoot() *cobra.Command {
 	a.addPlan(root)
 	root.AddCommand(a.exportCmd())
 	a.addRaiseBudget(root)
+	a.addExperimentRaiseBudget(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	finish(root)
 	return root

@@ -171,7 +171,7 @@ func TestRunsListShowsExtraFields(t *testing.T) {
 	st, err := sqlite.Open(ctx, filepath.Join(dir, "results.db"))
 	require.NoError(t, err)
 	require.NoError(t, st.PutRun(ctx, results.Run{Run: "r1", Kind: "stream", WorkflowID: "r1/stream", Spec: json.RawMessage(`{}`), Created: "2026-01-01T00:00:00Z"}))
-	require.NoError(t, st.AddUsage(ctx, "r1/p1/s01/e0001-a", results.Usage{Calls: 2, PromptTokens: 10, CompletionTokens: 4, ExtraFields: 3}, "doctor"))
+	require.NoError(t, st.AddUsage(ctx, "r1/p1/s01/e0001-a", results.Usage{Calls: 2, PromptTokens: 10, CompletionTokens: 4, ExtraFields: 3, CachedTokens: 6}, "doctor"))
 	require.NoError(t, st.AddUsage(ctx, "r1/p1/s01/e0002-b", results.Usage{Calls: 1, ExtraFields: 2}, "judge"))
 	require.NoError(t, st.Close())
 	r := newRoot()
@@ -179,10 +179,10 @@ func TestRunsListShowsExtraFields(t *testing.T) {
 	r.SetOut(&out)
 	r.SetArgs([]string{"--data-dir", dir, "runs", "list"})
 	require.NoError(t, r.Execute())
-	require.Regexp(t, `(?m)^RUN +KIND +EPISODES +S +S BY STAGE +MODEL CALLS +TOKENS IN +TOKENS OUT +CACHE HITS +EXTRA FIELDS +MODEL COST USD +WORKFLOW *$`, out.String())
-	require.Regexp(t, `(?m)^r1 +stream +0 +- +- +3 +10 +4 +0 +5 +0\.0000 +r1/stream *$`, out.String())
-	require.Regexp(t, `(?m)^  doctor +2 +10 +4 +0 +3 +0\.0000 *$`, out.String())
-	require.Regexp(t, `(?m)^  judge +1 +0 +0 +0 +2 +0\.0000 *$`, out.String())
+	require.Regexp(t, `(?m)^RUN +KIND +EPISODES +S +S BY STAGE +MODEL CALLS +TOKENS IN +CACHED IN +TOKENS OUT +CACHE HITS +EXTRA FIELDS +MODEL COST USD +WORKFLOW *$`, out.String())
+	require.Regexp(t, `(?m)^r1 +stream +0 +- +- +3 +10 +6 +4 +0 +5 +0\.0000 +r1/stream *$`, out.String())
+	require.Regexp(t, `(?m)^  doctor +2 +10 +6 +4 +0 +3 +0\.0000 *$`, out.String())
+	require.Regexp(t, `(?m)^  judge +1 +0 +0 +0 +0 +2 +0\.0000 *$`, out.String())
 	r = newRoot()
 	out.Reset()
 	r.SetOut(&out)
@@ -193,6 +193,7 @@ func TestRunsListShowsExtraFields(t *testing.T) {
 	require.Len(t, rows, 1)
 	require.Equal(t, "r1", rows[0]["run"])
 	require.Equal(t, float64(5), rows[0]["usage"].(map[string]any)["extra_fields"])
+	require.Equal(t, float64(6), rows[0]["usage"].(map[string]any)["cached_tokens"])
 }
 
 // TestWriteEncounters checks the summary's recall/transfer lines: a stream's

@@ -8,7 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/costplan"
 	"github.com/clinevo/clinevo/llm/llmtest"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // TestRolesCheck: roles check and experiment validate --check-roles probe
@@ -43,6 +45,7 @@ func TestRolesCheck(t *testing.T) {
 // TestExperimentPlan: experiment plan prints every condition's episodes and
 // every role, as a table and as JSON, before anything has run.
 func TestExperimentPlan(t *testing.T) {
+	t.Parallel()
 	out, err := run(t, nil, "experiment", "plan", "../../experiments/quick.yaml")
 	require.NoError(t, err)
 	require.Regexp(t, `(?m)^E1\s+100\s+175\s`, out)
@@ -60,4 +63,24 @@ func TestExperimentPlan(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &p))
 	require.Len(t, p.Plan.Conditions, 5)
 	require.Equal(t, 175, p.Plan.Conditions[1].EvalEpisodes)
+}
+
+// TestExperimentPlanAgainstItsBudget: experiment plan says whether its
+// totals reach the spec's experiment-wide cap, and which cap.
+func TestExperimentPlanAgainstItsBudget(t *testing.T) {
+	p := costplan.Plan{CostUSD: 12.5, Total: []costplan.Role{{Role: "doctor", PromptTokens: 9000, CompletionTokens: 1000}, {Role: "judge", PromptTokens: 500}}}
+	require.Equal(t, []string{"usd"}, budgetOver(p, settings.Budget{USD: 10, Tokens: 20000}))
+	require.Equal(t, []string{"usd", "tokens"}, budgetOver(p, settings.Budget{USD: 12.5, Tokens: 10500}))
+	require.Empty(t, budgetOver(p, settings.Budget{USD: 13, Tokens: 10501}))
+	require.Equal(t, "experiment budget: USD 10, tokens 0 (0: no cap): the plan reaches it (usd); the streams will pause there (paused: experiment budget)",
+		budgetLine(p, settings.Budget{USD: 10}))
+
+	b, err := os.ReadFile("../../experiments/quick.yaml")
+	require.NoError(t, err)
+	f := filepath.Join(t.TempDir(), "quick.yaml")
+	require.NoError(t, os.WriteFile(f, append([]byte("budget: {usd: 5}\n"), b...), 0o644))
+	out, err := run(t, nil, "experiment", "plan", f)
+	require.NoError(t, err)
+	// quick's built-in roles cost nothing.
+	require.Regexp(t, `(?m)^experiment budget: USD 5, tokens 0 \(0: no cap\): the plan is within it$`, out)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/runstatus"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // definesU says whether benchmark profile scores U (an unknown profile: the
@@ -47,10 +48,25 @@ func writeStreamStatus(w io.Writer, run string, st runstatus.Stream) error {
 			fmt.Fprintf(tw, "stage %d\t%s\n", p.Stage, meansLine(p.ThisStage, st.Profile))
 		}
 	}
+	if p := st.Progress; p != nil {
+		writeSpend(tw, "budget", p.Spend, p.Budget)
+		writeSpend(tw, "experiment budget", p.ExperimentSpend, p.ExperimentBudget)
+	}
 	if st.QueryError != "" {
 		fmt.Fprintf(tw, "progress\tnot answered yet (%s)\n", st.QueryError)
 	}
 	writeWaiting(tw, st.Waiting)
+	for _, e := range st.Endpoints {
+		limit := "no limit read yet"
+		if !e.LimitAt.IsZero() {
+			limit = fmt.Sprintf("limit %d in flight (at %s)", e.Limit, e.LimitAt.Format("15:04:05"))
+		}
+		fmt.Fprintf(tw, "endpoint\t%s (%s): %s, %d calls, %d answered 429 (%.1f%%), waited %s\n", e.Endpoint,
+			strings.Join(e.Roles, ", "), limit, e.Calls, e.RateLimited, 100*e.RateLimitedShare, seconds(e.WaitedSeconds))
+	}
+	if st.StoreError != "" {
+		fmt.Fprintf(tw, "endpoints\tnot read from the results store (%s)\n", clip(st.StoreError, 110))
+	}
 	for i, r := range st.Rules {
 		label := ""
 		if i == 0 {
@@ -59,6 +75,22 @@ func writeStreamStatus(w io.Writer, run string, st runstatus.Stream) error {
 		fmt.Fprintf(tw, "%s\t%d. %s\n", label, i+1, clip(r, 110))
 	}
 	return tw.Flush()
+}
+
+// writeSpend prints a cap's line: the spend at the stream's last check of it
+// and the cap; nothing for no cap or no check yet.
+func writeSpend(tw io.Writer, label string, sp *contract.Spend, b *settings.Budget) {
+	if sp == nil || b == nil || b.IsZero() {
+		return
+	}
+	var parts []string
+	if b.USD > 0 {
+		parts = append(parts, fmt.Sprintf("USD %.4f of %.4f", sp.USD, b.USD))
+	}
+	if b.Tokens > 0 {
+		parts = append(parts, fmt.Sprintf("tokens %d of %d", sp.Tokens, b.Tokens))
+	}
+	fmt.Fprintf(tw, "%s\tspent %s (at the last check)\n", label, strings.Join(parts, ", "))
 }
 
 func writeWaiting(tw io.Writer, ws []contract.Waiting) {
@@ -98,7 +130,17 @@ func writeExperimentStatus(w io.Writer, ex runstatus.Experiment) error {
 	}
 	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	writeWaiting(tw, ex.Waiting)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	switch {
+	case ex.Plan != nil:
+		fmt.Fprintln(w)
+		return writePlan(w, *ex.Plan, ex.Used)
+	case ex.PlanError != "":
+		fmt.Fprintf(w, "\nplan: not made (%s)\n", clip(ex.PlanError, 110))
+	}
+	return nil
 }
 
 // statusList is the help's list of statuses.

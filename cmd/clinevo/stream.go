@@ -151,7 +151,9 @@ func (a *app) streamCmd() *cobra.Command {
 		Use:   "status RUN",
 		Short: "Show a stream's status, progress, running means and rule book",
 		Long: "Show a stream's status (" + statusList + "), its progress (episodes, stage of stages), its means\n" +
-			"overall and in the current stage, what it waits for, and its rule book. A finished stream shows its result.",
+			"overall and in the current stage, what it waits for, and its rule book. A finished stream shows its result.\n" +
+			"Model endpoints with a limiter (roles.<role>.concurrency, rpm or tpm) show their limit of calls in flight\n" +
+			"(the latest reading), the calls answered 429 and the time calls waited, from the results store.",
 		Example: `  clinevo stream status r1
   clinevo stream status r1 --json | jq .progress.overall.s`,
 		Args:              runArg,
@@ -160,6 +162,16 @@ func (a *app) streamCmd() *cobra.Command {
 			st, err := runstatus.StreamOf(cmd.Context(), c, args[0])
 			if err != nil {
 				return err
+			}
+			if err := a.withLookupStore(cmd.Context(), func(store results.Store) error {
+				u, err := store.RunUsage(cmd.Context(), args[0])
+				st.Endpoints = runstatus.Endpoints(u)
+				return err
+			}); err != nil {
+				// The status is Temporal's; a results store this command
+				// cannot read (an older schema, a database down) costs only
+				// the endpoint figures, and the status says why.
+				st.StoreError = err.Error()
 			}
 			if statusJSON {
 				return printJSON(cmd, st)

@@ -94,6 +94,20 @@ func (a *app) withLookup(ctx context.Context, fn func(results.RunLog) error) err
 	return fn(store)
 }
 
+// withLookupStore is withLookup with the whole store: fn is not called
+// when nothing has run in the data directory yet.
+func (a *app) withLookupStore(ctx context.Context, fn func(results.Store) error) error {
+	store, err := engine.OpenResultsReader(ctx, a.engineOptions(a.cfg.DataDir, true, true))
+	if errors.Is(err, engine.ErrNoData) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return fn(store)
+}
+
 // resultsAt says where results go (a DSN never holds the password).
 func (a *app) resultsAt() string {
 	if p := a.cfg.PostgresOptions(); p != nil {
@@ -138,7 +152,7 @@ func (a *app) devCmd() *cobra.Command {
 		Long: "Run an embedded Temporal server (SQLite under the data dir) and a worker in one process.\n\n" +
 			"The frontend's address goes to " + config.DevFile + " in the data dir while dev runs: every other command\n" +
 			"on the same data dir (and without --address, CLINEVO_TEMPORAL_ADDRESS or temporal.address) talks to it.\n" +
-			"The server's log is temporal.log in the data dir (docs/operations-logs.md).",
+			"The server's log is temporal.log in the data dir (docs/operations.md, \"The embedded server's log\").",
 		Example: `  clinevo dev
   clinevo dev --port 22233 --http-port 22234   # then: clinevo stream start ... finds 127.0.0.1:22233
   clinevo --data-dir /tmp/lab dev --worker=false`,

@@ -16,6 +16,7 @@ import (
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/postgres"
 )
 
@@ -55,6 +56,8 @@ type Setup struct {
 	Client   func(*client.Options) error // e.g. tracing interceptors
 	Postgres *postgres.Config            // nil: results.db in the data directory
 	Engine   []func(*engine.Engine)
+	// RateWindow is the engine's window of rpm and tpm limits (0: a minute).
+	RateWindow time.Duration
 }
 
 // StartSetup starts everything as the setup says.
@@ -81,7 +84,7 @@ func StartSetup(t testing.TB, s Setup) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	eng, err := engine.Open(context.Background(), engine.Options{DataDir: dir, Postgres: s.Postgres})
+	eng, err := engine.Open(context.Background(), engine.Options{DataDir: dir, Postgres: s.Postgres, RateWindow: s.RateWindow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +110,7 @@ func (e *Env) RestartWorker(t testing.TB) {
 	if err := e.Engine.Close(); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.Open(context.Background(), engine.Options{DataDir: e.DataDir, Postgres: e.setup.Postgres})
+	eng, err := engine.Open(context.Background(), engine.Options{DataDir: e.DataDir, Postgres: e.setup.Postgres, RateWindow: e.setup.RateWindow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,8 +146,24 @@ func (Quiet) Info(string, ...any)  {}
 func (Quiet) Warn(string, ...any)  {}
 func (Quiet) Error(string, ...any) {}
 
-// RequireSameRun compares the records (but their activity time, which
-// differs from run to run), traces and cards of runs in two engines: the
+// Untimed is a record without what differs from run to run of the same
+// stream: its activity time and its roles' endpoint-limiter readings (the
+// time calls waited, the limit and when it was read).
+func Untimed(r results.Record) results.Record {
+	r.TimeMS = nil
+	if r.Usage != nil {
+		u := make(map[string]results.Usage, len(r.Usage))
+		for role, ru := range r.Usage {
+			ru.WaitedMS, ru.Limit, ru.LimitAt = 0, 0, 0
+			u[role] = ru
+		}
+		r.Usage = u
+	}
+	return r
+}
+
+// RequireSameRun compares the records (but what differs from run to run:
+// Untimed), traces and cards of runs in two engines: the
 // first run's cards, evicted ones too.
 func RequireSameRun(t testing.TB, want, got *engine.Engine, runs ...string) {
 	t.Helper()
@@ -157,8 +176,7 @@ func RequireSameRun(t testing.TB, want, got *engine.Engine, runs ...string) {
 		require.Len(t, g, len(w), "run %s", run)
 		require.NotEmpty(t, w, "run %s", run)
 		for i := range w {
-			w[i].TimeMS, g[i].TimeMS = nil, nil // activity time differs from run to run
-			require.Equal(t, w[i], g[i], "record %d of %s", i+1, run)
+			require.Equal(t, Untimed(w[i]), Untimed(g[i]), "record %d of %s", i+1, run)
 			_, wt, err := want.Results.RecordTrace(ctx, w[i].EpisodeID)
 			require.NoError(t, err)
 			_, gt, err := got.Results.RecordTrace(ctx, g[i].EpisodeID)

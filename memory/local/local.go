@@ -20,6 +20,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/internal/sqlitefault"
+	"github.com/clinevo/clinevo/internal/sqliteuri"
 	"github.com/clinevo/clinevo/memory"
 )
 
@@ -67,9 +68,9 @@ func OpenReader(ctx context.Context, path string, emb memory.Embedder) (*Store, 
 }
 
 func open(ctx context.Context, path string, emb memory.Embedder, reader bool) (*Store, error) {
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"
+	dsn := sqliteuri.File(path, "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)")
 	if reader {
-		dsn = "file:" + path + "?mode=ro&_pragma=busy_timeout(10000)"
+		dsn = sqliteuri.File(path, "mode=ro&_pragma=busy_timeout(10000)")
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

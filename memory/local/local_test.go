@@ -2,6 +2,7 @@ package local_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -69,4 +70,37 @@ func TestReaderWritesNothing(t *testing.T) {
 	require.ErrorContains(t, err, path)
 	_, err = r.Get(ctx, "y")
 	require.ErrorIs(t, err, memory.ErrNotFound, "nothing was written")
+}
+
+// TestDirectoryNamesAURIWouldCut: banks in directories named "bank#1" and
+// "bank?x" are two files at those paths, each with only its own cards (a
+// cut URI would open one "bank" file beside them for both).
+func TestDirectoryNamesAURIWouldCut(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	names := []string{"bank#1", "bank?x"}
+	for _, name := range names {
+		require.NoError(t, os.Mkdir(filepath.Join(root, name), 0o755))
+		s := open(t, filepath.Join(root, name, "m.db"))
+		require.NoError(t, s.Upsert(ctx, []clinic.Card{card(name, 1, "itchy rash on the arms")}))
+	}
+	for _, name := range names {
+		path := filepath.Join(root, name, "m.db")
+		_, err := os.Stat(path)
+		require.NoError(t, err)
+		r, err := local.OpenReader(ctx, path, memory.HashEmbedder{})
+		require.NoError(t, err)
+		hits, err := r.Search(ctx, memory.Query{Text: "rash", K: 5})
+		require.NoError(t, err)
+		require.Len(t, hits, 1, "%s holds its own card only", name)
+		require.Equal(t, name, hits[0].Card.ID)
+		require.NoError(t, r.Close())
+	}
+	entries, err := os.ReadDir(root)
+	require.NoError(t, err)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	require.ElementsMatch(t, names, got, "no file was opened beside the directories")
 }

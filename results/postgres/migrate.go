@@ -51,6 +51,13 @@ ALTER TABLE runs ADD COLUMN claim TEXT NOT NULL DEFAULT '';
 CREATE TABLE settings (ref TEXT COLLATE "C" PRIMARY KEY, body TEXT NOT NULL);
 `}, {version: 6, name: "run completion time", sql: `
 ALTER TABLE run_results ADD COLUMN completed TEXT NOT NULL DEFAULT '';
+`}, {version: 7, name: "usage cached tokens and endpoint limits", sql: `
+ALTER TABLE usage ADD COLUMN cached_tokens BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN endpoint TEXT NOT NULL DEFAULT '';
+ALTER TABLE usage ADD COLUMN rate_limited BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN waited_ms DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN endpoint_limit BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN limit_at BIGINT NOT NULL DEFAULT 0;
 `}}
 
 // migrationLock is the advisory lock key that serialises migrations: workers

@@ -458,12 +458,19 @@ func (s *Store) Counts(ctx context.Context) (records, turns int, err error) {
 // AddUsage implements results.Spend. The sum is computed under the row lock,
 // so concurrent additions from several workers all count.
 func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage, role string) error {
-	if _, err := s.pool.Exec(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model, extra_fields)
-		VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT(episode_id, role) DO UPDATE SET calls=usage.calls+excluded.calls,
+	if _, err := s.pool.Exec(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model, extra_fields,
+		cached_tokens, endpoint, rate_limited, waited_ms, endpoint_limit, limit_at)
+		VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) ON CONFLICT(episode_id, role) DO UPDATE SET calls=usage.calls+excluded.calls,
 		prompt_tokens=usage.prompt_tokens+excluded.prompt_tokens, completion_tokens=usage.completion_tokens+excluded.completion_tokens,
 		cost_usd=usage.cost_usd+excluded.cost_usd, cache_hits=usage.cache_hits+excluded.cache_hits, extra_fields=usage.extra_fields+excluded.extra_fields,
-		model=CASE WHEN excluded.model<>'' THEN excluded.model ELSE usage.model END`,
-		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.Model, u.ExtraFields); err != nil {
+		model=CASE WHEN excluded.model<>'' THEN excluded.model ELSE usage.model END,
+		cached_tokens=usage.cached_tokens+excluded.cached_tokens, rate_limited=usage.rate_limited+excluded.rate_limited,
+		waited_ms=usage.waited_ms+excluded.waited_ms,
+		endpoint=CASE WHEN excluded.endpoint<>'' THEN excluded.endpoint ELSE usage.endpoint END,
+		endpoint_limit=CASE WHEN excluded.limit_at>usage.limit_at THEN excluded.endpoint_limit ELSE usage.endpoint_limit END,
+		limit_at=GREATEST(usage.limit_at, excluded.limit_at)`,
+		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.Model, u.ExtraFields,
+		u.CachedTokens, u.Endpoint, u.RateLimited, u.WaitedMS, u.Limit, u.LimitAt); err != nil {
 		return s.fail(fmt.Errorf("results: add usage %s: %w", episodeID, err))
 	}
 	return nil
@@ -471,7 +478,8 @@ func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage,
 
 // UsageOf implements results.Spend.
 func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]results.Usage, error) {
-	u, err := s.usage(ctx, `SELECT role, model, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, extra_fields FROM usage WHERE episode_id=$1 ORDER BY role`, episodeID)
+	u, err := s.usage(ctx, `SELECT role, model, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, extra_fields,
+		cached_tokens, endpoint, rate_limited, waited_ms, endpoint_limit, limit_at FROM usage WHERE episode_id=$1 ORDER BY role`, episodeID)
 	if err != nil {
 		return nil, s.fail(fmt.Errorf("results: usage %s: %w", episodeID, err))
 	}
@@ -515,7 +523,11 @@ func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Us
 	// byte after '/'; the column collates bytewise): a range the primary
 	// key's index serves, and no LIKE, since a run name may hold % or _. SUM
 	// of a BIGINT is a NUMERIC; the casts bring the sums back to integers.
-	u, err := s.usage(ctx, `SELECT role, MAX(model), SUM(calls)::BIGINT, SUM(prompt_tokens)::BIGINT, SUM(completion_tokens)::BIGINT, SUM(cost_usd), SUM(cache_hits)::BIGINT, SUM(extra_fields)::BIGINT
+	// The endpoint's limit is the latest reading (the row of the highest
+	// limit_at), not a sum.
+	u, err := s.usage(ctx, `SELECT role, MAX(model), SUM(calls)::BIGINT, SUM(prompt_tokens)::BIGINT, SUM(completion_tokens)::BIGINT, SUM(cost_usd), SUM(cache_hits)::BIGINT, SUM(extra_fields)::BIGINT,
+		SUM(cached_tokens)::BIGINT, MAX(endpoint), SUM(rate_limited)::BIGINT, SUM(waited_ms),
+		(SELECT l.endpoint_limit FROM usage l WHERE l.episode_id >= $1 AND l.episode_id < $2 AND l.role = usage.role ORDER BY l.limit_at DESC LIMIT 1), MAX(limit_at)
 		FROM usage WHERE episode_id >= $1 AND episode_id < $2 GROUP BY role ORDER BY role`, run+"/", run+"0")
 	if err != nil {
 		return nil, s.fail(fmt.Errorf("results: run usage %s: %w", run, err))
@@ -523,7 +535,8 @@ func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Us
 	return u, nil
 }
 
-// usage reads (role, model, calls, prompt, completion, cost, cache hits, extra fields) rows.
+// usage reads (role, model, calls, prompt, completion, cost, cache hits,
+// extra fields, cached tokens, endpoint, rate limited, waited, limit, limit at) rows.
 func (s *Store) usage(ctx context.Context, q string, args ...any) (map[string]results.Usage, error) {
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
@@ -534,7 +547,8 @@ func (s *Store) usage(ctx context.Context, q string, args ...any) (map[string]re
 	for rows.Next() {
 		var role string
 		var u results.Usage
-		if err := rows.Scan(&role, &u.Model, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits, &u.ExtraFields); err != nil {
+		if err := rows.Scan(&role, &u.Model, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits, &u.ExtraFields,
+			&u.CachedTokens, &u.Endpoint, &u.RateLimited, &u.WaitedMS, &u.Limit, &u.LimitAt); err != nil {
 			return nil, err
 		}
 		out[role] = u

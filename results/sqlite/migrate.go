@@ -49,6 +49,13 @@ ALTER TABLE runs ADD COLUMN claim TEXT NOT NULL DEFAULT '';
 CREATE TABLE settings (ref TEXT PRIMARY KEY, body TEXT NOT NULL);
 `}, {version: 6, name: "run completion time", sql: `
 ALTER TABLE run_results ADD COLUMN completed TEXT NOT NULL DEFAULT '';
+`}, {version: 7, name: "usage cached tokens and endpoint limits", sql: `
+ALTER TABLE usage ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN endpoint TEXT NOT NULL DEFAULT '';
+ALTER TABLE usage ADD COLUMN rate_limited INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN waited_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN endpoint_limit INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN limit_at INTEGER NOT NULL DEFAULT 0;
 `}}
 
 // migrate applies the migrations newer than the file's version, all in one

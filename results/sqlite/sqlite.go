@@ -15,6 +15,7 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/internal/sqlitefault"
+	"github.com/clinevo/clinevo/internal/sqliteuri"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/internal/codec"
 )
@@ -34,7 +35,7 @@ type Store struct {
 // the latest version (a file written before versioned migrations is migrated
 // in place). A file of a newer schema than this build knows is an error.
 func Open(ctx context.Context, path string) (*Store, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)")
+	db, err := sql.Open("sqlite", sqliteuri.File(path, "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"))
 	if err != nil {
 		return nil, fmt.Errorf("results: open %s: %w", path, err)
 	}
@@ -54,7 +55,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // migration, so a file the reader may not write is read all the same. A file
 // of another schema version than this build's is an error saying what to do.
 func OpenReader(ctx context.Context, path string) (*Store, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)")
+	db, err := sql.Open("sqlite", sqliteuri.File(path, "mode=ro&_pragma=busy_timeout(10000)"))
 	if err != nil {
 		return nil, fmt.Errorf("results: open %s: %w", path, err)
 	}
@@ -367,12 +368,18 @@ func (s *Store) Counts(ctx context.Context) (records, turns int, err error) {
 
 // AddUsage implements results.Spend.
 func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage, role string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model, extra_fields)
-		VALUES(?,?,?,?,?,?,?,?,?) ON CONFLICT(episode_id, role) DO UPDATE SET calls=calls+excluded.calls,
+	_, err := s.db.ExecContext(ctx, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model, extra_fields,
+		cached_tokens, endpoint, rate_limited, waited_ms, endpoint_limit, limit_at)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(episode_id, role) DO UPDATE SET calls=calls+excluded.calls,
 		prompt_tokens=prompt_tokens+excluded.prompt_tokens, completion_tokens=completion_tokens+excluded.completion_tokens,
 		cost_usd=cost_usd+excluded.cost_usd, cache_hits=cache_hits+excluded.cache_hits, extra_fields=extra_fields+excluded.extra_fields,
-		model=CASE WHEN excluded.model<>'' THEN excluded.model ELSE usage.model END`,
-		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.Model, u.ExtraFields)
+		model=CASE WHEN excluded.model<>'' THEN excluded.model ELSE usage.model END,
+		cached_tokens=cached_tokens+excluded.cached_tokens, rate_limited=rate_limited+excluded.rate_limited, waited_ms=waited_ms+excluded.waited_ms,
+		endpoint=CASE WHEN excluded.endpoint<>'' THEN excluded.endpoint ELSE usage.endpoint END,
+		endpoint_limit=CASE WHEN excluded.limit_at>usage.limit_at THEN excluded.endpoint_limit ELSE usage.endpoint_limit END,
+		limit_at=MAX(usage.limit_at, excluded.limit_at)`,
+		episodeID, role, u.Calls, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.CacheHits, u.Model, u.ExtraFields,
+		u.CachedTokens, u.Endpoint, u.RateLimited, u.WaitedMS, u.Limit, u.LimitAt)
 	if err != nil {
 		return s.fail(fmt.Errorf("results: add usage %s: %w", episodeID, err))
 	}
@@ -381,7 +388,8 @@ func (s *Store) AddUsage(ctx context.Context, episodeID string, u results.Usage,
 
 // UsageOf implements results.Spend.
 func (s *Store) UsageOf(ctx context.Context, episodeID string) (map[string]results.Usage, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT role, model, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, extra_fields FROM usage WHERE episode_id=? ORDER BY role`, episodeID)
+	rows, err := s.db.QueryContext(ctx, `SELECT role, model, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, extra_fields,
+		cached_tokens, endpoint, rate_limited, waited_ms, endpoint_limit, limit_at FROM usage WHERE episode_id=? ORDER BY role`, episodeID)
 	if err != nil {
 		return nil, s.fail(fmt.Errorf("results: usage %s: %w", episodeID, err))
 	}
@@ -428,8 +436,12 @@ func (s *Store) RunUsage(ctx context.Context, run string) (map[string]results.Us
 	// The run's episode IDs are the keys from "run/" up to "run0" ('0' is the
 	// byte after '/'): a range the primary key's index serves, and no LIKE,
 	// since a run name may hold % or _.
-	rows, err := s.db.QueryContext(ctx, `SELECT role, MAX(model), SUM(calls), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd), SUM(cache_hits), SUM(extra_fields)
-		FROM usage WHERE episode_id >= ? AND episode_id < ? GROUP BY role ORDER BY role`, run+"/", run+"0")
+	// The endpoint's limit is the latest reading (the row of the highest
+	// limit_at), not a sum.
+	rows, err := s.db.QueryContext(ctx, `SELECT role, MAX(model), SUM(calls), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd), SUM(cache_hits), SUM(extra_fields),
+		SUM(cached_tokens), MAX(endpoint), SUM(rate_limited), SUM(waited_ms),
+		(SELECT l.endpoint_limit FROM usage l WHERE l.episode_id >= ?1 AND l.episode_id < ?2 AND l.role = usage.role ORDER BY l.limit_at DESC LIMIT 1), MAX(limit_at)
+		FROM usage WHERE episode_id >= ?1 AND episode_id < ?2 GROUP BY role ORDER BY role`, run+"/", run+"0")
 	if err != nil {
 		return nil, s.fail(fmt.Errorf("results: run usage %s: %w", run, err))
 	}
@@ -506,14 +518,16 @@ func (s *Store) RunResult(ctx context.Context, run string) ([]byte, error) {
 	return []byte(body), nil
 }
 
-// scanUsage reads (role, model, calls, prompt, completion, cost, cache hits, extra fields) rows.
+// scanUsage reads (role, model, calls, prompt, completion, cost, cache hits,
+// extra fields, cached tokens, endpoint, rate limited, waited, limit, limit at) rows.
 func scanUsage(rows *sql.Rows) (map[string]results.Usage, error) {
 	defer rows.Close()
 	out := map[string]results.Usage{}
 	for rows.Next() {
 		var role string
 		var u results.Usage
-		if err := rows.Scan(&role, &u.Model, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits, &u.ExtraFields); err != nil {
+		if err := rows.Scan(&role, &u.Model, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.CostUSD, &u.CacheHits, &u.ExtraFields,
+			&u.CachedTokens, &u.Endpoint, &u.RateLimited, &u.WaitedMS, &u.Limit, &u.LimitAt); err != nil {
 			return nil, err
 		}
 		out[role] = u

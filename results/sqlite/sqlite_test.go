@@ -61,7 +61,7 @@ func TestMigratesUnversionedFile(t *testing.T) {
 	for open := 1; open <= 2; open++ { // the second open finds nothing to do
 		s, err := sqlite.Open(ctx, path)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6}, versions(t, path), "open %d", open)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, versions(t, path), "open %d", open)
 
 		runs, counts, err := s.Runs(ctx)
 		require.NoError(t, err)
@@ -117,7 +117,7 @@ func TestRefusesNewerSchema(t *testing.T) {
 	require.NoError(t, db.Close())
 
 	_, err = sqlite.Open(context.Background(), path)
-	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (6)")
+	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (7)")
 	require.ErrorContains(t, err, path)
 }
 
@@ -177,4 +177,77 @@ func TestReaderOfAnOlderFile(t *testing.T) {
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, raw, after, "the reader wrote nothing")
+}
+
+// TestMigratesVersion6: a file at schema version 6 (before cached tokens and
+// endpoint limits were stored) keeps its usage through the migration to 7,
+// the new columns read 0, and the migrated file takes and sums them.
+func TestMigratesVersion6(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "results.db")
+	require.NoError(t, sqlite.MigrateTo(ctx, path, 6))
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6}, versions(t, path))
+	db, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	// A row as a version-6 build wrote it: no column of version 7 exists yet.
+	_, err = db.Exec(`INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model, extra_fields)
+		VALUES('old/p1/s1/e1-a', 'doctor', 3, 300, 40, 0.75, 1, 'm-doc', 2)`)
+	require.NoError(t, err)
+	_, err = db.Exec(`INSERT INTO usage(episode_id, role, cached_tokens) VALUES('x', 'doctor', 1)`)
+	require.ErrorContains(t, err, "cached_tokens", "version 6 has no cached_tokens column")
+	require.NoError(t, db.Close())
+
+	s, err := sqlite.Open(ctx, path)
+	require.NoError(t, err)
+	defer s.Close()
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, versions(t, path))
+	old := results.Usage{Model: "m-doc", Calls: 3, PromptTokens: 300, CompletionTokens: 40, CostUSD: 0.75, CacheHits: 1, ExtraFields: 2}
+	u, err := s.RunUsage(ctx, "old")
+	require.NoError(t, err)
+	require.Equal(t, map[string]results.Usage{"doctor": old}, u, "the old row, its new columns 0")
+	require.NoError(t, s.AddUsage(ctx, "old/p1/s1/e1-a", results.Usage{Calls: 1, PromptTokens: 100, CachedTokens: 64,
+		Endpoint: "http://m/v1 m-doc", RateLimited: 1, WaitedMS: 250, Limit: 3, LimitAt: 1000}, "doctor"))
+	u, err = s.UsageOf(ctx, "old/p1/s1/e1-a")
+	require.NoError(t, err)
+	// 3+1 calls, 300+100 prompt tokens; the rest of the old row as it was.
+	require.Equal(t, map[string]results.Usage{"doctor": {Model: "m-doc", Calls: 4, PromptTokens: 400, CompletionTokens: 40, CostUSD: 0.75, CacheHits: 1,
+		ExtraFields: 2, CachedTokens: 64, Endpoint: "http://m/v1 m-doc", RateLimited: 1, WaitedMS: 250, Limit: 3, LimitAt: 1000}}, u)
+}
+
+// TestDirectoryNamesAURIWouldCut: results.db files in directories named
+// "run#1", "run#2" and "run?x" are three files at those paths (a cut URI
+// would open one "run" file beside them for all three), each holding only
+// its own records, for the writer and the reader alike.
+func TestDirectoryNamesAURIWouldCut(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	names := []string{"run#1", "run#2", "run?x"}
+	for i, name := range names {
+		require.NoError(t, os.Mkdir(filepath.Join(root, name), 0o755))
+		path := filepath.Join(root, name, "results.db")
+		s, err := sqlite.Open(ctx, path)
+		require.NoError(t, err)
+		for n := range i + 1 {
+			r := resultstest.Record("r", n+1, "c")
+			require.NoError(t, s.PutRecord(ctx, r, resultstest.Trace(r.EpisodeID, r.CaseID, 1)))
+		}
+		require.NoError(t, s.Close())
+		_, err = os.Stat(path)
+		require.NoError(t, err, "the file is at %s", path)
+	}
+	for i, name := range names {
+		rd, err := sqlite.OpenReader(ctx, filepath.Join(root, name, "results.db"))
+		require.NoError(t, err)
+		recs, err := rd.Records(ctx, "r")
+		require.NoError(t, err)
+		require.Len(t, recs, i+1, "%s holds its own records only", name)
+		require.NoError(t, rd.Close())
+	}
+	entries, err := os.ReadDir(root)
+	require.NoError(t, err)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	require.ElementsMatch(t, names, got, "no file was opened beside the directories")
 }

@@ -1,0 +1,4 @@
+package workflows
+
+// StreamSpecOf is streamSpec, for the tests.
+var StreamSpecOf = streamSpec
