@@ -307,11 +307,12 @@ func (a *Activities) roles(s settings.Settings) (runner.Roles, error) {
 // deps are an episode's parts: the run's settings and roles, and the memory
 // bank when the run has memory.
 func (a *Activities) deps(in EpisodeInput) (runner.Deps, error) {
-	r, err := a.roles(in.Settings)
+	s := runner.WithDoctorTemperature(in.Settings, in.Temperature)
+	r, err := a.roles(s)
 	if err != nil {
 		return runner.Deps{}, err
 	}
-	d := runner.Deps{Roles: r, Settings: in.Settings}
+	d := runner.Deps{Roles: r, Settings: s}
 	if len(in.MemoryRuns) > 0 && in.Settings.Memory.K > 0 {
 		// Evaluations read a stream's memory too: the same check as a
 		// stream's at its start.
@@ -625,7 +626,26 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (_ EvolveOutput
 	}
 	out := EvolveOutput{RuleBook: in.RuleBook}
 	log := activity.GetLogger(ctx)
-	for _, ref := range in.Episodes {
+	evotest := in.Settings.Evolver.MethodName() == settings.MethodEvoTest
+	var tree *evolver.EvoTestTree
+	if evotest && len(in.Episodes) > 0 {
+		// EvoTest's search as of the episode before the batch.
+		if tree, err = a.evotestTree(ctx, in.Run, in.Episodes[0].Number-1); err != nil {
+			return EvolveOutput{}, err
+		}
+		d.EvoTestBook = func(ctx context.Context, n int) ([]clinic.Rule, error) {
+			var p evolver.Output
+			if err := a.Results.Proposal(ctx, evotestKey(in.Run, n), &p); err != nil {
+				return nil, err
+			}
+			return p.Rules, nil
+		}
+	}
+	played := -1
+	if tree != nil {
+		played = tree.Played
+	}
+	for i, ref := range in.Episodes {
 		start := time.Now()
 		c, err := a.Corpora.Case(ref.Corpus, ref.CaseID)
 		if err != nil {
@@ -640,6 +660,14 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (_ EvolveOutput
 			return EvolveOutput{}, err
 		}
 		m := runner.Meta{RunID: in.Run, EpisodeID: ref.EpisodeID, Number: ref.Number, Pass: in.Pass, Stage: ref.Stage, MemoryRuns: in.MemoryRuns}
+		if evotest {
+			// Every episode of the batch played the configuration the
+			// batch started with: all but the last only score it.
+			m.EvoTest, m.EvoTestDefer = tree, i < len(in.Episodes)-1
+			if tree != nil {
+				m.EvoTest = &evolver.EvoTestTree{Nodes: tree.Nodes, Played: played}
+			}
+		}
 		// The evolver's proposal is stored before it is applied, so a retry
 		// applies the same proposal even when the evolver is a sampling model.
 		var prop evolver.Output
@@ -657,6 +685,21 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (_ EvolveOutput
 			if err := a.Results.PutProposal(ctx, ref.EpisodeID, prop); err != nil {
 				return EvolveOutput{}, err
 			}
+		}
+		if evotest {
+			if prop.EvoTest == nil {
+				return EvolveOutput{}, fmt.Errorf("episode %s: evotest proposal without its search tree", ref.EpisodeID)
+			}
+			// Indexed by episode number too: the next batch reads the tree,
+			// and a later child its parent's rule book, from here.
+			if err := a.Results.PutProposal(ctx, evotestKey(in.Run, ref.Number), prop); err != nil {
+				return EvolveOutput{}, err
+			}
+			tree = prop.EvoTest
+			if played < 0 {
+				played = 0 // the root the first batch played
+			}
+			out.Temperature = prop.Temperature
 		}
 		var l runner.Lesson
 		if err := a.metered(ctx, ref.EpisodeID, func(ctx context.Context) error { // card embeddings
@@ -685,6 +728,25 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (_ EvolveOutput
 	return out, nil
 }
 
+// evotestKey is where EvoTest's proposal of episode number n of a run is
+// stored beside its episode ID (results.Grading's proposals).
+func evotestKey(run string, n int) string { return fmt.Sprintf("evotest/%s/%d", run, n) }
+
+// evotestTree is EvoTest's search as of episode number n of a run: the tree
+// its proposal stored; nil before the first (or in a run that carries from
+// another: its tree starts from the rule book it carried).
+func (a *Activities) evotestTree(ctx context.Context, run string, n int) (*evolver.EvoTestTree, error) {
+	var p evolver.Output
+	err := a.Results.Proposal(ctx, evotestKey(run, n), &p)
+	if errors.Is(err, results.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p.EvoTest, nil
+}
+
 // Record upserts the episode record, keyed by episode ID.
 func (a *Activities) Record(ctx context.Context, in RecordInput) (err error) {
 	defer classified(&err)
@@ -702,6 +764,7 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) (err error) {
 		RuleEdits: in.Lesson.Edits, LLMErrorTurns: t.LLMErrorTurns}
 	if in.Kind == contract.KindStream {
 		r.RuleBook = append([]clinic.Rule{}, in.RuleBook...) // a list even when empty: the record of a stream episode holds its rule book
+		r.Temperature = in.Temperature
 	}
 	if t.MemoryWrite == "" { // a stream episode that went through Evolve
 		t.MemoryWrite = clinic.MemoryNone
@@ -782,7 +845,8 @@ func (a *Activities) Learn(ctx context.Context, in EvolveInput) (_ EvolveOutput,
 		}
 	}
 	for i, ref := range in.Episodes {
-		rec := RecordInput{EpisodeRef: ref, Run: in.Run, Kind: contract.KindStream, Pass: in.Pass, RuleBook: out.RuleBook, Profile: in.Settings.Profile}
+		rec := RecordInput{EpisodeRef: ref, Run: in.Run, Kind: contract.KindStream, Pass: in.Pass, RuleBook: out.RuleBook, Temperature: out.Temperature,
+			Profile: in.Settings.Profile}
 		if i < len(out.Lessons) {
 			rec.Lesson = out.Lessons[i]
 		}

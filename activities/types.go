@@ -32,6 +32,9 @@ type EpisodeInput struct {
 	// episode waits out outages as Durability says.
 	SettingsRef string              `json:"settings_ref,omitempty"`
 	Durability  settings.Durability `json:"durability,omitzero"`
+	// Temperature is the doctor's sampling temperature for this episode
+	// when the learning method chose one (EvoTest); nil: the settings'.
+	Temperature *float64 `json:"temperature,omitempty"`
 }
 
 // Ref names the finished episode of an input.
@@ -84,6 +87,9 @@ type EvolveInput struct {
 type EvolveOutput struct {
 	RuleBook []clinic.Rule   `json:"rule_book,omitempty"`
 	Lessons  []EpisodeLesson `json:"lessons"`
+	// Temperature is the next episode's doctor temperature when the
+	// learning method chose one (EvoTest); nil: unchanged.
+	Temperature *float64 `json:"temperature,omitempty"`
 }
 
 // EpisodeLesson is what learning from one episode changed.
@@ -104,6 +110,8 @@ type RecordInput struct {
 	// RuleBook is a stream episode's rule book after its batch's Evolve, kept
 	// with its record so a failed stream can restart from it.
 	RuleBook []clinic.Rule `json:"rule_book,omitempty"`
+	// Temperature is the doctor temperature chosen with RuleBook (EvoTest).
+	Temperature *float64 `json:"temperature,omitempty"`
 	// Profile is the run's benchmark, whose reading of its own actions the
 	// record's action lines keep; empty (a workflow of an older build): the
 	// shared reading.

@@ -229,6 +229,9 @@ type StreamState struct {
 	PausedBy string           `json:"paused_by,omitempty"`
 	Spend    *Spend           `json:"spend,omitempty"`
 	Budget   *settings.Budget `json:"budget,omitempty"`
+	// Temperature is the doctor's sampling temperature the learning method
+	// chose for the next episode (EvoTest); nil: the settings'.
+	Temperature *float64 `json:"temperature,omitempty"`
 	// ExperimentSpend is the experiment's spend (all its runs) at the last
 	// check of its budget; ExperimentBudget the experiment cap raised for
 	// this stream by SignalRaiseBudget while that cap paused it (nil: the

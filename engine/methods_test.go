@@ -80,6 +80,12 @@ func TestMethodsExperimentRunsOffline(t *testing.T) {
 		require.Positive(t, kinds(b + "-exprag")[clinic.CardExperience], "%s-exprag keeps experiences", b)
 		require.Positive(t, kinds(b + "-transcripts")[clinic.CardSummary], "%s-transcripts keeps transcripts", b)
 		require.Empty(t, kinds(b+"-static"), "%s-static keeps nothing", b)
+		evo, err := env.Engine.Results.Records(ctx, spec.RunID(b+"-evotest"))
+		require.NoError(t, err)
+		require.NotEmpty(t, evo)
+		for _, r := range evo {
+			require.NotNil(t, r.Temperature, "%s-evotest: %s keeps the doctor temperature EvoTest chose", b, r.EpisodeID)
+		}
 		for _, m := range []string{"evoprompt", "gepa"} {
 			dev, err := env.Engine.Results.Records(ctx, contract.DevRunID(spec.RunID(b+"-"+m), 0, 0))
 			require.NoError(t, err)

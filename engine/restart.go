@@ -29,7 +29,7 @@ var ErrFinished = errors.New("finished")
 // ResumeState rebuilds the state a stream continues from after it stopped
 // without finishing (failed, terminated, timed out), from the records of its
 // episodes in case order: the cursor after the last completed batch, the rule
-// book recorded with it, the totals and this stage's totals of the episodes
+// book (and doctor temperature) recorded with it, the totals and this stage's totals of the episodes
 // before the cursor, and the end and rule book of every stage that was closed.
 //
 // A batch is the episodes one Evolve learned from (update_interval episodes,
@@ -78,6 +78,13 @@ func ResumeState(spec contract.StreamSpec, caseIDs []string, recs []results.Reco
 	var err error
 	if st.RuleBook, err = book(cursor); err != nil {
 		return contract.StreamState{}, err
+	}
+	// The doctor temperature a learning method chose (EvoTest) goes on:
+	// the latest recorded with a batch up to the cursor.
+	for _, r := range recs[:cursor] {
+		if r.Temperature != nil {
+			st.Temperature = r.Temperature
+		}
 	}
 	stageStart := (cursor - 1) / size * size // the first index of the cursor's stage, 0-based
 	for i, r := range recs[:cursor] {

@@ -334,3 +334,23 @@ func TestResumeExperiment(t *testing.T) {
 		require.Len(t, resp.Executions, 1, "%s ran once", id)
 	}
 }
+
+// A restarted EvoTest stream continues with the doctor temperature recorded
+// with the last batch before its cursor, not one recorded after it.
+func TestResumeStateKeepsTheTemperature(t *testing.T) {
+	t.Parallel() // see TestMain
+	spec := contract.StreamSpec{RunID: "r", Corpus: "builtin:stream", StageSize: 4, Limit: 10}
+	ids := caseIDs(10)
+	recs := resumeRecords(spec, ids, upTo(6))
+	for i, v := range []float64{0.4, 0.4, 0.4, 0.2, 0.4, 0.6} { // what each batch recorded; 5 and 6 are inside the batch 5–7
+		recs[i].Temperature = &v
+	}
+	got, err := engine.ResumeState(withInterval(spec, 3), ids, recs, nil)
+	require.NoError(t, err)
+	require.Equal(t, 4, got.Cursor, "batches 1–3, 4 (stage end), 5–7: back to the end of episode 4's")
+	require.NotNil(t, got.Temperature)
+	require.InDelta(t, 0.2, *got.Temperature, 1e-12, "the temperature recorded with episode 4's batch")
+	none, err := engine.ResumeState(withInterval(spec, 3), ids, resumeRecords(spec, ids, upTo(6)), nil)
+	require.NoError(t, err)
+	require.Nil(t, none.Temperature, "no method chose one: the settings'")
+}

@@ -52,6 +52,11 @@ type Output struct {
 	Evict   []string `json:",omitempty"`
 	Edits   []string // human-readable log of rule edits
 	Skipped []string // edits and cards rejected by the leak screen
+	// EvoTest is EvoTest's search tree after the episode, and Temperature
+	// the doctor's sampling temperature for the next episode (EvoTest's
+	// hyperparameter); nil for the other methods.
+	EvoTest     *EvoTestTree `json:",omitempty"`
+	Temperature *float64     `json:",omitempty"`
 }
 
 var uuidSpace = uuid.MustParse("6f1c5bb4-6c36-4f0e-9d4a-0c3f2a3b7e11")

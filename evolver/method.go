@@ -45,13 +45,15 @@ type Bank interface {
 
 // Env is what a method may use besides the episode: the evolver role's
 // model (nil: the mechanical form), the memory bank (nil: a run without
-// memory), the benchmark's lessons, and clinevo's own evolver (the
-// built-in one or the model one) for the clinevo method.
+// memory), the benchmark's lessons, clinevo's own evolver (the built-in
+// one or the model one) for the clinevo method, and EvoTest's search.
 type Env struct {
 	Model   Model
 	Bank    Bank
 	Lessons Lessons
 	Clinevo Evolver
+	// EvoTest is EvoTest's search as of the episode (its Model is Model's).
+	EvoTest EvoTest
 }
 
 // New returns the learning method the settings name; an unknown name is an
@@ -76,7 +78,9 @@ func New(cfg settings.Evolver, env Env) (Evolver, error) {
 	case settings.MethodEvoPrompt, settings.MethodGEPA:
 		return Frozen{}, nil
 	case settings.MethodEvoTest:
-		return EvoTest{Model: env.Model}, nil
+		e := env.EvoTest
+		e.Model = env.Model
+		return e, nil
 	case settings.MethodACE:
 		return ACE{Model: env.Model}, nil
 	}

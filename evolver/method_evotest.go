@@ -2,6 +2,8 @@ package evolver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"strings"
@@ -25,35 +27,75 @@ import (
 // reads no per-action labels (EvoClinician §4, baseline 8:
 // "transcript-level feedback").
 //
-// In clinevo the configuration is the rule book and the memory. With the
-// evolver role the model returns the complete new rule book (replacing the
-// old one) and the memories to log. The mechanical form rewrites the book
-// from the transcript alone: after a passing episode, every question that
-// was answered and every test that came back becomes a rule for
-// presentations like this one (merged into a rule with the same action);
-// after a failing one, the rules in force for this presentation are dropped
-// (they did not help); a passing episode's state–action choices are logged
-// as memory. The UCB selection over a tree of configurations and the
-// evolution of the doctor's temperature are EvoTestSelect, EvoTestChild and
-// EvoTestHyper. Gap: they are not yet wired into the stream (the tree would
-// have to be stored with the episode's proposal and the temperature reach
-// the next episode's doctor), so the stream still plays the latest
-// configuration; tool-use routines are not evolved.
-type EvoTest struct{ Model Model }
-
-type evotestReply struct {
-	Rules    []string   `json:"rules"`
-	Memories []mem0Fact `json:"memories"`
+// In clinevo the configuration is the rule book, the memory and the
+// doctor's temperature. With the evolver role the model returns the complete
+// new rule book (replacing the old one), the memories to log and optionally
+// a temperature. The mechanical form rewrites the book from the transcript
+// alone: after a passing episode, every question that was answered and every
+// test that came back becomes a rule for presentations like this one
+// (merged into a rule with the same action); after a failing one, the rules
+// in force for this presentation are dropped (they did not help); a passing
+// episode's state–action choices are logged as memory.
+//
+// Every episode scores the configuration it played (a node of the tree,
+// EvoTestTree): the node's return is the mean S of its episodes; the parent
+// is then selected by UCB over every node (EvoTestSelect), the child's rule
+// book is evolved from the parent's book (not the latest one) and its
+// hyperparameters by EvoTestHyper, and the child is what the next episode
+// plays. The tree travels with the episode's proposal (Output.EvoTest,
+// compact: a child's book is the proposal of the episode that made it,
+// read back through Book), the temperature through Output.Temperature to
+// the next episode's doctor. Episodes that only score (Defer: all but the
+// last of an update batch, which played the same node) write their memories
+// and leave the book and the tree's shape alone. Gap: tool-use routines are
+// not evolved.
+type EvoTest struct {
+	Model Model
+	// Tree is the search as of the episode before (nil: a new tree whose
+	// root is the rule book the episode played, with hyperparameters Root).
+	Tree *EvoTestTree
+	Root Hyper
+	// Book reads the rule book of the node the given episode evolved (the
+	// rules of its stored proposal); nil: only the root can be a parent.
+	Book func(ctx context.Context, episode int) ([]clinic.Rule, error)
+	// Defer scores the played node without evolving a child.
+	Defer bool
 }
 
-// Evolve rewrites the configuration from the transcript.
+type evotestReply struct {
+	Rules       []string   `json:"rules"`
+	Memories    []mem0Fact `json:"memories"`
+	Temperature *float64   `json:"temperature,omitempty"`
+}
+
+// Evolve scores the played configuration, selects the parent by UCB and
+// rewrites the parent's configuration from the transcript (see EvoTest).
 func (e EvoTest) Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule) (Output, error) {
+	tree := e.Tree.clone()
+	if tree == nil {
+		tree = &EvoTestTree{Nodes: []EvoTestNode{evotestNode(rules, e.Root, -1, 0)}}
+	}
+	if tree.Played < 0 || tree.Played >= len(tree.Nodes) {
+		return Output{}, fmt.Errorf("evotest: tree plays node %d of %d", tree.Played, len(tree.Nodes))
+	}
+	p := &tree.Nodes[tree.Played]
+	p.Return = (p.Return*float64(p.Plays) + in.Outcome.S) / float64(p.Plays+1) // the node's mean episode return
+	p.Plays++
+	parent, book := tree.Played, rules
+	if !e.Defer {
+		parent = EvoTestSelect(tree.Nodes)
+		var err error
+		if book, err = tree.book(ctx, parent, e.Book); err != nil {
+			return Output{}, err
+		}
+	}
 	req := struct {
 		Presentation string
 		Transcript   []string
 		Rules        []string
 		Budget       int
-	}{in.Opening, transcriptLines(in), ruleTexts(rules), cfg.RuleBudget}
+		Temperature  float64
+	}{in.Opening, transcriptLines(in), ruleTexts(book), cfg.RuleBudget, tree.Nodes[parent].Hyper.Temperature}
 	var reply evotestReply
 	ok, err := ask(ctx, e.Model, "evotest_evolve", req, &reply)
 	if err != nil {
@@ -61,16 +103,32 @@ func (e EvoTest) Evolve(ctx context.Context, cfg settings.Evolver, in Input, tru
 	}
 	screen := NewScreen(cfg, in.Forbidden, truth)
 	var out Output
-	if ok {
-		out.Rules, out.Edits, out.Skipped = rewrite(rules, reply.Rules, in.Episode, cfg.RuleBudget, screen)
-	} else {
-		out.Rules, out.Edits = evotestRules(cfg, in, rules)
-		reply.Memories = nil
+	switch {
+	case e.Defer:
+		out.Rules = append([]clinic.Rule(nil), rules...)
+	case ok:
+		out.Rules, out.Edits, out.Skipped = rewrite(book, reply.Rules, in.Episode, cfg.RuleBudget, screen)
+	default:
+		out.Rules, out.Edits = evotestRules(cfg, in, book)
+	}
+	if !ok {
+		reply.Memories, reply.Temperature = nil, nil
 		if ask, tests := returned(in); in.Outcome.Pass && (len(ask) > 0 || len(tests) > 0) {
 			reply.Memories = []mem0Fact{{Text: fmt.Sprintf("STATE %s | ACTIONS ask %s; tests %s | DIAGNOSIS %s", in.Opening, list(ask), list(tests), orNone(predicted(in))),
 				Diagnosis: predicted(in), Ask: ask, Tests: tests}}
 		}
 	}
+	if !e.Defer {
+		if parent != tree.Played {
+			out.Edits = append([]string{fmt.Sprintf("evotest parent node %d (episode %d) by UCB", parent, tree.Nodes[parent].Episode)}, out.Edits...)
+		}
+		h := EvoTestHyper(tree.Nodes[parent].Hyper, in.Outcome.Pass, reply.Temperature)
+		tree.Nodes, tree.Played = EvoTestChild(tree.Nodes, parent, out.Rules, h)
+		tree.Nodes[tree.Played].Episode = in.Episode
+	}
+	out.EvoTest = tree.compact()
+	t := tree.Nodes[tree.Played].Hyper.Temperature
+	out.Temperature = &t
 	if in.WriteCards {
 		var cs []clinic.Card
 		for i, m := range reply.Memories {
@@ -173,12 +231,76 @@ func ruleTexts(rules []clinic.Rule) []string {
 // (S), and its place in the tree of configurations (each evolved from the
 // parent UCB selected).
 type EvoTestNode struct {
-	Rules    []clinic.Rule `json:"rules"`
-	Hyper    Hyper         `json:"hyper"`
-	Return   float64       `json:"return"`
-	Parent   int           `json:"parent"` // -1: the first configuration
-	Depth    int           `json:"depth"`
-	Children int           `json:"children"`
+	// Rules is the node's rule book; stored (EvoTestTree.compact) for the
+	// root alone: a child's is the rule book of the proposal of the
+	// episode that evolved it (Episode).
+	Rules   []clinic.Rule `json:"rules,omitempty"`
+	RuleIDs []string      `json:"rule_ids"`
+	Digest  string        `json:"digest"` // of the rule texts, in order
+	Episode int           `json:"episode,omitempty"`
+	Hyper   Hyper         `json:"hyper"`
+	Return  float64       `json:"return"` // mean S of the episodes that played it
+	Plays   int           `json:"plays,omitempty"`
+	Parent  int           `json:"parent"` // -1: the first configuration
+	Depth   int           `json:"depth"`
+	// Children are the configurations evolved from it.
+	Children int `json:"children"`
+}
+
+// EvoTestTree is EvoTest's search as of an episode: the configurations
+// played or to play, and the one the next episode plays.
+type EvoTestTree struct {
+	Nodes  []EvoTestNode `json:"nodes"`
+	Played int           `json:"played"`
+}
+
+func evotestNode(rules []clinic.Rule, h Hyper, parent, depth int) EvoTestNode {
+	n := EvoTestNode{Rules: append([]clinic.Rule{}, rules...), RuleIDs: []string{}, Hyper: h, Parent: parent, Depth: depth}
+	d := sha256.New()
+	for _, r := range rules {
+		n.RuleIDs = append(n.RuleIDs, r.ID)
+		d.Write([]byte(r.Text + "\n"))
+	}
+	n.Digest = hex.EncodeToString(d.Sum(nil))[:16]
+	return n
+}
+
+func (t *EvoTestTree) clone() *EvoTestTree {
+	if t == nil {
+		return nil
+	}
+	return &EvoTestTree{Nodes: append([]EvoTestNode(nil), t.Nodes...), Played: t.Played}
+}
+
+// compact is the tree as stored: the root's rule book alone.
+func (t *EvoTestTree) compact() *EvoTestTree {
+	c := t.clone()
+	for i := range c.Nodes {
+		if c.Nodes[i].Parent >= 0 {
+			c.Nodes[i].Rules = nil
+		}
+	}
+	return c
+}
+
+// book is node i's rule book: the root's own, a child's read through read
+// and checked against the node's digest.
+func (t *EvoTestTree) book(ctx context.Context, i int, read func(context.Context, int) ([]clinic.Rule, error)) ([]clinic.Rule, error) {
+	n := t.Nodes[i]
+	if n.Parent < 0 || n.Rules != nil {
+		return append([]clinic.Rule(nil), n.Rules...), nil
+	}
+	if read == nil {
+		return nil, fmt.Errorf("evotest: node %d (episode %d) has no stored rule book to read", i, n.Episode)
+	}
+	rules, err := read(ctx, n.Episode)
+	if err != nil {
+		return nil, fmt.Errorf("evotest: rule book of node %d (episode %d): %w", i, n.Episode, err)
+	}
+	if got := evotestNode(rules, n.Hyper, 0, 0).Digest; got != n.Digest {
+		return nil, fmt.Errorf("evotest: rule book of node %d (episode %d) has digest %s, the tree recorded %s", i, n.Episode, got, n.Digest)
+	}
+	return rules, nil
 }
 
 // Hyper are the agent hyperparameters EvoTest evolves with the prompt: the
@@ -225,7 +347,7 @@ func EvoTestSelect(nodes []EvoTestNode) int {
 // episode plays it; its return is set when that episode is scored).
 func EvoTestChild(nodes []EvoTestNode, parent int, rules []clinic.Rule, h Hyper) ([]EvoTestNode, int) {
 	nodes[parent].Children++
-	nodes = append(nodes, EvoTestNode{Rules: rules, Hyper: h, Parent: parent, Depth: nodes[parent].Depth + 1})
+	nodes = append(nodes, evotestNode(rules, h, parent, nodes[parent].Depth+1))
 	return nodes, len(nodes) - 1
 }
 

@@ -495,3 +495,38 @@ func TestEvoTestSelectsByUCBAndEvolvesHyperparameters(t *testing.T) {
 	proposed := 1.4
 	require.Equal(t, 1.0, evolver.EvoTestHyper(hot, false, &proposed).Temperature, "the model's proposal, clamped to [0, 1]")
 }
+
+// EvoTest evolves the UCB parent's rule book, read back through Book and
+// checked against the digest the tree recorded, and takes the model's
+// temperature (clamped) for the child.
+func TestEvoTestEvolvesTheParentsBook(t *testing.T) {
+	ctx := context.Background()
+	pass := episode(3, "c3", "angina", true, grader.HighYield, grader.HighYield, grader.HighYield)
+	good := []clinic.Rule{{ID: "g", Text: "ASK about exertion"}}
+	nodes := []evolver.EvoTestNode{{Rules: nil, Return: 0.1, Plays: 1, Parent: -1, Hyper: evolver.Hyper{Temperature: 0.2}}}
+	nodes, good1 := evolver.EvoTestChild(nodes, 0, good, evolver.Hyper{Temperature: 0.2})
+	nodes[good1].Return, nodes[good1].Plays, nodes[good1].Episode = 0.9, 1, 1
+	nodes, bad := evolver.EvoTestChild(nodes, good1, []clinic.Rule{{ID: "b", Text: "ASK about diet"}}, evolver.Hyper{Temperature: 0.4})
+	nodes[bad].Episode = 2
+	nodes[good1].Rules, nodes[bad].Rules = nil, nil // as stored: a child's book is its episode's proposal
+	stored := &evolver.EvoTestTree{Nodes: nodes, Played: bad}
+	var asked []int
+	book := func(_ context.Context, n int) ([]clinic.Rule, error) { asked = append(asked, n); return good, nil }
+
+	model, srv := scripted(t, `{"rules":["ASK about exertion","ASK about radiation"],"memories":[],"temperature":1.4}`)
+	pass.Outcome.S = 0 // the played child failed badly: UCB goes back to the better node
+	out, err := evolver.EvoTest{Model: model, Tree: stored, Book: book}.Evolve(ctx, cfg(), pass, nil, []clinic.Rule{{ID: "b", Text: "ASK about diet"}})
+	require.NoError(t, err)
+	require.Equal(t, []int{1}, asked, "the parent's book is read from the episode that evolved it")
+	require.Contains(t, srv.Requests()[0].User, "ASK about exertion", "the model rewrites the parent's book")
+	require.NotContains(t, srv.Requests()[0].User, "ASK about diet")
+	child := out.EvoTest.Nodes[out.EvoTest.Played]
+	require.Equal(t, good1, child.Parent)
+	require.Equal(t, 1.0, *out.Temperature, "the model's temperature, clamped")
+	require.Equal(t, "g", out.Rules[0].ID, "a line the parent's book held keeps its rule")
+	require.Nil(t, child.Rules, "a child's book is not stored in the tree")
+
+	_, err = evolver.EvoTest{Tree: stored, Book: func(context.Context, int) ([]clinic.Rule, error) { return []clinic.Rule{{ID: "x", Text: "other"}}, nil }}.
+		Evolve(ctx, cfg(), pass, nil, nil)
+	require.ErrorContains(t, err, "has digest", "a stored book that is not the node's is refused")
+}

@@ -56,6 +56,10 @@ type Record struct {
 	// from. Stream records carry a list, empty or not; it is null on
 	// evaluation records, which learn nothing, and on records of older builds.
 	RuleBook []clinic.Rule `json:"rule_book"`
+	// Temperature is the doctor temperature the learning method chose
+	// with that rule book (EvoTest), for the episodes after the batch; nil:
+	// the settings'. A restarted stream continues with it.
+	Temperature *float64 `json:"temperature,omitempty"`
 }
 
 // SourceOf returns the record of the episode that wrote card c, from the

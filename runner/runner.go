@@ -64,6 +64,10 @@ type Deps struct {
 	Roles    Roles
 	Settings settings.Settings
 	Memory   memory.Store // nil: memory disabled
+	// EvoTestBook reads the rule book EvoTest evolved at an episode of the
+	// run (the rules of that episode's stored proposal); nil: only the
+	// root of EvoTest's tree can be a parent.
+	EvoTestBook func(ctx context.Context, episode int) ([]clinic.Rule, error)
 }
 
 // Doctor is the run's doctor: the roles', or the benchmark's built-in one.
@@ -122,7 +126,9 @@ func (d Deps) Method(m Meta) (evolver.Evolver, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := evolver.Env{Model: d.Roles.Model, Lessons: evolver.LessonsOf(b), Clinevo: clin}
+	env := evolver.Env{Model: d.Roles.Model, Lessons: evolver.LessonsOf(b), Clinevo: clin,
+		EvoTest: evolver.EvoTest{Tree: m.EvoTest, Root: evolver.Hyper{Temperature: float64(d.Settings.Roles["doctor"].Temperature)},
+			Book: d.EvoTestBook, Defer: m.EvoTestDefer}}
 	if d.Memory != nil {
 		env.Bank = bankView{store: d.Memory, f: memory.Filter{Runs: m.MemoryRuns, AsOf: m.Number - 1}}
 	}
@@ -194,6 +200,24 @@ func Pruned(events []clinic.Event) []string {
 	return out
 }
 
+// WithDoctorTemperature are settings whose doctor role samples at t (the
+// temperature EvoTest chose for the episode); nil leaves them as they are.
+// The roles map is copied: s's is not changed.
+func WithDoctorTemperature(s settings.Settings, t *float64) settings.Settings {
+	if t == nil {
+		return s
+	}
+	roles := make(settings.Roles, len(s.Roles))
+	for k, v := range s.Roles {
+		roles[k] = v
+	}
+	r := roles["doctor"]
+	r.Temperature = float32(*t)
+	roles["doctor"] = r
+	s.Roles = roles
+	return s
+}
+
 // Start begins (or rebuilds from events) an episode in the run's benchmark.
 func (d Deps) Start(c clinic.Case, events []clinic.Event) (episode.Env, error) {
 	b, err := bench.Of(d.Settings)
@@ -222,6 +246,11 @@ type Meta struct {
 	// Exclude are cards the episode's refine steps pruned (ReMem): no
 	// longer retrieved for the rest of the episode.
 	Exclude []string
+	// EvoTest is EvoTest's search as of the episode before (nil: none
+	// yet), EvoTestDefer that learning from the episode only scores the
+	// configuration it played (evolver.EvoTest.Defer).
+	EvoTest      *evolver.EvoTestTree
+	EvoTestDefer bool
 }
 
 // Retrieve returns the cards shown to the doctor for a view: at most K
@@ -406,6 +435,10 @@ type Lesson struct {
 	Evicted []string
 	Edits   []string
 	Skipped []string
+	// EvoTest and Temperature are the method's search tree after the
+	// episode and the next episode's doctor temperature (EvoTest only).
+	EvoTest     *evolver.EvoTestTree
+	Temperature *float64
 }
 
 // ProcessInput is what the process grader reads of a scored episode.
@@ -480,7 +513,7 @@ func Propose(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grad
 // Apply writes an evolver output's cards and evicts down to B_M. Card IDs are
 // deterministic and evictions keep their first episode, so Apply may be repeated.
 func Apply(ctx context.Context, d Deps, out evolver.Output, m Meta, pg grader.ProcessGrade) (Lesson, error) {
-	l := Lesson{Grade: pg, Rules: out.Rules, Edits: out.Edits, Skipped: out.Skipped}
+	l := Lesson{Grade: pg, Rules: out.Rules, Edits: out.Edits, Skipped: out.Skipped, EvoTest: out.EvoTest, Temperature: out.Temperature}
 	if d.Memory == nil || (len(out.Cards) == 0 && len(out.Evict) == 0) {
 		return l, nil
 	}

@@ -394,7 +394,8 @@ func (s *stream) episode() error {
 	in := activities.EpisodeInput{Run: s.spec.RunID, EpisodeID: contract.EpisodeWorkflowID(s.spec.RunID, s.spec.Pass, stage, i+1, s.plan.CaseIDs[i]),
 		Kind: contract.KindStream, Corpus: s.spec.Corpus, CaseID: s.plan.CaseIDs[i], Condition: s.plan.Conditions[i], Index: i + 1,
 		Number: s.spec.FirstEpisode + i + 1, Pass: s.spec.Pass, Stage: stage, Rules: s.rules(s.st.RuleBook), MemoryRuns: s.memoryRuns(),
-		Grade: s.local, ActivityTimeoutSeconds: s.spec.ActivityTimeoutSeconds, Settings: s.spec.Settings, Durability: s.spec.Settings.Durability}
+		Grade: s.local, ActivityTimeoutSeconds: s.spec.ActivityTimeoutSeconds, Settings: s.spec.Settings, Durability: s.spec.Settings.Durability,
+		Temperature: s.st.Temperature}
 	var score contract.ScoreSummary
 	if err := workflow.ExecuteChildWorkflow(episodeOptions(s.ctx, in), EpisodeWorkflow, in).Get(s.ctx, &score); err != nil {
 		return err
@@ -436,6 +437,7 @@ func (s *stream) flush() error {
 			return err
 		}
 		s.st.RuleBook = out.RuleBook
+		s.temperature(out.Temperature)
 		s.pending = nil
 		return nil
 	}
@@ -448,19 +450,29 @@ func (s *stream) flush() error {
 		}
 	}
 	s.st.RuleBook = out.RuleBook
+	s.temperature(out.Temperature)
 	for i, ref := range s.pending {
 		var lesson activities.EpisodeLesson
 		if i < len(out.Lessons) {
 			lesson = out.Lessons[i]
 		}
 		rec := activities.RecordInput{EpisodeRef: ref, Run: s.spec.RunID, Kind: contract.KindStream, Pass: s.spec.Pass, Lesson: lesson,
-			RuleBook: s.st.RuleBook, Profile: s.spec.Settings.Profile}
+			RuleBook: s.st.RuleBook, Temperature: out.Temperature, Profile: s.spec.Settings.Profile}
 		if err := s.w.activity(s.actx, a.Record, nil, rec); err != nil {
 			return err
 		}
 	}
 	s.pending = nil
 	return nil
+}
+
+// temperature keeps the doctor temperature a learning step chose (EvoTest)
+// for the episodes that follow; nil keeps the one before. Only a payload
+// changes: no command, so no version gate.
+func (s *stream) temperature(t *float64) {
+	if t != nil {
+		s.st.Temperature = t
+	}
 }
 
 // endStage records where the stage ended and what the rule book was, and runs

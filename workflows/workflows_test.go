@@ -31,6 +31,11 @@ type fakeStream struct {
 	records       []string
 	books         map[string]int  // rules in each record's rule book, by episode
 	learnTimeouts []time.Duration // the start-to-close budget each Learn got
+	// choose, when set, is the doctor temperature each Learn returns (by
+	// its call number, from 1); temps the one each episode was started with.
+	choose func(n int) *float64
+	learns int
+	temps  map[string]*float64
 }
 
 func (f *fakeStream) call(c string) {
@@ -65,6 +70,12 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 	})
 	env.OnActivity(acts.Score, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EpisodeInput) (contract.ScoreSummary, error) {
 		f.call("episode:" + in.EpisodeID)
+		f.mu.Lock()
+		if f.temps == nil {
+			f.temps = map[string]*float64{}
+		}
+		f.temps[in.EpisodeID] = in.Temperature
+		f.mu.Unlock()
 		return contract.ScoreSummary{S: 0.5, T: 1}, nil
 	})
 	env.OnActivity(acts.Grade, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.GradeInput) (map[grader.Label]int, error) {
@@ -86,6 +97,12 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		f.learnTimeouts = append(f.learnTimeouts, info.Deadline.Sub(info.StartedTime))
 		f.mu.Unlock()
 		out := activities.EvolveOutput{RuleBook: append(in.RuleBook, clinic.Rule{ID: "r", Text: "ASK onset"})}
+		f.mu.Lock()
+		f.learns++
+		if f.choose != nil {
+			out.Temperature = f.choose(f.learns)
+		}
+		f.mu.Unlock()
 		for _, e := range in.Episodes {
 			out.Lessons = append(out.Lessons, activities.EpisodeLesson{EpisodeID: e.EpisodeID})
 			f.call("record:" + e.CaseID)
@@ -177,6 +194,34 @@ func TestStreamCarriesCursorAndRuleBook(t *testing.T) {
 	var rules []string
 	require.NoError(t, v.Get(&rules))
 	require.Len(t, rules, 2, "the carried rule and the one Evolve added")
+}
+
+// The doctor temperature a learning step chose (EvoTest) reaches every
+// episode after it until the next choice; none chosen keeps the one before,
+// and before any the episodes carry none (the settings').
+func TestStreamPassesTheChosenTemperature(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	chosen := map[int]float64{1: 0.4, 3: 0.6} // the second Learn chooses none
+	f := &fakeStream{choose: func(n int) *float64 {
+		if v, ok := chosen[n]; ok {
+			return &v
+		}
+		return nil
+	}}
+	f.register(env, 4)
+	env.ExecuteWorkflow(workflows.StreamWorkflow, spec(0, 4))
+	require.NoError(t, env.GetWorkflowError())
+	var got []any
+	for _, id := range []string{"t/p1/s01/e0001-ca", "t/p1/s01/e0002-cb", "t/p1/s01/e0003-cc", "t/p1/s01/e0004-cd"} {
+		require.Contains(t, f.temps, id)
+		if tp := f.temps[id]; tp != nil {
+			got = append(got, *tp)
+		} else {
+			got = append(got, nil)
+		}
+	}
+	require.Equal(t, []any{nil, 0.4, 0.4, 0.6}, got)
 }
 
 // A batch of n episodes gets n times the per-episode learning budget, the
