@@ -33,9 +33,10 @@ func TestCommandsReadConfiguredResults(t *testing.T) {
 		"CLINEVO_RESULTS_POSTGRES_PASSWORD_ENV": pgtest.EnvPassword}
 	out, err := run(t, env, "runs", "list")
 	require.NoError(t, err)
-	// One episode: the run's mean S and its one stage's S are the record's.
+	// One episode: the run's mean S and its one stage's S are the record's;
+	// then calls, tokens in, cached tokens in (none) and tokens out.
 	sOf := regexp.QuoteMeta(fmt.Sprintf("%.3f", rec.Scores.S))
-	require.Regexp(t, `shared\s+stream\s+1\s+`+sOf+`\s+`+sOf+`\s+3\s+120\s+30`, out)
+	require.Regexp(t, `shared\s+stream\s+1\s+`+sOf+`\s+`+sOf+`\s+3\s+120\s+0\s+30`, out)
 	out, err = run(t, env, "episode", "show", rec.EpisodeID)
 	require.NoError(t, err)
 	require.Contains(t, out, "history: temporal workflow show --workflow-id \""+rec.EpisodeID+"\"")
