@@ -31,14 +31,6 @@ func run(t *testing.T, env map[string]string, args ...string) (string, error) {
 	return out.String(), err
 }
 
-// runAt runs the CLI against the Temporal server at addr, given by --address
-// rather than CLINEVO_TEMPORAL_ADDRESS: a test that sets no variable may run
-// in parallel with the others (t.Setenv refuses parallel tests).
-func runAt(t *testing.T, addr string, args ...string) (string, error) {
-	t.Helper()
-	return run(t, nil, append([]string{"--address", addr}, args...)...)
-}
-
 // TestStreamStartValidatesFirst checks that bad input is refused before any
 // connection to Temporal is made (none is running here).
 func TestStreamStartValidatesFirst(t *testing.T) {

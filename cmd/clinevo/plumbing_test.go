@@ -432,12 +432,7 @@ func TestSettingsReachTheActivities(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every configuration key through the embedded Temporal server")
 	}
-	// In parallel with the package's other end-to-end tests, which need not
-	// wait for the longest of them (137.6 s of the package's 156.4 s in `go
-	// test ./cmd/clinevo -json` on a loaded 2-core machine); only this test
-	// reads CLINEVO_PLUMB_KEY.
-	t.Parallel()
-	enginetest.Setenv(t, "CLINEVO_PLUMB_KEY", "sk-plumb-env")
+	t.Setenv("CLINEVO_PLUMB_KEY", "sk-plumb-env")
 	keyFile := filepath.Join(t.TempDir(), "key")
 	require.NoError(t, os.WriteFile(keyFile, []byte("sk-plumb-file\n"), 0o600))
 
@@ -1171,7 +1166,6 @@ func retrieved(r plumbRun) []string {
 // episode of more than 3 turns, and one that sets episode.prices.cbc 999 bills
 // 999 USD for each CBC (a doctor on the fake endpoint orders one every episode).
 func TestExperimentOverridesReachEpisodes(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs two experiments on the embedded Temporal server")
 	}

@@ -28,20 +28,19 @@ import (
 // exactly the episodes it played, with its stage evaluations; a stream that
 // has not finished is refused, naming `stream status`.
 func TestStoppedStreamAndItsReport(t *testing.T) {
-	t.Parallel()
 	env := enginetest.Start(t)
 	ctx := context.Background()
-	addr := env.Server.Address()
+	cli := map[string]string{"CLINEVO_TEMPORAL_ADDRESS": env.Server.Address()}
 	r, err := engine.StartStream(ctx, env.Client, env.Engine.Results, "", contract.StreamSpec{RunID: "stopme", Corpus: "builtin:stream", Limit: 200, StageSize: 4, StageEval: true})
 	require.NoError(t, err)
 	enginetest.Eventually(t, 2*time.Minute, "two stages of the stream recorded", func() bool {
 		recs, err := env.Engine.Results.Records(ctx, "stopme")
 		return err == nil && len(recs) >= 8
 	})
-	out, err := runAt(t, addr, "--data-dir", env.DataDir, "report", "stopme")
+	out, err := run(t, cli, "--data-dir", env.DataDir, "report", "stopme")
 	require.ErrorContains(t, err, "stream stopme has not finished (see clinevo stream status stopme)", out)
 
-	_, err = runAt(t, addr, "--data-dir", env.DataDir, "stream", "stop", "stopme")
+	_, err = run(t, cli, "--data-dir", env.DataDir, "stream", "stop", "stopme")
 	require.NoError(t, err)
 	var res contract.StreamResult
 	require.NoError(t, r.Get(ctx, &res))
@@ -49,12 +48,12 @@ func TestStoppedStreamAndItsReport(t *testing.T) {
 	require.Less(t, res.Episodes, 200)
 	require.GreaterOrEqual(t, res.Episodes, 8)
 
-	out, err = runAt(t, addr, "--data-dir", env.DataDir, "stream", "status", "stopme", "--json")
+	out, err = run(t, cli, "--data-dir", env.DataDir, "stream", "status", "stopme", "--json")
 	require.NoError(t, err)
 	var st runstatus.Stream
 	require.NoError(t, json.Unmarshal([]byte(out), &st))
 	require.Equal(t, runstatus.StatusStopped, st.Status)
-	out, err = runAt(t, addr, "--data-dir", env.DataDir, "stream", "status", "stopme")
+	out, err = run(t, cli, "--data-dir", env.DataDir, "stream", "status", "stopme")
 	require.NoError(t, err)
 	require.Regexp(t, `status\s+stopped\n`, out)
 
@@ -69,7 +68,7 @@ func TestStoppedStreamAndItsReport(t *testing.T) {
 	require.NotRegexp(t, `data-run="stopme"[^\n]*s-completed`, string(index))
 
 	dir := filepath.Join(t.TempDir(), "rep")
-	out, err = runAt(t, addr, "--data-dir", env.DataDir, "report", "stopme", "--out", dir)
+	out, err = run(t, cli, "--data-dir", env.DataDir, "report", "stopme", "--out", dir)
 	require.NoError(t, err)
 	require.Contains(t, out, "report: "+filepath.Join(dir, "index.html"))
 	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))

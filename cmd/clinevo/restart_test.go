@@ -21,7 +21,6 @@ import (
 // restarts after its last recorded episode and finishes; finished, it is
 // refused again.
 func TestStreamRestartCommand(t *testing.T) {
-	t.Parallel()
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "cli", Corpus: "builtin:stream", Limit: 6, StageSize: 3}
@@ -49,9 +48,9 @@ func TestStreamRestartCommand(t *testing.T) {
 	})
 	require.Less(t, p.Cursor, 6)
 
-	addr := env.Server.Address()
+	cli := map[string]string{"CLINEVO_TEMPORAL_ADDRESS": env.Server.Address()}
 	restart := func(args ...string) (string, error) {
-		return runAt(t, addr, append([]string{"--data-dir", env.DataDir, "stream", "restart", "cli"}, args...)...)
+		return run(t, cli, append([]string{"--data-dir", env.DataDir, "stream", "restart", "cli"}, args...)...)
 	}
 	_, err = restart()
 	require.ErrorContains(t, err, "stream cli is still running: it continues by itself when a worker polls its task queue again")

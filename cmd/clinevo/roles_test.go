@@ -45,7 +45,6 @@ func TestRolesCheck(t *testing.T) {
 // TestExperimentPlan: experiment plan prints every condition's episodes and
 // every role, as a table and as JSON, before anything has run.
 func TestExperimentPlan(t *testing.T) {
-	t.Parallel()
 	out, err := run(t, nil, "experiment", "plan", "../../experiments/quick.yaml")
 	require.NoError(t, err)
 	require.Regexp(t, `(?m)^E1\s+100\s+175\s`, out)

@@ -69,7 +69,6 @@ func snapshot(t *testing.T, env *enginetest.Env) string {
 // cards, run descriptions and every workflow history are the same before and
 // after. `experiment run` refuses an existing experiment the same way.
 func TestStreamStartRefusesAnExistingRun(t *testing.T) {
-	t.Parallel()
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	r, err := engine.StartStream(ctx, env.Client, env.Engine.Results, "", contract.StreamSpec{RunID: "good2", Corpus: "builtin:stream", Limit: 5, StageSize: 5})
@@ -92,7 +91,7 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.NoError(t, env.Engine.Results.PutRun(ctx, results.Run{Run: "moved", Kind: "stream", WorkflowID: "moved/stream", Spec: []byte(`{"run_id":"moved"}`)}))
 
 	before := snapshot(t, env)
-	addr := env.Server.Address()
+	cli := map[string]string{"CLINEVO_TEMPORAL_ADDRESS": env.Server.Address()}
 	fix := func(run string) string {
 		return fmt.Sprintf("a run ID names one run; to continue that run use `clinevo stream restart %s`; to start over choose a new run ID", run)
 	}
@@ -102,7 +101,7 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 		{"moved", "stream moved already exists (the results store describes it)"},
 	} {
 		t.Run(tc.run, func(t *testing.T) {
-			_, err := runAt(t, addr, "--data-dir", env.DataDir, "stream", "start", "--run", tc.run, "--limit", "8", "--stage-size", "4")
+			_, err := run(t, cli, "--data-dir", env.DataDir, "stream", "start", "--run", tc.run, "--limit", "8", "--stage-size", "4")
 			require.ErrorContains(t, err, tc.found)
 			require.ErrorContains(t, err, fix(tc.run))
 		})
@@ -110,7 +109,7 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.Equal(t, before, snapshot(t, env), "nothing changed")
 
 	// stream status says what the run is: finished, nothing to wait for.
-	out, err := runAt(t, addr, "--data-dir", env.DataDir, "stream", "status", "good2", "--json")
+	out, err := run(t, cli, "--data-dir", env.DataDir, "stream", "status", "good2", "--json")
 	require.NoError(t, err)
 	var st runstatus.Stream
 	require.NoError(t, json.Unmarshal([]byte(out), &st))
@@ -121,7 +120,7 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.NotNil(t, st.Progress)
 	require.Equal(t, 5, st.Progress.Cursor, "the finished stream's episodes, from its result")
 	// The table says the same, without JSON.
-	out, err = runAt(t, addr, "--data-dir", env.DataDir, "stream", "status", "good2")
+	out, err = run(t, cli, "--data-dir", env.DataDir, "stream", "status", "good2")
 	require.NoError(t, err)
 	require.Regexp(t, `status\s+completed\n`, out)
 	require.Regexp(t, `episodes\s+5 of 5, stage 1 of 1\n`, out)
@@ -131,7 +130,7 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.Len(t, resp.Executions, 1)
 	// episode list reads the same attributes, filtered; episode show takes
 	// the ID without its case suffix.
-	out, err = runAt(t, addr, "--data-dir", env.DataDir, "episode", "list", "--run", "good2", "--json")
+	out, err = run(t, cli, "--data-dir", env.DataDir, "episode", "list", "--run", "good2", "--json")
 	require.NoError(t, err)
 	var eps []runstatus.Episode
 	require.NoError(t, json.Unmarshal([]byte(out), &eps))
@@ -144,24 +143,24 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 			low++
 		}
 	}
-	out, err = runAt(t, addr, "--data-dir", env.DataDir, "episode", "list", "--run", "good2", "--where", "S<0.5", "--json")
+	out, err = run(t, cli, "--data-dir", env.DataDir, "episode", "list", "--run", "good2", "--where", "S<0.5", "--json")
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal([]byte(out), &eps))
 	require.Len(t, eps, low, "the where clause filters on Score")
-	out, err = runAt(t, addr, "--data-dir", env.DataDir, "episode", "show", "good2/p1/s01/e0001")
+	out, err = run(t, cli, "--data-dir", env.DataDir, "episode", "show", "good2/p1/s01/e0001")
 	require.NoError(t, err)
 	require.Contains(t, out, "episode good2/p1/s01/e0001-")
-	out, err = runAt(t, addr, "--data-dir", env.DataDir, "stream", "status", "halted")
+	out, err = run(t, cli, "--data-dir", env.DataDir, "stream", "status", "halted")
 	require.NoError(t, err)
 	require.Regexp(t, `status\s+terminated\n`, out)
 
 	// An experiment of a name that names a run: refused the same way.
 	file := filepath.Join(t.TempDir(), "tiny.yaml")
 	require.NoError(t, os.WriteFile(file, []byte("name: tiny\nheldout: builtin:heldout\nheldout_limit: 2\nconditions:\n  - {name: H0, kind: heldout}\n"), 0o644))
-	_, err = runAt(t, addr, "--data-dir", env.DataDir, "experiment", "run", "--wait", file)
+	_, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "run", "--wait", file)
 	require.NoError(t, err, "a new experiment runs")
 	// A finished experiment's status shows its conditions' results.
-	out, err = runAt(t, addr, "--data-dir", env.DataDir, "experiment", "status", "tiny")
+	out, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "status", "tiny")
 	require.NoError(t, err)
 	require.Contains(t, out, "experiment tiny (workflow tiny/experiment): completed\n")
 	require.Regexp(t, `H0\s+heldout\s+completed\s+2/2\s+-\s+\d\.\d{3}\s+\d\.\d{2}\s+-?\d\.\d{3}\s+tiny-H0\n`, out)
@@ -169,7 +168,7 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	// and 2 played, and a doctor that called the built-in role every turn.
 	require.Regexp(t, `experiment tiny: planned USD 0\.00, wall \d+s; used USD 0\.00, wall \d+s\n`, out)
 	require.Regexp(t, `(?m)^H0\s+0\s+0\s+2\s+2\s+\d+s\s+\d+s\s*$`, out)
-	out, err = runAt(t, addr, "--data-dir", env.DataDir, "experiment", "status", "tiny", "--json")
+	out, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "status", "tiny", "--json")
 	require.NoError(t, err)
 	var ex runstatus.Experiment
 	require.NoError(t, json.Unmarshal([]byte(out), &ex))
@@ -179,7 +178,7 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.Equal(t, 2, ex.Used.Conditions[0].EvalEpisodes)
 	require.Equal(t, "doctor", ex.Used.Total[0].Role)
 	require.Positive(t, ex.Used.Total[0].Calls, "the doctor's turns, read from the records")
-	_, err = runAt(t, addr, "--data-dir", env.DataDir, "experiment", "run", file)
+	_, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "run", file)
 	require.ErrorContains(t, err, "experiment tiny already exists (workflow tiny/experiment is completed; the results store describes it)")
 	require.ErrorContains(t, err, "a run ID names one run; to continue that experiment run `clinevo experiment resume tiny`; to start over choose a new name")
 }
