@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -258,9 +259,15 @@ func TestStreamPauseResumeStop(t *testing.T) {
 	env := s.NewTestWorkflowEnvironment()
 	f := &fakeStream{}
 	f.register(env, 6)
-	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(contract.SignalPause, nil)
-	}, time.Millisecond)
+	// Paused once the first episode has finished, not at a moment of the
+	// clock: a loaded machine could otherwise play every episode first.
+	var pauseSent bool
+	env.SetOnChildWorkflowCompletedListener(func(*workflow.Info, converter.EncodedValue, error) {
+		if !pauseSent {
+			pauseSent = true
+			env.SignalWorkflow(contract.SignalPause, nil)
+		}
+	})
 	env.RegisterDelayedCallback(func() {
 		v, err := env.QueryWorkflow(contract.QueryProgress)
 		require.NoError(t, err)
