@@ -13,12 +13,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/server/common/dynamicconfig"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/clinevo/clinevo/config"
-	"github.com/clinevo/clinevo/devserver"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results/postgres"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -265,12 +264,7 @@ func TestComposeTemporalSetup(t *testing.T) {
 		require.True(t, ok, "NAME:Type, got %q", f)
 		listed[name] = typ
 	}
-	want := map[string]string{}
-	for sa, typ := range devserver.SearchAttributes {
-		want[sa] = map[enumspb.IndexedValueType]string{enumspb.INDEXED_VALUE_TYPE_KEYWORD: "Keyword", enumspb.INDEXED_VALUE_TYPE_INT: "Int",
-			enumspb.INDEXED_VALUE_TYPE_DOUBLE: "Double"}[typ]
-	}
-	require.Equal(t, want, listed, "every attribute the embedded server registers, with its type, and no other")
+	require.Equal(t, contract.SearchAttributes, listed, "every attribute the embedded server registers, with its type, and no other")
 }
 
 // TestDockerIgnore checks that the build context (the repository root, for

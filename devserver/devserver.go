@@ -25,28 +25,24 @@ import (
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/internal/sqliteuri"
 )
 
-// SearchAttributes are the custom search attributes every episode and stream
-// workflow carries. Temporal reserves "RunId" for its own run IDs, so the
-// clinevo run is ClinevoRun.
-var SearchAttributes = map[string]enumspb.IndexedValueType{
-	"ClinevoRun":   enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-	"CaseId":       enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-	"Condition":    enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-	"Kind":         enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-	"Stage":        enumspb.INDEXED_VALUE_TYPE_INT,
-	"Pass":         enumspb.INDEXED_VALUE_TYPE_INT,
-	"EpisodeIndex": enumspb.INDEXED_VALUE_TYPE_INT,
-	"Score":        enumspb.INDEXED_VALUE_TYPE_DOUBLE,
-	// ClinevoWaiting holds, while a workflow waits out a failing dependency,
-	// the dependency's name (workflows.AttrWaiting).
-	"ClinevoWaiting": enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-	// ClinevoOutcome holds how a finished stream ended: completed or
-	// stopped (workflows.AttrOutcome).
-	"ClinevoOutcome": enumspb.INDEXED_VALUE_TYPE_KEYWORD,
-}
+// SearchAttributes are contract.SearchAttributes as Temporal's types.
+var SearchAttributes = func() map[string]enumspb.IndexedValueType {
+	types := map[string]enumspb.IndexedValueType{"Keyword": enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+		"Int": enumspb.INDEXED_VALUE_TYPE_INT, "Double": enumspb.INDEXED_VALUE_TYPE_DOUBLE}
+	m := map[string]enumspb.IndexedValueType{}
+	for name, typ := range contract.SearchAttributes {
+		t, ok := types[typ]
+		if !ok {
+			panic("devserver: search attribute " + name + " has type " + typ + ", not Keyword, Int or Double")
+		}
+		m[name] = t
+	}
+	return m
+}()
 
 // Options configure the embedded server.
 type Options struct {
