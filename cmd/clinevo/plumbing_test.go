@@ -896,9 +896,9 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 		"model_prices": "prices a role whose own prices are zero (settings.Priced, read by the engine's roles as price_prompt and price_completion are, " +
 			"which have rows): settings TestModelPrices",
 		"durability.max_outage": "changes nothing while every dependency answers; read by the waiter from the spec ValidateStream resolved: " +
-			"workflows TestOutageLongerThanMaxOutage, and the outages of engine/outage TestOutagesAreWaitedOut under a config's settings",
+			"workflows TestOutageLongerThanMaxOutage, and the outages of engine/durability TestOutagesAreWaitedOut under a config's settings",
 		"durability.max_backoff": "changes nothing while every dependency answers; read by the waiter like max_outage: workflows TestOutagesAreWaitedOut " +
-			"(backoffs doubling up to it), engine/outage TestOutagesAreWaitedOut (2 s)",
+			"(backoffs doubling up to it), engine/durability TestOutagesAreWaitedOut (2 s)",
 	}
 	for k := range config.Flatten(bench.DefaultSettings()) {
 		if strings.HasPrefix(k, "roles.gatekeeper.") {

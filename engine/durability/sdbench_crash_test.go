@@ -1,4 +1,4 @@
-package crash_test
+package durability_test
 
 import (
 	"fmt"
@@ -27,6 +27,7 @@ func TestGatekeeperResultSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs subprocesses")
 	}
+	t.Parallel() // see TestMain
 	const test = "whole body thermography"
 	srv := llmtest.New(t)
 	var gatekeeperCalls atomic.Int32

@@ -1,4 +1,4 @@
-package outage_test
+package durability_test
 
 import (
 	"context"
@@ -83,7 +83,7 @@ type world struct {
 	secret   string            // what no log line may hold
 }
 
-func durability(s settings.Settings) settings.Settings {
+func shortBackoff(s settings.Settings) settings.Settings {
 	// A short backoff cap keeps the test short: once the dependency is back
 	// the run goes on within two seconds.
 	s.Durability = settings.Durability{MaxOutage: settings.Duration(10 * time.Minute), MaxBackoff: settings.Duration(2 * time.Second)}
@@ -114,7 +114,8 @@ func TestOutagesAreWaitedOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the outage lasts 70 s")
 	}
-	t.Setenv("CLINEVO_OUTAGE_DOCTOR_KEY", doctorKey)
+	t.Parallel()                                                 // see TestMain
+	enginetest.Setenv(t, "CLINEVO_OUTAGE_DOCTOR_KEY", doctorKey) // this test's own variable
 	deps := []dependency{
 		{name: postgres.Dependency, setup: func(t *testing.T) world {
 			direct := pgtest.Fresh(t)
@@ -128,12 +129,12 @@ func TestOutagesAreWaitedOut(t *testing.T) {
 			store, err := postgres.Open(context.Background(), postgres.Config{DSN: direct, Password: pw})
 			require.NoError(t, err)
 			t.Cleanup(func() { store.Close() })
-			return world{env: env, ref: enginetest.Start(t), proxy: proxy, settings: durability(settings.Default()), store: store, logs: l, secret: pw}
+			return world{env: env, ref: enginetest.Start(t), proxy: proxy, settings: shortBackoff(settings.Default()), store: store, logs: l, secret: pw}
 		}},
 		{name: "model roles.doctor", setup: func(t *testing.T) world {
 			srv := llmtest.New(t)
 			proxy := tcpproxy.Start(t, strings.TrimPrefix(srv.URL, "http://"))
-			s := durability(settings.Default())
+			s := shortBackoff(settings.Default())
 			s.Roles["doctor"] = settings.Role{Backend: settings.OpenAI, BaseURL: "http://" + proxy.Addr() + "/v1", Model: "fake-doctor", JSONMode: true,
 				Format: "json", Timeout: settings.Duration(5 * time.Second), Concurrency: 4, APIKeyEnv: "CLINEVO_OUTAGE_DOCTOR_KEY"}
 			l := &logs{}
@@ -153,7 +154,7 @@ func TestOutagesAreWaitedOut(t *testing.T) {
 			srv := qdranttest.Start(t)
 			proxy := tcpproxy.Start(t, net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port)))
 			ref := qdranttest.Start(t)
-			s := durability(settings.Default())
+			s := shortBackoff(settings.Default())
 			s.Memory.Backend = "qdrant"
 			l := &logs{}
 			env := enginetest.StartWith(t, l, onQdrant("127.0.0.1", proxy.Port()))

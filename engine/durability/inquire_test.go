@@ -1,4 +1,4 @@
-package crash_test
+package durability_test
 
 import (
 	"fmt"

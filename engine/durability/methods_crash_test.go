@@ -1,4 +1,4 @@
-package crash_test
+package durability_test
 
 import (
 	"context"
@@ -54,6 +54,7 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs subprocesses")
 	}
+	t.Parallel() // see TestMain
 	ctx := context.Background()
 	specs := methodSpecs()
 	ref := enginetest.Start(t)

@@ -1,0 +1,17 @@
+// Package durability holds the end-to-end tests that take away what a run
+// depends on and check that it finishes as if nothing had happened:
+//
+//   - clinevo subprocesses killed with SIGKILL: a worker and the whole process
+//     in the middle of a stream, its evaluations and its replay
+//     (TestCrashRecovery), a worker in the middle of an episode's question
+//     (TestPatientDetailsSurviveSIGKILL) or a synthetic test result
+//     (TestGatekeeperResultSurvivesSIGKILL), workers under every learning
+//     method (TestMethodsSurviveSIGKILL) and three worker processes sharing
+//     one run (TestManyWorkersOneRun);
+//   - outages longer than a minute of the results database, a model endpoint
+//     and the Qdrant bank (TestOutagesAreWaitedOut).
+//
+// Most of their time is spent waiting (for Temporal's timeouts after a kill,
+// for the outage to end), so they run in parallel with each other, in a
+// package of their own beside the engine package's in-process tests.
+package durability
