@@ -1,4 +1,4 @@
-package scale_test
+package benchmarks_test
 
 import (
 	"context"
@@ -35,6 +35,7 @@ func TestHeldOutEvaluationContinuesAsNew(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 600 episodes")
 	}
+	t.Parallel() // see TestMain
 	const n = 600
 	require.Greater(t, n, 2*contract.EvalBatch, "the evaluation crosses continue-as-new at least twice")
 	largest, childInput := heldOut(t, enginetest.Start(t), "big", n)
@@ -46,7 +47,7 @@ func TestHeldOutEvaluationContinuesAsNew(t *testing.T) {
 // (ten runs of the evaluation) per iteration, checks it as the test does, and
 // reports the largest history of its runs in bytes and episodes per second:
 //
-//	go test ./engine/scale -run '^$' -bench HeldOutEvaluation2500 -benchtime 1x
+//	go test ./engine/benchmarks -run '^$' -bench HeldOutEvaluation2500 -benchtime 1x
 func BenchmarkHeldOutEvaluation2500(b *testing.B) {
 	const n = 2500
 	env := enginetest.Start(b)
