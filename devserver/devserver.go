@@ -187,7 +187,9 @@ func Start(o Options) (*Server, error) {
 		// `clinevo stream timing`). The timer, visibility and outbound queues'
 		// limits made no measurable difference and keep their defaults. The
 		// compose deployment sets the same in deploy/temporal-dynamicconfig.yaml.
-		dynamicconfig.TransferProcessorMaxPollRPS.Key(): 2000,
+		dynamicconfig.TransferProcessorMaxPollRPS.Key():         2000,
+		dynamicconfig.MatchingNumTaskqueueReadPartitions.Key():  1,
+		dynamicconfig.MatchingNumTaskqueueWritePartitions.Key(): 1,
 	}
 	hosts := map[primitives.ServiceName]static.Hosts{
 		primitives.FrontendService: static.SingleLocalHost(hostPort(ports["frontend"])),
