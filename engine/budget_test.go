@@ -21,6 +21,7 @@ import (
 // records, traces and cards are those of the same stream run without a cap:
 // nothing lost, nothing repeated.
 func TestBudgetPausesAndResumes(t *testing.T) {
+	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
 	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "budget", Corpus: "builtin:stream", Limit: 6, StageSize: 6, ActivityTimeoutSeconds: 20,

@@ -22,6 +22,7 @@ import (
 // reaches it (paused: experiment budget, the total in its progress), and a
 // raise lets it finish with the records of the same stream run without a cap.
 func TestExperimentBudgetPausesOnTheTotal(t *testing.T) {
+	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
 	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "xb-E1", Corpus: "builtin:stream", Limit: 6, StageSize: 6, ActivityTimeoutSeconds: 20,

@@ -20,6 +20,7 @@ import (
 // Retry-After has passed, and the run's usage holds the 429, the wait and the
 // endpoint's limit, which `stream status` reads (runstatus.Endpoints).
 func TestStreamRecordsLimiterFigures(t *testing.T) {
+	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
 	srv.Script = func(i int, _ llmtest.Request) *llmtest.Reply {
 		if i == 0 {

@@ -25,6 +25,7 @@ func TestMethodsAskTheEvolverRole(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs streams on the embedded server")
 	}
+	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
 	srv.Script = func(_ int, r llmtest.Request) *llmtest.Reply {
 		switch {

@@ -31,6 +31,7 @@ func TestMethodsExperimentRunsOffline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 44 conditions on the embedded server")
 	}
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	spec, err := experiments.Parse("methods.yaml", experiments.Methods, settings.Default())

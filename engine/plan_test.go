@@ -17,6 +17,7 @@ import (
 // condition's records, and the plan's calls and tokens are within 25% of
 // what each used.
 func TestPlanAgainstUse(t *testing.T) {
+	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
 	env := enginetest.StartWith(t, quietLogger{})
 	set := enginetest.ModelSettings(srv, "", "doctor", "grader")

@@ -31,6 +31,7 @@ import (
 // condition as a point, and (where Chromium is installed) renders; the
 // screenshot goes to CLINEVO_VIEW_SCREENSHOTS when that is set.
 func TestSDBenchEndToEnd(t *testing.T) {
+	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
 	spec, err := experiments.Parse("sdbench.yaml", sdbench.Experiment, settings.Default())
