@@ -51,7 +51,7 @@ type plumbRow struct {
 	value any
 	// setup holds further keys the scenario needs; the row's baseline has them too.
 	setup map[string]any
-	limit int // episodes (default 2)
+	limit int // episodes (default 1)
 	// roles are put on the fake endpoint with the scripted doctor (always there).
 	roles []string
 	// orders are the tests the scripted doctor orders (default: CBC, urinalysis).
@@ -461,7 +461,7 @@ func TestSettingsReachTheActivities(t *testing.T) {
 	var failing []int
 	for i, row := range rows {
 		if row.limit == 0 {
-			row.limit = 2
+			row.limit = 1
 			rows[i] = row
 		}
 		if row.fails != "" {
@@ -673,9 +673,9 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 		plumbRow{key: "scoring.w_diagnosis", value: 0.9, check: sChanges},
 		plumbRow{key: "scoring.w_evidence", value: 0.6, check: sChanges},
 		plumbRow{key: "scoring.w_plan", value: 0.5, check: sChanges},
-		plumbRow{key: "scoring.lambda", value: 2.0, check: evidence},
+		plumbRow{key: "scoring.lambda", value: 2.0, limit: 2, check: evidence},
 		plumbRow{key: "scoring.mu", value: 0.1, check: part(func(s clinic.Scores) *float64 { return s.Plan })},
-		plumbRow{key: "scoring.match_at", value: 0.99, check: evidence},
+		plumbRow{key: "scoring.match_at", value: 0.99, limit: 2, check: evidence},
 		plumbRow{key: "scoring.support_at", value: 0.01, check: evidence},
 		plumbRow{key: "scoring.pass_at", value: 0.3, check: func(t *testing.T, base, got plumbRun) {
 			got.each(func(r results.Record, _ []clinic.Event) { require.True(t, r.Scores.Pass) })
@@ -710,7 +710,7 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 			require.NotEmpty(t, got.cards)
 			require.False(t, anyCard(got, func(c clinic.Card) bool { return c.Kind != "summary" }))
 		}},
-		plumbRow{key: "evolver.memory_labels", value: []string{"LOW_YIELD"}, setup: entries, check: func(t *testing.T, base, got plumbRun) {
+		plumbRow{key: "evolver.memory_labels", value: []string{"LOW_YIELD"}, limit: 2, setup: entries, check: func(t *testing.T, base, got plumbRun) {
 			low := func(c clinic.Card) bool { return c.Kind == "advice" && c.Grade == "LOW_YIELD" }
 			other := func(c clinic.Card) bool { return c.Kind == "advice" && c.Grade != "LOW_YIELD" }
 			require.True(t, anyCard(base, other))
@@ -723,7 +723,7 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 			require.Equal(t, "INEFFICIENT", testLabel(base))
 			require.Equal(t, "LOW_YIELD", testLabel(got))
 		}},
-		plumbRow{key: "evolver.transcript_only", value: true, setup: entries, check: func(t *testing.T, base, got plumbRun) {
+		plumbRow{key: "evolver.transcript_only", value: true, limit: 2, setup: entries, check: func(t *testing.T, base, got plumbRun) {
 			advice := func(c clinic.Card) bool { return c.Kind == "advice" }
 			require.True(t, anyCard(base, advice))
 			require.False(t, anyCard(got, advice), "no memory entry from a graded action")
@@ -740,7 +740,7 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 			check: func(t *testing.T, base, got plumbRun) {
 				require.NotEqual(t, retirements(base), retirements(got), "a different rule retires")
 			}},
-		plumbRow{key: "evolver.leak_ngram", value: 1, setup: scoreOnly, roles: []string{"evolver"}, check: fewerCards},
+		plumbRow{key: "evolver.leak_ngram", value: 1, limit: 2, setup: scoreOnly, roles: []string{"evolver"}, check: fewerCards},
 		plumbRow{key: "evolver.leak_overlap", value: 0.05, setup: scoreOnly, roles: []string{"evolver"}, check: fewerCards},
 		plumbRow{key: "memory.k", value: 1, limit: 4, check: func(t *testing.T, base, got plumbRun) {
 			require.Equal(t, 1, maxRetrieved(got))
@@ -798,7 +798,7 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 					require.Equal(t, bench.DefaultSettings().Episode.Ext["workflow_penalty"], p)
 				}
 			}},
-		plumbRow{key: "episode.timeout_penalty", value: 13, setup: map[string]any{"profile": "gpagent", "episode.max_turns": 3}, corpus: "builtin:gp@7",
+		plumbRow{key: "episode.timeout_penalty", value: 13, limit: 2, setup: map[string]any{"profile": "gpagent", "episode.max_turns": 3}, corpus: "builtin:gp@7",
 			doctor: "gp-stall", check: func(t *testing.T, base, got plumbRun) {
 				require.Equal(t, []float64{13, 13}, penalties(got, ""), "c_timeout on the last step")
 				d := bench.DefaultSettings().Episode.Ext["timeout_penalty"].(float64)
