@@ -623,12 +623,12 @@ func browse(t *testing.T, f fixture) {
 	require.NoError(t, err)
 	waiting := httptest.NewServer(probed(waitSrv))
 	defer waiting.Close()
-	shots := os.Getenv("CLINEVO_VIEW_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
+	shotDir := os.Getenv("CLINEVO_VIEW_SCREENSHOTS")
+	if shotDir == "" {
+		shotDir = t.TempDir()
 	}
 	ep := url.QueryEscape(f.episode.EpisodeID)
-	shot := func(name string) string { return filepath.Join(shots, "view-"+name+".png") }
+	shot := func(name string) string { return filepath.Join(shotDir, "view-"+name+".png") }
 	pages := []string{"/", "/run?id=vt-E1", "/run?id=vt-H0", "/card?id=" + url.QueryEscape(f.card.ID), "/experiment?name=vt",
 		"/memory?runs=vt-E1&from=3&to=12", "/memory?runs=vt-E1&as_of=6&q=" + url.QueryEscape("burning when passing urine"),
 		"/episode?id=" + ep, "/memory?runs=vt-E1&as_of=2", "/memory?runs=vt-E1&as_of=12", "/memory?runs=vt-E1&as_of=6"}
@@ -636,15 +636,17 @@ func browse(t *testing.T, f fixture) {
 	for _, p := range pages {
 		loads = append(loads, load{base: hs.URL, page: p})
 	}
-	loads = append(loads, load{base: gone.URL, page: "/"}, load{base: waiting.URL, page: "/experiment?name=vt"}, load{base: waiting.URL, page: "/"})
-	shotsOf := map[string]string{"run": "/run?id=vt-E1", "episode": "/episode?id=" + ep, "experiment": "/experiment?name=vt",
-		"memory": "/memory?runs=vt-E1&as_of=12&q=" + url.QueryEscape("tight chest when climbing stairs")}
-	for name, p := range shotsOf {
-		loads = append(loads, load{base: hs.URL, page: p, shot: shot(name)})
+	memoryShot := load{base: hs.URL, page: "/memory?runs=vt-E1&as_of=12&q=" + url.QueryEscape("tight chest when climbing stairs")}
+	loads = append(loads, load{base: gone.URL, page: "/"}, load{base: waiting.URL, page: "/experiment?name=vt"}, load{base: waiting.URL, page: "/"},
+		memoryShot)
+	// The screenshots are taken by the loads that dump the same pages' DOM.
+	shots := map[load]string{{base: hs.URL, page: "/run?id=vt-E1"}: shot("run"), {base: hs.URL, page: "/episode?id=" + ep}: shot("episode"),
+		{base: hs.URL, page: "/experiment?name=vt"}: shot("experiment"), memoryShot: shot("memory"),
+		{base: gone.URL, page: "/"}: shot("index-no-temporal"), {base: waiting.URL, page: "/experiment?name=vt"}: shot("experiment-waiting")}
+	for l := range shots {
+		require.Contains(t, loads, l, "a screenshot of a page that is loaded")
 	}
-	loads = append(loads, load{base: gone.URL, page: "/", shot: shot("index-no-temporal")},
-		load{base: waiting.URL, page: "/experiment?name=vt", shot: shot("experiment-waiting")})
-	got := chromeAll(t, browser, token, loads)
+	got := chromeAll(t, browser, token, loads, shots)
 
 	probe := regexp.MustCompile(`<pre id="probe">([^<]*)</pre>`)
 	domOf := func(base, page string) string {
@@ -705,26 +707,25 @@ func browse(t *testing.T, f fixture) {
 	exp := dom("/experiment?name=vt")
 	require.Contains(t, exp, `<g class="legend">`)
 	require.Contains(t, exp, "Provenance")
-	for _, l := range loads {
-		if l.shot != "" {
-			info, err := os.Stat(l.shot)
-			require.NoError(t, err)
-			require.Greater(t, info.Size(), int64(10000), "a screenshot with content: %s", l.shot)
-		}
+	for _, file := range shots {
+		info, err := os.Stat(file)
+		require.NoError(t, err)
+		require.Greater(t, info.Size(), int64(10000), "a screenshot with content: %s", file)
 	}
-	t.Logf("screenshots in %s", shots)
+	t.Logf("screenshots in %s", shotDir)
 }
 
-// load is one page load in Chromium: its DOM, or with shot set a screenshot
-// of it at 1,400 px wide into that file.
-type load struct{ base, page, shot string }
+// load is one page load in Chromium, which dumps its DOM (and takes a
+// screenshot of it at 1,400 px wide when chromeAll is given a file for it).
+type load struct{ base, page string }
 
 // chromeAll loads every page, as many at once as there are CPUs, each in a
 // browser of its own (a profile directory each, so that loads run side by
-// side), and returns each load's DOM (empty for screenshots). The token rides
+// side), and returns each load's DOM; a load with a file in shots also
+// takes a screenshot into that file in the same browser run. The token rides
 // on the first request and the viewer moves it into a cookie that the page's
 // own fetches carry. A console message on any page is an error.
-func chromeAll(t *testing.T, browser, token string, loads []load) map[load]string {
+func chromeAll(t *testing.T, browser, token string, loads []load, shots map[load]string) map[load]string {
 	t.Helper()
 	type loaded struct {
 		out, logs string
@@ -738,12 +739,12 @@ func chromeAll(t *testing.T, browser, token string, loads []load) map[load]strin
 		q := u.Query()
 		q.Set("token", token)
 		u.RawQuery = q.Encode()
-		mode := "--dump-dom"
-		if l.shot != "" {
-			mode = "--screenshot=" + l.shot
-		}
 		args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + profile,
-			"--virtual-time-budget=7000", "--window-size=1400,1800", mode, u.String()}
+			"--virtual-time-budget=7000", "--window-size=1400,1800", "--dump-dom"}
+		if file, ok := shots[l]; ok {
+			args = append(args, "--screenshot="+file)
+		}
+		args = append(args, u.String())
 		cmd := exec.Command(browser, args...)
 		var out, errb strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errb
