@@ -136,6 +136,10 @@ func TestPostgresPasswordNeverLeaks(t *testing.T) {
 	t.Setenv("CLINEVO_RESULTS_BACKEND", "postgres")
 	t.Setenv("CLINEVO_RESULTS_POSTGRES_DSN", dsn)
 	t.Setenv("CLINEVO_RESULTS_POSTGRES_PASSWORD_ENV", pgtest.EnvPassword)
+	// As every entry point does before it reads settings (the profile's
+	// defaults come from the registered benchmarks); no earlier test may be
+	// relied on to have done it.
+	require.NoError(t, engine.RegisterBenchmarks())
 	cfg, err := config.Load(config.New(), "")
 	require.NoError(t, err)
 	pg := cfg.PostgresOptions()
