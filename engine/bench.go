@@ -5,19 +5,11 @@ import (
 	"sync"
 
 	"github.com/clinevo/clinevo/bench"
-	"github.com/clinevo/clinevo/bench/gpagent"
-	"github.com/clinevo/clinevo/bench/klinike"
-	"github.com/clinevo/clinevo/bench/medevoeval"
-	"github.com/clinevo/clinevo/bench/medinquire"
-	"github.com/clinevo/clinevo/bench/sdbench"
+	"github.com/clinevo/clinevo/bench/all"
 )
 
-// Benchmarks are the benchmarks this build plays. This is the one place in
-// clinevo outside bench/ that names them (ARCHITECTURE.md, "Profiles"): a new
-// benchmark is its folder under bench/ and one line here.
-func Benchmarks() []bench.Benchmark {
-	return []bench.Benchmark{medevoeval.Benchmark{}, medinquire.Benchmark{}, gpagent.Benchmark{}, klinike.Benchmark{}, sdbench.Benchmark{}}
-}
+// Benchmarks are the benchmarks this build plays (bench/all names them).
+func Benchmarks() []bench.Benchmark { return all.Benchmarks() }
 
 var (
 	registerOnce sync.Once
