@@ -187,7 +187,7 @@ func Start(o Options) (*Server, error) {
 		// `clinevo stream timing`). The timer, visibility and outbound queues'
 		// limits made no measurable difference and keep their defaults. The
 		// compose deployment sets the same in deploy/temporal-dynamicconfig.yaml.
-		dynamicconfig.TransferProcessorMaxPollRPS.Key():         2000,
+		dynamicconfig.TransferProcessorMaxPollRPS.Key(): 2000,
 		// One task-queue partition: a single node gains nothing from the
 		// default four (a deployment of several matching nodes keeps them, so
 		// compose does not set these; the measured effect was within noise).
