@@ -2,6 +2,8 @@ package devserver
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"go.temporal.io/server/common/log"
@@ -20,11 +22,14 @@ import (
 // operation Failure", ...): 66 and 118 "database is locked" lines in two
 // demos. One connection ends them at their cause, but serialises every read
 // behind the writer; see docs/operations.md, "The embedded server's log".
-func withoutBusy(l log.Logger) log.Logger {
+//
+// It also copies a fatal line to standard error (see Fatal); file is the
+// server's log, named there.
+func withoutBusy(l log.Logger, file string) log.Logger {
 	if s, ok := l.(log.SkipLogger); ok {
 		l = s.Skip(1) // the caller of this wrapper, not the wrapper, is logged
 	}
-	return busyFilter{l: l}
+	return busyFilter{l: l, file: file}
 }
 
 // busyFilter holds, in locked, whether the tags given to With already say
@@ -33,6 +38,7 @@ func withoutBusy(l log.Logger) log.Logger {
 type busyFilter struct {
 	l      log.Logger
 	locked bool
+	file   string
 }
 
 // busy reports whether a line is about a locked database: a tag (the error)
@@ -67,10 +73,33 @@ func (f busyFilter) Error(msg string, tags ...tag.Tag) {
 
 func (f busyFilter) DPanic(msg string, tags ...tag.Tag) { f.l.DPanic(msg, tags...) }
 func (f busyFilter) Panic(msg string, tags ...tag.Tag)  { f.l.Panic(msg, tags...) }
-func (f busyFilter) Fatal(msg string, tags ...tag.Tag)  { f.l.Fatal(msg, tags...) }
+
+// Fatal is the server ending the process (a listener that cannot bind its
+// port, ...). The line goes to the server's log, and to standard error, so
+// that whoever ran clinevo sees why it stopped: the server's log is a file
+// nobody watches.
+func (f busyFilter) Fatal(msg string, tags ...tag.Tag) {
+	fmt.Fprintf(fatalOut, "clinevo: the embedded Temporal server stops the process: %s%s (server log: %s)\n", msg, tagText(tags), f.file)
+	f.l.Fatal(msg, tags...)
+}
+
+// fatalOut is where Fatal copies its line (a test replaces it).
+var fatalOut io.Writer = os.Stderr
+
+// tagText renders tags as " (key=value, ...)", or "" for none.
+func tagText(tags []tag.Tag) string {
+	if len(tags) == 0 {
+		return ""
+	}
+	parts := make([]string, len(tags))
+	for i, t := range tags {
+		parts[i] = fmt.Sprintf("%s=%v", t.Key(), t.Value())
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
 
 // With keeps the filter on a logger with more tags (the server's services
 // each take one).
 func (f busyFilter) With(tags ...tag.Tag) log.Logger {
-	return busyFilter{l: log.With(f.l, tags...), locked: f.locked || busy(tags)}
+	return busyFilter{l: log.With(f.l, tags...), locked: f.locked || busy(tags), file: f.file}
 }

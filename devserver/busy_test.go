@@ -26,7 +26,7 @@ func (l lines) Fatal(msg string, _ ...tag.Tag)  { l.add("fatal", msg) }
 // other line is kept, a locked one under another logger too.
 func TestWithoutBusy(t *testing.T) {
 	var got []string
-	l := withoutBusy(lines{&got})
+	l := withoutBusy(lines{&got}, "temporal.log")
 	locked := errors.New("updateCurrentExecution failed. Error: database is locked (5) (SQLITE_BUSY)")
 	snapshot := errors.New("updateCurrentExecution failed. Error: database is locked (517)")
 	other := errors.New("shard status unknown")

@@ -7,7 +7,6 @@ package devserver
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -125,19 +124,20 @@ func Start(o Options) (*Server, error) {
 	}
 	ports := map[string]int{"frontend": o.Port, "history": o.Ports.History, "matching": o.Ports.Matching,
 		"worker": o.Ports.Worker, "frontend-http": o.Ports.HTTP}
+	var drawn []string // the services whose port is drawn
 	for _, svc := range []string{"history", "matching", "worker", "frontend-http"} {
-		p := ports[svc]
-		if p != 0 {
-			if err := portFree(o.IP, p); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		p, err := freePort(o.IP)
-		if err != nil {
+		if p := ports[svc]; p == 0 {
+			drawn = append(drawn, svc)
+		} else if err := portFree(o.IP, p); err != nil {
 			return nil, err
 		}
-		ports[svc] = p
+	}
+	free, err := freePorts(o.IP, len(drawn))
+	if err != nil {
+		return nil, err
+	}
+	for i, svc := range drawn {
+		ports[svc] = free[i]
 	}
 	hostPort := func(p int) string { return net.JoinHostPort(o.IP, strconv.Itoa(p)) }
 	cfg := &config.Config{}
@@ -176,7 +176,7 @@ func Start(o Options) (*Server, error) {
 		cfg.Global.TLS.SystemWorker = config.WorkerTLS{CertFile: t.CertFile, KeyFile: t.KeyFile, Client: client}
 	}
 
-	logger := withoutBusy(log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile})))
+	logger := withoutBusy(log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile})), o.LogFile)
 	dyn := dynamicconfig.StaticClient{
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 200,
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():                 8192,
@@ -255,21 +255,3 @@ func portFree(ip string, port int) error {
 	}
 	return l.Close()
 }
-
-// FreePort returns a port that is free on ip now, drawn at random below the
-// kernel's ephemeral range (32768 and up on Linux): a port the kernel hands out
-// for ":0" is the next one it hands to any outgoing connection of any process,
-// which may take it before the server binds it; a random port outside that
-// range is only lost to another server that drew the same one.
-func FreePort(ip string) (int, error) {
-	for range 100 {
-		p := 20000 + rand.IntN(12000)
-		if l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(p))); err == nil {
-			l.Close()
-			return p, nil
-		}
-	}
-	return 0, fmt.Errorf("devserver: no free port on %s between 20000 and 32000", ip)
-}
-
-func freePort(ip string) (int, error) { return FreePort(ip) }
