@@ -26,6 +26,7 @@ import (
 type proc struct {
 	cmd  *exec.Cmd
 	name string
+	done chan struct{} // closed once the process has exited and is reaped
 }
 
 func start(t *testing.T, bin, dir, logName string, args ...string) *proc {
@@ -45,24 +46,46 @@ func startEnv(t *testing.T, bin, dir, logName string, env []string, args ...stri
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(os.Environ(), env...)
 	require.NoError(t, cmd.Start())
-	p := &proc{cmd: cmd, name: logName}
+	p := &proc{cmd: cmd, name: logName, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(p.done)
+	}()
 	t.Cleanup(func() {
 		p.kill()
 		log.Close()
-		if t.Failed() {
-			if b, err := os.ReadFile(path); err == nil {
-				t.Logf("%s (last 4 KB):\n%s", path, b[max(0, len(b)-4096):])
+		if !t.Failed() {
+			return
+		}
+		// A server's own log (the embedded Temporal server's) says why it
+		// did not come up or stopped.
+		logs := []string{path}
+		if len(args) > 0 && args[0] == "dev" {
+			logs = append(logs, filepath.Join(dir, "temporal.log"))
+		}
+		for _, f := range logs {
+			if b, err := os.ReadFile(f); err == nil {
+				t.Logf("%s (last 4 KB):\n%s", f, b[max(0, len(b)-4096):])
 			}
 		}
 	})
 	return p
 }
 
-// kill sends SIGKILL and reaps the process.
+// kill sends SIGKILL and reaps the process (one that has exited already is
+// only reaped).
 func (p *proc) kill() {
-	if p.cmd.ProcessState == nil {
-		_ = p.cmd.Process.Kill()
-		_ = p.cmd.Wait()
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
+// exited reports whether the process has ended, with how.
+func (p *proc) exited() (string, bool) {
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.String(), true
+	default:
+		return "", false
 	}
 }
 
@@ -109,16 +132,7 @@ func TestCrashRecovery(t *testing.T) {
 	server := start(t, bin, dir, "server.log", "dev", "--port", strconv.Itoa(port), "--worker=false")
 	worker := start(t, bin, dir, "worker.log", "worker", "--address", addr)
 
-	dial := func() client.Client {
-		var c client.Client
-		enginetest.Eventually(t, time.Minute, "the Temporal frontend", func() bool {
-			var err error
-			c, err = client.Dial(client.Options{HostPort: addr, Logger: enginetest.Quiet{}})
-			return err == nil
-		})
-		return c
-	}
-	c := dial()
+	c := connect(t, addr, server)
 	spec := contract.StreamSpec{RunID: "crash", Corpus: "builtin:stream", Limit: 16, StageSize: 8, ActivityTimeoutSeconds: 3,
 		StageEval: true, Retention: "final", EvalConcurrency: 4}
 	ctx := context.Background()
@@ -168,9 +182,9 @@ func TestCrashRecovery(t *testing.T) {
 	all := start(t, bin, dir, "dev.log", "dev", "--port", strconv.Itoa(port))
 	waitTurns(mid(4))
 	all.kill()
-	start(t, bin, dir, "dev.log", "dev", "--port", strconv.Itoa(port))
+	last := start(t, bin, dir, "dev.log", "dev", "--port", strconv.Itoa(port))
 
-	c = dial()
+	c = connect(t, addr, last)
 	defer c.Close()
 	var out contract.StreamResult
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)

@@ -66,8 +66,8 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 	_, total, err := ref.Engine.Results.Counts(ctx)
 	require.NoError(t, err)
 
-	bin, dir, addr, worker := devAndWorker(t)
-	c := dial(t, addr)
+	bin, dir, addr, server, worker := devAndWorker(t)
+	c := dial(t, addr, server)
 	var runs []client.WorkflowRun
 	for _, spec := range specs {
 		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(spec.RunID), TaskQueue: contract.TaskQueue},

@@ -26,8 +26,8 @@ import (
 // events as the results store holds them.
 func killMidEpisode(t *testing.T, spec contract.StreamSpec, blocked <-chan struct{}, release chan struct{}, releaseOnce *sync.Once) []clinic.Event {
 	t.Helper()
-	bin, dir, addr, worker := devAndWorker(t)
-	c := dial(t, addr)
+	bin, dir, addr, server, worker := devAndWorker(t)
+	c := dial(t, addr, server)
 	ctx := context.Background()
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID(spec.RunID), TaskQueue: contract.TaskQueue},
 		workflows.StreamWorkflow, spec)
@@ -64,28 +64,42 @@ func killMidEpisode(t *testing.T, spec contract.StreamSpec, blocked <-chan struc
 
 // devAndWorker starts a dev server (without its worker) and one worker of the
 // built binary in a fresh data directory; it returns the binary, the
-// directory, the frontend's address and the worker.
-func devAndWorker(t *testing.T) (bin, dir, addr string, worker *proc) {
+// directory, the frontend's address, the server and the worker.
+func devAndWorker(t *testing.T) (bin, dir, addr string, server, worker *proc) {
 	t.Helper()
 	bin = buildBinary(t)
 	dir = t.TempDir()
 	port := enginetest.FreePort(t)
 	addr = "127.0.0.1:" + strconv.Itoa(port)
-	start(t, bin, dir, "server.log", "dev", "--port", strconv.Itoa(port), "--worker=false")
+	server = start(t, bin, dir, "server.log", "dev", "--port", strconv.Itoa(port), "--worker=false")
 	worker = start(t, bin, dir, "worker.log", "worker", "--address", addr)
-	return bin, dir, addr, worker
+	return bin, dir, addr, server, worker
 }
 
-// dial connects to the Temporal frontend at addr once it answers; the client
-// is closed when the test ends.
-func dial(t *testing.T, addr string) client.Client {
+// dial connects to the Temporal frontend at addr, served by server, once it
+// answers; the client is closed when the test ends.
+func dial(t *testing.T, addr string, server *proc) client.Client {
+	t.Helper()
+	c := connect(t, addr, server)
+	t.Cleanup(c.Close)
+	return c
+}
+
+// connect is dial without the cleanup. It fails at once if the server exits
+// before it answers (Temporal ends the process when a port cannot be bound;
+// the cleanup shows its log), and after two minutes if it never answers
+// (clinevo's own choice: the server starts in about 1.5 s on an idle machine,
+// the test suite runs dozens at once on two cores).
+func connect(t *testing.T, addr string, server *proc) client.Client {
 	t.Helper()
 	var c client.Client
-	enginetest.Eventually(t, time.Minute, "the Temporal frontend", func() bool {
+	enginetest.Eventually(t, 2*time.Minute, "the Temporal frontend", func() bool {
+		if how, ok := server.exited(); ok {
+			t.Fatalf("the Temporal server for %s exited (%s) before it answered", addr, how)
+		}
 		var err error
 		c, err = client.Dial(client.Options{HostPort: addr, Logger: enginetest.Quiet{}})
 		return err == nil
 	})
-	t.Cleanup(c.Close)
 	return c
 }

@@ -49,7 +49,7 @@ func TestManyWorkersOneRun(t *testing.T) {
 	dir := t.TempDir()
 	port := enginetest.FreePort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	start(t, bin, dir, "server.log", "dev", "--port", strconv.Itoa(port), "--worker=false")
+	server := start(t, bin, dir, "server.log", "dev", "--port", strconv.Itoa(port), "--worker=false")
 	env := []string{"CLINEVO_RESULTS_BACKEND=postgres", "CLINEVO_RESULTS_POSTGRES_DSN=" + dsn,
 		"CLINEVO_RESULTS_POSTGRES_PASSWORD_ENV=" + pgtest.EnvPassword, "CLINEVO_MEMORY_BACKEND=qdrant",
 		"CLINEVO_MEMORY_QDRANT_HOST=" + qs.Host, "CLINEVO_MEMORY_QDRANT_PORT=" + strconv.Itoa(qs.Port)}
@@ -63,7 +63,7 @@ func TestManyWorkersOneRun(t *testing.T) {
 		startWorker(i)
 	}
 
-	c := dial(t, addr)
+	c := dial(t, addr, server)
 	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "many", Corpus: "builtin:stream", Limit: 60, StageSize: 20, StageEval: true, Retention: "final",
 		EvalConcurrency: 4, ActivityTimeoutSeconds: 3, Settings: enginetest.Tweak(func(s *settings.Settings) { s.Memory.Backend = "qdrant" })}
