@@ -61,6 +61,11 @@ type Engine struct {
 	Memory     memory.Store
 	Activities *activities.Activities
 	roles      *roleSet
+	// WorkerStopTimeout is how long a worker's Stop waits for the activities
+	// it is running to return (worker.Options.WorkerStopTimeout). Zero, the
+	// SDK's default, does not wait; a test that must see every side effect of
+	// a terminated run before it looks sets it and restarts the worker.
+	WorkerStopTimeout time.Duration
 }
 
 // ErrNoData is returned (wrapped) by a reader's Open of a data directory
@@ -196,7 +201,8 @@ func (e *Engine) Close() error {
 func (e *Engine) NewWorker(c client.Client, taskQueue string) worker.Worker {
 	taskQueue = orQueue(taskQueue)
 	// More pollers than the default two: evaluations run many episodes at once.
-	w := worker.New(c, taskQueue, worker.Options{MaxConcurrentWorkflowTaskPollers: 8, MaxConcurrentActivityTaskPollers: 8})
+	w := worker.New(c, taskQueue, worker.Options{MaxConcurrentWorkflowTaskPollers: 8, MaxConcurrentActivityTaskPollers: 8,
+		WorkerStopTimeout: e.WorkerStopTimeout})
 	w.RegisterWorkflow(workflows.StreamWorkflow)
 	w.RegisterWorkflow(workflows.EpisodeWorkflow)
 	w.RegisterWorkflow(workflows.EvaluationWorkflow)
