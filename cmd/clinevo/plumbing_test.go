@@ -39,8 +39,14 @@ import (
 
 // The settings plumbing test (issue 10): one row per configuration key, each
 // showing that a changed value changes what the activity that reads it does,
-// once through `clinevo stream start` with the key in a config file and once
-// through an experiment condition that sets it under `settings:`. Keys that
+// through `clinevo stream start` with the key in a config file. The experiment
+// path (a condition that sets the key under `settings:`) is shown in two
+// parts: for every row, `clinevo experiment validate --json` resolves the
+// condition's settings to exactly those the stream start's run recorded (the
+// experiment workflow hands a condition's resolved settings to its stream as
+// they are, so it would play the same episodes); and the first row of each
+// section (one per role under roles) also runs through `clinevo experiment run`
+// with the same checks as its stream start. Keys that
 // cannot be shown this way are listed with the reason and the test that covers
 // them instead. A key of settings.Default that has neither a row nor an
 // exclusion fails the test, so a new key cannot be added without its row.
@@ -455,8 +461,10 @@ func TestSettingsReachTheActivities(t *testing.T) {
 	requireEveryKey(t, rows, excluded)
 
 	type runPair struct{ base, got string }
-	var exp []map[string]any
+	var exp, equiv []map[string]any
 	baselines := map[string]string{} // baseline key -> condition name
+	inExp := map[string]bool{}       // baselines the experiment plays
+	played := playedByExperiment(rows)
 	pairs := make([]runPair, len(rows))
 	var failing []int
 	for i, row := range rows {
@@ -490,16 +498,27 @@ func TestSettingsReachTheActivities(t *testing.T) {
 			for _, prefix := range []string{"plumb-", "s-"} {
 				h.script.orders[prefix+bname], h.script.modes[prefix+bname] = row.orders, row.doctor
 			}
+			equiv = append(equiv, map[string]any{"name": bname, "kind": "stream", "memory": row.memoryMode(), "corpus": corpusFile, "limit": row.limit,
+				"settings": row.overrides(h.srv.URL, "s-"+bname, false)})
+			h.streamStart("s-"+bname, corpusFile, row.memoryMode(), row.overrides(h.srv.URL, "s-"+bname, false), row.limit)
+		}
+		if played[i] && !inExp[bname] {
+			inExp[bname] = true
 			exp = append(exp, map[string]any{"name": bname, "kind": "stream", "memory": row.memoryMode(), "corpus": corpusFile, "limit": row.limit,
 				"settings": row.overrides(h.srv.URL, "plumb-"+bname, false)})
-			h.streamStart("s-"+bname, corpusFile, row.memoryMode(), row.overrides(h.srv.URL, "s-"+bname, false), row.limit)
 		}
 		name := fmt.Sprintf("r%d", i)
 		for _, prefix := range []string{"plumb-", "s-"} {
 			h.script.orders[prefix+name], h.script.modes[prefix+name] = row.orders, row.doctor
 		}
-		exp = append(exp, map[string]any{"name": name, "kind": "stream", "memory": row.memoryMode(), "corpus": corpusFile, "limit": row.limit,
-			"settings": row.overrides(h.srv.URL, "plumb-"+name, true)})
+		if played[i] {
+			exp = append(exp, map[string]any{"name": name, "kind": "stream", "memory": row.memoryMode(), "corpus": corpusFile, "limit": row.limit,
+				"settings": row.overrides(h.srv.URL, "plumb-"+name, true)})
+		}
+		// The stream start's own overrides as a condition: the experiment
+		// path must resolve them to the settings that run recorded.
+		equiv = append(equiv, map[string]any{"name": name, "kind": "stream", "memory": row.memoryMode(), "corpus": corpusFile, "limit": row.limit,
+			"settings": row.overrides(h.srv.URL, "s-"+name, true)})
 		h.streamStart("s-"+name, corpusFile, row.memoryMode(), row.overrides(h.srv.URL, "s-"+name, true), row.limit)
 		pairs[i] = runPair{bname, name}
 	}
@@ -520,13 +539,21 @@ func TestSettingsReachTheActivities(t *testing.T) {
 		}
 	}
 	require.NoError(t, h.wait(contract.ExperimentWorkflowID("plumb")))
+	resolved := h.experimentResolves(cfg, equiv)
 
 	for i, row := range rows {
 		if row.fails != "" {
 			continue
 		}
 		t.Run(row.key, func(t *testing.T) {
-			for _, prefix := range []string{"s-", "plumb-"} {
+			for _, name := range []string{pairs[i].base, pairs[i].got} {
+				resolved(t, name)
+			}
+			prefixes := []string{"s-"}
+			if played[i] {
+				prefixes = append(prefixes, "plumb-")
+			}
+			for _, prefix := range prefixes {
 				base, got := h.observe(prefix+pairs[i].base), h.observe(prefix+pairs[i].got)
 				require.Len(t, got.recs, row.limit, "%s: every episode recorded", got.run)
 				sameEpisodes(t, base, got)
@@ -551,6 +578,79 @@ func TestSettingsReachTheActivities(t *testing.T) {
 			require.NoError(t, err, out)
 			require.ErrorContains(t, h.wait(contract.ExperimentWorkflowID("plumb-"+name)), row.fails)
 		})
+	}
+}
+
+// playedByExperiment picks the rows that also run through `experiment run`:
+// the first of each section of keys (profile, episode, scoring, evolver,
+// memory, doctor) and the first of each role under roles. Every row's
+// settings are compared with the experiment's resolution of them
+// (experimentResolves); these show end to end that the experiment workflow
+// plays a condition with the settings it resolved.
+func playedByExperiment(rows []plumbRow) map[int]bool {
+	seen, out := map[string]bool{}, map[int]bool{}
+	for i, r := range rows {
+		if r.fails != "" {
+			continue
+		}
+		parts := strings.SplitN(r.key, ".", 3)
+		section := parts[0]
+		if section == "roles" && len(parts) > 1 {
+			section += "." + parts[1]
+		}
+		if !seen[section] {
+			seen[section] = true
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// resolvedCondition is what `experiment validate --json` prints of a condition.
+type resolvedCondition struct {
+	Name     string              `json:"name"`
+	Memory   contract.MemoryMode `json:"memory"`
+	Corpus   string              `json:"corpus"`
+	Limit    int                 `json:"limit"`
+	Settings settings.Settings   `json:"settings"`
+}
+
+// experimentResolves runs `clinevo experiment validate --json` over
+// conditions that carry each stream start's own overrides and returns a check
+// that a condition resolves to the settings, memory mode, corpus and limit its
+// run "s-<name>" recorded. The condition's settings get what the run's
+// settings got on the way to the record: PutExperiment's durability default
+// and the stream's defaults (ValidateStream).
+func (h *plumbHarness) experimentResolves(cfg string, conds []map[string]any) func(t *testing.T, name string) {
+	file := filepath.Join(h.dir, "plumb-resolves.yaml")
+	writeYAML(h.t, file, map[string]any{"name": "plumb-resolves", "corpus": h.corpus, "stage_size": 10, "conditions": conds})
+	out, err := run(h.t, nil, "--config", cfg, "experiment", "validate", "--json", file)
+	require.NoError(h.t, err, out)
+	var v struct {
+		Conditions []resolvedCondition `json:"conditions"`
+	}
+	require.NoError(h.t, json.Unmarshal([]byte(out), &v), out)
+	require.Len(h.t, v.Conditions, len(conds))
+	runs, _, err := h.env.Engine.Results.Runs(context.Background())
+	require.NoError(h.t, err)
+	stored := map[string]json.RawMessage{}
+	for _, r := range runs {
+		stored[r.Run] = r.Spec
+	}
+	return func(t *testing.T, name string) {
+		t.Helper()
+		i := slices.IndexFunc(v.Conditions, func(c resolvedCondition) bool { return c.Name == name })
+		require.GreaterOrEqual(t, i, 0, "condition %s", name)
+		c := v.Conditions[i]
+		var rec contract.StreamSpec
+		require.NoError(t, json.Unmarshal(stored["s-"+name], &rec), "the recorded spec of s-%s", name)
+		c.Settings.Durability = c.Settings.Durability.OrDefault()
+		want, err := json.Marshal(rec.Settings)
+		require.NoError(t, err)
+		got, err := json.Marshal(contract.StreamSpec{Settings: c.Settings}.WithDefaults().Settings)
+		require.NoError(t, err)
+		require.JSONEq(t, string(want), string(got), "s-%s: the experiment resolves the settings the stream start recorded", name)
+		require.Equal(t, []any{rec.Memory, rec.Corpus, rec.Limit}, []any{c.Memory, c.Corpus, c.Limit}, "s-%s: memory mode, corpus and limit", name)
 	}
 }
 
