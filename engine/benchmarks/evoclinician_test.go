@@ -106,15 +106,15 @@ func managerStrings(t *testing.T, ref string, n int) []string {
 	return out
 }
 
-// TestEvoClinicianShortRun runs bench/medinquire/evoclinician.yaml (twelve conditions) on its first 20
-// cases end to end: every condition finishes, the report draws the running
+// TestEvoClinicianShortRun runs bench/medinquire/evoclinician.yaml (twelve conditions) on its first 10
+// cases, in two stages of 5, end to end: every condition finishes, the report draws the running
 // means S̄₁:t and C̄₁:t and the time split, and — score-only means score-only —
 // no grader or evolver input of any condition carries the write-back key or
 // any manager-view value, and neither does any workflow history.
 func TestEvoClinicianShortRun(t *testing.T) {
 	t.Parallel() // see TestMain
 	if testing.Short() {
-		t.Skip("runs twelve conditions of 20 episodes on the embedded server")
+		t.Skip("runs twelve conditions of 10 episodes on the embedded server")
 	}
 	rec := &learnerInputs{}
 	env := enginetest.StartWith(t, enginetest.Quiet{}, func(e *engine.Engine) {
@@ -137,7 +137,7 @@ func TestEvoClinicianShortRun(t *testing.T) {
 	ctx := context.Background()
 	spec, err := experiments.Parse("evoclinician.yaml", medinquire.Protocol, settings.Default())
 	require.NoError(t, err)
-	spec.Name, spec.Limit, spec.StageSize = "evo", 20, 10
+	spec.Name, spec.Limit, spec.StageSize = "evo", 10, 5
 	run, err := engine.StartExperiment(ctx, env.Client, env.Engine.Results, "", spec)
 	require.NoError(t, err)
 	require.NoError(t, run.Get(ctx, nil))
@@ -149,10 +149,10 @@ func TestEvoClinicianShortRun(t *testing.T) {
 	require.NoError(t, analysis.Write(dir, rep, analysis.StoreTraces(ctx, env.Engine.Results)))
 	require.Len(t, rep.Conditions, 12)
 	for _, c := range rep.Conditions {
-		require.Len(t, c.Running, 20, "condition %s: running means over every episode", c.Name)
-		require.Equal(t, 20, c.Overall.N)
+		require.Len(t, c.Running, 10, "condition %s: running means over every episode", c.Name)
+		require.Equal(t, 10, c.Overall.N)
 		require.Positive(t, c.Overall.TimeMS["diagnose"], "condition %s: diagnose time recorded", c.Name)
-		require.Positive(t, c.Running[19].Cost, "condition %s: every turn costs", c.Name)
+		require.Positive(t, c.Running[9].Cost, "condition %s: every turn costs", c.Name)
 		// The profile reaches the report from the stored run settings: U is
 		// MedEvoEval's, and Med-Inquire shows none.
 		require.Equal(t, "medinquire", c.Profile, c.Name)
@@ -173,7 +173,7 @@ func TestEvoClinicianShortRun(t *testing.T) {
 	require.Positive(t, rec.evolved)
 	require.Zero(t, rec.keys, "no grader call got the write-back key")
 	require.Zero(t, rec.truths, "no evolver call got the write-back key")
-	secrets := managerStrings(t, spec.Corpus, 20)
+	secrets := managerStrings(t, spec.Corpus, 10)
 	for i, input := range rec.inputs {
 		requireNoneOf(t, input, secrets, fmt.Sprint("learner input ", i))
 	}
