@@ -490,6 +490,19 @@ func TestSettingsReachTheActivities(t *testing.T) {
 			corpusFile = filepath.Join(h.dir, fmt.Sprintf("plumb-%d.jsonl", i))
 			require.NoError(t, corpus.WriteJSONL(corpusFile, cs))
 		}
+		// condition is a run of the row as an experiment condition: the
+		// overrides of run, with the row's value when changed.
+		condition := func(name, run string, changed bool) map[string]any {
+			return map[string]any{"name": name, "kind": "stream", "memory": row.memoryMode(), "corpus": corpusFile, "limit": row.limit,
+				"settings": row.overrides(h.srv.URL, run, changed)}
+		}
+		// streamStart queues `stream start` of run s-<name>, and its own
+		// overrides as a condition: the experiment path must resolve them to
+		// the settings that run recorded.
+		streamStart := func(name string, changed bool) {
+			h.streamStart("s-"+name, corpusFile, row.memoryMode(), row.overrides(h.srv.URL, "s-"+name, changed), row.limit)
+			equiv = append(equiv, condition(name, "s-"+name, changed))
+		}
 		bk := row.baselineKey()
 		bname, ok := baselines[bk]
 		if !ok {
@@ -498,28 +511,20 @@ func TestSettingsReachTheActivities(t *testing.T) {
 			for _, prefix := range []string{"plumb-", "s-"} {
 				h.script.orders[prefix+bname], h.script.modes[prefix+bname] = row.orders, row.doctor
 			}
-			equiv = append(equiv, map[string]any{"name": bname, "kind": "stream", "memory": row.memoryMode(), "corpus": corpusFile, "limit": row.limit,
-				"settings": row.overrides(h.srv.URL, "s-"+bname, false)})
-			h.streamStart("s-"+bname, corpusFile, row.memoryMode(), row.overrides(h.srv.URL, "s-"+bname, false), row.limit)
+			streamStart(bname, false)
 		}
 		if played[i] && !inExp[bname] {
 			inExp[bname] = true
-			exp = append(exp, map[string]any{"name": bname, "kind": "stream", "memory": row.memoryMode(), "corpus": corpusFile, "limit": row.limit,
-				"settings": row.overrides(h.srv.URL, "plumb-"+bname, false)})
+			exp = append(exp, condition(bname, "plumb-"+bname, false))
 		}
 		name := fmt.Sprintf("r%d", i)
 		for _, prefix := range []string{"plumb-", "s-"} {
 			h.script.orders[prefix+name], h.script.modes[prefix+name] = row.orders, row.doctor
 		}
 		if played[i] {
-			exp = append(exp, map[string]any{"name": name, "kind": "stream", "memory": row.memoryMode(), "corpus": corpusFile, "limit": row.limit,
-				"settings": row.overrides(h.srv.URL, "plumb-"+name, true)})
+			exp = append(exp, condition(name, "plumb-"+name, true))
 		}
-		// The stream start's own overrides as a condition: the experiment
-		// path must resolve them to the settings that run recorded.
-		equiv = append(equiv, map[string]any{"name": name, "kind": "stream", "memory": row.memoryMode(), "corpus": corpusFile, "limit": row.limit,
-			"settings": row.overrides(h.srv.URL, "s-"+name, true)})
-		h.streamStart("s-"+name, corpusFile, row.memoryMode(), row.overrides(h.srv.URL, "s-"+name, true), row.limit)
+		streamStart(name, true)
 		pairs[i] = runPair{bname, name}
 	}
 	file := filepath.Join(h.dir, "plumb-experiment.yaml")
@@ -618,9 +623,9 @@ type resolvedCondition struct {
 // experimentResolves runs `clinevo experiment validate --json` over
 // conditions that carry each stream start's own overrides and returns a check
 // that a condition resolves to the settings, memory mode, corpus and limit its
-// run "s-<name>" recorded. The condition's settings get what the run's
-// settings got on the way to the record: PutExperiment's durability default
-// and the stream's defaults (ValidateStream).
+// run "s-<name>" recorded. The condition's settings get the stream's defaults
+// (contract.StreamSpec.WithDefaults, as ValidateStream gives them before it
+// records the run; they include PutExperiment's durability default).
 func (h *plumbHarness) experimentResolves(cfg string, conds []map[string]any) func(t *testing.T, name string) {
 	file := filepath.Join(h.dir, "plumb-resolves.yaml")
 	writeYAML(h.t, file, map[string]any{"name": "plumb-resolves", "corpus": h.corpus, "stage_size": 10, "conditions": conds})
@@ -631,6 +636,10 @@ func (h *plumbHarness) experimentResolves(cfg string, conds []map[string]any) fu
 	}
 	require.NoError(h.t, json.Unmarshal([]byte(out), &v), out)
 	require.Len(h.t, v.Conditions, len(conds))
+	byName := map[string]resolvedCondition{}
+	for _, c := range v.Conditions {
+		byName[c.Name] = c
+	}
 	runs, _, err := h.env.Engine.Results.Runs(context.Background())
 	require.NoError(h.t, err)
 	stored := map[string]json.RawMessage{}
@@ -639,12 +648,10 @@ func (h *plumbHarness) experimentResolves(cfg string, conds []map[string]any) fu
 	}
 	return func(t *testing.T, name string) {
 		t.Helper()
-		i := slices.IndexFunc(v.Conditions, func(c resolvedCondition) bool { return c.Name == name })
-		require.GreaterOrEqual(t, i, 0, "condition %s", name)
-		c := v.Conditions[i]
+		c, ok := byName[name]
+		require.True(t, ok, "condition %s", name)
 		var rec contract.StreamSpec
 		require.NoError(t, json.Unmarshal(stored["s-"+name], &rec), "the recorded spec of s-%s", name)
-		c.Settings.Durability = c.Settings.Durability.OrDefault()
 		want, err := json.Marshal(rec.Settings)
 		require.NoError(t, err)
 		got, err := json.Marshal(contract.StreamSpec{Settings: c.Settings}.WithDefaults().Settings)

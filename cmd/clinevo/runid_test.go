@@ -15,6 +15,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/clinevo/clinevo/contract"
@@ -70,47 +71,16 @@ func snapshot(t *testing.T, env *enginetest.Env) string {
 // gives. Visibility is written after the fact: a child started just before
 // its parent was terminated is listed as running for a moment, so a snapshot
 // taken before visibility settles can differ from a later one with nothing
-// changed. A child its parent initiated but never started (the parent closed
-// first, and its close policy is to terminate) has no description and must
-// not be listed.
+// changed.
 func settle(t *testing.T, env *enginetest.Env, roots ...string) {
 	t.Helper()
 	ctx := context.Background()
-	final := func() (map[string]enumspb.WorkflowExecutionStatus, bool) {
-		want := map[string]enumspb.WorkflowExecutionStatus{}
-		var walk func(id string, root bool) bool
-		walk = func(id string, root bool) bool {
-			d, err := env.Client.DescribeWorkflowExecution(ctx, id, "")
-			var nf *serviceerror.NotFound
-			if errors.As(err, &nf) && !root {
-				return true
-			}
-			if err != nil || d.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-				return false
-			}
-			want[id] = d.WorkflowExecutionInfo.Status
-			h, err := history(ctx, env.Client, id, "")
-			if err != nil {
-				return false
-			}
-			for _, ev := range h.Events {
-				if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil && !walk(a.WorkflowId, false) {
-					return false
-				}
-			}
-			return true
-		}
-		for _, r := range roots {
-			if !walk(r, true) {
-				return nil, false
-			}
-		}
-		return want, true
-	}
 	enginetest.Eventually(t, time.Minute, "visibility to list every execution as closed", func() bool {
-		want, ok := final()
-		if !ok {
-			return false
+		want := map[string]enumspb.WorkflowExecutionStatus{}
+		for _, r := range roots {
+			if !closedTree(ctx, env.Client, r, true, want) {
+				return false
+			}
 		}
 		resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{PageSize: 1000})
 		if err != nil || len(resp.Executions) != len(want) {
@@ -123,6 +93,33 @@ func settle(t *testing.T, env *enginetest.Env, roots ...string) {
 		}
 		return true
 	})
+}
+
+// closedTree adds the closed status of execution id and of every child its
+// history started to want; it reports false while one of them still runs or
+// cannot be read. A child its parent initiated but never started (the parent
+// closed first, and its close policy is to terminate) has no description and
+// is left out.
+func closedTree(ctx context.Context, c client.Client, id string, root bool, want map[string]enumspb.WorkflowExecutionStatus) bool {
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) && !root {
+		return true
+	}
+	if err != nil || d.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return false
+	}
+	want[id] = d.WorkflowExecutionInfo.Status
+	h, err := history(ctx, c, id, "")
+	if err != nil {
+		return false
+	}
+	for _, ev := range h.Events {
+		if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil && !closedTree(ctx, c, a.WorkflowId, false, want) {
+			return false
+		}
+	}
+	return true
 }
 
 // TestStreamStartRefusesAnExistingRun: `stream start` of a run ID that names
