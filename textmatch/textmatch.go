@@ -8,11 +8,67 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Normalize lowercases s, maps punctuation and underscores to spaces, folds a few
 // typographic characters and collapses whitespace.
 func Normalize(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return normalizeRunes(s)
+		}
+	}
+	return normalizeASCII(s)
+}
+
+// normalizeASCII is Normalize for a string of ASCII bytes, where a letter is
+// a-z or A-Z and a digit 0-9 (as unicode.IsLetter and IsDigit say there). It
+// returns s itself when s is already normal, which is most phrases the roles
+// match again and again (diagnosis names, topics, catalog names).
+func normalizeASCII(s string) string {
+	normal := true
+	space := true
+	for i := 0; i < len(s) && normal; i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			space = false
+		case c == ' ' && !space:
+			space = true
+		default:
+			normal = false
+		}
+	}
+	if normal && !space || s == "" {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	space = true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			continue // as in normalizeRunes
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			b = append(b, c)
+			space = false
+		case 'A' <= c && c <= 'Z':
+			b = append(b, c+'a'-'A')
+			space = false
+		case !space:
+			b = append(b, ' ')
+			space = true
+		}
+	}
+	if len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}
+
+// normalizeRunes is Normalize for any string.
+func normalizeRunes(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := true
