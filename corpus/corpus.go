@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
@@ -356,6 +357,51 @@ func versions() string {
 	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
 }
 
+// generated memoises the generators: a builtin split is a pure function of
+// its split, generator version and seed, and a process loads the same one many
+// times (every worker's corpus cache, every CLI check and validation).
+// Generating the synthetic corpus's splits costs about 0.2 s of processor time.
+var generated sync.Map // generatedKey -> *generation
+
+// generatedKey names one generation: a benchmark's split, or every split of the
+// synthetic corpus (split "").
+type generatedKey struct {
+	split   string
+	version int
+	seed    uint64
+}
+
+type generation struct {
+	once   sync.Once
+	splits map[string][]clinic.Case
+	err    error
+}
+
+// builtinCases returns a copy of the case list of a builtin reference (the
+// cases' own slices are shared; no caller writes into a loaded corpus).
+func builtinCases(b Builtin) ([]clinic.Case, error) {
+	key := generatedKey{version: b.Version, seed: b.Seed}
+	bs, _, isBench := benchSplit(b.Split)
+	if isBench {
+		key.split = b.Split
+	}
+	v, _ := generated.LoadOrStore(key, &generation{})
+	g := v.(*generation)
+	g.once.Do(func() {
+		if isBench {
+			var cases []clinic.Case
+			cases, g.err = bs.Builtin(b.Split, b.Version, b.Seed)
+			g.splits = map[string][]clinic.Case{b.Split: cases}
+			return
+		}
+		g.splits, g.err = synth.GenerateVersion(b.Version, b.Seed)
+	})
+	if g.err != nil {
+		return nil, g.err
+	}
+	return slices.Clone(g.splits[b.Split]), nil
+}
+
 // Load opens a corpus by reference: a builtin reference (ParseBuiltin) or a
 // native JSONL file.
 func Load(ref string) (*Corpus, error) {
@@ -364,18 +410,11 @@ func Load(ref string) (*Corpus, error) {
 		if err != nil {
 			return nil, err
 		}
-		if bs, _, ok := benchSplit(b.Split); ok {
-			cases, err := bs.Builtin(b.Split, b.Version, b.Seed)
-			if err != nil {
-				return nil, fmt.Errorf("corpus %q: %w", ref, err)
-			}
-			return New(ref, cases)
-		}
-		splits, err := synth.GenerateVersion(b.Version, b.Seed)
+		cases, err := builtinCases(b)
 		if err != nil {
 			return nil, fmt.Errorf("corpus %q: %w", ref, err)
 		}
-		return New(ref, splits[b.Split])
+		return New(ref, cases)
 	}
 	f, err := os.Open(ref)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/textmatch"
@@ -249,6 +250,31 @@ func paraphrase(s string, r *rand.Rand) string {
 	return s
 }
 
+// clashes memoises namedBy: the check is the same for every case of a
+// condition, and a corpus has hundreds of cases of each.
+var clashes sync.Map // names -> []bool
+
+// namedBy reports, for each distractor, whether its history or medicine names
+// the condition's diagnosis, an accepted name or a dangerous alternative.
+func namedBy(cd condition) []bool {
+	key := [3]string{cd.name, cd.aka, cd.danger}
+	if v, ok := clashes.Load(key); ok {
+		return v.([]bool)
+	}
+	names := append(append([]string{cd.name}, list(cd.aka)...), list(cd.danger)...)
+	out := make([]bool, len(distractors))
+	for i, d := range distractors {
+		for _, n := range names {
+			if textmatch.ContainsPhrase(d.past+" "+d.med, n) {
+				out[i] = true
+				break
+			}
+		}
+	}
+	v, _ := clashes.LoadOrStore(key, out)
+	return v.([]bool)
+}
+
 // backgroundV2 returns the routine history of a case: a comorbidity, an
 // unrelated medicine and a social detail now and then (never for a child, never
 // one that touches the condition's system or names its diagnosis), and a plain
@@ -278,16 +304,12 @@ func backgroundV2(cd condition, age int, sex string, covered map[string]bool, r 
 					return false
 				}
 			}
-			for _, n := range append(append([]string{cd.name}, list(cd.aka)...), list(cd.danger)...) {
-				if textmatch.ContainsPhrase(d.past+" "+d.med, n) {
-					return false
-				}
-			}
 			return true
 		}
+		clash := namedBy(cd)
 		var past, meds []distractor
-		for _, d := range distractors {
-			if !fits(d) {
+		for i, d := range distractors {
+			if clash[i] || !fits(d) {
 				continue
 			}
 			if d.past != "" {
