@@ -4,6 +4,7 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -88,6 +89,16 @@ func Key(name string) string {
 	n := textmatch.Normalize(name)
 	n = strings.ReplaceAll(n, "xray", "x ray")
 	n = strings.ReplaceAll(n, "electrocardiogram", "ecg")
+	clean := true
+	for w := range strings.FieldsSeq(n) {
+		if filler[w] {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return n // Normalize left single spaces and no filler word to drop
+	}
 	var out []string
 	for _, w := range strings.Fields(n) {
 		if !filler[w] {
@@ -128,10 +139,7 @@ func (c *Catalog) add(it Item) error {
 // Extend returns a copy of c with extra items; an extra whose key is taken is skipped
 // (it already names an existing item).
 func (c *Catalog) Extend(extra []Item) *Catalog {
-	out := &Catalog{items: append([]Item(nil), c.items...), index: map[string]int{}}
-	for k, v := range c.index {
-		out.index[k] = v
-	}
+	out := &Catalog{items: append([]Item(nil), c.items...), index: maps.Clone(c.index)}
 	for _, it := range extra {
 		if _, ok := out.index[Key(it.Name)]; ok {
 			continue
@@ -208,7 +216,7 @@ func Infer(name string) Category {
 	k := " " + Key(name) + " "
 	has := func(ws ...string) bool {
 		for _, w := range ws {
-			if strings.Contains(k, " "+w+" ") {
+			if containsWords(k, w) {
 				return true
 			}
 		}
@@ -245,4 +253,22 @@ func Infer(name string) Category {
 		return Chemistry
 	}
 	return Other
+}
+
+// containsWords reports whether padded, a key with a space at each end, holds
+// the words w as a whole (strings.Contains(padded, " "+w+" "), without building
+// the pattern).
+func containsWords(padded, w string) bool {
+	for i := 0; i < len(padded); {
+		j := strings.Index(padded[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if end := j + len(w); j > 0 && padded[j-1] == ' ' && end < len(padded) && padded[end] == ' ' {
+			return true
+		}
+		i = j + 1
+	}
+	return false
 }
