@@ -25,6 +25,8 @@ import (
 	"go.temporal.io/server/temporal"
 
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/devserver/serverlog"
+	"github.com/clinevo/clinevo/internal/freeport"
 	"github.com/clinevo/clinevo/internal/sqliteuri"
 )
 
@@ -132,7 +134,7 @@ func Start(o Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	free, err := freePorts(o.IP, len(drawn))
+	free, err := freeport.Ports(o.IP, len(drawn))
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +178,7 @@ func Start(o Options) (*Server, error) {
 		cfg.Global.TLS.SystemWorker = config.WorkerTLS{CertFile: t.CertFile, KeyFile: t.KeyFile, Client: client}
 	}
 
-	logger := withoutBusy(log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile})), o.LogFile)
+	logger := serverlog.WithoutBusy(log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile})), o.LogFile)
 	dyn := dynamicconfig.StaticClient{
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 200,
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():                 8192,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/internal/freeport"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/postgres"
@@ -30,10 +31,10 @@ type Env struct {
 	setup   Setup
 }
 
-// FreePort returns a free loopback port (see devserver.FreePort).
+// FreePort returns a free loopback port (see freeport.Port).
 func FreePort(t testing.TB) int {
 	t.Helper()
-	p, err := devserver.FreePort("127.0.0.1")
+	p, err := freeport.Port("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
-package devserver
+package serverlog
 
 import (
+	"bytes"
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,7 +28,7 @@ func (l lines) Fatal(msg string, _ ...tag.Tag)  { l.add("fatal", msg) }
 // other line is kept, a locked one under another logger too.
 func TestWithoutBusy(t *testing.T) {
 	var got []string
-	l := withoutBusy(lines{&got}, "temporal.log")
+	l := WithoutBusy(lines{&got}, "temporal.log")
 	locked := errors.New("updateCurrentExecution failed. Error: database is locked (5) (SQLITE_BUSY)")
 	snapshot := errors.New("updateCurrentExecution failed. Error: database is locked (517)")
 	other := errors.New("shard status unknown")
@@ -49,4 +51,19 @@ func TestWithoutBusy(t *testing.T) {
 		"info started",
 		"warn kept beside a locked one",
 	}, got)
+}
+
+// TestFatalGoesToStandardError: the server's fatal line (the one it writes
+// before it ends the process) is copied to standard error with its tags and
+// the server log's path, and still reaches the log.
+func TestFatalGoesToStandardError(t *testing.T) {
+	var out bytes.Buffer
+	fatalOut = &out
+	t.Cleanup(func() { fatalOut = os.Stderr })
+	var got []string
+	l := log.With(WithoutBusy(lines{&got}, "/data/temporal.log"), tag.NewStringTag("service", "history"))
+	l.Fatal("Failed to start gRPC listener", tag.Error(errors.New("bind: address already in use")), tag.NewStringTag("address", "127.0.0.1:25758"))
+	require.Equal(t, []string{"fatal Failed to start gRPC listener"}, got)
+	require.Equal(t, "clinevo: the embedded Temporal server stops the process: Failed to start gRPC listener "+
+		"(error=bind: address already in use, address=127.0.0.1:25758) (server log: /data/temporal.log)\n", out.String())
 }

@@ -1,4 +1,4 @@
-package devserver_test
+package engine_test
 
 import (
 	"context"
@@ -9,14 +9,14 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/devserver"
+	"github.com/clinevo/clinevo/engine/enginetest"
 )
 
 // TestMissingSearchAttributesAreAdded: a namespace that lacks one of
 // clinevo's search attributes (a data dir of an older clinevo) is found out,
 // named with the command that adds it, and completed.
 func TestMissingSearchAttributesAreAdded(t *testing.T) {
-	port, err := devserver.FreePort("127.0.0.1")
-	require.NoError(t, err)
+	port := enginetest.FreePort(t)
 	srv, err := devserver.Start(devserver.Options{DataDir: t.TempDir(), Port: port})
 	require.NoError(t, err)
 	t.Cleanup(srv.Stop)

@@ -1,4 +1,7 @@
-package devserver
+// Package freeport draws free loopback ports for clinevo's embedded Temporal
+// servers, reserved across the processes of one user so that servers
+// starting at once never draw the same port.
+package freeport
 
 import (
 	"bufio"
@@ -31,23 +34,23 @@ func ReservationFile() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("clinevo-ports-%d", os.Getuid()))
 }
 
-// FreePort returns a port that is free on ip now, drawn at random in
+// Port returns a port that is free on ip now, drawn at random in
 // [20000, 32000) (see portLow) and reserved for ten minutes: no other clinevo process of the
 // same user draws it in that time (ReservationFile), so two servers starting at
 // once on one machine (the test suite starts dozens) never pick the same port
 // and lose it to each other between the draw and the bind. Temporal ends the
 // whole process when a listener cannot bind.
-func FreePort(ip string) (int, error) {
-	ps, err := freePorts(ip, 1)
+func Port(ip string) (int, error) {
+	ps, err := Ports(ip, 1)
 	if err != nil {
 		return 0, err
 	}
 	return ps[0], nil
 }
 
-// freePorts draws n distinct free ports under one hold of the lock. Where the
+// Ports draws n distinct free ports under one hold of the lock. Where the
 // file cannot be opened or locked it draws them unreserved, as before.
-func freePorts(ip string, n int) ([]int, error) {
+func Ports(ip string, n int) ([]int, error) {
 	now := time.Now()
 	f, err := os.OpenFile(ReservationFile(), os.O_RDWR|os.O_CREATE, 0o600)
 	if err == nil {
@@ -91,7 +94,7 @@ func draw(ip string, n int, held map[int]int64) ([]int, error) {
 		}
 	}
 	if len(ps) < n {
-		return nil, fmt.Errorf("devserver: %d free ports wanted on %s between %d and %d, %d found (%d reserved in %s)",
+		return nil, fmt.Errorf("freeport: %d free ports wanted on %s between %d and %d, %d found (%d reserved in %s)",
 			n, ip, portLow, portHigh-1, len(ps), len(held), ReservationFile())
 	}
 	return ps, nil

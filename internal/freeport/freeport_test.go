@@ -1,8 +1,6 @@
-package devserver
+package freeport
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -15,15 +13,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/server/common/log"
-	"go.temporal.io/server/common/log/tag"
 )
 
-// TestFreePortSkipsReservations: with every port of the range reserved but
-// three (one of them reserved until a moment already past), FreePort returns
+// TestPortSkipsReservations: with every port of the range reserved but
+// three (one of them reserved until a moment already past), Port returns
 // exactly those three, then fails naming the reservation file; the file then
 // holds the three as reserved and has lost its expired and unreadable lines.
-func TestFreePortSkipsReservations(t *testing.T) {
+func TestPortSkipsReservations(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	now := time.Now().Unix()
 	var free []int
@@ -49,13 +45,13 @@ func TestFreePortSkipsReservations(t *testing.T) {
 
 	var got []int
 	for range 3 {
-		p, err := FreePort("127.0.0.1")
+		p, err := Port("127.0.0.1")
 		require.NoError(t, err)
 		got = append(got, p)
 	}
 	sort.Ints(got)
 	require.Equal(t, free, got)
-	_, err := FreePort("127.0.0.1")
+	_, err := Port("127.0.0.1")
 	require.ErrorContains(t, err, ReservationFile())
 
 	data, err := os.ReadFile(ReservationFile())
@@ -74,10 +70,10 @@ func TestFreePortSkipsReservations(t *testing.T) {
 	}
 }
 
-// TestFreePortsUnderTheLock: eight drawers at once (each opens the file on
+// TestPortsUnderTheLock: eight drawers at once (each opens the file on
 // its own, as another process would) draw 160 ports; none is drawn twice and
 // the file keeps all 160 reservations (a rewrite without the lock loses some).
-func TestFreePortsUnderTheLock(t *testing.T) {
+func TestPortsUnderTheLock(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	var mu sync.Mutex
 	seen := map[int]bool{}
@@ -88,7 +84,7 @@ func TestFreePortsUnderTheLock(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				p, err := FreePort("127.0.0.1")
+				p, err := Port("127.0.0.1")
 				if err != nil {
 					errs <- err
 					return
@@ -112,19 +108,4 @@ func TestFreePortsUnderTheLock(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	require.Len(t, readReservations(f, time.Now()), 160)
-}
-
-// TestFatalGoesToStandardError: the server's fatal line (the one it writes
-// before it ends the process) is copied to standard error with its tags and
-// the server log's path, and still reaches the log.
-func TestFatalGoesToStandardError(t *testing.T) {
-	var out bytes.Buffer
-	fatalOut = &out
-	t.Cleanup(func() { fatalOut = os.Stderr })
-	var got []string
-	l := log.With(withoutBusy(lines{&got}, "/data/temporal.log"), tag.NewStringTag("service", "history"))
-	l.Fatal("Failed to start gRPC listener", tag.Error(errors.New("bind: address already in use")), tag.NewStringTag("address", "127.0.0.1:25758"))
-	require.Equal(t, []string{"fatal Failed to start gRPC listener"}, got)
-	require.Equal(t, "clinevo: the embedded Temporal server stops the process: Failed to start gRPC listener "+
-		"(error=bind: address already in use, address=127.0.0.1:25758) (server log: /data/temporal.log)\n", out.String())
 }

@@ -1,4 +1,4 @@
-package devserver_test
+package engine_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/devserver"
+	"github.com/clinevo/clinevo/engine/enginetest"
 )
 
 // TestDataDirWithURICharacters: a data directory whose name holds "#", "?"
@@ -19,8 +20,7 @@ import (
 func TestDataDirWithURICharacters(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "run#1?mode=ro%41")
-	port, err := devserver.FreePort("127.0.0.1")
-	require.NoError(t, err)
+	port := enginetest.FreePort(t)
 	srv, err := devserver.Start(devserver.Options{DataDir: dir, Port: port})
 	require.NoError(t, err)
 	t.Cleanup(srv.Stop)

@@ -1,4 +1,8 @@
-package devserver
+// Package serverlog is the embedded Temporal server's logger wrapper: it drops
+// the lines about a SQLite write that found the database locked, and copies a
+// fatal line to standard error. It is apart from devserver so that its tests
+// do not link the server.
+package serverlog
 
 import (
 	"fmt"
@@ -10,7 +14,7 @@ import (
 	"go.temporal.io/server/common/log/tag"
 )
 
-// withoutBusy drops the server's log lines about a SQLite write that found
+// WithoutBusy drops the server's log lines about a SQLite write that found
 // the database locked, and keeps every other line.
 //
 // Why filtered and not fixed: the server's transactions are BEGIN DEFERRED
@@ -25,7 +29,7 @@ import (
 //
 // It also copies a fatal line to standard error (see Fatal); file is the
 // server's log, named there.
-func withoutBusy(l log.Logger, file string) log.Logger {
+func WithoutBusy(l log.Logger, file string) log.Logger {
 	if s, ok := l.(log.SkipLogger); ok {
 		l = s.Skip(1) // the caller of this wrapper, not the wrapper, is logged
 	}
