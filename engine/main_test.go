@@ -6,16 +6,13 @@ import (
 	"testing"
 
 	"github.com/clinevo/clinevo/engine/enginetest"
-	"github.com/clinevo/clinevo/engine/enginetest/inprocess"
 )
 
 // TestMain runs up to four parallel tests at once unless -parallel says
 // otherwise (see enginetest.Parallel; four is clinevo's own choice). Tests
 // that set environment variables (t.Setenv) or install global state are not
-// parallel and run first, on their own. The package's tests start dozens of
-// servers, so they start them in this process (see inprocess).
+// parallel and run first, on their own.
 func TestMain(m *testing.M) {
-	inprocess.Use()
 	if err := enginetest.Parallel(4); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,8 +89,31 @@ func (p *proc) exited() (string, bool) {
 	}
 }
 
-// buildBinary is the clinevo binary of this checkout (enginetest.Binary).
-func buildBinary(t *testing.T) string { return enginetest.Binary(t) }
+// buildBinary builds cmd/clinevo once per test binary, into the directory
+// TestMain removes at the end, for every test that runs it as subprocesses.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		bin := filepath.Join(binDir, "clinevo")
+		cmd := exec.Command("go", "build", "-ldflags=-w", "-o", bin, "./cmd/clinevo") // no DWARF: a faster link, and nothing debugs it
+		cmd.Dir = "../.."
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("build clinevo: %w: %s", err, out)
+			return
+		}
+		binPath = bin
+	})
+	require.NoError(t, binErr)
+	return binPath
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binDir  string // made and removed by TestMain
+)
 
 // TestCrashRecovery kills the worker with SIGKILL in the middle of stream
 // episodes, of a stage evaluation and of the retention replay, and the whole

@@ -8,7 +8,8 @@ import (
 	"github.com/clinevo/clinevo/engine/enginetest"
 )
 
-// TestMain runs the package's six tests at once unless -parallel says otherwise (see
+// TestMain makes the directory buildBinary builds into, and runs the
+// package's six tests at once unless -parallel says otherwise (see
 // enginetest.Parallel): they spend most of their time waiting, for Temporal
 // after a kill and for the outage to end (clinevo's own choice).
 func TestMain(m *testing.M) {
@@ -16,5 +17,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "clinevo-durability-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }

@@ -1,7 +1,5 @@
-// Package enginetest starts a Temporal server (clinevo's embedded one, in a
-// child process or in the test process: see Child and inprocess) and a
-// clinevo worker for end-to-end tests, on loopback ports and a temporary data
-// directory.
+// Package enginetest starts an embedded Temporal server and a clinevo worker for
+// end-to-end tests, on loopback ports and a temporary data directory.
 package enginetest
 
 import (
@@ -15,6 +13,7 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/clinevo/clinevo/devserver"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/internal/freeport"
 	"github.com/clinevo/clinevo/memory"
@@ -24,7 +23,7 @@ import (
 
 // Env is a running server, client, engine and worker.
 type Env struct {
-	Server  Server
+	Server  *devserver.Server
 	Client  client.Client
 	Engine  *engine.Engine
 	Worker  worker.Worker
@@ -70,7 +69,11 @@ func StartSetup(t testing.TB, s Setup) *Env {
 		logger = Quiet{}
 	}
 	dir := t.TempDir()
-	srv := startServer(t, dir, FreePort(t))
+	srv, err := devserver.Start(devserver.Options{DataDir: dir, Port: FreePort(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
 	copts := client.Options{HostPort: srv.Address(), Logger: logger}
 	if s.Client != nil {
 		if err := s.Client(&copts); err != nil {
