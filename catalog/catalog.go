@@ -89,21 +89,15 @@ func Key(name string) string {
 	n := textmatch.Normalize(name)
 	n = strings.ReplaceAll(n, "xray", "x ray")
 	n = strings.ReplaceAll(n, "electrocardiogram", "ecg")
-	clean := true
-	for w := range strings.FieldsSeq(n) {
-		if filler[w] {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return n // Normalize left single spaces and no filler word to drop
-	}
-	var out []string
-	for _, w := range strings.Fields(n) {
+	words := strings.Fields(n)
+	out := words[:0]
+	for _, w := range words {
 		if !filler[w] {
 			out = append(out, w)
 		}
+	}
+	if len(out) == len(words) {
+		return n // Normalize left single spaces, and no filler word was dropped
 	}
 	return strings.Join(out, " ")
 }

@@ -359,8 +359,8 @@ func versions() string {
 
 // generated memoises the generators: a builtin split is a pure function of
 // its split, generator version and seed, and a process loads the same one many
-// times (every worker's corpus cache, every CLI check and validation).
-// Generating the synthetic corpus's splits costs about 0.2 s of processor time.
+// times (every worker's corpus cache, every CLI check and validation): before
+// the memo, generation was 13 % of the engine package's test processor time.
 var generated sync.Map // generatedKey -> *generation
 
 // generatedKey names one generation: a benchmark's split, or every split of the
