@@ -1,6 +1,7 @@
 // Package sqlitefault classifies the errors of SQLite files (modernc.org/sqlite)
 // into fault classes, for the two stores that keep one: results/sqlite and
-// memory/local.
+// memory/local. WAL puts such a file in write-ahead-log mode, waiting out the
+// one lock that SQLite's busy timeout does not cover.
 package sqlitefault
 
 import (

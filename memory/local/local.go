@@ -68,7 +68,7 @@ func OpenReader(ctx context.Context, path string, emb memory.Embedder) (*Store, 
 }
 
 func open(ctx context.Context, path string, emb memory.Embedder, reader bool) (*Store, error) {
-	dsn := sqliteuri.File(path, "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)")
+	dsn := sqliteuri.File(path, "_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)")
 	if reader {
 		dsn = sqliteuri.File(path, "mode=ro&_pragma=busy_timeout(10000)")
 	}
@@ -96,6 +96,9 @@ func (s *Store) fail(err error) error {
 
 func (s *Store) init(ctx context.Context, reader bool) error {
 	if !reader {
+		if err := sqlitefault.WAL(ctx, s.db); err != nil {
+			return err
+		}
 		if _, err := s.db.ExecContext(ctx, schema); err != nil {
 			return err
 		}

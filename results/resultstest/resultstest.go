@@ -539,7 +539,12 @@ func processes(t *testing.T, b Backend) {
 	for w, p := range procs {
 		line, err := p.stdout.ReadString('\n')
 		require.NoError(t, err, "writer %d did not get ready: %s", w, p.stderr.String())
-		require.Equal(t, "ready\n", line, "writer %d", w)
+		if line != "ready\n" {
+			// The child failed before it was ready: its test output says why.
+			rest, _ := io.ReadAll(p.stdout)
+			_ = p.cmd.Wait()
+			t.Fatalf("writer %d did not get ready:\n%s%s\n%s", w, line, rest, p.stderr.String())
+		}
 	}
 	for _, p := range procs {
 		require.NoError(t, p.stdin.Close())

@@ -35,7 +35,7 @@ type Store struct {
 // the latest version (a file written before versioned migrations is migrated
 // in place). A file of a newer schema than this build knows is an error.
 func Open(ctx context.Context, path string) (*Store, error) {
-	db, err := sql.Open("sqlite", sqliteuri.File(path, "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"))
+	db, err := sql.Open("sqlite", sqliteuri.File(path, "_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"))
 	if err != nil {
 		return nil, fmt.Errorf("results: open %s: %w", path, err)
 	}
@@ -43,6 +43,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// the same process would only wait on the first one's lock.
 	db.SetMaxOpenConns(1)
 	s := &Store{db: db, path: path}
+	if err := sqlitefault.WAL(ctx, db); err != nil {
+		db.Close()
+		return nil, s.fail(fmt.Errorf("results: open %s: %w", path, err))
+	}
 	if err := migrate(ctx, db, migrations); err != nil {
 		db.Close()
 		return nil, s.fail(fmt.Errorf("results: open %s: %w", path, err))
