@@ -195,6 +195,12 @@ func Start(o Options) (*Server, error) {
 		// compose does not set these; the measured effect was within noise).
 		dynamicconfig.MatchingNumTaskqueueReadPartitions.Key():  1,
 		dynamicconfig.MatchingNumTaskqueueWritePartitions.Key(): 1,
+		// A timer fires no earlier than this past the moment it was set (the
+		// history service's timer reader keeps that margin ahead of now; the
+		// default is 1 s): every 50 ms backoff of a waiter (durability) took
+		// ~1.04 s. One process, one shard and one clock need no margin of a
+		// second; at 100 ms it took ~0.1 s. Compose keeps the default.
+		dynamicconfig.TimerProcessorMaxTimeShift.Key(): 100 * time.Millisecond,
 	}
 	hosts := map[primitives.ServiceName]static.Hosts{
 		primitives.FrontendService: static.SingleLocalHost(hostPort(ports["frontend"])),
