@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -52,8 +53,12 @@ func TestModelRolesSurviveFailingEndpoint(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.FailEvery = 5
 	env := enginetest.StartWith(t, quietLogger{})
-	spec := contract.StreamSpec{RunID: "models", Corpus: "builtin:stream", Limit: 20, StageSize: 10, ActivityTimeoutSeconds: 20,
-		Settings: enginetest.ModelSettings(srv, "", "doctor", "grader", "evolver")}
+	set := enginetest.ModelSettings(srv, "", "doctor", "grader", "evolver")
+	// A failed call is tried again after 50 ms, not the default second: the
+	// test is about what reaches the stores, and its ten and more failures
+	// would wait ten and more seconds.
+	set.Durability.MaxBackoff = settings.Duration(50 * time.Millisecond)
+	spec := contract.StreamSpec{RunID: "models", Corpus: "builtin:stream", Limit: 20, StageSize: 10, ActivityTimeoutSeconds: 20, Settings: set}
 	res := runStream(t, env, spec)
 	require.Equal(t, 20, res.Episodes)
 
