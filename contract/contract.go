@@ -475,7 +475,7 @@ type EvalSpec struct {
 // continues as new, so that its history stays small however many cases it
 // has (clinevo's own choice: with the built-in roles a run's history is
 // about 0.75 MiB and 1,350 events, far under Temporal's suggestion to
-// continue as new at 4 MiB and 4,096 events; engine/benchmarks measures it).
+// continue as new at 4 MiB and 4,096 events; engine/durability measures it).
 const EvalBatch = 250
 
 // WithDefaults fills zero fields with the defaults.

@@ -9,9 +9,14 @@
 //     method (TestMethodsSurviveSIGKILL) and three worker processes sharing
 //     one run (TestManyWorkersOneRun);
 //   - outages longer than a minute of the results database, a model endpoint
-//     and the Qdrant bank (TestOutagesAreWaitedOut).
+//     and the Qdrant bank (TestOutagesAreWaitedOut);
+//   - a run longer than one history could hold: a held-out evaluation of 600
+//     episodes, three runs of the evaluation
+//     (TestHeldOutEvaluationContinuesAsNew; 2,500 in
+//     BenchmarkHeldOutEvaluation2500).
 //
 // Most of their time is spent waiting (for Temporal's timeouts after a kill,
 // for the outage to end), so they run in parallel with each other, in a
-// package of their own beside the engine package's in-process tests.
+// package of their own beside the engine package's in-process tests. The
+// held-out evaluation, which keeps a processor busy, fills that wait.
 package durability

@@ -9,11 +9,11 @@ import (
 )
 
 // TestMain makes the directory buildBinary builds into, and runs the
-// package's six tests at once unless -parallel says otherwise (see
+// package's seven tests at once unless -parallel says otherwise (see
 // enginetest.Parallel): they spend most of their time waiting, for Temporal
 // after a kill and for the outage to end (clinevo's own choice).
 func TestMain(m *testing.M) {
-	if err := enginetest.Parallel(6); err != nil {
+	if err := enginetest.Parallel(7); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

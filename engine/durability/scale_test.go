@@ -1,4 +1,4 @@
-package benchmarks_test
+package durability_test
 
 import (
 	"context"
