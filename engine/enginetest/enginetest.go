@@ -4,6 +4,7 @@ package enginetest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -69,7 +70,20 @@ func StartSetup(t testing.TB, s Setup) *Env {
 		logger = Quiet{}
 	}
 	dir := t.TempDir()
-	srv, err := devserver.Start(devserver.Options{DataDir: dir, Port: FreePort(t)})
+	// A drawn port is reserved against every clinevo process (freeport), not
+	// against the rest of the machine, and once (engine/durability, on
+	// 2026-12-03) a port was taken between its draw and the server's check of
+	// it, by a process we did not find. Such a port is drawn again, twice at
+	// most (clinevo's own choice).
+	var srv *devserver.Server
+	var err error
+	for attempt := 1; ; attempt++ {
+		srv, err = devserver.Start(devserver.Options{DataDir: dir, Port: FreePort(t)})
+		if err == nil || !errors.Is(err, devserver.ErrPortTaken) || attempt == 3 {
+			break
+		}
+		t.Logf("%v: drawing another port", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
