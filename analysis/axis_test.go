@@ -44,8 +44,8 @@ func TestPValue(t *testing.T) {
 	for p, want := range map[float64]string{0: "< 0.001", 0.0004: "< 0.001", 0.001: "0.001", 0.0123: "0.012", 1: "1.000"} {
 		require.Equal(t, want, PValue(p), "%v", p)
 	}
-	require.Equal(t, "< 0.001", pEquals(0))
-	require.Equal(t, "= 0.250", pEquals(0.25))
+	require.Equal(t, "< 0.001", PEquals(0))
+	require.Equal(t, "= 0.250", PEquals(0.25))
 }
 
 func TestSequentialScale(t *testing.T) {

@@ -508,12 +508,12 @@ func deltas(t Transfer) template.HTML {
 		fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, float64(L)+float64(i)*bw, y1, max(bw-1, 0.5), max(y0-y1, 0.5), col)
 	}
 	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#000" stroke-dasharray="4 3"/><text x="%d" y="%d" font-size="12">ET(S) = %.3f, 95%% CI [%.3f, %.3f], Wilcoxon p %s, n = %d</text></svg>`,
-		L, W-10, py(t.ETS), py(t.ETS), L, H-8, t.ETS, t.CI.Low, t.CI.High, pEquals(t.Wilcoxon.P), t.N)
+		L, W-10, py(t.ETS), py(t.ETS), L, H-8, t.ETS, t.CI.Low, t.CI.High, PEquals(t.Wilcoxon.P), t.N)
 	return template.HTML(b.String())
 }
 
-// pEquals is "= 0.012" or "< 0.001", to follow a "p".
-func pEquals(p float64) string {
+// PEquals is "= 0.012" or "< 0.001", to follow a "p" (PValue).
+func PEquals(p float64) string {
 	s := PValue(p)
 	if strings.HasPrefix(s, "<") {
 		return s

@@ -341,7 +341,7 @@ func writeSummary(w io.Writer, rep analysis.Report) {
 	}
 	writeEncounters(w, rep)
 	for _, t := range rep.Transfer {
-		fmt.Fprintf(w, "ET(S) %s vs %s = %+.3f  [%.3f, %.3f]  Wilcoxon p=%.4f  (n=%d)\n", t.Name, t.Baseline, t.ETS, t.CI.Low, t.CI.High, t.Wilcoxon.P, t.N)
+		fmt.Fprintf(w, "ET(S) %s vs %s = %+.3f  [%.3f, %.3f]  Wilcoxon p %s  (n=%d)\n", t.Name, t.Baseline, t.ETS, t.CI.Low, t.CI.High, analysis.PEquals(t.Wilcoxon.P), t.N)
 	}
 	for _, r := range rep.Retention {
 		fmt.Fprintf(w, "BWT %s: S %s, U %s\n", r.Name, optf(r.BWTS), optf(r.BWTU))

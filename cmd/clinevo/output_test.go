@@ -213,3 +213,17 @@ func TestWriteEncounters(t *testing.T) {
 	require.Equal(t, "E1   first encounter n=46 S=0.080 | seen before n=54 S=0.610\n"+
 		"H3   opening seen n=0 | new n=50 S=0.780; condition seen n=50 S=0.780 | new n=0  (lineage E1 E2)\n", b.String())
 }
+
+// TestSummaryPValues: the summary prints a transfer's Wilcoxon p as the
+// report does, "< 0.001" below a thousandth (never "p=0.0000") and three
+// decimals otherwise.
+func TestSummaryPValues(t *testing.T) {
+	tr := func(name string, p float64) analysis.Transfer {
+		return analysis.Transfer{Name: name, Baseline: "H0", N: 50, ETS: 0.452, CI: analysis.Interval{Low: 0.339, High: 0.557},
+			Wilcoxon: analysis.WilcoxonResult{P: p}}
+	}
+	var b bytes.Buffer
+	writeSummary(&b, analysis.Report{Transfer: []analysis.Transfer{tr("H3", 1e-9), tr("H1", 0.0342)}})
+	require.Equal(t, "ET(S) H3 vs H0 = +0.452  [0.339, 0.557]  Wilcoxon p < 0.001  (n=50)\n"+
+		"ET(S) H1 vs H0 = +0.452  [0.339, 0.557]  Wilcoxon p = 0.034  (n=50)\n", b.String())
+}
