@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/engine"
 )
 
 // TestExitCodes: bad input (a flag, an argument, a command, a config value)
@@ -36,6 +39,7 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 	require.Equal(t, exitFailure, exitCode(errors.New("boom")))
+	require.Equal(t, exitBadInput, exitCode(fmt.Errorf("stream r1 already exists: %w", engine.ErrRunExists)), "a run ID already used")
 }
 
 // TestVersion prints the Go version and, with -X main.version, that version.

@@ -64,8 +64,10 @@ func badInput(err error) error {
 func exitCode(err error) int {
 	var in inputError
 	// cobra's own "unknown command" error is untyped; a data dir where
-	// nothing ran is a mistyped --data-dir.
-	if errors.As(err, &in) || strings.HasPrefix(err.Error(), "unknown command ") || errors.Is(err, engine.ErrNoData) {
+	// nothing ran is a mistyped --data-dir; a run ID already used must be
+	// changed (or the run restarted).
+	if errors.As(err, &in) || strings.HasPrefix(err.Error(), "unknown command ") || errors.Is(err, engine.ErrNoData) ||
+		errors.Is(err, engine.ErrRunExists) {
 		return exitBadInput
 	}
 	return exitFailure
@@ -77,8 +79,15 @@ func newRoot() *cobra.Command {
 	registered := engine.RegisterBenchmarks()
 	a := &app{v: config.New()}
 	root := &cobra.Command{
-		Use:           "clinevo",
-		Short:         "Doctor agents that learn from experience, on durable streams of simulated outpatients",
+		Use:   "clinevo",
+		Short: "Doctor agents that learn from experience, on durable streams of simulated outpatients",
+		Long: `Doctor agents that learn from experience, on durable streams of simulated outpatients.
+
+Exit status: 0 on success; 2 for bad input (an unknown command or flag, a
+missing or malformed argument, a configuration or spec that does not
+validate, a data directory where nothing ran, a run ID that names a run
+already); 1 for a failure at run time (Temporal or a store unreachable, a run
+that failed).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
