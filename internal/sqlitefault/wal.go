@@ -21,7 +21,7 @@ const WALTimeout = 10 * time.Second
 // It is not a "_pragma=journal_mode(WAL)" of the connection URI for one
 // reason: SQLite changes a journal mode under an exclusive lock, and when two
 // connections that each hold the shared lock both want it (two processes
-// opening a new file at once), one of them gets SQLITE_BUSY at once, without
+// opening a new file at once), one of them can get SQLITE_BUSY at once, without
 // calling the busy handler, however long busy_timeout is. In the URI that
 // failed the connection; here a busy file is tried again, with waits growing
 // from 1 ms to 50 ms, until WALTimeout has passed or ctx ends.
