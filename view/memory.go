@@ -16,8 +16,11 @@ import (
 
 type memoryPage struct {
 	Title string
-	// The form: the bank as of episode AsOf (0: now) of the runs Runs (empty:
+	// The form: the bank as of episode AsOf of the runs Runs (empty:
 	// every run), a search and a diff.
+	// Now: no as_of was given, so the bank is the live one; as_of=0 is the
+	// empty bank, before episode 1, as `clinevo memory query --as-of 0` has it.
+	Now                      bool
 	AsOf, Max, Top, From, To int
 	Runs, Q, Kinds, Bank     string
 	Live                     []clinic.Card // the cards live as of AsOf
@@ -58,6 +61,8 @@ func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
 	if p.AsOf, err = intParam(q, "as_of", 0); err != nil {
 		return nil, err
 	}
+	p.Now = q.Get("as_of") == ""
+	empty := !p.Now && p.AsOf == 0 // memory.Filter's AsOf 0 is now
 	// The doctor's K is the default number of cards, as for the command.
 	if p.Top, err = intParam(q, "top", settings.Default().Memory.K); err != nil {
 		return nil, err
@@ -80,7 +85,7 @@ func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
 	}
 	for i := range cards {
 		p.Max = max(p.Max, cards[i].CreatedEpisode, cards[i].EvictedEpisode)
-		if memory.Match(&cards[i], f) {
+		if !empty && memory.Match(&cards[i], f) {
 			p.Live = append(p.Live, cards[i])
 		}
 	}
@@ -97,8 +102,10 @@ func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
 	}
 	if strings.TrimSpace(p.Q) != "" {
 		p.Searched = true
-		if p.Hits, err = s.o.Memory.Search(ctx, memory.Query{Text: p.Q, K: p.Top, Filter: f}); err != nil {
-			return nil, err
+		if !empty { // the empty bank finds nothing
+			if p.Hits, err = s.o.Memory.Search(ctx, memory.Query{Text: p.Q, K: p.Top, Filter: f}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if q.Has("to") {

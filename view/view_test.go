@@ -348,6 +348,18 @@ func TestViewer(t *testing.T) {
 			require.Equal(t, liveCards(t, f, n), strings.Count(page, `<tr class="card"`))
 		}
 		require.NotEqual(t, liveCards(t, f, 2), liveCards(t, f, 12))
+		// Without as_of the bank is the live one; as_of=0 is the empty bank,
+		// before episode 1, as for `clinevo memory query --as-of 0`.
+		now := body(t, get(t, srv, http.MethodGet, "/memory?runs=vt-E1", nil))
+		require.Contains(t, now, "<h2>Bank now:")
+		require.Contains(t, now, fmt.Sprintf(`<span id="live-count">%d</span>`, liveCards(t, f, 0)))
+		require.Positive(t, liveCards(t, f, 0))
+		q := "&q=" + url.QueryEscape("tight chest when climbing stairs")
+		empty := body(t, get(t, srv, http.MethodGet, "/memory?runs=vt-E1&as_of=0"+q, nil))
+		require.Contains(t, empty, "<h2>Bank as of episode 0, before episode 1:")
+		require.Contains(t, empty, `<span id="live-count">0</span>`)
+		require.Contains(t, empty, `No card.`, "the empty bank finds nothing")
+		require.NotContains(t, body(t, get(t, srv, http.MethodGet, "/memory?runs=vt-E1&as_of=12"+q, nil)), `No card.`)
 		// From an episode after which a card was written that was evicted later.
 		all, err := f.env.Engine.Memory.List(ctx, memory.Filter{Runs: []string{"vt-E1"}, IncludeEvicted: true})
 		require.NoError(t, err)
