@@ -257,26 +257,13 @@ func database(o Options) (*config.SQL, error) {
 }
 
 // ErrPortTaken is (errors.Is) the error of Start when a port it was given is
-// taken.
-var ErrPortTaken = errors.New("port taken")
-
-// portError is a port Start was given that it cannot bind.
-type portError struct {
-	ip   string
-	port int
-	err  error
-}
-
-func (e *portError) Error() string {
-	return fmt.Sprintf("devserver: port %d on %s is taken (another Temporal server?): %v", e.port, e.ip, e.err)
-}
-
-func (e *portError) Unwrap() []error { return []error{ErrPortTaken, e.err} }
+// taken; its text completes "devserver: port N on IP".
+var ErrPortTaken = errors.New("is taken")
 
 func portFree(ip string, port int) error {
 	l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
 	if err != nil {
-		return &portError{ip: ip, port: port, err: err}
+		return fmt.Errorf("devserver: port %d on %s %w (another Temporal server?): %w", port, ip, ErrPortTaken, err)
 	}
 	return l.Close()
 }

@@ -13,7 +13,7 @@ import (
 
 // TestOpenTogether: stores that open one new file at the same moment all open
 // it. SQLite changes a file's journal mode under an exclusive lock, and two
-// connections that each hold the shared lock and want that one get
+// connections that each hold the shared lock and want that one can get
 // SQLITE_BUSY at once, whatever busy_timeout says; Open must wait that out.
 // (The processes conformance test met it about once in 40 runs.)
 func TestOpenTogether(t *testing.T) {
