@@ -20,7 +20,7 @@ var benchmarkWords = regexp.MustCompile(`(?i:gpagent|klinike|medinquire|sdbench)
 
 // TestGenericPackagesNameNoBenchmark greps every non-test Go file outside
 // bench/ for a benchmark's name or one of its action kinds: there is none (the
-// list of benchmarks is bench/all).
+// list of benchmarks is benchmarks/all).
 func TestGenericPackagesNameNoBenchmark(t *testing.T) {
 	root := ".."
 	var hits []string

@@ -5,10 +5,10 @@ import (
 	"sync"
 
 	"github.com/clinevo/clinevo/bench"
-	"github.com/clinevo/clinevo/bench/all"
+	"github.com/clinevo/clinevo/benchmarks/all"
 )
 
-// Benchmarks are the benchmarks this build plays (bench/all names them).
+// Benchmarks are the benchmarks this build plays (benchmarks/all names them).
 func Benchmarks() []bench.Benchmark { return all.Benchmarks() }
 
 var (

@@ -14,7 +14,7 @@ import (
 
 	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/analysis"
-	"github.com/clinevo/clinevo/bench/sdbench"
+	"github.com/clinevo/clinevo/benchmarks/sdbench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
@@ -25,7 +25,7 @@ import (
 )
 
 // TestSDBenchEndToEnd runs a short version of the shipped
-// bench/sdbench/sdbench.yaml through Temporal, offline: the single doctor
+// benchmarks/sdbench/sdbench.yaml through Temporal, offline: the single doctor
 // and the panel, with and without memory, budgeted and not, and the
 // held-out conditions; the report's accuracy–cost frontier holds every
 // condition as a point, and (where Chromium is installed) renders; the

@@ -17,7 +17,7 @@ import (
 func TestShippedSpecsAreValid(t *testing.T) {
 	files, err := filepath.Glob("*.yaml")
 	require.NoError(t, err)
-	benchFiles, err := filepath.Glob("../bench/*/*.yaml")
+	benchFiles, err := filepath.Glob("../benchmarks/*/*.yaml")
 	require.NoError(t, err)
 	files = append(files, benchFiles...)
 	shipped := experiments.Shipped()

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/bench/klinike"
+	"github.com/clinevo/clinevo/benchmarks/klinike"
 	"github.com/clinevo/clinevo/clinic"
 )
 

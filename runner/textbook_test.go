@@ -23,7 +23,7 @@ func textbookDeps(t testing.TB, s settings.Settings, withMemory bool) runner.Dep
 }
 
 // evoClinician is the EvoClinician experiment's settings
-// (bench/medinquire/evoclinician.yaml, condition evoclinician): Med-Inquire,
+// (benchmarks/medinquire/evoclinician.yaml, condition evoclinician): Med-Inquire,
 // score-only feedback, memory entries, B_P 12.
 func evoClinician() settings.Settings {
 	s := settings.Default()

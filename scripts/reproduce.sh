@@ -5,7 +5,7 @@
 #
 #   go build -o /tmp/clinevo ./cmd/clinevo
 #   CLINEVO=/tmp/clinevo scripts/reproduce.sh OUT SPEC...
-#   CLINEVO=/tmp/clinevo scripts/reproduce.sh /tmp/repro experiments/quick.yaml bench/gpagent/gpagentbench.yaml
+#   CLINEVO=/tmp/clinevo scripts/reproduce.sh /tmp/repro experiments/quick.yaml benchmarks/gpagent/gpagentbench.yaml
 #
 # Each SPEC's report goes to OUT/<experiment name>/ (report.json, index.html,
 # CSV files); the experiment's summary table to OUT/<experiment name>.txt.

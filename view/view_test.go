@@ -23,7 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/bench/klinike"
+	"github.com/clinevo/clinevo/benchmarks/klinike"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/bench/gpagent"
+	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/corpustest"
 	"github.com/clinevo/clinevo/llm/llmtest"
@@ -135,7 +135,7 @@ func TestGPAgentCommands(t *testing.T) {
 	for _, want := range []string{"DIAGNOSE", "TREAT", "disposition: manage", "referral=missed", "USD", "mgmt=0", "miss_refer=1", "dest=0", "cost_safety=1"} {
 		require.Contains(t, out, want)
 	}
-	out, err = run(t, nil, "experiment", "validate", "../../bench/gpagent/gpagentbench.yaml")
+	out, err = run(t, nil, "experiment", "validate", "../../benchmarks/gpagent/gpagentbench.yaml")
 	require.NoError(t, err)
 	require.Contains(t, out, "experiment gpagentbench: 8 conditions, valid")
 }
@@ -258,7 +258,7 @@ func TestEpisodeRunKlinike(t *testing.T) {
 	require.Contains(t, out, "TOOL_CALL    returned      get_patient_vitals {}\n     > BP ")
 	require.Contains(t, out, `TOOL_CALL    finalized     record_diagnosis {"confidence":"low","diagnosis":"undifferentiated presentation`)
 	require.Regexp(t, `metrics: a=\S+ d=\S+ h=\S+ pass1=\S+ r_multi=\S+ w=\S+\n`, out)
-	out, err = run(t, nil, "experiment", "validate", "../../bench/klinike/klinikebench.yaml")
+	out, err = run(t, nil, "experiment", "validate", "../../benchmarks/klinike/klinikebench.yaml")
 	require.NoError(t, err)
 	require.Contains(t, out, "experiment klinikebench: 18 conditions, valid")
 	// KlinikeBench has steps, not MedEvoEval's Tmax, Emax and MDT.

@@ -22,8 +22,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clinevo/clinevo/bench"
-	"github.com/clinevo/clinevo/bench/gpagent"
-	"github.com/clinevo/clinevo/bench/gpagent/gptest"
+	"github.com/clinevo/clinevo/benchmarks/gpagent"
+	"github.com/clinevo/clinevo/benchmarks/gpagent/gptest"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/config"

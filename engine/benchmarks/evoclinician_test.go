@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/clinevo/clinevo/analysis"
-	"github.com/clinevo/clinevo/bench/medinquire"
+	"github.com/clinevo/clinevo/benchmarks/medinquire"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
@@ -106,7 +106,7 @@ func managerStrings(t *testing.T, ref string, n int) []string {
 	return out
 }
 
-// TestEvoClinicianShortRun runs bench/medinquire/evoclinician.yaml (twelve conditions) on its first 10
+// TestEvoClinicianShortRun runs benchmarks/medinquire/evoclinician.yaml (twelve conditions) on its first 10
 // cases, in two stages of 5, end to end: every condition finishes, the report draws the running
 // means S̄₁:t and C̄₁:t and the time split, and — score-only means score-only —
 // no grader or evolver input of any condition carries the write-back key or

@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/analysis"
-	"github.com/clinevo/clinevo/bench/gpagent"
+	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/experiments"
@@ -23,7 +23,7 @@ import (
 )
 
 // TestGPAgentBenchEndToEnd runs a short version of the shipped
-// bench/gpagent/gpagentbench.yaml through Temporal: a GP stream with memory and
+// benchmarks/gpagent/gpagentbench.yaml through Temporal: a GP stream with memory and
 // stage evaluations, two conditions of the action-space ablation with its
 // frozen memory, and held-out episodes without memory; then writes the
 // report, whose GPAgentBench section holds the metrics table and the

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/analysis"
-	"github.com/clinevo/clinevo/bench/klinike"
-	"github.com/clinevo/clinevo/bench/klinike/fakellm"
+	"github.com/clinevo/clinevo/benchmarks/klinike"
+	"github.com/clinevo/clinevo/benchmarks/klinike/fakellm"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
@@ -25,7 +25,7 @@ import (
 )
 
 // TestKlinikeBenchEndToEnd runs a short version of the shipped
-// bench/klinike/klinikebench.yaml through Temporal: a learning stream on 8
+// benchmarks/klinike/klinikebench.yaml through Temporal: a learning stream on 8
 // train tasks, two doctors (no memory, the stream's memory) on 4 test tasks
 // with the 45-step cap and the chart mode, and a patient substitution (a
 // model patient on a fake endpoint); then re-scores the doctors under a model

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/bench/sdbench"
+	"github.com/clinevo/clinevo/benchmarks/sdbench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine/enginetest"

@@ -1,0 +1,47 @@
+package sdbench_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
+	"github.com/clinevo/clinevo/benchmarks/sdbench"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/settings"
+)
+
+// TestConformance runs the conformance suite on SDBench's three modes: no
+// budget, a cost cap, and a cost cap with orders quoted first, on cases of
+// the stream and of the held-out conditions.
+func TestConformance(t *testing.T) {
+	require.NoError(t, bench.Register(sdbench.Benchmark{}))
+	base := sdSettings()
+	runs := []settings.Settings{base, withEpisode(base, "cost_cap", 900.0),
+		withEpisode(withEpisode(base, "cost_cap", 1500.0), "order_mode", sdbench.AskBeforeOrder)}
+	benchtest.Run(t, sdbench.Benchmark{}, benchtest.Config{
+		Settings: runs,
+		Cases:    sampleCases(t),
+		Moves: func(v clinic.DoctorView) []clinic.DoctorOutput {
+			tests := []string{"complete blood count", "chest x ray", "serum unobtainium", "physical examination", "ct head; urinalysis"}
+			return []clinic.DoctorOutput{
+				{Action: clinic.Ask, Question: "When did it start? Does anything make it worse?"},
+				{Action: clinic.RequestTest, TestName: tests[v.Turn%len(tests)]},
+				{Action: clinic.Finalize, Diagnosis: []string{"community acquired pneumonia"}},
+			}
+		},
+		BadSettings: []benchtest.Bad[settings.Overrides]{
+			{Name: "a negative cost cap", Input: episodeKey("cost_cap", -5), Want: "episode.cost_cap"},
+			{Name: "an unknown order mode", Input: episodeKey("order_mode", "later"), Want: `episode.order_mode "later"`},
+			{Name: "a visit cost that is no number", Input: episodeKey("visit_cost", "free"), Want: "episode.visit_cost"},
+			{Name: "static mode", Input: episodeKey("mode", "static"), Want: "episode.mode static"},
+		},
+		BadCases: []benchtest.Bad[func(*clinic.Case)]{
+			{Name: "no abstract", Input: func(c *clinic.Case) { c.Patient.OpeningComplaint = " " }, Want: "patient_view.opening_complaint"},
+			{Name: "no final diagnosis", Input: func(c *clinic.Case) { c.Manager.Diagnosis.Name = "" }, Want: "manager_view.diagnosis.display_name"},
+		},
+		View: reflect.TypeFor[sdbench.View](),
+	})
+}
