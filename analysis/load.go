@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
@@ -20,8 +21,8 @@ import (
 // openings of the corpora it played. A corpus that no longer loads, or no
 // longer holds a case a condition played, is an error naming both: the
 // recall/transfer split would otherwise be silently wrong.
-func Load(ctx context.Context, store results.Store, name string) (Input, error) {
-	in, finished, err := LoadLive(ctx, store, name, corpus.Load)
+func Load(ctx context.Context, store results.Store, set bench.Set, name string) (Input, error) {
+	in, finished, err := LoadLive(ctx, store, set, name, corpus.NewLibrary(set).Load)
 	if err != nil {
 		return in, err
 	}
@@ -34,9 +35,11 @@ func Load(ctx context.Context, store results.Store, name string) (Input, error) 
 // LoadLive gathers an experiment as it stands. A finished one (finished true)
 // reads as Load reads it; for one still running, each condition's run is
 // named by the spec and carries the result its run stored when it finished,
-// so the report covers the records written so far. load reads a corpus by
-// reference (corpus.Load, or a cache of it for a page that polls).
-func LoadLive(ctx context.Context, store results.Store, name string, load func(ref string) (*corpus.Corpus, error)) (in Input, finished bool, err error) {
+// so the report covers the records written so far. set are the build's
+// benchmarks; load reads a corpus by reference (corpus.Library.Load, or a
+// cache of it for a page that polls).
+func LoadLive(ctx context.Context, store results.Store, set bench.Set, name string, load func(ref string) (*corpus.Corpus, error)) (in Input, finished bool, err error) {
+	in.Benchmarks = set
 	runs, _, err := store.Runs(ctx)
 	if err != nil {
 		return in, false, err

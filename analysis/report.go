@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/settings"
@@ -14,10 +15,13 @@ import (
 // Input is everything a report reads: the experiment, its conditions' results
 // and every episode record by run ID.
 type Input struct {
-	Spec     contract.ExperimentSpec
-	Result   contract.ExperimentResult
-	Records  map[string][]results.Record
-	Settings map[string]settings.Settings // per stream run, for utility sensitivity
+	// Benchmarks are the build's benchmarks: each condition's is the one its
+	// settings name.
+	Benchmarks bench.Set
+	Spec       contract.ExperimentSpec
+	Result     contract.ExperimentResult
+	Records    map[string][]results.Record
+	Settings   map[string]settings.Settings // per stream run, for utility sensitivity
 	// Openings holds, by corpus reference and case ID, each case's normalised
 	// opening complaint, for the recall/transfer split (encounters.go).
 	Openings map[string]map[string]string
@@ -143,13 +147,16 @@ type ConditionReport struct {
 	// per stream episode.
 	DevPhase *DevPhase        `json:"dev_phase,omitempty"`
 	Episodes []results.Record `json:"-"`
+	// Bench is the condition's benchmark (Build resolves it from the
+	// build's set); nil for one this build does not have.
+	Bench bench.Benchmark `json:"-"`
 }
 
 // DefinesU reports whether the condition's benchmark declares the utility U
 // (MedEvoEval §4 and appendix C.2: U = w1·S − w2·T/Tmax − w3·E/Emax − w4·R).
 // A benchmark that declares none has records holding 0, which the report
 // prints as "–" and leaves out of every U statistic.
-func (c ConditionReport) DefinesU() bool { return definesU(c.Profile) }
+func (c ConditionReport) DefinesU() bool { return bench.ShowsU(c.Bench) }
 
 // Gain is late minus early stage means.
 type Gain struct {
@@ -238,6 +245,7 @@ func Build(in Input) Report {
 		recs := in.Records[res.Run]
 		cr := Condition(c.Name, string(c.Kind), res.Run, recs)
 		cr.Profile = in.Settings[res.Run].OrDefault().Profile
+		cr.Bench, _ = in.Benchmarks.Get(cr.Profile) // nil for a benchmark this build does not have: the shared numbers only
 		if c.Kind == contract.KindStream {
 			cr.addDevPhase(devPhase(in, res.Run))
 		}
@@ -292,11 +300,11 @@ func Build(in Input) Report {
 	rep.Frontiers = frontiers(rep)
 	rep.sections = sections(in, rep)
 	rep.Provenance = provenance(in)
-	var profiles []string
+	var benches []bench.Benchmark
 	for _, c := range rep.Conditions {
-		profiles = append(profiles, c.Profile)
+		benches = append(benches, c.Bench)
 	}
-	rep.Glossary = Glossaries(profiles...)
+	rep.Glossary = Glossaries(benches...)
 	return rep
 }
 
@@ -594,7 +602,7 @@ var utilityWeights = []struct {
 func sensitivity(in Input, all []contract.ConditionSpec, byName map[string]contract.ConditionResult) []Sensitivity {
 	var streams []contract.ConditionSpec
 	for _, c := range all {
-		if definesU(in.Settings[byName[c.Name].Run].OrDefault().Profile) {
+		if b, _ := in.Benchmarks.Of(in.Settings[byName[c.Name].Run].OrDefault()); bench.ShowsU(b) {
 			streams = append(streams, c)
 		}
 	}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/episode"
 )
 
 // Files lists what Write produces in the output directory.
@@ -161,8 +160,8 @@ func Write(dir string, rep Report, traces TraceOf) error {
 			// Steps of the successful episodes, for imitation; of every episode
 			// where the profile defines a reward and costs (constrained RL
 			// learns from the failures too).
-			if r.Scores.Pass || declaresReward(c.Profile) {
-				for _, st := range Steps(t, benchOf(c.Profile)) {
+			if r.Scores.Pass || declaresReward(c.Bench) {
+				for _, st := range Steps(t, c.Bench) {
 					line, _ := json.Marshal(st)
 					steps.Write(append(line, '\n'))
 				}
@@ -233,14 +232,15 @@ type Step struct {
 }
 
 // Steps turns a trace of benchmark b into state-action steps with rewards
-// and costs.
-func Steps(t clinic.Trace, b any) []Step {
+// and costs (bench.Describe: the action as the doctor gave it and its
+// safety cost).
+func Steps(t clinic.Trace, b bench.Benchmark) []Step {
 	var out []Step
 	var seen []string
 	for i, ev := range t.Events {
-		a, safety := stepOf(b, ev)
-		st := Step{EpisodeID: t.EpisodeID, Turn: ev.Turn, State: append([]string(nil), seen...), Action: a, Status: ev.Status,
-			CostSafety: safety, CostDiagnostic: ev.Cost}
+		d := bench.Describe(b, ev)
+		st := Step{EpisodeID: t.EpisodeID, Turn: ev.Turn, State: append([]string(nil), seen...), Action: *d.Step, Status: ev.Status,
+			CostSafety: d.SafetyCost, CostDiagnostic: ev.Cost}
 		if i == len(t.Events)-1 && t.Scores != nil {
 			st.Reward = t.Scores.S
 			if r, ok := t.Scores.Metrics[MetricReward]; ok {
@@ -250,18 +250,34 @@ func Steps(t clinic.Trace, b any) []Step {
 		}
 		out = append(out, st)
 		if ev.Reply != "" {
-			seen = append(seen, fmt.Sprintf("%s %s -> %s", ev.Action, episode.Target(b, ev), ev.Reply))
+			seen = append(seen, fmt.Sprintf("%s %s -> %s", ev.Action, stateTarget(d, ev), ev.Reply))
 		}
 	}
 	return out
+}
+
+// stateTarget is what an action was about as a step's state names it: the
+// benchmark's own reading, else the test, the committed or final diagnosis,
+// or the topic or question.
+func stateTarget(d bench.Description, ev clinic.Event) string {
+	switch {
+	case d.Own:
+		return d.Target
+	case ev.Action == clinic.RequestTest:
+		return ev.Test
+	case ev.Final != nil && len(ev.Final.Diagnosis) > 0:
+		return strings.Join(ev.Final.Diagnosis, "; ")
+	case ev.Topic != "":
+		return ev.Topic
+	}
+	return ev.Question
 }
 
 // declaresReward reports whether a benchmark's episodes carry a reward and
 // safety costs: then every episode's steps are exported, since constrained
 // RL learns from the failures too; otherwise those that passed, for
 // imitation.
-func declaresReward(profile string) bool {
-	b := benchOf(profile)
+func declaresReward(b bench.Benchmark) bool {
 	return b != nil && bench.Declares(b.Metrics(), MetricReward)
 }
 

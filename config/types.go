@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/viper"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -21,8 +22,8 @@ import (
 // 3 and "abc" an error naming no file or variable. Each error names the key,
 // where the value came from (the CLINEVO_* variable or the config file) and
 // what the key takes. Flags are typed by their parser already.
-func checkTypes(v *viper.Viper, file string) error {
-	types := keyTypes()
+func checkTypes(v *viper.Viper, file string, set bench.Set) error {
+	types := keyTypes(set)
 	var fromFile *viper.Viper
 	if file != "" {
 		fromFile = viper.New()
@@ -66,9 +67,9 @@ func checkTypes(v *viper.Viper, file string) error {
 
 // keyTypes maps every configuration key of the deployment and the settings
 // (their defaults' keys) to its Go type.
-func keyTypes() map[string]reflect.Type {
+func keyTypes(set bench.Set) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
-	for key := range defaults() {
+	for key := range defaults(set) {
 		if t, ok := typeAt(reflect.TypeFor[Config](), strings.Split(key, ".")); ok {
 			out[key] = t
 		} else if t, ok := typeAt(reflect.TypeFor[settings.Settings](), strings.Split(key, ".")); ok {

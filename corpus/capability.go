@@ -23,17 +23,48 @@ type Builtins interface {
 
 // CaseFields are the members a benchmark adds to a case's exam and manager
 // views (a capability; they are written inline, clinic.Ext): a member no
-// registered benchmark names is an unknown field, as a misspelt shared field
-// is, so a typo is never kept in silence.
+// benchmark of the library names is an unknown field, as a misspelt shared
+// field is, so a typo is never kept in silence.
 type CaseFields interface {
 	CaseFields() (exam, manager []string)
 }
 
-// checkMembers refuses an extension member of a case that no registered
-// benchmark names.
-func checkMembers(c *clinic.Case) error {
+// Library is what reading cases knows of the build's benchmarks: the case
+// fields and checks they add, the built-in splits they build and the
+// formats they import. The engine builds it once from its benchmark set;
+// the zero Library knows the shared case format, the synthetic corpus and
+// AgentClinic's format only.
+type Library struct {
+	set bench.Set
+}
+
+// NewLibrary is the library of a benchmark set.
+func NewLibrary(set bench.Set) Library { return Library{set: set} }
+
+// Validate checks a case whole: the shared format (Validate), every member
+// a benchmark adds to its views (a member none of the library's benchmarks
+// names is an unknown field, as a misspelt shared field is), and each
+// benchmark's own checks of what it added.
+func (l Library) Validate(c *clinic.Case) error {
+	if err := Validate(c); err != nil {
+		return err
+	}
+	if err := l.checkMembers(c); err != nil {
+		return err
+	}
+	for _, b := range l.set.All() {
+		if err := b.ValidateCase(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkMembers refuses an extension member of a case that none of the
+// library's benchmarks names.
+func (l Library) checkMembers(c *clinic.Case) error {
 	known := map[string]bool{}
-	for _, b := range bench.All() {
+	for _, b := range l.set.All() {
 		if cf, ok := b.(CaseFields); ok {
 			exam, manager := cf.CaseFields()
 			for _, k := range exam {
@@ -78,11 +109,11 @@ type Format struct {
 var agentClinic = Format{Name: "agentclinic", Doc: "AgentClinic MedQA OSCE JSONL, one case a line",
 	Read: importAgentClinic}
 
-// Formats lists every import format: the shared ones and the registered
+// Formats lists every import format: the shared ones and the library's
 // benchmarks', by name.
-func Formats() []Format {
+func (l Library) Formats() []Format {
 	out := []Format{agentClinic}
-	for _, b := range bench.All() {
+	for _, b := range l.set.All() {
 		if im, ok := b.(Importer); ok {
 			out = append(out, im.Formats()...)
 		}
@@ -92,9 +123,9 @@ func Formats() []Format {
 }
 
 // Import reads r in the named format.
-func Import(format string, r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []Skipped, error) {
+func (l Library) Import(format string, r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []Skipped, error) {
 	var names []string
-	for _, f := range Formats() {
+	for _, f := range l.Formats() {
 		if f.Name == format {
 			return f.Read(r, name, skipInvalid)
 		}
@@ -103,9 +134,9 @@ func Import(format string, r io.Reader, name string, skipInvalid bool) ([]clinic
 	return nil, nil, fmt.Errorf("corpus import: unknown format %q, want one of %s", format, strings.Join(names, ", "))
 }
 
-// benchSplit is the registered benchmark that builds a split, if any.
-func benchSplit(split string) (Builtins, []int, bool) {
-	for _, b := range bench.All() {
+// benchSplit is the library's benchmark that builds a split, if any.
+func (l Library) benchSplit(split string) (Builtins, []int, bool) {
+	for _, b := range l.set.All() {
 		if bs, ok := b.(Builtins); ok {
 			if vs, ok := bs.BuiltinSplits()[split]; ok {
 				return bs, vs, true
@@ -115,10 +146,10 @@ func benchSplit(split string) (Builtins, []int, bool) {
 	return nil, nil, false
 }
 
-// benchSplitNames are the registered benchmarks' split names, sorted.
-func benchSplitNames() []string {
+// benchSplitNames are the library's benchmarks' split names, sorted.
+func (l Library) benchSplitNames() []string {
 	var out []string
-	for _, b := range bench.All() {
+	for _, b := range l.set.All() {
 		if bs, ok := b.(Builtins); ok {
 			for s := range bs.BuiltinSplits() {
 				if !slices.Contains(out, s) {
@@ -131,12 +162,12 @@ func benchSplitNames() []string {
 	return out
 }
 
-// BenchSplits generates every built-in split of the registered benchmark
+// BenchSplits generates every built-in split of the library's benchmark
 // name at a generator version and seed; it returns the splits by name and
 // their names in order. A benchmark without built-in corpora, or a version
 // a split is not built on, is an error naming it.
-func BenchSplits(name string, version int, seed uint64) (map[string][]clinic.Case, []string, error) {
-	b, err := bench.Get(name)
+func (l Library) BenchSplits(name string, version int, seed uint64) (map[string][]clinic.Case, []string, error) {
+	b, err := l.set.Get(name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,11 +197,11 @@ func BenchSplits(name string, version int, seed uint64) (map[string][]clinic.Cas
 	return out, names, nil
 }
 
-// BenchSplitOwners are the registered benchmarks with built-in corpora, by
+// BenchSplitOwners are the library's benchmarks with built-in corpora, by
 // name.
-func BenchSplitOwners() []string {
+func (l Library) BenchSplitOwners() []string {
 	var out []string
-	for _, b := range bench.All() {
+	for _, b := range l.set.All() {
 		if _, ok := b.(Builtins); ok {
 			out = append(out, b.Name())
 		}

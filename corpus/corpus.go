@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/textmatch"
@@ -62,8 +61,11 @@ type FieldError struct {
 
 func (e FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
 
-// Validate checks that a case has every required field and only allowed values.
-// It returns the first problem as a FieldError.
+// Validate checks that a case has every required field and only allowed
+// values of the shared case format, and returns the first problem as a
+// FieldError. What a benchmark adds to a case is checked by the benchmark
+// (Library.Validate; an importer in a benchmark's folder calls its own
+// ValidateCase).
 func Validate(c *clinic.Case) error {
 	fail := func(field, msg string) error { return FieldError{field, msg} }
 	switch {
@@ -148,15 +150,7 @@ func Validate(c *clinic.Case) error {
 		}
 	}
 	// The parts a benchmark adds to the case (a tool sandbox, a referral
-	// key) are its own to check; a case without them passes.
-	if err := checkMembers(c); err != nil {
-		return err
-	}
-	for _, b := range bench.All() {
-		if err := b.ValidateCase(c); err != nil {
-			return err
-		}
-	}
+	// key) are its own to check (Library.Validate).
 	return nil
 }
 
@@ -169,9 +163,9 @@ func oneOf(v string, allowed []string) bool {
 	return false
 }
 
-// ReadJSONL reads native cases, one JSON object a line, validating each. Errors
-// name the file, the line and the field.
-func ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
+// ReadJSONL reads native cases, one JSON object a line, validating each
+// (Validate). Errors name the file, the line and the field.
+func (l Library) ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
 	var cases []clinic.Case
 	firstLine := map[string]int{}
 	sc := bufio.NewScanner(r)
@@ -189,7 +183,7 @@ func ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
 		if err := dec.Decode(&c); err != nil {
 			return nil, fmt.Errorf("%s:%d: %s", name, line, DescribeJSONError(err))
 		}
-		if err := Validate(&c); err != nil {
+		if err := l.Validate(&c); err != nil {
 			return nil, fmt.Errorf("%s:%d: case %q: %w", name, line, c.ID, err)
 		}
 		if first, ok := firstLine[c.ID]; ok {
@@ -222,12 +216,12 @@ func DescribeJSONError(err error) string {
 	return "malformed JSON: " + err.Error()
 }
 
-// WriteJSONL validates every case and writes them atomically: the file appears
-// whole or not at all.
-func WriteJSONL(path string, cases []clinic.Case) error {
+// WriteJSONL validates every case (Validate) and writes them atomically:
+// the file appears whole or not at all.
+func (l Library) WriteJSONL(path string, cases []clinic.Case) error {
 	seen := map[string]int{}
 	for i := range cases {
-		if err := Validate(&cases[i]); err != nil {
+		if err := l.Validate(&cases[i]); err != nil {
 			return fmt.Errorf("write %s: case %d (%q): %w", path, i+1, cases[i].ID, err)
 		}
 		if j, ok := seen[cases[i].ID]; ok {
@@ -303,11 +297,11 @@ const builtinForm = "builtin:[v<version>:]<split>[@<seed>]"
 
 // ParseBuiltin parses "builtin:[v<version>:]<split>[@<seed>]": version v1,
 // v2 or v3 (default: synth.Default, v2), split one of stream, heldout, cross, update,
-// or a split a registered benchmark builds (Builtins, on the versions it
+// or a split one of the library's benchmarks builds (Builtins, on the versions it
 // names), seed a non-negative integer (default 7). "builtin:stream@7" is
 // the default version's stream; "builtin:v1:stream@7" is version 1's, byte
 // for byte as it always was.
-func ParseBuiltin(ref string) (Builtin, error) {
+func (l Library) ParseBuiltin(ref string) (Builtin, error) {
 	rest, ok := strings.CutPrefix(ref, BuiltinPrefix)
 	if !ok {
 		return Builtin{}, fmt.Errorf("corpus %q: a builtin reference starts with %q", ref, BuiltinPrefix)
@@ -328,11 +322,11 @@ func ParseBuiltin(ref string) (Builtin, error) {
 		}
 		b.Seed = seed
 	}
-	splits := append(append([]string(nil), synth.Splits...), benchSplitNames()...)
+	splits := append(append([]string(nil), synth.Splits...), l.benchSplitNames()...)
 	if !oneOf(split, splits) {
 		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split, strings.Join(splits, ", "), builtinForm)
 	}
-	if _, vs, ok := benchSplit(split); ok && !slices.Contains(vs, b.Version) {
+	if _, vs, ok := l.benchSplit(split); ok && !slices.Contains(vs, b.Version) {
 		return Builtin{}, fmt.Errorf("corpus %q: split %s is built on generator version %s only, not v%d", ref, split, versionList(vs), b.Version)
 	}
 	b.Split = split
@@ -379,9 +373,9 @@ type generation struct {
 
 // builtinCases returns a copy of the case list of a builtin reference (the
 // cases' own slices are shared; no caller writes into a loaded corpus).
-func builtinCases(b Builtin) ([]clinic.Case, error) {
+func (l Library) builtinCases(b Builtin) ([]clinic.Case, error) {
 	key := generatedKey{version: b.Version, seed: b.Seed}
-	bs, _, isBench := benchSplit(b.Split)
+	bs, _, isBench := l.benchSplit(b.Split)
 	if isBench {
 		key.split = b.Split
 	}
@@ -404,13 +398,13 @@ func builtinCases(b Builtin) ([]clinic.Case, error) {
 
 // Load opens a corpus by reference: a builtin reference (ParseBuiltin) or a
 // native JSONL file.
-func Load(ref string) (*Corpus, error) {
+func (l Library) Load(ref string) (*Corpus, error) {
 	if strings.HasPrefix(ref, BuiltinPrefix) {
-		b, err := ParseBuiltin(ref)
+		b, err := l.ParseBuiltin(ref)
 		if err != nil {
 			return nil, err
 		}
-		cases, err := builtinCases(b)
+		cases, err := l.builtinCases(b)
 		if err != nil {
 			return nil, fmt.Errorf("corpus %q: %w", ref, err)
 		}
@@ -421,7 +415,7 @@ func Load(ref string) (*Corpus, error) {
 		return nil, fmt.Errorf("corpus: %w", err)
 	}
 	defer f.Close()
-	cases, err := ReadJSONL(f, ref)
+	cases, err := l.ReadJSONL(f, ref)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
+	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/memory"
@@ -19,7 +21,7 @@ import (
 )
 
 func deps(t testing.TB, withMemory bool) runner.Deps {
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: settings.Default()}
+	d := runner.Deps{Bench: medevoeval.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: settings.Default()}
 	if withMemory {
 		st, err := local.Open(context.Background(), filepath.Join(t.TempDir(), "memory.db"), memory.HashEmbedder{})
 		require.NoError(t, err)
@@ -31,19 +33,8 @@ func deps(t testing.TB, withMemory bool) runner.Deps {
 
 // stream plays and learns from cases in order and returns their traces.
 func stream(t testing.TB, d runner.Deps, cases []clinic.Case, run string) []clinic.Trace {
-	ctx := context.Background()
-	var rules []clinic.Rule
-	var out []clinic.Trace
-	for i, c := range cases {
-		m := runner.Meta{RunID: run, EpisodeID: fmt.Sprintf("%s/e%d-%s", run, i+1, c.ID), Number: i + 1, Pass: 1, Stage: c.Meta.Stage,
-			Rules: runner.RuleTexts(rules), MemoryRuns: []string{run}}
-		tr, err := runner.Play(ctx, c, d, m)
-		require.NoError(t, err)
-		l, err := runner.Learn(ctx, d, c, tr, m, rules)
-		require.NoError(t, err)
-		rules = l.Rules
-		out = append(out, tr)
-	}
+	out, _, err := runner.PlayStream(context.Background(), d, cases, run)
+	require.NoError(t, err)
 	return out
 }
 
@@ -168,17 +159,12 @@ func BenchmarkEpisode(b *testing.B) {
 	})
 }
 
-// metricsOnly is a benchmark as Format reads it: only its declared metrics.
-type metricsOnly []bench.Metric
-
-func (m metricsOnly) Metrics() []bench.Metric { return m }
-
 // TestFormatUndefinedUtility: a benchmark that declares no U prints "–", not
-// the 0 its record holds; one that does, and no benchmark (MedEvoEval's
-// default), print the number.
+// the 0 its record holds, and so does a benchmark this build does not have
+// (nil: bench.ShowsU); one that declares U prints the number.
 func TestFormatUndefinedUtility(t *testing.T) {
 	tr := clinic.Trace{EpisodeID: "e", CaseID: "c", Scores: &clinic.Scores{S: 1, U: 0}}
-	require.Contains(t, runner.Format(tr, metricsOnly{{Name: "s"}}), " U=– ")
-	require.Contains(t, runner.Format(tr, metricsOnly{{Name: "s"}, {Name: "u"}}), " U=0.000 ")
-	require.Contains(t, runner.Format(tr, nil), " U=0.000 ")
+	require.Contains(t, runner.Format(tr, benchtest.Fake{N: "a", M: []bench.Metric{{Name: "s"}}}), " U=– ")
+	require.Contains(t, runner.Format(tr, benchtest.Fake{N: "b", M: []bench.Metric{{Name: "s"}, {Name: "u"}}}), " U=0.000 ")
+	require.Contains(t, runner.Format(tr, nil), " U=– ")
 }

@@ -20,7 +20,7 @@ import (
 // the configuration file's keys, so an experiment's `settings:` overrides use
 // the same spelling as clinevo.yaml.
 type Settings struct {
-	Profile string  `json:"profile" mapstructure:"profile"` // the benchmark: a registered one's name (bench.Names)
+	Profile string  `json:"profile" mapstructure:"profile"` // the benchmark: the name of one of the build's benchmarks (bench.Set)
 	Episode Episode `json:"episode" mapstructure:"episode"`
 	Scoring Scoring `json:"scoring" mapstructure:"scoring"`
 	Evolver Evolver `json:"evolver" mapstructure:"evolver"`
@@ -38,7 +38,7 @@ type Settings struct {
 }
 
 // MedEvoEval is the default profile: MedEvoEval's question-and-test
-// environment (§3.2). The benchmarks registered in a process (bench.Names)
+// environment (§3.2). The benchmarks of the build (bench.Set)
 // are the profiles it accepts.
 const MedEvoEval = "medevoeval"
 
@@ -274,7 +274,7 @@ const (
 const TextbookDoctor = "textbook"
 
 // RoleNames lists every shared role, each configurable as roles.<name>; a
-// benchmark may add roles of its own (AddRoles, KnownRoles).
+// benchmark may add roles of its own (bench.Roles, bench.RunRoles).
 var RoleNames = []string{"doctor", "patient", "exam", "consultant", "judge", "grader", "evolver", "embeddings"}
 
 // Duration is a time.Duration written as text ("60s") in files and JSON.
@@ -321,20 +321,28 @@ func Default() Settings {
 		Doctor:     Doctor{Mode: SingleDoctor},
 		Durability: DefaultDurability(),
 	}
-	for _, name := range KnownRoles() {
-		r := Role{Backend: Builtin, TopP: 1, MaxTokens: 1024, Timeout: Duration(60 * time.Second), Concurrency: 4,
-			APIKeyEnv: "OPENAI_API_KEY", JSONMode: true, Format: "json"}
-		switch name {
-		case "patient":
-			r.Temperature = 0.7
-		case "doctor", "evolver":
-			r.Temperature = 0.2
-		case "judge", "exam":
-			r.Cache = true
-		}
-		s.Roles[name] = r
+	for _, name := range RoleNames {
+		s.Roles[name] = DefaultRole(name)
 	}
 	return s
+}
+
+// DefaultRole is a role's setting before configuration: built-in, with the
+// decoding settings a model-backed form of it starts from. A role a
+// benchmark adds (bench.Roles) takes the same defaults as a shared role of
+// no particular kind.
+func DefaultRole(name string) Role {
+	r := Role{Backend: Builtin, TopP: 1, MaxTokens: 1024, Timeout: Duration(60 * time.Second), Concurrency: 4,
+		APIKeyEnv: "OPENAI_API_KEY", JSONMode: true, Format: "json"}
+	switch name {
+	case "patient":
+		r.Temperature = 0.7
+	case "doctor", "evolver":
+		r.Temperature = 0.2
+	case "judge", "exam":
+		r.Cache = true
+	}
+	return r
 }
 
 // Clone returns a deep copy: settings are values, and a copy shares no map or
@@ -375,7 +383,7 @@ func (s Settings) OrDefault() Settings {
 // Validate names the key of the first invalid value.
 func (s Settings) Validate() error {
 	if strings.TrimSpace(s.Profile) == "" {
-		// Which names are benchmarks is the registry's to say (bench.ValidateSettings).
+		// Which names are benchmarks is the benchmark set's to say (bench.Set.ValidateSettings).
 		return fmt.Errorf("profile is required: the name of a benchmark")
 	}
 	e := s.Episode
@@ -481,13 +489,22 @@ func (w Scoring) validate() error {
 	return nil
 }
 
-// Validate names the first bad role.
+// Known names the first role that is not one of known (the roles a run may
+// configure: bench.Set.Roles).
+func (r Roles) Known(known []string) error {
+	for _, name := range sortedKeys(r) {
+		if !slices.Contains(known, name) {
+			return fmt.Errorf("roles.%s: unknown role, want one of %s", name, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// Validate names the first bad role setting; which names are roles is the
+// benchmark set's to say (Known).
 func (r Roles) Validate() error {
 	for _, name := range sortedKeys(r) {
 		spec := r[name]
-		if known := KnownRoles(); !slices.Contains(known, name) {
-			return fmt.Errorf("roles.%s: unknown role, want one of %s", name, strings.Join(known, ", "))
-		}
 		switch spec.Format {
 		case "", "json", "tags", "tools":
 		default:

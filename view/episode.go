@@ -15,7 +15,6 @@ import (
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
@@ -137,20 +136,12 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 	src, srcErr := results.SourceOfRun(ctx, s.o.Results, rec.Run)
 	var b bench.Benchmark
 	if srcErr == nil {
-		b, _ = bench.Of(src.Settings) // nil for a benchmark this build does not have
-		p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(src.Settings.Profile))
+		b, _ = s.o.Benchmarks.Of(src.Settings) // nil for a benchmark this build does not have
+		p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(b))
 	}
-	shower, _ := b.(ActionShower)
 	for _, ev := range t.Events {
-		tv := turnView{Event: ev, Said: said(ev), Target: target(b, ev)}
-		if ev.Final != nil {
-			tv.Disposition = episode.Disposition(b, *ev.Final)
-		}
-		if shower != nil {
-			if a, ok := shower.ShowAction(ev); ok {
-				tv.Said, tv.Target, tv.Detail = or(a.Said, tv.Said), or(a.Target, tv.Target), a.Detail
-			}
-		}
+		d := bench.Describe(b, ev)
+		tv := turnView{Event: ev, Said: or(d.Said, said(ev)), Target: d.Name, Detail: d.Detail, Disposition: d.Disposition}
 		if p.Grade != nil {
 			for i := range p.Grade.Actions {
 				if p.Grade.Actions[i].Turn == ev.Turn {
@@ -187,7 +178,7 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 
 	if errors.Is(srcErr, results.ErrNotFound) {
 		p.Source = srcErr.Error() + "; the scores are shown as stored, without the similarity of the cards shown"
-		p.Scores = explain(rec.Scores, nil, nil)
+		p.Scores = explain(rec.Scores, nil, nil, nil)
 		return p, nil
 	}
 	if srcErr != nil {
@@ -196,11 +187,11 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 	c, err := s.caseOf(src.Corpus, rec.CaseID)
 	if err != nil {
 		p.Source = fmt.Sprintf("run %s: %v; the scores are shown as stored, without the similarity of the cards shown", rec.Run, err)
-		p.Scores = explain(rec.Scores, nil, nil)
+		p.Scores = explain(rec.Scores, nil, nil, nil)
 		return p, nil
 	}
 	p.Source = fmt.Sprintf("case %s of %s, profile %s", c.ID, src.Corpus, src.Settings.Profile)
-	p.Scores = explain(rec.Scores, &c, &src.Settings)
+	p.Scores = explain(rec.Scores, &c, &src.Settings, b)
 	if err := s.replay(ctx, &p, c, src); err != nil {
 		return nil, err
 	}
@@ -314,34 +305,6 @@ func or(s, otherwise string) string {
 	return s
 }
 
-// ActionShower is a benchmark's showing of its own actions on the episode
-// page (a capability): who or what answered one, what it was about and its
-// structured detail; ok is false for an action it leaves to the shared page.
-type ActionShower interface {
-	ShowAction(ev clinic.Event) (a ShownAction, ok bool)
-}
-
-// ShownAction is how the episode page shows a benchmark's own action; an
-// empty Said or Target keeps the shared one.
-type ShownAction struct {
-	Said   string // who or what answered: "tool"
-	Target string // what the action was about: the tool's name
-	Detail string // shown as preformatted text: a tool call's arguments, indented
-}
-
-// target is what an action was about: benchmark b's reading where it has
-// one (episode.OwnTarget), else the test or the question.
-func target(b any, ev clinic.Event) string {
-	if s, ok := episode.OwnTarget(b, ev); ok {
-		return s
-	}
-	switch {
-	case ev.Test != "":
-		return ev.Test
-	}
-	return ev.Question
-}
-
 // Explainer is a benchmark's explanation of its own scores on the episode
 // page (a capability): each metric with its definition, the paper and
 // section, and the numbers it was computed from, and a check that the stored
@@ -385,14 +348,10 @@ type KeyPoint struct {
 // run's settings it shows the numbers of each formula and checks them with
 // grader.Combine on the stored judgement; without them it shows what was
 // stored.
-func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings) ScoreView {
-	if set != nil {
-		// A benchmark this build does not have is explained as the manager's scores.
-		if b, err := bench.Of(*set); err == nil {
-			if e, ok := b.(Explainer); ok {
-				return e.Explain(sc, c, *set)
-			}
-		}
+func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings, b bench.Benchmark) ScoreView {
+	// A benchmark this build does not have (nil) is explained as the manager's scores.
+	if e, ok := b.(Explainer); ok && set != nil {
+		return e.Explain(sc, c, *set)
 	}
 	v := ScoreView{Scores: sc, StrictHow: "strict: the diagnosis grade is 1; grade = round(100·S)", KeyPoints: true}
 	part := func(p *float64) string {

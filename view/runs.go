@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/costplan"
@@ -352,7 +353,8 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 			if err := json.Unmarshal(run.Spec, &spec); err != nil {
 				return nil, fmt.Errorf("run %s: stored spec: %w", id, err)
 			}
-			p.Spec = summarise(spec.WithDefaults())
+			b, _ := s.o.Benchmarks.Of(spec.Settings.OrDefault()) // nil for a benchmark this build does not have: its shared roles
+			p.Spec = summarise(spec.WithDefaults(), b)
 			p.MemoryRuns = strings.Join(spec.MemoryRuns(), ",")
 		}
 	}
@@ -380,9 +382,10 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 	// A held-out run stores no spec: its settings are its condition's.
 	if src, err := results.SourceOfRun(ctx, s.o.Results, id); err == nil {
 		cond.Profile = src.Settings.OrDefault().Profile
+		cond.Bench, _ = s.o.Benchmarks.Get(cond.Profile) // nil for a benchmark this build does not have
 	}
 	p.NoU = !cond.DefinesU()
-	p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(cond.Profile))
+	p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(cond.Bench))
 	p.Stages, p.Overall = cond.Stages, cond.Overall
 	if len(cond.Stages) > 0 {
 		p.Charts = analysis.StageCharts(analysis.Report{Conditions: []analysis.ConditionReport{cond}})
@@ -427,9 +430,10 @@ func ruleBookAt(recs []results.Record, stage int) stageRules {
 	return out
 }
 
-func summarise(s contract.StreamSpec) *specSummary {
+// summarise is a stream's spec as its page shows it; b is its benchmark.
+func summarise(s contract.StreamSpec, b bench.Benchmark) *specSummary {
 	return &specSummary{Corpus: s.Corpus, Memory: string(s.Memory), Profile: s.Settings.Profile, StageSize: s.StageSize, Limit: s.Limit, Pass: s.Pass,
-		CarryFrom: s.CarryFrom, Roles: analysis.Models(s.Settings)}
+		CarryFrom: s.CarryFrom, Roles: analysis.Models(b, s.Settings)}
 }
 
 type experimentPage struct {
@@ -482,7 +486,7 @@ func (s *Server) experiment(ctx context.Context, r *http.Request) (any, error) {
 	if name == "" {
 		return nil, badRequest("experiment: the address needs ?name=NAME")
 	}
-	in, finished, err := analysis.LoadLive(ctx, s.o.Results, name, s.corpora.Load)
+	in, finished, err := analysis.LoadLive(ctx, s.o.Results, s.o.Benchmarks, name, s.corpora.Load)
 	if err != nil {
 		return nil, err
 	}
@@ -526,7 +530,7 @@ func (s *Server) experiment(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if planned, used, err := costplan.Compare(in.Spec, all); err != nil {
+	if planned, used, err := costplan.Compare(s.o.Benchmarks, in.Spec, all); err != nil {
 		p.PlanError = err.Error() // a corpus the viewer cannot load: the page without a plan, saying why
 	} else {
 		p.Plan, p.Used = &planned, &used

@@ -3,7 +3,6 @@ package medinquire_test
 import (
 	"testing"
 
-	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/medinquire"
 	"github.com/clinevo/clinevo/clinic"
@@ -12,9 +11,6 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	if err := bench.Register(medinquire.Benchmark{}); err != nil {
-		t.Fatal(err)
-	}
 	s := settings.Default()
 	s.Profile = medinquire.Name
 	s.Evolver.Mode = settings.ScoreOnly

@@ -23,7 +23,7 @@ func (a *app) corpusCmd() *cobra.Command {
   clinevo corpus validate cases.jsonl --strict --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := corpus.Load(args[0])
+			c, err := a.lib.Load(args[0])
 			if err != nil {
 				return badInput(err)
 			}
@@ -58,7 +58,7 @@ func (a *app) corpusCmd() *cobra.Command {
 			switch {
 			case benchmark != "":
 				var err error
-				if splits, names, err = corpus.BenchSplits(benchmark, version, seed); err != nil {
+				if splits, names, err = a.lib.BenchSplits(benchmark, version, seed); err != nil {
 					return fmt.Errorf("corpus gen: %w", err)
 				}
 			default:
@@ -69,7 +69,7 @@ func (a *app) corpusCmd() *cobra.Command {
 			}
 			for _, name := range names {
 				path := filepath.Join(out, name+".jsonl")
-				if err := corpus.WriteJSONL(path, splits[name]); err != nil {
+				if err := a.lib.WriteJSONL(path, splits[name]); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases\n", path, len(splits[name]))
@@ -80,7 +80,7 @@ func (a *app) corpusCmd() *cobra.Command {
 	gen.Flags().Uint64Var(&seed, "seed", corpus.DefaultSeed, "generator seed")
 	gen.Flags().IntVar(&version, "version", synth.Default, "generator version (1, 2 or 3)")
 	gen.Flags().StringVar(&out, "out", "", "output directory")
-	gen.Flags().StringVar(&benchmark, "benchmark", "", "write this benchmark's built-in corpus instead: "+strings.Join(corpus.BenchSplitOwners(), ", "))
+	gen.Flags().StringVar(&benchmark, "benchmark", "", "write this benchmark's built-in corpus instead: "+strings.Join(a.lib.BenchSplitOwners(), ", "))
 	cmd.AddCommand(gen)
 	var against string
 	var statsJSON bool
@@ -92,13 +92,13 @@ func (a *app) corpusCmd() *cobra.Command {
   clinevo corpus stats cases.jsonl --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := corpus.Load(args[0])
+			c, err := a.lib.Load(args[0])
 			if err != nil {
 				return badInput(err)
 			}
 			var b *corpus.Corpus
 			if against != "" {
-				if b, err = corpus.Load(against); err != nil {
+				if b, err = a.lib.Load(against); err != nil {
 					return badInput(err)
 				}
 			}
@@ -124,7 +124,7 @@ func (a *app) corpusCmd() *cobra.Command {
 	imp := &cobra.Command{
 		Use:   "import FORMAT IN",
 		Short: "Convert an external corpus to native JSONL",
-		Long:  "Convert an external corpus to native JSONL. FORMAT is one of:\n" + formatList(),
+		Long:  "Convert an external corpus to native JSONL. FORMAT is one of:\n" + a.formatList(),
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if importOut == "" {
@@ -135,7 +135,7 @@ func (a *app) corpusCmd() *cobra.Command {
 				return fmt.Errorf("corpus import: %w", err)
 			}
 			defer f.Close()
-			cases, skipped, err := corpus.Import(args[0], f, args[1], skipInvalid)
+			cases, skipped, err := a.lib.Import(args[0], f, args[1], skipInvalid)
 			for _, s := range skipped {
 				fmt.Fprintln(cmd.ErrOrStderr(), s)
 			}
@@ -145,7 +145,7 @@ func (a *app) corpusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := corpus.WriteJSONL(importOut, cases); err != nil {
+			if err := a.lib.WriteJSONL(importOut, cases); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases imported from %s\n", importOut, len(cases), args[1])
@@ -159,9 +159,9 @@ func (a *app) corpusCmd() *cobra.Command {
 }
 
 // formatList lists the import formats for the command's help.
-func formatList() string {
+func (a *app) formatList() string {
 	var b strings.Builder
-	for _, f := range corpus.Formats() {
+	for _, f := range a.lib.Formats() {
 		fmt.Fprintf(&b, "  %-12s %s\n", f.Name, f.Doc)
 	}
 	return b.String()

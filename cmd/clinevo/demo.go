@@ -57,7 +57,7 @@ func (a *app) demoCmd() *cobra.Command {
 			}
 			defer w.Stop()
 
-			spec, err := experiments.Parse("quick.yaml", experiments.Quick, a.cfg.Settings)
+			spec, err := experiments.Parse("quick.yaml", experiments.Quick, a.cfg.Settings, a.set)
 			if err != nil {
 				return err
 			}

@@ -6,9 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/runner"
@@ -25,7 +23,7 @@ func (a *app) episodeCmd() *cobra.Command {
 			if corpusRef == "" {
 				corpusRef = a.cfg.Corpus
 			}
-			c, err := corpus.Load(corpusRef)
+			c, err := a.lib.Load(corpusRef)
 			if err != nil {
 				return badInput(err)
 			}
@@ -52,7 +50,7 @@ func (a *app) episodeCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(t)
 			}
-			b, err := bench.Of(a.cfg.Settings)
+			b, err := a.set.Of(a.cfg.Settings)
 			if err != nil {
 				return err
 			}
@@ -64,7 +62,7 @@ func (a *app) episodeCmd() *cobra.Command {
 	run.Flags().StringVar(&corpusRef, "corpus", "", "corpus: a JSONL file or builtin:<split>[@seed] (default: config corpus)")
 	run.Flags().StringVar(&tracePath, "trace", "", "also write the trace as JSONL to this file")
 	run.Flags().BoolVar(&asJSON, "json", false, "print the trace as JSON")
-	run.Flags().String("profile", "", profileHelp())
+	run.Flags().String("profile", "", a.profileHelp())
 	bindKey(run.Flags(), "profile", "profile")
 	_ = run.MarkFlagRequired("case")
 	cmd.AddCommand(run, a.episodeShowCmd(), a.episodeListCmd(), a.historyCmd())

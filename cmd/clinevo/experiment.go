@@ -26,7 +26,7 @@ import (
 
 // loadExperiment reads an experiment file with this configuration's settings as its base.
 func (a *app) loadExperiment(path string) (contract.ExperimentSpec, error) {
-	spec, err := experiments.Load(path, a.cfg.Settings)
+	spec, err := experiments.Load(path, a.cfg.Settings, a.set)
 	return spec, badInput(err)
 }
 
@@ -55,7 +55,7 @@ func (a *app) experimentCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started experiment %s: workflow %s\n", spec.Name, r.GetID())
-			return waitExperiment(cmd, c, r, spec.Name, wait)
+			return a.waitExperiment(cmd, c, r, spec.Name, wait)
 		},
 	}
 	wait.bind(run, "experiment")
@@ -103,7 +103,7 @@ func (a *app) experimentCmd() *cobra.Command {
 				if c.Kind == contract.KindHeldOut {
 					mem = "frozen"
 				}
-				b, err := bench.Of(s)
+				b, err := a.set.Of(s)
 				if err != nil {
 					return fmt.Errorf("conditions[%d] (%s): %w", i, c.Name, err)
 				}
@@ -134,7 +134,7 @@ func (a *app) experimentCmd() *cobra.Command {
 			}
 			if err := a.withLookupStore(cmd.Context(), func(store results.Store) error {
 				recs, err := store.Records(cmd.Context(), "")
-				ex.AddUse(recs)
+				ex.AddUse(a.set, recs)
 				return err
 			}); err != nil {
 				ex.PlanError = err.Error() // the status is Temporal's; without the store only the plan is missing
@@ -142,7 +142,7 @@ func (a *app) experimentCmd() *cobra.Command {
 			if statusJSON {
 				return printJSON(cmd, ex)
 			}
-			return writeExperimentStatus(cmd.OutOrStdout(), ex)
+			return writeExperimentStatus(cmd.OutOrStdout(), a.set, ex)
 		}),
 	}
 	status.Flags().BoolVar(&statusJSON, "json", false, "print the status as JSON")
@@ -186,7 +186,7 @@ func (a *app) experimentCmd() *cobra.Command {
 // waitExperiment waits for a started experiment when asked to, showing each
 // condition's progress on stderr, and prints every condition's status and
 // results (or, with --json, the experiment's result).
-func waitExperiment(cmd *cobra.Command, c client.Client, r client.WorkflowRun, name string, w waitFlags) error {
+func (a *app) waitExperiment(cmd *cobra.Command, c client.Client, r client.WorkflowRun, name string, w waitFlags) error {
 	if !w.wait {
 		return nil
 	}
@@ -204,7 +204,7 @@ func waitExperiment(cmd *cobra.Command, c client.Client, r client.WorkflowRun, n
 	if err != nil {
 		return err
 	}
-	return writeExperimentStatus(cmd.OutOrStdout(), ex)
+	return writeExperimentStatus(cmd.OutOrStdout(), a.set, ex)
 }
 
 func (a *app) rescoreCmd() *cobra.Command {
@@ -223,7 +223,7 @@ func (a *app) rescoreCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sums, err := rescore.Experiment(cmd.Context(), eng.Results, spec, a.cfg.Settings.Roles["judge"], variant, eng.Roles)
+			sums, err := rescore.Experiment(cmd.Context(), eng.Results, a.set, spec, a.cfg.Settings.Roles["judge"], variant, eng.Roles)
 			for _, s := range sums {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s -> %s: %d episodes, mean S %.3f -> %.3f\n", s.Source, s.Run, s.Episodes, s.Before, s.After)
 			}
@@ -251,7 +251,7 @@ func storedExperiment(ctx context.Context, eng *engine.Engine, name string) (con
 
 // buildReport gathers an experiment's results and writes its report.
 func buildReport(ctx context.Context, eng *engine.Engine, name, dir string) (analysis.Report, error) {
-	in, err := analysis.Load(ctx, eng.Results, name)
+	in, err := analysis.Load(ctx, eng.Results, eng.Benchmarks, name)
 	if err != nil {
 		return analysis.Report{}, err
 	}
@@ -318,7 +318,7 @@ func isStream(ctx context.Context, store results.RunLog, name string) (bool, err
 
 // buildStreamReport gathers one stream's results and writes its report.
 func buildStreamReport(ctx context.Context, eng *engine.Engine, run, dir string) (analysis.Report, error) {
-	in, err := analysis.LoadStream(ctx, eng.Results, run, corpus.Load)
+	in, err := analysis.LoadStream(ctx, eng.Results, eng.Benchmarks, run, corpus.NewLibrary(eng.Benchmarks).Load)
 	if err != nil {
 		return analysis.Report{}, err
 	}

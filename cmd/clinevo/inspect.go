@@ -101,7 +101,7 @@ func runBenchmark(ctx context.Context, eng *engine.Engine, run string) (bench.Be
 	if err != nil {
 		return nil, err
 	}
-	b, err := bench.Of(src.Settings)
+	b, err := eng.Benchmarks.Of(src.Settings)
 	if err != nil {
 		return nil, nil // not an error: a benchmark this build does not have: the shared reading, as the viewer shows it
 	}

@@ -10,9 +10,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/corpustest"
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -121,7 +123,7 @@ func TestGPAgentCommands(t *testing.T) {
 	_, err = run(t, nil, "corpus", "gen", "--benchmark", "nowhere", "--out", dir)
 	require.ErrorContains(t, err, `profile "nowhere" is not available`)
 
-	cp, err := corpus.Load("builtin:gp@7")
+	cp, err := buildLibrary(t).Load("builtin:gp@7")
 	require.NoError(t, err)
 	refer := ""
 	for _, c := range cp.Cases {
@@ -195,7 +197,7 @@ func TestEpisodeRunMedInquireModelDoctor(t *testing.T) {
 	require.Contains(t, out, "REQUEST_TEST")
 	require.Contains(t, out, "cost=")
 
-	c, err := corpus.Load("builtin:stream")
+	c, err := buildLibrary(t).Load("builtin:stream")
 	require.NoError(t, err)
 	cs, ok := c.Case("stream-0001")
 	require.True(t, ok)
@@ -239,7 +241,7 @@ func TestCorpusImportSkipInvalid(t *testing.T) {
 	require.Contains(t, out, fmt.Sprintf("%s:%d: malformed JSON", in, realLines+2))
 	require.Contains(t, out, "skipped lines: 1\n")
 	require.Contains(t, out, fmt.Sprintf("%s: %d cases imported", outFile, realLines+1))
-	c, err := corpus.Load(outFile)
+	c, err := buildLibrary(t).Load(outFile)
 	require.NoError(t, err)
 	require.Len(t, c.Cases, realLines+1)
 	got, ok := c.Case(fmt.Sprintf("agentclinic-%03d", realLines+1))
@@ -280,3 +282,14 @@ func TestReadersRefuseAnEmptyDataDir(t *testing.T) {
 		require.ErrorIs(t, err, os.ErrNotExist, args)
 	}
 }
+
+// buildSet is the build's benchmarks, as the CLI is handed them.
+func buildSet(t testing.TB) bench.Set {
+	t.Helper()
+	set, err := engine.Benchmarks()
+	require.NoError(t, err)
+	return set
+}
+
+// buildLibrary reads cases as the CLI does.
+func buildLibrary(t testing.TB) corpus.Library { return corpus.NewLibrary(buildSet(t)) }

@@ -49,7 +49,7 @@ func (a *app) addPlan(root *cobra.Command) {
 					return err
 				}
 			}
-			planned, used, err := costplan.Compare(spec, recs)
+			planned, used, err := costplan.Compare(a.set, spec, recs)
 			if err != nil {
 				return err
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clinevo/clinevo/llm"
-	"github.com/clinevo/clinevo/settings"
 )
 
 func (a *app) rolesCmd() *cobra.Command {
@@ -23,14 +22,17 @@ func (a *app) rolesCmd() *cobra.Command {
 			"Exits with an error when a role fails.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names, sets := []string{"config"}, []settings.Settings{a.cfg.Settings}
+			b, err := a.set.Of(a.cfg.Settings)
+			if err != nil {
+				return err
+			}
+			conds := []llm.Condition{{Name: "config", Settings: a.cfg.Settings, Bench: b}}
 			if len(args) == 1 {
-				var err error
-				if names, sets, err = a.conditionSettings(args[0]); err != nil {
+				if conds, err = a.conditions(args[0]); err != nil {
 					return err
 				}
 			}
-			return a.printRoleChecks(cmd, names, sets, asJSON)
+			return a.printRoleChecks(cmd, conds, asJSON)
 		},
 	}
 	check.Flags().BoolVar(&asJSON, "json", false, "print the checks as JSON")
@@ -38,28 +40,32 @@ func (a *app) rolesCmd() *cobra.Command {
 	return cmd
 }
 
-// conditionSettings are the settings of each condition of an experiment spec.
-func (a *app) conditionSettings(path string) ([]string, []settings.Settings, error) {
+// conditions are the conditions of an experiment spec as checks read them:
+// each with its settings and benchmark.
+func (a *app) conditions(path string) ([]llm.Condition, error) {
 	spec, err := a.loadExperiment(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var names []string
-	var sets []settings.Settings
+	var out []llm.Condition
 	for i, c := range spec.Conditions {
 		s, err := spec.SettingsOf(i)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		names, sets = append(names, c.Name), append(sets, s)
+		b, err := a.set.Of(s)
+		if err != nil {
+			return nil, fmt.Errorf("conditions[%d] (%s): %w", i, c.Name, err)
+		}
+		out = append(out, llm.Condition{Name: c.Name, Settings: s, Bench: b})
 	}
-	return names, sets, nil
+	return out, nil
 }
 
 // printRoleChecks checks the roles and prints the verdicts; a failed role is
 // the command's error.
-func (a *app) printRoleChecks(cmd *cobra.Command, names []string, sets []settings.Settings, asJSON bool) error {
-	checks := llm.CheckConditions(cmd.Context(), names, sets)
+func (a *app) printRoleChecks(cmd *cobra.Command, conds []llm.Condition, asJSON bool) error {
+	checks := llm.CheckConditions(cmd.Context(), conds)
 	if asJSON {
 		if err := printJSON(cmd, checks); err != nil {
 			return err
@@ -107,10 +113,10 @@ func (a *app) addCheckRoles(root *cobra.Command) {
 		if err := inner(cmd, args); err != nil || !checkRoles {
 			return err
 		}
-		names, sets, err := a.conditionSettings(args[0])
+		conds, err := a.conditions(args[0])
 		if err != nil {
 			return err
 		}
-		return a.printRoleChecks(cmd, names, sets, false)
+		return a.printRoleChecks(cmd, conds, false)
 	}
 }

@@ -12,28 +12,29 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// definesU says whether benchmark profile scores U (an unknown profile: the
-// number is shown, as the records hold it).
-func definesU(profile string) bool {
-	b, err := bench.Get(profile)
-	return err != nil || bench.Declares(b.Metrics(), "u")
+// definesU says whether benchmark profile of set scores U (bench.ShowsU: a
+// profile this build does not have shows none).
+func definesU(set bench.Set, profile string) bool {
+	b, _ := set.Get(profile)
+	return bench.ShowsU(b)
 }
 
 // meansLine renders means for a terminal, rounded; U only where the
-// benchmark defines it.
-func meansLine(m contract.Means, profile string) string {
+// benchmark defines it (showU).
+func meansLine(m contract.Means, showU bool) string {
 	if m.N == 0 {
 		return "n=0"
 	}
 	u := ""
-	if definesU(profile) {
+	if showU {
 		u = fmt.Sprintf(" U=%.3f", m.U)
 	}
 	return fmt.Sprintf("n=%d S=%.3f strict=%.2f%s turns=%.1f tests=%.1f cost=%.0f USD", m.N, m.S, m.Strict, u, m.T, m.E, m.Cost)
 }
 
 // writeStreamStatus prints `stream status` as a small table.
-func writeStreamStatus(w io.Writer, run string, st runstatus.Stream) error {
+func writeStreamStatus(w io.Writer, set bench.Set, run string, st runstatus.Stream) error {
+	showU := definesU(set, st.Profile)
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintf(tw, "stream\t%s (workflow %s, profile %s)\n", run, st.WorkflowID, orDefault(st.Profile, "-"))
 	fmt.Fprintf(tw, "status\t%s\n", st.Status)
@@ -43,9 +44,9 @@ func writeStreamStatus(w io.Writer, run string, st runstatus.Stream) error {
 			total = fmt.Sprint(p.Total)
 		}
 		fmt.Fprintf(tw, "episodes\t%d of %s, stage %d of %d\n", p.Cursor, total, p.Stage, p.Stages)
-		fmt.Fprintf(tw, "overall\t%s\n", meansLine(p.Overall, st.Profile))
+		fmt.Fprintf(tw, "overall\t%s\n", meansLine(p.Overall, showU))
 		if st.Status != runstatus.StatusCompleted && st.Status != runstatus.StatusStopped {
-			fmt.Fprintf(tw, "stage %d\t%s\n", p.Stage, meansLine(p.ThisStage, st.Profile))
+			fmt.Fprintf(tw, "stage %d\t%s\n", p.Stage, meansLine(p.ThisStage, showU))
 		}
 	}
 	if p := st.Progress; p != nil {
@@ -102,7 +103,7 @@ func writeWaiting(tw io.Writer, ws []contract.Waiting) {
 // writeExperimentStatus prints `experiment status`: the experiment's status,
 // then one row per condition (pending ones too), with its progress or, once
 // finished, its results.
-func writeExperimentStatus(w io.Writer, ex runstatus.Experiment) error {
+func writeExperimentStatus(w io.Writer, set bench.Set, ex runstatus.Experiment) error {
 	fmt.Fprintf(w, "experiment %s (workflow %s): %s\n", ex.Name, ex.WorkflowID, ex.Status)
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONDITION\tKIND\tSTATUS\tEPISODES\tSTAGE\tS\tSTRICT\tU\tRUN")
@@ -119,7 +120,7 @@ func writeExperimentStatus(w io.Writer, ex runstatus.Experiment) error {
 		}
 		if m := c.Means; m.N > 0 {
 			s, strict = fmt.Sprintf("%.3f", m.S), fmt.Sprintf("%.2f", m.Strict)
-			if definesU(c.Profile) {
+			if definesU(set, c.Profile) {
 				u = fmt.Sprintf("%.3f", m.U)
 			}
 		}

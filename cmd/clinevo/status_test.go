@@ -27,7 +27,7 @@ func TestStreamStatusShowsEndpoints(t *testing.T) {
 		"exam":    {Calls: 40},
 	})}
 	var out bytes.Buffer
-	require.NoError(t, writeStreamStatus(&out, "r1", st))
+	require.NoError(t, writeStreamStatus(&out, buildSet(t), "r1", st))
 	// 5 of 95+100+5 requests answered 429 = 2.5%; 61 s + 4 s waited; the
 	// doctor's reading is the later.
 	require.Regexp(t, `(?m)^endpoint +http://gpu:8000/v1 qwen \(doctor, patient\): limit 3 in flight \(at 17:04:05\), 195 calls, 5 answered 429 \(2\.5%\), waited 1m05s$`, out.String())
@@ -52,12 +52,12 @@ func TestStreamStatusShowsBudgets(t *testing.T) {
 		Spend: &contract.Spend{USD: 0.5, Tokens: 1200}, Budget: &settings.Budget{Tokens: 5000},
 		ExperimentSpend: &contract.Spend{USD: 2.25, Tokens: 9000}, ExperimentBudget: &settings.Budget{USD: 2, Tokens: 20000}}}
 	var out bytes.Buffer
-	require.NoError(t, writeStreamStatus(&out, "x-E1", st))
+	require.NoError(t, writeStreamStatus(&out, buildSet(t), "x-E1", st))
 	require.Regexp(t, `(?m)^budget +spent tokens 1200 of 5000 \(at the last check\)$`, out.String())
 	require.Regexp(t, `(?m)^experiment budget +spent USD 2\.2500 of 2\.0000, tokens 9000 of 20000 \(at the last check\)$`, out.String())
 	st.Progress.Budget, st.Progress.ExperimentSpend = &settings.Budget{}, nil
 	out.Reset()
-	require.NoError(t, writeStreamStatus(&out, "x-E1", st))
+	require.NoError(t, writeStreamStatus(&out, buildSet(t), "x-E1", st))
 	require.NotContains(t, out.String(), "spent", "no cap, or no check yet: no line")
 }
 

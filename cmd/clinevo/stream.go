@@ -9,9 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runstatus"
@@ -39,7 +37,7 @@ func (a *app) bindStreamFlags(cmd *cobra.Command, f *streamFlags) {
 	fl.BoolVar(&f.spec.StageEval, "stage-eval", false, "after each stage, re-play it with memory frozen (A[j][j])")
 	fl.StringVar(&f.spec.Retention, "retention", "", "after the last stage, replay earlier stages: final (A[K][j]) or matrix (A[k][j])")
 	fl.IntVar(&f.spec.ActivityTimeoutSeconds, "activity-timeout", contract.DefaultActivityTimeout, "activity start-to-close timeout in seconds")
-	fl.String("profile", "", profileHelp())
+	fl.String("profile", "", a.profileHelp())
 	bindKey(fl, "profile", "profile")
 	fl.Int("update-interval", 0, "evolve after every N episodes (default: evolver.update_interval)")
 	bindKey(fl, "update-interval", "evolver.update_interval")
@@ -83,10 +81,10 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 	if err := s.Validate(); err != nil {
 		return s, err
 	}
-	if err := bench.ValidateSettings(s.Settings); err != nil {
+	if err := a.set.ValidateSettings(s.Settings); err != nil {
 		return s, fmt.Errorf("stream %s: settings: %w", s.RunID, err)
 	}
-	cp, err := corpus.Load(s.Corpus)
+	cp, err := a.lib.Load(s.Corpus)
 	if err != nil {
 		return s, err
 	}
@@ -123,7 +121,7 @@ func (a *app) streamCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started stream %s: workflow %s (run %s)\n", s.RunID, run.GetID(), run.GetRunID())
-			return waitStream(cmd, c, run, s.RunID, wait)
+			return a.waitStream(cmd, c, run, s.RunID, wait)
 		},
 	}
 	a.bindStreamFlags(start, &f)
@@ -176,7 +174,7 @@ func (a *app) streamCmd() *cobra.Command {
 			if statusJSON {
 				return printJSON(cmd, st)
 			}
-			return writeStreamStatus(cmd.OutOrStdout(), args[0], st)
+			return writeStreamStatus(cmd.OutOrStdout(), a.set, args[0], st)
 		}),
 	}
 	status.Flags().BoolVar(&statusJSON, "json", false, "print the status as JSON")
@@ -214,7 +212,7 @@ func (a *app) streamRestartCmd() *cobra.Command {
 			st := spec.State
 			fmt.Fprintf(cmd.OutOrStdout(), "restarted stream %s after episode %d (%d stages ended): workflow %s (run %s)\n",
 				spec.RunID, st.Cursor, len(st.StageEnds), run.GetID(), run.GetRunID())
-			return waitStream(cmd, c, run, spec.RunID, wait)
+			return a.waitStream(cmd, c, run, spec.RunID, wait)
 		}),
 	}
 	wait.bind(cmd, "stream")
@@ -239,7 +237,7 @@ func (w *waitFlags) bind(cmd *cobra.Command, what string) {
 
 // waitStream waits for a started stream when asked to, showing its
 // progress on stderr, and prints its status (or, with --json, its result).
-func waitStream(cmd *cobra.Command, c client.Client, run client.WorkflowRun, runID string, w waitFlags) error {
+func (a *app) waitStream(cmd *cobra.Command, c client.Client, run client.WorkflowRun, runID string, w waitFlags) error {
 	if !w.wait {
 		return nil
 	}
@@ -257,5 +255,5 @@ func waitStream(cmd *cobra.Command, c client.Client, run client.WorkflowRun, run
 	if err != nil {
 		return err
 	}
-	return writeStreamStatus(cmd.OutOrStdout(), runID, st)
+	return writeStreamStatus(cmd.OutOrStdout(), a.set, runID, st)
 }

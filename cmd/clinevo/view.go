@@ -59,7 +59,7 @@ func (a *app) viewCmd() *cobra.Command {
 				return fmt.Errorf("view: Temporal client: %w", err)
 			}
 			defer c.Close()
-			srv, err := view.New(view.Options{Results: eng.Results, Memory: eng.Memory, Workflows: view.Temporal(c),
+			srv, err := view.New(view.Options{Benchmarks: eng.Benchmarks, Results: eng.Results, Memory: eng.Memory, Workflows: view.Temporal(c),
 				TemporalAddress: a.cfg.Temporal.Address, Namespace: a.cfg.Temporal.Namespace, TemporalUI: ui, Token: token})
 			if err != nil {
 				return err

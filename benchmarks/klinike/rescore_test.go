@@ -1,4 +1,4 @@
-package rescore_test
+package klinike_test
 
 import (
 	"context"
@@ -9,9 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/benchtest"
+	"github.com/clinevo/clinevo/benchmarks/klinike"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/rescore"
 	"github.com/clinevo/clinevo/results"
@@ -41,9 +42,9 @@ func TestExperimentRescore(t *testing.T) {
 	require.NoError(t, spec.Validate())
 	s, err := spec.SettingsOf(0)
 	require.NoError(t, err)
-	cp, err := corpus.Load(spec.HeldOut)
+	cp, err := benchtest.Library(klinike.Benchmark{}).Load(spec.HeldOut)
 	require.NoError(t, err)
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: s}
+	d := runner.Deps{Bench: klinike.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: s}
 	run := spec.RunID("A")
 	for i, c := range cp.Cases[:5] {
 		id := fmt.Sprintf("%s/p1/s00/e%04d-%s", run, i+1, c.ID)
@@ -58,9 +59,9 @@ func TestExperimentRescore(t *testing.T) {
 		r.Judge = deafJudge{}
 		return r, nil
 	}
-	_, err = rescore.Experiment(ctx, store, spec, settings.Role{Backend: "builtin"}, "judge@b", roles)
+	_, err = rescore.Experiment(ctx, store, benchtest.SetOf(t, klinike.Benchmark{}), spec, settings.Role{Backend: "builtin"}, "judge@b", roles)
 	require.ErrorContains(t, err, `variant "judge@b"`)
-	sums, err := rescore.Experiment(ctx, store, spec, settings.Role{Backend: "builtin"}, "deaf", roles)
+	sums, err := rescore.Experiment(ctx, store, benchtest.SetOf(t, klinike.Benchmark{}), spec, settings.Role{Backend: "builtin"}, "deaf", roles)
 	require.NoError(t, err)
 	require.Len(t, sums, 1, "only the baseline A is re-scored, not its variant A@cap45")
 	require.Equal(t, "kb-A@deaf", sums[0].Run)

@@ -1,4 +1,4 @@
-package engine_test
+package e2e_test
 
 import (
 	"context"
@@ -10,18 +10,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/benchmarks/sdbench"
-	"github.com/clinevo/clinevo/contract"
-	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
-	"github.com/clinevo/clinevo/experiments"
-	"github.com/clinevo/clinevo/llm"
-	"github.com/clinevo/clinevo/settings"
-	"github.com/clinevo/clinevo/workflows"
 )
 
 // TestSDBenchEndToEnd runs a short version of the shipped
@@ -31,26 +23,16 @@ import (
 // condition as a point, and (where Chromium is installed) renders; the
 // screenshot goes to CLINEVO_VIEW_SCREENSHOTS when that is set.
 func TestSDBenchEndToEnd(t *testing.T) {
-	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
-	spec, err := experiments.Parse("sdbench.yaml", sdbench.Experiment, settings.Default())
-	require.NoError(t, err)
+	spec := enginetest.Spec(t, "sdbench.yaml", sdbench.Experiment)
 	spec.Name, spec.Limit, spec.StageSize, spec.HeldOutLimit, spec.EvalConcurrency = "sd-mini", 12, 6, 6, 4
 	if n, err := strconv.Atoi(os.Getenv("CLINEVO_SDBENCH_LIMIT")); err == nil && n > 0 {
 		spec.Limit, spec.StageSize = n, max(6, n/4) // a longer run for a screenshot with learning in it
 	}
 	require.NoError(t, spec.Validate())
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ExperimentWorkflowID(spec.Name), TaskQueue: contract.TaskQueue},
-		workflows.ExperimentWorkflow, spec)
-	require.NoError(t, err)
-	var out contract.ExperimentResult
-	require.NoError(t, run.Get(ctx, &out))
+	out, rep := enginetest.RunExperiment(t, env, spec)
 	require.Len(t, out.Conditions, 8)
-
-	in, err := analysis.Load(ctx, env.Engine.Results, spec.Name)
-	require.NoError(t, err)
-	rep := analysis.Build(in)
 	require.Len(t, rep.Frontiers, 1)
 	f := rep.Frontiers[0]
 	require.Equal(t, sdbench.Name, f.Benchmark)
@@ -111,31 +93,4 @@ func TestSDBenchEndToEnd(t *testing.T) {
 	info, err := os.Stat(shot)
 	require.NoError(t, err)
 	require.Greater(t, info.Size(), int64(10000), "a screenshot with content")
-}
-
-// TestPanelRoles: doctor.mode panel makes the run's doctor the panel, for
-// any benchmark: built-in with a built-in doctor, and on roles.doctor's
-// model with one client per panel role named doctor.<role> (its use counted
-// per role); the panel defers to the benchmark's own doctor.
-func TestPanelRoles(t *testing.T) {
-	for _, profile := range []string{sdbench.Name, "gpagent"} {
-		s := settings.Default()
-		s.Profile, s.Doctor.Mode = profile, settings.PanelDoctor
-		r, err := engine.RolesFor(s, llm.Options{})
-		require.NoError(t, err)
-		p, ok := r.Doctor.(actor.Panel)
-		require.True(t, ok, "%s: %T", profile, r.Doctor)
-		require.Len(t, p.Members, len(actor.PanelRoles))
-		require.NotNil(t, p.Base)
-
-		s.Roles["doctor"] = settings.Role{Backend: settings.OpenAI, BaseURL: "http://127.0.0.1:1/v1", Model: "m", APIKeyEnv: "CLINEVO_NO_KEY"}
-		r, err = engine.RolesFor(s, llm.Options{})
-		require.NoError(t, err)
-		p = r.Doctor.(actor.Panel)
-		for _, role := range actor.PanelRoles {
-			m, ok := p.Members[role].(llm.PanelMember)
-			require.True(t, ok, role)
-			require.Equal(t, "doctor."+role, m.C.Role)
-		}
-	}
 }

@@ -1,12 +1,17 @@
-package runner_test
+package klinike_test
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/benchmarks/klinike"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/memory/local"
+	"github.com/clinevo/clinevo/runner"
 )
 
 // TestKlinikeLearning plays the 190 train tasks in order, without memory and
@@ -25,10 +30,16 @@ func TestKlinikeLearning(t *testing.T) {
 		}
 		return m
 	}
-	run := func(t *testing.T, memory bool) (early, late map[string]float64) {
-		d := deps(t, memory)
-		d.Settings.Profile = klinike.Name
-		traces := stream(t, d, tasks, "klinike")
+	run := func(t *testing.T, withMemory bool) (early, late map[string]float64) {
+		d := runner.Deps{Bench: klinike.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
+		if withMemory {
+			st, err := local.Open(context.Background(), filepath.Join(t.TempDir(), "memory.db"), memory.HashEmbedder{})
+			require.NoError(t, err)
+			t.Cleanup(func() { st.Close() })
+			d.Memory = st
+		}
+		traces, _, err := runner.PlayStream(context.Background(), d, tasks, "klinike")
+		require.NoError(t, err)
 		n := len(traces) / 5
 		return means(traces[:n]), means(traces[len(traces)-n:])
 	}

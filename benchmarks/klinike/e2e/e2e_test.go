@@ -1,4 +1,4 @@
-package benchmarks_test
+package e2e_test
 
 import (
 	"context"
@@ -18,7 +18,6 @@ import (
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
-	"github.com/clinevo/clinevo/experiments"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/rescore"
 	"github.com/clinevo/clinevo/settings"
@@ -32,13 +31,11 @@ import (
 // judge without replaying them, and writes the report with its KlinikeBench
 // section.
 func TestKlinikeBenchEndToEnd(t *testing.T) {
-	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
 	srv.Script = fakellm.Script // the must-ask judge of the re-scoring
 	env := enginetest.Start(t)
 	ctx := context.Background()
-	spec, err := experiments.Parse("klinikebench.yaml", klinike.Protocol, settings.Default())
-	require.NoError(t, err)
+	spec := enginetest.Spec(t, "klinikebench.yaml", klinike.Protocol)
 	keep := []string{"L1", "A", "C", "A@cap45", "C@cap45", "A@chart", "C@chart"}
 	var conds []contract.ConditionSpec
 	for _, c := range spec.Conditions {
@@ -75,11 +72,11 @@ func TestKlinikeBenchEndToEnd(t *testing.T) {
 	require.Positive(t, patientCalls, "the substituted patient answered")
 
 	judge := settings.Role{Backend: settings.OpenAI, BaseURL: srv.BaseURL(), Model: "fake-judge", Timeout: settings.Duration(5 * time.Second), JSONMode: true}
-	sums, err := rescore.Experiment(ctx, env.Engine.Results, spec, judge, "judge-fake", env.Engine.Roles)
+	sums, err := rescore.Experiment(ctx, env.Engine.Results, env.Engine.Benchmarks, spec, judge, "judge-fake", env.Engine.Roles)
 	require.NoError(t, err)
 	require.Len(t, sums, 2, "the held-out baselines A and C are re-scored, not the stream")
 
-	in, err := analysis.Load(ctx, env.Engine.Results, "kbmini")
+	in, err := analysis.Load(ctx, env.Engine.Results, env.Engine.Benchmarks, "kbmini")
 	require.NoError(t, err)
 	rep := analysis.Build(in)
 	k, ok := rep.SectionData(klinike.SectionKey).(*klinike.Report)

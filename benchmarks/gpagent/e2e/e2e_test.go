@@ -1,4 +1,4 @@
-package benchmarks_test
+package e2e_test
 
 import (
 	"bufio"
@@ -11,15 +11,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
-	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine/enginetest"
-	"github.com/clinevo/clinevo/experiments"
-	"github.com/clinevo/clinevo/settings"
-	"github.com/clinevo/clinevo/workflows"
 )
 
 // TestGPAgentBenchEndToEnd runs a short version of the shipped
@@ -29,31 +24,13 @@ import (
 // report, whose GPAgentBench section holds the metrics table and the
 // Miss-GP against Miss-Refer scatter (Figure 4's axes).
 func TestGPAgentBenchEndToEnd(t *testing.T) {
-	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
-	spec, err := experiments.Parse("gpagentbench.yaml", gpagent.Experiment, settings.Default())
-	require.NoError(t, err)
+	spec := enginetest.Spec(t, "gpagentbench.yaml", gpagent.Experiment)
 	spec.Name, spec.Limit, spec.StageSize, spec.HeldOutLimit, spec.EvalConcurrency = "gp-mini", 8, 4, 4, 4
-	var keep []contract.ConditionSpec
-	for _, c := range spec.Conditions {
-		if slices.Contains([]string{"E1", "A2", "A6", "H0"}, c.Name) {
-			c.PairedWith = ""
-			keep = append(keep, c)
-		}
-	}
-	spec.Conditions = keep
-	require.NoError(t, spec.Validate())
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ExperimentWorkflowID(spec.Name), TaskQueue: contract.TaskQueue},
-		workflows.ExperimentWorkflow, spec)
-	require.NoError(t, err)
-	var out contract.ExperimentResult
-	require.NoError(t, run.Get(ctx, &out))
+	spec = enginetest.Keep(t, spec, "E1", "A2", "A6", "H0")
+	out, rep := enginetest.RunExperiment(t, env, spec)
 	require.Len(t, out.Conditions, 4)
-
-	in, err := analysis.Load(ctx, env.Engine.Results, spec.Name)
-	require.NoError(t, err)
-	rep := analysis.Build(in)
 	for _, c := range rep.Conditions {
 		require.Contains(t, c.Overall.Metrics, "mgmt", c.Name)
 		require.Contains(t, c.Overall.Metrics, "miss_refer", c.Name)

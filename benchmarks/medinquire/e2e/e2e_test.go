@@ -1,4 +1,4 @@
-package benchmarks_test
+package e2e_test
 
 import (
 	"context"
@@ -17,11 +17,9 @@ import (
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/benchmarks/medinquire"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/evolver"
-	"github.com/clinevo/clinevo/experiments"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
@@ -93,7 +91,7 @@ func (r *learnerInputs) add(events []clinic.Event, final clinic.FinalOutput, res
 // managerStrings are the manager-view values of a corpus's first n cases.
 func managerStrings(t *testing.T, ref string, n int) []string {
 	t.Helper()
-	cp, err := corpus.Load(ref)
+	cp, err := enginetest.Library(t).Load(ref)
 	require.NoError(t, err)
 	var out []string
 	for _, c := range cp.Cases[:n] {
@@ -112,7 +110,6 @@ func managerStrings(t *testing.T, ref string, n int) []string {
 // no grader or evolver input of any condition carries the write-back key or
 // any manager-view value, and neither does any workflow history.
 func TestEvoClinicianShortRun(t *testing.T) {
-	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("runs twelve conditions of 10 episodes on the embedded server")
 	}
@@ -135,14 +132,13 @@ func TestEvoClinicianShortRun(t *testing.T) {
 		}
 	})
 	ctx := context.Background()
-	spec, err := experiments.Parse("evoclinician.yaml", medinquire.Protocol, settings.Default())
-	require.NoError(t, err)
+	spec := enginetest.Spec(t, "evoclinician.yaml", medinquire.Protocol)
 	spec.Name, spec.Limit, spec.StageSize = "evo", 10, 5
 	run, err := engine.StartExperiment(ctx, env.Client, env.Engine.Results, "", spec)
 	require.NoError(t, err)
 	require.NoError(t, run.Get(ctx, nil))
 
-	in, err := analysis.Load(ctx, env.Engine.Results, "evo")
+	in, err := analysis.Load(ctx, env.Engine.Results, env.Engine.Benchmarks, "evo")
 	require.NoError(t, err)
 	rep := analysis.Build(in)
 	dir := t.TempDir()
