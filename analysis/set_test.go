@@ -32,3 +32,8 @@ func testSet() bench.Set {
 	}
 	return set
 }
+
+// gated is a benchmark with a role of its own (as SDBench's gatekeeper).
+type gated struct{ benchtest.Fake }
+
+func (gated) Roles() []string { return []string{"gatekeeper"} }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/costplan"
@@ -97,4 +98,43 @@ func defaultSet(t testing.TB) bench.Set {
 	set, err := bench.NewSet(medevoeval.Benchmark{})
 	require.NoError(t, err)
 	return set
+}
+
+// gated is a benchmark that plays the shared environment with a role of its
+// own beside the shared ones (as SDBench's gatekeeper).
+type gated struct{ medevoeval.Benchmark }
+
+func (gated) Name() string    { return "gated" }
+func (gated) Roles() []string { return []string{"gatekeeper"} }
+
+// TestPlanCostsTheRolesABenchmarkAdds: a condition whose benchmark adds a
+// role on a model has that role's calls and cost in its plan (bench.RunRoles),
+// bounded by one call a non-final turn: Tmax 10, 9 calls an episode, 4
+// episodes, 36 calls at the guessed 1500 + 200 tokens, priced 1 and 4 USD a
+// million: 36 × (1500·1 + 200·4)/1e6 = 0.0828 USD. A condition of a benchmark
+// without it plans no such row.
+func TestPlanCostsTheRolesABenchmarkAdds(t *testing.T) {
+	set := benchtest.SetOf(t, medevoeval.Benchmark{}, gated{})
+	base := set.DefaultSettings()
+	base.ModelPrices = []settings.ModelPrice{{Model: "m1", Prompt: 1, Completion: 4}}
+	base.Roles["gatekeeper"] = settings.Role{Backend: settings.OpenAI, BaseURL: "http://127.0.0.1:1/v1", Model: "m1", MaxTokens: 1024}
+	spec := contract.ExperimentSpec{Name: "g", Corpus: "builtin:stream@7", HeldOut: "builtin:heldout@7", HeldOutLimit: 4, Base: base,
+		Conditions: []contract.ConditionSpec{{Name: "G", Kind: contract.KindHeldOut, Settings: settings.Overrides{"profile": "gated"}},
+			{Name: "M", Kind: contract.KindHeldOut}}}
+	require.NoError(t, spec.Validate())
+	p, err := costplan.Experiment(set, spec, costplan.History{})
+	require.NoError(t, err)
+	roles := func(c costplan.Condition) map[string]costplan.Role {
+		m := map[string]costplan.Role{}
+		for _, r := range c.Roles {
+			m[r.Role] = r
+		}
+		return m
+	}
+	g := roles(p.Conditions[0])
+	require.Contains(t, g, "gatekeeper")
+	require.InDelta(t, 36, g["gatekeeper"].Calls, 1e-9)
+	require.Equal(t, "m1", g["gatekeeper"].Model)
+	require.InDelta(t, 36*(1500*1.0+200*4.0)/1e6, g["gatekeeper"].CostUSD, 1e-12)
+	require.NotContains(t, roles(p.Conditions[1]), "gatekeeper")
 }
