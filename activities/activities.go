@@ -37,8 +37,9 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// Activities are the workflows' side effects. The workflows call them through
-// a nil *Activities, so every field is a port filled in by the worker.
+// Activities are the workflows' side effects. The workflows call them by
+// name (package acts declares each one's name and types), so every field is
+// a port filled in by the worker.
 type Activities struct {
 	// Benchmarks are the build's benchmarks: each run plays the one its
 	// settings select.

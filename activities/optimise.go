@@ -17,18 +17,6 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// BreedInput asks for one child of a prompt optimiser's development phase:
-// slot of generation gen, bred from the pool (candidates with their
-// development scores and runs).
-type BreedInput struct {
-	Run      string              `json:"run"`
-	Corpus   string              `json:"corpus"` // the development corpus
-	Gen      int                 `json:"gen"`
-	Slot     int                 `json:"slot"`
-	Pool     []evolver.Candidate `json:"pool"`
-	Settings settings.Settings   `json:"settings"`
-}
-
 // Breed makes one child rule book (EvoPrompt's crossover and mutation,
 // GEPA's reflective mutation of a Pareto-front parent) from the graded
 // development episodes of its parents. The child is stored before it is

@@ -288,7 +288,7 @@ func (st *state) rank() []candidate {
 			a.sim = max(a.sim, c.Similarity)
 			a.cards = append(a.cards, c)
 			for _, p := range c.Evidence {
-				if !contains(a.evidence, p) {
+				if !slices.Contains(a.evidence, p) {
 					a.evidence = append(a.evidence, p)
 				}
 			}
@@ -504,12 +504,12 @@ func (st *state) finalize(cands []candidate, working []string) clinic.DoctorOutp
 			}
 		}
 		for _, p := range card.Plan {
-			if !contains(o.Plan, p) {
+			if !slices.Contains(o.Plan, p) {
 				o.Plan = append(o.Plan, p)
 			}
 		}
 		for _, p := range card.Followup {
-			if !contains(o.Followup, p) {
+			if !slices.Contains(o.Followup, p) {
 				o.Followup = append(o.Followup, p)
 			}
 		}
@@ -562,13 +562,4 @@ func cardIDs(cands []candidate, n int) []string {
 		}
 	}
 	return ids
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

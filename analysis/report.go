@@ -251,7 +251,7 @@ func Build(in Input) Report {
 		}
 		withU[c.Name] = cr.DefinesU()
 		rep.Conditions = append(rep.Conditions, cr)
-		if c.Kind == "stream" && res.Stream != nil {
+		if c.Kind == contract.KindStream && res.Stream != nil {
 			if r := retention(c.Name, res.Run, len(res.Stream.StageEnds), in.Records, cr.DefinesU()); r != nil {
 				rep.Retention = append(rep.Retention, *r)
 			}
@@ -263,13 +263,13 @@ func Build(in Input) Report {
 	// Held-out transfer: every H3 condition against the experiment's H0.
 	var h0 *contract.ConditionSpec
 	for i, c := range in.Spec.Conditions {
-		if c.Kind == "heldout" && c.From == "" {
+		if c.Kind == contract.KindHeldOut && c.From == "" {
 			h0 = &in.Spec.Conditions[i]
 			break
 		}
 	}
 	for _, c := range in.Spec.Conditions {
-		if c.Kind == "heldout" && c.From != "" && h0 != nil {
+		if c.Kind == contract.KindHeldOut && c.From != "" && h0 != nil {
 			h3r, h0r := in.Records[byName[c.Name].Run], in.Records[byName[h0.Name].Run]
 			withBoth := withU[c.Name] && withU[h0.Name]
 			rep.Transfer = append(rep.Transfer, transfer(c.Name, h0.Name, h3r, h0r, withBoth))
@@ -286,7 +286,7 @@ func Build(in Input) Report {
 	// Paired comparisons of streams over the same cases, against the first stream.
 	var streams []contract.ConditionSpec
 	for _, c := range in.Spec.Conditions {
-		if c.Kind == "stream" && (c.Corpus == "" || c.Corpus == in.Spec.Corpus) {
+		if c.Kind == contract.KindStream && (c.Corpus == "" || c.Corpus == in.Spec.Corpus) {
 			streams = append(streams, c)
 		}
 	}

@@ -1,9 +1,8 @@
 package corpus
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/internal/jsonl"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
@@ -87,29 +87,22 @@ func importAgentClinic(r io.Reader, name string, skipInvalid bool) ([]clinic.Cas
 	var cases []clinic.Case
 	var extra []catalog.Item
 	var skipped []Skipped
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
+	err := jsonl.Read(r, name, func(line int, raw []byte) error {
 		c, items, reason := importAgentClinicLine(raw, line)
 		if reason != "" {
 			if !skipInvalid {
-				return nil, nil, fmt.Errorf("%s:%d: %s", name, line, reason)
+				return errors.New(reason)
 			}
 			skipped = append(skipped, Skipped{File: name, Line: line, Reason: reason})
-			continue
+			return nil
 		}
 		cases = append(cases, c)
 		// Only valid cases add tests to the shared catalog: a skipped line leaves no trace.
 		extra = append(extra, items...)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s:%d: read: %w", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(cases) == 0 {
 		if len(skipped) > 0 {

@@ -5,7 +5,6 @@ package corpus
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
+	"github.com/clinevo/clinevo/internal/jsonl"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
@@ -99,7 +99,7 @@ func Validate(c *clinic.Case) error {
 		}
 		seen[f.ID] = true
 		for j, t := range f.Topics {
-			if !oneOf(t, clinic.Topics) {
+			if !slices.Contains(clinic.Topics, t) {
 				return fail(fmt.Sprintf("%s.topics[%d]", field, j), fmt.Sprintf("unknown topic %q, want one of %s", t, strings.Join(clinic.Topics, ", ")))
 			}
 		}
@@ -110,7 +110,7 @@ func Validate(c *clinic.Case) error {
 		allowed  []string
 	}{{"personality", p.Personality, clinic.Personalities}, {"language", p.Language, clinic.Languages},
 		{"recall", p.Recall, clinic.Recalls}, {"clarity", p.Clarity, clinic.Clarities}, {"disorientation", p.Disorientation, clinic.Disorientations}} {
-		if chk.v != "" && !oneOf(chk.v, chk.allowed) {
+		if chk.v != "" && !slices.Contains(chk.allowed, chk.v) {
 			return fail("patient_view.persona."+chk.field, fmt.Sprintf("unknown value %q, want one of %s", chk.v, strings.Join(chk.allowed, ", ")))
 		}
 	}
@@ -123,7 +123,7 @@ func Validate(c *clinic.Case) error {
 		}
 	}
 	for i, t := range c.Manager.MustAsk {
-		if !oneOf(t, clinic.Topics) {
+		if !slices.Contains(clinic.Topics, t) {
 			return fail(fmt.Sprintf("manager_view.must_ask_topics[%d]", i), fmt.Sprintf("unknown topic %q", t))
 		}
 	}
@@ -133,7 +133,7 @@ func Validate(c *clinic.Case) error {
 			return fail(fmt.Sprintf("manager_view.required_actions[%d]", i), fmt.Sprintf("%q does not start with an action (ASK, REQUEST_TEST, CALL_MDT, FINALIZE)", a))
 		}
 	}
-	if r := c.Manager.Referral; r != nil && r.Urgency != "" && !oneOf(r.Urgency, []string{"routine", "urgent", "emergency"}) {
+	if r := c.Manager.Referral; r != nil && r.Urgency != "" && !slices.Contains([]string{"routine", "urgent", "emergency"}, r.Urgency) {
 		return fail("manager_view.referral.urgency", fmt.Sprintf("unknown urgency %q, want routine, urgent or emergency", r.Urgency))
 	}
 	// A finding is present or absent, not both: a denied finding (Fact.Absent)
@@ -154,46 +154,28 @@ func Validate(c *clinic.Case) error {
 	return nil
 }
 
-func oneOf(v string, allowed []string) bool {
-	for _, a := range allowed {
-		if a == v {
-			return true
-		}
-	}
-	return false
-}
-
 // ReadJSONL reads native cases, one JSON object a line, validating each
 // (Validate). Errors name the file, the line and the field.
 func (l Library) ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
 	var cases []clinic.Case
 	firstLine := map[string]int{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
+	err := jsonl.Read(r, name, func(line int, raw []byte) error {
 		var c clinic.Case
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("%s:%d: %s", name, line, DescribeJSONError(err))
+		if err := jsonl.Strict(raw, &c); err != nil {
+			return errors.New(DescribeJSONError(err))
 		}
 		if err := l.Validate(&c); err != nil {
-			return nil, fmt.Errorf("%s:%d: case %q: %w", name, line, c.ID, err)
+			return fmt.Errorf("case %q: %w", c.ID, err)
 		}
 		if first, ok := firstLine[c.ID]; ok {
-			return nil, fmt.Errorf("%s:%d: field id: duplicate case ID %q (first on line %d)", name, line, c.ID, first)
+			return fmt.Errorf("field id: duplicate case ID %q (first on line %d)", c.ID, first)
 		}
 		firstLine[c.ID] = line
 		cases = append(cases, c)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: read: %w", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(cases) == 0 {
 		return nil, fmt.Errorf("%s: no cases", name)
@@ -323,7 +305,7 @@ func (l Library) ParseBuiltin(ref string) (Builtin, error) {
 		b.Seed = seed
 	}
 	splits := append(append([]string(nil), synth.Splits...), l.benchSplitNames()...)
-	if !oneOf(split, splits) {
+	if !slices.Contains(splits, split) {
 		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split, strings.Join(splits, ", "), builtinForm)
 	}
 	if _, vs, ok := l.benchSplit(split); ok && !slices.Contains(vs, b.Version) {

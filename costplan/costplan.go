@@ -12,6 +12,7 @@ import (
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -271,9 +272,9 @@ func perEpisode(b bench.Benchmark, s settings.Settings, m means, learning bool) 
 		case "judge":
 			r.Calls = 1
 		case "grader":
-			r.Calls = b2f(learning)
+			r.Calls = grader.Indicator(learning)
 		case "evolver":
-			r.Calls = b2f(learning) / float64(max(1, s.Evolver.UpdateInterval))
+			r.Calls = grader.Indicator(learning) / float64(max(1, s.Evolver.UpdateInterval))
 		case "embeddings":
 			r.Calls = turns // a retrieval a turn
 		default:
@@ -296,13 +297,6 @@ func perEpisode(b bench.Benchmark, s settings.Settings, m means, learning bool) 
 		out = append(out, r)
 	}
 	return out
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // episodeSeconds is an episode's wall time: the recorded mean, else the

@@ -3,6 +3,7 @@ package episode
 import (
 	"context"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 
@@ -111,7 +112,7 @@ const (
 // best ones, shaped by the persona.
 func (BuiltinPatient) Answer(_ context.Context, q PatientQuery) (PatientReply, error) {
 	topics := QuestionTopics(q.Question)
-	if q.Topic != "" && !contains(topics, q.Topic) {
+	if q.Topic != "" && !slices.Contains(topics, q.Topic) {
 		topics = append(topics, q.Topic)
 	}
 	words := map[string]bool{}
@@ -135,7 +136,7 @@ func (BuiltinPatient) Answer(_ context.Context, q PatientQuery) (PatientReply, e
 	for i, f := range q.View.Facts {
 		s := 0.0
 		for _, t := range f.Topics {
-			if contains(topics, t) {
+			if slices.Contains(topics, t) {
 				s = 0.6
 				break
 			}
@@ -216,7 +217,7 @@ func allNegatable(topics []string) bool {
 func holdsTopic(v clinic.PatientView, topics []string) bool {
 	for _, f := range v.Facts {
 		for _, t := range f.Topics {
-			if contains(topics, t) {
+			if slices.Contains(topics, t) {
 				return true
 			}
 		}
@@ -285,13 +286,4 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return strings.ToLower(s[:1]) + s[1:]
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

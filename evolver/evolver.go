@@ -239,12 +239,12 @@ func cards(cfg settings.Evolver, in Input, truth *grader.Key, ctxWords []string)
 		switch ev.Action {
 		case clinic.Ask:
 			for _, t := range TopicsOf(ev) {
-				if !has(ask, t) {
+				if !slices.Contains(ask, t) {
 					ask = append(ask, t)
 				}
 			}
 		case clinic.RequestTest:
-			if !ev.Free && !has(tests, ev.Test) {
+			if !ev.Free && !slices.Contains(tests, ev.Test) {
 				tests = append(tests, ev.Test)
 			}
 		}
@@ -462,15 +462,6 @@ func orNone(s string) string {
 		return "nothing specific"
 	}
 	return s
-}
-
-func has(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // proposals are the rule edits a graded episode suggests (EvoClinician §3,

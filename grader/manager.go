@@ -178,7 +178,7 @@ func Combine(c *clinic.Case, set settings.Settings, events []clinic.Event, final
 	if s.Plan != nil {
 		num, den = num+w.Plan**s.Plan, den+w.Plan
 	}
-	s.S = round4(num / den)
+	s.S = Round4(num / den)
 	s.Pass = s.S >= w.PassAt
 	s.Grade = int(math.Round(100 * s.S))
 	s.Referral = referral(m.Referral, planItems)
@@ -189,11 +189,11 @@ func Combine(c *clinic.Case, set settings.Settings, events []clinic.Event, final
 	if cfg.MaxTests > 0 {
 		u -= w.UE * float64(s.E) / float64(cfg.MaxTests)
 	}
-	s.U = round4(u)
+	s.U = Round4(u)
 	for _, ev := range events {
 		s.Cost += ev.Cost
 	}
-	s.Cost = round4(s.Cost)
+	s.Cost = Round4(s.Cost)
 	s.MustAsk = MustAsk(m.MustAsk, events)
 	s.Required = required(m.RequiredActions, events)
 	return s
@@ -229,7 +229,7 @@ func Process(events []clinic.Event, cfg settings.Episode) (t, e int, r float64) 
 		}
 	}
 	if e > 0 {
-		r = round4(float64(invalid) / float64(e))
+		r = Round4(float64(invalid) / float64(e))
 	}
 	return t, e, r
 }
@@ -320,7 +320,7 @@ func MustAsk(topics []string, events []clinic.Event) float64 {
 			n++
 		}
 	}
-	return round4(float64(n) / float64(len(topics)))
+	return Round4(float64(n) / float64(len(topics)))
 }
 
 func required(actions []string, events []clinic.Event) float64 {
@@ -352,7 +352,20 @@ func required(actions []string, events []clinic.Event) float64 {
 			}
 		}
 	}
-	return round4(float64(n) / float64(len(actions)))
+	return Round4(float64(n) / float64(len(actions)))
 }
 
-func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+// Round4 rounds a score, a rate or a cost to four decimals, as the scorers
+// of the manager and of every benchmark store them (clinevo's choice: finer
+// than any figure a report shows, and the float noise of sums and ratios
+// stays out of records).
+func Round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// Indicator is 1 for true and 0 for false: a yes/no outcome as a score, a
+// rate's term, or a count.
+func Indicator(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

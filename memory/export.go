@@ -1,16 +1,16 @@
 package memory
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"sort"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/internal/jsonl"
 )
 
 // The export format of a bank is JSONL, one clinic.Card a line, evicted cards
@@ -34,41 +34,32 @@ func WriteCards(w io.Writer, cards []clinic.Card) error {
 // unknown kind, a duplicate id.
 func ReadCards(r io.Reader, name string) ([]clinic.Card, error) {
 	var out []clinic.Card
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	seen := map[string]int{}
 	kinds := []clinic.CardKind{clinic.CardSuccess, clinic.CardCorrection, clinic.CardRule, clinic.CardAdvice, clinic.CardSummary}
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
+	err := jsonl.Read(r, name, func(line int, raw []byte) error {
 		var c clinic.Card
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a card: %v", name, line, err)
+		if err := jsonl.Strict(raw, &c); err != nil {
+			return fmt.Errorf("not a card: %v", err)
 		}
 		switch {
 		case c.ID == "":
-			return nil, fmt.Errorf("%s:%d: field id: required", name, line)
+			return errors.New("field id: required")
 		case c.Kind == "":
-			return nil, fmt.Errorf("%s:%d: field kind: required", name, line)
+			return errors.New("field kind: required")
 		case !slices.Contains(kinds, c.Kind):
-			return nil, fmt.Errorf("%s:%d: field kind: unknown kind %q, want one of %v", name, line, c.Kind, kinds)
+			return fmt.Errorf("field kind: unknown kind %q, want one of %v", c.Kind, kinds)
 		case c.Run == "":
-			return nil, fmt.Errorf("%s:%d: field run: required", name, line)
+			return errors.New("field run: required")
 		}
 		if first, ok := seen[c.ID]; ok {
-			return nil, fmt.Errorf("%s:%d: field id: duplicate card %s (first on line %d)", name, line, c.ID, first)
+			return fmt.Errorf("field id: duplicate card %s (first on line %d)", c.ID, first)
 		}
 		seen[c.ID] = line
 		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: read: %w", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

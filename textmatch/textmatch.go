@@ -270,3 +270,15 @@ func ContainsPhrase(text, phrase string) bool {
 	}
 	return strings.Contains(" "+Normalize(text)+" ", " "+p+" ")
 }
+
+// NonBlank returns the entries of xs that hold more than white space, trimmed
+// of it: the items of a list a doctor or a model wrote.
+func NonBlank(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -6,7 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/activities/acts"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -48,12 +48,12 @@ func runExperiment(ctx workflow.Context, spec contract.ExperimentSpec) (contract
 		return contract.ExperimentResult{}, err
 	}
 	actx := activityOptions(ctx, 60)
-	var plan activities.ExperimentPlan
-	var planOut any // the plan, from version 1; older histories recorded none
+	var plan acts.ExperimentPlan
+	var planOut *acts.ExperimentPlan // the plan, from version 1; older histories recorded none
 	if planned {
 		planOut = &plan
 	}
-	if err := w.activity(actx, a.PutExperiment, planOut, spec); err != nil {
+	if err := call(actx, w.activity, acts.PutExperiment, spec, planOut); err != nil {
 		return contract.ExperimentResult{}, err
 	}
 	if planned && len(plan.Settings) != len(spec.Conditions) {
@@ -78,8 +78,8 @@ func runExperiment(ctx workflow.Context, spec contract.ExperimentSpec) (contract
 		c := spec.Conditions[i]
 		run := spec.RunID(c.Name)
 		res[i] = contract.ConditionResult{Name: c.Name, Kind: c.Kind, Run: run}
-		var prev activities.RunResultReply
-		if err := w.activity(actx, a.RunResult, &prev, run); err != nil {
+		var prev acts.RunResultReply
+		if err := call(actx, w.activity, acts.RunResult, run, &prev); err != nil {
 			return err
 		}
 		if prev.Found {
@@ -116,8 +116,8 @@ func runExperiment(ctx workflow.Context, spec contract.ExperimentSpec) (contract
 			if limit == 0 {
 				limit = spec.HeldOutLimit
 			}
-			var cases activities.StreamPlan
-			if err := w.activity(actx, a.PlanCases, &cases, corpus, limit); err != nil {
+			var cases acts.StreamPlan
+			if err := call2(actx, w.activity, acts.PlanCases, corpus, limit, &cases); err != nil {
 				return err
 			}
 			concurrency := plan.EvalConcurrency
@@ -184,7 +184,7 @@ func runExperiment(ctx workflow.Context, spec contract.ExperimentSpec) (contract
 		}
 	}
 	out := contract.ExperimentResult{Name: spec.Name, Conditions: res}
-	if err := w.activity(actx, a.CompleteRun, nil, activities.RunCompletion{Run: spec.Name, Kind: contract.KindExperiment, Result: out}); err != nil {
+	if err := call(actx, w.activity, acts.CompleteRun, acts.RunCompletion{Run: spec.Name, Kind: contract.KindExperiment, Result: out}, nil); err != nil {
 		return contract.ExperimentResult{}, err
 	}
 	return out, nil

@@ -83,7 +83,7 @@ func (a *app) demoCmd() *cobra.Command {
 			labels := map[string]string{} // stream conditions' runs
 			var streams []results.Record
 			for _, cd := range spec.Conditions {
-				if cd.Kind == "stream" {
+				if cd.Kind == contract.KindStream {
 					labels[spec.RunID(cd.Name)] = cd.Title()
 				}
 			}
