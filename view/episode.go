@@ -219,7 +219,11 @@ func (s *Server) replay(ctx context.Context, p *episodePage, c clinic.Case, src 
 	if len(src.MemoryRuns) == 0 {
 		return nil // no memory in this run: no card was shown
 	}
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: src.Settings}
+	b, err := s.o.Benchmarks.Of(src.Settings)
+	if err != nil {
+		return nil // a benchmark this build does not have: its views cannot be rebuilt, the page shows what was stored
+	}
+	d := runner.Deps{Bench: b, Roles: runner.BuiltinRoles(), Settings: src.Settings}
 	m := runner.Meta{RunID: p.Record.Run, EpisodeID: p.Record.EpisodeID, Number: p.Record.Number, Pass: p.Record.Pass, Stage: p.Record.Stage,
 		MemoryRuns: src.MemoryRuns, Frozen: true}
 	asOf := p.Record.Number - 1 // Retrieve reads the memory after the previous episode (evaluations: Number = as_of + 1)
