@@ -11,8 +11,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	s := settings.Default()
-	s.Profile = medinquire.Name
+	s := benchtest.Settings(medinquire.Benchmark{})
 	s.Evolver.Mode = settings.ScoreOnly
 	benchtest.Run(t, medinquire.Benchmark{}, benchtest.Config{
 		Settings: []settings.Settings{s},
