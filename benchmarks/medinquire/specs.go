@@ -2,8 +2,6 @@ package medinquire
 
 import (
 	_ "embed"
-
-	"github.com/clinevo/clinevo/experiments"
 )
 
 // Protocol is EvoClinician's setting on Med-Inquire with its ablations and
@@ -11,8 +9,6 @@ import (
 //
 //go:embed evoclinician.yaml
 var Protocol []byte
-
-var _ experiments.Specs = Benchmark{}
 
 // Specs is the one.
 func (Benchmark) Specs() map[string][]byte { return map[string][]byte{"evoclinician.yaml": Protocol} }
