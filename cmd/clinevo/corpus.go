@@ -121,11 +121,15 @@ func (a *app) corpusCmd() *cobra.Command {
 	cmd.AddCommand(stats)
 	var importOut string
 	var skipInvalid bool
+	var files map[string]string
 	imp := &cobra.Command{
 		Use:   "import FORMAT IN",
 		Short: "Convert an external corpus to native JSONL",
 		Long:  "Convert an external corpus to native JSONL. FORMAT is one of:\n" + formatList(),
-		Args:  cobra.ExactArgs(2),
+		Example: `  clinevo corpus import agentclinic agentclinic_medqa.jsonl --out cases.jsonl
+  clinevo corpus import ddxplus release_test_patients.csv --out ddxplus.jsonl
+  clinevo corpus import ddxplus patients.csv --file evidences=dict/release_evidences.json --file conditions=dict/release_conditions.json --out ddxplus.jsonl`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if importOut == "" {
 				return fmt.Errorf("corpus import: --out FILE is required")
@@ -135,7 +139,7 @@ func (a *app) corpusCmd() *cobra.Command {
 				return fmt.Errorf("corpus import: %w", err)
 			}
 			defer f.Close()
-			cases, skipped, err := corpus.Import(args[0], f, args[1], skipInvalid)
+			cases, skipped, err := corpus.Import(args[0], f, args[1], corpus.Options{SkipInvalid: skipInvalid, Files: files})
 			for _, s := range skipped {
 				fmt.Fprintln(cmd.ErrOrStderr(), s)
 			}
@@ -153,16 +157,21 @@ func (a *app) corpusCmd() *cobra.Command {
 		},
 	}
 	imp.Flags().StringVar(&importOut, "out", "", "output JSONL file")
-	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "agentclinic: import every valid case and list the invalid lines (default: any invalid line fails the import)")
+	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "agentclinic, ddxplus, sdbench: import every valid case and list the invalid ones (default: any invalid one fails the import)")
+	imp.Flags().StringToStringVar(&files, "file", nil, "a companion file the format reads, NAME=PATH (repeatable; see the formats' files below)")
 	cmd.AddCommand(imp)
 	return cmd
 }
 
-// formatList lists the import formats for the command's help.
+// formatList lists the import formats, and the companion files each
+// reads, for the command's help.
 func formatList() string {
 	var b strings.Builder
 	for _, f := range corpus.Formats() {
 		fmt.Fprintf(&b, "  %-12s %s\n", f.Name, f.Doc)
+		for _, o := range f.Files {
+			fmt.Fprintf(&b, "  %-12s   --file %s=PATH: %s\n", "", o.Name, o.Doc)
+		}
 	}
 	return b.String()
 }
