@@ -32,7 +32,7 @@ func TestParseBuiltin(t *testing.T) {
 		{ref: "builtin:v2:klinike-train@3", want: corpus.Builtin{Version: synth.V2, Split: "klinike-train", Seed: 3}},
 		{ref: "builtin:v1:klinike", err: "split klinike is built on generator version v2, v3 only, not v1"},
 		{ref: "builtin:v3:klinike-test@7", want: corpus.Builtin{Version: synth.V3, Split: "klinike-test", Seed: 7}},
-		{ref: "builtin:streams", err: `unknown split "streams", want one of stream, heldout, cross, update, gp, gp-heldout, klinike, klinike-test, klinike-train`},
+		{ref: "builtin:streams", err: `unknown split "streams", want one of stream, heldout, cross, update, ddxplus, gp, gp-heldout, klinike, klinike-test, klinike-train`},
 		{ref: "builtin:", err: `unknown split ""`},
 		{ref: "stream.jsonl", err: `starts with "builtin:"`},
 	}

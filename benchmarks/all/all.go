@@ -5,6 +5,7 @@ package all
 
 import (
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/benchmarks/ddxplus"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/benchmarks/klinike"
 	"github.com/clinevo/clinevo/benchmarks/medevoeval"
@@ -14,5 +15,6 @@ import (
 
 // Benchmarks are the benchmarks of this build, in registration order.
 func Benchmarks() []bench.Benchmark {
-	return []bench.Benchmark{medevoeval.Benchmark{}, medinquire.Benchmark{}, gpagent.Benchmark{}, klinike.Benchmark{}, sdbench.Benchmark{}}
+	return []bench.Benchmark{medevoeval.Benchmark{}, medinquire.Benchmark{}, gpagent.Benchmark{}, klinike.Benchmark{}, sdbench.Benchmark{},
+		ddxplus.Benchmark{}}
 }
