@@ -101,8 +101,8 @@ var firstPerson = []struct{ ask, say string }{
 	{"Do you currently, or did you ever, have ", "I have or have had "},
 	{"Did you previously, or do you currently, have ", "I have or have had "},
 	{"Do you have ", "I have "}, {"Do you feel ", "I feel "}, {"Do you find ", "I find "},
-	{"Do your ", "My "}, {"Do you ", "I "}, {"Are you ", "I am "}, {"Are your ", "My "},
-	{"Have you ever ", "I have "}, {"Have you ", "I have "}, {"Did you ", "I did "}, {"Is your ", "My "},
+	{"Do your ", "My "}, {"Do you ", "I "}, {"Are you ", "I am "},
+	{"Have you ever ", "I have "}, {"Have you ", "I have "}, {"Did you ", "I did "},
 }
 
 // Statement is a finding as the patient would tell it unprompted, in the
@@ -117,7 +117,7 @@ func (f Finding) Statement() string {
 			continue
 		}
 		rest = strings.TrimRight(rest, "?:. ")
-		for _, sw := range [][2]string{{" your ", " my "}, {" yourself", " myself"}, {" do you ", " I "}, {" are you ", " I am "}, {" you ", " I "}} {
+		for _, sw := range [][2]string{{" your ", " my "}, {" yourself", " myself"}, {" do you ", " I "}, {" are you ", " I am "}, {" you are ", " I am "}, {" you ", " I "}} {
 			rest = strings.ReplaceAll(rest, sw[0], sw[1])
 		}
 		return fp.say + rest + "."

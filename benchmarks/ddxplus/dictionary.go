@@ -37,7 +37,7 @@ type Evidence struct {
 // Condition is one of the 49 pathologies of the release.
 type Condition struct {
 	Name        string
-	ICD10       string
+	ICD10       string // upper case, as ICD-10 writes codes (the release writes some in lower case)
 	Severity    int
 	Symptoms    []string // evidence codes
 	Antecedents []string
@@ -150,7 +150,7 @@ func evidenceOf(key string, r rawEvidence) (Evidence, error) {
 }
 
 func (d *Dictionary) conditionOf(key string, r rawCondition) (Condition, error) {
-	c := Condition{Name: r.Name, ICD10: r.ICD10, Severity: r.Severity}
+	c := Condition{Name: r.Name, ICD10: strings.ToUpper(r.ICD10), Severity: r.Severity}
 	if c.Name == "" || c.Name != key {
 		return c, fmt.Errorf("field condition_name %q differs from its key", r.Name)
 	}

@@ -9,15 +9,16 @@ import (
 )
 
 // askAt is the share of a doctor's question's content words an evidence's
-// question must hold for the question to ask about that evidence (clinevo's
-// own threshold: half, so "Do you have a fever?" finds "Do you have a fever
-// (either felt or measured with a thermometer)?" and a question about
-// something the release does not ask finds nothing).
+// question must hold more than for the question to ask about that evidence
+// (clinevo's own threshold: more than half, so "Do you have a fever?" finds
+// "Do you have a fever (either felt or measured with a thermometer)?" and
+// "Have you ever been to the moon?" does not find "Have you ever been
+// diagnosed with depression?").
 const askAt = 0.5
 
 // Match is the evidence a doctor's question asks about: the evidence whose
-// question holds the largest share of the question's content words (at
-// least askAt), the closer question (Jaccard) among equals, then the lower
+// question holds the largest share of the question's content words (more
+// than askAt), the closer question (Jaccard) among equals, then the lower
 // code. False when no evidence's question is close enough.
 func (d *Dictionary) Match(question string) (string, bool) {
 	q := textmatch.Set(question)
@@ -32,7 +33,7 @@ func (d *Dictionary) Match(question string) (string, bool) {
 			best, bestCov, bestJac = code, cov, jac
 		}
 	}
-	return best, bestCov >= askAt
+	return best, bestCov > askAt
 }
 
 // Resolve reads a doctor's answer as one of the pathologies: the name itself
