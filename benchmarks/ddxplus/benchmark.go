@@ -61,7 +61,9 @@ func (Benchmark) Validate(s settings.Settings) error {
 // case without them passes, as every benchmark's check does (corpus.Validate
 // runs them all).
 func (Benchmark) ValidateCase(c *clinic.Case) error {
-	fail := func(field, msg string, args ...any) error { return corpus.FieldError{Field: field, Msg: fmt.Sprintf(msg, args...)} }
+	fail := func(field, msg string, args ...any) error {
+		return corpus.FieldError{Field: field, Msg: fmt.Sprintf(msg, args...)}
+	}
 	var r Record
 	if err := c.Exam.Ext.Decode(&r); err != nil {
 		return fail("exam_view.evidences", "want the decoded evidences: %v", errors.Unwrap(err))
