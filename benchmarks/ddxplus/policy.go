@@ -72,13 +72,18 @@ func (Doctor) Decide(_ context.Context, v clinic.DoctorView) (actor.Decision, er
 	return actor.Decision{Output: clinic.DoctorOutput{Action: clinic.Finalize, Diagnosis: top}}, nil
 }
 
-// findingWords are the content words of what the doctor knows of the patient.
-func findingWords(fs []Finding) map[string]bool {
-	var lines []string
-	for _, f := range fs {
-		lines = append(lines, f.Line())
+// knownWords are the content words of what the doctor knows of the patient,
+// written as the learning methods write a past patient's input: the
+// presentation (the whole profile in stream mode) and every answer in which
+// the patient confirmed something, with its question.
+func knownWords(v clinic.DoctorView) map[string]bool {
+	parts := []string{v.OpeningComplaint}
+	for _, ex := range v.Exchanges {
+		if ex.Answered {
+			parts = append(parts, ex.Question+" "+ex.Answer)
+		}
 	}
-	return textmatch.Set(strings.Join(lines, " "))
+	return textmatch.Set(strings.Join(parts, " "))
 }
 
 // cardWords are the content words of the past patient a card describes.
@@ -95,7 +100,7 @@ func cardWords(c clinic.CardHint) map[string]bool {
 // wrong; ties fall to a hash of the profile and the name.
 func rank(v clinic.DoctorView, x View) []string {
 	d, _ := Embedded() // Decide checked it
-	words := findingWords(x.Findings)
+	words := knownWords(v)
 	score := map[string]float64{}
 	for _, name := range x.Options {
 		if sp := textmatch.Specific(name); len(sp) > 0 && textmatch.Subset(sp, words) {
@@ -155,7 +160,7 @@ func (d *Dictionary) nextQuestion(v clinic.DoctorView, x View) (string, bool) {
 	for _, f := range x.Findings {
 		plan = append(plan, d.followUps(f.Code)...)
 	}
-	plan = append(append(plan, remembered(v, x)...), d.screening()...)
+	plan = append(append(plan, remembered(v)...), d.screening()...)
 	for _, code := range plan {
 		if e, ok := d.Evidence(code); ok && !asked[code] {
 			return e.Question, true
@@ -178,8 +183,8 @@ func (d *Dictionary) followUps(code string) []string {
 // remembered are the evidences the cards of like patients asked about, most
 // similar card first: the topics a card holds are the evidences its
 // episode's questions matched.
-func remembered(v clinic.DoctorView, x View) []string {
-	words := findingWords(x.Findings)
+func remembered(v clinic.DoctorView) []string {
+	words := knownWords(v)
 	type hit struct {
 		sim  float64
 		asks []string

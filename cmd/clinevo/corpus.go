@@ -126,10 +126,7 @@ func (a *app) corpusCmd() *cobra.Command {
 		Use:   "import FORMAT IN",
 		Short: "Convert an external corpus to native JSONL",
 		Long:  "Convert an external corpus to native JSONL. FORMAT is one of:\n" + formatList(),
-		Example: `  clinevo corpus import agentclinic agentclinic_medqa.jsonl --out cases.jsonl
-  clinevo corpus import ddxplus release_test_patients.csv --out ddxplus.jsonl
-  clinevo corpus import ddxplus patients.csv --file evidences=dict/release_evidences.json --file conditions=dict/release_conditions.json --out ddxplus.jsonl`,
-		Args: cobra.ExactArgs(2),
+		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if importOut == "" {
 				return fmt.Errorf("corpus import: --out FILE is required")
