@@ -68,7 +68,7 @@ type Format struct {
 	Name string // as `corpus import` takes it
 	Doc  string // one line for the command's help
 	// Files are the companion files the format reads beside its input (a
-	// DDXPlus release's dictionaries), each given as --file NAME=PATH; the
+	// release's dictionaries), each given as --file NAME=PATH; the
 	// format says where it looks for one that is not given.
 	Files []FileOption
 	// Read converts r (a file called name) under the import's options.

@@ -506,8 +506,7 @@ func EvolverInput(c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta,
 		return evolver.Input{}, err
 	}
 	// The presentation is the doctor's view of it, which a benchmark may
-	// build beyond the case's opening (DDXPlus's stream mode shows the whole
-	// evidence profile).
+	// build beyond the case's opening (a whole vignette shown at once).
 	door := env.View(nil, nil)
 	return evolver.Input{Run: m.RunID, Pass: m.Pass, Stage: m.Stage, Episode: m.Number, CaseID: c.ID,
 		Demographics: door.Demographics, Opening: door.OpeningComplaint, Events: t.Events, Final: t.Final,

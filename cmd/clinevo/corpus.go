@@ -154,7 +154,7 @@ func (a *app) corpusCmd() *cobra.Command {
 		},
 	}
 	imp.Flags().StringVar(&importOut, "out", "", "output JSONL file")
-	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "agentclinic, ddxplus, sdbench: import every valid case and list the invalid ones (default: any invalid one fails the import)")
+	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "import every valid case and list the invalid ones, where the format can (default: any invalid one fails the import)")
 	imp.Flags().StringToStringVar(&files, "file", nil, "a companion file the format reads, NAME=PATH (repeatable; see the formats' files below)")
 	cmd.AddCommand(imp)
 	return cmd
