@@ -9,6 +9,7 @@ import (
 
 	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/llm"
 )
 
@@ -84,7 +85,7 @@ func (d ModelDoctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Dec
 		switch {
 		case out.Action == clinic.Ask && strings.TrimSpace(out.Question) == "":
 			return errors.New("ASK needs a question")
-		case out.Action == clinic.Finalize && len(nonEmpty(out.Diagnosis)) == 0:
+		case out.Action == clinic.Finalize && len(episode.Named(out.Diagnosis)) == 0:
 			return errors.New("FINALIZE needs a diagnosis: <number>. <pathology>")
 		}
 		return nil

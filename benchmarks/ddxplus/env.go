@@ -147,7 +147,7 @@ func (e *Env) Step(_ context.Context, in episode.StepInput) (clinic.Event, error
 	case out.Action == clinic.Ask && e.mode == ModeInteractive:
 		e.ask(&ev)
 	case out.Action == clinic.Finalize:
-		dx := nonEmpty(out.Diagnosis)
+		dx := episode.Named(out.Diagnosis)
 		if len(dx) == 0 {
 			ev.Status, ev.Reply = clinic.StatusInvalid, "FINALIZE needs a diagnosis: one of the options, most likely first"
 			break
@@ -189,27 +189,6 @@ func (e *Env) ask(ev *clinic.Event) {
 // same way.
 func (e *Env) apply(ev clinic.Event) {
 	if !e.Record(ev) && e.Len() >= e.cfg.MaxTurns {
-		e.ForceEnd(&clinic.FinalOutput{Diagnosis: e.latestWorking(), Forced: true})
+		e.ForceEnd(&clinic.FinalOutput{Diagnosis: episode.LatestWorking(e.Seen()), Forced: true})
 	}
-}
-
-// latestWorking is the doctor's latest working diagnoses, none if it gave none.
-func (e *Env) latestWorking() []string {
-	seen := e.Seen()
-	for i := len(seen) - 1; i >= 0; i-- {
-		if dx := nonEmpty(seen[i].WorkingDiagnoses); len(dx) > 0 {
-			return dx
-		}
-	}
-	return nil
-}
-
-func nonEmpty(xs []string) []string {
-	var out []string
-	for _, x := range xs {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
 }

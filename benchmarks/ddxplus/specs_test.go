@@ -19,7 +19,7 @@ func TestStreamBenchSpec(t *testing.T) {
 	require.NoError(t, err)
 	type mapped struct {
 		method, retrieval, mode string
-		k                        int
+		k                       int
 	}
 	want := map[string]mapped{
 		"zero-shot":             {settings.MethodStatic, "similarity", ddxplus.ModeStream, 5},
