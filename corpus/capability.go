@@ -98,16 +98,37 @@ type Importer interface {
 type Format struct {
 	Name string // as `corpus import` takes it
 	Doc  string // one line for the command's help
-	// Read converts r (a file called name). With skipInvalid it imports every
-	// valid case and lists the others; without, any invalid case fails the
-	// import. A format that cannot skip returns an error naming that.
-	Read func(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []Skipped, error)
+	// Files are the companion files the format reads beside its input (a
+	// release's dictionaries), each given as --file NAME=PATH; the
+	// format says where it looks for one that is not given.
+	Files []FileOption
+	// Read converts r (a file called name) under the import's options.
+	Read func(r io.Reader, name string, opt Options) ([]clinic.Case, []Skipped, error)
+}
+
+// FileOption is a companion file a format reads.
+type FileOption struct {
+	Name string // as --file NAME=PATH names it
+	Doc  string // one line for the command's help: what it is and its default
+}
+
+// Options are an import's choices beyond its input.
+type Options struct {
+	// SkipInvalid imports every valid case and lists the others; without it
+	// any invalid case fails the import. A format that cannot skip returns
+	// an error naming that.
+	SkipInvalid bool
+	// Files are the companion files given, by the names the format's Files
+	// declare.
+	Files map[string]string
 }
 
 // agentClinic is the AgentClinic OSCE format: a published corpus of cases,
 // not a benchmark of its own here, so the corpus package reads it.
 var agentClinic = Format{Name: "agentclinic", Doc: "AgentClinic MedQA OSCE JSONL, one case a line",
-	Read: importAgentClinic}
+	Read: func(r io.Reader, name string, opt Options) ([]clinic.Case, []Skipped, error) {
+		return importAgentClinic(r, name, opt.SkipInvalid)
+	}}
 
 // Formats lists every import format: the shared ones and the library's
 // benchmarks', by name.
@@ -122,16 +143,36 @@ func (l Library) Formats() []Format {
 	return out
 }
 
-// Import reads r in the named format.
-func (l Library) Import(format string, r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []Skipped, error) {
+// Import reads r in the named format. A companion file the format does not
+// read is an error naming the ones it does.
+func (l Library) Import(format string, r io.Reader, name string, opt Options) ([]clinic.Case, []Skipped, error) {
 	var names []string
 	for _, f := range l.Formats() {
-		if f.Name == format {
-			return f.Read(r, name, skipInvalid)
+		if f.Name != format {
+			names = append(names, f.Name)
+			continue
 		}
-		names = append(names, f.Name)
+		for _, k := range sortedKeys(opt.Files) {
+			if !slices.ContainsFunc(f.Files, func(o FileOption) bool { return o.Name == k }) {
+				return nil, nil, fmt.Errorf("corpus import %s: --file %s: unknown companion file, want %s", format, k, fileNames(f.Files))
+			}
+		}
+		return f.Read(r, name, opt)
 	}
 	return nil, nil, fmt.Errorf("corpus import: unknown format %q, want one of %s", format, strings.Join(names, ", "))
+}
+
+// fileNames lists a format's companion files for an error: "none" when it
+// reads none.
+func fileNames(fs []FileOption) string {
+	if len(fs) == 0 {
+		return "none (this format reads no companion file)"
+	}
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Name)
+	}
+	return strings.Join(out, ", ")
 }
 
 // benchSplit is the library's benchmark that builds a split, if any.

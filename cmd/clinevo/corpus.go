@@ -121,6 +121,7 @@ func (a *app) corpusCmd() *cobra.Command {
 	cmd.AddCommand(stats)
 	var importOut string
 	var skipInvalid bool
+	var files map[string]string
 	imp := &cobra.Command{
 		Use:   "import FORMAT IN",
 		Short: "Convert an external corpus to native JSONL",
@@ -135,7 +136,7 @@ func (a *app) corpusCmd() *cobra.Command {
 				return fmt.Errorf("corpus import: %w", err)
 			}
 			defer f.Close()
-			cases, skipped, err := a.lib.Import(args[0], f, args[1], skipInvalid)
+			cases, skipped, err := a.lib.Import(args[0], f, args[1], corpus.Options{SkipInvalid: skipInvalid, Files: files})
 			for _, s := range skipped {
 				fmt.Fprintln(cmd.ErrOrStderr(), s)
 			}
@@ -153,16 +154,21 @@ func (a *app) corpusCmd() *cobra.Command {
 		},
 	}
 	imp.Flags().StringVar(&importOut, "out", "", "output JSONL file")
-	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "agentclinic: import every valid case and list the invalid lines (default: any invalid line fails the import)")
+	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "import every valid case and list the invalid ones, where the format can (default: any invalid one fails the import)")
+	imp.Flags().StringToStringVar(&files, "file", nil, "a companion file the format reads, NAME=PATH (repeatable; see the formats' files below)")
 	cmd.AddCommand(imp)
 	return cmd
 }
 
-// formatList lists the import formats for the command's help.
+// formatList lists the import formats, and the companion files each
+// reads, for the command's help.
 func (a *app) formatList() string {
 	var b strings.Builder
 	for _, f := range a.lib.Formats() {
 		fmt.Fprintf(&b, "  %-12s %s\n", f.Name, f.Doc)
+		for _, o := range f.Files {
+			fmt.Fprintf(&b, "  %-12s   --file %s=PATH: %s\n", "", o.Name, o.Doc)
+		}
 	}
 	return b.String()
 }

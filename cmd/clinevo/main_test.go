@@ -252,6 +252,33 @@ func TestCorpusImportSkipInvalid(t *testing.T) {
 	require.ErrorContains(t, err, "corpus import medevoeval: --skip-invalid is not supported")
 }
 
+// TestCorpusImportDDXPlus imports DDXPlus patients through dictionaries kept
+// elsewhere (--file) with one row naming an unknown evidence code: an error
+// naming the file, row, line and field, or with --skip-invalid the rest.
+func TestCorpusImportDDXPlus(t *testing.T) {
+	dir := t.TempDir()
+	data := "../../benchmarks/ddxplus/data/"
+	in := filepath.Join(dir, "patients.csv")
+	row := `5,"[['URTI', 0.6]]",F,URTI,"['E_201', 'E_999']",E_201`
+	csv, err := os.ReadFile(data + "release_test_patients_sample300.csv")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(in, append(csv, []byte(row+"\n")...), 0o644))
+	outFile := filepath.Join(dir, "out.jsonl")
+	files := []string{"--file", "evidences=" + data + "release_evidences.json", "--file", "conditions=" + data + "release_conditions.json"}
+
+	_, err = run(t, nil, append([]string{"corpus", "import", "ddxplus", in, "--out", outFile}, files...)...)
+	require.ErrorContains(t, err, in+`: row 301 (line 302): field EVIDENCES: unknown evidence code "E_999"`)
+	require.NoFileExists(t, outFile)
+	out, err := run(t, nil, append([]string{"corpus", "import", "ddxplus", in, "--out", outFile, "--skip-invalid"}, files...)...)
+	require.NoError(t, err)
+	require.Contains(t, out, "skipped lines: 1\n")
+	require.Contains(t, out, outFile+": 300 cases imported")
+	_, err = run(t, nil, "corpus", "validate", outFile)
+	require.NoError(t, err)
+	_, err = run(t, nil, "corpus", "import", "ddxplus", in, "--out", outFile, "--file", "symptoms=x.json")
+	require.ErrorContains(t, err, "--file symptoms: unknown companion file, want evidences, conditions")
+}
+
 // TestEpisodeRunKlinike: the printed trace shows each tool call with its
 // arguments and result, then the gates D, W, A, H and strict success.
 func TestEpisodeRunKlinike(t *testing.T) {
