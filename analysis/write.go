@@ -33,46 +33,81 @@ func Write(dir string, rep Report, traces TraceOf) error {
 	if err := os.MkdirAll(filepath.Join(dir, "episodes"), 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	write := func(name string, fn func(io.Writer) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		if err := fn(f); err != nil {
-			f.Close()
-			return fmt.Errorf("report: %s: %w", name, err)
-		}
-		return f.Close()
-	}
-	if err := write("report.json", func(w io.Writer) error {
+	if err := writeFile(dir, "report.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}); err != nil {
 		return err
 	}
-	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
-	csvs := map[string][][]string{}
+	for name, rows := range csvTables(rep) {
+		if err := writeFile(dir, name, func(w io.Writer) error { cw := csv.NewWriter(w); cw.WriteAll(rows); return cw.Error() }); err != nil {
+			return err
+		}
+	}
+	if err := writeEpisodes(dir, rep, traces); err != nil {
+		return err
+	}
+	return writeFile(dir, "index.html", func(w io.Writer) error {
+		return page.Execute(w, view(rep, func(id string) string { return "episodes/" + EpisodeFile(id) }))
+	})
+}
+
+// writeFile writes the file name of dir with fn.
+func writeFile(dir, name string, fn func(io.Writer) error) error {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return fmt.Errorf("report: %s: %w", name, err)
+	}
+	return f.Close()
+}
+
+// f4 spells a number in a CSV cell: four decimals.
+func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+
+// csvTables are the report's CSV files by name, header row first.
+func csvTables(rep Report) map[string][][]string {
+	return map[string][][]string{"stages.csv": stageRows(rep), "episodes.csv": episodeRows(rep), "retention.csv": retentionRows(rep),
+		"transfer.csv": transferRows(rep), "comparisons.csv": comparisonRows(rep), "encounters.csv": encounterCSV(rep)}
+}
+
+// uCSV spells a condition's U: empty where its profile defines no U
+// (ConditionReport.DefinesU).
+func uCSV(c ConditionReport, x float64) string {
+	if !c.DefinesU() {
+		return ""
+	}
+	return f4(x)
+}
+
+func stageRows(rep Report) [][]string {
 	rows := [][]string{{"condition", "run", "stage", "n", "s", "s_ci_low", "s_ci_high", "strict_accuracy", "u", "turns", "tests", "cost_usd"}}
+	for _, c := range rep.Conditions {
+		for i, m := range c.Stages {
+			rows = append(rows, []string{c.Name, c.Run, strconv.Itoa(m.Stage), strconv.Itoa(m.N), f4(m.S), f4(c.StageCI[i].Low), f4(c.StageCI[i].High),
+				f4(m.Strict), uCSV(c, m.U), f4(m.T), f4(m.E), f4(m.Cost)})
+		}
+	}
+	return rows
+}
+
+func episodeRows(rep Report) [][]string {
 	eps := [][]string{{"condition", "run", "episode_id", "workflow_id", "case_id", "case_condition", "stage", "index", "s", "diagnosis", "strict", "pass", "u", "t", "e", "r", "cost_usd"}}
 	for _, c := range rep.Conditions {
-		// An empty u where the profile defines no U (ConditionReport.DefinesU).
-		fu := func(x float64) string {
-			if !c.DefinesU() {
-				return ""
-			}
-			return f(x)
-		}
-		for i, m := range c.Stages {
-			rows = append(rows, []string{c.Name, c.Run, strconv.Itoa(m.Stage), strconv.Itoa(m.N), f(m.S), f(c.StageCI[i].Low), f(c.StageCI[i].High), f(m.Strict), fu(m.U), f(m.T), f(m.E), f(m.Cost)})
-		}
 		for _, r := range c.Episodes {
 			s := r.Scores
 			eps = append(eps, []string{c.Name, c.Run, r.EpisodeID, r.WorkflowID, r.CaseID, r.Condition, strconv.Itoa(r.Stage), strconv.Itoa(r.Index),
-				f(s.S), f(s.Diagnosis), strconv.FormatBool(s.Strict), strconv.FormatBool(s.Pass), fu(s.U), strconv.Itoa(s.T), strconv.Itoa(s.E), f(s.R), f(s.Cost)})
+				f4(s.S), f4(s.Diagnosis), strconv.FormatBool(s.Strict), strconv.FormatBool(s.Pass), uCSV(c, s.U), strconv.Itoa(s.T), strconv.Itoa(s.E), f4(s.R), f4(s.Cost)})
 		}
 	}
-	csvs["stages.csv"], csvs["episodes.csv"] = rows, eps
+	return eps
+}
+
+func retentionRows(rep Report) [][]string {
 	ret := [][]string{{"condition", "k", "j", "a_s", "a_u"}}
 	for _, r := range rep.Retention {
 		for k := range r.S {
@@ -80,22 +115,25 @@ func Write(dir string, rep Report, traces TraceOf) error {
 				if r.S[k][j] != nil {
 					au := ""
 					if r.U != nil {
-						au = f(*r.U[k][j])
+						au = f4(*r.U[k][j])
 					}
-					ret = append(ret, []string{r.Name, strconv.Itoa(k + 1), strconv.Itoa(j + 1), f(*r.S[k][j]), au})
+					ret = append(ret, []string{r.Name, strconv.Itoa(k + 1), strconv.Itoa(j + 1), f4(*r.S[k][j]), au})
 				}
 			}
 		}
 		ret = append(ret, []string{r.Name, "BWT", "", label(r.BWTS), optCSV(r.BWTU)})
 	}
-	csvs["retention.csv"] = ret
-	// The seen/unseen-condition columns are empty where H3 reads no stream,
-	// and a side's are empty where it has no case (undefined, not 0).
+	return ret
+}
+
+// transferRows: the seen/unseen-condition columns are empty where H3 reads
+// no stream, and a side's are empty where it has no case (undefined, not 0).
+func transferRows(rep Report) [][]string {
 	tr := [][]string{{"condition", "baseline", "n", "et_s", "et_u", "et_strict", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_p",
 		"n_seen_condition", "et_s_seen_condition", "ci_low_seen_condition", "ci_high_seen_condition",
 		"n_unseen_condition", "et_s_unseen_condition", "ci_low_unseen_condition", "ci_high_unseen_condition"}}
 	for _, t := range rep.Transfer {
-		row := []string{t.Name, t.Baseline, strconv.Itoa(t.N), f(t.ETS), optCSV(t.ETU), f(t.ETStrict), f(t.CI.Low), f(t.CI.High), f(t.Wilcoxon.P), f(t.McNemar)}
+		row := []string{t.Name, t.Baseline, strconv.Itoa(t.N), f4(t.ETS), optCSV(t.ETU), f4(t.ETStrict), f4(t.CI.Low), f4(t.CI.High), f4(t.Wilcoxon.P), f4(t.McNemar)}
 		for _, sd := range etSides(t) {
 			if sd == nil || sd.N == 0 {
 				n := ""
@@ -105,20 +143,26 @@ func Write(dir string, rep Report, traces TraceOf) error {
 				row = append(row, n, "", "", "")
 				continue
 			}
-			row = append(row, strconv.Itoa(sd.N), f(sd.ETS), f(sd.CI.Low), f(sd.CI.High))
+			row = append(row, strconv.Itoa(sd.N), f4(sd.ETS), f4(sd.CI.Low), f4(sd.CI.High))
 		}
 		tr = append(tr, row)
 	}
-	csvs["transfer.csv"] = tr
+	return tr
+}
+
+func comparisonRows(rep Report) [][]string {
 	cmp := [][]string{{"a", "b", "metric", "n", "mean_b_minus_a", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_b", "mcnemar_c", "mcnemar_p"}}
 	for _, c := range rep.Comparisons {
-		row := []string{c.A, c.B, c.Metric, strconv.Itoa(c.N), f(c.MeanDiff), f(c.CI.Low), f(c.CI.High), f(c.Wilcoxon.P), "", "", ""}
+		row := []string{c.A, c.B, c.Metric, strconv.Itoa(c.N), f4(c.MeanDiff), f4(c.CI.Low), f4(c.CI.High), f4(c.Wilcoxon.P), "", "", ""}
 		if m := c.McNemar; m != nil {
-			row[8], row[9], row[10] = strconv.Itoa(m.B), strconv.Itoa(m.C), f(m.P)
+			row[8], row[9], row[10] = strconv.Itoa(m.B), strconv.Itoa(m.C), f4(m.P)
 		}
 		cmp = append(cmp, row)
 	}
-	csvs["comparisons.csv"] = cmp
+	return cmp
+}
+
+func encounterCSV(rep Report) [][]string {
 	enc := [][]string{{"condition", "lineage", "split_by", "side", "n", "s", "strict_accuracy", "u", "ci_low_s", "ci_high_s"}}
 	for _, r := range encounterRows(rep) {
 		for _, side := range []struct {
@@ -126,24 +170,23 @@ func Write(dir string, rep Report, traces TraceOf) error {
 			m    StageMean
 			ci   Interval
 		}{{"seen", r.Seen, r.SeenCI}, {"new", r.New, r.NewCI}} {
-			u := f(side.m.U)
+			u := f4(side.m.U)
 			if r.NoU {
 				u = ""
 			}
-			lo, hi := f(side.ci.Low), f(side.ci.High)
+			lo, hi := f4(side.ci.Low), f4(side.ci.High)
 			if side.m.N == 0 {
 				lo, hi = "", ""
 			}
-			enc = append(enc, []string{r.Condition, r.Lineage, r.By, side.name, strconv.Itoa(side.m.N), f(side.m.S), f(side.m.Strict), u, lo, hi})
+			enc = append(enc, []string{r.Condition, r.Lineage, r.By, side.name, strconv.Itoa(side.m.N), f4(side.m.S), f4(side.m.Strict), u, lo, hi})
 		}
 	}
-	csvs["encounters.csv"] = enc
-	for name, rows := range csvs {
-		if err := write(name, func(w io.Writer) error { cw := csv.NewWriter(w); cw.WriteAll(rows); return cw.Error() }); err != nil {
-			return err
-		}
-	}
-	// One JSON per episode, linked from the page; trajectories and successful steps.
+	return enc
+}
+
+// writeEpisodes writes one JSON per episode, linked from the page, and the
+// trajectories and steps JSONL.
+func writeEpisodes(dir string, rep Report, traces TraceOf) error {
 	var traj, steps strings.Builder
 	for _, c := range rep.Conditions {
 		for _, r := range c.Episodes {
@@ -175,9 +218,7 @@ func Write(dir string, rep Report, traces TraceOf) error {
 	if err := os.WriteFile(filepath.Join(dir, "steps.jsonl"), []byte(steps.String()), 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	return write("index.html", func(w io.Writer) error {
-		return page.Execute(w, view(rep, func(id string) string { return "episodes/" + EpisodeFile(id) }))
-	})
+	return nil
 }
 
 // HTML renders the report's body (everything inside the page's <body>) with
