@@ -291,34 +291,7 @@ func backgroundV2(cd condition, age int, sex string, covered map[string]bool, r 
 		has[topic] = true
 	}
 	if age >= 18 {
-		fits := func(d distractor) bool {
-			if (d.sex != "" && d.sex != sex) || age < d.minAge || (d.maxAge > 0 && age > d.maxAge) {
-				return false
-			}
-			for _, s := range d.avoidSys {
-				if s == cd.sys {
-					return false
-				}
-			}
-			for _, k := range d.avoidKeys {
-				if k == cd.key {
-					return false
-				}
-			}
-			return true
-		}
-		clash := namedBy(cd)
-		var past, meds []distractor
-		for i, d := range distractors {
-			if clash[i] || !fits(d) {
-				continue
-			}
-			if d.past != "" {
-				past = append(past, d)
-			} else {
-				meds = append(meds, d)
-			}
-		}
+		past, meds := distractorsFor(cd, age, sex)
 		if len(past) > 0 && r.Float64() < v2PastOdds {
 			d := past[r.IntN(len(past))]
 			put(clinic.TopicPastHistory, d.past)
@@ -333,6 +306,42 @@ func backgroundV2(cd condition, age int, sex string, covered map[string]bool, r 
 			put(clinic.TopicSocial, socialDistractors[r.IntN(len(socialDistractors))])
 		}
 	}
+	for _, d := range routineV2(age, r) {
+		if !has[d[0]] {
+			put(d[0], d[1])
+		}
+	}
+	return out
+}
+
+// distractorsFor are the comorbidities (past) and unrelated medicines (meds)
+// that fit an adult patient of the condition: the right sex and age, of
+// another system, not named by the condition.
+func distractorsFor(cd condition, age int, sex string) (past, meds []distractor) {
+	fits := func(d distractor) bool {
+		if (d.sex != "" && d.sex != sex) || age < d.minAge || (d.maxAge > 0 && age > d.maxAge) {
+			return false
+		}
+		return !slices.Contains(d.avoidSys, cd.sys) && !slices.Contains(d.avoidKeys, cd.key)
+	}
+	clash := namedBy(cd)
+	for i, d := range distractors {
+		if clash[i] || !fits(d) {
+			continue
+		}
+		if d.past != "" {
+			past = append(past, d)
+		} else {
+			meds = append(meds, d)
+		}
+	}
+	return past, meds
+}
+
+// routineV2 are the everyday answers on medicines, allergies, past and
+// family history and social life (a child's in a child's words), for the
+// topics no fact covers.
+func routineV2(age int, r *rand.Rand) [][2]string {
 	allergy := "I have no allergies to medicines."
 	if r.Float64() < 0.12 {
 		allergy = "I am allergic to penicillin; it gave me a rash."
@@ -349,10 +358,5 @@ func backgroundV2(cd condition, age int, sex string, covered map[string]bool, r 
 		routine[2][1] = "Usually healthy."
 		routine[4][1] = "Goes to school and lives at home with the family."
 	}
-	for _, d := range routine {
-		if !has[d[0]] {
-			put(d[0], d[1])
-		}
-	}
-	return out
+	return routine
 }
