@@ -423,65 +423,82 @@ func runningChart(rep Report, name string, y func(RunningPoint) float64) templat
 // bootstrap bands when band is set: a benchmark's section draws its own
 // metrics' curves with it.
 func Curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, band bool) template.HTML {
-	const W, H, L, B, T, R = 640, 310, 64, 44, 30, 160
-	maxStage := 1
+	f := curveFrame{maxStage: 1, yt: NiceTicks(lo, hi, 6)}
 	for _, c := range rep.Conditions {
 		for _, m := range c.Stages {
-			maxStage = max(maxStage, m.Stage)
+			f.maxStage = max(f.maxStage, m.Stage)
 		}
 	}
-	yt := NiceTicks(lo, hi, 6)
-	px := func(stage int) float64 {
-		if maxStage == 1 {
-			return L
-		}
-		return L + float64(stage-1)*float64(W-L-R)/float64(maxStage-1)
-	}
-	py := func(v float64) float64 { return T + (yt.Hi-v)*float64(H-T-B)/(yt.Hi-yt.Lo) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart curve" role="img" aria-label="learning curves of %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(name), W, H, W, H)
+	fmt.Fprintf(&b, `<svg class="chart curve" role="img" aria-label="learning curves of %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(name), cW, cH, cW, cH)
 	title := name + " by stage"
 	if band {
 		title += ", with bootstrap 95% bands"
 	}
-	ChartTitle(&b, L, title)
-	for _, v := range yt.Values() {
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text class="ytick" x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>`, L, W-R, py(v), py(v), L-6, py(v)+4, yt.Label(v))
+	ChartTitle(&b, cL, title)
+	for _, v := range f.yt.Values() {
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text class="ytick" x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>`, cL, cW-cR, f.py(v), f.py(v), cL-6, f.py(v)+4, f.yt.Label(v))
 	}
-	for s := 1; s <= maxStage; s++ {
-		fmt.Fprintf(&b, `<text class="xtick" x="%.1f" y="%d" font-size="11" text-anchor="middle">%d</text>`, px(s), H-B+16, s)
+	for s := 1; s <= f.maxStage; s++ {
+		fmt.Fprintf(&b, `<text class="xtick" x="%.1f" y="%d" font-size="11" text-anchor="middle">%d</text>`, f.px(s), cH-cB+16, s)
 	}
-	fmt.Fprintf(&b, `<text class="axis-label" x="%d" y="%d" font-size="12" text-anchor="middle">stage</text>`, (L+W-R)/2, H-8)
-	yLabel(&b, 16, (T+H-B)/2, "stage mean "+name)
+	fmt.Fprintf(&b, `<text class="axis-label" x="%d" y="%d" font-size="12" text-anchor="middle">stage</text>`, (cL+cW-cR)/2, cH-8)
+	yLabel(&b, 16, (cT+cH-cB)/2, "stage mean "+name)
 	n := 0
 	for _, c := range rep.Conditions {
-		if len(c.Stages) == 0 {
-			continue
+		if len(c.Stages) > 0 {
+			f.curve(&b, c, n, name, y, band)
+			n++
 		}
-		col := Palette[n%len(Palette)]
-		if band && len(c.StageCI) == len(c.Stages) {
-			var pts []string
-			for i, m := range c.Stages {
-				pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(m.Stage), py(c.StageCI[i].High)))
-			}
-			for i := len(c.Stages) - 1; i >= 0; i-- {
-				pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(c.Stages[i].Stage), py(c.StageCI[i].Low)))
-			}
-			fmt.Fprintf(&b, `<polygon class="band" points="%s" fill="%s" fill-opacity="0.15" stroke="none"/>`, strings.Join(pts, " "), col)
-		}
-		var pts []string
-		for _, m := range c.Stages {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(m.Stage), py(y(m))))
-		}
-		fmt.Fprintf(&b, `<polyline class="line" points="%s" fill="none" stroke="%s" stroke-width="2"/>`, strings.Join(pts, " "), col)
-		for _, m := range c.Stages {
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s stage %d: %s=%.3f (n=%d)</title></circle>`, px(m.Stage), py(y(m)), col, template.HTMLEscapeString(c.Name), m.Stage, template.HTMLEscapeString(name), y(m), m.N)
-		}
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="12">%s</text>`, W-R+12, T+n*18, col, W-R+30, T+n*18+11, template.HTMLEscapeString(c.Name))
-		n++
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// The learning curves' size and margins (left, bottom, top, right: the
+// legend's column).
+const cW, cH, cL, cB, cT, cR = 640, 310, 64, 44, 30, 160
+
+// curveFrame places stages and values on the learning curves' chart.
+type curveFrame struct {
+	maxStage int
+	yt       Ticks
+}
+
+func (f curveFrame) px(stage int) float64 {
+	if f.maxStage == 1 {
+		return cL
+	}
+	return cL + float64(stage-1)*float64(cW-cL-cR)/float64(f.maxStage-1)
+}
+
+func (f curveFrame) py(v float64) float64 {
+	return cT + (f.yt.Hi-v)*float64(cH-cT-cB)/(f.yt.Hi-f.yt.Lo)
+}
+
+// curve draws condition c, the n-th with stages, in its palette colour: its
+// bootstrap band when asked and known, its line and points, its legend.
+func (f curveFrame) curve(b *strings.Builder, c ConditionReport, n int, name string, y func(StageMean) float64, band bool) {
+	col := Palette[n%len(Palette)]
+	if band && len(c.StageCI) == len(c.Stages) {
+		var pts []string
+		for i, m := range c.Stages {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", f.px(m.Stage), f.py(c.StageCI[i].High)))
+		}
+		for i := len(c.Stages) - 1; i >= 0; i-- {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", f.px(c.Stages[i].Stage), f.py(c.StageCI[i].Low)))
+		}
+		fmt.Fprintf(b, `<polygon class="band" points="%s" fill="%s" fill-opacity="0.15" stroke="none"/>`, strings.Join(pts, " "), col)
+	}
+	var pts []string
+	for _, m := range c.Stages {
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", f.px(m.Stage), f.py(y(m))))
+	}
+	fmt.Fprintf(b, `<polyline class="line" points="%s" fill="none" stroke="%s" stroke-width="2"/>`, strings.Join(pts, " "), col)
+	for _, m := range c.Stages {
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s stage %d: %s=%.3f (n=%d)</title></circle>`, f.px(m.Stage), f.py(y(m)), col, template.HTMLEscapeString(c.Name), m.Stage, template.HTMLEscapeString(name), y(m), m.N)
+	}
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="12">%s</text>`, cW-cR+12, cT+n*18, col, cW-cR+30, cT+n*18+11, template.HTMLEscapeString(c.Name))
 }
 
 // heatmap draws a retention matrix on the sequential viridis scale, with its
