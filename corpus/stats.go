@@ -43,19 +43,6 @@ func StatsOf(c *Corpus) Stats {
 	if n == 0 {
 		return st
 	}
-	by := func(key func(cs *clinic.Case) string) []ValueCount {
-		m := map[string]int{}
-		for i := range c.Cases {
-			m[key(&c.Cases[i])]++
-		}
-		keys := sortedKeys(m)
-		sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
-		out := make([]ValueCount, len(keys))
-		for i, k := range keys {
-			out[i] = ValueCount{k, m[k]}
-		}
-		return out
-	}
 	facts, tests, evi := 0, 0, 0
 	for _, cs := range c.Cases {
 		facts += len(cs.Patient.Facts)
@@ -69,8 +56,20 @@ func StatsOf(c *Corpus) Stats {
 		}
 	}
 	st.FactsPerCase, st.TestsPerCase, st.EvidencePerCase = float64(facts)/float64(n), float64(tests)/float64(n), float64(evi)/float64(n)
-	st.Counts["splits"] = by(func(cs *clinic.Case) string { return cs.Meta.Split })
-	st.Counts["stages"] = by(func(cs *clinic.Case) string {
+	for name, key := range facetKeys {
+		st.Counts[name] = countBy(c, key)
+	}
+	st.Openings = Openings(c)
+	if gaps := TestAvailability(c); gaps != nil {
+		st.AvailabilityGaps = gaps
+	}
+	return st
+}
+
+// facetKeys are the value of each of Stats.Counts' facets in a case.
+var facetKeys = map[string]func(cs *clinic.Case) string{
+	"splits": func(cs *clinic.Case) string { return cs.Meta.Split },
+	"stages": func(cs *clinic.Case) string {
 		if cs.Meta.Stage == 0 {
 			return ""
 		}
@@ -79,17 +78,28 @@ func StatsOf(c *Corpus) Stats {
 			s += "*"
 		}
 		return s
-	})
-	st.Counts["systems"] = by(func(cs *clinic.Case) string { return cs.System })
-	st.Counts["conditions"] = by(func(cs *clinic.Case) string { return cs.Condition })
-	st.Counts["personalities"] = by(func(cs *clinic.Case) string { return cs.Patient.Persona.Personality })
-	st.Counts["recall"] = by(func(cs *clinic.Case) string { return cs.Patient.Persona.Recall })
-	st.Counts["sources"] = by(func(cs *clinic.Case) string { return cs.Provenance.Source })
-	st.Openings = Openings(c)
-	if gaps := TestAvailability(c); gaps != nil {
-		st.AvailabilityGaps = gaps
+	},
+	"systems":       func(cs *clinic.Case) string { return cs.System },
+	"conditions":    func(cs *clinic.Case) string { return cs.Condition },
+	"personalities": func(cs *clinic.Case) string { return cs.Patient.Persona.Personality },
+	"recall":        func(cs *clinic.Case) string { return cs.Patient.Persona.Recall },
+	"sources":       func(cs *clinic.Case) string { return cs.Provenance.Source },
+}
+
+// countBy counts the cases of c by a value of theirs, most frequent first
+// (ties in value order).
+func countBy(c *Corpus, key func(cs *clinic.Case) string) []ValueCount {
+	m := map[string]int{}
+	for i := range c.Cases {
+		m[key(&c.Cases[i])]++
 	}
-	return st
+	keys := sortedKeys(m)
+	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
+	out := make([]ValueCount, len(keys))
+	for i, k := range keys {
+		out[i] = ValueCount{k, m[k]}
+	}
+	return out
 }
 
 // statFacets are Stats.Counts' facets in the order WriteStats prints them,

@@ -422,7 +422,26 @@ func (s Settings) Validate() error {
 		// Which names are benchmarks is the benchmark set's to say (bench.Set.ValidateSettings).
 		return fmt.Errorf("profile is required: the name of a benchmark")
 	}
-	e := s.Episode
+	for _, part := range []interface{ validate() error }{s.Episode, s.Scoring, s.Evolver, s.Memory, s.Durability} {
+		if err := part.validate(); err != nil {
+			return err
+		}
+	}
+	if m := s.Doctor.Mode; m != "" && m != SingleDoctor && m != PanelDoctor {
+		return fmt.Errorf("doctor.mode %q, want %s or %s", m, SingleDoctor, PanelDoctor)
+	}
+	if err := s.Budget.validate(); err != nil {
+		return err
+	}
+	for i, p := range s.ModelPrices {
+		if strings.TrimSpace(p.Model) == "" || p.Prompt < 0 || p.Completion < 0 || math.IsNaN(p.Prompt) || math.IsNaN(p.Completion) {
+			return fmt.Errorf("model_prices[%d]: want a model name and non-negative prompt and completion prices (USD per million tokens)", i)
+		}
+	}
+	return s.Roles.Validate()
+}
+
+func (e Episode) validate() error {
 	switch {
 	case e.MaxTurns < 1:
 		return fmt.Errorf("episode.max_turns must be at least 1, got %d", e.MaxTurns)
@@ -446,10 +465,10 @@ func (s Settings) Validate() error {
 			return fmt.Errorf("episode.prices.%s must not be negative, got %v", k, p)
 		}
 	}
-	if err := s.Scoring.validate(); err != nil {
-		return err
-	}
-	v := s.Evolver
+	return nil
+}
+
+func (v Evolver) validate() error {
 	switch {
 	case v.Method != "" && !slices.Contains(Methods, v.Method):
 		return fmt.Errorf("evolver.method %q, want one of %s", v.Method, strings.Join(Methods, ", "))
@@ -486,31 +505,21 @@ func (s Settings) Validate() error {
 			return fmt.Errorf("evolver.memory_labels[%d] %q, want one of %s", i, l, strings.Join(Labels, ", "))
 		}
 	}
+	return nil
+}
+
+func (m Memory) validate() error {
 	switch {
-	case s.Memory.K < 0:
-		return fmt.Errorf("memory.k must not be negative, got %d", s.Memory.K)
-	case s.Memory.Backend != "local" && s.Memory.Backend != "qdrant":
-		return fmt.Errorf("memory.backend %q, want local or qdrant", s.Memory.Backend)
-	case s.Memory.Retrieval != "similarity" && s.Memory.Retrieval != "recent":
-		return fmt.Errorf("memory.retrieval %q, want similarity or recent", s.Memory.Retrieval)
-	case s.Memory.ContextTokens < 0:
-		return fmt.Errorf("memory.context_tokens must not be negative (0: no bound), got %d", s.Memory.ContextTokens)
+	case m.K < 0:
+		return fmt.Errorf("memory.k must not be negative, got %d", m.K)
+	case m.Backend != "local" && m.Backend != "qdrant":
+		return fmt.Errorf("memory.backend %q, want local or qdrant", m.Backend)
+	case m.Retrieval != "similarity" && m.Retrieval != "recent":
+		return fmt.Errorf("memory.retrieval %q, want similarity or recent", m.Retrieval)
+	case m.ContextTokens < 0:
+		return fmt.Errorf("memory.context_tokens must not be negative (0: no bound), got %d", m.ContextTokens)
 	}
-	if err := s.Durability.validate(); err != nil {
-		return err
-	}
-	if m := s.Doctor.Mode; m != "" && m != SingleDoctor && m != PanelDoctor {
-		return fmt.Errorf("doctor.mode %q, want %s or %s", m, SingleDoctor, PanelDoctor)
-	}
-	if err := s.Budget.validate(); err != nil {
-		return err
-	}
-	for i, p := range s.ModelPrices {
-		if strings.TrimSpace(p.Model) == "" || p.Prompt < 0 || p.Completion < 0 || math.IsNaN(p.Prompt) || math.IsNaN(p.Completion) {
-			return fmt.Errorf("model_prices[%d]: want a model name and non-negative prompt and completion prices (USD per million tokens)", i)
-		}
-	}
-	return s.Roles.Validate()
+	return nil
 }
 
 func (w Scoring) validate() error {
