@@ -45,7 +45,9 @@ type SyntaxError struct {
 	Msg    string
 }
 
-func (e *SyntaxError) Error() string { return fmt.Sprintf("python literal: offset %d: %s", e.Offset, e.Msg) }
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("python literal: offset %d: %s", e.Offset, e.Msg)
+}
 
 // maxDepth bounds nesting, so a hostile input cannot exhaust the stack
 // (clinevo's choice; real records nest five deep at most).
