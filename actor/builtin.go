@@ -32,6 +32,7 @@ var StructuredHistory = []string{clinic.TopicOnset, clinic.TopicCharacter, clini
 var questions = map[string]string{
 	clinic.TopicOnset:       "When did this start, and did it come on suddenly or gradually?",
 	clinic.TopicDuration:    "How long does it last, and does it come and go?",
+	clinic.TopicCourse:      "How has it changed since it began, and has anything you tried helped?",
 	clinic.TopicCharacter:   "Can you describe what it feels like?",
 	clinic.TopicLocation:    "Where exactly is it, and does it spread anywhere?",
 	clinic.TopicSeverity:    "How bad is it, and how is it affecting you?",
@@ -43,6 +44,7 @@ var questions = map[string]string{
 	clinic.TopicAllergies:   "Do you have any allergies to medicines?",
 	clinic.TopicFamily:      "Does anything run in your family?",
 	clinic.TopicSocial:      "Do you smoke or drink, and what do you do for work?",
+	clinic.TopicExposures:   "Have you travelled, been around animals or anyone ill, or been injured or exposed to anything unusual?",
 }
 
 // followUps ask about a topic a second time, in other words, for what the
@@ -50,6 +52,7 @@ var questions = map[string]string{
 var followUps = map[string]string{
 	clinic.TopicOnset:       "Can you tell me more about how it all began?",
 	clinic.TopicDuration:    "Is it there all the time, or does it come in episodes?",
+	clinic.TopicCourse:      "Has it been getting better, worse, or coming back since it started?",
 	clinic.TopicCharacter:   "If you had to describe it to a friend, what words would you use?",
 	clinic.TopicLocation:    "Can you point to the worst spot, and does it move anywhere else?",
 	clinic.TopicSeverity:    "How much is it stopping you from doing your usual things?",
@@ -61,6 +64,7 @@ var followUps = map[string]string{
 	clinic.TopicAllergies:   "Have you ever reacted badly to a medicine?",
 	clinic.TopicFamily:      "Has anyone in your close family had anything similar?",
 	clinic.TopicSocial:      "How are things at home and at work, and do you smoke or drink?",
+	clinic.TopicExposures:   "Could you have caught or picked up anything, from a trip, a bite, a pet, chemicals or an injury?",
 }
 
 // QuestionFor phrases a history topic as a question.

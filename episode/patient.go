@@ -52,6 +52,7 @@ type PatientReply struct {
 var topicCues = map[string][]string{
 	clinic.TopicOnset:       {"when", "start", "began", "begin", "first", "notice", "onset", "sudden", "ago", "come on", "came on"},
 	clinic.TopicDuration:    {"how long", "last", "duration", "persist", "constant", "come and go", "often", "frequen", "episode", "since"},
+	clinic.TopicCourse:      {"how has it changed", "has it changed", "getting worse", "got worse", "getting better", "progress", "coming back", "come back", "came back", "you tried", "tried anything", "anything helped", "since it started", "since it began", "over time"},
 	clinic.TopicCharacter:   {"describe", "feel like", "kind of", "type of", "what is it like", "character", "quality", "sharp", "dull", "burning", "nature"},
 	clinic.TopicLocation:    {"where", "locat", "radiat", "spread", "which side", "move", "point to", "area"},
 	clinic.TopicSeverity:    {"how bad", "severe", "severity", "scale", "intens", "worst", "cope", "interfer"},
@@ -62,6 +63,7 @@ var topicCues = map[string][]string{
 	clinic.TopicMedications: {"medicat", "medicine", "tablet", "pill", "drug", "taking", "take any", "prescri", "treatment", "inhaler"},
 	clinic.TopicAllergies:   {"allerg", "reaction"},
 	clinic.TopicFamily:      {"family", "relative", "parent", "mother", "father", "sibling", "brother", "sister", "runs in"},
+	clinic.TopicExposures:   {"travel", " trip", "abroad", "animal", " pet", " bite", "bitten", " sting", " stung", "exposed", "exposure", "chemical", "injur", "caught", "picked up", "anyone ill", "sick contact", "contact with"},
 	clinic.TopicSocial:      {"smok", "alcohol", "drink", "work", "job", "occupation", "live", "travel", "sexual", "partner", "diet", "exercise", "stress", "home", "contact"},
 }
 
@@ -201,7 +203,8 @@ func (BuiltinPatient) Answer(_ context.Context, q PatientQuery) (PatientReply, e
 // kind? Onset, duration, character, location and severity describe the
 // complaint itself and have no negative answer.
 var negatable = map[string]bool{clinic.TopicTriggers: true, clinic.TopicAssociated: true, clinic.TopicSystems: true,
-	clinic.TopicPastHistory: true, clinic.TopicMedications: true, clinic.TopicAllergies: true, clinic.TopicFamily: true, clinic.TopicSocial: true}
+	clinic.TopicPastHistory: true, clinic.TopicMedications: true, clinic.TopicAllergies: true, clinic.TopicFamily: true, clinic.TopicSocial: true,
+	clinic.TopicExposures: true}
 
 func allNegatable(topics []string) bool {
 	for _, t := range topics {
