@@ -32,8 +32,10 @@ func TestParseBuiltin(t *testing.T) {
 		{ref: "builtin:v2:klinike-train@3", want: corpus.Builtin{Version: synth.V2, Split: "klinike-train", Seed: 3}},
 		{ref: "builtin:v1:klinike", err: "split klinike is built on generator version v2, v3 only, not v1"},
 		{ref: "builtin:v3:klinike-test@7", want: corpus.Builtin{Version: synth.V3, Split: "klinike-test", Seed: 7}},
-		{ref: "builtin:streams", err: `unknown split "streams", want one of stream, heldout, cross, update, gp, gp-heldout, klinike, klinike-test, klinike-train`},
+		{ref: "builtin:streams", err: `unknown split "streams", want one of stream, heldout, cross, update, diagnosisarena, gp, gp-heldout, klinike, klinike-test, klinike-train`},
 		{ref: "builtin:", err: `unknown split ""`},
+		{ref: "builtin:diagnosisarena", want: corpus.Builtin{Version: synth.Default, Split: "diagnosisarena", Seed: 7}},
+		{ref: "builtin:v1:diagnosisarena", want: corpus.Builtin{Version: synth.V1, Split: "diagnosisarena", Seed: 7}},
 		{ref: "stream.jsonl", err: `starts with "builtin:"`},
 	}
 	for _, tc := range tests {
@@ -167,4 +169,19 @@ func mustLoad(t *testing.T, ref string) *corpus.Corpus {
 	c, err := corpus.Load(ref)
 	require.NoError(t, err)
 	return c
+}
+
+// TestStatsCountRedactions: the DiagnosisArena import withholds two texts
+// that name the diagnosis (case 75's laryngoscopy finding of the foreign
+// body, case 345's history of end-stage renal disease) and stats count them.
+func TestStatsCountRedactions(t *testing.T) {
+	c := mustLoad(t, "builtin:diagnosisarena")
+	st := corpus.StatsOf(c)
+	require.Equal(t, 915, st.Cases)
+	require.Equal(t, 2, st.RedactedCases)
+	require.Equal(t, 2, st.Redactions)
+	var b bytes.Buffer
+	corpus.WriteStats(&b, c)
+	require.Contains(t, b.String(), "redacted by the importer's leak guard: 2 cases, 2 texts naming the diagnosis\n")
+	require.Zero(t, corpus.StatsOf(mustLoad(t, "builtin:stream@7")).RedactedCases)
 }

@@ -145,6 +145,18 @@ func (a *app) corpusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			redacted := 0
+			for _, c := range cases {
+				for _, r := range c.Provenance.Redactions {
+					fmt.Fprintf(cmd.ErrOrStderr(), "case %s: redacted: %s\n", c.ID, r)
+				}
+				if len(c.Provenance.Redactions) > 0 {
+					redacted++
+				}
+			}
+			if redacted > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "redacted cases: %d (a text named the diagnosis)\n", redacted)
+			}
 			if err := corpus.WriteJSONL(importOut, cases); err != nil {
 				return err
 			}
@@ -153,7 +165,7 @@ func (a *app) corpusCmd() *cobra.Command {
 		},
 	}
 	imp.Flags().StringVar(&importOut, "out", "", "output JSONL file")
-	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "agentclinic: import every valid case and list the invalid lines (default: any invalid line fails the import)")
+	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "import every valid case and list the invalid records (default: any invalid record fails the import)")
 	cmd.AddCommand(imp)
 	return cmd
 }
