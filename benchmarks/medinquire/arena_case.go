@@ -31,13 +31,13 @@ func ArenaCase(rec ArenaRecord) (clinic.Case, error) {
 	c := clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, ID: arenaCaseID(rec.ID), Condition: corpus.ConditionKey(name),
 		Meta:       clinic.CaseMeta{Split: ArenaSource},
 		Provenance: clinic.Provenance{Source: ArenaSource, SourceCaseID: strconv.FormatInt(rec.ID, 10), License: ArenaLicense}}
-	red := &redactions{}
+	red := &corpus.Redactor{Guard: guard}
 	op := arenaOpening(info)
 	c.Patient.Demographics = corpus.ParseDemographics(op.subject)
 	c.Patient.Persona = clinic.Persona{Personality: "neutral", Language: "fluent", Recall: "high", Clarity: "clear"}
-	c.Patient.OpeningComplaint = red.mask(guard, "patient_view.opening_complaint", op.text)
-	c.Patient.Facts = arenaFacts(op, guard, red)
-	c.Exam.Findings = arenaFindings(rec.PhysicalExamination, guard, red)
+	c.Patient.OpeningComplaint = red.Mask("patient_view.opening_complaint", op.text)
+	c.Patient.Facts = arenaFacts(op, red)
+	c.Exam.Findings = arenaFindings(rec.PhysicalExamination, red)
 	tests, err := arenaTests(rec.DiagnosticTests)
 	if err != nil {
 		return clinic.Case{}, err
@@ -49,7 +49,7 @@ func ArenaCase(rec ArenaRecord) (clinic.Case, error) {
 			c.Manager.Distractors = append(c.Manager.Distractors, strings.TrimSpace(o))
 		}
 	}
-	c.Provenance.Redactions = red.lines
+	c.Provenance.Redactions = red.Lines
 	if err := corpus.Validate(&c); err != nil {
 		return clinic.Case{}, err
 	}
@@ -77,34 +77,12 @@ func checkArena(rec ArenaRecord) error {
 	return nil
 }
 
-// redactions collects what the leak guard withheld.
-type redactions struct{ lines []string }
-
-// mask masks the guarded terms in text (a field that must keep its text).
-func (r *redactions) mask(g corpus.LeakGuard, field, text string) string {
-	if term := g.Names(text); term != "" {
-		r.lines = append(r.lines, fmt.Sprintf("%s: masked %q", field, term))
-		return g.Mask(text)
-	}
-	return text
-}
-
-// keep reports whether a sentence of field may be kept; one that names the
-// diagnosis is dropped and listed.
-func (r *redactions) keep(g corpus.LeakGuard, field, sentence string) bool {
-	if term := g.Names(sentence); term != "" {
-		r.lines = append(r.lines, fmt.Sprintf("%s: dropped a sentence naming %q", field, term))
-		return false
-	}
-	return true
-}
-
 // arenaFacts are the history sentences as patient facts, h1, h2, ...: the
 // opening's background first.
-func arenaFacts(op opening, g corpus.LeakGuard, red *redactions) []clinic.Fact {
+func arenaFacts(op opening, red *corpus.Redactor) []clinic.Fact {
 	var facts []clinic.Fact
 	add := func(s string, topics []string) {
-		if red.keep(g, "patient_view.facts", s) {
+		if red.Keep("patient_view.facts", s) {
 			facts = append(facts, clinic.Fact{ID: "h" + strconv.Itoa(len(facts)+1), Text: s, Topics: topics})
 		}
 	}
@@ -121,28 +99,17 @@ func arenaFacts(op opening, g corpus.LeakGuard, red *redactions) []clinic.Fact {
 	return facts
 }
 
-// arenaFindings are the examination's sentences grouped by body system, in
-// the order each system first appears.
-func arenaFindings(pe string, g corpus.LeakGuard, red *redactions) []clinic.Finding {
-	var out []clinic.Finding
-	at := map[string]int{}
+// arenaFindings are the examination's sentences (list entries split) by body system.
+func arenaFindings(pe string, red *corpus.Redactor) []clinic.Finding {
+	var sentences []string
 	for _, it := range corpus.SplitList(pe) {
 		for _, s := range corpus.Sentences(it.String()) {
-			if strings.HasSuffix(s, ":") || !red.keep(g, "exam_view.findings", s) {
-				continue // a bare heading ("Examination revealed:") says nothing
+			if !strings.HasSuffix(s, ":") { // a bare heading ("Examination revealed:") says nothing
+				sentences = append(sentences, s)
 			}
-			sys := corpus.FindingSystem(s)
-			abnormal := corpus.AbnormalLeaf("", s)
-			if i, ok := at[sys]; ok {
-				out[i].Text += " " + s
-				out[i].Abnormal = out[i].Abnormal || abnormal
-				continue
-			}
-			at[sys] = len(out)
-			out = append(out, clinic.Finding{System: sys, Text: s, Abnormal: abnormal})
 		}
 	}
-	return out
+	return red.Findings(sentences)
 }
 
 // opening is the first thing the patient says and the history sentences left.

@@ -1,4 +1,4 @@
-package medinquire
+package corpus
 
 import (
 	"strings"
@@ -173,7 +173,7 @@ func sectionName(s *testSection) (string, []string) {
 		return "diagnostic tests", []string{"tests", "investigations"}
 	}
 	if k, ok := kindOf(s.label); ok && isHeading(s.label) {
-		return k.name, append([]string{s.label}, k.aliases...)
+		return k.name, append([]string{s.label, trimResultWords(s.label)}, k.aliases...)
 	}
 	name, aliases := testName(s.label)
 	return name, append(aliases, s.label)
