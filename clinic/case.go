@@ -175,6 +175,10 @@ type Provenance struct {
 	Source       string `json:"source"`
 	SourceCaseID string `json:"source_case_id,omitempty"`
 	License      string `json:"license,omitempty"`
+	// ImageURL marks a case imported as text only from a source that shows an
+	// image (AgentClinic's NEJM cases): the image's address. The case holds
+	// none of what the image shows beyond what its text says.
+	ImageURL string `json:"image_url,omitempty"`
 	// Redactions are what an importer withheld from the patient and exam
 	// views because it named the diagnosis (its leak guard), one line each.
 	Redactions []string `json:"redactions,omitempty"`

@@ -1,6 +1,9 @@
 package corpus
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -71,12 +74,42 @@ type Format struct {
 	// valid case and lists the others; without, any invalid case fails the
 	// import. A format that cannot skip returns an error naming that.
 	Read func(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []Skipped, error)
+	// ReadOptions is Read for a format with choices beyond skipping
+	// (ImportOptions); nil where it has none.
+	ReadOptions func(r io.Reader, name string, o ImportOptions) ([]clinic.Case, []Skipped, error)
 }
 
-// agentClinic is the AgentClinic OSCE format: a published corpus of cases,
-// not a benchmark of its own here, so the corpus package reads it.
-var agentClinic = Format{Name: "agentclinic", Doc: "AgentClinic MedQA OSCE JSONL, one case a line",
-	Read: importAgentClinic}
+// ImportOptions are an import's choices.
+type ImportOptions struct {
+	// SkipInvalid imports every valid case and lists the others.
+	SkipInvalid bool
+	// DropImageCases leaves out the cases whose source shows an image
+	// (AgentClinic's NEJM cases); by default they are imported as text and
+	// marked (Provenance.ImageURL).
+	DropImageCases bool
+}
+
+// agentClinic is AgentClinic's formats: a published corpus of cases, not a
+// benchmark of its own here, so the corpus package reads it. A file is the
+// MedQA OSCE variant or the NEJM one, told by its first record's fields.
+var agentClinic = Format{Name: "agentclinic",
+	Doc: "AgentClinic JSONL, one case a line: the MedQA OSCE cases, or the NEJM cases (--drop-image-cases)",
+	Read: func(r io.Reader, name string, skip bool) ([]clinic.Case, []Skipped, error) {
+		return importAgentClinicAny(r, name, ImportOptions{SkipInvalid: skip})
+	},
+	ReadOptions: importAgentClinicAny}
+
+// importAgentClinicAny reads either variant of AgentClinic.
+func importAgentClinicAny(r io.Reader, name string, o ImportOptions) ([]clinic.Case, []Skipped, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(1 << 16) // a short file peeks whole; the error says only that
+	first, _, _ := bytes.Cut(bytes.TrimSpace(head), []byte("\n"))
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(first, &probe) == nil && probe["OSCE_Examination"] == nil && (probe["patient_info"] != nil || probe["answers"] != nil) {
+		return importAgentClinicNEJM(br, name, o)
+	}
+	return importAgentClinic(br, name, o.SkipInvalid)
+}
 
 // Formats lists every import format: the shared ones and the registered
 // benchmarks', by name.
@@ -93,12 +126,22 @@ func Formats() []Format {
 
 // Import reads r in the named format.
 func Import(format string, r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []Skipped, error) {
+	return ImportWith(format, r, name, ImportOptions{SkipInvalid: skipInvalid})
+}
+
+// ImportWith reads r in the named format with the options; a format
+// without choices beyond skipping takes SkipInvalid alone.
+func ImportWith(format string, r io.Reader, name string, o ImportOptions) ([]clinic.Case, []Skipped, error) {
 	var names []string
 	for _, f := range Formats() {
-		if f.Name == format {
-			return f.Read(r, name, skipInvalid)
+		if f.Name != format {
+			names = append(names, f.Name)
+			continue
 		}
-		names = append(names, f.Name)
+		if f.ReadOptions != nil {
+			return f.ReadOptions(r, name, o)
+		}
+		return f.Read(r, name, o.SkipInvalid)
 	}
 	return nil, nil, fmt.Errorf("corpus import: unknown format %q, want one of %s", format, strings.Join(names, ", "))
 }

@@ -120,7 +120,7 @@ func (a *app) corpusCmd() *cobra.Command {
 	stats.Flags().BoolVar(&statsJSON, "json", false, "print the summary as JSON")
 	cmd.AddCommand(stats)
 	var importOut string
-	var skipInvalid bool
+	var skipInvalid, dropImages bool
 	imp := &cobra.Command{
 		Use:   "import FORMAT IN",
 		Short: "Convert an external corpus to native JSONL",
@@ -135,7 +135,7 @@ func (a *app) corpusCmd() *cobra.Command {
 				return fmt.Errorf("corpus import: %w", err)
 			}
 			defer f.Close()
-			cases, skipped, err := corpus.Import(args[0], f, args[1], skipInvalid)
+			cases, skipped, err := corpus.ImportWith(args[0], f, args[1], corpus.ImportOptions{SkipInvalid: skipInvalid, DropImageCases: dropImages})
 			for _, s := range skipped {
 				fmt.Fprintln(cmd.ErrOrStderr(), s)
 			}
@@ -166,6 +166,7 @@ func (a *app) corpusCmd() *cobra.Command {
 	}
 	imp.Flags().StringVar(&importOut, "out", "", "output JSONL file")
 	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "import every valid case and list the invalid records (default: any invalid record fails the import)")
+	imp.Flags().BoolVar(&dropImages, "drop-image-cases", false, "agentclinic: leave out the NEJM cases whose source shows an image (default: import them as text, marked by provenance.image_url)")
 	cmd.AddCommand(imp)
 	return cmd
 }
