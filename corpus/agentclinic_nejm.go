@@ -159,7 +159,7 @@ func convertNEJM(n agentClinicNEJMCase, line int) (clinic.Case, error) {
 	c.Patient.OpeningComplaint = w.Mask("patient_view.opening_complaint", opening)
 	for _, s := range facts {
 		if w.Keep("patient_view.facts", s) {
-			c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: "h" + strconv.Itoa(len(c.Patient.Facts)+1), Text: s, Topics: NarrativeTopics(s)})
+			c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: "h" + strconv.Itoa(len(c.Patient.Facts)+1), Text: s, Topics: ComplaintTopics(s, opening)})
 		}
 	}
 	c.Exam.Findings = w.Findings(append(examined, nejmExamination(n.Question)...))

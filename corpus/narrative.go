@@ -43,17 +43,18 @@ var (
 	// drugSuffixes mark a word as a medicine's name (clinevo's list of
 	// common stems: antibodies, kinase inhibitors, ACE inhibitors, ...).
 	drugSuffixes = []string{"mab", "nib", "pril", "sartan", "olol", "statin", "mycin", "cillin", "azole", "prazole", "solone", "sone", "dipine", "formin", "parin", "xaban", "vir", "cycline", "floxacin", "tidine", "pam", "lam", "zepam", "oxetine", "afil", "platin", "taxel", "rubicin", "limus"}
-	pastCues     = cueSet{"history", "medical history", "past medical", "previously", "previous", "underwent", "had undergone", "diagnosed with", " diagnosis", " known ", "since childhood", "in childhood", " at age ", "surgery", "surgical", "transplant", "operation", "resection", "hospitali", "comorbid", "background of", "was born", "pregnan", "gestation", "delivered"}
+	pastCues     = cueSet{"histor", "medical history", "past medical", "previously", "previous", "underwent", "had undergone", "diagnosed with", " diagnosis", " known ", "since childhood", "in childhood", " at age ", "surgery", "surgical", "transplant", "operation", "resection", "hospitali", "admitted to", "screening", "ectomy", "ostomy", "otomy", "plasty", " stent", "comorbid", "background of", "was born", "pregnan", "gestation", "delivered"}
 	socialCues   = cueSet{"smok", "tobacco", "cigarette", "alcohol", "drinker", "drinks alcohol", "drinks a day", "drinks per", "drinking", "illicit", "drug use", "substance use", "occupation", "works as", "worked as", "worker", "farmer", "employed", "retired", " lives ", " living ", "married", "sexual", "sexually", "partner", " diet", "vegetarian", "vegan", "exercise", "athlete", "player", "student", "emigrated", "immigra", "refugee", "homeless", "resident of", " rural ", "nursing home"}
 	exposureCues = cueSet{"exposure", "exposed", "contact with", "travel", "returned from", " trip", "visited", " bite", "bitten", " stung", " sting ", " tick", "mosquito", "insect", "animal", " cat ", " cats", " dog", " bird", "poultry", "livestock", "cattle", " farm", "rodent", "asbestos", "chemical", "solvent", "pesticide", "fumes", " dust", " swim", "hiking", "camping", "trauma", "injury", "injured", " fell ", " fall ", "accident", "sick contact", "outbreak", "undercooked", "ingest", "sprayed", "inhaled"}
 	onsetCues    = cueSet{"began", "begun", "started", "onset", "first noticed", "first appeared", "appeared", "developed", " since ", " ago", "sudden", "abrupt", "initially", "at first", "from age", "at the age", "at age", "gradual"}
 	durationCues = cueSet{"for the past", "for the last", "for over", "for about", "for several", "for a few", "lasting", "lasted", "duration", "-day", "-week", "-month", "-year", " days", " weeks", " months", " years", " hours", "persistent", "chronic", "long-standing", "intermittent", "episodes", "daily"}
-	courseCues   = cueSet{"progress", "worsen", " worse", "improv", "resolv", "recur", "relaps", "spread", "enlarg", " grew", "growing", "increased in", "decreased in", "gradually", "subsequently", " later", "over the following", "over the next", "despite", "unresponsive", "refractory", "failed", "no response", "responded", "persist", "remission", "afterward", "thereafter", "evolved", "continued", "became"}
+	courseCues   = cueSet{"progress", "worsen", " worse", "improv", "resolv", "recur", "relaps", "spread", "enlarg", " grew", "growing", "increased in", "decreased in", "gradually", "subsequently", " later", "over the following", "over the next", "despite", "unresponsive", "refractory", "failed", "no response", "responded", "persist", "remission", "afterward", "thereafter", "evolved", "continued", "became", "recently"}
 	charCues     = cueSet{"sharp", " dull", "burning", "throbbing", "aching", "cramp", "pressure", "stabbing", "colicky", "itch", "prurit", "painless", "painful", "described as", "like a ", "pulsat", "shooting", "tingling", "numb", "asymptomatic"}
 	locCues      = cueSet{"located", "radiat", " left", " right", "bilateral", " upper", " lower", " head", " face", "facial", " neck", " chest", "abdom", " back", " arm", " leg", " hand", " foot", " feet", "scalp", " trunk", "extremit", " eye", " ear", " groin", " thigh", " knee", " shoulder", " finger", " toe", " lip", " tongue", " nose", "forehead", " cheek", "axilla", " palm", " sole", "genital", "scrot", "penis", "vulva"}
+	placeCues    = cueSet{"located", "radiat", "spread", "extend", "involv", "affected", "dispersed", "distribut"}
 	severityCues = cueSet{"severe", "worst", " mild", "moderate", "intense", "excruciating", "significant", "unable to", "debilitating", " marked", "profound", "massive"}
-	triggerCues  = cueSet{"triggered", "worse with", "worse after", "worsened by", "exacerbat", "aggravat", "relieved", "alleviat", "improved with", "better with", "on exertion", "-induced", "after meals", "after eating", "when ", "upon ", "precipitat", "provoked", "induced by"}
-	symptomCues  = cueSet{"fever", "pyrexia", "febrile", "chill", "rigor", "sweat", "weight loss", "lost weight", "fatigue", "malaise", "weakness", " pain", " ache", "headache", "nausea", "vomit", "diarrh", "constipat", "cough", "dyspn", "breath", "wheez", "haemopty", "hemopty", "palpitat", "syncope", "dizz", "vertigo", "rash", "lesion", "itch", "prurit", "bleed", "bruis", "swell", "edema", "oedema", "numb", "tingl", "seizure", "confus", "vision", "visual", "hearing", "jaundice", "urin", "dysuria", "anorexia", "appetite", "insomnia", "arthralg", "myalg", "ulcer", "nodule", "papule", "plaque", "lump", " mass", "discharge", "symptom", "cyanosis", "dysphagia", "hoarse", "eruption", "blister", "sore"}
+	triggerCues  = cueSet{"trigger", "worsened in", "worse in", "remit", "attributed", "after trauma", "after immersion", "after exposure", "aggravating", "alleviating", "triggered", "worse with", "worse after", "worsened by", "exacerbat", "aggravat", "relieved", "alleviat", "improved with", "better with", "on exertion", "-induced", "after meals", "after eating", "when ", "upon ", "precipitat", "provoked", "induced by"}
+	symptomCues  = cueSet{"fever", "pyrexia", "febrile", "chill", "rigor", "sweat", "weight loss", "lost weight", "fatigue", "malaise", "weakness", " pain", " ache", "headache", "nausea", "vomit", "diarrh", "constipat", "cough", "dyspn", "breath", "wheez", "haemopty", "hemopty", "palpitat", "syncope", "dizz", "vertigo", "rash", "lesion", "itch", "prurit", "bleed", "bruis", "swell", "edema", "oedema", "numb", "tingl", "seizure", "confus", "vision", "visual", "hearing", "jaundice", "urin", "dysuria", "anorexia", "appetite", "insomnia", "arthralg", "myalg", "ulcer", "nodule", "papule", "plaque", "lump", " mass", "discharge", "symptom", "cyanosis", "dysphagia", "hoarse", "eruption", "blister", "sore", "limited", "stiff", "hardening"}
 	negationCues = cueSet{" denied", " denies", " no ", "without", "negative for", "absence of", "not report", " never ", " nor "}
 )
 
@@ -67,6 +68,9 @@ var (
 func NarrativeTopics(sentence string) []string {
 	t := " " + strings.ToLower(sentence) + " "
 	if familyStrong.in(t) || (familyWords.in(t) && familyVerbs.in(t)) {
+		if strings.Contains(strings.ReplaceAll(t, "family history", ""), "history of") {
+			return []string{clinic.TopicFamily, clinic.TopicPastHistory} // "no family history of X and no history of Y"
+		}
 		return []string{clinic.TopicFamily}
 	}
 	if allergyCues.in(t) {
@@ -85,7 +89,9 @@ func NarrativeTopics(sentence string) []string {
 	add(clinic.TopicDuration, durationCues.in(t))
 	add(clinic.TopicCourse, courseCues.in(t))
 	add(clinic.TopicCharacter, charCues.in(t))
-	add(clinic.TopicLocation, locCues.in(t))
+	// Where the complaint is: a body part named with a symptom, in a
+	// sentence that does not deny it ("denied chest pain" says no place).
+	add(clinic.TopicLocation, locCues.in(t) && (symptomCues.in(t) || placeCues.in(t)) && !negationCues.in(t))
 	add(clinic.TopicSeverity, severityCues.in(t))
 	add(clinic.TopicTriggers, triggerCues.in(t))
 	symptom := symptomCues.in(t)
@@ -114,7 +120,7 @@ var historyTopics = map[string]bool{clinic.TopicPastHistory: true, clinic.TopicM
 	clinic.TopicSocial: true, clinic.TopicExposures: true}
 
 // historyLeads open a sentence that lists the patient's background.
-var historyLeads = []string{"medical history", "past medical", "past history", "history", "surgical history", "medication",
+var historyLeads = []string{"medical and", "medical history", "past medical", "past history", "history", "surgical history", "medication",
 	"current medication", "social history", "comorbidit", "previous medical", "prior medical", "home medication", "drug history"}
 
 // historyLead reports whether the padded, lowercased sentence opens with a
@@ -188,4 +194,29 @@ func FindingSystem(sentence string) string {
 		}
 	}
 	return best
+}
+
+// lesionCues describe the lesion a skin or mucosal complaint is about.
+var lesionCues = cueSet{"rash", "lesion", "ulcer", "nodule", "papule", "plaque", " lump", " mass", "eruption", "blister"}
+
+// ComplaintTopics is NarrativeTopics for a history sentence of a case whose
+// opening complaint is known: where the complaint is a lesion, a sentence
+// whose only symptom words describe lesions tells the complaint itself (its
+// onset, course, place), not another symptom, so it is not "associated".
+func ComplaintTopics(sentence, opening string) []string {
+	topics := NarrativeTopics(sentence)
+	t := " " + strings.ToLower(sentence) + " "
+	if !slices.Contains(topics, clinic.TopicAssociated) || len(topics) == 1 || !lesionCues.in(" "+strings.ToLower(opening)+" ") {
+		return topics
+	}
+	for _, c := range symptomCues {
+		if strings.Contains(t, c) && !slices.Contains(lesionCues, c) {
+			return topics // another symptom beside the lesion
+		}
+	}
+	rest := slices.DeleteFunc(slices.Clone(topics), func(x string) bool { return x == clinic.TopicAssociated || x == clinic.TopicSystems })
+	if len(rest) == 0 {
+		return topics // nothing else to ask it by
+	}
+	return rest
 }

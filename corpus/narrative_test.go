@@ -114,3 +114,12 @@ func TestDiagnosisNames(t *testing.T) {
 		})
 	}
 }
+
+// TestComplaintTopics: a sentence that describes the complaint's lesion is
+// not another symptom; one that adds a symptom is.
+func TestComplaintTopics(t *testing.T) {
+	opening := "A woman presented with a solitary lump on her scalp."
+	require.Equal(t, []string{clinic.TopicOnset, clinic.TopicCourse}, corpus.ComplaintTopics("The lesion appeared at birth and grew slowly.", opening))
+	require.Contains(t, corpus.ComplaintTopics("The lesion appeared at birth, with fever.", opening), clinic.TopicAssociated)
+	require.Contains(t, corpus.ComplaintTopics("The lesion appeared at birth and grew slowly.", "A man presented with cough."), clinic.TopicAssociated)
+}

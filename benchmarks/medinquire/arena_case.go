@@ -87,14 +87,14 @@ func arenaFacts(op opening, red *corpus.Redactor) []clinic.Fact {
 		}
 	}
 	if op.background != "" {
-		topics := corpus.NarrativeTopics(op.background)
+		topics := corpus.ComplaintTopics(op.background, op.text)
 		if !slices.Contains(topics, clinic.TopicPastHistory) {
 			topics = append(topics, clinic.TopicPastHistory)
 		}
 		add(op.background, topics)
 	}
 	for _, s := range op.facts {
-		add(s, corpus.NarrativeTopics(s))
+		add(s, corpus.ComplaintTopics(s, op.text))
 	}
 	return facts
 }
@@ -126,11 +126,11 @@ type opening struct {
 var (
 	// subjectHead is the noun that ends a case report's opening subject,
 	// with an age clause after it ("a woman in her early 70s").
-	subjectHead = regexp.MustCompile(`(?i)\b(man|woman|men|women|male|female|boy|girl|patient|individual|person|neonate|newborn|infant|child|adolescent|baby|toddler|gentleman|lady|teenager|adult)(\s+(patient|adolescent|infant|child|neonate))?\b(\s+(in|during)\s+(his|her|their)\s+(early\s+|mid-?\s*|late\s+)?(\d+s|teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|\w+\s+decade(\s+of\s+life)?)|\s+aged\s+\d+(\s+years)?)?`)
+	subjectHead = regexp.MustCompile(`(?i)\b(man|woman|men|women|male|female|boy|girl|patient|individual|person|neonate|newborn|infant|child|adolescent|baby|toddler|gentleman|lady|teenager|adult)(\s+(patient|adolescent|infant|child|neonate))?\b(\s+(in|during)\s+(his|her|their|the)\s+(early\s+|mid-?\s*|late\s+)?(\d+s|teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|\w+\s+decade(\s+of\s+life)?)|\s+aged\s+\d+(\s+years)?)?`)
 	// presenting is the verb that brings the problem to the doctor.
 	presenting = regexp.MustCompile(`(?i)\b(presented|presents|presenting|was admitted|was hospitali[sz]ed|was referred|reported|complained|came|was brought|sought|was evaluated|was seen)\b`)
 	// pronounPresenting opens a second sentence that says the problem ("She presented with ...").
-	pronounPresenting = regexp.MustCompile(`(?i)^(he|she|they|the patient)\s+(presented|was admitted|was referred|reported|complained)\b`)
+	pronounPresenting = regexp.MustCompile(`(?i)\b(he|she|they|the patient)\s+(presented|was admitted|was referred|reported|complained)\b`)
 )
 
 // arenaOpening reads the opening from the case information: the subject of
@@ -138,8 +138,8 @@ var (
 // 70s presented with a solitary, asymptomatic lump on her scalp."), leaving
 // out what stands between them (past history, occupation: facts to earn),
 // which stays a fact; a first sentence without a presenting verb takes it from
-// the second ("She presented with ..."), or opens as written. Every other
-// sentence is a fact.
+// the second ("From age 13, he presented with ..."), which stays a fact too,
+// or opens as written. Every other sentence is a fact.
 func arenaOpening(info string) opening {
 	ss := corpus.Sentences(info)
 	op := readOpening(ss)
@@ -170,7 +170,7 @@ func readOpening(ss []string) opening {
 	if len(ss) > 1 {
 		if v := pronounPresenting.FindStringSubmatchIndex(ss[1]); v != nil {
 			op.text = op.subject + " " + ss[1][v[4]:]
-			op.facts = append([]string{first}, ss[2:]...)
+			op.facts = ss // the second sentence keeps what stands before its verb ("From age 13, ...")
 		}
 	}
 	return op
