@@ -11,7 +11,8 @@ import (
 // cough for 6 months.", "The patient's mother had diabetes." becomes "My
 // mother had diabetes.". A sentence with no reference to the patient is
 // returned as it is ("The lesion was present since birth."). ok is false
-// where the text does not allow a safe rewrite: a third-person pronoun that
+// where the text does not allow a safe rewrite (a sentence already in the
+// first person is returned as it is, ok): a third-person pronoun that
 // may mean someone else (a relative, a doctor named in the sentence) is
 // left alone, and so is the sentence.
 func FirstPerson(sentence string) (string, bool) {
@@ -24,6 +25,8 @@ func FirstPerson(sentence string) (string, bool) {
 		switch strings.ToLower(w.text) {
 		case "you", "your", "yours", "yourself", "you're", "you've", "you'd", "you'll", "you’re", "you’ve":
 			second = true
+		case "i", "my", "me", "mine", "myself", "i'm", "i've", "i'd", "i’m", "i’ve":
+			return sentence, true // already the patient's words: a "you" in them is someone else
 		}
 	}
 	if second {
