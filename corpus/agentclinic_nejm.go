@@ -166,6 +166,7 @@ func convertNEJM(n agentClinicNEJMCase, line int) (clinic.Case, error) {
 	if !noResults.MatchString(n.PhysicalExams) {
 		c.Exam.Tests = GroupTests(TextTestItems(n.PhysicalExams))
 	}
+	c.Exam.Catalog = CatalogNames(c.Exam.Tests)
 	c.Manager.Diagnosis = clinic.Diagnosis{Name: name, Acceptable: acceptable}
 	c.Manager.Distractors = wrong
 	c.Provenance.Redactions = w.Lines

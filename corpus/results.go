@@ -182,3 +182,16 @@ func testName(label string) (string, []string) {
 
 // String is a section as it reads, for error messages and tests.
 func (s *testSection) String() string { return fmt.Sprintf("%s: %s", s.label, s.result()) }
+
+// CatalogNames is the test list of a case imported with its own tests: the
+// built-in catalog's names and the case's (each under the built-in name where
+// an alias matches), sorted. The episode serves a test only when it is on the
+// list (Episode's allow set); a profile that shows the list shows the
+// built-in tests beside the case's, never the case's alone.
+func CatalogNames(tests []clinic.TestValue) []string {
+	items := make([]catalog.Item, len(tests))
+	for i, t := range tests {
+		items[i] = catalog.Item{Name: t.Name, Aliases: t.Aliases, Category: catalog.Infer(t.Name)}
+	}
+	return catalog.Default().Extend(items).Names()
+}

@@ -43,6 +43,7 @@ func ArenaCase(rec ArenaRecord) (clinic.Case, error) {
 		return clinic.Case{}, err
 	}
 	c.Exam.Tests = tests
+	c.Exam.Catalog = corpus.CatalogNames(tests)
 	c.Manager.Diagnosis = clinic.Diagnosis{Name: name, Acceptable: acceptable}
 	for _, l := range []string{"A", "B", "C", "D"} {
 		if o, _ := rec.Options.option(l); l != rec.RightOption && strings.TrimSpace(o) != "" {
