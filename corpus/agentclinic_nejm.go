@@ -1,7 +1,6 @@
 package corpus
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -58,31 +57,23 @@ type nejmAnswer struct {
 func importAgentClinicNEJM(r io.Reader, name string, o ImportOptions) ([]clinic.Case, []Skipped, error) {
 	var cases []clinic.Case
 	var skipped []Skipped
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line, images := 0, 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
+	images := 0
+	err := EachLine(r, name, func(line int, raw []byte) error {
 		c, err := nejmLine(raw, line)
-		if err != nil {
-			if !o.SkipInvalid {
-				return nil, nil, fmt.Errorf("%s:%d: %w", name, line, err)
-			}
+		switch {
+		case err != nil && !o.SkipInvalid:
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		case err != nil:
 			skipped = append(skipped, Skipped{File: name, Line: line, Reason: err.Error()})
-			continue
-		}
-		if c.Provenance.ImageURL != "" && o.DropImageCases {
+		case c.Provenance.ImageURL != "" && o.DropImageCases:
 			images++
-			continue
+		default:
+			cases = append(cases, c)
 		}
-		cases = append(cases, c)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s:%d: read: %w", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(cases) == 0 {
 		return nil, skipped, fmt.Errorf("%s: no cases (%d lines skipped, %d image cases dropped)", name, len(skipped), images)

@@ -1,7 +1,6 @@
 package medinquire
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -146,30 +145,20 @@ func readArenaParquet(data []byte, name string) ([]arenaRow, error) {
 // a field it does not know is an error, as a misspelt one would be.
 func readArenaJSONL(data []byte, name string, skipInvalid bool) ([]arenaRow, error) {
 	var out []arenaRow
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
+	err := corpus.EachLine(bytes.NewReader(data), name, func(line int, raw []byte) error {
 		row := arenaRow{where: fmt.Sprintf("%s:%d", name, line), line: line}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&row.rec); err != nil {
 			row.bad = errors.New(corpus.DescribeJSONError(err))
 			if !skipInvalid {
-				return nil, fmt.Errorf("%s: %w", row.where, row.bad)
+				return fmt.Errorf("%s: %w", row.where, row.bad)
 			}
 		}
 		out = append(out, row)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: read: %w", name, line+1, err)
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // convertArenaRows converts and validates each record, in file order.
