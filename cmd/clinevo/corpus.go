@@ -175,7 +175,7 @@ func (a *app) corpusCmd() *cobra.Command {
 func formatList() string {
 	var b strings.Builder
 	for _, f := range corpus.Formats() {
-		fmt.Fprintf(&b, "  %-12s %s\n", f.Name, f.Doc)
+		fmt.Fprintf(&b, "  %-15s %s\n", f.Name, f.Doc)
 	}
 	return b.String()
 }
