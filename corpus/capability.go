@@ -1,6 +1,9 @@
 package corpus
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -121,14 +124,30 @@ type Options struct {
 	// Files are the companion files given, by the names the format's Files
 	// declare.
 	Files map[string]string
+	// DropImageCases leaves out the cases whose source shows an image
+	// (AgentClinic's NEJM cases); by default they are imported as text and
+	// marked (Provenance.ImageURL). Formats without such cases ignore it.
+	DropImageCases bool
 }
 
-// agentClinic is the AgentClinic OSCE format: a published corpus of cases,
-// not a benchmark of its own here, so the corpus package reads it.
-var agentClinic = Format{Name: "agentclinic", Doc: "AgentClinic MedQA OSCE JSONL, one case a line",
-	Read: func(r io.Reader, name string, opt Options) ([]clinic.Case, []Skipped, error) {
-		return importAgentClinic(r, name, opt.SkipInvalid)
-	}}
+// agentClinic is AgentClinic's formats: a published corpus of cases, not a
+// benchmark of its own here, so the corpus package reads it. A file is the
+// MedQA OSCE variant or the NEJM one, told by its first record's fields.
+var agentClinic = Format{Name: "agentclinic",
+	Doc:  "AgentClinic JSONL, one case a line: the MedQA OSCE cases, or the NEJM cases (--drop-image-cases)",
+	Read: importAgentClinicAny}
+
+// importAgentClinicAny reads either variant of AgentClinic.
+func importAgentClinicAny(r io.Reader, name string, o Options) ([]clinic.Case, []Skipped, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(1 << 16) // a short file peeks whole; the error says only that
+	first, _, _ := bytes.Cut(bytes.TrimSpace(head), []byte("\n"))
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(first, &probe) == nil && probe["OSCE_Examination"] == nil && (probe["patient_info"] != nil || probe["answers"] != nil) {
+		return importAgentClinicNEJM(br, name, o)
+	}
+	return importAgentClinic(br, name, o.SkipInvalid)
+}
 
 // Formats lists every import format: the shared ones and the library's
 // benchmarks', by name.

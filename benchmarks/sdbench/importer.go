@@ -135,13 +135,13 @@ func convert(raw json.RawMessage) (clinic.Case, error) {
 			}
 			topics := h.Topics
 			if len(topics) == 0 {
-				topics = corpus.InferTopics(h.Text, "")
+				topics = corpus.NarrativeTopics(h.Text)
 			}
 			c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: fmt.Sprintf("h%d", i+1), Text: strings.TrimSpace(h.Text), Topics: topics})
 		}
 	} else {
 		for i, s := range corpus.Sentences(f.FullCase) {
-			c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: fmt.Sprintf("s%d", i+1), Text: s, Topics: corpus.InferTopics(s, "")})
+			c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: fmt.Sprintf("s%d", i+1), Text: s, Topics: corpus.NarrativeTopics(s)})
 		}
 	}
 	for i, x := range f.Examination {

@@ -130,7 +130,7 @@ func (a *app) corpusStatsCmd() *cobra.Command {
 
 func (a *app) corpusImportCmd() *cobra.Command {
 	var out string
-	var skipInvalid bool
+	var skipInvalid, dropImages bool
 	var files map[string]string
 	cmd := &cobra.Command{
 		Use:   "import FORMAT IN",
@@ -146,7 +146,7 @@ func (a *app) corpusImportCmd() *cobra.Command {
 				return fmt.Errorf("corpus import: %w", err)
 			}
 			defer f.Close()
-			cases, skipped, err := a.lib.Import(args[0], f, args[1], corpus.Options{SkipInvalid: skipInvalid, Files: files})
+			cases, skipped, err := a.lib.Import(args[0], f, args[1], corpus.Options{SkipInvalid: skipInvalid, Files: files, DropImageCases: dropImages})
 			for _, s := range skipped {
 				fmt.Fprintln(cmd.ErrOrStderr(), s)
 			}
@@ -155,6 +155,18 @@ func (a *app) corpusImportCmd() *cobra.Command {
 			}
 			if err != nil {
 				return err
+			}
+			redacted := 0
+			for _, c := range cases {
+				for _, r := range c.Provenance.Redactions {
+					fmt.Fprintf(cmd.ErrOrStderr(), "case %s: redacted: %s\n", c.ID, r)
+				}
+				if len(c.Provenance.Redactions) > 0 {
+					redacted++
+				}
+			}
+			if redacted > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "redacted cases: %d (a text named the diagnosis)\n", redacted)
 			}
 			if err := a.lib.WriteJSONL(out, cases); err != nil {
 				return err
@@ -166,6 +178,7 @@ func (a *app) corpusImportCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "output JSONL file")
 	cmd.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "import every valid case and list the invalid ones, where the format can (default: any invalid one fails the import)")
 	cmd.Flags().StringToStringVar(&files, "file", nil, "a companion file the format reads, NAME=PATH (repeatable; see the formats' files below)")
+	cmd.Flags().BoolVar(&dropImages, "drop-image-cases", false, "agentclinic: leave out the NEJM cases whose source shows an image (default: import them as text, marked by provenance.image_url)")
 	return cmd
 }
 
@@ -174,9 +187,9 @@ func (a *app) corpusImportCmd() *cobra.Command {
 func (a *app) formatList() string {
 	var b strings.Builder
 	for _, f := range a.lib.Formats() {
-		fmt.Fprintf(&b, "  %-12s %s\n", f.Name, f.Doc)
+		fmt.Fprintf(&b, "  %-15s %s\n", f.Name, f.Doc)
 		for _, o := range f.Files {
-			fmt.Fprintf(&b, "  %-12s   --file %s=PATH: %s\n", "", o.Name, o.Doc)
+			fmt.Fprintf(&b, "  %-15s   --file %s=PATH: %s\n", "", o.Name, o.Doc)
 		}
 	}
 	return b.String()

@@ -320,3 +320,28 @@ func buildSet(t testing.TB) bench.Set {
 
 // buildLibrary reads cases as the CLI does.
 func buildLibrary(t testing.TB) corpus.Library { return corpus.NewLibrary(buildSet(t)) }
+
+// TestCorpusImportPublished imports DiagnosisArena's release (the copy in
+// the repository) and AgentClinic's NEJM cases: the import names each case
+// it redacted, stats count them, and --drop-image-cases leaves out the NEJM
+// cases with an image (every one of the sample).
+func TestCorpusImportPublished(t *testing.T) {
+	dir := t.TempDir()
+	outFile := filepath.Join(dir, "arena.jsonl")
+	release := filepath.Join("..", "..", "benchmarks", "medinquire", "data", "diagnosisarena", "test-00000-of-00001.parquet")
+	out, err := run(t, nil, "corpus", "import", "diagnosisarena", release, "--out", outFile)
+	require.NoError(t, err)
+	require.Contains(t, out, `case diagnosisarena-0075: redacted: exam_view.findings: dropped a sentence naming "Foreign body embedded in the laryngeal surface of the epiglottis"`)
+	require.Contains(t, out, "redacted cases: 2 (a text named the diagnosis)\n")
+	require.Contains(t, out, outFile+": 915 cases imported")
+	out, err = run(t, nil, "corpus", "stats", outFile)
+	require.NoError(t, err)
+	require.Contains(t, out, "redacted by the importer's leak guard: 2 cases, 2 texts naming the diagnosis\n")
+
+	nejm := filepath.Join(filepath.Dir(corpustest.AgentClinicPath(t)), "agentclinic_nejm.jsonl")
+	out, err = run(t, nil, "corpus", "import", "agentclinic", nejm, "--out", filepath.Join(dir, "nejm.jsonl"))
+	require.NoError(t, err)
+	require.Contains(t, out, "15 cases imported")
+	_, err = run(t, nil, "corpus", "import", "agentclinic", nejm, "--out", filepath.Join(dir, "none.jsonl"), "--drop-image-cases")
+	require.ErrorContains(t, err, "no cases (0 lines skipped, 15 image cases dropped)")
+}
