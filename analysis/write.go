@@ -375,10 +375,11 @@ func view(rep Report, link func(string) string) pageView {
 	}
 	sort.Strings(v.MetricNames)
 	for _, m := range []struct {
-		name string
-		y    func(RunningPoint) float64
-	}{{"S̄₁:t", func(p RunningPoint) float64 { return p.S }}, {"C̄₁:t (USD)", func(p RunningPoint) float64 { return p.Cost }}} {
-		if c := runningChart(rep, m.name, m.y); c != "" {
+		name   string
+		y      func(RunningPoint) float64
+		lo, hi float64
+	}{{"S̄₁:t", func(p RunningPoint) float64 { return p.S }, 0, 1}, {"C̄₁:t (cost USD)", func(p RunningPoint) float64 { return p.Cost }, 0, 0}} {
+		if c := runningChart(rep, m.name, m.y, m.lo, m.hi); c != "" {
 			v.Running = append(v.Running, c)
 		}
 	}
@@ -386,10 +387,12 @@ func view(rep Report, link func(string) string) pageView {
 }
 
 // runningChart draws the running mean of a metric over each stream's episodes
-// (EvoClinician §5, Figure 2).
-func runningChart(rep Report, name string, y func(RunningPoint) float64) template.HTML {
+// (EvoClinician §5, Figure 2) on an axis that spans at least [lo, hi], the
+// metric's range (S's 0 to 1, as the learning curves draw it), widened to
+// the means where they leave it.
+func runningChart(rep Report, name string, y func(RunningPoint) float64, lo, hi float64) template.HTML {
 	const W, H, L, B, T, R = 640, 280, 64, 44, 30, 160
-	maxT, lo, hi, any := 1, math.Inf(1), math.Inf(-1), false
+	maxT, any := 1, false
 	for _, c := range rep.Conditions {
 		for _, p := range c.Running {
 			maxT, lo, hi, any = max(maxT, p.T), math.Min(lo, y(p)), math.Max(hi, y(p)), true
