@@ -41,3 +41,21 @@ func TestRunningChartRange(t *testing.T) {
 		})
 	}
 }
+
+// TestUSDWording: the report's table headers say "cost USD" for the
+// simulated encounter's cost and "model USD" for the models' spend, never a
+// bare USD.
+func TestUSDWording(t *testing.T) {
+	var src string
+	for _, tp := range page.Templates() {
+		if tp.Tree != nil {
+			src += tp.Tree.Root.String()
+		}
+	}
+	cells := regexp.MustCompile(`<th[^>]*>([^<]*USD[^<]*)</th>`).FindAllStringSubmatch(src, -1)
+	require.NotEmpty(t, cells)
+	for _, m := range cells {
+		require.Regexp(t, `cost USD|model USD`, m[1])
+	}
+	require.Contains(t, src, "<th>evolver model USD</th>", "the evolver's spend is the models'")
+}

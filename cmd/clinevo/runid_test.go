@@ -227,7 +227,7 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.Regexp(t, `H0\s+heldout\s+completed\s+2/2\s+-\s+\d\.\d{3}\s+\d\.\d{2}\s+-?\d\.\d{3}\s+tiny-H0\n`, out)
 	// Its plan beside its use: 2 held-out episodes planned (heldout_limit)
 	// and 2 played, and a doctor that called the built-in role every turn.
-	require.Regexp(t, `experiment tiny: planned USD 0\.00, wall \d+s; used USD 0\.00, wall \d+s\n`, out)
+	require.Regexp(t, `experiment tiny: planned model USD 0\.00, wall \d+s; used model USD 0\.00, wall \d+s\n`, out)
 	require.Regexp(t, `(?m)^H0\s+0\s+0\s+2\s+2\s+\d+s\s+\d+s\s*$`, out)
 	out, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "status", "tiny", "--json")
 	require.NoError(t, err)
