@@ -19,6 +19,9 @@ func (a *app) exportCmd() *cobra.Command {
 		Long: "Writes DIR/<created>_<run>_<id>.json in inspect_ai's JSON log format (inspect_ai 0.3.260), named as inspect names its\n" +
 			"own logs so that `inspect view --log-dir DIR` lists it. RUN is any run `clinevo runs list` shows: a stream, a held-out run,\n" +
 			"a stage evaluation, a replay, or an experiment (one log a condition that has episodes).",
+		Example: `  clinevo export inspect quick-E1 --out inspect-logs/
+  clinevo export inspect quick --out inspect-logs/   # every condition of experiment quick
+  inspect view --log-dir inspect-logs/`,
 		Args: cobra.ExactArgs(1),
 		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
 			logs, err := inspectlog.Load(cmd.Context(), eng.Results, eng.Benchmarks, args[0])
@@ -35,7 +38,7 @@ func (a *app) exportCmd() *cobra.Command {
 			return nil
 		}),
 	}
-	inspect.Flags().StringVar(&out, "out", ".", "directory to write the log into")
+	inspect.Flags().StringVar(&out, "out", ".", "directory to write the logs into")
 	cmd.AddCommand(inspect)
 	return cmd
 }
