@@ -16,8 +16,8 @@ func (a *app) exportCmd() *cobra.Command {
 		Use: "inspect RUN",
 		Short: "Write a run as inspect_ai eval logs for inspect view (an experiment: one log a condition; one sample an episode, " +
 			"with messages, events, scores and metadata)",
-		Long: "Writes DIR/<created>_<run>_<id>.json in inspect_ai's JSON log format (inspect_ai 0.3.260), named as inspect names its\n" +
-			"own logs so that `inspect view --log-dir DIR` lists it. RUN is any run `clinevo runs list` shows: a stream, a held-out run,\n" +
+		Long: "Writes DIR/<created>_<run>_<id>.json in inspect_ai's JSON log format (inspect_ai at commit 499e6152e7b8, release\n" +
+			"0.3.260 and 7 commits), named as inspect names its own logs so that `inspect view --log-dir DIR` lists it. RUN is any run `clinevo runs list` shows: a stream, a held-out run,\n" +
 			"a stage evaluation, a replay, or an experiment (one log a condition that has episodes).",
 		Example: `  clinevo export inspect quick-E1 --out inspect-logs/
   clinevo export inspect quick --out inspect-logs/   # every condition of experiment quick
