@@ -238,6 +238,15 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.Equal(t, 2, ex.Plan.Conditions[0].EvalEpisodes)
 	require.Equal(t, 2, ex.Used.Conditions[0].EvalEpisodes)
 	require.Equal(t, "doctor", ex.Used.Total[0].Role)
+	// The experiment exports as inspect logs, one a condition, and so does
+	// its held-out run alone (the runs table has no row of it), each named
+	// as inspect names its logs.
+	for _, name := range []string{"tiny", "tiny-H0"} {
+		dir := t.TempDir()
+		out, err = run(t, cli, "--data-dir", env.DataDir, "export", "inspect", name, "--out", dir)
+		require.NoError(t, err)
+		require.Regexp(t, `^wrote \S+/\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\S*_tiny-H0_\w+\.json: 2 samples\n$`, out)
+	}
 	require.Positive(t, ex.Used.Total[0].Calls, "the doctor's turns, read from the records")
 	_, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "run", file)
 	require.ErrorContains(t, err, "experiment tiny already exists (workflow tiny/experiment is completed; the results store describes it)")
