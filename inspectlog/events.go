@@ -11,55 +11,52 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
+// EventHead are the fields every inspect event has (BaseEvent): its kind,
+// when it happened, and its UUID.
+type EventHead struct {
+	Event        string  `json:"event"` // model | tool | info | score
+	Timestamp    string  `json:"timestamp"`
+	WorkingStart float64 `json:"working_start"`
+	UUID         string  `json:"uuid"`
+}
+
 // ModelEvent is inspect's ModelEvent: one call of a role a model plays.
 type ModelEvent struct {
-	Event        string         `json:"event"` // "model"
-	Timestamp    string         `json:"timestamp"`
-	WorkingStart float64        `json:"working_start"`
-	UUID         string         `json:"uuid"`
-	Model        string         `json:"model"`
-	Role         string         `json:"role"`
-	Input        []Message      `json:"input"`
-	Tools        []any          `json:"tools"`
-	ToolChoice   string         `json:"tool_choice"` // auto | none
-	Config       map[string]any `json:"config"`
-	Output       Output         `json:"output"`
-	Metadata     map[string]any `json:"metadata,omitempty"`
+	EventHead
+	Model      string         `json:"model"`
+	Role       string         `json:"role"`
+	Input      []Message      `json:"input"`
+	Tools      []any          `json:"tools"`
+	ToolChoice string         `json:"tool_choice"` // auto | none
+	Config     map[string]any `json:"config"`
+	Output     Output         `json:"output"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
 }
 
 // ToolEvent is inspect's ToolEvent: a tool the doctor called (a benchmark
 // whose events describe themselves as tool calls, as KlinikeBench's do).
 type ToolEvent struct {
-	Event        string         `json:"event"` // "tool"
-	Timestamp    string         `json:"timestamp"`
-	WorkingStart float64        `json:"working_start"`
-	UUID         string         `json:"uuid"`
-	Type         string         `json:"type"` // "function"
-	ID           string         `json:"id"`
-	Function     string         `json:"function"`
-	Arguments    map[string]any `json:"arguments"`
-	Result       string         `json:"result"`
-	Events       []any          `json:"events"`
-	Metadata     map[string]any `json:"metadata,omitempty"`
+	EventHead
+	Type      string         `json:"type"` // "function"
+	ID        string         `json:"id"`
+	Function  string         `json:"function"`
+	Arguments map[string]any `json:"arguments"`
+	Result    string         `json:"result"`
+	Events    []any          `json:"events"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
 }
 
 // InfoEvent is inspect's InfoEvent: a turn of a built-in role, whose
 // decision or answer is data, not a model call.
 type InfoEvent struct {
-	Event        string         `json:"event"` // "info"
-	Timestamp    string         `json:"timestamp"`
-	WorkingStart float64        `json:"working_start"`
-	UUID         string         `json:"uuid"`
-	Source       string         `json:"source"`
-	Data         map[string]any `json:"data"`
+	EventHead
+	Source string         `json:"source"`
+	Data   map[string]any `json:"data"`
 }
 
 // ScoreEvent is inspect's ScoreEvent: one of the episode's scores.
 type ScoreEvent struct {
-	Event        string   `json:"event"` // "score"
-	Timestamp    string   `json:"timestamp"`
-	WorkingStart float64  `json:"working_start"`
-	UUID         string   `json:"uuid"`
+	EventHead
 	Scorer       string   `json:"scorer"`
 	Score        Score    `json:"score"`
 	Target       []string `json:"target"`
@@ -87,10 +84,10 @@ type transcript struct {
 	events  []any
 }
 
-// id is an event's UUID: the same for the same episode and position, so a
-// log exported twice is the same log.
-func (tr *transcript) id() string {
-	return uuid.NewSHA1(uuid.NameSpaceURL, fmt.Appendf(nil, "clinevo:%s#%d", tr.episode, len(tr.events))).String()
+// head is the head of the next event: its UUID the same for the same
+// episode and position, so that a log exported twice is the same log.
+func (tr *transcript) head(kind string) EventHead {
+	return EventHead{Event: kind, Timestamp: tr.stamp, UUID: uuid.NewSHA1(uuid.NameSpaceURL, fmt.Appendf(nil, "clinevo:%s#%d", tr.episode, len(tr.events))).String()}
 }
 
 // model is the model playing role, "" for a built-in role.
@@ -120,11 +117,11 @@ func (tr *transcript) turn(ev clinic.Event) {
 		if tr.set.Roles["doctor"].Format == "tools" {
 			choice = "auto"
 		}
-		tr.events = append(tr.events, ModelEvent{Event: "model", Timestamp: tr.stamp, UUID: tr.id(), Model: m, Role: "doctor",
+		tr.events = append(tr.events, ModelEvent{EventHead: tr.head("model"), Model: m, Role: "doctor",
 			Input: append([]Message(nil), tr.msgs...), Tools: []any{}, ToolChoice: choice, Config: map[string]any{},
 			Output: reply(m, said), Metadata: map[string]any{"turn": ev.Turn, "input": doctorInputNote}})
 	} else {
-		tr.events = append(tr.events, InfoEvent{Event: "info", Timestamp: tr.stamp, UUID: tr.id(), Source: "clinevo/doctor",
+		tr.events = append(tr.events, InfoEvent{EventHead: tr.head("info"), Source: "clinevo/doctor",
 			Data: map[string]any{"turn": ev.Turn, "action": string(ev.Action), "target": d.Target, "status": string(ev.Status)}})
 	}
 	tr.msgs = append(tr.msgs, said)
@@ -142,14 +139,14 @@ func (tr *transcript) answer(ev clinic.Event, d bench.Description, asked string)
 		if d.Detail != "" && json.Unmarshal([]byte(d.Detail), &args) != nil {
 			args = map[string]any{"raw": d.Detail} // arguments that are no JSON object, as the trace kept them
 		}
-		tr.events = append(tr.events, ToolEvent{Event: "tool", Timestamp: tr.stamp, UUID: tr.id(), Type: "function",
+		tr.events = append(tr.events, ToolEvent{EventHead: tr.head("tool"), Type: "function",
 			ID: fmt.Sprintf("turn-%d", ev.Turn), Function: d.Name, Arguments: args, Result: ev.Reply, Events: []any{},
 			Metadata: map[string]any{"turn": ev.Turn, "status": string(ev.Status)}})
 		return
 	}
 	role := answeredBy[ev.Action]
 	if m := tr.model(role); m != "" && !ev.Cached {
-		tr.events = append(tr.events, ModelEvent{Event: "model", Timestamp: tr.stamp, UUID: tr.id(), Model: m, Role: role,
+		tr.events = append(tr.events, ModelEvent{EventHead: tr.head("model"), Model: m, Role: role,
 			Input: []Message{{Role: "user", Content: asked}}, Tools: []any{}, ToolChoice: "none", Config: map[string]any{},
 			Output:   reply(m, Message{Role: "assistant", Content: ev.Reply, Source: "generate"}),
 			Metadata: map[string]any{"turn": ev.Turn, "input": "the doctor's request; the role's prompt is not recorded"}})
@@ -159,7 +156,7 @@ func (tr *transcript) answer(ev clinic.Event, d bench.Description, asked string)
 	if role == "" {
 		source = "clinevo/environment"
 	}
-	tr.events = append(tr.events, InfoEvent{Event: "info", Timestamp: tr.stamp, UUID: tr.id(), Source: source,
+	tr.events = append(tr.events, InfoEvent{EventHead: tr.head("info"), Source: source,
 		Data: map[string]any{"turn": ev.Turn, "reply": ev.Reply, "cached": ev.Cached}})
 }
 
@@ -170,7 +167,7 @@ func (tr *transcript) scores(names []string, scores map[string]Score, target []s
 		if !ok {
 			continue
 		}
-		tr.events = append(tr.events, ScoreEvent{Event: "score", Timestamp: tr.stamp, UUID: tr.id(), Scorer: name, Score: sc, Target: target})
+		tr.events = append(tr.events, ScoreEvent{EventHead: tr.head("score"), Scorer: name, Score: sc, Target: target})
 	}
 }
 
