@@ -13,6 +13,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/settings"
+	"github.com/clinevo/clinevo/view"
 )
 
 // Episode is what a sample is made from: an episode's record and trace and,
@@ -201,10 +202,29 @@ func sample(in Input, e Episode, names []string) Sample {
 	for name, v := range r.Scores.Metrics {
 		s.Scores[name] = Score{Value: v, Answer: answer, History: []any{}}
 	}
+	explainScores(s.Scores, in, e)
 	tr.scores(names, s.Scores, s.Target)
 	s.Events = tr.events
 	usageOf(&s, r)
 	return s
+}
+
+// explainScores gives each score the episode page's explanation of it
+// (view.Explain: the formula with the episode's numbers) where it has one;
+// the benchmark's own explanation needs the case, which a corpus that did
+// not load leaves out.
+func explainScores(scores map[string]Score, in Input, e Episode) {
+	var set *settings.Settings
+	if e.Case != nil {
+		set = &in.Settings
+	}
+	for _, line := range view.Explain(e.Record.Scores, e.Case, set, in.Bench).Lines {
+		key := strings.ToLower(line.Name)
+		if sc, ok := scores[key]; ok && line.How != "" {
+			sc.Explanation = line.How
+			scores[key] = sc
+		}
+	}
 }
 
 // metadataOf is what a sample says of its episode besides inspect's fields:

@@ -118,6 +118,8 @@ func TestLogValidates(t *testing.T) {
 	require.Equal(t, "user", s.Messages[0].Role)
 	require.Greater(t, len(s.Messages), len(eps[0].Trace.Events), "a message a turn and the replies")
 	require.Equal(t, eps[0].Record.Scores.S, s.Scores["s"].Value)
+	require.NotEmpty(t, s.Scores["s"].Explanation, "S says how it was computed")
+	require.NotEmpty(t, s.Scores["diagnosis"].Explanation)
 	require.Equal(t, 300, l.Stats.RoleUsage["doctor"].InputTokens/3)
 	require.Equal(t, 3, l.Results.TotalSamples)
 	// 1.5 s of diagnosis and 0.25 s of update.
