@@ -249,7 +249,7 @@ func FrontierChart(f Frontier) template.HTML {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" font-size="11" text-anchor="end">%.2f</text>`, L, W-R, py(a), py(a), L-6, py(a)+4, a)
 		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#eee"/><text x="%.1f" y="%d" font-size="11" text-anchor="middle">%.0f</text>`, px(c), px(c), T, H-B, px(c), H-B+16, c)
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">mean cost per case (USD)</text>`, (L+W-R)/2, H-6)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">mean cost USD per case</text>`, (L+W-R)/2, H-6)
 	fmt.Fprintf(&b, `<text x="14" y="%d" font-size="12" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`, (T+H-B)/2, (T+H-B)/2, template.HTMLEscapeString(f.AccuracyTitle))
 	var opt []FrontierPoint
 	for _, p := range f.Points {

@@ -179,6 +179,7 @@ type Client struct {
 	cache    Cache
 	prompts  bool   // Options.RecordPrompts
 	keyFix   string // what to do when the endpoint refuses the key (keyFix); never the key
+	noKey    bool   // the role found no key (APIKey): a provider that requires one refuses it
 }
 
 // Options are what a client takes besides its role's settings.
@@ -249,7 +250,7 @@ func NewClient(role string, s settings.Role, o Options) (*Client, error) {
 		timeout = 60 * time.Second
 	}
 	cfg.HTTPClient = &retryAfterDoer{c: &http.Client{Timeout: timeout}}
-	c := &Client{Role: role, Settings: s, Preset: preset, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts, keyFix: keyFix(role, s, key)}
+	c := &Client{Role: role, Settings: s, Preset: preset, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts, keyFix: keyFix(role, s, key), noKey: key == ""}
 	if s.Concurrency > 0 || s.RPM > 0 || s.TPM > 0 {
 		ceiling := s.Concurrency
 		if ceiling == 0 {
