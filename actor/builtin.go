@@ -114,9 +114,10 @@ func (Builtin) Decide(_ context.Context, v clinic.DoctorView) (Decision, error) 
 		return out(clinic.DoctorOutput{Action: clinic.RequestTest, TestName: catalog.PhysicalKey, Utterance: "I would like to examine you.",
 			Rationale: []string{"a physical examination costs nothing and often separates the candidates"}})
 	}
-	// 3. Tests the leading candidate's cards call for, within the test budget.
-	if v.TestsUsed < v.MaxTests {
-		for _, t := range st.testPlan(cands) {
+	// 3. Tests the leading candidate's cards call for, within the test budget
+	// and what is left of the money.
+	if v.TestsUsed < TestAllowance(v) {
+		for _, t := range Affordable(v, st.testPlan(cands)) {
 			if !st.requested[t] && !st.avoid[t] {
 				return out(clinic.DoctorOutput{Action: clinic.RequestTest, TestName: t, Utterance: "I'd like to arrange a " + t + ".",
 					Rationale: []string{"memory suggests " + t + " for this presentation"}, CardIDs: cardIDs(cands, 1)})
@@ -420,8 +421,8 @@ func (st *state) reserve(cands []candidate) int {
 		n++
 	}
 	if len(cands) > 0 {
-		left := st.v.MaxTests - st.v.TestsUsed
-		for _, t := range st.testPlan(cands) {
+		left := TestAllowance(st.v) - st.v.TestsUsed
+		for _, t := range Affordable(st.v, st.testPlan(cands)) {
 			if left == 0 {
 				break
 			}
