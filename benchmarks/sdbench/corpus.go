@@ -123,7 +123,7 @@ func Shape(c clinic.Case, g synth.Generator) clinic.Case {
 	slices.SortFunc(kept, func(a, b clinic.TestValue) int { return strings.Compare(a.Name, b.Name) })
 	c.Exam.Tests = kept
 	c.Exam.Catalog = nil // SDBench shows no test list
-	x, err := c.Exam.Ext.Put(Record{FullCase: FullCase(c)})
+	x, err := c.Exam.Ext.Put(Record{FullCase: FullCase(c), Complete: true})
 	if err == nil {
 		c.Exam.Ext = x
 	}

@@ -104,7 +104,8 @@ func (Benchmark) Roles() []string { return []string{Role} }
 //go:embed prompts/*.tmpl
 var promptFiles embed.FS
 
-var templateVersions = map[string]string{"gatekeeper_answer": "sd_gatekeeper_answer/1", "gatekeeper_result": "sd_gatekeeper_result/1", "judge_likert": "sd_judge_likert/1"}
+var templateVersions = map[string]string{"gatekeeper_answer": "sd_gatekeeper_answer/1", "gatekeeper_result": "sd_gatekeeper_result/1", "judge_likert": "sd_judge_likert/1",
+	"doctor_sd": "sd_doctor/1", "panel_sd": "sd_panel/1"}
 
 var templates = llm.MustTemplates(promptFiles, "prompts", templateVersions)
 
@@ -113,6 +114,8 @@ func (Benchmark) Templates(role string) []string {
 	switch role {
 	case "judge":
 		return []string{templates.Version("judge_likert")}
+	case "doctor":
+		return []string{templates.Version("doctor_sd"), templates.Version("panel_sd")}
 	case Role:
 		return []string{templates.Version("gatekeeper_answer"), templates.Version("gatekeeper_result")}
 	}
