@@ -13,6 +13,31 @@ type Section interface {
 	Section(in Input, rep Report) (key string, data any, html template.HTML)
 }
 
+// Summarizer is a benchmark's lines in a report's terminal summary (a
+// capability): figures a reader of a run wants at once, beside the shared
+// ones.
+type Summarizer interface {
+	Summary(rep Report) []string
+}
+
+// summaries are the summary lines of the report's benchmarks, once each, in
+// condition order.
+func summaries(rep Report) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range rep.Conditions {
+		b := c.Bench
+		if b == nil || seen[b.Name()] {
+			continue
+		}
+		seen[b.Name()] = true
+		if s, ok := b.(Summarizer); ok {
+			out = append(out, s.Summary(rep)...)
+		}
+	}
+	return out
+}
+
 // section is a benchmark's part of a built report.
 type section struct {
 	Key  string

@@ -346,6 +346,12 @@ func writeSummary(w io.Writer, rep analysis.Report) {
 	for _, r := range rep.Retention {
 		fmt.Fprintf(w, "BWT %s: S %s, U %s\n", r.Name, optf(r.BWTS), optf(r.BWTU))
 	}
+	for _, f := range rep.Frontiers {
+		fmt.Fprintln(w, strings.Join(f.Lines(), "\n"))
+	}
+	for _, line := range rep.Summary {
+		fmt.Fprintln(w, line)
+	}
 }
 
 // writeEncounters prints each condition's recall/transfer split: a stream's
