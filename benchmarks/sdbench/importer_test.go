@@ -106,6 +106,7 @@ func TestImportSplitsNarrative(t *testing.T) {
 		{"chest x ray", "Chest x ray: no result is recorded for this patient."}, // the recorded CT chest covers the chest
 		{"ferritin", "Ferritin: no result is recorded for this patient."},
 		{"full blood count", tests["complete blood count"]},
+		{"excisional lymph node biopsy", tests["lymph node biopsy"]}, // through the price table: the row "lymph node biopsy"
 	} {
 		o := sdbench.TurnOf(step(t, env, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: tc.order})).Orders[0]
 		require.Equal(t, tc.want, o.Result, tc.order)

@@ -64,7 +64,7 @@ func (e *Env) place(ctx context.Context, req string, t *Turn, cost *float64) (Or
 		return Order{}, fmt.Errorf("exam service: %w", err)
 	}
 	if m == catalog.MatchNone {
-		it = catalog.Item{Name: textmatch.Normalize(req), Category: catalog.Infer(req)}
+		it = e.byPriceRow(req)
 	}
 	o := Order{Request: req, Test: it.Name, Exam: it.Free()}
 	done := append(e.orders(), t.Orders...)
@@ -100,6 +100,19 @@ func (e *Env) place(ctx context.Context, req string, t *Turn, cost *float64) (Or
 	}
 	*cost += charge
 	return o, nil
+}
+
+// byPriceRow is the case's item an order names through the price table's
+// aliases ("excisional lymph node biopsy", "LDH"): the item of the one row
+// the order matches, where the case's catalog has it; else an item named by
+// the order itself.
+func (e *Env) byPriceRow(req string) catalog.Item {
+	if rows := Prices.Price(req).Rows; len(rows) == 1 {
+		if it, m := e.cat.Lookup(rows[0]); m != catalog.MatchNone {
+			return it
+		}
+	}
+	return catalog.Item{Name: textmatch.Normalize(req), Category: catalog.Infer(req)}
 }
 
 // result is a test's result: the record's, what the record's text says of

@@ -13,6 +13,7 @@ import (
 	"github.com/clinevo/clinevo/benchmarks/sdbench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/textmatch"
 )
@@ -258,4 +259,36 @@ func TestSyntheticResultSurvivesRebuild(t *testing.T) {
 	a2 := step(t, rebuilt, clinic.DoctorOutput{Action: clinic.Ask, Question: "Do you drink alcohol?"})
 	require.Equal(t, ask.Reply, a2.Reply, "the same answer to the same question")
 	require.Zero(t, second, "the rebuilt encounter never asked its gatekeeper")
+}
+
+// TestRubric: the built-in judge reads the shared name grade on the paper's
+// five-point scale (clinevo's mapping of Table 1's anchors) and a diagnosis
+// counts as correct at 4 or more (§2).
+func TestRubric(t *testing.T) {
+	c := sampleCases(t)[0]
+	name := c.Manager.Diagnosis.Name
+	for _, tc := range []struct {
+		dx      string
+		correct bool
+	}{{name, true}, {"fractured femur", false}, {"", false}} {
+		env := start(t, c, sdSettings(), episode.BuiltinRoles(), nil)
+		if tc.dx != "" {
+			step(t, env, clinic.DoctorOutput{Action: clinic.Finalize, Diagnosis: []string{tc.dx}})
+		} else {
+			for !env.Done() {
+				step(t, env, clinic.DoctorOutput{Action: clinic.Ask, Question: "Anything else?"})
+			}
+		}
+		sc, err := sdbench.Benchmark{}.Score(context.Background(), bench.ScoreInput{Case: &c, Settings: sdSettings(), Env: env})
+		require.NoError(t, err)
+		require.Equal(t, tc.correct, sc.Metrics["likert"] >= sdbench.CorrectAt, tc.dx)
+		require.Equal(t, grader.Indicator(tc.correct), sc.Metrics["correct"], tc.dx)
+		if tc.dx == name {
+			require.Equal(t, 5.0, sc.Metrics["likert"])
+		}
+		if tc.dx == "" {
+			require.Equal(t, 1.0, sc.Metrics["likert"], "a forced end without a working diagnosis grades 1")
+		}
+	}
+	require.Equal(t, 4, sdbench.CorrectAt)
 }

@@ -17,11 +17,12 @@ import (
 )
 
 // TestSDBenchEndToEnd runs a short version of the shipped
-// benchmarks/sdbench/sdbench.yaml through Temporal, offline: the single doctor
-// and the panel, with and without memory, budgeted and not, and the
-// held-out conditions; the report's accuracy–cost frontier holds every
-// condition as a point, and (where Chromium is installed) renders; the
-// screenshot goes to CLINEVO_VIEW_SCREENSHOTS when that is set.
+// benchmarks/sdbench/sdbench.yaml through Temporal, offline: MAI-DxO's
+// variants on the same cases, the panel, memory (score only, and the
+// answer-key oracle) and the held-out conditions; the report draws one
+// accuracy–cost plane per case set (the held-out conditions apart), every
+// condition a point with its intervals, and (where Chromium is installed)
+// renders; the screenshot goes to CLINEVO_VIEW_SCREENSHOTS when that is set.
 func TestSDBenchEndToEnd(t *testing.T) {
 	env := enginetest.Start(t)
 	ctx := context.Background()
@@ -32,35 +33,46 @@ func TestSDBenchEndToEnd(t *testing.T) {
 	}
 	require.NoError(t, spec.Validate())
 	out, rep := enginetest.RunExperiment(t, env, spec)
-	require.Len(t, out.Conditions, 8)
-	require.Len(t, rep.Frontiers, 1)
-	f := rep.Frontiers[0]
-	require.Equal(t, sdbench.Name, f.Benchmark)
-	require.Equal(t, "correct", f.Accuracy)
-	require.Len(t, f.Points, 8)
-	pareto := 0
-	for _, p := range f.Points {
-		require.Positive(t, p.N, p.Condition)
-		require.Positive(t, p.Cost, p.Condition)
-		require.LessOrEqual(t, p.CostCI.Low, p.Cost)
-		require.GreaterOrEqual(t, p.CostCI.High, p.Cost)
-		if p.Pareto {
-			pareto++
-		} else {
-			require.NotEmpty(t, p.DominatedBy, p.Condition)
+	require.Len(t, out.Conditions, 10)
+	require.Len(t, rep.Frontiers, 2, "the stream's cases and the held-out ones, each on a plane")
+	stream, held := rep.Frontiers[0], rep.Frontiers[1]
+	require.Equal(t, sdbench.Name, stream.Benchmark)
+	require.Equal(t, "correct", stream.Accuracy)
+	require.Equal(t, "builtin:sdbench@7, 12 cases", stream.CaseSet)
+	require.Equal(t, "builtin:sdbench-heldout@7, 6 cases", held.CaseSet)
+	require.Len(t, stream.Points, 8)
+	require.Len(t, held.Points, 2)
+	for _, f := range rep.Frontiers {
+		pareto := 0
+		for _, p := range f.Points {
+			require.Positive(t, p.N, p.Condition)
+			require.LessOrEqual(t, p.CostCI.Low, p.Cost)
+			require.GreaterOrEqual(t, p.CostCI.High, p.Cost)
+			if p.Pareto {
+				pareto++
+			} else {
+				require.NotEmpty(t, p.DominatedBy, p.Condition)
+			}
+			t.Logf("%s %s: accuracy %.3f [%.3f, %.3f], cost %.0f [%.0f, %.0f], pareto %v, dominated by %v", f.CaseSet, p.Condition, p.Accuracy, p.AccuracyCI.Low, p.AccuracyCI.High,
+				p.Cost, p.CostCI.Low, p.CostCI.High, p.Pareto, p.DominatedBy)
 		}
-		t.Logf("%s: accuracy %.3f [%.3f, %.3f], cost %.0f [%.0f, %.0f], pareto %v, dominated by %v", p.Condition, p.Accuracy, p.AccuracyCI.Low, p.AccuracyCI.High,
-			p.Cost, p.CostCI.Low, p.CostCI.High, p.Pareto, p.DominatedBy)
+		require.Positive(t, pareto)
 	}
-	require.Positive(t, pareto)
 	for _, c := range rep.Conditions {
 		require.Equal(t, sdbench.Name, c.Profile, c.Name)
-		if c.Name == "SB" || c.Name == "PB" {
-			for _, r := range c.Episodes {
-				require.LessOrEqual(t, r.Scores.Cost, 1500.0, "%s: the cap holds", r.EpisodeID)
+		for _, r := range c.Episodes {
+			switch c.Name {
+			case "IA":
+				require.Zero(t, r.Scores.Cost, "%s: instant answer costs nothing", r.EpisodeID)
+			case "QO":
+				require.Equal(t, 300.0, r.Scores.Cost, "%s: question only costs one visit", r.EpisodeID)
+			case "BU":
+				require.LessOrEqual(t, r.Scores.Cost, 400.0, "%s: the budget holds", r.EpisodeID)
 			}
 		}
 	}
+	require.Len(t, rep.Summary, 1)
+	require.Contains(t, rep.Summary[0], "sdbench tests the price table did not match")
 
 	dir := t.TempDir()
 	require.NoError(t, analysis.Write(dir, rep, analysis.StoreTraces(ctx, env.Engine.Results)))
