@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/clinevo/clinevo/catalog"
+	"github.com/clinevo/clinevo/textmatch"
 )
 
 // VisitUSD is the price of one physician visit: "a fixed cost of $300 per
@@ -182,6 +183,13 @@ func readRow(rec []string) (PriceRow, error) {
 // as its whole text, never inside it (clinevo's choice).
 var scanStop = []string{"ace", "fit", "tee"}
 
+// shortened reports whether a name's key is one word left of several by
+// the catalog's filler words ("bone scan" is "bone"): so short a key would
+// match too much inside an order, so it matches the whole order only.
+func shortened(name, key string) bool {
+	return !strings.Contains(key, " ") && strings.Contains(strings.TrimSpace(textmatch.Normalize(name)), " ")
+}
+
 // index builds the matching catalog, the phrases an order's text is
 // scanned for (longest first), and the fallback prices.
 func (t *PriceTable) index() error {
@@ -200,7 +208,7 @@ func (t *PriceTable) index() error {
 	for i, r := range t.Rows {
 		for _, n := range append([]string{r.Name}, r.Aliases...) {
 			k := catalog.Key(n)
-			if len(k) < 3 || seen[k] || slices.Contains(scanStop, k) {
+			if len(k) < 3 || seen[k] || slices.Contains(scanStop, k) || shortened(n, k) {
 				continue
 			}
 			seen[k] = true

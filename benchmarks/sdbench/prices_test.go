@@ -140,3 +140,14 @@ func TestReadPricesRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestPriceMatchingIsNotFooledByShortKeys: a name that the catalog's filler
+// words leave one word long ("bone scan" is "bone") matches a whole order
+// only, never a word inside one.
+func TestPriceMatchingIsNotFooledByShortKeys(t *testing.T) {
+	p := sdbench.Prices
+	require.Equal(t, []string{"bone scan"}, p.Price("bone scan").Rows)
+	require.Equal(t, []string{"thyroid fine needle aspiration"}, p.Price("thyroid nodule FNA, ultrasound guided").Rows[:1])
+	require.NotContains(t, p.Price("bone age x-ray of the hand").Rows, "bone scan")
+	require.Equal(t, []string{"ecg"}, p.Price("12-lead ECG").Rows)
+}
