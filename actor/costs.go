@@ -24,14 +24,28 @@ type Costs interface {
 // (clinevo's choice: twice the default test budget, episode.max_tests 3).
 const UncappedTests = 6
 
+// ownTestLimit is how many billable tests a built-in doctor orders where
+// the profile sets no test budget, shows no list and prices no test
+// (Med-Inquire: its view's MaxTests is 0): MedEvoEval's Emax (§5), clinevo's
+// choice for a profile whose paper gives none. Before it, a view without a
+// budget read as a budget of none, and the doctor never ordered a test there.
+const ownTestLimit = 3
+
 // TestAllowance is how many billable tests a built-in doctor may order in
-// the encounter in all: the view's test budget, or, where the view prices
-// tests and sets none, UncappedTests.
+// the encounter in all: the view's test budget; where it sets none,
+// UncappedTests if the view prices tests, ownTestLimit if it shows no list,
+// else none.
 func TestAllowance(v clinic.DoctorView) int {
-	if _, ok := v.Ext.(Costs); ok && v.MaxTests == 0 {
+	if v.MaxTests > 0 {
+		return v.MaxTests
+	}
+	if _, ok := v.Ext.(Costs); ok {
 		return UncappedTests
 	}
-	return v.MaxTests
+	if len(v.Catalog) == 0 {
+		return ownTestLimit
+	}
+	return 0
 }
 
 // Affordable keeps, in order, the tests whose prices fit together in what

@@ -52,7 +52,8 @@ func TestAffordable(t *testing.T) {
 	}
 	require.Equal(t, actor.UncappedTests, actor.TestAllowance(clinic.DoctorView{Ext: pricedView{}}), "priced, no test budget: the doctor's own habit")
 	require.Equal(t, 3, actor.TestAllowance(clinic.DoctorView{MaxTests: 3, Ext: pricedView{}}))
-	require.Equal(t, 0, actor.TestAllowance(clinic.DoctorView{}), "no prices: the view's test budget, even none")
+	require.Equal(t, 0, actor.TestAllowance(clinic.DoctorView{Catalog: []string{"cbc"}}), "a list, no budget, no prices: none")
+	require.Equal(t, 3, actor.TestAllowance(clinic.DoctorView{}), "no list, no budget, no prices: MedEvoEval's Emax (clinevo's choice)")
 }
 
 // TestStewardshipByPrice: where the view prices tests, the built-in panel's

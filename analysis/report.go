@@ -241,68 +241,14 @@ func Build(in Input) Report {
 	if in.Stream != nil {
 		rep.Experiment, rep.Stream = "", in.Stream.RunID
 	}
-	byName := map[string]contract.ConditionResult{}
+	b := builder{in: in, byName: map[string]contract.ConditionResult{}, withU: map[string]bool{}}
 	for _, c := range in.Result.Conditions {
-		byName[c.Name] = c
+		b.byName[c.Name] = c
 	}
-	withU := map[string]bool{} // by condition name: the profile defines U
-	for _, c := range in.Spec.Conditions {
-		res := byName[c.Name]
-		recs := in.Records[res.Run]
-		cr := Condition(c.Name, string(c.Kind), res.Run, recs)
-		cr.Profile = in.Settings[res.Run].OrDefault().Profile
-		cr.Corpus = in.Spec.CorpusOf(c)
-		cr.Bench, _ = in.Benchmarks.Get(cr.Profile) // nil for a benchmark this build does not have: the shared numbers only
-		if c.Kind == contract.KindStream {
-			cr.addDevPhase(devPhase(in, res.Run))
-		}
-		withU[c.Name] = cr.DefinesU()
-		rep.Conditions = append(rep.Conditions, cr)
-		if c.Kind == contract.KindStream && res.Stream != nil {
-			if r := retention(c.Name, res.Run, len(res.Stream.StageEnds), in.Records, cr.DefinesU()); r != nil {
-				rep.Retention = append(rep.Retention, *r)
-			}
-			if len(in.Spec.UpdateStages) > 0 && c.Corpus != "" && c.Corpus != in.Spec.Corpus {
-				rep.Updates = append(rep.Updates, updateResponse(c.Name, recs, in.Spec.UpdateStages))
-			}
-		}
-	}
-	// Held-out transfer: every H3 condition against the experiment's H0.
-	var h0 *contract.ConditionSpec
-	for i, c := range in.Spec.Conditions {
-		if c.Kind == contract.KindHeldOut && c.From == "" {
-			h0 = &in.Spec.Conditions[i]
-			break
-		}
-	}
-	for _, c := range in.Spec.Conditions {
-		if c.Kind == contract.KindHeldOut && c.From != "" && h0 != nil {
-			h3r, h0r := in.Records[byName[c.Name].Run], in.Records[byName[h0.Name].Run]
-			withBoth := withU[c.Name] && withU[h0.Name]
-			rep.Transfer = append(rep.Transfer, transfer(c.Name, h0.Name, h3r, h0r, withBoth))
-			rep.Comparisons = append(rep.Comparisons, compare(h0.Name, c.Name, h0r, h3r, withBoth)...)
-		}
-	}
-	// Conditions paired by case with another (static vs interactive, MDT study).
-	for _, c := range in.Spec.Conditions {
-		if c.PairedWith != "" {
-			rep.Comparisons = append(rep.Comparisons, compare(c.PairedWith, c.Name, in.Records[byName[c.PairedWith].Run], in.Records[byName[c.Name].Run],
-				withU[c.PairedWith] && withU[c.Name])...)
-		}
-	}
-	// Paired comparisons of streams over the same cases, against the first stream.
-	var streams []contract.ConditionSpec
-	for _, c := range in.Spec.Conditions {
-		if c.Kind == contract.KindStream && (c.Corpus == "" || c.Corpus == in.Spec.Corpus) {
-			streams = append(streams, c)
-		}
-	}
-	for i := 1; i < len(streams); i++ {
-		base, treat := byName[streams[0].Name], byName[streams[i].Name]
-		rep.Comparisons = append(rep.Comparisons, compare(streams[0].Name, streams[i].Name, in.Records[base.Run], in.Records[treat.Run],
-			withU[streams[0].Name] && withU[streams[i].Name])...)
-	}
-	rep.Sensitivity = sensitivity(in, streams, byName)
+	b.conditions(&rep)
+	b.transfers(&rep)
+	streams := b.comparisons(&rep)
+	rep.Sensitivity = sensitivity(in, streams, b.byName)
 	encounters(in, &rep)
 	rep.Frontiers = frontiers(rep)
 	rep.sections = sections(in, rep)
@@ -314,6 +260,87 @@ func Build(in Input) Report {
 	}
 	rep.Glossary = Glossaries(benches...)
 	return rep
+}
+
+// builder is what Build's steps share: the input, each condition's result
+// by name and whether its profile defines U.
+type builder struct {
+	in     Input
+	byName map[string]contract.ConditionResult
+	withU  map[string]bool
+}
+
+// conditions adds each condition's summary, and a stream's retention and
+// response to corpus updates.
+func (b *builder) conditions(rep *Report) {
+	in := b.in
+	for _, c := range in.Spec.Conditions {
+		res := b.byName[c.Name]
+		recs := in.Records[res.Run]
+		cr := Condition(c.Name, string(c.Kind), res.Run, recs)
+		cr.Profile = in.Settings[res.Run].OrDefault().Profile
+		cr.Corpus = in.Spec.CorpusOf(c)
+		cr.Bench, _ = b.in.Benchmarks.Get(cr.Profile) // nil for a benchmark this build does not have: the shared numbers only
+		if c.Kind == contract.KindStream {
+			cr.addDevPhase(devPhase(in, res.Run))
+		}
+		b.withU[c.Name] = cr.DefinesU()
+		rep.Conditions = append(rep.Conditions, cr)
+		if c.Kind == contract.KindStream && res.Stream != nil {
+			if r := retention(c.Name, res.Run, len(res.Stream.StageEnds), in.Records, cr.DefinesU()); r != nil {
+				rep.Retention = append(rep.Retention, *r)
+			}
+			if len(in.Spec.UpdateStages) > 0 && c.Corpus != "" && c.Corpus != in.Spec.Corpus {
+				rep.Updates = append(rep.Updates, updateResponse(c.Name, recs, in.Spec.UpdateStages))
+			}
+		}
+	}
+}
+
+// transfers adds the held-out transfer: every H3 condition against the
+// experiment's H0 (the first held-out condition that reads no stream).
+func (b *builder) transfers(rep *Report) {
+	in := b.in
+	var h0 *contract.ConditionSpec
+	for i, c := range in.Spec.Conditions {
+		if c.Kind == "heldout" && c.From == "" {
+			h0 = &in.Spec.Conditions[i]
+			break
+		}
+	}
+	for _, c := range in.Spec.Conditions {
+		if c.Kind == "heldout" && c.From != "" && h0 != nil {
+			h3r, h0r := in.Records[b.byName[c.Name].Run], in.Records[b.byName[h0.Name].Run]
+			withBoth := b.withU[c.Name] && b.withU[h0.Name]
+			rep.Transfer = append(rep.Transfer, transfer(c.Name, h0.Name, h3r, h0r, withBoth))
+			rep.Comparisons = append(rep.Comparisons, compare(h0.Name, c.Name, h0r, h3r, withBoth)...)
+		}
+	}
+}
+
+// comparisons adds the comparisons of conditions paired by case with
+// another (static vs interactive, MDT study), then of the streams over the
+// same cases against the first of them, which it returns.
+func (b *builder) comparisons(rep *Report) []contract.ConditionSpec {
+	in := b.in
+	for _, c := range in.Spec.Conditions {
+		if c.PairedWith != "" {
+			rep.Comparisons = append(rep.Comparisons, compare(c.PairedWith, c.Name, in.Records[b.byName[c.PairedWith].Run], in.Records[b.byName[c.Name].Run],
+				b.withU[c.PairedWith] && b.withU[c.Name])...)
+		}
+	}
+	var streams []contract.ConditionSpec
+	for _, c := range in.Spec.Conditions {
+		if c.Kind == "stream" && (c.Corpus == "" || c.Corpus == in.Spec.Corpus) {
+			streams = append(streams, c)
+		}
+	}
+	for i := 1; i < len(streams); i++ {
+		base, treat := b.byName[streams[0].Name], b.byName[streams[i].Name]
+		rep.Comparisons = append(rep.Comparisons, compare(streams[0].Name, streams[i].Name, in.Records[base.Run], in.Records[treat.Run],
+			b.withU[streams[0].Name] && b.withU[streams[i].Name])...)
+	}
+	return streams
 }
 
 // Condition summarises the records of one run as the report does a

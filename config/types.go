@@ -120,46 +120,15 @@ func fits(t reflect.Type, raw any) error {
 		if !ok {
 			return fmt.Errorf("want a duration like 60s or 2m, got %v", raw)
 		}
-		if err := reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-			return err
-		}
-		return nil
+		return reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		switch x := raw.(type) {
-		case int, int64, int32:
-			return nil
-		case float64:
-			if x == math.Trunc(x) && !math.IsInf(x, 0) {
-				return nil
-			}
-		case string:
-			if _, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
-				return nil
-			}
-		}
-		return fmt.Errorf("want a whole number, got %s", show(raw))
+		return fitsWhole(raw)
 	case reflect.Float32, reflect.Float64:
-		switch x := raw.(type) {
-		case int, int64, int32, float64:
-			return nil
-		case string:
-			if _, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
-				return nil
-			}
-		}
-		return fmt.Errorf("want a number, got %s", show(raw))
+		return fitsNumber(raw)
 	case reflect.Bool:
-		switch x := raw.(type) {
-		case bool:
-			return nil
-		case string:
-			if _, err := strconv.ParseBool(strings.TrimSpace(x)); err == nil {
-				return nil
-			}
-		}
-		return fmt.Errorf("want true or false, got %s", show(raw))
+		return fitsBool(raw)
 	case reflect.String:
 		switch raw.(type) {
 		case string, int, int64, float64, bool:
@@ -179,6 +148,49 @@ func fits(t reflect.Type, raw any) error {
 		return fmt.Errorf("want a mapping of keys, got %s", show(raw))
 	}
 	return nil
+}
+
+// fitsWhole accepts an integer, a float without a fraction, or a text of one.
+func fitsWhole(raw any) error {
+	switch x := raw.(type) {
+	case int, int64, int32:
+		return nil
+	case float64:
+		if x == math.Trunc(x) && !math.IsInf(x, 0) {
+			return nil
+		}
+	case string:
+		if _, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("want a whole number, got %s", show(raw))
+}
+
+// fitsNumber accepts a number or a text of one.
+func fitsNumber(raw any) error {
+	switch x := raw.(type) {
+	case int, int64, int32, float64:
+		return nil
+	case string:
+		if _, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("want a number, got %s", show(raw))
+}
+
+// fitsBool accepts a bool or a text of one.
+func fitsBool(raw any) error {
+	switch x := raw.(type) {
+	case bool:
+		return nil
+	case string:
+		if _, err := strconv.ParseBool(strings.TrimSpace(x)); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("want true or false, got %s", show(raw))
 }
 
 // show quotes a text and prints anything else as it is.

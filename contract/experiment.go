@@ -115,56 +115,84 @@ func (e ExperimentSpec) Validate() error {
 	if b := e.Budget; b != nil && (b.USD < 0 || math.IsNaN(b.USD) || b.Tokens < 0) {
 		return fmt.Errorf("experiment %s: budget.usd and budget.tokens must not be negative (0: no cap), got %v and %d", e.Name, b.USD, b.Tokens)
 	}
-	seen := map[string]int{}
+	seen := map[string]int{} // the conditions by name, as far as checked
 	for i, c := range e.Conditions {
-		where := fmt.Sprintf("experiment %s: conditions[%d] (%s)", e.Name, i, c.Name)
-		if c.Name == "" {
-			return fmt.Errorf("%s: name is required", where)
-		}
-		if err := validateConditionRun(e.RunID(c.Name)); err != nil {
-			return fmt.Errorf("%s: the condition's run ID (<experiment>-<condition>): %w", where, err)
-		}
-		if _, dup := seen[c.Name]; dup {
-			return fmt.Errorf("%s: duplicate condition name", where)
-		}
-		switch c.Kind {
-		case KindStream:
-			switch {
-			case c.Memory != "" && c.Memory != MemoryDisabled && c.Memory != MemoryEmpty && c.Memory != MemoryCarry:
-				return fmt.Errorf("%s: memory %q, want disabled, empty or carry", where, c.Memory)
-			case c.Memory == MemoryCarry && c.CarryFrom == "":
-				return fmt.Errorf("%s: memory carry needs carry_from", where)
-			case c.CarryFrom != "" && c.Memory != MemoryCarry:
-				return fmt.Errorf("%s: carry_from needs memory: carry", where)
-			case c.Retention != "" && c.Retention != RetentionFinal && c.Retention != RetentionMatrix:
-				return fmt.Errorf("%s: retention %q, want final or matrix", where, c.Retention)
-			case c.From != "":
-				return fmt.Errorf("%s: from is for heldout conditions; a stream continues another with memory: carry and carry_from", where)
-			}
-		case KindHeldOut:
-			switch {
-			case e.HeldOut == "" && c.Corpus == "":
-				return fmt.Errorf("%s: a heldout condition needs the experiment's heldout corpus or its own corpus", where)
-			case c.Memory != "" || c.CarryFrom != "" || c.StageEval || c.Retention != "":
-				return fmt.Errorf("%s: memory, carry_from, stage_eval and retention are for stream conditions", where)
-			}
-		default:
-			return fmt.Errorf("%s: kind %q, want stream or heldout", where, c.Kind)
-		}
-		if dep := c.Dependency(); dep != "" {
-			j, ok := seen[dep]
-			if !ok {
-				return fmt.Errorf("%s: depends on %q, which is not an earlier condition", where, dep)
-			}
-			if e.Conditions[j].Kind != KindStream {
-				return fmt.Errorf("%s: depends on %q, which is not a stream", where, dep)
-			}
-		}
-		if _, err := e.SettingsOf(i); err != nil {
+		if err := e.validateCondition(i, seen); err != nil {
 			return err
 		}
 		seen[c.Name] = i
 	}
+	if err := e.validateRefs(seen); err != nil {
+		return err
+	}
+	if e.Corpus == "" && slices.ContainsFunc(e.Conditions, func(c ConditionSpec) bool { return c.Kind == KindStream && c.Corpus == "" }) {
+		return fmt.Errorf("experiment %s: corpus is required", e.Name)
+	}
+	return nil
+}
+
+// validateCondition checks condition i: its name and run ID, its kind's
+// fields, its dependency (an earlier stream, in seen) and its settings.
+func (e ExperimentSpec) validateCondition(i int, seen map[string]int) error {
+	c := e.Conditions[i]
+	where := fmt.Sprintf("experiment %s: conditions[%d] (%s)", e.Name, i, c.Name)
+	if c.Name == "" {
+		return fmt.Errorf("%s: name is required", where)
+	}
+	if err := validateConditionRun(e.RunID(c.Name)); err != nil {
+		return fmt.Errorf("%s: the condition's run ID (<experiment>-<condition>): %w", where, err)
+	}
+	if _, dup := seen[c.Name]; dup {
+		return fmt.Errorf("%s: duplicate condition name", where)
+	}
+	if err := e.validateKind(c, where); err != nil {
+		return err
+	}
+	if dep := c.Dependency(); dep != "" {
+		j, ok := seen[dep]
+		if !ok {
+			return fmt.Errorf("%s: depends on %q, which is not an earlier condition", where, dep)
+		}
+		if e.Conditions[j].Kind != KindStream {
+			return fmt.Errorf("%s: depends on %q, which is not a stream", where, dep)
+		}
+	}
+	_, err := e.SettingsOf(i)
+	return err
+}
+
+// validateKind checks the fields of c that its kind allows.
+func (e ExperimentSpec) validateKind(c ConditionSpec, where string) error {
+	switch c.Kind {
+	case KindStream:
+		switch {
+		case c.Memory != "" && c.Memory != MemoryDisabled && c.Memory != MemoryEmpty && c.Memory != MemoryCarry:
+			return fmt.Errorf("%s: memory %q, want disabled, empty or carry", where, c.Memory)
+		case c.Memory == MemoryCarry && c.CarryFrom == "":
+			return fmt.Errorf("%s: memory carry needs carry_from", where)
+		case c.CarryFrom != "" && c.Memory != MemoryCarry:
+			return fmt.Errorf("%s: carry_from needs memory: carry", where)
+		case c.Retention != "" && c.Retention != RetentionFinal && c.Retention != RetentionMatrix:
+			return fmt.Errorf("%s: retention %q, want final or matrix", where, c.Retention)
+		case c.From != "":
+			return fmt.Errorf("%s: from is for heldout conditions; a stream continues another with memory: carry and carry_from", where)
+		}
+	case KindHeldOut:
+		switch {
+		case e.HeldOut == "" && c.Corpus == "":
+			return fmt.Errorf("%s: a heldout condition needs the experiment's heldout corpus or its own corpus", where)
+		case c.Memory != "" || c.CarryFrom != "" || c.StageEval || c.Retention != "":
+			return fmt.Errorf("%s: memory, carry_from, stage_eval and retention are for stream conditions", where)
+		}
+	default:
+		return fmt.Errorf("%s: kind %q, want stream or heldout", where, c.Kind)
+	}
+	return nil
+}
+
+// validateRefs checks what names other conditions once all are known
+// (seen): paired_with and the streams to resume.
+func (e ExperimentSpec) validateRefs(seen map[string]int) error {
 	for i, c := range e.Conditions {
 		if c.PairedWith == "" {
 			continue
@@ -182,9 +210,6 @@ func (e ExperimentSpec) Validate() error {
 		if s.RunID != e.RunID(name) {
 			return fmt.Errorf("experiment %s: resume: condition %s resumes run %q, want %q", e.Name, name, s.RunID, e.RunID(name))
 		}
-	}
-	if e.Corpus == "" && slices.ContainsFunc(e.Conditions, func(c ConditionSpec) bool { return c.Kind == KindStream && c.Corpus == "" }) {
-		return fmt.Errorf("experiment %s: corpus is required", e.Name)
 	}
 	return nil
 }

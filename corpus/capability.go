@@ -1,6 +1,9 @@
 package corpus
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -98,16 +101,53 @@ type Importer interface {
 type Format struct {
 	Name string // as `corpus import` takes it
 	Doc  string // one line for the command's help
-	// Read converts r (a file called name). With skipInvalid it imports every
-	// valid case and lists the others; without, any invalid case fails the
-	// import. A format that cannot skip returns an error naming that.
-	Read func(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []Skipped, error)
+	// Files are the companion files the format reads beside its input (a
+	// release's dictionaries), each given as --file NAME=PATH; the
+	// format says where it looks for one that is not given.
+	Files []FileOption
+	// Read converts r (a file called name) under the import's options.
+	Read func(r io.Reader, name string, opt Options) ([]clinic.Case, []Skipped, error)
 }
 
-// agentClinic is the AgentClinic OSCE format: a published corpus of cases,
-// not a benchmark of its own here, so the corpus package reads it.
-var agentClinic = Format{Name: "agentclinic", Doc: "AgentClinic MedQA OSCE JSONL, one case a line",
-	Read: importAgentClinic}
+// FileOption is a companion file a format reads.
+type FileOption struct {
+	Name string // as --file NAME=PATH names it
+	Doc  string // one line for the command's help: what it is and its default
+}
+
+// Options are an import's choices beyond its input.
+type Options struct {
+	// SkipInvalid imports every valid case and lists the others; without it
+	// any invalid case fails the import. A format that cannot skip returns
+	// an error naming that.
+	SkipInvalid bool
+	// Files are the companion files given, by the names the format's Files
+	// declare.
+	Files map[string]string
+	// DropImageCases leaves out the cases whose source shows an image
+	// (AgentClinic's NEJM cases); by default they are imported as text and
+	// marked (Provenance.ImageURL). Formats without such cases ignore it.
+	DropImageCases bool
+}
+
+// agentClinic is AgentClinic's formats: a published corpus of cases, not a
+// benchmark of its own here, so the corpus package reads it. A file is the
+// MedQA OSCE variant or the NEJM one, told by its first record's fields.
+var agentClinic = Format{Name: "agentclinic",
+	Doc:  "AgentClinic JSONL, one case a line: the MedQA OSCE cases, or the NEJM cases (--drop-image-cases)",
+	Read: importAgentClinicAny}
+
+// importAgentClinicAny reads either variant of AgentClinic.
+func importAgentClinicAny(r io.Reader, name string, o Options) ([]clinic.Case, []Skipped, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(1 << 16) // a short file peeks whole; the error says only that
+	first, _, _ := bytes.Cut(bytes.TrimSpace(head), []byte("\n"))
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(first, &probe) == nil && probe["OSCE_Examination"] == nil && (probe["patient_info"] != nil || probe["answers"] != nil) {
+		return importAgentClinicNEJM(br, name, o)
+	}
+	return importAgentClinic(br, name, o.SkipInvalid)
+}
 
 // Formats lists every import format: the shared ones and the library's
 // benchmarks', by name.
@@ -122,16 +162,36 @@ func (l Library) Formats() []Format {
 	return out
 }
 
-// Import reads r in the named format.
-func (l Library) Import(format string, r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []Skipped, error) {
+// Import reads r in the named format. A companion file the format does not
+// read is an error naming the ones it does.
+func (l Library) Import(format string, r io.Reader, name string, opt Options) ([]clinic.Case, []Skipped, error) {
 	var names []string
 	for _, f := range l.Formats() {
-		if f.Name == format {
-			return f.Read(r, name, skipInvalid)
+		if f.Name != format {
+			names = append(names, f.Name)
+			continue
 		}
-		names = append(names, f.Name)
+		for _, k := range sortedKeys(opt.Files) {
+			if !slices.ContainsFunc(f.Files, func(o FileOption) bool { return o.Name == k }) {
+				return nil, nil, fmt.Errorf("corpus import %s: --file %s: unknown companion file, want %s", format, k, fileNames(f.Files))
+			}
+		}
+		return f.Read(r, name, opt)
 	}
 	return nil, nil, fmt.Errorf("corpus import: unknown format %q, want one of %s", format, strings.Join(names, ", "))
+}
+
+// fileNames lists a format's companion files for an error: "none" when it
+// reads none.
+func fileNames(fs []FileOption) string {
+	if len(fs) == 0 {
+		return "none (this format reads no companion file)"
+	}
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Name)
+	}
+	return strings.Join(out, ", ")
 }
 
 // benchSplit is the library's benchmark that builds a split, if any.

@@ -5,6 +5,7 @@ package corpus
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -402,4 +403,26 @@ func (l Library) Load(ref string) (*Corpus, error) {
 		return nil, err
 	}
 	return New(ref, cases)
+}
+
+// EachLine calls fn with every non-blank line of r (a file called name),
+// trimmed, and its 1-based number, until fn returns an error; a line that
+// cannot be read is an error naming the file and the line. JSON Lines
+// readers share it.
+func EachLine(r io.Reader, name string, fn func(line int, raw []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if raw := bytes.TrimSpace(sc.Bytes()); len(raw) > 0 {
+			if err := fn(line, raw); err != nil {
+				return err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s:%d: read: %w", name, line+1, err)
+	}
+	return nil
 }

@@ -99,6 +99,49 @@ func Start(o Options) (*Server, error) {
 	if o.DataDir == "" {
 		return nil, errors.New("devserver: data dir is required")
 	}
+	o = o.withDefaults()
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("devserver: %w", err)
+	}
+	if err := portFree(o.IP, o.Port); err != nil {
+		return nil, err
+	}
+	sqlCfg, err := database(o)
+	if err != nil {
+		return nil, err
+	}
+	ports, err := servicePorts(o)
+	if err != nil {
+		return nil, err
+	}
+	hostPort := func(p int) string { return net.JoinHostPort(o.IP, strconv.Itoa(p)) }
+	logger := serverlog.WithoutBusy(log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile})), o.LogFile)
+	hosts := map[primitives.ServiceName]static.Hosts{
+		primitives.FrontendService: static.SingleLocalHost(hostPort(ports["frontend"])),
+		primitives.HistoryService:  static.SingleLocalHost(hostPort(ports["history"])),
+		primitives.MatchingService: static.SingleLocalHost(hostPort(ports["matching"])),
+		primitives.WorkerService:   static.SingleLocalHost(hostPort(ports["worker"])),
+	}
+	srv, err := temporal.NewServer(
+		temporal.WithConfig(serverConfig(o, sqlCfg, ports)),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(hosts),
+		temporal.WithLogger(logger),
+		temporal.WithDynamicConfigClient(dynamicConfig()),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: build: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("devserver: start: %w (server log: %s)", err, o.LogFile)
+	}
+	return &Server{srv: srv, addr: hostPort(o.Port), ports: Ports{HTTP: ports["frontend-http"], History: ports["history"],
+		Matching: ports["matching"], Worker: ports["worker"]}}, nil
+}
+
+// withDefaults fills what o leaves empty: loopback, port 7233, the default
+// namespace, temporal.log in the data dir at level warn.
+func (o Options) withDefaults() Options {
 	if o.IP == "" {
 		o.IP = "127.0.0.1"
 	}
@@ -114,16 +157,12 @@ func Start(o Options) (*Server, error) {
 	if o.LogLevel == "" {
 		o.LogLevel = "warn"
 	}
-	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("devserver: %w", err)
-	}
-	if err := portFree(o.IP, o.Port); err != nil {
-		return nil, err
-	}
-	sqlCfg, err := database(o)
-	if err != nil {
-		return nil, err
-	}
+	return o
+}
+
+// servicePorts are the ports of the server's services by name: those o
+// gives, each checked free, and free ones drawn for the rest.
+func servicePorts(o Options) (map[string]int, error) {
 	ports := map[string]int{"frontend": o.Port, "history": o.Ports.History, "matching": o.Ports.Matching,
 		"worker": o.Ports.Worker, "frontend-http": o.Ports.HTTP}
 	var drawn []string // the services whose port is drawn
@@ -141,6 +180,13 @@ func Start(o Options) (*Server, error) {
 	for i, svc := range drawn {
 		ports[svc] = free[i]
 	}
+	return ports, nil
+}
+
+// serverConfig is the server's static configuration: one SQLite store for
+// persistence and visibility, one shard, one cluster, the services on ports,
+// archival off, and mutual TLS on the frontend when o asks for it.
+func serverConfig(o Options, sqlCfg *config.SQL, ports map[string]int) *config.Config {
 	hostPort := func(p int) string { return net.JoinHostPort(o.IP, strconv.Itoa(p)) }
 	cfg := &config.Config{}
 	cfg.Global.Membership.MaxJoinDuration = 30 * time.Second
@@ -177,9 +223,13 @@ func Start(o Options) (*Server, error) {
 			ClientCAFiles: []string{t.CAFile}, RequireClientAuth: true}}
 		cfg.Global.TLS.SystemWorker = config.WorkerTLS{CertFile: t.CertFile, KeyFile: t.KeyFile, Client: client}
 	}
+	return cfg
+}
 
-	logger := serverlog.WithoutBusy(log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile})), o.LogFile)
-	dyn := dynamicconfig.StaticClient{
+// dynamicConfig is the server's dynamic configuration: clinevo's choices
+// for one process on one shard, each measured.
+func dynamicConfig() dynamicconfig.StaticClient {
+	return dynamicconfig.StaticClient{
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 200,
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():                 8192,
 		// Every workflow task and child start passes through the transfer
@@ -202,27 +252,6 @@ func Start(o Options) (*Server, error) {
 		// second; at 100 ms it took ~0.1 s. Compose keeps the default.
 		dynamicconfig.TimerProcessorMaxTimeShift.Key(): 100 * time.Millisecond,
 	}
-	hosts := map[primitives.ServiceName]static.Hosts{
-		primitives.FrontendService: static.SingleLocalHost(hostPort(ports["frontend"])),
-		primitives.HistoryService:  static.SingleLocalHost(hostPort(ports["history"])),
-		primitives.MatchingService: static.SingleLocalHost(hostPort(ports["matching"])),
-		primitives.WorkerService:   static.SingleLocalHost(hostPort(ports["worker"])),
-	}
-	srv, err := temporal.NewServer(
-		temporal.WithConfig(cfg),
-		temporal.ForServices(temporal.DefaultServices),
-		temporal.WithStaticHosts(hosts),
-		temporal.WithLogger(logger),
-		temporal.WithDynamicConfigClient(dyn),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("devserver: build: %w", err)
-	}
-	if err := srv.Start(); err != nil {
-		return nil, fmt.Errorf("devserver: start: %w (server log: %s)", err, o.LogFile)
-	}
-	return &Server{srv: srv, addr: hostPort(o.Port), ports: Ports{HTTP: ports["frontend-http"], History: ports["history"],
-		Matching: ports["matching"], Worker: ports["worker"]}}, nil
 }
 
 // database prepares the SQLite file: the schema on first use, the namespace and

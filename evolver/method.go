@@ -84,6 +84,8 @@ func New(cfg settings.Evolver, env Env) (Evolver, error) {
 		return e, nil
 	case settings.MethodACE:
 		return ACE{Model: env.Model}, nil
+	case settings.MethodICL:
+		return ICL{}, nil
 	}
 	return nil, fmt.Errorf("evolver.method %q, want one of %s", cfg.Method, strings.Join(settings.Methods, ", "))
 }

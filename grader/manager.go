@@ -52,6 +52,9 @@ func bestAcceptable(pred string, dx clinic.Diagnosis) float64 {
 // NameGrade is the grade of a predicted diagnosis against one reference
 // name, on GradeDiagnosis's scale, before dangerous alternatives count.
 func NameGrade(pred, ref string) float64 {
+	if textmatch.Contradicts(textmatch.Claims(pred), textmatch.Claims(ref)) {
+		return 0 // "not appendicitis" names appendicitis only to deny it
+	}
 	pa, ra := textmatch.Set(pred), textmatch.Set(ref)
 	if len(pa) > 0 && textmatch.Subset(pa, ra) && textmatch.Subset(ra, pa) {
 		return 1
@@ -128,10 +131,12 @@ func (r RubricJudge) Judge(_ context.Context, c *clinic.Case, revealed string, f
 	if len(final.Diagnosis) > 0 {
 		j.Diagnosis = GradeDiagnosis(final.Diagnosis[0], m.Diagnosis)
 	}
-	seen := textmatch.Set(revealed)
+	// What was revealed and what is claimed are read with their negations:
+	// "no fever" is not supported by "I have a fever", nor "fever" by "I have no fever".
+	seen := textmatch.Claims(revealed)
 	j.Matched, _ = MatchPoints(m.Evidence, final.Evidence, w.MatchAt)
 	for _, e := range final.Evidence {
-		if textmatch.Coverage(textmatch.Set(e), seen) < w.SupportAt {
+		if claims := textmatch.Claims(e); textmatch.Coverage(claims, seen) < w.SupportAt || textmatch.Contradicts(claims, seen) {
 			j.Hallucinated = append(j.Hallucinated, e)
 		}
 	}
@@ -139,7 +144,7 @@ func (r RubricJudge) Judge(_ context.Context, c *clinic.Case, revealed string, f
 	j.PlanMatched, _ = MatchPoints(m.Management, planItems, w.MatchAt)
 	for _, p := range planItems {
 		for _, u := range m.UnsafeManagement {
-			if textmatch.Coverage(textmatch.Set(u), textmatch.Set(p)) >= 0.6 {
+			if textmatch.Coverage(textmatch.Claims(u), textmatch.Claims(p)) >= 0.6 {
 				j.Unsafe = append(j.Unsafe, p)
 				break
 			}
@@ -235,17 +240,20 @@ func Process(events []clinic.Event, cfg settings.Episode) (t, e int, r float64) 
 }
 
 // MatchPoints returns the key points that some item covers (at least the
-// share at of a point's words), and those none does.
+// share at of a point's words, a denied word counting only where the item
+// denies it too: textmatch.Claims) without contradicting it, and those none
+// does: "no fever" is not "fever with rigors", "denies chest pain" not
+// "chest pain on exertion".
 func MatchPoints(points, items []string, at float64) (matched, missed []string) {
 	sets := make([]map[string]bool, len(items))
 	for i, it := range items {
-		sets[i] = textmatch.Set(it)
+		sets[i] = textmatch.Claims(it)
 	}
 	for _, p := range points {
-		ps := textmatch.Set(p)
+		ps := textmatch.Claims(p)
 		hit := false
 		for _, s := range sets {
-			if textmatch.Coverage(ps, s) >= at {
+			if textmatch.Coverage(ps, s) >= at && !textmatch.Contradicts(ps, s) {
 				hit = true
 				break
 			}

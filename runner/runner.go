@@ -320,7 +320,7 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 	for _, h := range best {
 		hits = append(hits, h)
 	}
-	hits = memory.TopK(hits, s.K)
+	hits = withinTokens(memory.TopK(hits, s.K), s.ContextTokens)
 	span.SetAttributes(attribute.Int("memory.hits", len(hits)))
 	out := make([]clinic.CardHint, len(hits))
 	ids := make([]string, len(hits))
@@ -335,6 +335,23 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 		}
 	}
 	return out, nil
+}
+
+// withinTokens keeps the hits, in order, while their texts fit in budget
+// tokens (settings.Memory.ContextTokens; 0 keeps them all). A text counts
+// about four characters a token: the estimate the model client's rate
+// limiter makes of a request (clinevo's own rule of thumb).
+func withinTokens(hits []memory.Hit, budget int) []memory.Hit {
+	if budget <= 0 {
+		return hits
+	}
+	used := 0
+	for i, h := range hits {
+		if used += (len(h.Card.Text) + 3) / 4; used > budget {
+			return hits[:i]
+		}
+	}
+	return hits
 }
 
 // QueryText is the memory query for a view: the presentation, weighted twice,
@@ -504,8 +521,11 @@ func EvolverInput(c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta,
 	if err != nil {
 		return evolver.Input{}, err
 	}
+	// The presentation is the doctor's view of it, which a benchmark may
+	// build beyond the case's opening (a whole vignette shown at once).
+	door := env.View(nil, nil)
 	return evolver.Input{Run: m.RunID, Pass: m.Pass, Stage: m.Stage, Episode: m.Number, CaseID: c.ID,
-		Demographics: c.Patient.Demographics, Opening: c.Patient.OpeningComplaint, Events: t.Events, Final: t.Final,
+		Demographics: door.Demographics, Opening: door.OpeningComplaint, Events: t.Events, Final: t.Final,
 		Outcome: grader.OutcomeOf(*t.Scores), Grade: pg, WriteCards: d.Memory != nil, Forbidden: Forbidden(c, t.Events, env.Revealed())}, nil
 }
 

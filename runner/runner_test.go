@@ -168,3 +168,34 @@ func TestFormatUndefinedUtility(t *testing.T) {
 	require.Contains(t, runner.Format(tr, benchtest.Fake{N: "b", M: []bench.Metric{{Name: "s"}, {Name: "u"}}}), " U=0.000 ")
 	require.Contains(t, runner.Format(tr, nil), " U=– ")
 }
+
+// TestContextTokensBoundTheShownCards: with memory.context_tokens the newest
+// cards are shown while their texts fit: four cards of 40 characters (10
+// tokens at four characters a token) under a budget of 25 tokens leave the
+// two newest (10 + 10 = 20; a third would make 30).
+func TestContextTokensBoundTheShownCards(t *testing.T) {
+	ctx := context.Background()
+	d := deps(t, true)
+	var cards []clinic.Card
+	for n := 1; n <= 4; n++ {
+		c := clinic.Card{Run: "r", Pass: 1, CreatedEpisode: n, Bank: "example", SearchText: "cough"}
+		c.ID, c.Kind, c.Text = fmt.Sprintf("c%d", n), clinic.CardExample, fmt.Sprintf("%-40s", fmt.Sprint("example ", n))
+		cards = append(cards, c)
+	}
+	require.NoError(t, d.Memory.Upsert(ctx, cards))
+	view := clinic.DoctorView{OpeningComplaint: "cough"}
+	m := runner.Meta{RunID: "r", Number: 5, MemoryRuns: []string{"r"}, Frozen: true}
+	for _, c := range []struct {
+		retrieval string
+		budget    int
+		want      []string
+	}{{"recent", 25, []string{"c4", "c3"}}, {"recent", 0, []string{"c4", "c3", "c2", "c1"}}, {"recent", 9, nil}, {"similarity", 10, []string{"c1"}}} {
+		got, err := runner.Retrieve(ctx, d.Memory, view, settings.Memory{K: 10, Retrieval: c.retrieval, ContextTokens: c.budget}, m)
+		require.NoError(t, err)
+		var ids []string
+		for _, h := range got {
+			ids = append(ids, h.ID)
+		}
+		require.Equal(t, c.want, ids, "%s within %d tokens", c.retrieval, c.budget)
+	}
+}

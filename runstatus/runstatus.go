@@ -93,58 +93,71 @@ func StreamOf(ctx context.Context, c client.Client, run string) (Stream, error) 
 		return Stream{}, fmt.Errorf("stream %s: %w", run, err)
 	}
 	out.Profile = spec.Settings.Profile
-	if st == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+	switch st {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		var res contract.StreamResult
 		if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
 			return Stream{}, fmt.Errorf("stream %s: result: %w", run, err)
 		}
-		if res.Stopped {
-			out.Status = StatusStopped
-		}
-		p := &contract.Progress{Run: res.Run, Cursor: res.Episodes, Stage: len(res.StageEnds), Stages: len(res.StageEnds), Overall: RoundMeans(res.Overall)}
-		if !res.Stopped {
-			p.Total = res.Episodes
-		}
-		out.Progress = p
-		out.Rules = make([]string, 0, len(res.RuleBook))
-		for _, r := range res.RuleBook {
-			out.Rules = append(out.Rules, r.Text)
-		}
+		out.finished(res)
 		return out, nil
-	}
-	if st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		return out, nil
-	}
-	if v, err := c.QueryWorkflow(ctx, id, "", contract.QueryProgress); err == nil {
-		var p contract.Progress
-		if err := v.Get(&p); err == nil {
-			p.Overall, p.ThisStage = RoundMeans(p.Overall), RoundMeans(p.ThisStage)
-			out.Progress = &p
-			switch {
-			case p.Stopping:
-				out.Status = StatusStopping
-			case p.Paused && p.PausedBy != "":
-				out.Status = StatusPaused + ": " + p.PausedBy // paused by its own rule (a budget): the figures are in the progress
-			case p.Paused:
-				out.Status = StatusPaused
-			}
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		out.query(ctx, c)
+		if out.Waiting, err = Waiting(ctx, c, id); err != nil {
+			return Stream{}, fmt.Errorf("stream %s: %w", run, err)
 		}
-		if v, err := c.QueryWorkflow(ctx, id, "", contract.QueryRules); err == nil {
-			var rules []string
-			if v.Get(&rules) == nil {
-				out.Rules = rules
-			}
+		if len(out.Waiting) > 0 {
+			out.Status = StatusWaiting
 		}
-	} else {
+	}
+	return out, nil
+}
+
+// finished shows a completed stream's result: stopped or not, its episodes,
+// stages, means and rule book.
+func (out *Stream) finished(res contract.StreamResult) {
+	if res.Stopped {
+		out.Status = StatusStopped
+	}
+	p := &contract.Progress{Run: res.Run, Cursor: res.Episodes, Stage: len(res.StageEnds), Stages: len(res.StageEnds), Overall: RoundMeans(res.Overall)}
+	if !res.Stopped {
+		p.Total = res.Episodes
+	}
+	out.Progress = p
+	out.Rules = make([]string, 0, len(res.RuleBook))
+	for _, r := range res.RuleBook {
+		out.Rules = append(out.Rules, r.Text)
+	}
+}
+
+// query asks a running stream for its progress (paused or stopping shows in
+// the status) and its rule book; a stream that does not answer yet says so
+// in QueryError.
+func (out *Stream) query(ctx context.Context, c client.Client) {
+	v, err := c.QueryWorkflow(ctx, out.WorkflowID, "", contract.QueryProgress)
+	if err != nil {
 		// A stream between two runs (continuing as new) answers a moment
 		// later; say so rather than fail.
 		out.QueryError = err.Error()
+		return
 	}
-	if out.Waiting, err = Waiting(ctx, c, id); err != nil {
-		return Stream{}, fmt.Errorf("stream %s: %w", run, err)
+	var p contract.Progress
+	if err := v.Get(&p); err == nil {
+		p.Overall, p.ThisStage = RoundMeans(p.Overall), RoundMeans(p.ThisStage)
+		out.Progress = &p
+		switch {
+		case p.Stopping:
+			out.Status = StatusStopping
+		case p.Paused && p.PausedBy != "":
+			out.Status = StatusPaused + ": " + p.PausedBy // paused by its own rule (a budget): the figures are in the progress
+		case p.Paused:
+			out.Status = StatusPaused
+		}
 	}
-	if len(out.Waiting) > 0 {
-		out.Status = StatusWaiting
+	if v, err := c.QueryWorkflow(ctx, out.WorkflowID, "", contract.QueryRules); err == nil {
+		var rules []string
+		if v.Get(&rules) == nil {
+			out.Rules = rules
+		}
 	}
-	return out, nil
 }

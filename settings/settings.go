@@ -134,7 +134,34 @@ type Evolver struct {
 	// Dev is the development phase of the methods that optimise a prompt
 	// before the stream and then freeze it (EvoPrompt, GEPA).
 	Dev Dev `json:"dev" mapstructure:"dev"`
+	// ICL chooses which past episodes the in-context-learning method keeps.
+	ICL ICL `json:"icl" mapstructure:"icl"`
 }
+
+// ICL is the in-context-learning method's choice (method icl): Episodes is
+// correct, StreamBench's Self-StreamICL (Wu et al. 2024, §4.1.2: an input
+// and the doctor's own answer are kept only when the feedback marked the
+// answer correct), or all, every episode with its verbalised feedback (the
+// full-context in-context learning baseline of issue 38). How many of them
+// the doctor sees is the memory's retrieval (memory.retrieval, memory.k,
+// memory.context_tokens).
+type ICL struct {
+	Episodes string `json:"episodes" mapstructure:"episodes"`
+}
+
+// Kept is the variant, correct for settings from before the key existed.
+func (i ICL) Kept() string {
+	if i.Episodes == "" {
+		return ICLCorrect
+	}
+	return i.Episodes
+}
+
+// In-context-learning variants (evolver.icl.episodes).
+const (
+	ICLCorrect = "correct"
+	ICLAll     = "all"
+)
 
 // Dev is a prompt optimiser's development phase: Generations rounds, each
 // proposing Population candidate rule books, every candidate played on the
@@ -163,11 +190,12 @@ const (
 	MethodGEPA        = "gepa"
 	MethodEvoTest     = "evotest"
 	MethodACE         = "ace"
+	MethodICL         = "icl" // past episodes (inputs and answers) as in-context examples
 )
 
 // Methods lists every learning method evolver.method accepts.
 var Methods = []string{MethodClinevo, MethodStatic, MethodTranscripts, MethodRAG, MethodMem0, MethodExpRAG, MethodReMem,
-	MethodEvoPrompt, MethodGEPA, MethodEvoTest, MethodACE}
+	MethodEvoPrompt, MethodGEPA, MethodEvoTest, MethodACE, MethodICL}
 
 // Optimises reports whether the method optimises its prompt on a
 // development subset before the stream (EvoPrompt, GEPA).
@@ -191,9 +219,10 @@ const (
 // Card kinds the evolver may write: MedEvoEval's success, correction and rule
 // cards (§3.4), EvoClinician's advice entries, and transcript summaries (the
 // memory-agent and RAG baselines of EvoClinician §4), and the kinds only the
-// other learning methods write: Mem0's memory items and Evo-Memory's
-// experiences (evolver.method; docs/learning-methods.md).
-var CardKinds = []string{"success", "correction", "rule", "advice", "summary", "memory", "experience"}
+// other learning methods write: Mem0's memory items, Evo-Memory's
+// experiences and the in-context examples of icl (evolver.method;
+// docs/learning-methods.md).
+var CardKinds = []string{"success", "correction", "rule", "advice", "summary", "memory", "experience", "example"}
 
 // Process labels (EvoClinician §3: the process grader's label set).
 var Labels = []string{"HIGH_YIELD", "LOW_YIELD", "INEFFICIENT", "CRITICAL_ERROR"}
@@ -206,6 +235,13 @@ type Memory struct {
 	// embedding) or recent (the K newest, EvoClinician's memory-agent baseline
 	// that carries the latest transcripts).
 	Retrieval string `json:"retrieval" mapstructure:"retrieval"`
+	// ContextTokens bounds the retrieved cards' text as well as their number:
+	// cards are shown in retrieval order while their texts fit in this many
+	// tokens (about four characters a token, the estimate of the model
+	// client's rate limiter); 0 is no bound (clinevo's default). With recent
+	// retrieval and a large K it puts as many of the latest episodes as fit
+	// into the doctor's context (issue 38's full-context baseline).
+	ContextTokens int `json:"context_tokens" mapstructure:"context_tokens"`
 }
 
 // Doctor chooses how the doctor role decides.
@@ -315,7 +351,7 @@ func Default() Settings {
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
 			CardKinds: []string{"success", "correction", "rule"}, MemoryLabels: []string{"HIGH_YIELD", "CRITICAL_ERROR", "INEFFICIENT"},
 			UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5, Method: MethodClinevo, SameAt: 0.5,
-			Dev: Dev{Cases: 6, Generations: 2, Population: 3, Merges: 2}},
+			Dev: Dev{Cases: 6, Generations: 2, Population: 3, Merges: 2}, ICL: ICL{Episodes: ICLCorrect}},
 		Memory:     Memory{K: 5, Backend: "local", Retrieval: "similarity"},
 		Roles:      Roles{},
 		Doctor:     Doctor{Mode: SingleDoctor},
@@ -386,7 +422,26 @@ func (s Settings) Validate() error {
 		// Which names are benchmarks is the benchmark set's to say (bench.Set.ValidateSettings).
 		return fmt.Errorf("profile is required: the name of a benchmark")
 	}
-	e := s.Episode
+	for _, part := range []interface{ validate() error }{s.Episode, s.Scoring, s.Evolver, s.Memory, s.Durability} {
+		if err := part.validate(); err != nil {
+			return err
+		}
+	}
+	if m := s.Doctor.Mode; m != "" && m != SingleDoctor && m != PanelDoctor {
+		return fmt.Errorf("doctor.mode %q, want %s or %s", m, SingleDoctor, PanelDoctor)
+	}
+	if err := s.Budget.validate(); err != nil {
+		return err
+	}
+	for i, p := range s.ModelPrices {
+		if strings.TrimSpace(p.Model) == "" || p.Prompt < 0 || p.Completion < 0 || math.IsNaN(p.Prompt) || math.IsNaN(p.Completion) {
+			return fmt.Errorf("model_prices[%d]: want a model name and non-negative prompt and completion prices (USD per million tokens)", i)
+		}
+	}
+	return s.Roles.Validate()
+}
+
+func (e Episode) validate() error {
 	switch {
 	case e.MaxTurns < 1:
 		return fmt.Errorf("episode.max_turns must be at least 1, got %d", e.MaxTurns)
@@ -410,10 +465,10 @@ func (s Settings) Validate() error {
 			return fmt.Errorf("episode.prices.%s must not be negative, got %v", k, p)
 		}
 	}
-	if err := s.Scoring.validate(); err != nil {
-		return err
-	}
-	v := s.Evolver
+	return nil
+}
+
+func (v Evolver) validate() error {
 	switch {
 	case v.Method != "" && !slices.Contains(Methods, v.Method):
 		return fmt.Errorf("evolver.method %q, want one of %s", v.Method, strings.Join(Methods, ", "))
@@ -423,6 +478,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("evolver.dev.cases, evolver.dev.generations and evolver.dev.population must be at least 1 for method %s", v.Method)
 	case v.Dev.Merges < 0:
 		return fmt.Errorf("evolver.dev.merges %d, want 0 (no merge step) or more", v.Dev.Merges)
+	case v.ICL.Episodes != "" && v.ICL.Episodes != ICLCorrect && v.ICL.Episodes != ICLAll:
+		return fmt.Errorf("evolver.icl.episodes %q, want %s or %s", v.ICL.Episodes, ICLCorrect, ICLAll)
 	case v.Mode != WriteBack && v.Mode != ScoreOnly:
 		return fmt.Errorf("evolver.mode %q, want %s or %s", v.Mode, WriteBack, ScoreOnly)
 	case v.RuleBudget < 0:
@@ -448,29 +505,21 @@ func (s Settings) Validate() error {
 			return fmt.Errorf("evolver.memory_labels[%d] %q, want one of %s", i, l, strings.Join(Labels, ", "))
 		}
 	}
+	return nil
+}
+
+func (m Memory) validate() error {
 	switch {
-	case s.Memory.K < 0:
-		return fmt.Errorf("memory.k must not be negative, got %d", s.Memory.K)
-	case s.Memory.Backend != "local" && s.Memory.Backend != "qdrant":
-		return fmt.Errorf("memory.backend %q, want local or qdrant", s.Memory.Backend)
-	case s.Memory.Retrieval != "similarity" && s.Memory.Retrieval != "recent":
-		return fmt.Errorf("memory.retrieval %q, want similarity or recent", s.Memory.Retrieval)
+	case m.K < 0:
+		return fmt.Errorf("memory.k must not be negative, got %d", m.K)
+	case m.Backend != "local" && m.Backend != "qdrant":
+		return fmt.Errorf("memory.backend %q, want local or qdrant", m.Backend)
+	case m.Retrieval != "similarity" && m.Retrieval != "recent":
+		return fmt.Errorf("memory.retrieval %q, want similarity or recent", m.Retrieval)
+	case m.ContextTokens < 0:
+		return fmt.Errorf("memory.context_tokens must not be negative (0: no bound), got %d", m.ContextTokens)
 	}
-	if err := s.Durability.validate(); err != nil {
-		return err
-	}
-	if m := s.Doctor.Mode; m != "" && m != SingleDoctor && m != PanelDoctor {
-		return fmt.Errorf("doctor.mode %q, want %s or %s", m, SingleDoctor, PanelDoctor)
-	}
-	if err := s.Budget.validate(); err != nil {
-		return err
-	}
-	for i, p := range s.ModelPrices {
-		if strings.TrimSpace(p.Model) == "" || p.Prompt < 0 || p.Completion < 0 || math.IsNaN(p.Prompt) || math.IsNaN(p.Completion) {
-			return fmt.Errorf("model_prices[%d]: want a model name and non-negative prompt and completion prices (USD per million tokens)", i)
-		}
-	}
-	return s.Roles.Validate()
+	return nil
 }
 
 func (w Scoring) validate() error {

@@ -81,7 +81,6 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"dev phase", func(s *settings.Settings) { s.Evolver.Method, s.Evolver.Dev.Cases = settings.MethodGEPA, 0 }, "evolver.dev.cases"},
 		{"merges", func(s *settings.Settings) { s.Evolver.Dev.Merges = -1 }, "evolver.dev.merges -1"},
 		{"k", func(s *settings.Settings) { s.Memory.K = -1 }, "memory.k"},
-		{"role", func(s *settings.Settings) { s.Roles["surgeon"] = settings.Role{} }, "roles.surgeon: unknown role"},
 		{"model role", func(s *settings.Settings) {
 			s.Roles["doctor"] = settings.Role{Backend: settings.OpenAI, BaseURL: "http://x"}
 		}, "roles.doctor.model is required"},
@@ -93,6 +92,16 @@ func TestValidateNamesTheKey(t *testing.T) {
 			require.ErrorContains(t, s.Validate(), tc.want)
 		})
 	}
+}
+
+// TestRolesKnown: a role name none of the build's benchmarks knows is named
+// with the ones it may be (bench.Set.ValidateSettings passes its roles).
+func TestRolesKnown(t *testing.T) {
+	s := settings.Default()
+	require.NoError(t, s.Roles.Known(settings.RoleNames))
+	s.Roles["surgeon"] = settings.Role{}
+	require.ErrorContains(t, s.Roles.Known(settings.RoleNames), "roles.surgeon: unknown role, want one of doctor, patient")
+	require.NoError(t, s.Validate(), "which names are roles is the benchmark set's to say")
 }
 
 func TestCloneSharesNothing(t *testing.T) {

@@ -99,37 +99,12 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := episodePage{Title: "episode " + rec.WorkflowID, Record: rec, Trace: t, History: s.history(rec.WorkflowID)}
-	run, err := s.o.Results.Records(ctx, rec.Run)
-	if err != nil {
+	p := episodePage{Title: "episode " + rec.WorkflowID, Record: rec, Trace: t, History: s.history(rec.WorkflowID), Usage: roleUsages(rec.Usage)}
+	if err := s.neighbours(ctx, &p); err != nil {
 		return nil, err
 	}
-	if i := slices.IndexFunc(run, func(r results.Record) bool { return r.EpisodeID == id }); i >= 0 {
-		if i > 0 {
-			p.Prev = &run[i-1]
-		}
-		if i+1 < len(run) {
-			p.Next = &run[i+1]
-		}
-	}
-	var pg grader.ProcessGrade
-	switch err := s.o.Results.Grade(ctx, id, &pg); {
-	case err == nil:
-		p.Grade = &pg
-	case !errors.Is(err, results.ErrNotFound):
+	if p.Grade, err = s.gradeOf(ctx, id); err != nil {
 		return nil, err
-	}
-	// Consecutive turns mostly show the same cards: each is read once.
-	cards := map[string]cardRef{}
-	card := func(id string) (cardRef, error) {
-		if c, ok := cards[id]; ok {
-			return c, nil
-		}
-		c, err := s.cardOrMissing(ctx, id)
-		if err == nil {
-			cards[id] = c
-		}
-		return c, err
 	}
 	// The run's benchmark reads and shows its own actions; a run whose source
 	// is not found (or a build without the benchmark) is read the shared way.
@@ -139,7 +114,87 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 		b, _ = s.o.Benchmarks.Of(src.Settings) // nil for a benchmark this build does not have
 		p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(b))
 	}
-	for _, ev := range t.Events {
+	cards := &cardCache{s: s, ctx: ctx, read: map[string]cardRef{}}
+	if err := p.addTurns(b, cards); err != nil {
+		return nil, err
+	}
+	if p.Written, err = cards.all(rec.Written); err != nil {
+		return nil, err
+	}
+	if p.Evicted, err = cards.all(rec.Evicted); err != nil {
+		return nil, err
+	}
+	if err := s.explainScores(ctx, &p, b, src, srcErr); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// neighbours sets the run's episodes before and after p's, in case order.
+func (s *Server) neighbours(ctx context.Context, p *episodePage) error {
+	run, err := s.o.Results.Records(ctx, p.Record.Run)
+	if err != nil {
+		return err
+	}
+	if i := slices.IndexFunc(run, func(r results.Record) bool { return r.EpisodeID == p.Record.EpisodeID }); i >= 0 {
+		if i > 0 {
+			p.Prev = &run[i-1]
+		}
+		if i+1 < len(run) {
+			p.Next = &run[i+1]
+		}
+	}
+	return nil
+}
+
+// gradeOf is the episode's process grade, nil when none is stored.
+func (s *Server) gradeOf(ctx context.Context, id string) (*grader.ProcessGrade, error) {
+	var pg grader.ProcessGrade
+	switch err := s.o.Results.Grade(ctx, id, &pg); {
+	case err == nil:
+		return &pg, nil
+	case !errors.Is(err, results.ErrNotFound):
+		return nil, err
+	}
+	return nil, nil
+}
+
+// cardCache reads each card once: consecutive turns mostly show the same.
+type cardCache struct {
+	s    *Server
+	ctx  context.Context
+	read map[string]cardRef
+}
+
+func (c *cardCache) get(id string) (cardRef, error) {
+	if r, ok := c.read[id]; ok {
+		return r, nil
+	}
+	r, err := c.s.cardOrMissing(c.ctx, id)
+	if err == nil {
+		c.read[id] = r
+	}
+	return r, err
+}
+
+// all reads the cards ids, in order.
+func (c *cardCache) all(ids []string) ([]cardRef, error) {
+	var out []cardRef
+	for _, id := range ids {
+		r, err := c.get(id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// addTurns adds a view of each turn of the trace: what was said and about
+// what as benchmark b reads it (nil: the shared reading), its label, the
+// cards the doctor was shown.
+func (p *episodePage) addTurns(b bench.Benchmark, cards *cardCache) error {
+	for _, ev := range p.Trace.Events {
 		d := bench.Describe(b, ev)
 		tv := turnView{Event: ev, Said: or(d.Said, said(ev)), Target: d.Name, Detail: d.Detail, Disposition: d.Disposition}
 		if p.Grade != nil {
@@ -149,53 +204,52 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 				}
 			}
 		}
-		for _, cid := range ev.RetrievedCards {
-			c, err := card(cid)
-			if err != nil {
-				return nil, err
-			}
+		shown, err := cards.all(ev.RetrievedCards)
+		if err != nil {
+			return err
+		}
+		for _, c := range shown {
 			tv.Cards = append(tv.Cards, shownCard{ID: c.ID, Kind: c.Kind, Text: c.Text, Missing: c.Missing})
 		}
 		tv.NewCards = len(p.Turns) == 0 || !slices.Equal(ev.RetrievedCards, p.Turns[len(p.Turns)-1].RetrievedCards)
 		p.Turns = append(p.Turns, tv)
 	}
-	for _, list := range []struct {
-		ids []string
-		out *[]cardRef
-	}{{rec.Written, &p.Written}, {rec.Evicted, &p.Evicted}} {
-		for _, cid := range list.ids {
-			c, err := card(cid)
-			if err != nil {
-				return nil, err
-			}
-			*list.out = append(*list.out, c)
-		}
-	}
-	for role, u := range rec.Usage {
-		p.Usage = append(p.Usage, roleUsage{role, u})
-	}
-	sort.Slice(p.Usage, func(i, j int) bool { return p.Usage[i].Role < p.Usage[j].Role })
+	return nil
+}
 
+// roleUsages are an episode's model use by role, in role order.
+func roleUsages(byRole map[string]results.Usage) []roleUsage {
+	var out []roleUsage
+	for role, u := range byRole {
+		out = append(out, roleUsage{role, u})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Role < out[j].Role })
+	return out
+}
+
+// explainScores explains the episode's scores against its case and
+// settings, and replays its retrieval, when the run's source (src, or why
+// there is none: srcErr) and case can be read; else the scores are shown
+// as stored, and Source says why.
+func (s *Server) explainScores(ctx context.Context, p *episodePage, b bench.Benchmark, src results.RunSource, srcErr error) error {
+	rec := p.Record
 	if errors.Is(srcErr, results.ErrNotFound) {
 		p.Source = srcErr.Error() + "; the scores are shown as stored, without the similarity of the cards shown"
 		p.Scores = explain(rec.Scores, nil, nil, nil)
-		return p, nil
+		return nil
 	}
 	if srcErr != nil {
-		return nil, srcErr
+		return srcErr
 	}
 	c, err := s.caseOf(src.Corpus, rec.CaseID)
 	if err != nil {
 		p.Source = fmt.Sprintf("run %s: %v; the scores are shown as stored, without the similarity of the cards shown", rec.Run, err)
 		p.Scores = explain(rec.Scores, nil, nil, nil)
-		return p, nil
+		return nil
 	}
 	p.Source = fmt.Sprintf("case %s of %s, profile %s", c.ID, src.Corpus, src.Settings.Profile)
 	p.Scores = explain(rec.Scores, &c, &src.Settings, b)
-	if err := s.replay(ctx, &p, c, src); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return s.replay(ctx, p, c, src)
 }
 
 // cardOrMissing reads a card for display; a card the bank no longer holds

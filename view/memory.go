@@ -57,52 +57,21 @@ func list(s string) []string {
 func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
 	q := r.URL.Query()
 	p := memoryPage{Title: "memory", Runs: q.Get("runs"), Q: q.Get("q"), Kinds: q.Get("kind"), Bank: q.Get("bank")}
-	var err error
-	if p.AsOf, err = intParam(q, "as_of", 0); err != nil {
+	if err := p.numbers(q); err != nil {
 		return nil, err
 	}
-	p.Now = q.Get("as_of") == ""
 	empty := !p.Now && p.AsOf == 0 // memory.Filter's AsOf 0 is now
-	// The doctor's K is the default number of cards, as for the command.
-	if p.Top, err = intParam(q, "top", settings.Default().Memory.K); err != nil {
-		return nil, err
-	}
-	if p.From, err = intParam(q, "from", 0); err != nil {
-		return nil, err
-	}
-	if p.To, err = intParam(q, "to", 0); err != nil {
-		return nil, err
-	}
 	f := memory.Filter{Runs: list(p.Runs), Bank: p.Bank, AsOf: p.AsOf}
 	for _, k := range list(p.Kinds) {
 		f.Kinds = append(f.Kinds, clinic.CardKind(k))
 	}
-	all := f
-	all.AsOf, all.IncludeEvicted = 0, true
-	cards, err := s.o.Memory.List(ctx, all)
-	if err != nil {
+	if err := s.live(ctx, &p, f, empty); err != nil {
 		return nil, err
-	}
-	for i := range cards {
-		p.Max = max(p.Max, cards[i].CreatedEpisode, cards[i].EvictedEpisode)
-		if !empty && memory.Match(&cards[i], f) {
-			p.Live = append(p.Live, cards[i])
-		}
-	}
-	if p.AsOf > 0 {
-		// The bank counts retrievals to now; as of an episode, they are
-		// counted again from the records up to it.
-		n, err := s.retrievalsAsOf(ctx, p.AsOf)
-		if err != nil {
-			return nil, err
-		}
-		for i := range p.Live {
-			p.Live[i].Retrievals = n[p.Live[i].ID]
-		}
 	}
 	if strings.TrimSpace(p.Q) != "" {
 		p.Searched = true
 		if !empty { // the empty bank finds nothing
+			var err error
 			if p.Hits, err = s.o.Memory.Search(ctx, memory.Query{Text: p.Q, K: p.Top, Filter: f}); err != nil {
 				return nil, err
 			}
@@ -116,6 +85,54 @@ func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
 		p.Diff = &d
 	}
 	return p, nil
+}
+
+// numbers reads the page's whole-number parameters: as_of (absent: now),
+// top (default: the doctor's K, as for the command), from and to.
+func (p *memoryPage) numbers(q url.Values) error {
+	var err error
+	if p.AsOf, err = intParam(q, "as_of", 0); err != nil {
+		return err
+	}
+	p.Now = q.Get("as_of") == ""
+	if p.Top, err = intParam(q, "top", settings.Default().Memory.K); err != nil {
+		return err
+	}
+	if p.From, err = intParam(q, "from", 0); err != nil {
+		return err
+	}
+	p.To, err = intParam(q, "to", 0)
+	return err
+}
+
+// live sets the last episode any card of the runs names and the cards f
+// selects (none in the empty bank), with their retrievals as of the
+// episode asked for: the bank counts them to now, so as of an episode they
+// are counted again from the records up to it.
+func (s *Server) live(ctx context.Context, p *memoryPage, f memory.Filter, empty bool) error {
+	all := f
+	all.AsOf, all.IncludeEvicted = 0, true
+	cards, err := s.o.Memory.List(ctx, all)
+	if err != nil {
+		return err
+	}
+	for i := range cards {
+		p.Max = max(p.Max, cards[i].CreatedEpisode, cards[i].EvictedEpisode)
+		if !empty && memory.Match(&cards[i], f) {
+			p.Live = append(p.Live, cards[i])
+		}
+	}
+	if p.AsOf == 0 {
+		return nil
+	}
+	n, err := s.retrievalsAsOf(ctx, p.AsOf)
+	if err != nil {
+		return err
+	}
+	for i := range p.Live {
+		p.Live[i].Retrievals = n[p.Live[i].ID]
+	}
+	return nil
 }
 
 // retrievalsAsOf counts, by card, the stream episodes up to episode asOf

@@ -341,28 +341,9 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	p := runPage{Title: "run " + id, Run: id, Kind: "evaluation", Records: recs}
-	wf := contract.EvaluationWorkflowID(id)
-	found := len(recs) > 0
-	for _, run := range runs {
-		if run.Run != id {
-			continue
-		}
-		found, p.Kind, wf = true, run.Kind, run.WorkflowID
-		if run.Kind == string(contract.KindStream) {
-			var spec contract.StreamSpec
-			if err := json.Unmarshal(run.Spec, &spec); err != nil {
-				return nil, fmt.Errorf("run %s: stored spec: %w", id, err)
-			}
-			b, _ := s.o.Benchmarks.Of(spec.Settings.OrDefault()) // nil for a benchmark this build does not have: its shared roles
-			p.Spec = summarise(spec.WithDefaults(), b)
-			p.MemoryRuns = strings.Join(spec.MemoryRuns(), ",")
-		}
-	}
-	if !found {
-		return nil, notFound("run %q is not in the results store", id)
-	}
-	if p.Kind == string(contract.KindExperiment) {
-		return nil, notFound("%s is an experiment: see /experiment?name=%s", id, id)
+	wf, err := p.describe(s.o.Benchmarks, runs, id)
+	if err != nil {
+		return nil, err
 	}
 	p.Status = s.stateOf(ctx, wf)
 	if _, err := s.settle(ctx, &p.Status, id, true); err != nil {
@@ -374,13 +355,58 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 		}
 	}
 	sort.Strings(p.Related)
+	s.addScores(ctx, &p)
+	if err := p.addRuleBook(r.URL.Query().Get("stage")); err != nil {
+		return nil, err
+	}
+	usage, err := s.o.Results.RunUsage(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p.Usage = roleUsages(usage)
+	return p, nil
+}
+
+// describe reads run id's kind and, for a stream, its spec from the runs the
+// store describes, and returns its workflow ID; a run neither described nor
+// recorded, or an experiment, is not found.
+func (p *runPage) describe(set bench.Set, runs []results.Run, id string) (string, error) {
+	wf := contract.EvaluationWorkflowID(id)
+	found := len(p.Records) > 0
+	for _, run := range runs {
+		if run.Run != id {
+			continue
+		}
+		found, p.Kind, wf = true, run.Kind, run.WorkflowID
+		if run.Kind == string(contract.KindStream) {
+			var spec contract.StreamSpec
+			if err := json.Unmarshal(run.Spec, &spec); err != nil {
+				return "", fmt.Errorf("run %s: stored spec: %w", id, err)
+			}
+			b, _ := set.Of(spec.Settings.OrDefault()) // nil for a benchmark this build does not have: its shared roles
+			p.Spec = summarise(spec.WithDefaults(), b)
+			p.MemoryRuns = strings.Join(spec.MemoryRuns(), ",")
+		}
+	}
+	if !found {
+		return "", notFound("run %q is not in the results store", id)
+	}
+	if p.Kind == string(contract.KindExperiment) {
+		return "", notFound("%s is an experiment: see /experiment?name=%s", id, id)
+	}
+	return wf, nil
+}
+
+// addScores adds the run's means, overall and by stage, with their charts
+// and the glossary of its benchmark.
+func (s *Server) addScores(ctx context.Context, p *runPage) {
 	kind := p.Kind
 	if kind != string(contract.KindStream) {
 		kind = "evaluation"
 	}
-	cond := analysis.Condition(id, kind, id, recs)
+	cond := analysis.Condition(p.Run, kind, p.Run, p.Records)
 	// A held-out run stores no spec: its settings are its condition's.
-	if src, err := results.SourceOfRun(ctx, s.o.Results, id); err == nil {
+	if src, err := results.SourceOfRun(ctx, s.o.Results, p.Run); err == nil {
 		cond.Profile = src.Settings.OrDefault().Profile
 		cond.Bench, _ = s.o.Benchmarks.Get(cond.Profile) // nil for a benchmark this build does not have
 	}
@@ -390,30 +416,29 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 	if len(cond.Stages) > 0 {
 		p.Charts = analysis.StageCharts(analysis.Report{Conditions: []analysis.ConditionReport{cond}})
 	}
-	for _, rec := range recs {
+}
+
+// addRuleBook adds the rule book as of the stage asked for (empty: the last
+// stage that recorded one).
+func (p *runPage) addRuleBook(asked string) error {
+	for _, rec := range p.Records {
 		p.LastNumber = max(p.LastNumber, rec.Number)
 		if rec.RuleBook != nil && !slices.Contains(p.RuleStages, rec.Stage) {
 			p.RuleStages = append(p.RuleStages, rec.Stage)
 		}
 	}
-	if len(p.RuleStages) > 0 {
-		stage := p.RuleStages[len(p.RuleStages)-1]
-		if v := r.URL.Query().Get("stage"); v != "" {
-			if stage, err = strconv.Atoi(v); err != nil {
-				return nil, badRequest("run %s: stage %q is not a number", id, v)
-			}
+	if len(p.RuleStages) == 0 {
+		return nil
+	}
+	stage := p.RuleStages[len(p.RuleStages)-1]
+	if asked != "" {
+		var err error
+		if stage, err = strconv.Atoi(asked); err != nil {
+			return badRequest("run %s: stage %q is not a number", p.Run, asked)
 		}
-		p.RuleBook = ruleBookAt(recs, stage)
 	}
-	usage, err := s.o.Results.RunUsage(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	for role, u := range usage {
-		p.Usage = append(p.Usage, roleUsage{role, u})
-	}
-	sort.Slice(p.Usage, func(i, j int) bool { return p.Usage[i].Role < p.Usage[j].Role })
-	return p, nil
+	p.RuleBook = ruleBookAt(p.Records, stage)
+	return nil
 }
 
 // ruleBookAt is the rule book after the last episode of a stage: the one the

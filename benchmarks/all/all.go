@@ -6,6 +6,7 @@ package all
 
 import (
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/benchmarks/ddxplus"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/benchmarks/klinike"
 	"github.com/clinevo/clinevo/benchmarks/medevoeval"
@@ -15,7 +16,8 @@ import (
 
 // Benchmarks are the benchmarks of this build.
 func Benchmarks() []bench.Benchmark {
-	return []bench.Benchmark{medevoeval.Benchmark{}, medinquire.Benchmark{}, gpagent.Benchmark{}, klinike.Benchmark{}, sdbench.Benchmark{}}
+	return []bench.Benchmark{medevoeval.Benchmark{}, medinquire.Benchmark{}, gpagent.Benchmark{}, klinike.Benchmark{}, sdbench.Benchmark{},
+		ddxplus.Benchmark{}}
 }
 
 // Set is the set of this build's benchmarks.

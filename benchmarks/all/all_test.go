@@ -94,6 +94,7 @@ func TestDescribeNamesTheProfileTemplates(t *testing.T) {
 		"gpagent":           {"template doctor_gp/1,", "template judge_dx/1 + judge_tx/1,"},
 		"klinike":           {"template doctor_tools/1,", "template judge_grade/1 + judge_mustask/1,"},
 		"sdbench":           {"template sd_doctor/1 + sd_panel/1,", "template sd_judge_likert/2,"},
+		"ddxplus":           {"template doctor_ddxplus/1,", "template judge/1,"},
 	}
 	set := buildSet(t)
 	require.Len(t, want, len(set.Names()))

@@ -7,8 +7,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/benchmarks/sdbench"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/settings"
@@ -68,4 +70,25 @@ func TestModelDoctorReplies(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, d.LLMError)
 	require.Len(t, srv.Requests(), 2)
+}
+
+// TestBuiltinDoctorOrdersTests plays the built-in doctor with no memory on
+// the sample cases: it orders tests in every one (before, under sdbench
+// it ordered none in 50 real cases, since only memory ever named a test).
+func TestBuiltinDoctorOrdersTests(t *testing.T) {
+	for _, c := range sampleCases(t) {
+		env := start(t, c, sdSettings(), episode.BuiltinRoles(), nil)
+		orders := 0
+		for !env.Done() {
+			d, err := actor.Builtin{}.Decide(context.Background(), env.View(nil, nil))
+			require.NoError(t, err)
+			ev := step(t, env, d.Output)
+			for _, o := range sdbench.TurnOf(ev).Orders {
+				if o.Price > 0 {
+					orders++
+				}
+			}
+		}
+		require.Positive(t, orders, c.ID)
+	}
 }

@@ -42,7 +42,9 @@ var _ corpus.Importer = Benchmark{}
 // Formats is the SDBench case shape.
 func (Benchmark) Formats() []corpus.Format {
 	return []corpus.Format{{Name: Name, Doc: "SDBench cases (abstract, full_case, final_diagnosis): a JSON array or one object a line",
-		Read: Import}}
+		Read: func(r io.Reader, name string, opt corpus.Options) ([]clinic.Case, []corpus.Skipped, error) {
+			return Import(r, name, opt.SkipInvalid)
+		}}}
 }
 
 // Import reads SDBench cases from r (a file called name): a JSON array, or
@@ -172,7 +174,7 @@ func (f CaseFile) record(c *clinic.Case) error {
 			ts = topics[i]
 		}
 		if len(ts) == 0 {
-			ts = corpus.InferTopics(text, "")
+			ts = corpus.NarrativeTopics(text)
 		}
 		c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: fmt.Sprintf("h%d", i+1), Text: text, Topics: ts})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/sdbench"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 )
 
@@ -21,7 +22,7 @@ func importFixture(t *testing.T) []clinic.Case {
 	f, err := os.Open("testdata/cases.json")
 	require.NoError(t, err)
 	defer f.Close()
-	cases, skipped, err := benchtest.Library(sdbench.Benchmark{}).Import(sdbench.Name, f, "cases.json", false)
+	cases, skipped, err := benchtest.Library(sdbench.Benchmark{}).Import(sdbench.Name, f, "cases.json", corpus.Options{})
 	require.NoError(t, err)
 	require.Empty(t, skipped)
 	require.Len(t, cases, 3)
@@ -149,9 +150,9 @@ func TestImportRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := good + "\n" + tc.in + "\n"
-			_, _, err := benchtest.Library(sdbench.Benchmark{}).Import(sdbench.Name, strings.NewReader(in), "cases.jsonl", false)
+			_, _, err := benchtest.Library(sdbench.Benchmark{}).Import(sdbench.Name, strings.NewReader(in), "cases.jsonl", corpus.Options{})
 			require.ErrorContains(t, err, tc.want)
-			cases, skipped, err := benchtest.Library(sdbench.Benchmark{}).Import(sdbench.Name, strings.NewReader(in), "cases.jsonl", true)
+			cases, skipped, err := benchtest.Library(sdbench.Benchmark{}).Import(sdbench.Name, strings.NewReader(in), "cases.jsonl", corpus.Options{SkipInvalid: true})
 			require.NoError(t, err)
 			require.Len(t, cases, 1)
 			require.Len(t, skipped, 1)

@@ -120,12 +120,7 @@ that failed).`,
 	root.AddCommand(versionCmd())
 	root.AddCommand(a.corpusCmd(), a.episodeCmd(), a.devCmd(), a.workerCmd(), a.streamCmd(), a.memoryCmd(), a.runsCmd(), a.demoCmd(), a.experimentCmd(), a.reportCmd())
 	root.AddCommand(a.viewCmd(), docsCmd())
-	root.AddCommand(a.rolesCmd())
-	a.addCheckRoles(root)
-	a.addPlan(root)
-	root.AddCommand(a.exportCmd())
-	a.addRaiseBudget(root)
-	a.addExperimentRaiseBudget(root)
+	root.AddCommand(a.rolesCmd(), a.exportCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	finish(root)
 	return root

@@ -4,15 +4,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/progress"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runstatus"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // streamFlags are the flags that build a StreamSpec; settings flags bind to
@@ -60,22 +64,9 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 	}
 	s.Memory = contract.MemoryMode(f.memory)
 	s.Settings = a.cfg.Settings
-	switch {
-	case s.Memory == contract.MemoryCarry && f.carryFrom == "":
-		return s, errors.New("stream start: --memory-mode carry needs --carry-from RUN (a finished stream)")
-	case s.Memory != contract.MemoryCarry && f.carryFrom != "":
-		return s, errors.New("stream start: --carry-from needs --memory-mode carry")
-	case s.Memory == contract.MemoryCarry:
-		if err := a.withLookup(cmd.Context(), func(store results.RunLog) error {
-			if store == nil {
-				return fmt.Errorf("carry from %s: the run has not finished: nothing has run with data_dir %s", f.carryFrom, a.cfg.DataDir)
-			}
-			var err error
-			s, err = engine.CarryFrom(cmd.Context(), store, s, f.carryFrom)
-			return err
-		}); err != nil {
-			return s, err
-		}
+	s, err := a.carry(cmd, s, f.carryFrom)
+	if err != nil {
+		return s, err
 	}
 	s = s.WithDefaults()
 	if err := s.Validate(); err != nil {
@@ -96,11 +87,40 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 	return s, nil
 }
 
+// carry continues the finished run from in spec s, with --memory-mode carry;
+// the two flags go together.
+func (a *app) carry(cmd *cobra.Command, s contract.StreamSpec, from string) (contract.StreamSpec, error) {
+	switch {
+	case s.Memory == contract.MemoryCarry && from == "":
+		return s, errors.New("stream start: --memory-mode carry needs --carry-from RUN (a finished stream)")
+	case s.Memory != contract.MemoryCarry && from != "":
+		return s, errors.New("stream start: --carry-from needs --memory-mode carry")
+	case s.Memory != contract.MemoryCarry:
+		return s, nil
+	}
+	err := a.withLookup(cmd.Context(), func(store results.RunLog) error {
+		if store == nil {
+			return fmt.Errorf("carry from %s: the run has not finished: nothing has run with data_dir %s", from, a.cfg.DataDir)
+		}
+		var err error
+		s, err = engine.CarryFrom(cmd.Context(), store, s, from)
+		return err
+	})
+	return s, err
+}
+
 func (a *app) streamCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "stream", Short: "Start and steer streams of episodes"}
+	cmd.AddCommand(a.streamStartCmd(), a.signalCmd("pause", contract.SignalPause, "Pause a stream before its next episode"),
+		a.streamResumeCmd(), a.signalCmd("stop", contract.SignalStop, "Stop a stream after the current episode"),
+		a.streamRestartCmd(), a.streamSizeCmd(), a.streamTimingCmd(), a.streamStatusCmd())
+	return cmd
+}
+
+func (a *app) streamStartCmd() *cobra.Command {
 	var f streamFlags
 	var wait waitFlags
-	start := &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "start",
 		Short: "Validate and start a stream (workflow ID <run>/stream)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -124,28 +144,57 @@ func (a *app) streamCmd() *cobra.Command {
 			return a.waitStream(cmd, c, run, s.RunID, wait)
 		},
 	}
-	a.bindStreamFlags(start, &f)
-	wait.bind(start, "stream")
-	cmd.AddCommand(start)
-	signalCmd := func(name, signal, short string) *cobra.Command {
-		return &cobra.Command{
-			Use: name + " RUN", Short: short, Args: runArg,
-			RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-				if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(args[0]), "", signal, nil); err != nil {
-					return fmt.Errorf("%s stream %s: %w", name, args[0], err)
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s\n", signal, args[0])
-				return nil
-			}),
-		}
+	a.bindStreamFlags(cmd, &f)
+	wait.bind(cmd, "stream")
+	return cmd
+}
+
+// signalCmd is a command that sends a stream a signal without arguments.
+func (a *app) signalCmd(name, signal, short string) *cobra.Command {
+	return &cobra.Command{
+		Use: name + " RUN", Short: short, Args: runArg,
+		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
+			return sendSignal(cmd, c, name, signal, args[0])
+		}),
 	}
-	cmd.AddCommand(signalCmd("pause", contract.SignalPause, "Pause a stream before its next episode"),
-		signalCmd("resume", contract.SignalResume, "Resume a paused stream"),
-		signalCmd("stop", contract.SignalStop, "Stop a stream after the current episode"))
-	cmd.AddCommand(a.streamRestartCmd())
-	cmd.AddCommand(a.streamSizeCmd(), a.streamTimingCmd())
-	var statusJSON bool
-	status := &cobra.Command{
+}
+
+func sendSignal(cmd *cobra.Command, c client.Client, name, signal, run string) error {
+	if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(run), "", signal, nil); err != nil {
+		return fmt.Errorf("%s stream %s: %w", name, run, err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s\n", signal, run)
+	return nil
+}
+
+// streamResumeCmd resumes a paused stream; with --raise-budget it sends the
+// stream a new budget instead (SignalRaiseBudget), and the stream goes on
+// when its spend is below it.
+func (a *app) streamResumeCmd() *cobra.Command {
+	var raise bool
+	var b settings.Budget
+	cmd := &cobra.Command{
+		Use: "resume RUN", Short: "Resume a paused stream", Args: runArg,
+		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
+			if !raise {
+				return sendSignal(cmd, c, "resume", contract.SignalResume, args[0])
+			}
+			if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(args[0]), "", contract.SignalRaiseBudget, b); err != nil {
+				return fmt.Errorf("raise the budget of stream %s: %w", args[0], err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s: USD %g, tokens %d (0: no cap)\n", contract.SignalRaiseBudget, args[0], b.USD, b.Tokens)
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&raise, "raise-budget", false, "give a stream its spend cap paused (status paused: budget; paused: experiment budget raises the experiment's cap for this stream) a new budget, --budget-usd and --budget-tokens (0: no cap), and go on")
+	cmd.Flags().Float64Var(&b.USD, "budget-usd", 0, "with --raise-budget: the run's new cap in USD (0: none)")
+	cmd.Flags().IntVar(&b.Tokens, "budget-tokens", 0, "with --raise-budget: the run's new cap in tokens (0: none)")
+	return cmd
+}
+
+func (a *app) streamStatusCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "status RUN",
 		Short: "Show a stream's status, progress, running means and rule book",
 		Long: "Show a stream's status (" + statusList + "), its progress (episodes, stage of stages), its means\n" +
@@ -171,16 +220,22 @@ func (a *app) streamCmd() *cobra.Command {
 				// the endpoint figures, and the status says why.
 				st.StoreError = err.Error()
 			}
-			if statusJSON {
-				return printJSON(cmd, st)
-			}
-			return writeStreamStatus(cmd.OutOrStdout(), a.set, args[0], st)
+			return output(cmd, asJSON, st, func(w io.Writer) error { return runstatus.WriteStream(w, args[0], st, a.definesU(st.Profile)) })
 		}),
 	}
-	status.Flags().BoolVar(&statusJSON, "json", false, "print the status as JSON")
-	cmd.AddCommand(status)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
 	return cmd
 }
+
+// definesU says whether benchmark profile scores U (bench.ShowsU: a
+// profile this build does not have shows none).
+func (a *app) definesU(profile string) bool {
+	b, _ := a.set.Get(profile)
+	return bench.ShowsU(b)
+}
+
+// statusList is the help's list of statuses.
+var statusList = strings.Join(runstatus.Statuses, ", ")
 
 // runArg checks a command's one RUN argument: a run ID.
 func runArg(cmd *cobra.Command, args []string) error {
@@ -241,7 +296,7 @@ func (a *app) waitStream(cmd *cobra.Command, c client.Client, run client.Workflo
 	if !w.wait {
 		return nil
 	}
-	if err := follow(cmd.Context(), cmd.ErrOrStderr(), run, streamRows(c, runID)); err != nil {
+	if err := progress.Follow(cmd.Context(), cmd.ErrOrStderr(), run, progress.StreamRows(c, runID)); err != nil {
 		return err
 	}
 	if w.json {
@@ -255,5 +310,5 @@ func (a *app) waitStream(cmd *cobra.Command, c client.Client, run client.Workflo
 	if err != nil {
 		return err
 	}
-	return writeStreamStatus(cmd.OutOrStdout(), a.set, runID, st)
+	return runstatus.WriteStream(cmd.OutOrStdout(), runID, st, a.definesU(st.Profile))
 }

@@ -1,4 +1,7 @@
-package main
+// Package progress shows the progress of the workflows a command waits for:
+// one bar per stream or condition on a terminal, short plain lines anywhere
+// else, read from Temporal through runstatus.
+package progress
 
 import (
 	"context"
@@ -16,11 +19,11 @@ import (
 	"github.com/clinevo/clinevo/runstatus"
 )
 
-// progressPoll is how often a waiting command reads its workflows' progress.
-const progressPoll = time.Second
+// Poll is how often a waiting command reads its workflows' progress.
+const Poll = time.Second
 
-// progressRow is one condition (or the one stream) a waiting command shows.
-type progressRow struct {
+// Row is one condition (or the one stream) a waiting command shows.
+type Row struct {
 	Name   string
 	Status string
 	Done   int
@@ -29,22 +32,22 @@ type progressRow struct {
 	N      int // episodes the mean S is over
 }
 
-// progress shows the rows of a waiting command: one bar per row on a
+// Display shows the rows of a waiting command: one bar per row on a
 // terminal (mpb), else a plain line per row whenever its status changes or
 // it passes another tenth of its episodes, so a log of it stays short.
-type progress struct {
+type Display struct {
 	mu    sync.Mutex // state and seen: the bars' decorators read them
 	w     io.Writer
 	bars  *mpb.Progress
 	bar   map[string]*mpb.Bar
-	state map[string]progressRow
+	state map[string]Row
 	seen  map[string]time.Time // when a row was first seen with episodes to play
 	now   func() time.Time
 }
 
-// newProgress shows progress on w: bars when w is a terminal.
-func newProgress(ctx context.Context, w io.Writer) *progress {
-	p := &progress{w: w, bar: map[string]*mpb.Bar{}, state: map[string]progressRow{}, seen: map[string]time.Time{}, now: time.Now}
+// New shows progress on w: bars when w is a terminal.
+func New(ctx context.Context, w io.Writer) *Display {
+	p := &Display{w: w, bar: map[string]*mpb.Bar{}, state: map[string]Row{}, seen: map[string]time.Time{}, now: time.Now}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.bars = mpb.NewWithContext(ctx, mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
 	}
@@ -52,7 +55,7 @@ func newProgress(ctx context.Context, w io.Writer) *progress {
 }
 
 // row is the last state of row name and its ETA.
-func (p *progress) row(name string) (progressRow, string) {
+func (p *Display) row(name string) (Row, string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.state[name], p.eta(p.state[name])
@@ -60,7 +63,7 @@ func (p *progress) row(name string) (progressRow, string) {
 
 // eta is the time left for r at the rate it played since it was first seen
 // (p.mu held).
-func (p *progress) eta(r progressRow) string {
+func (p *Display) eta(r Row) string {
 	start, ok := p.seen[r.Name]
 	if !ok || r.Done == 0 || r.Total == 0 || r.Done >= r.Total {
 		return "-"
@@ -69,22 +72,22 @@ func (p *progress) eta(r progressRow) string {
 	return left.Round(time.Second).String()
 }
 
-func (r progressRow) counts() string {
+func (r Row) counts() string {
 	if r.Total == 0 {
 		return fmt.Sprintf("%d/?", r.Done)
 	}
 	return fmt.Sprintf("%d/%d", r.Done, r.Total)
 }
 
-func (r progressRow) s() string {
+func (r Row) s() string {
 	if r.N == 0 {
 		return "S -"
 	}
 	return fmt.Sprintf("S %.3f", r.Means)
 }
 
-// update shows r's new state.
-func (p *progress) update(r progressRow) {
+// Update shows r's new state.
+func (p *Display) Update(r Row) {
 	p.mu.Lock()
 	old, known := p.state[r.Name]
 	p.state[r.Name] = r
@@ -102,15 +105,7 @@ func (p *progress) update(r progressRow) {
 	}
 	b, ok := p.bar[r.Name]
 	if !ok {
-		name := r.Name
-		b = p.bars.AddBar(int64(max(r.Total, 1)),
-			mpb.PrependDecorators(decor.Name(name, decor.WC{W: 6, C: decor.DindentRight}),
-				decor.Any(func(decor.Statistics) string { cur, _ := p.row(name); return fmt.Sprintf("%-10s", cur.Status) })),
-			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-				cur, eta := p.row(name)
-				return fmt.Sprintf("%8s  %-7s  ETA %s", cur.counts(), cur.s(), eta)
-			})))
-		p.bar[r.Name] = b
+		b = p.addBar(r)
 	}
 	if r.Total > 0 {
 		b.SetTotal(int64(r.Total), false)
@@ -121,8 +116,22 @@ func (p *progress) update(r progressRow) {
 	}
 }
 
-// close ends the bars (a row still open is left where it stands).
-func (p *progress) close() {
+// addBar adds r's bar, whose decorators read the row's latest state.
+func (p *Display) addBar(r Row) *mpb.Bar {
+	name := r.Name
+	b := p.bars.AddBar(int64(max(r.Total, 1)),
+		mpb.PrependDecorators(decor.Name(name, decor.WC{W: 6, C: decor.DindentRight}),
+			decor.Any(func(decor.Statistics) string { cur, _ := p.row(name); return fmt.Sprintf("%-10s", cur.Status) })),
+		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+			cur, eta := p.row(name)
+			return fmt.Sprintf("%8s  %-7s  ETA %s", cur.counts(), cur.s(), eta)
+		})))
+	p.bar[r.Name] = b
+	return b
+}
+
+// Close ends the bars (a row still open is left where it stands).
+func (p *Display) Close() {
 	if p.bars == nil {
 		return
 	}
@@ -143,14 +152,14 @@ func closedStatus(s string) bool {
 	return false
 }
 
-// follow waits for run, polling read every progressPoll for the rows to show
-// on w; the rows are read once more when run ends.
-func follow(ctx context.Context, w io.Writer, run client.WorkflowRun, read func(context.Context) ([]progressRow, error)) error {
+// Follow waits for run, polling read every Poll for the rows to show on w;
+// the rows are read once more when run ends.
+func Follow(ctx context.Context, w io.Writer, run client.WorkflowRun, read func(context.Context) ([]Row, error)) error {
 	done := make(chan error, 1)
 	go func() { done <- run.Get(ctx, nil) }()
-	p := newProgress(ctx, w)
-	defer p.close()
-	tick := time.NewTicker(progressPoll)
+	p := New(ctx, w)
+	defer p.Close()
+	tick := time.NewTicker(Poll)
 	defer tick.Stop()
 	show := func() {
 		rows, err := read(ctx)
@@ -158,7 +167,7 @@ func follow(ctx context.Context, w io.Writer, run client.WorkflowRun, read func(
 			return // a poll that fails (a stream continuing as new) is retried at the next tick
 		}
 		for _, r := range rows {
-			p.update(r)
+			p.Update(r)
 		}
 	}
 	for {
@@ -174,32 +183,32 @@ func follow(ctx context.Context, w io.Writer, run client.WorkflowRun, read func(
 	}
 }
 
-// experimentRows reads an experiment's conditions as progress rows.
-func experimentRows(c client.Client, name string) func(context.Context) ([]progressRow, error) {
-	return func(ctx context.Context) ([]progressRow, error) {
+// ExperimentRows reads an experiment's conditions as rows.
+func ExperimentRows(c client.Client, name string) func(context.Context) ([]Row, error) {
+	return func(ctx context.Context) ([]Row, error) {
 		ex, err := runstatus.ExperimentOf(ctx, c, name)
 		if err != nil {
 			return nil, err
 		}
-		rows := make([]progressRow, len(ex.Conditions))
+		rows := make([]Row, len(ex.Conditions))
 		for i, cd := range ex.Conditions {
-			rows[i] = progressRow{Name: cd.Name, Status: cd.Status, Done: cd.Done, Total: cd.Total, Means: cd.Means.S, N: cd.Means.N}
+			rows[i] = Row{Name: cd.Name, Status: cd.Status, Done: cd.Done, Total: cd.Total, Means: cd.Means.S, N: cd.Means.N}
 		}
 		return rows, nil
 	}
 }
 
-// streamRows reads one stream as a progress row.
-func streamRows(c client.Client, run string) func(context.Context) ([]progressRow, error) {
-	return func(ctx context.Context) ([]progressRow, error) {
+// StreamRows reads one stream as a row.
+func StreamRows(c client.Client, run string) func(context.Context) ([]Row, error) {
+	return func(ctx context.Context) ([]Row, error) {
 		st, err := runstatus.StreamOf(ctx, c, run)
 		if err != nil {
 			return nil, err
 		}
-		r := progressRow{Name: run, Status: st.Status}
+		r := Row{Name: run, Status: st.Status}
 		if p := st.Progress; p != nil {
 			r.Done, r.Total, r.Means, r.N = p.Cursor, p.Total, p.Overall.S, p.Overall.N
 		}
-		return []progressRow{r}, nil
+		return []Row{r}, nil
 	}
 }
