@@ -106,3 +106,39 @@ func TestSDBenchEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, info.Size(), int64(10000), "a screenshot with content")
 }
+
+// TestSDBenchArenaEndToEnd runs a short version of the shipped
+// sdbench-arena.yaml: the same conditions on DiagnosisArena's published
+// cases, the held-out ones (the release's latest ids) on a plane of their
+// own; the variants' charges hold on real case reports as on the synthetic
+// ones.
+func TestSDBenchArenaEndToEnd(t *testing.T) {
+	env := enginetest.Start(t)
+	spec := enginetest.Spec(t, "sdbench-arena.yaml", sdbench.ArenaExperiment)
+	spec.Name, spec.Limit, spec.StageSize, spec.HeldOutLimit, spec.EvalConcurrency = "sd-arena-mini", 6, 3, 4, 4
+	require.NoError(t, spec.Validate())
+	out, rep := enginetest.RunExperiment(t, env, spec)
+	require.Len(t, out.Conditions, 10)
+	require.Len(t, rep.Frontiers, 2)
+	require.Equal(t, "builtin:sdbench-arena, 6 cases", rep.Frontiers[0].CaseSet)
+	require.Equal(t, "builtin:sdbench-arena-heldout, 4 cases", rep.Frontiers[1].CaseSet)
+	for _, c := range rep.Conditions {
+		require.Equal(t, sdbench.Name, c.Profile, c.Name)
+		for _, r := range c.Episodes {
+			require.True(t, strings.HasPrefix(r.CaseID, "sdbench-arena-"), r.CaseID)
+			if c.Kind == "heldout" {
+				n, err := strconv.Atoi(strings.TrimPrefix(r.CaseID, "sdbench-arena-"))
+				require.NoError(t, err)
+				require.Greater(t, n, 915-sdbench.ArenaHeldOut, "%s: a held-out case is among the release's latest", r.CaseID)
+			}
+			switch c.Name {
+			case "IA":
+				require.Zero(t, r.Scores.Cost, "%s: instant answer costs nothing", r.EpisodeID)
+			case "QO":
+				require.Equal(t, 300.0, r.Scores.Cost, "%s: question only costs one visit", r.EpisodeID)
+			case "BU":
+				require.LessOrEqual(t, r.Scores.Cost, 400.0, "%s: the budget holds", r.EpisodeID)
+			}
+		}
+	}
+}
