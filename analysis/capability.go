@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"html/template"
+
+	"github.com/clinevo/clinevo/bench"
 )
 
 // Section is a benchmark's own part of a report (a capability): built from
@@ -24,15 +26,23 @@ type Summarizer interface {
 // condition order.
 func summaries(rep Report) []string {
 	var out []string
-	seen := map[string]bool{}
-	for _, c := range rep.Conditions {
-		b := c.Bench
-		if b == nil || seen[b.Name()] {
-			continue
-		}
-		seen[b.Name()] = true
+	for _, b := range played(rep) {
 		if s, ok := b.(Summarizer); ok {
 			out = append(out, s.Summary(rep)...)
+		}
+	}
+	return out
+}
+
+// played are the benchmarks the report's conditions play, once each, in
+// condition order (a condition of a benchmark this build lacks has none).
+func played(rep Report) []bench.Benchmark {
+	var out []bench.Benchmark
+	seen := map[string]bool{}
+	for _, c := range rep.Conditions {
+		if b := c.Bench; b != nil && !seen[b.Name()] {
+			seen[b.Name()] = true
+			out = append(out, b)
 		}
 	}
 	return out
@@ -49,13 +59,7 @@ type section struct {
 // conditions play that has a Section, in condition order.
 func sections(in Input, rep Report) []section {
 	var out []section
-	seen := map[string]bool{}
-	for _, c := range rep.Conditions {
-		b := c.Bench
-		if b == nil || seen[b.Name()] {
-			continue
-		}
-		seen[b.Name()] = true
+	for _, b := range played(rep) {
 		if s, ok := b.(Section); ok {
 			key, data, html := s.Section(in, rep)
 			out = append(out, section{Key: key, Data: data, HTML: html})
