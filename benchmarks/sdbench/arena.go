@@ -79,7 +79,7 @@ func arenaShape(c clinic.Case, split string) (clinic.Case, error) {
 	}
 	c.ID = fmt.Sprintf("%s-%04d", ArenaStream, n)
 	c.Meta.Split = split
-	c.Exam.Catalog = nil // SDBench shows no test list
+	c.Exam.Catalog = nil        // SDBench shows no test list
 	c.Manager.Distractors = nil // the release's multiple-choice options: SDBench asks for a free-text diagnosis
 	x, err := c.Exam.Ext.Put(Record{FullCase: FullCase(c)})
 	if err != nil {

@@ -166,7 +166,7 @@ func (f CaseFile) record(c *clinic.Case) error {
 		}
 	}
 	for i, text := range history {
-		if guard.names(text) {
+		if guard.leaks(text) {
 			continue
 		}
 		var ts []string
@@ -186,7 +186,7 @@ func (f CaseFile) record(c *clinic.Case) error {
 		if strings.TrimSpace(x.System) == "" || strings.TrimSpace(x.Text) == "" {
 			return corpus.FieldError{Field: fmt.Sprintf("examination[%d]", i), Msg: "want a system and a text"}
 		}
-		if !guard.names(x.Text) {
+		if !guard.leaks(x.Text) {
 			c.Exam.Findings = append(c.Exam.Findings, x)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
@@ -88,7 +89,7 @@ func sentenceKind(s string) string {
 func (n *Narrative) add(kind, s string, named map[string]int) {
 	switch kind {
 	case "exam":
-		n.Examination = append(n.Examination, clinic.Finding{System: examSystem(s), Text: s})
+		n.Examination = append(n.Examination, clinic.Finding{System: corpus.FindingSystem(s), Text: s})
 	case "tests":
 		for _, name := range testNames(s) {
 			if i, ok := named[name]; ok {
@@ -112,42 +113,16 @@ func testNames(s string) []string {
 	return Prices.Price(s).Rows
 }
 
-// examSystems are the words that place an examination finding in a body
-// system (clinevo's list; the system names are catalog.ExamSystems).
-var examSystems = []struct {
-	system string
-	words  []string
-}{
-	{"vitals", []string{"temperature", "pressure", "pulse", "rate", "saturation", "afebrile", "febrile"}},
-	{"cardiovascular", []string{"heart", "murmur", "cardiac", "jugular", "pulses"}},
-	{"respiratory", []string{"chest", "lung", "lungs", "crackles", "wheeze", "wheezes", "breath", "breathing"}},
-	{"abdominal", []string{"abdomen", "abdominal", "liver", "spleen", "hepatomegaly", "splenomegaly", "bowel"}},
-	{"neurological", []string{"reflexes", "reflex", "cranial", "power", "sensation", "gait", "neurologic", "neurological"}},
-	{"ent", []string{"throat", "tonsil", "tonsils", "pharynx", "uvula", "ear", "ears", "nose", "neck", "lymph", "nodes"}},
-	{"eye", []string{"eye", "eyes", "pupil", "pupils", "fundus", "conjunctiva", "conjunctivae"}},
-	{"skin", []string{"skin", "rash", "lesion", "lesions", "jaundiced", "pallor", "ulcer"}},
-	{"musculoskeletal", []string{"joint", "joints", "muscle", "muscles", "limb", "limbs", "back", "spine", "swelling"}},
-	{"genitourinary", []string{"genital", "pelvic", "testis", "testicular", "prostate", "vaginal"}},
-	{"mental state", []string{"confused", "oriented", "mood", "agitated"}},
+// leakGuard tells a sentence that names the diagnosis: its whole name
+// (corpus.LeakGuard, the published-cases importers' guard), or, stricter
+// than they are, a word of it specific enough to give it away (clinevo's
+// rule: a word of five letters or more that is not a body region nor a
+// generic medical word), since SDBench's built-in gatekeeper answers from
+// single sentences.
+type leakGuard struct {
+	names corpus.LeakGuard
+	words []string
 }
-
-// examSystem is the body system a finding's words place it in, "general"
-// where none does.
-func examSystem(s string) string {
-	words := strings.Fields(textmatch.Normalize(s))
-	for _, x := range examSystems {
-		if slices.ContainsFunc(x.words, func(w string) bool { return slices.Contains(words, w) }) {
-			return x.system
-		}
-	}
-	return "general"
-}
-
-// leakGuard tells a sentence that names the diagnosis: its whole name, or a
-// word of it specific enough to give it away (clinevo's rule: a word of
-// five letters or more that is not a body region nor a generic medical
-// word).
-type leakGuard struct{ phrases, words []string }
 
 // genericWords are words of a diagnosis that name no disease in themselves.
 var genericWords = []string{"disease", "syndrome", "acute", "chronic", "primary", "secondary", "infection", "disorder", "acquired",
@@ -155,14 +130,9 @@ var genericWords = []string{"disease", "syndrome", "acute", "chronic", "primary"
 	"deficiency", "failure", "lesion", "without", "other", "unspecified", "early", "late", "stage", "grade", "type", "viral", "bacterial"}
 
 func newLeakGuard(names ...string) leakGuard {
-	var g leakGuard
+	g := leakGuard{names: corpus.NewLeakGuard(names...)}
 	for _, name := range names {
-		n := textmatch.Normalize(name)
-		if n == "" {
-			continue
-		}
-		g.phrases = append(g.phrases, n)
-		for _, w := range strings.Fields(n) {
+		for _, w := range strings.Fields(textmatch.Normalize(name)) {
 			if len(w) >= 5 && !slices.Contains(genericWords, w) && len(regionsOf(w)) == 0 && !slices.Contains(g.words, w) {
 				g.words = append(g.words, w)
 			}
@@ -171,11 +141,11 @@ func newLeakGuard(names ...string) leakGuard {
 	return g
 }
 
-// names reports whether text names the diagnosis.
-func (g leakGuard) names(text string) bool {
-	n := " " + textmatch.Normalize(text) + " "
-	if slices.ContainsFunc(g.phrases, func(p string) bool { return strings.Contains(n, " "+p+" ") }) {
+// leaks reports whether text names the diagnosis.
+func (g leakGuard) leaks(text string) bool {
+	if g.names.Names(text) != "" {
 		return true
 	}
+	n := " " + textmatch.Normalize(text) + " "
 	return slices.ContainsFunc(g.words, func(w string) bool { return strings.Contains(n, " "+w+" ") })
 }

@@ -71,7 +71,7 @@ func regionsOf(text string) []int {
 }
 
 // describedBy are the examination findings of c about any of the regions
-// (the vital signs name none), as "system: text".
+// (the vital signs name none), as "system: text" where a system places them.
 func describedBy(c *clinic.Case, regions []int) []string {
 	var out []string
 	for _, f := range c.Exam.Findings {
@@ -80,7 +80,7 @@ func describedBy(c *clinic.Case, regions []int) []string {
 		}
 		for _, r := range regionsOf(f.System + " " + f.Text) {
 			if slices.Contains(regions, r) {
-				out = append(out, f.System+": "+f.Text)
+				out = append(out, strings.TrimPrefix(f.System+": ", "general: ")+f.Text)
 				break
 			}
 		}
