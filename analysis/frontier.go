@@ -30,7 +30,7 @@ const CostMetric = "cost_usd"
 type Frontier struct {
 	Benchmark string `json:"benchmark"`
 	// CaseSet names the cases every point of the plane was played on: the
-	// corpus and how many ("builtin:sdbench@7, 100 cases").
+	// corpus and how many ("builtin:<split>@7, 100 cases").
 	CaseSet string `json:"case_set"`
 	// Accuracy is the metric on the accuracy axis, with its title and bounds.
 	Accuracy      string          `json:"accuracy_metric"`

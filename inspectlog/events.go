@@ -34,7 +34,7 @@ type ModelEvent struct {
 }
 
 // ToolEvent is inspect's ToolEvent: a tool the doctor called (a benchmark
-// whose events describe themselves as tool calls, as KlinikeBench's do).
+// whose events describe themselves as tool calls).
 type ToolEvent struct {
 	EventHead
 	Type      string         `json:"type"` // "function"
