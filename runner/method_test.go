@@ -101,3 +101,26 @@ func TestReMemRefinesWithinTheEpisode(t *testing.T) {
 	}
 	require.Positive(t, pruning, "the stream's episodes pruned between turns")
 }
+
+// copier is a scripted evolver that, like the model evolver of issue 38,
+// appends the same rule to the book after every episode, with a fresh ID.
+type copier struct{}
+
+func (copier) Evolve(_ context.Context, _ settings.Evolver, in evolver.Input, _ *grader.Key, rules []clinic.Rule) (evolver.Output, error) {
+	r := clinic.Rule{ID: fmt.Sprintf("r%d", in.Episode), Text: "Ask about onset and triggers first.", Citations: 1, Created: in.Episode, CitedAt: []int{in.Episode}}
+	return evolver.Output{Rules: append(append([]clinic.Rule(nil), rules...), r)}, nil
+}
+
+// TestRuleBookHoldsARuleOnce plays a 20-episode stream whose evolver
+// proposes the same rule after each episode: the book ends with that rule
+// once, the first copy, carrying the 20 citations of its copies.
+func TestRuleBookHoldsARuleOnce(t *testing.T) {
+	d := deps(t, false)
+	d.Roles.Evolver = copier{}
+	_, rules, err := runner.PlayStream(context.Background(), d, synth.Generate(7)["stream"][:20], "r")
+	require.NoError(t, err)
+	require.Len(t, rules, 1)
+	require.Equal(t, "r1", rules[0].ID, "the copy already in the book is kept")
+	require.Equal(t, 20, rules[0].Citations, "1 from episode 1 and 1 from each of the 19 merged copies")
+	require.Len(t, rules[0].CitedAt, 20)
+}
