@@ -503,6 +503,21 @@ func historyWords(opening string, events []clinic.Event, n int) []string {
 // passing episode's diagnosis is kept to reuse, a failing one's to avoid.
 func summary(in Input, predicted string, ask, tests []string, base func(clinic.CardKind, int) clinic.Card) clinic.Card {
 	c := base(clinic.CardSummary, len(in.Events)+1)
+	lines := compressedLines(in)
+	c.Ask, c.Tests = ask, tests
+	if in.Outcome.Pass {
+		c.Diagnosis = predicted
+	} else if !strings.HasPrefix(predicted, "undifferentiated") {
+		c.Avoid = predicted
+	}
+	c.Text = fmt.Sprintf("PATIENT %s | %s | DIAGNOSIS %s | S=%.2f, cost %.0f", in.Opening, strings.Join(lines, " | "), orNone(predicted), in.Outcome.S, in.Outcome.Cost)
+	return c
+}
+
+// compressedLines are an episode's past transcript as the memory baselines
+// keep it (EvoClinician §4): one short line per topic asked and per test
+// returned, the rest dropped.
+func compressedLines(in Input) []string {
 	var lines []string
 	for _, ev := range in.Events {
 		switch {
@@ -512,14 +527,7 @@ func summary(in Input, predicted string, ask, tests []string, base func(clinic.C
 			lines = append(lines, ev.Test+": "+ev.Reply)
 		}
 	}
-	c.Ask, c.Tests = ask, tests
-	if in.Outcome.Pass {
-		c.Diagnosis = predicted
-	} else if !strings.HasPrefix(predicted, "undifferentiated") {
-		c.Avoid = predicted
-	}
-	c.Text = fmt.Sprintf("PATIENT %s | %s | DIAGNOSIS %s | S=%.2f, cost %.0f", in.Opening, strings.Join(lines, " | "), orNone(predicted), in.Outcome.S, in.Outcome.Cost)
-	return c
+	return lines
 }
 
 func list(xs []string) string {

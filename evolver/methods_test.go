@@ -228,7 +228,14 @@ func TestICLKeepsTheExamplesItsVariantKeeps(t *testing.T) {
 	ex := out.Cards[0]
 	require.Equal(t, clinic.CardExample, ex.Kind)
 	require.Equal(t, chest+"\nWhat brings it on? Walking uphill.", ex.Context, "the input: the presentation and what the patient told")
-	require.Equal(t, ex.Context+"\nAnswer: angina (feedback: not correct)", ex.Text)
+	require.Equal(t, ex.Context+"\nTest ecg: changes on exertion\nAnswer: angina (feedback: not correct)", ex.Text, "raw: every turn as played")
+	c.ICL.Trace = settings.ICLCompressed
+	out, err = evolver.ICL{}.Evolve(ctx, c, episode(1, "c1", "angina", false), nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, chest+"\nasked triggers: Walking uphill.\necg: changes on exertion\nAnswer: angina (feedback: not correct)", out.Cards[0].Text,
+		"compressed: the transcripts method's lines")
+	require.Equal(t, ex.Context, out.Cards[0].Context, "similarity matches the input in either form")
+	c.ICL.Trace = ""
 	require.Equal(t, "angina", ex.Avoid)
 	require.Empty(t, ex.Diagnosis)
 	require.Equal(t, []string{clinic.TopicTriggers}, ex.Ask)
@@ -241,6 +248,8 @@ func TestICLKeepsTheExamplesItsVariantKeeps(t *testing.T) {
 	s := settings.Default()
 	s.Evolver = c
 	require.ErrorContains(t, s.Validate(), `evolver.icl.episodes "some", want correct or all`)
+	s.Evolver.ICL = settings.ICL{Trace: "zipped"}
+	require.ErrorContains(t, s.Validate(), `evolver.icl.trace "zipped", want raw or compressed`)
 }
 
 // ReMem: the refine step prunes a retrieved experience that misled the

@@ -124,3 +124,29 @@ func TestRuleBookHoldsARuleOnce(t *testing.T) {
 	require.Equal(t, 20, rules[0].Citations, "1 from episode 1 and 1 from each of the 19 merged copies")
 	require.Len(t, rules[0].CitedAt, 20)
 }
+
+// TestICLKeepsEveryExample: icl keeps every past episode (StreamBench's
+// Algorithm 2, CL-Bench's full context), so with B_M = 2 four episodes leave
+// four live examples; the transcripts method under the same budget keeps
+// the two newest (4 written - 2 evicted).
+func TestICLKeepsEveryExample(t *testing.T) {
+	for _, c := range []struct {
+		method string
+		live   int
+	}{{settings.MethodICL, 4}, {settings.MethodTranscripts, 2}} {
+		t.Run(c.method, func(t *testing.T) {
+			ctx := context.Background()
+			d := deps(t, true)
+			d.Settings.Evolver.Method, d.Settings.Evolver.MemoryBudget = c.method, 2
+			for n := 1; n <= 4; n++ {
+				card := clinic.Card{CardHint: clinic.CardHint{ID: fmt.Sprintf("c%d", n), Kind: clinic.CardExample, Text: "cough"}, SearchText: "cough",
+					Bank: memory.BankOf(clinic.CardExample), Run: "r", Pass: 1, Stage: 1, CreatedEpisode: n}
+				_, err := runner.Apply(ctx, d, evolver.Output{Cards: []clinic.Card{card}}, runner.Meta{RunID: "r", Number: n, Pass: 1, Stage: 1, MemoryRuns: []string{"r"}}, grader.ProcessGrade{})
+				require.NoError(t, err)
+			}
+			live, err := d.Memory.List(ctx, memory.Filter{Runs: []string{"r"}, AsOf: 4})
+			require.NoError(t, err)
+			require.Len(t, live, c.live)
+		})
+	}
+}

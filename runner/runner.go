@@ -28,6 +28,7 @@ import (
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/internal/tokens"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -329,16 +330,17 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 }
 
 // withinTokens keeps the hits, in order, while their texts fit in budget
-// tokens (settings.Memory.ContextTokens; 0 keeps them all). A text counts
-// about four characters a token: the estimate the model client's rate
-// limiter makes of a request (clinevo's own rule of thumb).
+// tokens (settings.Memory.ContextTokens; 0 keeps them all), counted by the
+// estimate the model client's rate limiter makes of every role's requests
+// (tokens.Of), so the budget means the same for a model doctor and the
+// built-in one.
 func withinTokens(hits []memory.Hit, budget int) []memory.Hit {
 	if budget <= 0 {
 		return hits
 	}
 	used := 0
 	for i, h := range hits {
-		if used += (len(h.Card.Text) + 3) / 4; used > budget {
+		if used += tokens.Of(h.Card.Text); used > budget {
 			return hits[:i]
 		}
 	}
@@ -570,7 +572,10 @@ func Apply(ctx context.Context, d Deps, out evolver.Output, m Meta, pg grader.Pr
 		}
 	}
 	cfg := d.Settings.Evolver
-	l.Evicted = append(append([]string(nil), out.Evict...), evolver.Evictions(older, len(out.Cards), cfg.MemoryBudget, m.Number, cfg)...)
+	l.Evicted = append([]string(nil), out.Evict...)
+	if cfg.Bounded() {
+		l.Evicted = append(l.Evicted, evolver.Evictions(older, len(out.Cards), cfg.MemoryBudget, m.Number, cfg)...)
+	}
 	if err := d.Memory.Upsert(ctx, out.Cards); err != nil {
 		return Lesson{}, fmt.Errorf("learn: %w", err)
 	}

@@ -142,11 +142,15 @@ type Evolver struct {
 // correct, StreamBench's Self-StreamICL (Wu et al. 2024, §4.1.2: an input
 // and the doctor's own answer are kept only when the feedback marked the
 // answer correct), or all, every episode with its verbalised feedback (the
-// full-context in-context learning baseline of issue 38). How many of them
-// the doctor sees is the memory's retrieval (memory.retrieval, memory.k,
-// memory.context_tokens).
+// full-context in-context learning of CL-Bench, arXiv 2606.05661, and issue
+// 38). Trace is how an episode is kept: raw, every turn as it was played,
+// or compressed, the short lines of the transcripts method (EvoClinician §4's
+// memory agent). How many of them the doctor sees is the memory's retrieval
+// (memory.retrieval, memory.k, memory.context_tokens); icl keeps every
+// episode, so B_M does not evict its examples (Evolver.Bounded).
 type ICL struct {
 	Episodes string `json:"episodes" mapstructure:"episodes"`
+	Trace    string `json:"trace" mapstructure:"trace"`
 }
 
 // Kept is the variant, correct for settings from before the key existed.
@@ -157,11 +161,31 @@ func (i ICL) Kept() string {
 	return i.Episodes
 }
 
-// In-context-learning variants (evolver.icl.episodes).
+// Form is how an episode is kept, raw for settings from before the key
+// existed (their examples were the turns as played).
+func (i ICL) Form() string {
+	if i.Trace == "" {
+		return ICLRaw
+	}
+	return i.Trace
+}
+
+// In-context-learning variants (evolver.icl.episodes) and forms
+// (evolver.icl.trace).
 const (
-	ICLCorrect = "correct"
-	ICLAll     = "all"
+	ICLCorrect    = "correct"
+	ICLAll        = "all"
+	ICLRaw        = "raw"
+	ICLCompressed = "compressed"
 )
+
+// Bounded reports whether B_M (evolver.memory_budget) evicts the run's
+// cards: for every method but icl, which keeps every past episode and lets
+// the retrieval choose the ones that fit the context (StreamBench's
+// Algorithm 2 keeps every correct example; CL-Bench's full-context ICL every
+// episode).
+func (v Evolver) Bounded() bool { return v.MethodName() != MethodICL }
+
 
 // Dev is a prompt optimiser's development phase: Generations rounds, each
 // proposing Population candidate rule books, every candidate played on the
@@ -351,7 +375,7 @@ func Default() Settings {
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
 			CardKinds: []string{"success", "correction", "rule"}, MemoryLabels: []string{"HIGH_YIELD", "CRITICAL_ERROR", "INEFFICIENT"},
 			UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5, Method: MethodClinevo, SameAt: 0.5,
-			Dev: Dev{Cases: 6, Generations: 2, Population: 3, Merges: 2}, ICL: ICL{Episodes: ICLCorrect}},
+			Dev: Dev{Cases: 6, Generations: 2, Population: 3, Merges: 2}, ICL: ICL{Episodes: ICLCorrect, Trace: ICLRaw}},
 		Memory:     Memory{K: 5, Backend: "local", Retrieval: "similarity"},
 		Roles:      Roles{},
 		Doctor:     Doctor{Mode: SingleDoctor},
@@ -480,6 +504,8 @@ func (v Evolver) validate() error {
 		return fmt.Errorf("evolver.dev.merges %d, want 0 (no merge step) or more", v.Dev.Merges)
 	case v.ICL.Episodes != "" && v.ICL.Episodes != ICLCorrect && v.ICL.Episodes != ICLAll:
 		return fmt.Errorf("evolver.icl.episodes %q, want %s or %s", v.ICL.Episodes, ICLCorrect, ICLAll)
+	case v.ICL.Trace != "" && v.ICL.Trace != ICLRaw && v.ICL.Trace != ICLCompressed:
+		return fmt.Errorf("evolver.icl.trace %q, want %s or %s", v.ICL.Trace, ICLRaw, ICLCompressed)
 	case v.Mode != WriteBack && v.Mode != ScoreOnly:
 		return fmt.Errorf("evolver.mode %q, want %s or %s", v.Mode, WriteBack, ScoreOnly)
 	case v.RuleBudget < 0:
