@@ -186,7 +186,6 @@ const (
 // episode).
 func (v Evolver) Bounded() bool { return v.MethodName() != MethodICL }
 
-
 // Dev is a prompt optimiser's development phase: Generations rounds, each
 // proposing Population candidate rule books, every candidate played on the
 // first Cases cases of Corpus (the stream's own corpus when empty) with no
