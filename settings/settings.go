@@ -188,16 +188,24 @@ func (v Evolver) Bounded() bool { return v.MethodName() != MethodICL }
 
 // Dev is a prompt optimiser's development phase: Generations rounds, each
 // proposing Population candidate rule books, every candidate played on the
-// first Cases cases of Corpus (the stream's own corpus when empty) with no
-// memory. Merges bounds GEPA's merge step (system-aware crossover of two
-// Pareto-front candidates, tried once after each generation; 0: none).
+// first Cases cases of Corpus with no memory. A spec read by experiments
+// fills an empty Corpus with the stream corpus's held-out split and refuses
+// development cases the stream plays unless Overlap is set
+// (experiments.Development); a stream spec that reaches the workflow with
+// Corpus empty develops on the stream's own first cases, as before. Merges
+// bounds GEPA's merge step (system-aware crossover of two Pareto-front
+// candidates, tried once after each generation; 0: none).
 // Defaults are clinevo's own, small enough to run offline.
 type Dev struct {
-	Corpus      string `json:"corpus" mapstructure:"corpus"`
-	Cases       int    `json:"cases" mapstructure:"cases"`
-	Generations int    `json:"generations" mapstructure:"generations"`
-	Population  int    `json:"population" mapstructure:"population"`
-	Merges      int    `json:"merges" mapstructure:"merges"`
+	Corpus string `json:"corpus" mapstructure:"corpus"`
+	// Overlap lets the development cases be cases the stream plays too
+	// (experiments.Development refuses that otherwise: EvoClinician §4 holds
+	// the development subset out of the evaluation).
+	Overlap     bool `json:"overlap" mapstructure:"overlap"`
+	Cases       int  `json:"cases" mapstructure:"cases"`
+	Generations int  `json:"generations" mapstructure:"generations"`
+	Population  int  `json:"population" mapstructure:"population"`
+	Merges      int  `json:"merges" mapstructure:"merges"`
 }
 
 // Learning methods (evolver.method).

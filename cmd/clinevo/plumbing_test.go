@@ -990,7 +990,11 @@ func plumbRows(set bench.Set, keyFile string) ([]plumbRow, map[string]string) {
 	excluded := map[string]string{
 		"evolver.method": "chooses the learning method: each method's mechanism is tested in evolver TestMem0UpdatesAContradictedMemory and its siblings; " +
 			"every method reaches the activities through an experiment condition's settings in engine TestMethodsExperimentRunsOffline",
-		"evolver.same_at":         "read by the mem0, remem and ace methods only: evolver TestACECountsAndMergesBullets, TestMem0ModelDecidesTheOperation",
+		"evolver.same_at": "read by the mem0, remem and ace methods and the rule book's duplicate check: evolver TestACECountsAndMergesBullets, " +
+			"TestMem0ModelDecidesTheOperation, TestDistinctMergesCopies, runner TestRuleBookHoldsARuleOnce",
+		"evolver.icl.episodes":    "read by the icl method only: evolver TestICLKeepsTheExamplesItsVariantKeeps; icl reaches the activities in engine TestMethodsExperimentRunsOffline",
+		"evolver.icl.trace":       "read by the icl method only: evolver TestICLKeepsTheExamplesItsVariantKeeps; icl reaches the activities in engine TestMethodsExperimentRunsOffline",
+		"evolver.dev.overlap":     "read where a spec or a stream start is resolved, before any workflow (experiments.Development): experiments TestDevelopmentIsHeldOut, TestSpecDevelopmentFilledIn",
 		"evolver.dev.corpus":      "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline (dev records from it)",
 		"evolver.dev.cases":       "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"evolver.dev.generations": "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
