@@ -149,7 +149,7 @@ func (g GEPA) GEPAChild(ctx context.Context, cfg settings.Evolver, parent Candid
 		return nil, err
 	}
 	if ok {
-		return fromLines(reply.Rules, [][]clinic.Rule{parent.Rules}, prefix, cfg.RuleBudget, nil), nil
+		return fromLines(reply.Rules, [][]clinic.Rule{parent.Rules}, prefix, cfg.RuleBudget, ScreensOf(cfg, feedback)), nil
 	}
 	rules := append([]clinic.Rule(nil), parent.Rules...)
 	for n, in := range feedback {
@@ -158,7 +158,7 @@ func (g GEPA) GEPAChild(ctx context.Context, cfg settings.Evolver, parent Candid
 			edits = append(edits, Edit{Op: OpAdd, Text: ruleText(d)})
 		}
 		in.Episode = n + 1 // development episodes are numbered within the reflection
-		rules, _, _ = ApplyEdits(Cite(rules, in, cfg.CiteWindow), edits, in.Episode, cfg, nil)
+		rules, _, _ = ApplyEdits(Cite(rules, in, cfg.CiteWindow), edits, in.Episode, cfg, NewScreen(cfg, in.Forbidden, nil))
 	}
 	for i := range rules {
 		if rules[i].Created > 0 {

@@ -75,8 +75,9 @@ func crossover(a, b []clinic.Rule, budget int, at float64) []clinic.Rule {
 
 // fromLines are a model's rule lines as a rule book: a line a parent held
 // keeps its rule, a new one is a rule created at episode 0 (the
-// development phase precedes the stream), at most budget.
-func fromLines(lines []string, parents [][]clinic.Rule, prefix string, budget int, screen *Screen) []clinic.Rule {
+// development phase precedes the stream), at most budget; a line the screen
+// finds leaking is dropped.
+func fromLines(lines []string, parents [][]clinic.Rule, prefix string, budget int, screen Screens) []clinic.Rule {
 	var out []clinic.Rule
 	for i, l := range lines {
 		l = strings.TrimSpace(l)

@@ -576,3 +576,89 @@ func TestEvoTestEvolvesTheParentsBook(t *testing.T) {
 		Evolve(ctx, cfg(), pass, nil, nil)
 	require.ErrorContains(t, err, "has digest", "a stored book that is not the node's is refused")
 }
+
+// EvoPrompt's DE: the donors of a member are two other members, drawn
+// deterministically; the mechanical child is best's rules with the donors'
+// different parts (and one proposed rule) crossed over with the base's.
+func TestEvoPromptDifferentialEvolution(t *testing.T) {
+	r := func(id, text string) clinic.Rule { return clinic.Rule{ID: id, Text: text} }
+	base := evolver.Candidate{Rules: []clinic.Rule{r("a1", "ASK triggers WHEN chest")}, Scores: []float64{0.5}}
+	best := evolver.Candidate{Rules: []clinic.Rule{r("b1", "REQUEST_TEST ecg WHEN chest")}, Scores: []float64{0.9}}
+	d1 := evolver.Candidate{Rules: []clinic.Rule{r("x1", "ASK exertion WHEN chest"), r("s", "AVOID_TEST ct WHEN chest")}, Scores: []float64{0.3}}
+	d2 := evolver.Candidate{Rules: []clinic.Rule{r("s2", "AVOID_TEST ct WHEN chest")}, Scores: []float64{0.1}}
+	pool := []evolver.Candidate{base, best, d1, d2}
+	for slot := range pool {
+		i, j := evolver.EvoPromptDonors("run", pool, 1, slot)
+		require.NotEqual(t, slot, i)
+		require.NotEqual(t, slot, j)
+		require.NotEqual(t, i, j)
+		x, y := evolver.EvoPromptDonors("run", pool, 1, slot)
+		require.Equal(t, [2]int{i, j}, [2]int{x, y}, "the same draw on every worker")
+	}
+	ctx := context.Background()
+	child, err := evolver.EvoPrompt{}.EvoPromptDE(ctx, cfg(), base, best, d1, d2, nil, 1, 0)
+	require.NoError(t, err)
+	// Different parts: x1 (d1 has it, d2 not; the ct rule both hold). The
+	// mutant is best + x1 = [b1, x1]; crossed over with the base in turn:
+	// b1, a1, x1.
+	require.Equal(t, []string{"b1", "a1", "x1"}, ruleIDs(child))
+	fb := []evolver.Input{episode(1, "d1", "angina", true, grader.HighYield, grader.HighYield, grader.HighYield)}
+	child, err = evolver.EvoPrompt{}.EvoPromptDE(ctx, cfg(), base, best, d1, d2, fb, 1, 0)
+	require.NoError(t, err)
+	require.Equal(t, []string{"b1", "a1", "x1", "g1-c0-m"}, ruleIDs(child), "the different parts are mutated by one proposed rule")
+	require.True(t, evolver.EvoPromptReplace(base, best), "0.9 > 0.5")
+	require.False(t, evolver.EvoPromptReplace(base, base), "a tie keeps the member")
+
+	model, srv := scripted(t, `{"rules":["ASK exertion WHEN chest","ASK diet WHEN chest"]}`)
+	child, err = evolver.EvoPrompt{Model: model}.EvoPromptDE(ctx, cfg(), base, best, d1, d2, nil, 2, 3)
+	require.NoError(t, err)
+	for _, part := range []string{"Base", "Best", "Donor1", "Donor2"} {
+		require.Contains(t, srv.Requests()[0].User, part)
+	}
+	require.Equal(t, []clinic.Rule{r("x1", "ASK exertion WHEN chest"), r("g2-c3-2", "ASK diet WHEN chest")}, child)
+}
+
+// EvoPrompt's initial population: beside the seed, each initial book is a
+// different variant; a model-written rule that names the case is dropped
+// by the development episodes' leak screen, as every rule is.
+func TestEvoPromptInitialPopulationAndLeakScreen(t *testing.T) {
+	ctx := context.Background()
+	seed := evolver.Candidate{Rules: []clinic.Rule{{ID: "a1", Text: "ASK triggers WHEN chest"}}}
+	fb := []evolver.Input{episode(1, "dev-case-0042", "angina", true, grader.HighYield, grader.HighYield, grader.HighYield)}
+	fb[0].Forbidden = evolver.Forbidden{IDs: []string{"dev-case-0042"}}
+	one, err := evolver.EvoPrompt{}.EvoPromptInitial(ctx, cfg(), seed, fb, 1)
+	require.NoError(t, err)
+	two, err := evolver.EvoPrompt{}.EvoPromptInitial(ctx, cfg(), seed, fb, 2)
+	require.NoError(t, err)
+	require.Len(t, one, 2, "the seed's rule and the first proposal")
+	require.Len(t, two, 2, "the seed's rule and the second proposal")
+	require.Equal(t, "a1", one[0].ID)
+	require.NotEqual(t, one[1].Text, two[1].Text, "the initial books differ")
+
+	model, srv := scripted(t,
+		`{"rules":["ASK triggers WHEN chest","REQUEST_TEST troponin as in dev-case-0042","ASK exertion WHEN chest"]}`,
+		`{"rules":["REQUEST_TEST ecg WHEN dev-case-0042","ASK diet WHEN chest"]}`)
+	init, err := evolver.EvoPrompt{Model: model}.EvoPromptInitial(ctx, cfg(), seed, fb, 1)
+	require.NoError(t, err)
+	require.Contains(t, srv.Requests()[0].User, "Episodes", "the model reads the seed's development episodes")
+	require.Equal(t, []string{"ASK triggers WHEN chest", "ASK exertion WHEN chest"}, ruleTexts(init), "the line naming the case is screened out")
+	child, err := evolver.EvoPrompt{Model: model}.EvoPromptChild(ctx, cfg(), seed, seed, fb, 1, 0)
+	require.NoError(t, err)
+	require.Equal(t, []string{"ASK diet WHEN chest"}, ruleTexts(child), "the GA's model-written child is screened too")
+}
+
+func ruleIDs(rules []clinic.Rule) []string {
+	var out []string
+	for _, r := range rules {
+		out = append(out, r.ID)
+	}
+	return out
+}
+
+func ruleTexts(rules []clinic.Rule) []string {
+	var out []string
+	for _, r := range rules {
+		out = append(out, r.Text)
+	}
+	return out
+}

@@ -201,12 +201,30 @@ type Dev struct {
 	// Overlap lets the development cases be cases the stream plays too
 	// (experiments.Development refuses that otherwise: EvoClinician §4 holds
 	// the development subset out of the evaluation).
-	Overlap     bool `json:"overlap" mapstructure:"overlap"`
-	Cases       int  `json:"cases" mapstructure:"cases"`
+	Overlap bool `json:"overlap" mapstructure:"overlap"`
+	// Algorithm is EvoPrompt's evolutionary algorithm: ga, the genetic
+	// algorithm, or de, differential evolution (Guo et al., arXiv 2309.08532,
+	// the two instantiations); empty is ga.
+	Algorithm   string `json:"algorithm" mapstructure:"algorithm"`
+	Cases       int    `json:"cases" mapstructure:"cases"`
 	Generations int  `json:"generations" mapstructure:"generations"`
 	Population  int  `json:"population" mapstructure:"population"`
 	Merges      int  `json:"merges" mapstructure:"merges"`
 }
+
+// Algo is EvoPrompt's algorithm, ga for settings from before the key existed.
+func (d Dev) Algo() string {
+	if d.Algorithm == "" {
+		return EvoPromptGA
+	}
+	return d.Algorithm
+}
+
+// EvoPrompt's algorithms (evolver.dev.algorithm).
+const (
+	EvoPromptGA = "ga"
+	EvoPromptDE = "de"
+)
 
 // Learning methods (evolver.method).
 const (
@@ -382,7 +400,7 @@ func Default() Settings {
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
 			CardKinds: []string{"success", "correction", "rule"}, MemoryLabels: []string{"HIGH_YIELD", "CRITICAL_ERROR", "INEFFICIENT"},
 			UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5, Method: MethodClinevo, SameAt: 0.5,
-			Dev: Dev{Cases: 6, Generations: 2, Population: 3, Merges: 2}, ICL: ICL{Episodes: ICLCorrect, Trace: ICLRaw}},
+			Dev: Dev{Algorithm: EvoPromptGA, Cases: 6, Generations: 2, Population: 3, Merges: 2}, ICL: ICL{Episodes: ICLCorrect, Trace: ICLRaw}},
 		Memory:     Memory{K: 5, Backend: "local", Retrieval: "similarity"},
 		Roles:      Roles{},
 		Doctor:     Doctor{Mode: SingleDoctor},
@@ -507,6 +525,10 @@ func (v Evolver) validate() error {
 		return fmt.Errorf("evolver.same_at must be within [0, 1], got %v", v.SameAt)
 	case v.Optimises() && (v.Dev.Cases < 1 || v.Dev.Generations < 1 || v.Dev.Population < 1):
 		return fmt.Errorf("evolver.dev.cases, evolver.dev.generations and evolver.dev.population must be at least 1 for method %s", v.Method)
+	case v.Dev.Algo() != EvoPromptGA && v.Dev.Algo() != EvoPromptDE:
+		return fmt.Errorf("evolver.dev.algorithm %q, want %s or %s", v.Dev.Algorithm, EvoPromptGA, EvoPromptDE)
+	case v.Method == MethodEvoPrompt && v.Dev.Algo() == EvoPromptDE && v.Dev.Population < 3:
+		return fmt.Errorf("evolver.dev.population must be at least 3 for evolver.dev.algorithm de (a base and two donors, EvoPrompt's DE), got %d", v.Dev.Population)
 	case v.Dev.Merges < 0:
 		return fmt.Errorf("evolver.dev.merges %d, want 0 (no merge step) or more", v.Dev.Merges)
 	case v.ICL.Episodes != "" && v.ICL.Episodes != ICLCorrect && v.ICL.Episodes != ICLAll:
