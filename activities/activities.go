@@ -415,31 +415,19 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (_ TurnSummary, e
 	view := ep.View(nil, in.Rules)
 	var dec decision
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
-		m := meta(in.EpisodeInput)
-		refine := time.Now()
-		pruned, err := runner.RefineTurn(ctx, d, m, view.OpeningComplaint, events)
-		if err != nil {
-			return err
-		}
-		if d.Refines(m) && len(events) > 0 {
-			dec.Pruned, dec.RefineMS = pruned, msSince(refine)
-		}
-		m.Exclude = append(runner.Pruned(events), pruned...)
-		cards, err := runner.Retrieve(ctx, d.Memory, view, in.Settings.Recall(), m)
-		if err != nil {
-			return err
-		}
-		view.Cards = cards
 		doctor, err := d.Doctor()
 		if err != nil {
 			return err
 		}
-		out, err := doctor.Decide(ctx, view)
+		t, err := runner.DecideTurn(ctx, d, meta(in.EpisodeInput), doctor, view, events)
 		if err != nil {
-			return fmt.Errorf("doctor: %w", err)
+			return err
 		}
-		dec.Output, dec.LLMError = out.Output, out.LLMError
-		for _, c := range cards {
+		dec.Output, dec.LLMError = t.Output, t.LLMError
+		if t.Refined {
+			dec.Pruned, dec.RefineMS = t.Pruned, t.RefineMS
+		}
+		for _, c := range t.Cards {
 			dec.Cards = append(dec.Cards, c.ID)
 		}
 		return nil

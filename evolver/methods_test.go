@@ -662,3 +662,44 @@ func ruleTexts(rules []clinic.Rule) []string {
 	}
 	return out
 }
+
+// ReMem's refine after the last turn merges and rewrites, not only prunes:
+// the model's merge writes one card in place of two, its rewrite a new
+// version of one, each evicting what it replaces (an unknown or already
+// used ID is ignored); mechanically a retrieved experience the new one
+// repeats is merged into it, its questions and tests kept.
+func TestReMemMergesAndRewrites(t *testing.T) {
+	ctx := context.Background()
+	b := &bank{}
+	b.apply(evolver.Output{Cards: []clinic.Card{
+		{CardHint: clinic.CardHint{ID: "x1", Kind: clinic.CardExperience, Text: "chest pain uphill: angina", Diagnosis: "angina", Context: chest, Ask: []string{clinic.TopicTriggers}}, CreatedEpisode: 1},
+		{CardHint: clinic.CardHint{ID: "x2", Kind: clinic.CardExperience, Text: "chest pain on stairs: angina", Diagnosis: "angina", Context: chest, Ask: []string{"onset"}}, CreatedEpisode: 1},
+		{CardHint: clinic.CardHint{ID: "x3", Kind: clinic.CardExperience, Text: "cough: asthma", Diagnosis: "asthma", Context: "cough at night"}, CreatedEpisode: 1},
+	}}, 1)
+	in := episode(2, "c2", "angina", true)
+	in.Events[0].RetrievedCards = []string{"x1", "x2", "x3"}
+	model, _ := scripted(t, `{"think":"x1 and x2 say the same; x3 is vague","prune":[],`+
+		`"merge":[{"ids":["x1","x2","zz"],"text":"exertional chest pain: think angina, ask triggers and onset"}],`+
+		`"rewrite":[{"id":"x3","text":"night cough without chest pain: consider asthma"},{"id":"x1","text":"already merged"}],"memory":""}`)
+	out, err := evolver.ReMem{Model: model, Bank: b}.Evolve(ctx, cfg(), in, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"x1", "x2", "x3"}, out.Evict)
+	require.Len(t, out.Cards, 3, "the new experience, the merged card and the rewritten one")
+	merged, rewritten := out.Cards[1], out.Cards[2]
+	require.Equal(t, "exertional chest pain: think angina, ask triggers and onset", merged.Text)
+	require.Equal(t, []string{clinic.TopicTriggers, "onset"}, merged.Ask, "the merged card keeps both experiences' questions")
+	require.Equal(t, "angina", merged.Diagnosis)
+	require.Equal(t, 2, merged.CreatedEpisode, "written by this episode: memory as of episode 1 still holds x1 and x2")
+	require.Equal(t, "night cough without chest pain: consider asthma", rewritten.Text)
+	require.Equal(t, "asthma", rewritten.Diagnosis)
+	require.Contains(t, out.Edits, "remem merge x1 + x2 into "+merged.ID)
+	require.Contains(t, out.Edits, "remem rewrite x3 as "+rewritten.ID)
+
+	// Mechanically: x1 and x2 repeat the new experience (same presentation,
+	// same diagnosis): merged into it with their questions.
+	out, err = evolver.ReMem{Bank: b}.Evolve(ctx, cfg(), in, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"x1", "x2"}, out.Evict)
+	require.Len(t, out.Cards, 1)
+	require.Subset(t, out.Cards[0].Ask, []string{clinic.TopicTriggers, "onset"})
+}

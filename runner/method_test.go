@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/evolver"
@@ -148,5 +150,72 @@ func TestICLKeepsEveryExample(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, live, c.live)
 		})
+	}
+}
+
+// choosing is a doctor that chooses when to refine (actor.RefineChooser):
+// the built-in doctor's actions, and a refine asked whenever the view offers
+// it, when ask is set.
+type choosing struct {
+	actor.Doctor
+	ask              bool
+	offered, refused *int
+}
+
+func (c choosing) ChoosesRefine() bool { return true }
+
+func (c choosing) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
+	dec, err := c.Doctor.Decide(ctx, v)
+	if v.MayRefine {
+		*c.offered++
+		dec.Output.Refine = c.ask
+	} else {
+		*c.refused++
+	}
+	return dec, err
+}
+
+// TestReMemDoctorChoosesWhenToRefine: a doctor that chooses (think, act or
+// refine) is offered refine from its second turn on; when it never asks,
+// nothing is pruned however much the mechanical step would prune; when it
+// asks, the refine step runs, the doctor decides again in the same turn
+// without the offer, and the turn says so.
+func TestReMemDoctorChoosesWhenToRefine(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cases := synth.Generate(7)["stream"][:40]
+	for _, ask := range []bool{false, true} {
+		d := deps(t, true)
+		d.Settings.Evolver.Method, d.Settings.Evolver.RuleBudget = settings.MethodReMem, 0
+		base, err := d.Doctor()
+		require.NoError(t, err)
+		var offered, refused int
+		d.Roles.Doctor = choosing{Doctor: base, ask: ask, offered: &offered, refused: &refused}
+		pruned, refines, turns := 0, 0, 0
+		for i, c := range cases {
+			m := runner.Meta{RunID: "r", EpisodeID: fmt.Sprintf("r/e%d-%s", i+1, c.ID), Number: i + 1, Pass: 1, Stage: 1, MemoryRuns: []string{"r"}}
+			tr, err := runner.Play(ctx, c, d, m)
+			require.NoError(t, err)
+			for _, ev := range tr.Events {
+				pruned += len(ev.PrunedCards)
+				turns++
+				if slices.ContainsFunc(ev.Rationale, func(l string) bool { return strings.HasPrefix(l, "refine: ") }) {
+					refines++
+				}
+			}
+			_, err = runner.Learn(ctx, d, c, tr, m, nil)
+			require.NoError(t, err)
+		}
+		firsts := len(cases) // every episode's first turn has nothing to refine
+		require.Equal(t, turns-firsts, offered, "ask %v: offered at every turn after the first", ask)
+		if !ask {
+			require.Zero(t, pruned, "the doctor never chose to refine")
+			require.Zero(t, refines)
+			require.Equal(t, firsts, refused)
+			continue
+		}
+		require.Positive(t, pruned, "the refine steps the doctor chose pruned")
+		require.Equal(t, offered, refines, "every turn it asked, a refine ran")
+		require.Equal(t, firsts+refines, refused, "after a refine the doctor decides again, without the offer")
 	}
 }

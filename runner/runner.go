@@ -180,6 +180,80 @@ func RefineTurn(ctx context.Context, d Deps, m Meta, opening string, events []cl
 	return pruned, nil
 }
 
+// TurnDecision is one turn's decision with the memory it was made with:
+// the cards shown, and what ReMem's refine step pruned before it (Refined:
+// a refine step ran, taking RefineMS of the turn's time, update time).
+type TurnDecision struct {
+	actor.Decision
+	Cards    []clinic.CardHint
+	Pruned   []string
+	Refined  bool
+	RefineMS float64
+}
+
+// DecideTurn retrieves memory for view and asks the doctor for the turn
+// that follows events. In a ReMem run (Deps.Refines) after the first turn,
+// a doctor that chooses when to refine (actor.RefineChooser: think, act or
+// refine, Evo-Memory's ReMem) is offered the choice: when it asks, the
+// refine step runs and it decides again with the refined memory. For any
+// other doctor the mechanical refine step chooses, before every action,
+// and prunes only what yielded nothing or repeats (evolver.ReMem).
+func DecideTurn(ctx context.Context, d Deps, m Meta, doctor actor.Doctor, view clinic.DoctorView, events []clinic.Event) (TurnDecision, error) {
+	var t TurnDecision
+	refines := d.Refines(m) && len(events) > 0
+	chooser, ok := doctor.(actor.RefineChooser)
+	chooses := refines && ok && chooser.ChoosesRefine()
+	if refines && !chooses {
+		if err := t.refine(ctx, d, m, view.OpeningComplaint, events); err != nil {
+			return TurnDecision{}, err
+		}
+	}
+	view.MayRefine = chooses
+	if err := t.decide(ctx, d, m, doctor, view, events); err != nil {
+		return TurnDecision{}, err
+	}
+	if !chooses || !t.Output.Refine {
+		return t, nil
+	}
+	if err := t.refine(ctx, d, m, view.OpeningComplaint, events); err != nil {
+		return TurnDecision{}, err
+	}
+	view.MayRefine = false // one refine a turn: the doctor now acts
+	if err := t.decide(ctx, d, m, doctor, view, events); err != nil {
+		return TurnDecision{}, err
+	}
+	t.Output.Rationale = append(t.Output.Rationale, fmt.Sprintf("refine: memory refined before this action (%d pruned)", len(t.Pruned)))
+	return t, nil
+}
+
+// refine runs the refine step and times it.
+func (t *TurnDecision) refine(ctx context.Context, d Deps, m Meta, opening string, events []clinic.Event) error {
+	start := time.Now()
+	pruned, err := RefineTurn(ctx, d, m, opening, events)
+	if err != nil {
+		return err
+	}
+	t.Pruned, t.Refined = pruned, true
+	t.RefineMS += float64(time.Since(start).Microseconds()) / 1000
+	return nil
+}
+
+// decide retrieves the cards not pruned in this episode and asks the doctor.
+func (t *TurnDecision) decide(ctx context.Context, d Deps, m Meta, doctor actor.Doctor, view clinic.DoctorView, events []clinic.Event) error {
+	m.Exclude = append(Pruned(events), t.Pruned...)
+	cards, err := Retrieve(ctx, d.Memory, view, d.Settings.Recall(), m)
+	if err != nil {
+		return err
+	}
+	view.Cards = cards
+	dec, err := doctor.Decide(ctx, view)
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	t.Decision, t.Cards = dec, cards
+	return nil
+}
+
 // Pruned are the cards the refine steps of events pruned, in order.
 func Pruned(events []clinic.Event) []string {
 	var out []string
@@ -370,24 +444,11 @@ func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, err
 		return clinic.Trace{}, err
 	}
 	for !ep.Done() {
-		view := ep.View(nil, m.Rules)
-		events := ep.Events()
-		pruned, err := RefineTurn(ctx, d, m, view.OpeningComplaint, events)
+		t, err := DecideTurn(ctx, d, m, doctor, ep.View(nil, m.Rules), ep.Events())
 		if err != nil {
 			return clinic.Trace{}, err
 		}
-		tm := m
-		tm.Exclude = append(Pruned(events), pruned...)
-		cards, err := Retrieve(ctx, d.Memory, view, d.Settings.Recall(), tm)
-		if err != nil {
-			return clinic.Trace{}, err
-		}
-		view.Cards = cards
-		dec, err := doctor.Decide(ctx, view)
-		if err != nil {
-			return clinic.Trace{}, fmt.Errorf("doctor: %w", err)
-		}
-		if _, err := ep.Step(ctx, episode.StepInput{Output: dec.Output, RetrievedCards: cardIDs(cards), PrunedCards: pruned, LLMError: dec.LLMError}); err != nil {
+		if _, err := ep.Step(ctx, episode.StepInput{Output: t.Output, RetrievedCards: cardIDs(t.Cards), PrunedCards: t.Pruned, LLMError: t.LLMError}); err != nil {
 			return clinic.Trace{}, err
 		}
 	}
