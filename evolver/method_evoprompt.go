@@ -64,15 +64,8 @@ func (e EvoPrompt) EvoPromptChild(ctx context.Context, cfg settings.Evolver, p1,
 		Parent1, Parent2 []string
 		Budget           int
 	}{ruleTexts(p1.Rules), ruleTexts(p2.Rules), cfg.RuleBudget}
-	var reply struct {
-		Rules []string `json:"rules"`
-	}
-	ok, err := ask(ctx, e.Model, "evoprompt_evolve", req, &reply)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		return fromLines(reply.Rules, [][]clinic.Rule{p1.Rules, p2.Rules}, prefix, cfg.RuleBudget, screen), nil
+	if book, ok, err := modelBook(ctx, e.Model, "evoprompt_evolve", req, [][]clinic.Rule{p1.Rules, p2.Rules}, prefix, cfg.RuleBudget, screen); ok || err != nil {
+		return book, err
 	}
 	return mutate(cfg, crossover(p1.Rules, p2.Rules, cfg.RuleBudget, cfg.SameAt), feedback, screen, prefix+"-m", 0), nil
 }
@@ -128,15 +121,8 @@ func (e EvoPrompt) EvoPromptInitial(ctx context.Context, cfg settings.Evolver, s
 	for _, in := range feedback {
 		req.Episodes = append(req.Episodes, append([]string{in.Opening}, transcriptLines(in)...))
 	}
-	var reply struct {
-		Rules []string `json:"rules"`
-	}
-	ok, err := ask(ctx, e.Model, "evoprompt_init", req, &reply)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		return fromLines(reply.Rules, [][]clinic.Rule{seed.Rules}, prefix, cfg.RuleBudget, screen), nil
+	if book, ok, err := modelBook(ctx, e.Model, "evoprompt_init", req, [][]clinic.Rule{seed.Rules}, prefix, cfg.RuleBudget, screen); ok || err != nil {
+		return book, err
 	}
 	return mutate(cfg, append([]clinic.Rule(nil), seed.Rules...), feedback, screen, prefix+"-m", slot-1), nil
 }
@@ -183,15 +169,9 @@ func (e EvoPrompt) EvoPromptDE(ctx context.Context, cfg settings.Evolver, base, 
 		Base, Best, Donor1, Donor2 []string
 		Budget                     int
 	}{ruleTexts(base.Rules), ruleTexts(best.Rules), ruleTexts(r1.Rules), ruleTexts(r2.Rules), cfg.RuleBudget}
-	var reply struct {
-		Rules []string `json:"rules"`
-	}
-	ok, err := ask(ctx, e.Model, "evoprompt_de", req, &reply)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		return fromLines(reply.Rules, [][]clinic.Rule{base.Rules, best.Rules, r1.Rules, r2.Rules}, prefix, cfg.RuleBudget, screen), nil
+	parents := [][]clinic.Rule{base.Rules, best.Rules, r1.Rules, r2.Rules}
+	if book, ok, err := modelBook(ctx, e.Model, "evoprompt_de", req, parents, prefix, cfg.RuleBudget, screen); ok || err != nil {
+		return book, err
 	}
 	diff := append(differing(r1.Rules, r2.Rules, cfg.SameAt), differing(r2.Rules, r1.Rules, cfg.SameAt)...)
 	if text, ok := proposed(cfg, append(append([]clinic.Rule(nil), best.Rules...), diff...), feedback, screen, 0); ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/textmatch"
 )
@@ -641,24 +642,16 @@ func TestEvoPromptInitialPopulationAndLeakScreen(t *testing.T) {
 	init, err := evolver.EvoPrompt{Model: model}.EvoPromptInitial(ctx, cfg(), seed, fb, 1)
 	require.NoError(t, err)
 	require.Contains(t, srv.Requests()[0].User, "Episodes", "the model reads the seed's development episodes")
-	require.Equal(t, []string{"ASK triggers WHEN chest", "ASK exertion WHEN chest"}, ruleTexts(init), "the line naming the case is screened out")
+	require.Equal(t, []string{"ASK triggers WHEN chest", "ASK exertion WHEN chest"}, runner.RuleTexts(init), "the line naming the case is screened out")
 	child, err := evolver.EvoPrompt{Model: model}.EvoPromptChild(ctx, cfg(), seed, seed, fb, 1, 0)
 	require.NoError(t, err)
-	require.Equal(t, []string{"ASK diet WHEN chest"}, ruleTexts(child), "the GA's model-written child is screened too")
+	require.Equal(t, []string{"ASK diet WHEN chest"}, runner.RuleTexts(child), "the GA's model-written child is screened too")
 }
 
 func ruleIDs(rules []clinic.Rule) []string {
 	var out []string
 	for _, r := range rules {
 		out = append(out, r.ID)
-	}
-	return out
-}
-
-func ruleTexts(rules []clinic.Rule) []string {
-	var out []string
-	for _, r := range rules {
-		out = append(out, r.Text)
 	}
 	return out
 }

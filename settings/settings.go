@@ -154,21 +154,11 @@ type ICL struct {
 }
 
 // Kept is the variant, correct for settings from before the key existed.
-func (i ICL) Kept() string {
-	if i.Episodes == "" {
-		return ICLCorrect
-	}
-	return i.Episodes
-}
+func (i ICL) Kept() string { return orDefault(i.Episodes, ICLCorrect) }
 
 // Form is how an episode is kept, raw for settings from before the key
 // existed (their examples were the turns as played).
-func (i ICL) Form() string {
-	if i.Trace == "" {
-		return ICLRaw
-	}
-	return i.Trace
-}
+func (i ICL) Form() string { return orDefault(i.Trace, ICLRaw) }
 
 // In-context-learning variants (evolver.icl.episodes) and forms
 // (evolver.icl.trace).
@@ -207,17 +197,20 @@ type Dev struct {
 	// the two instantiations); empty is ga.
 	Algorithm   string `json:"algorithm" mapstructure:"algorithm"`
 	Cases       int    `json:"cases" mapstructure:"cases"`
-	Generations int  `json:"generations" mapstructure:"generations"`
-	Population  int  `json:"population" mapstructure:"population"`
-	Merges      int  `json:"merges" mapstructure:"merges"`
+	Generations int    `json:"generations" mapstructure:"generations"`
+	Population  int    `json:"population" mapstructure:"population"`
+	Merges      int    `json:"merges" mapstructure:"merges"`
 }
 
 // Algo is EvoPrompt's algorithm, ga for settings from before the key existed.
-func (d Dev) Algo() string {
-	if d.Algorithm == "" {
-		return EvoPromptGA
+func (d Dev) Algo() string { return orDefault(d.Algorithm, EvoPromptGA) }
+
+// orDefault is v, or def for a key settings from before it leave empty.
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
 	}
-	return d.Algorithm
+	return v
 }
 
 // EvoPrompt's algorithms (evolver.dev.algorithm).
