@@ -992,8 +992,13 @@ func plumbRows(set bench.Set, keyFile string) ([]plumbRow, map[string]string) {
 			"every method reaches the activities through an experiment condition's settings in engine TestMethodsExperimentRunsOffline",
 		"evolver.same_at": "read by the mem0, remem and ace methods and the rule book's duplicate check: evolver TestACECountsAndMergesBullets, " +
 			"TestMem0ModelDecidesTheOperation, TestDistinctMergesCopies, runner TestRuleBookHoldsARuleOnce",
-		"evolver.icl.episodes":    "read by the icl method only: evolver TestICLKeepsTheExamplesItsVariantKeeps; icl reaches the activities in engine TestMethodsExperimentRunsOffline",
-		"evolver.icl.trace":       "read by the icl method only: evolver TestICLKeepsTheExamplesItsVariantKeeps; icl reaches the activities in engine TestMethodsExperimentRunsOffline",
+		"evolver.icl.episodes": "read by the icl method only: evolver TestICLKeepsTheExamplesItsVariantKeeps; icl reaches the activities in engine TestMethodsExperimentRunsOffline",
+		"evolver.icl.trace":    "read by the icl method only: evolver TestICLKeepsTheExamplesItsVariantKeeps; icl reaches the activities in engine TestMethodsExperimentRunsOffline",
+		"evolver.dev.algorithm": "read by EvoPrompt's development phase only: evolver TestEvoPromptDifferentialEvolution, workflows TestOptimizeEvoPromptDifferentialEvolution, " +
+			"and a DE phase played by a worker on the embedded server, replayed in workflows TestReplayCommittedHistories (optimize_evoprompt_de.json)",
+		"memory.context_tokens": "changes nothing until the shown cards' texts pass it (runner.Retrieve): runner TestContextTokensBoundTheShownCards; " +
+			"it reaches the activities in the icl conditions of engine TestMethodsExperimentRunsOffline",
+		"episode.ddxplus_mode":    "DDXPlus's own key, read by its environment only: ddxplus TestStreamMode, TestInteractiveMode, and ddxplus/e2e TestTwoHundredPatientsInEachMode",
 		"evolver.dev.overlap":     "read where a spec or a stream start is resolved, before any workflow (experiments.Development): experiments TestDevelopmentIsHeldOut, TestSpecDevelopmentFilledIn",
 		"evolver.dev.corpus":      "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline (dev records from it)",
 		"evolver.dev.cases":       "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
