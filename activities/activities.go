@@ -388,62 +388,13 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (_ TurnSummary, e
 	raw, err := a.Results.Decision(ctx, in.EpisodeID, in.Turn)
 	switch {
 	case err == nil:
-		var d decision
-		if err := json.Unmarshal(raw, &d); err != nil {
-			return TurnSummary{}, badInput(fmt.Errorf("episode %s turn %d: stored decision: %w", in.EpisodeID, in.Turn, err))
-		}
-		return d.summary(), nil
+		return storedDecision(in, raw)
 	case !errors.Is(err, results.ErrNotFound):
 		return TurnSummary{}, err // the store failed: retry
 	}
 	start := time.Now()
-	events, err := a.Results.Events(ctx, in.EpisodeID, in.Turn)
+	dec, err := a.decide(ctx, in)
 	if err != nil {
-		return TurnSummary{}, err
-	}
-	if len(events) != in.Turn {
-		return TurnSummary{}, badInput(fmt.Errorf("episode %s: turn %d asked with %d turns stored", in.EpisodeID, in.Turn, len(events)))
-	}
-	d, err := a.deps(in.EpisodeInput)
-	if err != nil {
-		return TurnSummary{}, err
-	}
-	ep, err := a.start(in.EpisodeInput, d, events)
-	if err != nil {
-		return TurnSummary{}, err
-	}
-	view := ep.View(nil, in.Rules)
-	var dec decision
-	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
-		m := meta(in.EpisodeInput)
-		refine := time.Now()
-		pruned, err := runner.RefineTurn(ctx, d, m, view.OpeningComplaint, events)
-		if err != nil {
-			return err
-		}
-		if d.Refines(m) && len(events) > 0 {
-			dec.Pruned, dec.RefineMS = pruned, msSince(refine)
-		}
-		m.Exclude = append(runner.Pruned(events), pruned...)
-		cards, err := runner.Retrieve(ctx, d.Memory, view, in.Settings.Recall(), m)
-		if err != nil {
-			return err
-		}
-		view.Cards = cards
-		doctor, err := d.Doctor()
-		if err != nil {
-			return err
-		}
-		out, err := doctor.Decide(ctx, view)
-		if err != nil {
-			return fmt.Errorf("doctor: %w", err)
-		}
-		dec.Output, dec.LLMError = out.Output, out.LLMError
-		for _, c := range cards {
-			dec.Cards = append(dec.Cards, c.ID)
-		}
-		return nil
-	}); err != nil {
 		return TurnSummary{}, err
 	}
 	if dec.LLMError {
@@ -461,11 +412,57 @@ func (a *Activities) Decide(ctx context.Context, in TurnInput) (_ TurnSummary, e
 	if bytes.Equal(stored, b) {
 		return dec.summary(), nil // this worker's decision is the one stored
 	}
-	var first decision
-	if err := json.Unmarshal(stored, &first); err != nil {
+	return storedDecision(in, stored)
+}
+
+// storedDecision is the turn's decision as the results store holds it.
+func storedDecision(in TurnInput, raw []byte) (TurnSummary, error) {
+	var d decision
+	if err := json.Unmarshal(raw, &d); err != nil {
 		return TurnSummary{}, badInput(fmt.Errorf("episode %s turn %d: stored decision: %w", in.EpisodeID, in.Turn, err))
 	}
-	return first.summary(), nil
+	return d.summary(), nil
+}
+
+// decide rebuilds the episode from its stored turns and asks the doctor for
+// the next one (runner.DecideTurn), metered on the episode.
+func (a *Activities) decide(ctx context.Context, in TurnInput) (decision, error) {
+	events, err := a.Results.Events(ctx, in.EpisodeID, in.Turn)
+	if err != nil {
+		return decision{}, err
+	}
+	if len(events) != in.Turn {
+		return decision{}, badInput(fmt.Errorf("episode %s: turn %d asked with %d turns stored", in.EpisodeID, in.Turn, len(events)))
+	}
+	d, err := a.deps(in.EpisodeInput)
+	if err != nil {
+		return decision{}, err
+	}
+	ep, err := a.start(in.EpisodeInput, d, events)
+	if err != nil {
+		return decision{}, err
+	}
+	view := ep.View(nil, in.Rules)
+	var dec decision
+	err = a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
+		doctor, err := d.Doctor()
+		if err != nil {
+			return err
+		}
+		t, err := runner.DecideTurn(ctx, d, meta(in.EpisodeInput), doctor, view, events)
+		if err != nil {
+			return err
+		}
+		dec.Output, dec.LLMError = t.Output, t.LLMError
+		if t.Refined {
+			dec.Pruned, dec.RefineMS = t.Pruned, t.RefineMS
+		}
+		for _, c := range t.Cards {
+			dec.Cards = append(dec.Cards, c.ID)
+		}
+		return nil
+	})
+	return dec, err
 }
 
 // Step applies the stored decision of a turn to the environment and stores the

@@ -48,12 +48,7 @@ func (a *Activities) Breed(ctx context.Context, in BreedInput) (_ []clinic.Rule,
 			child, err = evolver.GEPA{Model: d.Roles.Model}.GEPAChild(ctx, cfg, in.Pool[p], fb, in.Gen, in.Slot)
 			return err
 		case settings.MethodEvoPrompt:
-			p1, p2 := evolver.EvoPromptParents(in.Run, in.Pool, in.Gen, in.Slot)
-			fb, err := a.devFeedback(ctx, d, in.Corpus, in.Pool[p1].Run)
-			if err != nil {
-				return err
-			}
-			child, err = evolver.EvoPrompt{Model: d.Roles.Model}.EvoPromptChild(ctx, cfg, in.Pool[p1], in.Pool[p2], fb, in.Gen, in.Slot)
+			child, err = a.breedEvoPrompt(ctx, d, in)
 			return err
 		}
 		return badInput(fmt.Errorf("evolver.method %q has no development phase", cfg.Method))
@@ -78,6 +73,38 @@ func (a *Activities) Breed(ctx context.Context, in BreedInput) (_ []clinic.Rule,
 	activity.GetLogger(ctx).Info("development candidate bred", "run", in.Run, "method", cfg.Method, "generation", in.Gen, "slot", in.Slot,
 		"rules", len(child), "ms", msSince(start))
 	return child, nil
+}
+
+// breedEvoPrompt is one EvoPrompt book (evolver.EvoPrompt): at generation 0
+// an initial book beside the seed (the pool's one member), then a GA child
+// of two roulette-drawn parents or a DE child of the slot's member.
+func (a *Activities) breedEvoPrompt(ctx context.Context, d runner.Deps, in BreedInput) ([]clinic.Rule, error) {
+	cfg := in.Settings.Evolver
+	e := evolver.EvoPrompt{Model: d.Roles.Model}
+	first := 0 // the member whose development episodes feed the step
+	switch {
+	case in.Gen == 0:
+	case cfg.Dev.Algo() == settings.EvoPromptDE:
+		first = in.Slot
+	default:
+		first, _ = evolver.EvoPromptParents(in.Run, in.Pool, in.Gen, in.Slot)
+	}
+	if first >= len(in.Pool) {
+		return nil, badInput(fmt.Errorf("breed %s g%d c%d: member %d of a pool of %d", in.Run, in.Gen, in.Slot, first, len(in.Pool)))
+	}
+	fb, err := a.devFeedback(ctx, d, in.Corpus, in.Pool[first].Run)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case in.Gen == 0:
+		return e.EvoPromptInitial(ctx, cfg, in.Pool[0], fb, in.Slot)
+	case cfg.Dev.Algo() == settings.EvoPromptDE:
+		r1, r2 := evolver.EvoPromptDonors(in.Run, in.Pool, in.Gen, in.Slot)
+		return e.EvoPromptDE(ctx, cfg, in.Pool[in.Slot], in.Pool[evolver.Best(in.Pool)], in.Pool[r1], in.Pool[r2], fb, in.Gen, in.Slot)
+	}
+	p1, p2 := evolver.EvoPromptParents(in.Run, in.Pool, in.Gen, in.Slot)
+	return e.EvoPromptChild(ctx, cfg, in.Pool[p1], in.Pool[p2], fb, in.Gen, in.Slot)
 }
 
 // devFeedback are the graded development episodes of a development run, in

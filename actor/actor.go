@@ -15,6 +15,13 @@ type Doctor interface {
 	Decide(ctx context.Context, view clinic.DoctorView) (Decision, error)
 }
 
+// RefineChooser is a doctor that chooses when to refine its memory (ReMem's
+// think, act or refine: clinic.DoctorOutput.Refine). A doctor that is not
+// one has ReMem's mechanical refine step choose for it before every action.
+type RefineChooser interface {
+	ChoosesRefine() bool
+}
+
 // Decision is one doctor turn.
 type Decision struct {
 	Output   clinic.DoctorOutput

@@ -48,6 +48,28 @@ type ConditionProvenance struct {
 	// Models are the roles as "role: backend[/model]" (no endpoint, key
 	// variable or key file).
 	Models []string `json:"models"`
+	// Method is the run's learning method (evolver.method).
+	Method string `json:"method"`
+	// Operators says what performed the method's operators when that is not
+	// what its paper describes (Operators); empty otherwise.
+	Operators string `json:"operators,omitempty"`
+}
+
+// Operators is, for a prompt optimiser or playbook method (EvoPrompt, GEPA,
+// ACE) run with the built-in evolver role, the note that its mutation,
+// reflection and curation made their rules from clinevo's own rule
+// proposals (evolver.proposals), so nobody reads an offline comparison as
+// one of the papers' operators; "" for every other run.
+func Operators(s settings.Settings) string {
+	switch s.Evolver.MethodName() {
+	case settings.MethodEvoPrompt, settings.MethodGEPA, settings.MethodACE:
+	default:
+		return ""
+	}
+	if r := s.Roles["evolver"]; r.Backend != "" && r.Backend != settings.Builtin {
+		return ""
+	}
+	return "built-in evolver role: every new rule came from clinevo's own rule proposals, not the paper's operators"
 }
 
 // provenance builds a report's provenance from its input.
@@ -92,7 +114,8 @@ func provenance(in Input) *Provenance {
 		}
 		s := in.Settings[run].OrDefault()
 		b, _ := in.Benchmarks.Of(s) // nil for a benchmark this build does not have: its shared roles
-		cp := ConditionProvenance{Name: c.Name, Run: run, Corpus: explicitCorpus(lib, in.Spec.CorpusOf(c)), Profile: s.Profile, Models: Models(b, s)}
+		cp := ConditionProvenance{Name: c.Name, Run: run, Corpus: explicitCorpus(lib, in.Spec.CorpusOf(c)), Profile: s.Profile, Models: Models(b, s),
+			Method: s.Evolver.MethodName(), Operators: Operators(s)}
 		if b, err := json.Marshal(s); err == nil {
 			cp.SettingsDigest = results.SettingsRef(b)
 		}

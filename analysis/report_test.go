@@ -15,6 +15,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // fixture is a small finished experiment: two streams of 2 stages × 4 cases,
@@ -221,6 +222,10 @@ func TestReportJSONProvenance(t *testing.T) {
 		require.Regexp(t, `^sha256:[0-9a-f]{64}$`, c.SettingsDigest, c.Name)
 		require.Contains(t, c.Models, "doctor: builtin", c.Name)
 	}
+	for _, c := range p.Conditions {
+		require.Equal(t, settings.MethodClinevo, c.Method, c.Name)
+		require.Empty(t, c.Operators, "%s: clinevo's own method needs no note", c.Name)
+	}
 	// The fixture gives no condition settings of its own: one digest for all.
 	require.Equal(t, p.Conditions[0].SettingsDigest, p.Conditions[3].SettingsDigest)
 	var spec map[string]any
@@ -236,4 +241,32 @@ func TestReportJSONProvenance(t *testing.T) {
 		names = append(names, term.Name)
 	}
 	require.Subset(t, names, []string{"s", "u", "t", "e", "r", "strict"})
+}
+
+// TestOperatorsNoteTheBuiltinEvolver: EvoPrompt, GEPA and ACE with the
+// built-in evolver role mutate through clinevo's own rule proposals, and the
+// provenance says so; with a model evolver, or for another method, it says
+// nothing.
+func TestOperatorsNoteTheBuiltinEvolver(t *testing.T) {
+	for _, tc := range []struct {
+		method, backend string
+		note            bool
+	}{
+		{settings.MethodEvoPrompt, settings.Builtin, true}, {settings.MethodGEPA, "", true}, {settings.MethodACE, settings.Builtin, true},
+		{settings.MethodGEPA, settings.OpenAI, false}, {settings.MethodMem0, settings.Builtin, false}, {settings.MethodClinevo, settings.Builtin, false},
+	} {
+		t.Run(tc.method+"/"+tc.backend, func(t *testing.T) {
+			s := settings.Default()
+			s.Evolver.Method = tc.method
+			r := s.Roles["evolver"]
+			r.Backend = tc.backend
+			s.Roles["evolver"] = r
+			got := analysis.Operators(s)
+			if tc.note {
+				require.Contains(t, got, "clinevo's own rule proposals")
+			} else {
+				require.Empty(t, got)
+			}
+		})
+	}
 }

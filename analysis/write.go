@@ -672,8 +672,8 @@ table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 <tr><th>corpora</th><td>{{range $i, $c := .Corpora}}{{if $i}}, {{end}}<code>{{$c}}</code>{{end}}</td></tr>
 <tr><th>bootstrap seed</th><td>{{.BootstrapSeed}}</td></tr>
 </table>
-<table class="provenance-conditions"><tr><th>condition</th><th>run</th><th>corpus</th><th>profile</th><th>settings digest</th><th>models</th></tr>
-{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Run}}</td><td><code>{{.Corpus}}</code></td><td>{{.Profile}}</td><td><code title="{{.SettingsDigest}}">{{digest .SettingsDigest}}</code></td><td class="text">{{range $i, $m := .Models}}{{if $i}}; {{end}}{{$m}}{{end}}</td></tr>
+<table class="provenance-conditions"><tr><th>condition</th><th>run</th><th>corpus</th><th>profile</th><th>method</th><th>settings digest</th><th>models</th></tr>
+{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Run}}</td><td><code>{{.Corpus}}</code></td><td>{{.Profile}}</td><td class="text">{{.Method}}{{if .Operators}} ({{.Operators}}){{end}}</td><td><code title="{{.SettingsDigest}}">{{digest .SettingsDigest}}</code></td><td class="text">{{range $i, $m := .Models}}{{if $i}}; {{end}}{{$m}}{{end}}</td></tr>
 {{end}}</table>
 <details><summary>spec</summary><pre class="spec">{{indent .Spec}}</pre></details></details>{{end}}
 <h2>Learning curves</h2>

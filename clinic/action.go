@@ -46,6 +46,11 @@ type DoctorOutput struct {
 	Topic string `json:"topic,omitempty"`
 	// CardIDs are the memory cards the doctor cites for this action.
 	CardIDs []string `json:"card_ids,omitempty"`
+	// Refine is the doctor choosing to refine its memory before it acts
+	// (ReMem, where the view offers it: DoctorView.MayRefine): the refine
+	// step runs and the doctor decides again with the refined memory, in the
+	// same turn.
+	Refine bool `json:"refine,omitempty"`
 	// Fields of the other profiles' actions.
 	// Ext are the fields of a benchmark's own actions, written inline.
 	Ext Ext `json:"-"`

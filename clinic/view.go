@@ -23,6 +23,10 @@ type DoctorView struct {
 	MaxTurns  int    `json:"max_turns"`
 	TestsUsed int    `json:"tests_used"`
 	MaxTests  int    `json:"max_tests"`
+	// MayRefine says the doctor may ask to refine its memory before it acts
+	// (DoctorOutput.Refine): ReMem's third operation beside thinking and
+	// acting (Evo-Memory, arXiv 2511.20857), offered in ReMem runs only.
+	MayRefine bool `json:"may_refine,omitempty"`
 	// Ext is the benchmark's own part of the view (its workflow state, its
 	// tools), of a type the benchmark owns; nil where it has none.
 	Ext ViewExt `json:"ext,omitempty"`

@@ -426,3 +426,19 @@ func EachLine(r io.Reader, name string, fn func(line int, raw []byte) error) err
 	}
 	return nil
 }
+
+// HeldOut is the held-out split that goes with a built-in stream corpus:
+// for "builtin:[vN:]stream[@seed]", the heldout split of the same generator
+// version and seed (explicitly spelt), which the generator draws apart from
+// the stream's cases. Any other reference has none clinevo knows.
+func (l Library) HeldOut(ref string) (string, bool) {
+	if !strings.HasPrefix(ref, BuiltinPrefix) {
+		return "", false
+	}
+	b, err := l.ParseBuiltin(ref)
+	if err != nil || b.Split != "stream" {
+		return "", false
+	}
+	b.Split = "heldout"
+	return b.String(), true
+}

@@ -29,7 +29,7 @@ import (
 // prompt and splits time into diagnosing and updating.
 func TestMethodsExperimentRunsOffline(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 44 conditions on the embedded server")
+		t.Skip("runs 48 conditions on the embedded server")
 	}
 	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
@@ -45,7 +45,7 @@ func TestMethodsExperimentRunsOffline(t *testing.T) {
 	in, err := analysis.Load(ctx, env.Engine.Results, env.Engine.Benchmarks, "methods")
 	require.NoError(t, err)
 	rep := analysis.Build(in)
-	require.Len(t, rep.Conditions, 44)
+	require.Len(t, rep.Conditions, 48)
 	for _, c := range rep.Conditions {
 		require.Equal(t, 3, c.Overall.N, c.Name)
 		require.Positive(t, c.Overall.TimeMS["diagnose"], "condition %s: diagnose time recorded", c.Name)
@@ -80,6 +80,7 @@ func TestMethodsExperimentRunsOffline(t *testing.T) {
 		mem0 += kinds(b + "-mem0")[clinic.CardMemory]
 		require.Positive(t, kinds(b + "-exprag")[clinic.CardExperience], "%s-exprag keeps experiences", b)
 		require.Positive(t, kinds(b + "-transcripts")[clinic.CardSummary], "%s-transcripts keeps transcripts", b)
+		require.Equal(t, 3, kinds(b + "-icl")[clinic.CardExample], "%s-icl (episodes: all) keeps each of its 3 episodes", b)
 		require.Empty(t, kinds(b+"-static"), "%s-static keeps nothing", b)
 		evo, err := env.Engine.Results.Records(ctx, spec.RunID(b+"-evotest"))
 		require.NoError(t, err)

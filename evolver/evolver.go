@@ -163,7 +163,18 @@ func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN int, cfg settings.Ev
 				log = append(log, entry)
 				continue
 			}
-			if strings.TrimSpace(e.Text) == "" || budget == 0 {
+			if strings.TrimSpace(e.Text) == "" {
+				continue
+			}
+			// A rule the book already holds is cited again, never added twice
+			// (issue 38: a model evolver proposing one rule after every
+			// episode filled the book with copies of it).
+			if i := duplicateOf(out, e.Text, cfg.SameAt); i >= 0 {
+				out[i] = cite(out[i], episodeN, window)
+				log = append(log, "merge "+out[i].ID)
+				continue
+			}
+			if budget == 0 {
 				continue
 			}
 			id := fmt.Sprintf("r%d-%d", episodeN, len(out)+1)
@@ -193,6 +204,40 @@ func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN int, cfg settings.Ev
 		}
 	}
 	return out, log, skipped
+}
+
+// Distinct merges every rule that says the same as an earlier one in the
+// book (the same text, the same directive about an overlapping context, or
+// texts at least `at` similar: sameBullet, evolver.same_at) into the earlier
+// one, adding its citations and ACE counters, so a book never holds a rule
+// twice whichever method wrote it. It returns the book and a log entry per
+// merge ("merge <dropped> into <kept>").
+func Distinct(rules []clinic.Rule, at float64) ([]clinic.Rule, []string) {
+	out := append([]clinic.Rule(nil), rules...)
+	var log []string
+	for i := 0; i < len(out); i++ {
+		for j := i + 1; j < len(out); {
+			if !sameBullet(out[i].Text, out[j].Text, at) {
+				j++
+				continue
+			}
+			out[i] = absorb(out[i], out[j])
+			log = append(log, fmt.Sprintf("merge %s into %s", out[j].ID, out[i].ID))
+			out = append(out[:j], out[j+1:]...)
+		}
+	}
+	return out, log
+}
+
+// absorb is rule r with the citations and counters of its duplicate d.
+func absorb(r, d clinic.Rule) clinic.Rule {
+	r.Citations += d.Citations
+	r.Helpful += d.Helpful
+	r.Harmful += d.Harmful
+	cited := append(append([]int(nil), r.CitedAt...), d.CitedAt...)
+	slices.Sort(cited)
+	r.CitedAt = slices.Compact(cited)
+	return r
 }
 
 // KeepKinds drops the cards of kinds the run does not write (evolver.card_kinds).
@@ -458,6 +503,21 @@ func historyWords(opening string, events []clinic.Event, n int) []string {
 // passing episode's diagnosis is kept to reuse, a failing one's to avoid.
 func summary(in Input, predicted string, ask, tests []string, base func(clinic.CardKind, int) clinic.Card) clinic.Card {
 	c := base(clinic.CardSummary, len(in.Events)+1)
+	lines := compressedLines(in)
+	c.Ask, c.Tests = ask, tests
+	if in.Outcome.Pass {
+		c.Diagnosis = predicted
+	} else if !strings.HasPrefix(predicted, "undifferentiated") {
+		c.Avoid = predicted
+	}
+	c.Text = fmt.Sprintf("PATIENT %s | %s | DIAGNOSIS %s | S=%.2f, cost %.0f", in.Opening, strings.Join(lines, " | "), orNone(predicted), in.Outcome.S, in.Outcome.Cost)
+	return c
+}
+
+// compressedLines are an episode's past transcript as the memory baselines
+// keep it (EvoClinician §4): one short line per topic asked and per test
+// returned, the rest dropped.
+func compressedLines(in Input) []string {
 	var lines []string
 	for _, ev := range in.Events {
 		switch {
@@ -467,14 +527,7 @@ func summary(in Input, predicted string, ask, tests []string, base func(clinic.C
 			lines = append(lines, ev.Test+": "+ev.Reply)
 		}
 	}
-	c.Ask, c.Tests = ask, tests
-	if in.Outcome.Pass {
-		c.Diagnosis = predicted
-	} else if !strings.HasPrefix(predicted, "undifferentiated") {
-		c.Avoid = predicted
-	}
-	c.Text = fmt.Sprintf("PATIENT %s | %s | DIAGNOSIS %s | S=%.2f, cost %.0f", in.Opening, strings.Join(lines, " | "), orNone(predicted), in.Outcome.S, in.Outcome.Cost)
-	return c
+	return lines
 }
 
 func list(xs []string) string {

@@ -296,3 +296,45 @@ func TestEvolverAsEvoClinicianDefinesIt(t *testing.T) {
 	require.Len(t, out.Cards, 1)
 	require.Contains(t, out.Cards[0].Text, "asked triggers: Climbing stairs.")
 }
+
+// TestDistinctMergesCopies checks that a book never holds a rule twice: a
+// copy with other spacing and case, and a directive about an overlapping
+// context, merge into the first with their citations; a different rule stays.
+func TestDistinctMergesCopies(t *testing.T) {
+	book := []clinic.Rule{
+		{ID: "a", Text: "Ask about onset and triggers first.", Citations: 2, CitedAt: []int{1, 3}},
+		{ID: "b", Text: "REQUEST_TEST ecg WHEN chest pain: useful", Citations: 1, CitedAt: []int{2}},
+		{ID: "c", Text: "ask about  onset and triggers FIRST.", Citations: 1, CitedAt: []int{3}},
+		{ID: "d", Text: "REQUEST_TEST ecg WHEN chest pain uphill: useful", Citations: 4, CitedAt: []int{4}},
+		{ID: "e", Text: "Check the blood pressure in both arms.", Citations: 1},
+	}
+	out, log := evolver.Distinct(book, settings.Default().Evolver.SameAt)
+	require.Equal(t, []string{"merge c into a", "merge d into b"}, log)
+	require.Len(t, out, 3)
+	require.Equal(t, clinic.Rule{ID: "a", Text: book[0].Text, Citations: 3, CitedAt: []int{1, 3}}, out[0], "2 + 1 citations; episode 3 once")
+	require.Equal(t, 5, out[1].Citations, "1 + 4")
+	require.Equal(t, []int{2, 4}, out[1].CitedAt)
+	require.Equal(t, "e", out[2].ID)
+	require.Len(t, book, 5, "the input is not changed")
+}
+
+// TestAddingARuleTheBookHoldsCitesIt checks the free-text add of a model
+// evolver: the same rule proposed after each of 20 episodes stays one rule,
+// cited at each, and a full book retires nothing for it.
+func TestAddingARuleTheBookHoldsCitesIt(t *testing.T) {
+	cfg := settings.Default().Evolver
+	cfg.RuleBudget = 2
+	book := []clinic.Rule{{ID: "keep", Text: "Check the blood pressure in both arms.", Citations: 1, Created: 0, CitedAt: []int{0}}}
+	for n := 1; n <= 20; n++ {
+		var log []string
+		book, log, _ = evolver.ApplyEdits(book, []evolver.Edit{{Op: evolver.OpAdd, Text: "Ask about onset and triggers first."}}, n, cfg, nil)
+		if n == 1 {
+			require.Equal(t, []string{"add r1-2"}, log)
+		} else {
+			require.Equal(t, []string{"merge r1-2"}, log, "episode %d", n)
+		}
+	}
+	require.Len(t, book, 2)
+	require.Equal(t, "keep", book[0].ID, "no retirement for a copy")
+	require.Equal(t, 20, book[1].Citations)
+}

@@ -183,6 +183,32 @@ func (s *Screen) Leaks(text string) string {
 	return ""
 }
 
+// Screens are the leak screens of several episodes, for a rule learned from
+// all of them (a prompt optimiser's child bred from development episodes):
+// a text leaks when it leaks from any one. Nil lets everything through.
+type Screens []*Screen
+
+// ScreensOf are the screens of the episodes ins, without write-back: a
+// development episode's key is never shown to the optimiser.
+func ScreensOf(cfg settings.Evolver, ins []Input) Screens {
+	out := make(Screens, len(ins))
+	for i, in := range ins {
+		out[i] = NewScreen(cfg, in.Forbidden, nil)
+	}
+	return out
+}
+
+// Leaks returns why text may not be stored, the first screen's reason that
+// rejects it, or "" when every screen lets it through.
+func (ss Screens) Leaks(text string) string {
+	for _, s := range ss {
+		if why := s.Leaks(text); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
 // ScreenCards drops cards whose text leaks (Screen.Leaks).
 func ScreenCards(cards []clinic.Card, s *Screen) (kept []clinic.Card, skipped []string) {
 	for _, c := range cards {

@@ -152,17 +152,9 @@ func Curate(rules []clinic.Rule, insights []string, episode int, cfg settings.Ev
 		log = append(log, "ace add "+id)
 	}
 	// Grow and refine: merge near-duplicate bullets into the older one.
-	for i := 0; i < len(out); i++ {
-		for j := i + 1; j < len(out); {
-			if sameBullet(out[i].Text, out[j].Text, cfg.SameAt) {
-				out[i].Helpful += out[j].Helpful
-				out[i].Harmful += out[j].Harmful
-				log = append(log, fmt.Sprintf("ace merge %s into %s", out[j].ID, out[i].ID))
-				out = append(out[:j], out[j+1:]...)
-				continue
-			}
-			j++
-		}
+	out, merged := Distinct(out, cfg.SameAt)
+	for _, m := range merged {
+		log = append(log, "ace "+m)
 	}
 	for len(out) > cfg.RuleBudget {
 		worst := 0
@@ -190,10 +182,14 @@ func duplicateOf(rules []clinic.Rule, text string, at float64) int {
 	return -1
 }
 
-// sameBullet reports whether two bullets say the same: the same directive
+// sameBullet reports whether two bullets say the same: the same text (up to
+// case and spacing), the same directive
 // (verb and target) with overlapping contexts, or texts at least `at`
 // similar.
 func sameBullet(a, b string, at float64) bool {
+	if strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " ")) {
+		return true
+	}
 	da, oka := clinic.ParseRule(a)
 	db, okb := clinic.ParseRule(b)
 	if oka && okb {

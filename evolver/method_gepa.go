@@ -140,16 +140,9 @@ func (g GEPA) GEPAChild(ctx context.Context, cfg settings.Evolver, parent Candid
 	for _, in := range feedback {
 		req.Episodes = append(req.Episodes, episode{in.Opening, transcriptLines(in), in.Grade.Actions})
 	}
-	var reply struct {
-		Rules []string `json:"rules"`
-	}
 	prefix := fmt.Sprintf("g%d-c%d", gen, slot)
-	ok, err := ask(ctx, g.Model, "gepa_reflect", req, &reply)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		return fromLines(reply.Rules, [][]clinic.Rule{parent.Rules}, prefix, cfg.RuleBudget, nil), nil
+	if book, ok, err := modelBook(ctx, g.Model, "gepa_reflect", req, [][]clinic.Rule{parent.Rules}, prefix, cfg.RuleBudget, ScreensOf(cfg, feedback)); ok || err != nil {
+		return book, err
 	}
 	rules := append([]clinic.Rule(nil), parent.Rules...)
 	for n, in := range feedback {
@@ -158,7 +151,7 @@ func (g GEPA) GEPAChild(ctx context.Context, cfg settings.Evolver, parent Candid
 			edits = append(edits, Edit{Op: OpAdd, Text: ruleText(d)})
 		}
 		in.Episode = n + 1 // development episodes are numbered within the reflection
-		rules, _, _ = ApplyEdits(Cite(rules, in, cfg.CiteWindow), edits, in.Episode, cfg, nil)
+		rules, _, _ = ApplyEdits(Cite(rules, in, cfg.CiteWindow), edits, in.Episode, cfg, NewScreen(cfg, in.Forbidden, nil))
 	}
 	for i := range rules {
 		if rules[i].Created > 0 {

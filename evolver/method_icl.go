@@ -10,22 +10,31 @@ import (
 )
 
 // ICL is in-context learning from the stream itself: every episode becomes
-// an example, the input the doctor saw and the answer it gave, and the
-// memory's retrieval puts examples into the doctor's context. Its variants
-// (evolver.icl.episodes):
+// an example, the episode the doctor played and the answer it gave, kept
+// for good, and the memory's retrieval puts examples into the doctor's
+// context. Its variants (evolver.icl.episodes):
 //
 //   - correct: StreamBench's Self-StreamICL (Wu, Tam, Lin, Chen, Lee 2024,
 //     arXiv 2406.08747, §4.1.2 and Algorithm 2 with K = 1): (x_t, ŷ_t) is
 //     kept only when the feedback fb_t marked the answer correct, so no
-//     wrong answer and no verbalised feedback enters the prompt; StreamBench
-//     retrieves the k = 16 most similar (appendix A), which is
-//     memory.retrieval similarity with memory.k 16;
-//   - all: every (x_t, ŷ_t) with its feedback, the full-context in-context
-//     learning baseline (the latest episodes, as many as fit the context):
-//     memory.retrieval recent with a large memory.k and memory.context_tokens.
+//     wrong answer enters the prompt; StreamBench retrieves the k = 16 most
+//     similar (appendix A), which is memory.retrieval similarity with
+//     memory.k 16;
+//   - all: every (x_t, ŷ_t) with its feedback: the full-context in-context
+//     learning of CL-Bench (Asawa et al. 2026, arXiv 2606.05661, its naive
+//     ICL agent: past instances and their outcomes in the context window),
+//     the most recent first while they fit: memory.retrieval recent with a
+//     memory.k above the stream's length and memory.context_tokens the
+//     budget (runner.Retrieve counts it with tokens.Of, the model client's
+//     estimate).
 //
-// The feedback it reads is the score's pass, all a score-only learner gets;
-// the prompt never changes. No model is needed.
+// An episode is kept raw (evolver.icl.trace raw: every turn as played, the
+// doctor's question and the reply, the test and its result) or compressed
+// as the transcripts method compresses it (compressed: the topics asked and
+// the tests returned, one short line each), so the same budget holds more
+// compressed episodes. Every example is kept: B_M does not evict them
+// (settings.Evolver.Bounded). The feedback it reads is the score's pass, all
+// a score-only learner gets; the prompt never changes. No model is needed.
 type ICL struct{}
 
 // Evolve writes the episode's example, or nothing for an answer the
@@ -35,22 +44,28 @@ func (ICL) Evolve(_ context.Context, cfg settings.Evolver, in Input, truth *grad
 	if !in.WriteCards || (cfg.ICL.Kept() == settings.ICLCorrect && !in.Outcome.Pass) {
 		return out, nil
 	}
-	out.Cards, out.Skipped = screened(cfg, in, truth, []clinic.Card{example(in)})
+	out.Cards, out.Skipped = screened(cfg, in, truth, []clinic.Card{example(in, cfg.ICL.Form())})
 	return out, nil
 }
 
-// example is an episode as an in-context example: the input (what the
-// doctor saw at the door and what the patient told it), the answer, and,
-// for an answer that was wrong, the feedback saying so. A right answer is a
-// diagnosis to reuse for a like input, a wrong one a diagnosis to avoid.
-func example(in Input) clinic.Card {
+// example is an episode as an in-context example: the episode in the given
+// form, the answer, and the feedback on it. A right answer is a diagnosis to
+// reuse for a like input, a wrong one a diagnosis to avoid. The input (what
+// the doctor saw at the door and what the patient told it) is what
+// similarity retrieval matches, as StreamBench retrieves by x_t.
+func example(in Input, form string) clinic.Card {
 	x := input(in)
+	lines := rawLines(in)
+	if form == settings.ICLCompressed {
+		lines = compressedLines(in)
+	}
 	dx := predicted(in)
 	verdict := "correct"
 	if !in.Outcome.Pass {
 		verdict = "not correct"
 	}
-	c := methodCard(in, clinic.CardExample, 4000, x+"\nAnswer: "+orNone(dx)+" (feedback: "+verdict+")")
+	body := strings.Join(append([]string{in.Opening}, lines...), "\n")
+	c := methodCard(in, clinic.CardExample, 4000, body+"\nAnswer: "+orNone(dx)+" (feedback: "+verdict+")")
 	c.Context, c.SearchText = x, x
 	for _, ev := range in.Events {
 		if ev.Action == clinic.Ask && len(ev.RevealedFacts) > 0 {
@@ -75,4 +90,24 @@ func input(in Input) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// rawLines are the episode's turns as played, the final answer aside: every
+// question with its reply, every test with its result or what became of it,
+// every other action with its reply.
+func rawLines(in Input) []string {
+	var lines []string
+	for _, ev := range in.Events {
+		switch {
+		case ev.Action == clinic.Ask:
+			lines = append(lines, ev.Question+" "+ev.Reply)
+		case ev.Action == clinic.RequestTest && ev.Status == clinic.StatusReturned:
+			lines = append(lines, "Test "+ev.Test+": "+ev.Reply)
+		case ev.Action == clinic.RequestTest:
+			lines = append(lines, "Test "+ev.Test+": "+string(ev.Status))
+		case ev.Final == nil && ev.ForcedFinal == nil && ev.Reply != "":
+			lines = append(lines, string(ev.Action)+": "+ev.Reply)
+		}
+	}
+	return lines
 }

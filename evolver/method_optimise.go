@@ -1,6 +1,7 @@
 package evolver
 
 import (
+	"context"
 	"hash/fnv"
 	"math/rand/v2"
 	"strconv"
@@ -73,10 +74,25 @@ func crossover(a, b []clinic.Rule, budget int, at float64) []clinic.Rule {
 	return out
 }
 
+// modelBook asks the model for a whole rule book (a {"rules": [...]}
+// reply) and makes it one (fromLines); false when there is no model or its
+// reply stayed unusable, for the caller's mechanical form.
+func modelBook(ctx context.Context, m Model, task string, req any, parents [][]clinic.Rule, prefix string, budget int, screen Screens) ([]clinic.Rule, bool, error) {
+	var reply struct {
+		Rules []string `json:"rules"`
+	}
+	ok, err := ask(ctx, m, task, req, &reply)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return fromLines(reply.Rules, parents, prefix, budget, screen), true, nil
+}
+
 // fromLines are a model's rule lines as a rule book: a line a parent held
 // keeps its rule, a new one is a rule created at episode 0 (the
-// development phase precedes the stream), at most budget.
-func fromLines(lines []string, parents [][]clinic.Rule, prefix string, budget int, screen *Screen) []clinic.Rule {
+// development phase precedes the stream), at most budget; a line the screen
+// finds leaking is dropped.
+func fromLines(lines []string, parents [][]clinic.Rule, prefix string, budget int, screen Screens) []clinic.Rule {
 	var out []clinic.Rule
 	for i, l := range lines {
 		l = strings.TrimSpace(l)

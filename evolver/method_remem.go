@@ -24,37 +24,72 @@ import (
 // In clinevo the doctor's loop thinks and acts with the experiences it
 // retrieved (ExpRAG's experience cards), and ReMem refines twice over:
 //
-//   - between turns (RefineTurn, before every turn after the first): over the
-//     experiences retrieved so far in the episode, given the conversation so
-//     far; what it prunes is recorded on the turn's event (PrunedCards), is no
+//   - between turns (RefineTurn): when the doctor chooses to. A doctor that
+//     chooses (actor.RefineChooser, the model doctor) is offered refine
+//     beside acting at every turn after the first (clinic.DoctorView.MayRefine)
+//     and, when it asks, the refine step runs and the doctor decides again
+//     with the refined memory in the same turn (runner.DecideTurn); for a
+//     doctor that does not choose (the built-in ones), the mechanical refine
+//     step chooses before every action and prunes only on evidence (below).
+//     What it prunes is recorded on the turn's event (PrunedCards), is no
 //     longer retrieved for the rest of the episode, and is evicted at the
 //     episode's number when the episode is learnt from;
 //   - after the last turn (Evolve): over the experiences still in use, given
-//     the outcome, and it writes the episode's own experience.
+//     the outcome: it prunes, merges experiences into one and rewrites
+//     experiences (a merge or a rewrite is a new card written by the
+//     episode in place of the ones it evicts, kept only when it passes the
+//     leak screen), and it writes the episode's own experience.
 //
 // With the evolver role the model thinks over the episode and the
-// experiences and says which to prune (and, after the last turn, how to word
-// the new experience). The mechanical form, between turns, prunes an
-// experience whose advice the doctor followed in this episode and that
-// yielded nothing (a question it recommended went unanswered, a test it
-// recommended did not come back), and the older of two retrieved experiences
-// that say the same about the same presentation (similarity at least
-// evolver.same_at); after the last turn it prunes a retrieved experience that
-// recommended the diagnosis this episode got wrong, and merges the new
-// experience with a retrieved one about the same presentation that says the
-// same, keeping one card.
+// experiences and says which to prune, merge and rewrite (and, after the
+// last turn, how to word the new experience). The mechanical form, between
+// turns, prunes an experience whose advice the doctor followed in this
+// episode and that yielded nothing (a question it recommended went
+// unanswered, a test it recommended did not come back), and the older of
+// two retrieved experiences that say the same about the same presentation
+// (similarity at least evolver.same_at); after the last turn it prunes a
+// retrieved experience that recommended the diagnosis this episode got
+// wrong, and merges into the new experience a retrieved one about the same
+// presentation that says the same (the new card keeps both's questions and
+// tests). It does not rewrite.
 type ReMem struct {
 	Model Model
 	Bank  Bank
 }
 
 type rememReply struct {
-	Think  string   `json:"think"`
-	Prune  []string `json:"prune"`
-	Memory string   `json:"memory"` // the new experience as the model words it ("" keeps the template's)
+	Think   string         `json:"think"`
+	Prune   []string       `json:"prune"`
+	Merge   []rememMerge   `json:"merge"`
+	Rewrite []rememRewrite `json:"rewrite"`
+	Memory  string         `json:"memory"` // the new experience as the model words it ("" keeps the template's)
 }
 
-// Evolve writes the episode's experience and refines the retrieved ones.
+// rememMerge is experiences the refine step merges into one, with the
+// merged text.
+type rememMerge struct {
+	IDs  []string `json:"ids"`
+	Text string   `json:"text"`
+}
+
+// rememRewrite is an experience the refine step rewords.
+type rememRewrite struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// replacement is a card a refine step writes in place of the cards it
+// evicts (a merge or a rewrite): the evictions hold only when the card
+// passes the leak screen, so a refine never loses what it could not store.
+type replacement struct {
+	card    clinic.Card
+	replace []string
+	edit    string
+}
+
+// Evolve writes the episode's experience and refines the retrieved ones:
+// what the turns pruned is evicted, then the last refine prunes, merges and
+// rewrites the experiences still in use.
 func (r ReMem) Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule) (Output, error) {
 	out := Output{Rules: append([]clinic.Rule(nil), rules...)}
 	if !in.WriteCards {
@@ -65,17 +100,47 @@ func (r ReMem) Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth
 	if err != nil {
 		return Output{}, err
 	}
-	// What the refine steps between turns pruned is evicted with the episode;
-	// the last refine reads only what is still in use.
-	for _, ev := range in.Events {
+	out.Evict, out.Edits = prunedInTurns(in.Events)
+	used = slices.DeleteFunc(used, func(c clinic.Card) bool { return slices.Contains(out.Evict, c.ID) })
+	prune, repl, err := r.refine(ctx, cfg, in, &exp, used)
+	if err != nil {
+		return Output{}, err
+	}
+	for _, id := range prune {
+		out.Evict = append(out.Evict, id)
+		out.Edits = append(out.Edits, "remem prune "+id)
+	}
+	out.Cards, out.Skipped = screened(cfg, in, truth, []clinic.Card{exp})
+	for _, rp := range repl {
+		kept, skipped := screened(cfg, in, truth, []clinic.Card{rp.card})
+		out.Skipped = append(out.Skipped, skipped...)
+		if len(kept) == 1 {
+			out.Cards = append(out.Cards, kept[0])
+			out.Evict = append(out.Evict, rp.replace...)
+			out.Edits = append(out.Edits, rp.edit)
+		}
+	}
+	return out, nil
+}
+
+// prunedInTurns are the cards the refine steps between turns pruned, to be
+// evicted with the episode, and their log entries.
+func prunedInTurns(events []clinic.Event) (evict, edits []string) {
+	for _, ev := range events {
 		for _, id := range ev.PrunedCards {
-			if !slices.Contains(out.Evict, id) {
-				out.Evict = append(out.Evict, id)
-				out.Edits = append(out.Edits, fmt.Sprintf("remem prune %s (turn %d)", id, ev.Turn))
+			if !slices.Contains(evict, id) {
+				evict = append(evict, id)
+				edits = append(edits, fmt.Sprintf("remem prune %s (turn %d)", id, ev.Turn))
 			}
 		}
 	}
-	used = slices.DeleteFunc(used, func(c clinic.Card) bool { return slices.Contains(out.Evict, c.ID) })
+	return evict, edits
+}
+
+// refine is the refine step after the last turn over the experiences still
+// in use: the IDs to prune and the merged or rewritten cards, exp reworded
+// by the model or, mechanically, with what it absorbed (see ReMem).
+func (r ReMem) refine(ctx context.Context, cfg settings.Evolver, in Input, exp *clinic.Card, used []clinic.Card) ([]string, []replacement, error) {
 	type shown struct{ ID, Text string }
 	req := struct {
 		Experience string
@@ -86,28 +151,77 @@ func (r ReMem) Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth
 	}
 	var reply rememReply
 	ok, err := ask(ctx, r.Model, "remem_refine", req, &reply)
-	if err != nil {
-		return Output{}, err
+	if err != nil || !ok {
+		return rememRefine(cfg, exp, used, predicted(in), in.Outcome.Pass), nil, err
 	}
-	var prune []string
-	if ok {
-		for _, id := range reply.Prune {
-			if byID(used, id) != nil && !slices.Contains(prune, id) {
-				prune = append(prune, id)
+	if strings.TrimSpace(reply.Memory) != "" {
+		exp.Text, exp.SearchText = reply.Memory, in.Opening+" "+reply.Memory
+	}
+	var prune, touched []string
+	for _, id := range reply.Prune {
+		if byID(used, id) != nil && !slices.Contains(prune, id) {
+			prune = append(prune, id)
+		}
+	}
+	touched = append(touched, prune...)
+	repl := rememMerges(in, used, reply.Merge, &touched)
+	return prune, append(repl, rememRewrites(in, used, reply.Rewrite, &touched)...), nil
+}
+
+// rememMerges are the model's merges of two or more experiences in use,
+// none touched by another operation: one card in place of them, with their
+// advice together and the model's text.
+func rememMerges(in Input, used []clinic.Card, ms []rememMerge, touched *[]string) []replacement {
+	var out []replacement
+	for i, m := range ms {
+		var from []clinic.Card
+		for _, id := range m.IDs {
+			if c := byID(used, id); c != nil && !slices.Contains(*touched, id) && !slices.ContainsFunc(from, func(f clinic.Card) bool { return f.ID == id }) {
+				from = append(from, *c)
 			}
 		}
-		if strings.TrimSpace(reply.Memory) != "" {
-			exp.Text, exp.SearchText = reply.Memory, in.Opening+" "+reply.Memory
+		if len(from) < 2 || strings.TrimSpace(m.Text) == "" {
+			continue
 		}
-	} else {
-		prune = rememRefine(cfg, exp, used, predicted(in), in.Outcome.Pass)
+		c := refinedCard(in, from[0], 6000+i, m.Text)
+		for _, f := range from[1:] {
+			c.Ask, c.Tests = union(c.Ask, f.Ask), union(c.Tests, f.Tests)
+		}
+		ids := make([]string, len(from))
+		for j, f := range from {
+			ids[j] = f.ID
+			*touched = append(*touched, f.ID)
+		}
+		out = append(out, replacement{card: c, replace: ids, edit: "remem merge " + strings.Join(ids, " + ") + " into " + c.ID})
 	}
-	for _, id := range prune {
-		out.Evict = append(out.Evict, id)
-		out.Edits = append(out.Edits, "remem prune "+id)
+	return out
+}
+
+// rememRewrites are the model's rewordings of experiences in use, none
+// touched by another operation: a card with the new text in place of each.
+func rememRewrites(in Input, used []clinic.Card, rs []rememRewrite, touched *[]string) []replacement {
+	var out []replacement
+	for i, rw := range rs {
+		c := byID(used, rw.ID)
+		if c == nil || slices.Contains(*touched, rw.ID) || strings.TrimSpace(rw.Text) == "" {
+			continue
+		}
+		*touched = append(*touched, rw.ID)
+		n := refinedCard(in, *c, 7000+i, rw.Text)
+		out = append(out, replacement{card: n, replace: []string{rw.ID}, edit: "remem rewrite " + rw.ID + " as " + n.ID})
 	}
-	out.Cards, out.Skipped = screened(cfg, in, truth, []clinic.Card{exp})
-	return out, nil
+	return out
+}
+
+// refinedCard is a refine step's new version of experience c with text: its
+// advice and presentation kept, written by this episode (a deterministic ID
+// of the episode and slot), so memory as of the episode before still holds
+// the old one.
+func refinedCard(in Input, c clinic.Card, slot int, text string) clinic.Card {
+	n := methodCard(in, clinic.CardExperience, slot, text)
+	n.Context, n.SearchText = c.Context, c.Context+" "+text
+	n.Diagnosis, n.Avoid, n.Ask, n.Tests, n.Grade = c.Diagnosis, c.Avoid, c.Ask, c.Tests, c.Grade
+	return n
 }
 
 // retrieved are the experience cards the doctor's loop retrieved in this
@@ -146,17 +260,22 @@ func (r ReMem) experiences(ctx context.Context, events []clinic.Event) ([]clinic
 	return out, nil
 }
 
-// rememRefine is the mechanical refine step (see ReMem): the IDs to prune.
-func rememRefine(cfg settings.Evolver, exp clinic.Card, used []clinic.Card, dx string, pass bool) []string {
-	var prune []string
+// rememRefine is the mechanical refine step after the last turn (see
+// ReMem): the IDs to evict, an experience that misled pruned, one the new
+// experience repeats merged into it (exp takes its questions and tests).
+func rememRefine(cfg settings.Evolver, exp *clinic.Card, used []clinic.Card, dx string, pass bool) []string {
+	var evict []string
 	for _, c := range used {
 		misled := !pass && dx != "" && c.Diagnosis == dx
 		same := similar(c.Context, exp.Context) >= cfg.SameAt && c.Diagnosis == exp.Diagnosis && c.Avoid == exp.Avoid
+		if same && !misled {
+			exp.Ask, exp.Tests = union(exp.Ask, c.Ask), union(exp.Tests, c.Tests)
+		}
 		if misled || same {
-			prune = append(prune, c.ID)
+			evict = append(evict, c.ID)
 		}
 	}
-	return prune
+	return evict
 }
 
 // Turn is what ReMem's refine step between two turns reads: the episode so

@@ -14,6 +14,7 @@ import (
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/textmatch"
 )
@@ -228,7 +229,14 @@ func TestICLKeepsTheExamplesItsVariantKeeps(t *testing.T) {
 	ex := out.Cards[0]
 	require.Equal(t, clinic.CardExample, ex.Kind)
 	require.Equal(t, chest+"\nWhat brings it on? Walking uphill.", ex.Context, "the input: the presentation and what the patient told")
-	require.Equal(t, ex.Context+"\nAnswer: angina (feedback: not correct)", ex.Text)
+	require.Equal(t, ex.Context+"\nTest ecg: changes on exertion\nAnswer: angina (feedback: not correct)", ex.Text, "raw: every turn as played")
+	c.ICL.Trace = settings.ICLCompressed
+	out, err = evolver.ICL{}.Evolve(ctx, c, episode(1, "c1", "angina", false), nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, chest+"\nasked triggers: Walking uphill.\necg: changes on exertion\nAnswer: angina (feedback: not correct)", out.Cards[0].Text,
+		"compressed: the transcripts method's lines")
+	require.Equal(t, ex.Context, out.Cards[0].Context, "similarity matches the input in either form")
+	c.ICL.Trace = ""
 	require.Equal(t, "angina", ex.Avoid)
 	require.Empty(t, ex.Diagnosis)
 	require.Equal(t, []string{clinic.TopicTriggers}, ex.Ask)
@@ -241,6 +249,8 @@ func TestICLKeepsTheExamplesItsVariantKeeps(t *testing.T) {
 	s := settings.Default()
 	s.Evolver = c
 	require.ErrorContains(t, s.Validate(), `evolver.icl.episodes "some", want correct or all`)
+	s.Evolver.ICL = settings.ICL{Trace: "zipped"}
+	require.ErrorContains(t, s.Validate(), `evolver.icl.trace "zipped", want raw or compressed`)
 }
 
 // ReMem: the refine step prunes a retrieved experience that misled the
@@ -566,4 +576,123 @@ func TestEvoTestEvolvesTheParentsBook(t *testing.T) {
 	_, err = evolver.EvoTest{Tree: stored, Book: func(context.Context, int) ([]clinic.Rule, error) { return []clinic.Rule{{ID: "x", Text: "other"}}, nil }}.
 		Evolve(ctx, cfg(), pass, nil, nil)
 	require.ErrorContains(t, err, "has digest", "a stored book that is not the node's is refused")
+}
+
+// EvoPrompt's DE: the donors of a member are two other members, drawn
+// deterministically; the mechanical child is best's rules with the donors'
+// different parts (and one proposed rule) crossed over with the base's.
+func TestEvoPromptDifferentialEvolution(t *testing.T) {
+	r := func(id, text string) clinic.Rule { return clinic.Rule{ID: id, Text: text} }
+	base := evolver.Candidate{Rules: []clinic.Rule{r("a1", "ASK triggers WHEN chest")}, Scores: []float64{0.5}}
+	best := evolver.Candidate{Rules: []clinic.Rule{r("b1", "REQUEST_TEST ecg WHEN chest")}, Scores: []float64{0.9}}
+	d1 := evolver.Candidate{Rules: []clinic.Rule{r("x1", "ASK exertion WHEN chest"), r("s", "AVOID_TEST ct WHEN chest")}, Scores: []float64{0.3}}
+	d2 := evolver.Candidate{Rules: []clinic.Rule{r("s2", "AVOID_TEST ct WHEN chest")}, Scores: []float64{0.1}}
+	pool := []evolver.Candidate{base, best, d1, d2}
+	for slot := range pool {
+		i, j := evolver.EvoPromptDonors("run", pool, 1, slot)
+		require.NotEqual(t, slot, i)
+		require.NotEqual(t, slot, j)
+		require.NotEqual(t, i, j)
+		x, y := evolver.EvoPromptDonors("run", pool, 1, slot)
+		require.Equal(t, [2]int{i, j}, [2]int{x, y}, "the same draw on every worker")
+	}
+	ctx := context.Background()
+	child, err := evolver.EvoPrompt{}.EvoPromptDE(ctx, cfg(), base, best, d1, d2, nil, 1, 0)
+	require.NoError(t, err)
+	// Different parts: x1 (d1 has it, d2 not; the ct rule both hold). The
+	// mutant is best + x1 = [b1, x1]; crossed over with the base in turn:
+	// b1, a1, x1.
+	require.Equal(t, []string{"b1", "a1", "x1"}, ruleIDs(child))
+	fb := []evolver.Input{episode(1, "d1", "angina", true, grader.HighYield, grader.HighYield, grader.HighYield)}
+	child, err = evolver.EvoPrompt{}.EvoPromptDE(ctx, cfg(), base, best, d1, d2, fb, 1, 0)
+	require.NoError(t, err)
+	require.Equal(t, []string{"b1", "a1", "x1", "g1-c0-m"}, ruleIDs(child), "the different parts are mutated by one proposed rule")
+	require.True(t, evolver.EvoPromptReplace(base, best), "0.9 > 0.5")
+	require.False(t, evolver.EvoPromptReplace(base, base), "a tie keeps the member")
+
+	model, srv := scripted(t, `{"rules":["ASK exertion WHEN chest","ASK diet WHEN chest"]}`)
+	child, err = evolver.EvoPrompt{Model: model}.EvoPromptDE(ctx, cfg(), base, best, d1, d2, nil, 2, 3)
+	require.NoError(t, err)
+	for _, part := range []string{"Base", "Best", "Donor1", "Donor2"} {
+		require.Contains(t, srv.Requests()[0].User, part)
+	}
+	require.Equal(t, []clinic.Rule{r("x1", "ASK exertion WHEN chest"), r("g2-c3-2", "ASK diet WHEN chest")}, child)
+}
+
+// EvoPrompt's initial population: beside the seed, each initial book is a
+// different variant; a model-written rule that names the case is dropped
+// by the development episodes' leak screen, as every rule is.
+func TestEvoPromptInitialPopulationAndLeakScreen(t *testing.T) {
+	ctx := context.Background()
+	seed := evolver.Candidate{Rules: []clinic.Rule{{ID: "a1", Text: "ASK triggers WHEN chest"}}}
+	fb := []evolver.Input{episode(1, "dev-case-0042", "angina", true, grader.HighYield, grader.HighYield, grader.HighYield)}
+	fb[0].Forbidden = evolver.Forbidden{IDs: []string{"dev-case-0042"}}
+	one, err := evolver.EvoPrompt{}.EvoPromptInitial(ctx, cfg(), seed, fb, 1)
+	require.NoError(t, err)
+	two, err := evolver.EvoPrompt{}.EvoPromptInitial(ctx, cfg(), seed, fb, 2)
+	require.NoError(t, err)
+	require.Len(t, one, 2, "the seed's rule and the first proposal")
+	require.Len(t, two, 2, "the seed's rule and the second proposal")
+	require.Equal(t, "a1", one[0].ID)
+	require.NotEqual(t, one[1].Text, two[1].Text, "the initial books differ")
+
+	model, srv := scripted(t,
+		`{"rules":["ASK triggers WHEN chest","REQUEST_TEST troponin as in dev-case-0042","ASK exertion WHEN chest"]}`,
+		`{"rules":["REQUEST_TEST ecg WHEN dev-case-0042","ASK diet WHEN chest"]}`)
+	init, err := evolver.EvoPrompt{Model: model}.EvoPromptInitial(ctx, cfg(), seed, fb, 1)
+	require.NoError(t, err)
+	require.Contains(t, srv.Requests()[0].User, "Episodes", "the model reads the seed's development episodes")
+	require.Equal(t, []string{"ASK triggers WHEN chest", "ASK exertion WHEN chest"}, runner.RuleTexts(init), "the line naming the case is screened out")
+	child, err := evolver.EvoPrompt{Model: model}.EvoPromptChild(ctx, cfg(), seed, seed, fb, 1, 0)
+	require.NoError(t, err)
+	require.Equal(t, []string{"ASK diet WHEN chest"}, runner.RuleTexts(child), "the GA's model-written child is screened too")
+}
+
+func ruleIDs(rules []clinic.Rule) []string {
+	var out []string
+	for _, r := range rules {
+		out = append(out, r.ID)
+	}
+	return out
+}
+
+// ReMem's refine after the last turn merges and rewrites, not only prunes:
+// the model's merge writes one card in place of two, its rewrite a new
+// version of one, each evicting what it replaces (an unknown or already
+// used ID is ignored); mechanically a retrieved experience the new one
+// repeats is merged into it, its questions and tests kept.
+func TestReMemMergesAndRewrites(t *testing.T) {
+	ctx := context.Background()
+	b := &bank{}
+	b.apply(evolver.Output{Cards: []clinic.Card{
+		{CardHint: clinic.CardHint{ID: "x1", Kind: clinic.CardExperience, Text: "chest pain uphill: angina", Diagnosis: "angina", Context: chest, Ask: []string{clinic.TopicTriggers}}, CreatedEpisode: 1},
+		{CardHint: clinic.CardHint{ID: "x2", Kind: clinic.CardExperience, Text: "chest pain on stairs: angina", Diagnosis: "angina", Context: chest, Ask: []string{"onset"}}, CreatedEpisode: 1},
+		{CardHint: clinic.CardHint{ID: "x3", Kind: clinic.CardExperience, Text: "cough: asthma", Diagnosis: "asthma", Context: "cough at night"}, CreatedEpisode: 1},
+	}}, 1)
+	in := episode(2, "c2", "angina", true)
+	in.Events[0].RetrievedCards = []string{"x1", "x2", "x3"}
+	model, _ := scripted(t, `{"think":"x1 and x2 say the same; x3 is vague","prune":[],`+
+		`"merge":[{"ids":["x1","x2","zz"],"text":"exertional chest pain: think angina, ask triggers and onset"}],`+
+		`"rewrite":[{"id":"x3","text":"night cough without chest pain: consider asthma"},{"id":"x1","text":"already merged"}],"memory":""}`)
+	out, err := evolver.ReMem{Model: model, Bank: b}.Evolve(ctx, cfg(), in, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"x1", "x2", "x3"}, out.Evict)
+	require.Len(t, out.Cards, 3, "the new experience, the merged card and the rewritten one")
+	merged, rewritten := out.Cards[1], out.Cards[2]
+	require.Equal(t, "exertional chest pain: think angina, ask triggers and onset", merged.Text)
+	require.Equal(t, []string{clinic.TopicTriggers, "onset"}, merged.Ask, "the merged card keeps both experiences' questions")
+	require.Equal(t, "angina", merged.Diagnosis)
+	require.Equal(t, 2, merged.CreatedEpisode, "written by this episode: memory as of episode 1 still holds x1 and x2")
+	require.Equal(t, "night cough without chest pain: consider asthma", rewritten.Text)
+	require.Equal(t, "asthma", rewritten.Diagnosis)
+	require.Contains(t, out.Edits, "remem merge x1 + x2 into "+merged.ID)
+	require.Contains(t, out.Edits, "remem rewrite x3 as "+rewritten.ID)
+
+	// Mechanically: x1 and x2 repeat the new experience (same presentation,
+	// same diagnosis): merged into it with their questions.
+	out, err = evolver.ReMem{Bank: b}.Evolve(ctx, cfg(), in, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"x1", "x2"}, out.Evict)
+	require.Len(t, out.Cards, 1)
+	require.Subset(t, out.Cards[0].Ask, []string{clinic.TopicTriggers, "onset"})
 }

@@ -67,7 +67,8 @@ func Load(path string, base settings.Settings, set bench.Set) (contract.Experime
 // Parse reads an experiment spec submitted with the base settings (the
 // submitter's configuration): unknown YAML fields and unknown settings keys
 // are errors naming them, every condition's settings must validate against
-// the build's benchmarks (set), and every corpus the spec names must load.
+// the build's benchmarks (set), every corpus the spec names must load, and a
+// prompt optimiser's development set is held out of its stream (Development).
 func Parse(name string, b []byte, base settings.Settings, set bench.Set) (contract.ExperimentSpec, error) {
 	var spec contract.ExperimentSpec
 	dec := yaml.NewDecoder(bytes.NewReader(b))
@@ -93,6 +94,9 @@ func Parse(name string, b []byte, base settings.Settings, set bench.Set) (contra
 		if _, err := lib.Load(ref); err != nil {
 			return spec, fmt.Errorf("%s: %w", name, err)
 		}
+	}
+	if err := developments(lib, &spec); err != nil {
+		return spec, fmt.Errorf("%s: experiment %s: %w", name, spec.Name, err)
 	}
 	return spec, nil
 }

@@ -33,6 +33,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/clinevo/clinevo/fault"
+	tokenest "github.com/clinevo/clinevo/internal/tokens"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -770,14 +771,15 @@ func (c *Client) acquire(ctx context.Context, tokens int) (time.Duration, error)
 }
 
 // estimateTokens is a request's tokens before it is sent, for the TPM window:
-// about four characters a token (clinevo's own rule of thumb) and the reply's
-// limit, as providers count a request against the limit.
+// the messages' text by the estimate the doctor's context budget also uses
+// (tokenest.Estimate) and the reply's limit, as providers count a request
+// against the limit.
 func estimateTokens(r openai.ChatCompletionRequest) int {
 	n := 0
 	for _, m := range r.Messages {
 		n += len(m.Content)
 	}
-	return n/4 + max(r.MaxTokens, r.MaxCompletionTokens)
+	return tokenest.Estimate(n) + max(r.MaxTokens, r.MaxCompletionTokens)
 }
 
 // CountExtraFields counts n unknown fields of a reply as the role's

@@ -611,3 +611,30 @@ func TestPatientPromptHasThePersona(t *testing.T) {
 		require.Contains(t, msgs[0].Content, want, "an older corpus's persona read on the paper's dimensions")
 	}
 }
+
+// TestDoctorMayChooseToRefine: the model doctor is told of ReMem's refine
+// only where its view offers it, and a refine it asks for where it is not
+// offered is dropped.
+func TestDoctorMayChooseToRefine(t *testing.T) {
+	v := view()
+	msgs, err := llm.DoctorPrompt(v)
+	require.NoError(t, err)
+	require.NotContains(t, msgs[0].Content, `"refine"`)
+	v.MayRefine = true
+	msgs, err = llm.DoctorPrompt(v)
+	require.NoError(t, err)
+	require.Contains(t, msgs[0].Content, `"refine": false`)
+	require.Contains(t, msgs[0].Content, "think, act, or refine")
+
+	srv := llmtest.New(t)
+	srv.Script = func(int, llmtest.Request) *llmtest.Reply {
+		return &llmtest.Reply{Status: 200, Content: `{"action":"ASK","question":"Any fever?","utterance":"Any fever?","refine":true}`}
+	}
+	doc := llm.Doctor{C: client(t, srv, "doctor", nil)}
+	for _, offered := range []bool{true, false} {
+		v.MayRefine = offered
+		dec, err := doc.Decide(context.Background(), v)
+		require.NoError(t, err)
+		require.Equal(t, offered, dec.Output.Refine, "offered %v", offered)
+	}
+}

@@ -9,7 +9,7 @@ var promptFiles embed.FS
 // runs log them. judge_grade is the 0–100 diagnosis grade (EvoClinician §3)
 // that the benchmarks grading a diagnosis alone name (Prompts).
 var TemplateVersions = map[string]string{
-	"doctor": "doctor/3", "patient": "patient/3", "exam": "exam/1", "consultant": "consultant/1",
+	"doctor": "doctor/4", "patient": "patient/3", "exam": "exam/1", "consultant": "consultant/1",
 	"judge": "judge/1", "judge_grade": "judge_grade/1", "grader": "grader/3", "evolver": "evolver/1", "panel": "panel/1",
 }
 

@@ -26,6 +26,12 @@ var _ actor.Doctor = Doctor{}
 // DoctorPrompt renders the doctor's messages for a view.
 func DoctorPrompt(v clinic.DoctorView) ([]Message, error) { return Render("doctor", v, v) }
 
+var _ actor.RefineChooser = Doctor{}
+
+// ChoosesRefine: a model doctor decides itself when to refine its memory
+// (ReMem), when its view offers it.
+func (Doctor) ChoosesRefine() bool { return true }
+
 // Decide asks the model for the next action. A reply still malformed after the
 // repair request is an llm_error turn, not an error.
 func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
@@ -35,6 +41,7 @@ func (d Doctor) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision
 	}
 	var out clinic.DoctorOutput
 	err = d.C.JSON(ctx, msgs, &out, func() error {
+		out.Refine = out.Refine && v.MayRefine // only where the view offers it
 		action, ok := Enum(string(out.Action), v.Actions...)
 		if !ok {
 			return fmt.Errorf("action %q is not one of %s", out.Action, strings.Join(v.Actions, ", "))

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/evolver"
@@ -100,4 +102,120 @@ func TestReMemRefinesWithinTheEpisode(t *testing.T) {
 		pruning += len(gone)
 	}
 	require.Positive(t, pruning, "the stream's episodes pruned between turns")
+}
+
+// copier is a scripted evolver that, like the model evolver of issue 38,
+// appends the same rule to the book after every episode, with a fresh ID.
+type copier struct{}
+
+func (copier) Evolve(_ context.Context, _ settings.Evolver, in evolver.Input, _ *grader.Key, rules []clinic.Rule) (evolver.Output, error) {
+	r := clinic.Rule{ID: fmt.Sprintf("r%d", in.Episode), Text: "Ask about onset and triggers first.", Citations: 1, Created: in.Episode, CitedAt: []int{in.Episode}}
+	return evolver.Output{Rules: append(append([]clinic.Rule(nil), rules...), r)}, nil
+}
+
+// TestRuleBookHoldsARuleOnce plays a 20-episode stream whose evolver
+// proposes the same rule after each episode: the book ends with that rule
+// once, the first copy, carrying the 20 citations of its copies.
+func TestRuleBookHoldsARuleOnce(t *testing.T) {
+	d := deps(t, false)
+	d.Roles.Evolver = copier{}
+	_, rules, err := runner.PlayStream(context.Background(), d, synth.Generate(7)["stream"][:20], "r")
+	require.NoError(t, err)
+	require.Len(t, rules, 1)
+	require.Equal(t, "r1", rules[0].ID, "the copy already in the book is kept")
+	require.Equal(t, 20, rules[0].Citations, "1 from episode 1 and 1 from each of the 19 merged copies")
+	require.Len(t, rules[0].CitedAt, 20)
+}
+
+// TestICLKeepsEveryExample: icl keeps every past episode (StreamBench's
+// Algorithm 2, CL-Bench's full context), so with B_M = 2 four episodes leave
+// four live examples; the transcripts method under the same budget keeps
+// the two newest (4 written - 2 evicted).
+func TestICLKeepsEveryExample(t *testing.T) {
+	for _, c := range []struct {
+		method string
+		live   int
+	}{{settings.MethodICL, 4}, {settings.MethodTranscripts, 2}} {
+		t.Run(c.method, func(t *testing.T) {
+			ctx := context.Background()
+			d := deps(t, true)
+			d.Settings.Evolver.Method, d.Settings.Evolver.MemoryBudget = c.method, 2
+			for n := 1; n <= 4; n++ {
+				card := clinic.Card{CardHint: clinic.CardHint{ID: fmt.Sprintf("c%d", n), Kind: clinic.CardExample, Text: "cough"}, SearchText: "cough",
+					Bank: memory.BankOf(clinic.CardExample), Run: "r", Pass: 1, Stage: 1, CreatedEpisode: n}
+				_, err := runner.Apply(ctx, d, evolver.Output{Cards: []clinic.Card{card}}, runner.Meta{RunID: "r", Number: n, Pass: 1, Stage: 1, MemoryRuns: []string{"r"}}, grader.ProcessGrade{})
+				require.NoError(t, err)
+			}
+			live, err := d.Memory.List(ctx, memory.Filter{Runs: []string{"r"}, AsOf: 4})
+			require.NoError(t, err)
+			require.Len(t, live, c.live)
+		})
+	}
+}
+
+// choosing is a doctor that chooses when to refine (actor.RefineChooser):
+// the built-in doctor's actions, and a refine asked whenever the view offers
+// it, when ask is set.
+type choosing struct {
+	actor.Doctor
+	ask              bool
+	offered, refused *int
+}
+
+func (c choosing) ChoosesRefine() bool { return true }
+
+func (c choosing) Decide(ctx context.Context, v clinic.DoctorView) (actor.Decision, error) {
+	dec, err := c.Doctor.Decide(ctx, v)
+	if v.MayRefine {
+		*c.offered++
+		dec.Output.Refine = c.ask
+	} else {
+		*c.refused++
+	}
+	return dec, err
+}
+
+// TestReMemDoctorChoosesWhenToRefine: a doctor that chooses (think, act or
+// refine) is offered refine from its second turn on; when it never asks,
+// nothing is pruned however much the mechanical step would prune; when it
+// asks, the refine step runs, the doctor decides again in the same turn
+// without the offer, and the turn says so.
+func TestReMemDoctorChoosesWhenToRefine(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cases := synth.Generate(7)["stream"][:40]
+	for _, ask := range []bool{false, true} {
+		d := deps(t, true)
+		d.Settings.Evolver.Method, d.Settings.Evolver.RuleBudget = settings.MethodReMem, 0
+		base, err := d.Doctor()
+		require.NoError(t, err)
+		var offered, refused int
+		d.Roles.Doctor = choosing{Doctor: base, ask: ask, offered: &offered, refused: &refused}
+		pruned, refines, turns := 0, 0, 0
+		for i, c := range cases {
+			m := runner.Meta{RunID: "r", EpisodeID: fmt.Sprintf("r/e%d-%s", i+1, c.ID), Number: i + 1, Pass: 1, Stage: 1, MemoryRuns: []string{"r"}}
+			tr, err := runner.Play(ctx, c, d, m)
+			require.NoError(t, err)
+			for _, ev := range tr.Events {
+				pruned += len(ev.PrunedCards)
+				turns++
+				if slices.ContainsFunc(ev.Rationale, func(l string) bool { return strings.HasPrefix(l, "refine: ") }) {
+					refines++
+				}
+			}
+			_, err = runner.Learn(ctx, d, c, tr, m, nil)
+			require.NoError(t, err)
+		}
+		firsts := len(cases) // every episode's first turn has nothing to refine
+		require.Equal(t, turns-firsts, offered, "ask %v: offered at every turn after the first", ask)
+		if !ask {
+			require.Zero(t, pruned, "the doctor never chose to refine")
+			require.Zero(t, refines)
+			require.Equal(t, firsts, refused)
+			continue
+		}
+		require.Positive(t, pruned, "the refine steps the doctor chose pruned")
+		require.Equal(t, offered, refines, "every turn it asked, a refine ran")
+		require.Equal(t, firsts+refines, refused, "after a refine the doctor decides again, without the offer")
+	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
+	"github.com/clinevo/clinevo/internal/tokens"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -188,6 +189,80 @@ func RefineTurn(ctx context.Context, d Deps, m Meta, opening string, events []cl
 	return pruned, nil
 }
 
+// TurnDecision is one turn's decision with the memory it was made with:
+// the cards shown, and what ReMem's refine step pruned before it (Refined:
+// a refine step ran, taking RefineMS of the turn's time, update time).
+type TurnDecision struct {
+	actor.Decision
+	Cards    []clinic.CardHint
+	Pruned   []string
+	Refined  bool
+	RefineMS float64
+}
+
+// DecideTurn retrieves memory for view and asks the doctor for the turn
+// that follows events. In a ReMem run (Deps.Refines) after the first turn,
+// a doctor that chooses when to refine (actor.RefineChooser: think, act or
+// refine, Evo-Memory's ReMem) is offered the choice: when it asks, the
+// refine step runs and it decides again with the refined memory. For any
+// other doctor the mechanical refine step chooses, before every action,
+// and prunes only what yielded nothing or repeats (evolver.ReMem).
+func DecideTurn(ctx context.Context, d Deps, m Meta, doctor actor.Doctor, view clinic.DoctorView, events []clinic.Event) (TurnDecision, error) {
+	var t TurnDecision
+	refines := d.Refines(m) && len(events) > 0
+	chooser, ok := doctor.(actor.RefineChooser)
+	chooses := refines && ok && chooser.ChoosesRefine()
+	if refines && !chooses {
+		if err := t.refine(ctx, d, m, view.OpeningComplaint, events); err != nil {
+			return TurnDecision{}, err
+		}
+	}
+	view.MayRefine = chooses
+	if err := t.decide(ctx, d, m, doctor, view, events); err != nil {
+		return TurnDecision{}, err
+	}
+	if !chooses || !t.Output.Refine {
+		return t, nil
+	}
+	if err := t.refine(ctx, d, m, view.OpeningComplaint, events); err != nil {
+		return TurnDecision{}, err
+	}
+	view.MayRefine = false // one refine a turn: the doctor now acts
+	if err := t.decide(ctx, d, m, doctor, view, events); err != nil {
+		return TurnDecision{}, err
+	}
+	t.Output.Rationale = append(t.Output.Rationale, fmt.Sprintf("refine: memory refined before this action (%d pruned)", len(t.Pruned)))
+	return t, nil
+}
+
+// refine runs the refine step and times it.
+func (t *TurnDecision) refine(ctx context.Context, d Deps, m Meta, opening string, events []clinic.Event) error {
+	start := time.Now()
+	pruned, err := RefineTurn(ctx, d, m, opening, events)
+	if err != nil {
+		return err
+	}
+	t.Pruned, t.Refined = pruned, true
+	t.RefineMS += float64(time.Since(start).Microseconds()) / 1000
+	return nil
+}
+
+// decide retrieves the cards not pruned in this episode and asks the doctor.
+func (t *TurnDecision) decide(ctx context.Context, d Deps, m Meta, doctor actor.Doctor, view clinic.DoctorView, events []clinic.Event) error {
+	m.Exclude = append(Pruned(events), t.Pruned...)
+	cards, err := Retrieve(ctx, d.Memory, view, d.Settings.Recall(), m)
+	if err != nil {
+		return err
+	}
+	view.Cards = cards
+	dec, err := doctor.Decide(ctx, view)
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	t.Decision, t.Cards = dec, cards
+	return nil
+}
+
 // Pruned are the cards the refine steps of events pruned, in order.
 func Pruned(events []clinic.Event) []string {
 	var out []string
@@ -338,16 +413,17 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 }
 
 // withinTokens keeps the hits, in order, while their texts fit in budget
-// tokens (settings.Memory.ContextTokens; 0 keeps them all). A text counts
-// about four characters a token: the estimate the model client's rate
-// limiter makes of a request (clinevo's own rule of thumb).
+// tokens (settings.Memory.ContextTokens; 0 keeps them all), counted by the
+// estimate the model client's rate limiter makes of every role's requests
+// (tokens.Of), so the budget means the same for a model doctor and the
+// built-in one.
 func withinTokens(hits []memory.Hit, budget int) []memory.Hit {
 	if budget <= 0 {
 		return hits
 	}
 	used := 0
 	for i, h := range hits {
-		if used += (len(h.Card.Text) + 3) / 4; used > budget {
+		if used += tokens.Of(h.Card.Text); used > budget {
 			return hits[:i]
 		}
 	}
@@ -377,24 +453,11 @@ func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, err
 		return clinic.Trace{}, err
 	}
 	for !ep.Done() {
-		view := ep.View(nil, m.Rules)
-		events := ep.Events()
-		pruned, err := RefineTurn(ctx, d, m, view.OpeningComplaint, events)
+		t, err := DecideTurn(ctx, d, m, doctor, ep.View(nil, m.Rules), ep.Events())
 		if err != nil {
 			return clinic.Trace{}, err
 		}
-		tm := m
-		tm.Exclude = append(Pruned(events), pruned...)
-		cards, err := Retrieve(ctx, d.Memory, view, d.Settings.Recall(), tm)
-		if err != nil {
-			return clinic.Trace{}, err
-		}
-		view.Cards = cards
-		dec, err := doctor.Decide(ctx, view)
-		if err != nil {
-			return clinic.Trace{}, fmt.Errorf("doctor: %w", err)
-		}
-		if _, err := ep.Step(ctx, episode.StepInput{Output: dec.Output, RetrievedCards: cardIDs(cards), PrunedCards: pruned, LLMError: dec.LLMError}); err != nil {
+		if _, err := ep.Step(ctx, episode.StepInput{Output: t.Output, RetrievedCards: cardIDs(t.Cards), PrunedCards: t.Pruned, LLMError: t.LLMError}); err != nil {
 			return clinic.Trace{}, err
 		}
 	}
@@ -543,6 +606,10 @@ func Propose(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grad
 	if err != nil {
 		return evolver.Output{}, fmt.Errorf("evolver: %w", err)
 	}
+	// Whichever method wrote the book, it holds no rule twice (issue 38).
+	var merged []string
+	out.Rules, merged = evolver.Distinct(out.Rules, d.Settings.Evolver.SameAt)
+	out.Edits = append(out.Edits, merged...)
 	return out, nil
 }
 
@@ -575,7 +642,10 @@ func Apply(ctx context.Context, d Deps, out evolver.Output, m Meta, pg grader.Pr
 		}
 	}
 	cfg := d.Settings.Evolver
-	l.Evicted = append(append([]string(nil), out.Evict...), evolver.Evictions(older, len(out.Cards), cfg.MemoryBudget, m.Number, cfg)...)
+	l.Evicted = append([]string(nil), out.Evict...)
+	if cfg.Bounded() {
+		l.Evicted = append(l.Evicted, evolver.Evictions(older, len(out.Cards), cfg.MemoryBudget, m.Number, cfg)...)
+	}
 	if err := d.Memory.Upsert(ctx, out.Cards); err != nil {
 		return Lesson{}, fmt.Errorf("learn: %w", err)
 	}

@@ -142,40 +142,82 @@ type Evolver struct {
 // correct, StreamBench's Self-StreamICL (Wu et al. 2024, §4.1.2: an input
 // and the doctor's own answer are kept only when the feedback marked the
 // answer correct), or all, every episode with its verbalised feedback (the
-// full-context in-context learning baseline of issue 38). How many of them
-// the doctor sees is the memory's retrieval (memory.retrieval, memory.k,
-// memory.context_tokens).
+// full-context in-context learning of CL-Bench, arXiv 2606.05661, and issue
+// 38). Trace is how an episode is kept: raw, every turn as it was played,
+// or compressed, the short lines of the transcripts method (EvoClinician §4's
+// memory agent). How many of them the doctor sees is the memory's retrieval
+// (memory.retrieval, memory.k, memory.context_tokens); icl keeps every
+// episode, so B_M does not evict its examples (Evolver.Bounded).
 type ICL struct {
 	Episodes string `json:"episodes" mapstructure:"episodes"`
+	Trace    string `json:"trace" mapstructure:"trace"`
 }
 
 // Kept is the variant, correct for settings from before the key existed.
-func (i ICL) Kept() string {
-	if i.Episodes == "" {
-		return ICLCorrect
-	}
-	return i.Episodes
-}
+func (i ICL) Kept() string { return orDefault(i.Episodes, ICLCorrect) }
 
-// In-context-learning variants (evolver.icl.episodes).
+// Form is how an episode is kept, raw for settings from before the key
+// existed (their examples were the turns as played).
+func (i ICL) Form() string { return orDefault(i.Trace, ICLRaw) }
+
+// In-context-learning variants (evolver.icl.episodes) and forms
+// (evolver.icl.trace).
 const (
-	ICLCorrect = "correct"
-	ICLAll     = "all"
+	ICLCorrect    = "correct"
+	ICLAll        = "all"
+	ICLRaw        = "raw"
+	ICLCompressed = "compressed"
 )
+
+// Bounded reports whether B_M (evolver.memory_budget) evicts the run's
+// cards: for every method but icl, which keeps every past episode and lets
+// the retrieval choose the ones that fit the context (StreamBench's
+// Algorithm 2 keeps every correct example; CL-Bench's full-context ICL every
+// episode).
+func (v Evolver) Bounded() bool { return v.MethodName() != MethodICL }
 
 // Dev is a prompt optimiser's development phase: Generations rounds, each
 // proposing Population candidate rule books, every candidate played on the
-// first Cases cases of Corpus (the stream's own corpus when empty) with no
-// memory. Merges bounds GEPA's merge step (system-aware crossover of two
-// Pareto-front candidates, tried once after each generation; 0: none).
+// first Cases cases of Corpus with no memory. A spec read by experiments
+// fills an empty Corpus with the stream corpus's held-out split and refuses
+// development cases the stream plays unless Overlap is set
+// (experiments.Development); a stream spec that reaches the workflow with
+// Corpus empty develops on the stream's own first cases, as before. Merges
+// bounds GEPA's merge step (system-aware crossover of two Pareto-front
+// candidates, tried once after each generation; 0: none).
 // Defaults are clinevo's own, small enough to run offline.
 type Dev struct {
-	Corpus      string `json:"corpus" mapstructure:"corpus"`
+	Corpus string `json:"corpus" mapstructure:"corpus"`
+	// Overlap lets the development cases be cases the stream plays too
+	// (experiments.Development refuses that otherwise: EvoClinician §4 holds
+	// the development subset out of the evaluation).
+	Overlap bool `json:"overlap" mapstructure:"overlap"`
+	// Algorithm is EvoPrompt's evolutionary algorithm: ga, the genetic
+	// algorithm, or de, differential evolution (Guo et al., arXiv 2309.08532,
+	// the two instantiations); empty is ga.
+	Algorithm   string `json:"algorithm" mapstructure:"algorithm"`
 	Cases       int    `json:"cases" mapstructure:"cases"`
 	Generations int    `json:"generations" mapstructure:"generations"`
 	Population  int    `json:"population" mapstructure:"population"`
 	Merges      int    `json:"merges" mapstructure:"merges"`
 }
+
+// Algo is EvoPrompt's algorithm, ga for settings from before the key existed.
+func (d Dev) Algo() string { return orDefault(d.Algorithm, EvoPromptGA) }
+
+// orDefault is v, or def for a key settings from before it leave empty.
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// EvoPrompt's algorithms (evolver.dev.algorithm).
+const (
+	EvoPromptGA = "ga"
+	EvoPromptDE = "de"
+)
 
 // Learning methods (evolver.method).
 const (
@@ -351,7 +393,7 @@ func Default() Settings {
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
 			CardKinds: []string{"success", "correction", "rule"}, MemoryLabels: []string{"HIGH_YIELD", "CRITICAL_ERROR", "INEFFICIENT"},
 			UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5, Method: MethodClinevo, SameAt: 0.5,
-			Dev: Dev{Cases: 6, Generations: 2, Population: 3, Merges: 2}, ICL: ICL{Episodes: ICLCorrect}},
+			Dev: Dev{Algorithm: EvoPromptGA, Cases: 6, Generations: 2, Population: 3, Merges: 2}, ICL: ICL{Episodes: ICLCorrect, Trace: ICLRaw}},
 		Memory:     Memory{K: 5, Backend: "local", Retrieval: "similarity"},
 		Roles:      Roles{},
 		Doctor:     Doctor{Mode: SingleDoctor},
@@ -476,10 +518,16 @@ func (v Evolver) validate() error {
 		return fmt.Errorf("evolver.same_at must be within [0, 1], got %v", v.SameAt)
 	case v.Optimises() && (v.Dev.Cases < 1 || v.Dev.Generations < 1 || v.Dev.Population < 1):
 		return fmt.Errorf("evolver.dev.cases, evolver.dev.generations and evolver.dev.population must be at least 1 for method %s", v.Method)
+	case v.Dev.Algo() != EvoPromptGA && v.Dev.Algo() != EvoPromptDE:
+		return fmt.Errorf("evolver.dev.algorithm %q, want %s or %s", v.Dev.Algorithm, EvoPromptGA, EvoPromptDE)
+	case v.Method == MethodEvoPrompt && v.Dev.Algo() == EvoPromptDE && v.Dev.Population < 3:
+		return fmt.Errorf("evolver.dev.population must be at least 3 for evolver.dev.algorithm de (a base and two donors, EvoPrompt's DE), got %d", v.Dev.Population)
 	case v.Dev.Merges < 0:
 		return fmt.Errorf("evolver.dev.merges %d, want 0 (no merge step) or more", v.Dev.Merges)
 	case v.ICL.Episodes != "" && v.ICL.Episodes != ICLCorrect && v.ICL.Episodes != ICLAll:
 		return fmt.Errorf("evolver.icl.episodes %q, want %s or %s", v.ICL.Episodes, ICLCorrect, ICLAll)
+	case v.ICL.Trace != "" && v.ICL.Trace != ICLRaw && v.ICL.Trace != ICLCompressed:
+		return fmt.Errorf("evolver.icl.trace %q, want %s or %s", v.ICL.Trace, ICLRaw, ICLCompressed)
 	case v.Mode != WriteBack && v.Mode != ScoreOnly:
 		return fmt.Errorf("evolver.mode %q, want %s or %s", v.Mode, WriteBack, ScoreOnly)
 	case v.RuleBudget < 0:

@@ -80,6 +80,10 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"same at", func(s *settings.Settings) { s.Evolver.SameAt = 1.5 }, "evolver.same_at"},
 		{"dev phase", func(s *settings.Settings) { s.Evolver.Method, s.Evolver.Dev.Cases = settings.MethodGEPA, 0 }, "evolver.dev.cases"},
 		{"merges", func(s *settings.Settings) { s.Evolver.Dev.Merges = -1 }, "evolver.dev.merges -1"},
+		{"algorithm", func(s *settings.Settings) { s.Evolver.Dev.Algorithm = "pso" }, `evolver.dev.algorithm "pso", want ga or de`},
+		{"de population", func(s *settings.Settings) {
+			s.Evolver.Method, s.Evolver.Dev.Algorithm, s.Evolver.Dev.Population = settings.MethodEvoPrompt, settings.EvoPromptDE, 2
+		}, "evolver.dev.population must be at least 3 for evolver.dev.algorithm de"},
 		{"k", func(s *settings.Settings) { s.Memory.K = -1 }, "memory.k"},
 		{"model role", func(s *settings.Settings) {
 			s.Roles["doctor"] = settings.Role{Backend: settings.OpenAI, BaseURL: "http://x"}

@@ -21,6 +21,12 @@ import (
 // rule named after its run (ID and text); it returns the result and the runs played.
 func optimise(t *testing.T, method string, gens, pop int, scores map[string][]float64) (contract.OptimizeResult, []string, map[string][]string) {
 	t.Helper()
+	return optimiseWith(t, method, settings.Dev{Cases: 2, Generations: gens, Population: pop, Merges: 1}, scores)
+}
+
+// optimiseWith is optimise with the whole development setting.
+func optimiseWith(t *testing.T, method string, dev settings.Dev, scores map[string][]float64) (contract.OptimizeResult, []string, map[string][]string) {
+	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	env := newEnv(&s)
 	env.OnActivity(acts.PlanCases.Name(), mock.Anything, "builtin:heldout", 2).Return(acts.StreamPlan{CaseIDs: []string{"d1", "d2"}, Conditions: []string{"a", "b"}}, nil)
@@ -45,7 +51,7 @@ func optimise(t *testing.T, method string, gens, pop int, scores map[string][]fl
 	})
 	set := settings.Default()
 	set.Evolver.Method = method
-	set.Evolver.Dev = settings.Dev{Cases: 2, Generations: gens, Population: pop, Merges: 1}
+	set.Evolver.Dev = dev
 	env.ExecuteWorkflow(workflows.OptimizeWorkflow, contract.OptimizeSpec{RunID: "r", Corpus: "builtin:heldout", Pass: 1, Settings: set})
 	require.NoError(t, env.GetWorkflowError())
 	var res contract.OptimizeResult
@@ -117,4 +123,43 @@ func TestOptimizeGEPADiscardsAWorseMerge(t *testing.T) {
 	})
 	require.Len(t, played, 5)
 	require.Equal(t, "r/dev/g01-c00", res.Best, "the merge is discarded; the earlier of the two equal parents is best")
+}
+
+// EvoPrompt starts from a population of books (the seed and Population-1
+// bred at generation 0 from it), then runs the GA on all of them.
+func TestOptimizeEvoPromptStartsFromAPopulation(t *testing.T) {
+	res, played, pools := optimise(t, settings.MethodEvoPrompt, 1, 2, map[string][]float64{
+		"r/dev/g00-c00": {0.5, 0.5}, // the seed
+		"r/dev/g00-c01": {0.6, 0.6}, // an initial book
+		"r/dev/g01-c00": {0.1, 0.1},
+		"r/dev/g01-c01": {0.2, 0.2},
+	})
+	require.Equal(t, []string{"r/dev/g00-c00", "r/dev/g00-c01", "r/dev/g01-c00", "r/dev/g01-c01"}, played)
+	require.Equal(t, []string{"r/dev/g00-c00"}, pools["r/dev/g00-c01"], "an initial book is bred from the seed")
+	require.Equal(t, []string{"r/dev/g00-c00", "r/dev/g00-c01"}, pools["r/dev/g01-c00"], "generation 1 breeds from the whole initial population")
+	require.Equal(t, 4, res.Candidates)
+	require.Equal(t, "r/dev/g00-c01", res.Best, "0.6 beats the seed and both children")
+}
+
+// EvoPrompt's DE: every member of the population breeds one child from the
+// population as the generation began, and the child replaces it only when
+// it scores higher.
+func TestOptimizeEvoPromptDifferentialEvolution(t *testing.T) {
+	res, played, pools := optimiseWith(t, settings.MethodEvoPrompt, settings.Dev{Algorithm: settings.EvoPromptDE, Cases: 2, Generations: 2, Population: 3},
+		map[string][]float64{
+			"r/dev/g00-c00": {0.5, 0.5},
+			"r/dev/g00-c01": {0.4, 0.4},
+			"r/dev/g00-c02": {0.3, 0.3},
+			"r/dev/g01-c00": {0.2, 0.2}, // worse than member 0: it stays
+			"r/dev/g01-c01": {0.7, 0.7}, // better than member 1: replaces it
+			"r/dev/g01-c02": {0.3, 0.3}, // a tie with member 2: it stays
+			"r/dev/g02-c00": {0.1, 0.1},
+			"r/dev/g02-c01": {0.8, 0.8}, // beats the g01-c01 member it was bred from
+			"r/dev/g02-c02": {0.1, 0.1},
+		})
+	require.Len(t, played, 9, "3 initial books, then 3 children in each of 2 generations")
+	require.Equal(t, []string{"r/dev/g00-c00", "r/dev/g00-c01", "r/dev/g00-c02"}, pools["r/dev/g01-c02"], "generation 1 breeds from the initial population")
+	require.Equal(t, []string{"r/dev/g00-c00", "r/dev/g01-c01", "r/dev/g00-c02"}, pools["r/dev/g02-c00"], "generation 2 from the population after replacement")
+	require.Equal(t, "r/dev/g02-c01", res.Best)
+	require.InDelta(t, 0.8, res.Mean, 1e-12)
 }

@@ -30,13 +30,19 @@ import (
 // after three episodes and a raise let finish (version 1 of
 // "experiment-budget-pause": ExperimentSpend after each flush, two raise
 // signals), from engine's TestExperimentBudgetPausesOnTheTotal.
+// optimize_evoprompt.json is an EvoPrompt development phase from before
+// "evoprompt-population" (the seed alone, then one GA generation of two
+// children), which must keep replaying on the old path;
+// optimize_evoprompt_de.json one from after it (version 1: the seed, two
+// initial books, one DE generation of three children).
 func TestReplayCommittedHistories(t *testing.T) {
 	for _, f := range []string{"testdata/stream_stage1.json", "testdata/episode.json",
 		"testdata/stream_stage1_v1.json", "testdata/episode_v1.json", "testdata/episode_eval_v1.json",
 		"testdata/experiment.json", "testdata/evaluation_heldout.json", "testdata/evaluation_stage.json",
 		"testdata/experiment_planned.json", "testdata/evaluation_heldout_batches.json", "testdata/evaluation_stage_batches.json",
 		"testdata/stream_resolved.json", "testdata/episode_waited.json", "testdata/stream_gepa.json", "testdata/optimize_gepa.json",
-		"testdata/stream_experiment_budget.json"} {
+		"testdata/stream_experiment_budget.json", "testdata/optimize_evoprompt.json",
+		"testdata/optimize_evoprompt_de.json"} {
 		t.Run(f, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflow(workflows.StreamWorkflow)

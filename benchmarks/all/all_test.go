@@ -89,8 +89,8 @@ func TestPlanShippedSpecs(t *testing.T) {
 // for every profile.
 func TestDescribeNamesTheProfileTemplates(t *testing.T) {
 	want := map[string][2]string{
-		settings.MedEvoEval: {"template doctor/3,", "template judge/1,"},
-		"medinquire":        {"template doctor/3,", "template judge_grade/1,"},
+		settings.MedEvoEval: {"template doctor/4,", "template judge/1,"},
+		"medinquire":        {"template doctor/4,", "template judge_grade/1,"},
 		"gpagent":           {"template doctor_gp/1,", "template judge_dx/1 + judge_tx/1,"},
 		"klinike":           {"template doctor_tools/1,", "template judge_grade/1 + judge_mustask/1,"},
 		"sdbench":           {"template sd_doctor/1 + sd_panel/1,", "template sd_judge_likert/2,"},

@@ -1000,16 +1000,21 @@ func plumbRows(set bench.Set, keyFile string) ([]plumbRow, map[string]string) {
 	excluded := map[string]string{
 		"evolver.method": "chooses the learning method: each method's mechanism is tested in evolver TestMem0UpdatesAContradictedMemory and its siblings; " +
 			"every method reaches the activities through an experiment condition's settings in engine TestMethodsExperimentRunsOffline",
-		"evolver.same_at":         "read by the mem0, remem and ace methods only: evolver TestACECountsAndMergesBullets, TestMem0ModelDecidesTheOperation",
+		"evolver.same_at": "read by the mem0, remem and ace methods and the rule book's duplicate check: evolver TestACECountsAndMergesBullets, " +
+			"TestMem0ModelDecidesTheOperation, TestDistinctMergesCopies, runner TestRuleBookHoldsARuleOnce",
+		"evolver.icl.episodes": "read by the icl method only: evolver TestICLKeepsTheExamplesItsVariantKeeps; icl reaches the activities in engine TestMethodsExperimentRunsOffline",
+		"evolver.icl.trace":    "read by the icl method only: evolver TestICLKeepsTheExamplesItsVariantKeeps; icl reaches the activities in engine TestMethodsExperimentRunsOffline",
+		"evolver.dev.algorithm": "read by EvoPrompt's development phase only: evolver TestEvoPromptDifferentialEvolution, workflows TestOptimizeEvoPromptDifferentialEvolution, " +
+			"and a DE phase played by a worker on the embedded server, replayed in workflows TestReplayCommittedHistories (optimize_evoprompt_de.json)",
+		"memory.context_tokens": "changes nothing until the shown cards' texts pass it (runner.Retrieve): runner TestContextTokensBoundTheShownCards; " +
+			"it reaches the activities in the icl conditions of engine TestMethodsExperimentRunsOffline",
+		"episode.ddxplus_mode":    "DDXPlus's own key, read by its environment only: ddxplus TestStreamMode, TestInteractiveMode, and ddxplus/e2e TestTwoHundredPatientsInEachMode",
+		"evolver.dev.overlap":     "read where a spec or a stream start is resolved, before any workflow (experiments.Development): experiments TestDevelopmentIsHeldOut, TestSpecDevelopmentFilledIn",
 		"evolver.dev.corpus":      "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline (dev records from it)",
 		"evolver.dev.cases":       "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"evolver.dev.generations": "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"evolver.dev.population":  "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"evolver.dev.merges":      "read by the development phase of gepa only: workflows TestOptimizeGEPAMergesTwoParetoCandidates, engine TestMethodsExperimentRunsOffline",
-		"evolver.icl.episodes":    "read by the icl method's evolver only: evolver TestICLKeepsTheExamplesItsVariantKeeps (correct and all)",
-		"memory.context_tokens":   "bounds the cards shown only when they exceed it (the icl method's context): runner TestContextTokensBoundTheShownCards",
-		"episode.ddxplus_mode": "read by the ddxplus benchmark only: benchmarks/ddxplus TestStreamMode, TestInteractiveMode, " +
-			"and through the activities in benchmarks/ddxplus/e2e TestTwoHundredPatientsInEachMode (both modes)",
 		"budget.usd": "changes nothing until a run's spend reaches it; then the stream pauses (workflows checkBudget, RunSpend): " +
 			"engine TestBudgetPausesAndResumes (budget.tokens; the USD cap is the same check on the cost column), settings TestBudget",
 		"budget.tokens": "changes nothing until a run's spend reaches it; then the stream pauses: engine TestBudgetPausesAndResumes",

@@ -13,6 +13,7 @@ import (
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/experiments"
 	"github.com/clinevo/clinevo/progress"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runstatus"
@@ -78,6 +79,9 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 	cp, err := a.lib.Load(s.Corpus)
 	if err != nil {
 		return s, err
+	}
+	if s.Settings, err = experiments.Development(a.lib, s.Corpus, s.Limit, s.Settings); err != nil {
+		return s, fmt.Errorf("stream %s: settings: %w", s.RunID, err)
 	}
 	for _, id := range s.CaseIDs {
 		if _, ok := cp.Case(id); !ok {
