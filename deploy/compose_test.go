@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/server/common/dynamicconfig"
@@ -43,9 +44,12 @@ type service struct {
 		Retries     int      `yaml:"retries"`
 		StartPeriod string   `yaml:"start_period"`
 	} `yaml:"healthcheck"`
-	Volumes    []string `yaml:"volumes"`
-	Entrypoint []string `yaml:"entrypoint"`
-	Restart    string   `yaml:"restart"`
+	Volumes []string `yaml:"volumes"`
+	// StopGracePeriod is how long compose waits for a stopping container
+	// before it kills it.
+	StopGracePeriod string   `yaml:"stop_grace_period"`
+	Entrypoint      []string `yaml:"entrypoint"`
+	Restart         string   `yaml:"restart"`
 }
 
 type compose struct {
@@ -128,6 +132,12 @@ func TestComposeFile(t *testing.T) {
 		require.Equal(t, "service_completed_successfully", w.DependsOn["temporal-setup"].Condition, "%s: search attributes are registered first", name)
 		require.Equal(t, "service_completed_successfully", w.DependsOn["databases"].Condition, "%s: clinevo's database exists first", name)
 	}
+	// A stopping worker waits up to engine.StopTimeout (60 s) for the model
+	// calls it has in flight: compose must not kill it first (its default is
+	// 10 s). The engine is not imported here: it links the Temporal server.
+	grace, err := time.ParseDuration(doc.Services["worker"].StopGracePeriod)
+	require.NoError(t, err, "the worker's stop_grace_period")
+	require.Greater(t, grace, 60*time.Second)
 	require.Equal(t, []any{"worker", "--memory-backend", "qdrant"}, doc.Services["worker"].Command)
 
 	db := doc.Services["databases"]

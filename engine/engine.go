@@ -66,11 +66,21 @@ type Engine struct {
 	Activities *activities.Activities
 	roles      *roleSet
 	// WorkerStopTimeout is how long a worker's Stop waits for the activities
-	// it is running to return (worker.Options.WorkerStopTimeout). Zero, the
-	// SDK's default, does not wait; a test that must see every side effect of
-	// a terminated run before it looks sets it and restarts the worker.
+	// and local activities it is running to return
+	// (worker.Options.WorkerStopTimeout). Zero, the SDK's default, does not
+	// wait: tests leave it so; `clinevo worker` and `clinevo dev` set
+	// StopTimeout; a test that must see every side effect of a terminated run
+	// before it looks sets it and restarts the worker.
 	WorkerStopTimeout time.Duration
 }
+
+// StopTimeout is the WorkerStopTimeout of `clinevo worker` and `clinevo
+// dev`: 60 s, the default timeout of one model call (settings.Role.Timeout),
+// so that the call a stopping worker has in flight answers and is recorded
+// instead of being paid for again by the next worker (clinevo's choice).
+// Whatever stops a worker must wait longer before it kills it
+// (docker-compose.yml: stop_grace_period).
+const StopTimeout = 60 * time.Second
 
 // ErrNoData is returned (wrapped) by a reader's Open of a data directory
 // that holds no store: nothing has run there.

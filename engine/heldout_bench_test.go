@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/internal/benchsize"
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
@@ -18,11 +18,13 @@ import (
 
 // BenchmarkHeldOutConcurrency evaluates 100 held-out cases with a doctor that
 // takes 200 ms per turn, at evaluation concurrency 1 and 8. Run with
-// -benchtime=1x; the speedup is the ratio of the two s/op.
+// -benchtime=1x; the speedup is the ratio of the two s/op. At
+// benchsize.Small: 8 cases, 5 ms a turn (modelLatency).
 func BenchmarkHeldOutConcurrency(b *testing.B) {
+	cases := benchsize.Pick(100, 8)
 	for _, conc := range []int{1, 8} {
 		b.Run(fmt.Sprintf("concurrency-%d", conc), func(b *testing.B) {
-			slow := newSlowRoles(200*time.Millisecond, 0)
+			slow := newSlowRoles(modelLatency, 0)
 			env := enginetest.StartWith(b, quietLogger{}, func(e *engine.Engine) {
 				e.Activities.Roles = func(st settings.Settings) (runner.Roles, error) {
 					r := runner.BuiltinRoles()
@@ -33,7 +35,7 @@ func BenchmarkHeldOutConcurrency(b *testing.B) {
 			})
 			ctx := context.Background()
 			var ids []string
-			for i := 1; i <= 100; i++ {
+			for i := 1; i <= cases; i++ {
 				ids = append(ids, fmt.Sprintf("heldout-%04d", i))
 			}
 			for i := 0; b.Loop(); i++ {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/internal/benchsize"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/runstatus"
 )
@@ -62,9 +63,12 @@ func TestStreamRecordsLimiterFigures(t *testing.T) {
 // takes seconds; at a one-second window the stream's own pace (about 10
 // episodes a second here) stays under the limit and nothing is measured. It
 // reports the share of requests answered 429 and the stream's time over the
-// time the limit allows (requests / 60 windows).
+// time the limit allows (requests / 60 windows). At benchsize.Small the
+// stream is 4 episodes (under one window's limit: it runs, it measures
+// nothing).
 func BenchmarkRateLimitedTemporalStream(b *testing.B) {
 	const window = 5 * time.Second
+	episodes := benchsize.Pick(40, 4)
 	for _, rpm := range []int{60, 0} {
 		b.Run(fmt.Sprintf("rpm=%d", rpm), func(b *testing.B) {
 			var requests, limited int
@@ -77,11 +81,11 @@ func BenchmarkRateLimitedTemporalStream(b *testing.B) {
 				doctor.RPM = rpm
 				s.Roles["doctor"] = doctor
 				env := enginetest.StartSetup(b, enginetest.Setup{Logger: quietLogger{}, RateWindow: window})
-				spec := contract.StreamSpec{RunID: fmt.Sprintf("rl%d-%d", rpm, i), Corpus: "builtin:stream", Limit: 40, StageSize: 20,
+				spec := contract.StreamSpec{RunID: fmt.Sprintf("rl%d-%d", rpm, i), Corpus: "builtin:stream", Limit: episodes, StageSize: episodes / 2,
 					ActivityTimeoutSeconds: 60, Settings: s}
 				start := time.Now()
-				if got := runStream(b, env, spec).Episodes; got != 40 {
-					b.Fatalf("%d episodes, want 40", got)
+				if got := runStream(b, env, spec).Episodes; got != episodes {
+					b.Fatalf("%d episodes, want %d", got, episodes)
 				}
 				took += time.Since(start)
 				requests += len(srv.Requests())

@@ -16,6 +16,7 @@ import (
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/internal/benchsize"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/runner"
@@ -23,17 +24,19 @@ import (
 	"github.com/clinevo/clinevo/workflows"
 )
 
-// modelLatency is the time every model call takes in the overhead and
-// throughput benchmarks.
-const modelLatency = 200 * time.Millisecond
+// modelLatency is the time every model call takes in the overhead, throughput
+// and held-out benchmarks: 200 ms, 5 ms at benchsize.Small (which keeps the
+// benchmarks running, not their figures).
+var modelLatency = benchsize.Pick(200*time.Millisecond, 5*time.Millisecond)
 
 // BenchmarkOverhead plays the same episodes in process (package runner) and as
 // a stream on the embedded server, every model call a role that takes 200 ms,
 // and reports the orchestration overhead (orchestrated − in process) /
 // orchestrated. The calls of both are counted by role and must match: the
-// same episodes. Run with -benchtime=1x.
+// same episodes. Run with -benchtime=1x. A stream is 10 episodes, 2 at
+// benchsize.Small.
 func BenchmarkOverhead(b *testing.B) {
-	const episodes = 10
+	episodes := benchsize.Pick(10, 2)
 	ctx := context.Background()
 	cp, err := corpus.Library{}.Load("builtin:stream")
 	if err != nil {
@@ -119,9 +122,10 @@ func playInProcess(b *testing.B, ctx context.Context, cases []clinic.Case, spec 
 // streams play the same cases, so each makes an eighth of the calls). The
 // larger of these is the least wall time; bound episodes/min = episodes /
 // that time. At limit 2 the doctor's calls set it, at limit 8 one stream's.
-// Run with -benchtime=1x.
+// Run with -benchtime=1x. A stream is 6 episodes, 1 at benchsize.Small.
 func BenchmarkThroughput(b *testing.B) {
-	const streams, episodes = 8, 6
+	const streams = 8
+	episodes := benchsize.Pick(6, 1)
 	for _, limit := range []int{2, 8} {
 		b.Run(fmt.Sprintf("limit-%d", limit), func(b *testing.B) {
 			ctx := context.Background()

@@ -15,6 +15,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/fault"
+	"github.com/clinevo/clinevo/internal/benchsize"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/runner"
@@ -161,8 +162,10 @@ func TestRateLimitedStream(t *testing.T) {
 
 // BenchmarkRateLimitedStream reports the share of calls answered 429 and the
 // stream's time over the time the limit allows (calls / 60 per window): the
-// issue's "within 20%" figure.
+// issue's "within 20%" figure. A stream is 40 episodes, 4 at benchsize.Small
+// (under one window's limit: it runs, it measures nothing).
 func BenchmarkRateLimitedStream(b *testing.B) {
+	episodes := benchsize.Pick(40, 4)
 	const window = time.Second
 	for _, rpm := range []int{60, 0} {
 		b.Run(fmt.Sprintf("rpm=%d", rpm), func(b *testing.B) {
@@ -170,7 +173,7 @@ func BenchmarkRateLimitedStream(b *testing.B) {
 			var took time.Duration
 			var mu sync.Mutex
 			for range b.N {
-				c, l, d := rateLimitedStream(b, 40, window, rpm)
+				c, l, d := rateLimitedStream(b, episodes, window, rpm)
 				mu.Lock()
 				calls, limited, took = calls+c, limited+l, took+d
 				mu.Unlock()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
+	"github.com/clinevo/clinevo/internal/benchsize"
 	"github.com/clinevo/clinevo/runner"
 )
 
@@ -93,18 +94,20 @@ func heldOut(b testing.TB, cases []clinic.Case, from quickRun, after int) []floa
 // rejected; then the first 50 held-out cases without memory (H0-like) and
 // with E1's memory and rules frozen (H3-like, with E1's bank where the quick
 // experiment uses E2's). go test ./runner -run '^$' -bench QuickShape -benchtime 1x
+// At benchsize.Small: 20 stream cases in stages of 5 and 10 held-out cases.
 func BenchmarkQuickShape(b *testing.B) {
+	n, held := benchsize.Pick(100, 20), benchsize.Pick(50, 10)
 	for v := synth.V1; v <= synth.Latest; v++ {
 		b.Run(fmt.Sprintf("v%d", v), func(b *testing.B) {
 			splits, err := synth.GenerateVersion(v, 7)
 			if err != nil {
 				b.Fatal(err)
 			}
-			cases := splits["stream"][:100]
+			cases := splits["stream"][:n]
 			for b.Loop() {
 				e0, e1 := playQuick(b, cases, false), playQuick(b, cases, true)
-				b.ReportMetric(mean(heldOut(b, splits["heldout"][:50], e0, 100)), "H0-S")
-				b.ReportMetric(mean(heldOut(b, splits["heldout"][:50], e1, 100)), "H3(E1)-S")
+				b.ReportMetric(mean(heldOut(b, splits["heldout"][:held], e0, n)), "H0-S")
+				b.ReportMetric(mean(heldOut(b, splits["heldout"][:held], e1, n)), "H3(E1)-S")
 				b.ReportMetric(mean(e0.s), "E0-S")
 				b.ReportMetric(mean(e0.strict), "E0-strict")
 				b.ReportMetric(mean(e1.s), "E1-S")
@@ -113,7 +116,7 @@ func BenchmarkQuickShape(b *testing.B) {
 				b.ReportMetric(float64(e1.rejected), "rejected")
 				var stages []string
 				for s := 0; s < 4; s++ {
-					stages = append(stages, fmt.Sprintf("%.3f/%.3f", mean(e0.s[25*s:25*s+25]), mean(e1.s[25*s:25*s+25])))
+					stages = append(stages, fmt.Sprintf("%.3f/%.3f", mean(e0.s[s*n/4:(s+1)*n/4]), mean(e1.s[s*n/4:(s+1)*n/4])))
 				}
 				b.Logf("stage S (E0/E1): %s; rejections by kind: %v", strings.Join(stages, " "), e1.reasons)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
+	"github.com/clinevo/clinevo/internal/benchsize"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/runner"
@@ -133,9 +134,12 @@ func TestTracesAreByteIdentical(t *testing.T) {
 	require.Contains(t, string(a), `"schema_version":1`)
 }
 
+// BenchmarkEpisode measures one built-in episode from empty memory and with
+// 300 cards (20 at benchsize.Small, with the same 200 cases played over them).
 func BenchmarkEpisode(b *testing.B) {
 	cases := synth.Generate(7)["stream"]
 	ctx := context.Background()
+	cards := benchsize.Pick(300, 20)
 	b.Run("empty-memory", func(b *testing.B) {
 		d := deps(b, false)
 		for i := 0; b.Loop(); i++ {
@@ -146,12 +150,12 @@ func BenchmarkEpisode(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "episodes/s")
 	})
-	b.Run("with-300-cards", func(b *testing.B) {
+	b.Run(fmt.Sprintf("with-%d-cards", cards), func(b *testing.B) {
 		d := deps(b, true)
-		stream(b, d, cases[:300], "bench")
+		stream(b, d, cases[:cards], "bench")
 		for i := 0; b.Loop(); i++ {
-			c := cases[300+i%200]
-			if _, err := runner.Play(ctx, c, d, runner.Meta{RunID: "bench", EpisodeID: "e", Number: 301, MemoryRuns: []string{"bench"}, Frozen: true}); err != nil {
+			c := cases[cards+i%200]
+			if _, err := runner.Play(ctx, c, d, runner.Meta{RunID: "bench", EpisodeID: "e", Number: cards + 1, MemoryRuns: []string{"bench"}, Frozen: true}); err != nil {
 				b.Fatal(err)
 			}
 		}

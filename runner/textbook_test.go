@@ -13,6 +13,7 @@ import (
 	"github.com/clinevo/clinevo/benchmarks/medinquire"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
+	"github.com/clinevo/clinevo/internal/benchsize"
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -117,12 +118,20 @@ func diff(a, b []float64) string {
 //     whose condition the stream shows and on those it never shows.
 //
 // go test ./runner -run '^$' -bench TextbookLearns -benchtime 1x -v
+//
+// At benchsize.Small it plays the first 50 stream cases in stages of 5 and
+// 20 held-out cases.
 func BenchmarkTextbookLearns(b *testing.B) {
 	splits, err := synth.GenerateVersion(synth.V3, 7)
 	if err != nil {
 		b.Fatal(err)
 	}
 	stream, held := splits["stream"], splits["heldout"]
+	if benchsize.Small() {
+		stream, held = stream[:50], held[:20]
+	}
+	stage := len(stream) / 10 // 50 on the full stream
+	early, late := 3*stage, len(stream)-3*stage
 	unseen := map[string]bool{}
 	for _, k := range synth.UnseenV3(7) {
 		unseen[k] = true
@@ -131,22 +140,21 @@ func BenchmarkTextbookLearns(b *testing.B) {
 		// EvoClinician, score-only.
 		s0, _ := playStream(b, textbookDeps(b, evoClinician(), false), stream, "evo-static", false)
 		s1, _ := playStream(b, textbookDeps(b, evoClinician(), true), stream, "evo", true)
-		b.Logf("EvoClinician score-only, S per stage: memory disabled %s", stageMeans(s0, 50))
-		b.Logf("EvoClinician score-only, S per stage: memory from empty %s", stageMeans(s1, 50))
-		early, late := s1[:150], s1[350:]
-		b.Logf("EvoClinician learning gain (late stages 8-10 minus early 1-3, per position): %s", diff(early, late))
-		b.Logf("EvoClinician memory vs none, stages 1-3 paired by case: %s", diff(s0[:150], s1[:150]))
-		b.Logf("EvoClinician memory vs none, stages 8-10 paired by case: %s", diff(s0[350:], s1[350:]))
-		b.ReportMetric(analysis.Mean(late)-analysis.Mean(early), "evo-gain")
+		b.Logf("EvoClinician score-only, S per stage: memory disabled %s", stageMeans(s0, stage))
+		b.Logf("EvoClinician score-only, S per stage: memory from empty %s", stageMeans(s1, stage))
+		b.Logf("EvoClinician learning gain (late stages 8-10 minus early 1-3, per position): %s", diff(s1[:early], s1[late:]))
+		b.Logf("EvoClinician memory vs none, stages 1-3 paired by case: %s", diff(s0[:early], s1[:early]))
+		b.Logf("EvoClinician memory vs none, stages 8-10 paired by case: %s", diff(s0[late:], s1[late:]))
+		b.ReportMetric(analysis.Mean(s1[late:])-analysis.Mean(s1[:early]), "evo-gain")
 
 		// MedEvoEval E0 / E1 with write-back, then H0 / H3.
 		me := settings.Default()
 		e0d, e1d := textbookDeps(b, me, false), textbookDeps(b, me, true)
 		e0, _ := playStream(b, e0d, stream, "E0", false)
 		e1, rules := playStream(b, e1d, stream, "E1", true)
-		b.Logf("MedEvoEval S per stage: E0 %s", stageMeans(e0, 50))
-		b.Logf("MedEvoEval S per stage: E1 %s", stageMeans(e1, 50))
-		b.Logf("MedEvoEval E1 - E0 paired by case (500): %s", diff(e0, e1))
+		b.Logf("MedEvoEval S per stage: E0 %s", stageMeans(e0, stage))
+		b.Logf("MedEvoEval S per stage: E1 %s", stageMeans(e1, stage))
+		b.Logf("MedEvoEval E1 - E0 paired by case (%d): %s", len(e0), diff(e0, e1))
 		b.ReportMetric(analysis.Mean(e1)-analysis.Mean(e0), "E1-E0")
 		h0 := frozen(b, e0d, held, "E0", nil, 0)
 		h3 := frozen(b, e1d, held, "E1", rules, len(stream))

@@ -10,6 +10,7 @@ import (
 	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/internal/benchsize"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/runner"
@@ -104,7 +105,9 @@ func TestBuiltinLearnsToRefer(t *testing.T) {
 // memory from empty and write-back (E1-like), by stage of 50, then the 100
 // held-out cases without memory (H0-like) and with E1's memory frozen
 // (H3-like). go test ./benchmarks/gpagent -run '^$' -bench GPShape -benchtime 1x
+// At benchsize.Small: 40 stream cases in stages of 10 and 10 held-out cases.
 func BenchmarkGPShape(b *testing.B) {
+	n, stage := benchsize.Pick(200, 40), benchsize.Pick(50, 10)
 	cp, err := benchtest.Library(gpagent.Benchmark{}).Load("builtin:gp@7")
 	if err != nil {
 		b.Fatal(err)
@@ -113,17 +116,17 @@ func BenchmarkGPShape(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cases := cp.Cases[:200]
+	cases, heldCases := cp.Cases[:n], held.Cases[:benchsize.Pick(len(held.Cases), 10)]
 	for b.Loop() {
 		e0 := playGP(b, gpDeps(b, false), cases, "e0", false)
 		d := gpDeps(b, true)
 		e1 := playGP(b, d, cases, "e1", true)
-		for s := 0; s < 4; s++ {
-			m0, m1 := means(e0[50*s:50*s+50]), means(e1[50*s:50*s+50])
+		for s := 0; s < n/stage; s++ {
+			m0, m1 := means(e0[stage*s:stage*s+stage]), means(e1[stage*s:stage*s+stage])
 			b.Logf("stage %d  E0: %s\n          E1: %s", s+1, line(m0), line(m1))
 		}
 		var h0, h3 []clinic.Trace
-		for i, c := range held.Cases {
+		for i, c := range heldCases {
 			t0, err := runner.Play(context.Background(), c, gpDeps(b, false), runner.Meta{RunID: "h0", EpisodeID: fmt.Sprintf("h0/e%d", i+1), Number: 1})
 			if err != nil {
 				b.Fatal(err)

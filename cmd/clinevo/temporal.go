@@ -127,14 +127,21 @@ func (a *app) engineOptions(dir string, sharedResults, readOnly bool) engine.Opt
 	return o
 }
 
-// runWorker runs a worker until ctx ends.
-func (a *app) runWorker(ctx context.Context, c client.Client, eng *engine.Engine) error {
+// runWorker runs a worker until ctx ends, then stops it, waiting up to
+// engine.StopTimeout for the activities it is running; its log (stderr) says
+// that it waits and how long it waited.
+func (a *app) runWorker(ctx context.Context, c client.Client, eng *engine.Engine, logTo io.Writer) error {
+	eng.WorkerStopTimeout = engine.StopTimeout
 	w := eng.NewWorker(c, a.cfg.Temporal.TaskQueue)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
-	defer w.Stop()
 	<-ctx.Done()
+	log := a.logger(logTo)
+	log.Info("worker stopping: waiting for its running activities to return", "timeout", engine.StopTimeout)
+	start := time.Now()
+	w.Stop()
+	log.Info("worker stopped", "waited", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -214,7 +221,7 @@ func (a *app) runDev(cmd *cobra.Command, f devFlags) error {
 	}
 	defer eng.Close()
 	fmt.Fprintf(out, "worker             task queue %s\n", a.cfg.Temporal.TaskQueue)
-	return a.runWorker(ctx, c, eng)
+	return a.runWorker(ctx, c, eng, cmd.ErrOrStderr())
 }
 
 // writeDev says where the embedded server and its files are.
@@ -259,7 +266,7 @@ func (a *app) workerCmd() *cobra.Command {
 			defer eng.Close()
 			fmt.Fprintf(cmd.OutOrStdout(), "worker on %s (namespace %s), task queue %s, data %s, results %s\n", a.cfg.Temporal.Address,
 				a.cfg.Temporal.Namespace, a.cfg.Temporal.TaskQueue, a.cfg.DataDir, a.resultsAt())
-			return a.runWorker(ctx, c, eng)
+			return a.runWorker(ctx, c, eng, cmd.ErrOrStderr())
 		},
 	}
 	backendFlag(cmd.Flags())

@@ -184,19 +184,7 @@ func TestCrashRecovery(t *testing.T) {
 	all.kill()
 	last := start(t, bin, dir, "dev.log", "dev", "--port", strconv.Itoa(port))
 
-	c = connect(t, addr, last)
-	defer c.Close()
-	var out contract.StreamResult
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	require.NoError(t, c.GetWorkflow(wctx, contract.StreamWorkflowID(spec.RunID), "").Get(wctx, &out))
-	require.Equal(t, 16, out.Episodes)
-
-	eng, err := engine.Open(ctx, engine.Options{DataDir: dir})
-	require.NoError(t, err)
-	defer eng.Close()
-	enginetest.RequireSameAsReference(t, eng.Results, eng.Memory, spec)
-	enginetest.RequireEvaluationsAsReference(t, eng.Results, refEvals)
+	requireFinishedAsReference(t, addr, last, dir, spec, refEvals)
 
 	// The workers' own output holds their workflows' and activities' Info
 	// lines (log.level info, the default): an operator follows the run there.
@@ -206,4 +194,24 @@ func TestCrashRecovery(t *testing.T) {
 		`level=INFO msg="run completed"`} {
 		require.Contains(t, string(logs), line, "the worker's output")
 	}
+}
+
+// requireFinishedAsReference waits for the stream of spec to finish on the
+// server at addr (run by p), then compares the data directory's stream,
+// memory and evaluations with the in-process reference.
+func requireFinishedAsReference(t *testing.T, addr string, p *proc, dir string, spec contract.StreamSpec, refEvals map[string][]clinic.Trace) {
+	t.Helper()
+	ctx := context.Background()
+	c := connect(t, addr, p)
+	defer c.Close()
+	var out contract.StreamResult
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	require.NoError(t, c.GetWorkflow(wctx, contract.StreamWorkflowID(spec.RunID), "").Get(wctx, &out))
+	require.Equal(t, spec.Limit, out.Episodes)
+	eng, err := engine.Open(ctx, engine.Options{DataDir: dir})
+	require.NoError(t, err)
+	defer eng.Close()
+	enginetest.RequireSameAsReference(t, eng.Results, eng.Memory, spec)
+	enginetest.RequireEvaluationsAsReference(t, eng.Results, refEvals)
 }

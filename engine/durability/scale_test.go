@@ -16,6 +16,7 @@ import (
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/internal/benchsize"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
 )
@@ -45,11 +46,12 @@ func TestHeldOutEvaluationContinuesAsNew(t *testing.T) {
 
 // BenchmarkHeldOutEvaluation2500 plays a held-out evaluation of 2,500 cases
 // (ten runs of the evaluation) per iteration, checks it as the test does, and
-// reports the largest history of its runs in bytes and episodes per second:
+// reports the largest history of its runs in bytes and episodes per second
+// (20 cases at benchsize.Small):
 //
-//	go test ./engine/benchmarks -run '^$' -bench HeldOutEvaluation2500 -benchtime 1x
+//	go test ./engine/durability -run '^$' -bench HeldOutEvaluation2500 -benchtime 1x
 func BenchmarkHeldOutEvaluation2500(b *testing.B) {
-	const n = 2500
+	n := benchsize.Pick(2500, 20)
 	env := enginetest.Start(b)
 	largest, child := 0, 0
 	start := time.Now()

@@ -74,6 +74,9 @@ type Server struct {
 	// CachedTokens, when set, is the prompt_tokens_details.cached_tokens
 	// every chat reply reports, as providers with prefix caching do.
 	CachedTokens int
+	// Latency, when set, is how long chat request n (0-based) waits before
+	// whatever reply it gets: a call in flight for a test to act on.
+	Latency func(n int) time.Duration
 }
 
 // rateLimit is a sliding window of answered chat requests.
@@ -216,6 +219,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
 	rep := s.reply(n, req, body)
+	if s.Latency != nil {
+		time.Sleep(s.Latency(n))
+	}
 	if rep.Delay > 0 {
 		time.Sleep(rep.Delay)
 	}

@@ -10,19 +10,21 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
+	"github.com/clinevo/clinevo/internal/benchsize"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 )
 
 // BenchmarkSearch measures query latency of the local bank at 1K, 10K and 100K
-// cards (K = 5, as-of filter on), and reports p50 and p99.
+// cards (K = 5, as-of filter on), and reports p50 and p99; at
+// benchsize.Small at 1K cards only.
 func BenchmarkSearch(b *testing.B) {
 	ctx := context.Background()
 	var texts []string
 	for _, c := range synth.Generate(7)["stream"] {
 		texts = append(texts, c.Patient.OpeningComplaint+" "+c.Patient.Facts[0].Text)
 	}
-	for _, n := range []int{1000, 10000, 100000} {
+	for _, n := range benchsize.Pick([]int{1000, 10000, 100000}, []int{1000}) {
 		b.Run(fmt.Sprintf("cards-%d", n), func(b *testing.B) {
 			st, err := local.Open(ctx, filepath.Join(b.TempDir(), "m.db"), memory.HashEmbedder{})
 			if err != nil {

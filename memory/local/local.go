@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -35,7 +36,19 @@ type Store struct {
 	mu      sync.Mutex
 	version int64
 	index   *index
+	// read holds the cards searches returned, as the file has them, so that
+	// the next search that finds them reads no row: a retrieval is two
+	// searches a turn, and reading the hits' rows was 58% of a built-in
+	// episode's time with 300 cards (docs/performance.md). Writes of this
+	// store apply to it as they apply to the file; a write by another
+	// process (reload) empties it. Guarded by mu.
+	read map[string]clinic.Card
 }
+
+// readCap bounds the cards read holds; a search that finds it full empties
+// it first (clinevo's choice: a few MB of cards, far more than the hits of a
+// stream's searches, which come back to the same cards).
+const readCap = 10000
 
 var _ memory.Store = (*Store)(nil)
 
@@ -155,7 +168,7 @@ func (s *Store) reload(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	s.index, s.version = ix, v
+	s.index, s.version, s.read = ix, v, nil
 	return nil
 }
 
@@ -244,6 +257,7 @@ func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) (err error) {
 		c := cards[i]
 		c.EvictedEpisode = 0 // a new card is live; a rewritten one keeps its eviction
 		s.index.set(&c, vecs[i])
+		delete(s.read, c.ID)
 	}
 	return nil
 }
@@ -263,8 +277,8 @@ func (s *Store) Search(ctx context.Context, q memory.Query) (_ []memory.Hit, err
 		return nil, fmt.Errorf("memory/local: search: %w", err)
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.fresh(ctx); err != nil {
-		s.mu.Unlock()
 		return nil, fmt.Errorf("memory/local: search: %w", err)
 	}
 	found := s.index.search(vecs[0], q.Filter, q.K)
@@ -272,8 +286,7 @@ func (s *Store) Search(ctx context.Context, q memory.Query) (_ []memory.Hit, err
 	for i, r := range found {
 		ids[i] = s.index.ids[r.p]
 	}
-	s.mu.Unlock()
-	cards, err := s.getMany(ctx, ids)
+	cards, err := s.readCards(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("memory/local: search: %w", err)
 	}
@@ -282,6 +295,44 @@ func (s *Store) Search(ctx context.Context, q memory.Query) (_ []memory.Hit, err
 		hits[i] = memory.Hit{Card: cards[i], Score: r.score}
 	}
 	return hits, nil
+}
+
+// readCards returns cards by ID, in the order asked, from s.read where it
+// holds them and from the file otherwise; each is a copy a caller may
+// change. Callers hold s.mu, so that no write of this store falls between
+// reading a row and keeping it.
+func (s *Store) readCards(ctx context.Context, ids []string) ([]clinic.Card, error) {
+	var missing []string
+	for _, id := range ids {
+		if _, ok := s.read[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	got, err := s.getMany(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	if s.read == nil || len(s.read)+len(got) > readCap {
+		s.read = make(map[string]clinic.Card, len(got))
+	}
+	for _, c := range got {
+		s.read[c.ID] = c
+	}
+	out := make([]clinic.Card, len(ids))
+	for i, id := range ids {
+		out[i] = cloneCard(s.read[id])
+	}
+	return out, nil
+}
+
+// cloneCard copies a card's lists, so that a caller that changes the card
+// it got changes nothing s.read holds.
+func cloneCard(c clinic.Card) clinic.Card {
+	h := &c.CardHint
+	for _, l := range []*[]string{&h.Ask, &h.Tests, &h.Evidence, &h.Plan, &h.Followup, &h.Calls} {
+		*l = slices.Clone(*l)
+	}
+	return c
 }
 
 // getMany returns cards by ID, in the order asked, in one query per 500 IDs.
@@ -385,14 +436,26 @@ func (s *Store) List(ctx context.Context, f memory.Filter) (_ []clinic.Card, err
 // Evict soft-deletes cards at an episode.
 func (s *Store) Evict(ctx context.Context, ids []string, episode int) error {
 	return s.update(ctx, "evict", ids, `UPDATE cards SET evicted_episode=? WHERE id=? AND evicted_episode=0`, episode,
-		func(id string) { s.index.evict(id, episode) })
+		func(id string) {
+			s.index.evict(id, episode)
+			if c, ok := s.read[id]; ok && c.EvictedEpisode == 0 {
+				c.EvictedEpisode = episode
+				s.read[id] = c
+			}
+		})
 }
 
 // MarkRetrieved counts a retrieval once per card per episode.
 func (s *Store) MarkRetrieved(ctx context.Context, ids []string, episode int) error {
-	// The counters live in the file only: the index does not filter on them.
+	// The counters live in the file and in s.read (the statement's own
+	// arithmetic): the index does not filter on them.
 	return s.update(ctx, "mark retrieved", ids, `UPDATE cards SET retrievals=retrievals+1, last_retrieved=?1 WHERE id=?2 AND last_retrieved<?1`, episode,
-		func(string) {})
+		func(id string) {
+			if c, ok := s.read[id]; ok && c.LastRetrieved < episode {
+				c.Retrievals, c.LastRetrieved = c.Retrievals+1, episode
+				s.read[id] = c
+			}
+		})
 }
 
 // update runs stmt for every ID in one transaction, then apply for each on the

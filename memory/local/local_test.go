@@ -104,3 +104,56 @@ func TestDirectoryNamesAURIWouldCut(t *testing.T) {
 	}
 	require.ElementsMatch(t, names, got, "no file was opened beside the directories")
 }
+
+// TestSearchedCardsStayTheFiles: the cards a search returns from the store's
+// copy of earlier hits equal the file's (Get reads the file) after every kind
+// of write: retrievals counted once per episode, an eviction kept at its
+// first episode, a rewrite, another process's count; and a caller changing a
+// hit changes nothing the next search returns.
+func TestSearchedCardsStayTheFiles(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, other := open(t, path), open(t, path)
+	c := card("x", 1, "itchy rash on the arms")
+	c.Ask = []string{"fever"}
+	require.NoError(t, st.Upsert(ctx, []clinic.Card{c}))
+	search := func() clinic.Card {
+		t.Helper()
+		hits, err := st.Search(ctx, memory.Query{Text: "rash", K: 5, Filter: memory.Filter{IncludeEvicted: true}})
+		require.NoError(t, err)
+		require.Len(t, hits, 1)
+		return hits[0].Card
+	}
+	search() // the store now holds x from this search
+	for _, step := range []struct {
+		name             string
+		write            func() error
+		retrievals, last int
+		evicted          int
+		text             string
+	}{
+		{"retrieved at 5", func() error { return st.MarkRetrieved(ctx, []string{"x"}, 5) }, 1, 5, 0, c.Text},
+		{"retrieved at 5 again: counted once", func() error { return st.MarkRetrieved(ctx, []string{"x"}, 5) }, 1, 5, 0, c.Text},
+		{"retrieved at 6", func() error { return st.MarkRetrieved(ctx, []string{"x"}, 6) }, 2, 6, 0, c.Text},
+		{"evicted at 7", func() error { return st.Evict(ctx, []string{"x"}, 7) }, 2, 6, 7, c.Text},
+		{"evicted at 8: stays 7", func() error { return st.Evict(ctx, []string{"x"}, 8) }, 2, 6, 7, c.Text},
+		{"rewritten: counters and eviction kept", func() error {
+			r := c
+			r.Text = "itchy rash on the legs"
+			return st.Upsert(ctx, []clinic.Card{r})
+		}, 2, 6, 7, "itchy rash on the legs"},
+		{"retrieved at 9 by another process", func() error { return other.MarkRetrieved(ctx, []string{"x"}, 9) }, 3, 9, 7, "itchy rash on the legs"},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			require.NoError(t, step.write())
+			got := search()
+			file, err := st.Get(ctx, "x")
+			require.NoError(t, err)
+			require.Equal(t, file, got)
+			require.Equal(t, []int{step.retrievals, step.last, step.evicted}, []int{got.Retrievals, got.LastRetrieved, got.EvictedEpisode})
+			require.Equal(t, step.text, got.Text)
+			got.Ask[0] = "changed by the caller"
+			require.Equal(t, []string{"fever"}, search().Ask)
+		})
+	}
+}
