@@ -141,10 +141,16 @@ func fits(t reflect.Type, raw any) error {
 		return fmt.Errorf("want a whole number, got %s", show(raw))
 	case reflect.Float32, reflect.Float64:
 		switch x := raw.(type) {
-		case int, int64, int32, float64:
+		case int, int64, int32:
 			return nil
+		case float64:
+			if !math.IsInf(x, 0) && !math.IsNaN(x) {
+				return nil
+			}
+			return fmt.Errorf("want a finite number, got %v", x)
 		case string:
-			if _, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+			if err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 				return nil
 			}
 		}

@@ -2,7 +2,6 @@ package contract
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -100,67 +99,12 @@ func (e ExperimentSpec) SettingsOf(i int) (settings.Settings, error) {
 // Validate names the condition and field of the first problem, every
 // condition's settings included.
 func (e ExperimentSpec) Validate() error {
-	if e.Name == "" {
-		return fmt.Errorf("experiment: name is required")
-	}
-	if err := ValidateRunID(e.Name); err != nil {
-		return fmt.Errorf("experiment: name: %w", err)
-	}
-	if len(e.Conditions) == 0 {
-		return fmt.Errorf("experiment %s: conditions: at least one is required", e.Name)
-	}
-	if _, err := settings.Apply(e.Base.OrDefault(), "settings", e.Settings); err != nil {
-		return fmt.Errorf("experiment %s: %w", e.Name, err)
-	}
-	if b := e.Budget; b != nil && (b.USD < 0 || math.IsNaN(b.USD) || b.Tokens < 0) {
-		return fmt.Errorf("experiment %s: budget.usd and budget.tokens must not be negative (0: no cap), got %v and %d", e.Name, b.USD, b.Tokens)
+	if err := e.validateTop(); err != nil {
+		return err
 	}
 	seen := map[string]int{}
 	for i, c := range e.Conditions {
-		where := fmt.Sprintf("experiment %s: conditions[%d] (%s)", e.Name, i, c.Name)
-		if c.Name == "" {
-			return fmt.Errorf("%s: name is required", where)
-		}
-		if err := validateConditionRun(e.RunID(c.Name)); err != nil {
-			return fmt.Errorf("%s: the condition's run ID (<experiment>-<condition>): %w", where, err)
-		}
-		if _, dup := seen[c.Name]; dup {
-			return fmt.Errorf("%s: duplicate condition name", where)
-		}
-		switch c.Kind {
-		case KindStream:
-			switch {
-			case c.Memory != "" && c.Memory != MemoryDisabled && c.Memory != MemoryEmpty && c.Memory != MemoryCarry:
-				return fmt.Errorf("%s: memory %q, want disabled, empty or carry", where, c.Memory)
-			case c.Memory == MemoryCarry && c.CarryFrom == "":
-				return fmt.Errorf("%s: memory carry needs carry_from", where)
-			case c.CarryFrom != "" && c.Memory != MemoryCarry:
-				return fmt.Errorf("%s: carry_from needs memory: carry", where)
-			case c.Retention != "" && c.Retention != RetentionFinal && c.Retention != RetentionMatrix:
-				return fmt.Errorf("%s: retention %q, want final or matrix", where, c.Retention)
-			case c.From != "":
-				return fmt.Errorf("%s: from is for heldout conditions; a stream continues another with memory: carry and carry_from", where)
-			}
-		case KindHeldOut:
-			switch {
-			case e.HeldOut == "" && c.Corpus == "":
-				return fmt.Errorf("%s: a heldout condition needs the experiment's heldout corpus or its own corpus", where)
-			case c.Memory != "" || c.CarryFrom != "" || c.StageEval || c.Retention != "":
-				return fmt.Errorf("%s: memory, carry_from, stage_eval and retention are for stream conditions", where)
-			}
-		default:
-			return fmt.Errorf("%s: kind %q, want stream or heldout", where, c.Kind)
-		}
-		if dep := c.Dependency(); dep != "" {
-			j, ok := seen[dep]
-			if !ok {
-				return fmt.Errorf("%s: depends on %q, which is not an earlier condition", where, dep)
-			}
-			if e.Conditions[j].Kind != KindStream {
-				return fmt.Errorf("%s: depends on %q, which is not a stream", where, dep)
-			}
-		}
-		if _, err := e.SettingsOf(i); err != nil {
+		if err := e.validateCondition(i, c, seen); err != nil {
 			return err
 		}
 		seen[c.Name] = i
@@ -185,6 +129,98 @@ func (e ExperimentSpec) Validate() error {
 	}
 	if e.Corpus == "" && slices.ContainsFunc(e.Conditions, func(c ConditionSpec) bool { return c.Kind == KindStream && c.Corpus == "" }) {
 		return fmt.Errorf("experiment %s: corpus is required", e.Name)
+	}
+	return nil
+}
+
+// validateTop checks the experiment's own keys: its name, its numbers, its
+// settings and budget.
+func (e ExperimentSpec) validateTop() error {
+	if e.Name == "" {
+		return fmt.Errorf("experiment: name is required")
+	}
+	if err := ValidateRunID(e.Name); err != nil {
+		return fmt.Errorf("experiment: name: %w", err)
+	}
+	if len(e.Conditions) == 0 {
+		return fmt.Errorf("experiment %s: conditions: at least one is required", e.Name)
+	}
+	checks := []numberCheck{{"limit", e.Limit, LimitRange}, {"stage_size", e.StageSize, StageSizeRange},
+		{"heldout_limit", e.HeldOutLimit, LimitRange}, {"eval_concurrency", e.EvalConcurrency, EvalConcurrencyRange},
+		{"activity_timeout_seconds", e.ActivityTimeout, ActivityTimeoutRange}}
+	for i, st := range e.UpdateStages {
+		checks = append(checks, numberCheck{fmt.Sprintf("update_stages[%d]", i), st, UpdateStageRange})
+	}
+	if err := numbers(checks...); err != nil {
+		return fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	if _, err := settings.Apply(e.Base.OrDefault(), "settings", e.Settings); err != nil {
+		return fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	if b := e.Budget; b != nil && (settings.CheckFinite("", b.USD) != nil || b.Tokens < 0) {
+		return fmt.Errorf("experiment %s: budget.usd and budget.tokens must not be negative (0: no cap), got %v and %d", e.Name, b.USD, b.Tokens)
+	}
+	return nil
+}
+
+// validateCondition checks condition i against the conditions before it
+// (seen, by name).
+func (e ExperimentSpec) validateCondition(i int, c ConditionSpec, seen map[string]int) error {
+	where := fmt.Sprintf("experiment %s: conditions[%d] (%s)", e.Name, i, c.Name)
+	if c.Name == "" {
+		return fmt.Errorf("%s: name is required", where)
+	}
+	if err := validateConditionRun(e.RunID(c.Name)); err != nil {
+		return fmt.Errorf("%s: the condition's run ID (<experiment>-<condition>): %w", where, err)
+	}
+	if _, dup := seen[c.Name]; dup {
+		return fmt.Errorf("%s: duplicate condition name", where)
+	}
+	if err := LimitRange.Check("limit", c.Limit); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if err := c.validateKind(e.HeldOut); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if dep := c.Dependency(); dep != "" {
+		j, ok := seen[dep]
+		if !ok {
+			return fmt.Errorf("%s: depends on %q, which is not an earlier condition", where, dep)
+		}
+		if e.Conditions[j].Kind != KindStream {
+			return fmt.Errorf("%s: depends on %q, which is not a stream", where, dep)
+		}
+	}
+	_, err := e.SettingsOf(i)
+	return err
+}
+
+// validateKind checks the keys a condition's kind allows; heldOut is the
+// experiment's held-out corpus.
+func (c ConditionSpec) validateKind(heldOut string) error {
+	switch c.Kind {
+	case KindStream:
+		switch {
+		case c.Memory != "" && c.Memory != MemoryDisabled && c.Memory != MemoryEmpty && c.Memory != MemoryCarry:
+			return fmt.Errorf("memory %q, want disabled, empty or carry", c.Memory)
+		case c.Memory == MemoryCarry && c.CarryFrom == "":
+			return fmt.Errorf("memory carry needs carry_from")
+		case c.CarryFrom != "" && c.Memory != MemoryCarry:
+			return fmt.Errorf("carry_from needs memory: carry")
+		case c.Retention != "" && c.Retention != RetentionFinal && c.Retention != RetentionMatrix:
+			return fmt.Errorf("retention %q, want final or matrix", c.Retention)
+		case c.From != "":
+			return fmt.Errorf("from is for heldout conditions; a stream continues another with memory: carry and carry_from")
+		}
+	case KindHeldOut:
+		switch {
+		case heldOut == "" && c.Corpus == "":
+			return fmt.Errorf("a heldout condition needs the experiment's heldout corpus or its own corpus")
+		case c.Memory != "" || c.CarryFrom != "" || c.StageEval || c.Retention != "":
+			return fmt.Errorf("memory, carry_from, stage_eval and retention are for stream conditions")
+		}
+	default:
+		return fmt.Errorf("kind %q, want stream or heldout", c.Kind)
 	}
 	return nil
 }

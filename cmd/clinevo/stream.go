@@ -15,6 +15,7 @@ import (
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runstatus"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // streamFlags are the flags that build a StreamSpec; settings flags bind to
@@ -55,6 +56,17 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 	if s.RunID != "" {
 		if err := contract.ValidateRunID(s.RunID); err != nil {
 			return s, fmt.Errorf("stream start: --run: %w", err)
+		}
+	}
+	// The flags take the ranges of the spec keys they set.
+	for _, n := range []struct {
+		flag string
+		v    int
+		r    settings.Range
+	}{{"--limit", s.Limit, contract.LimitRange}, {"--stage-size", s.StageSize, contract.StageSizeRange},
+		{"--activity-timeout", s.ActivityTimeoutSeconds, contract.ActivityTimeoutRange}} {
+		if err := n.r.Check(n.flag, n.v); err != nil {
+			return s, fmt.Errorf("stream start: %w", err)
 		}
 	}
 	if s.Corpus == "" {
