@@ -1,8 +1,6 @@
 package corpus
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -87,29 +85,24 @@ func importAgentClinic(r io.Reader, name string, skipInvalid bool) ([]clinic.Cas
 	var cases []clinic.Case
 	var extra []catalog.Item
 	var skipped []Skipped
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
+	// A line that is not text stops the import even with skipInvalid: no
+	// line of such a file can be trusted.
+	err := readLines(r, name, func(line int, raw []byte) error {
 		c, items, reason := importAgentClinicLine(raw, line)
 		if reason != "" {
 			if !skipInvalid {
-				return nil, nil, fmt.Errorf("%s:%d: %s", name, line, reason)
+				return fmt.Errorf("%s:%d: %s", name, line, reason)
 			}
 			skipped = append(skipped, Skipped{File: name, Line: line, Reason: reason})
-			continue
+			return nil
 		}
 		cases = append(cases, c)
 		// Only valid cases add tests to the shared catalog: a skipped line leaves no trace.
 		extra = append(extra, items...)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s:%d: read: %w", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(cases) == 0 {
 		if len(skipped) > 0 {

@@ -73,6 +73,8 @@ func Validate(c *clinic.Case) error {
 		return fail("schema_version", fmt.Sprintf("unknown version %d, want %d", c.SchemaVersion, clinic.CaseSchemaVersion))
 	case strings.TrimSpace(c.ID) == "":
 		return fail("id", "required")
+	case ValidateCaseID(c.ID) != nil:
+		return fail("id", ValidateCaseID(c.ID).Error())
 	case strings.TrimSpace(c.Patient.OpeningComplaint) == "":
 		return fail("patient_view.opening_complaint", "required")
 	case len(c.Patient.Facts) == 0:
@@ -81,6 +83,12 @@ func Validate(c *clinic.Case) error {
 		return fail("manager_view.diagnosis.display_name", "required")
 	case strings.TrimSpace(c.Provenance.Source) == "":
 		return fail("provenance.source", "required")
+	}
+	if err := checkSizes(c); err != nil {
+		return err
+	}
+	if b, err := json.Marshal(c); err != nil || checkCaseBytes(len(b)) != nil {
+		return errors.Join(err, checkCaseBytes(len(b)))
 	}
 	seen := map[string]bool{}
 	for i, f := range c.Patient.Facts {
@@ -174,37 +182,54 @@ func oneOf(v string, allowed []string) bool {
 func ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
 	var cases []clinic.Case
 	firstLine := map[string]int{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		var c clinic.Case
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("%s:%d: %s", name, line, DescribeJSONError(err))
-		}
-		if err := Validate(&c); err != nil {
-			return nil, fmt.Errorf("%s:%d: case %q: %w", name, line, c.ID, err)
+	err := readLines(r, name, func(line int, raw []byte) error {
+		c, err := decodeCase(raw, name, line)
+		if err != nil {
+			return err
 		}
 		if first, ok := firstLine[c.ID]; ok {
-			return nil, fmt.Errorf("%s:%d: field id: duplicate case ID %q (first on line %d)", name, line, c.ID, first)
+			return fmt.Errorf("%s:%d: field id: duplicate case ID %q (first on line %d)", name, line, c.ID, first)
 		}
 		firstLine[c.ID] = line
 		cases = append(cases, c)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: read: %w", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(cases) == 0 {
 		return nil, fmt.Errorf("%s: no cases", name)
 	}
 	return cases, nil
+}
+
+// decodeCase reads and validates the case of one line.
+func decodeCase(raw []byte, name string, line int) (clinic.Case, error) {
+	var c clinic.Case
+	if raw[0] != '{' {
+		return c, fmt.Errorf("%s:%d: %s", name, line, notAnObject(raw, line))
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("%s:%d: %s", name, line, DescribeJSONError(err))
+	}
+	if dec.More() {
+		return c, fmt.Errorf("%s:%d: more than one JSON value on the line: a native corpus holds one case object a line", name, line)
+	}
+	if err := Validate(&c); err != nil {
+		return c, fmt.Errorf("%s:%d: case %q: %w", name, line, c.ID, err)
+	}
+	return c, nil
+}
+
+// notAnObject says what a line holds instead of a case object.
+func notAnObject(raw []byte, line int) string {
+	const want = "a native corpus is JSON Lines, one case object a line"
+	if raw[0] == '[' && line == 1 {
+		return want + ", and this file starts with a JSON array (turn it into lines with jq -c '.[]', or import it with `clinevo corpus import`)"
+	}
+	return fmt.Sprintf("%s; this line starts with %.20q", want, raw)
 }
 
 // DescribeJSONError says what is wrong with a JSON value in words that name the field.

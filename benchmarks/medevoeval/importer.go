@@ -65,9 +65,9 @@ type medEvoCase struct {
 // Import reads MedEvoEval cases: a JSON array, a single object, or one
 // object a line. Errors name the record (and line for JSONL) and the field.
 func Import(r io.Reader, name string) ([]clinic.Case, error) {
-	data, err := io.ReadAll(r)
+	data, err := corpus.ReadWhole(r, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: read: %w", name, err)
+		return nil, err
 	}
 	type rec struct {
 		where string

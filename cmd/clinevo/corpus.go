@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -128,24 +128,20 @@ func (a *app) corpusCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if importOut == "" {
-				return fmt.Errorf("corpus import: --out FILE is required")
+				return badInput(fmt.Errorf("corpus import: --out FILE is required"))
 			}
-			f, err := os.Open(args[1])
-			if err != nil {
-				return fmt.Errorf("corpus import: %w", err)
-			}
-			defer f.Close()
-			cases, skipped, err := corpus.Import(args[0], f, args[1], skipInvalid)
+			cases, skipped, err := corpus.ImportFile(args[0], args[1], importOut, skipInvalid)
 			for _, s := range skipped {
 				fmt.Fprintln(cmd.ErrOrStderr(), s)
 			}
 			if skipInvalid {
 				fmt.Fprintf(cmd.ErrOrStderr(), "skipped lines: %d\n", len(skipped))
 			}
-			if err != nil {
-				return err
+			var write *corpus.WriteError
+			if err != nil && !errors.As(err, &write) {
+				return badInput(err)
 			}
-			if err := corpus.WriteJSONL(importOut, cases); err != nil {
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases imported from %s\n", importOut, len(cases), args[1])
