@@ -170,7 +170,7 @@ func (e ExperimentSpec) validateCondition(i int, c ConditionSpec, seen map[strin
 	if c.Name == "" {
 		return fmt.Errorf("%s: name is required", where)
 	}
-	if err := validateConditionRun(e.RunID(c.Name)); err != nil {
+	if err := ValidateConditionRunID(e.RunID(c.Name)); err != nil {
 		return fmt.Errorf("%s: the condition's run ID (<experiment>-<condition>): %w", where, err)
 	}
 	if _, dup := seen[c.Name]; dup {
@@ -256,10 +256,11 @@ func condCorpora(cs []ConditionSpec) []string {
 	return out
 }
 
-// validateConditionRun checks a condition's run ID, <experiment>-<condition>:
-// a run ID, except that a variant's condition name may hold one VariantSep
-// between its baseline's name and the variant's (A@cap45).
-func validateConditionRun(id string) error {
+// ValidateConditionRunID checks the run ID of a stream or of an
+// experiment's condition, <experiment>-<condition>: a run ID, except that a
+// variant's condition name may hold one VariantSep between its baseline's
+// name and the variant's (A@cap45).
+func ValidateConditionRunID(id string) error {
 	base, variant, ok := strings.Cut(id, VariantSep)
 	if !ok {
 		return ValidateRunID(id)
