@@ -26,6 +26,7 @@ import (
 
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/devserver/serverlog"
+	"github.com/clinevo/clinevo/internal/dirlock"
 	"github.com/clinevo/clinevo/internal/freeport"
 	"github.com/clinevo/clinevo/internal/sqliteuri"
 )
@@ -82,7 +83,13 @@ type Server struct {
 	srv   temporal.Server
 	addr  string
 	ports Ports
+	lock  *dirlock.Lock
 }
+
+// LockFile is the file of the data directory that a running server holds
+// an exclusive lock on (internal/dirlock), naming its process: two servers
+// on one temporal.db would corrupt each other's shards.
+const LockFile = "temporal.lock"
 
 // Ports are the ports the server opened besides the frontend's.
 func (s *Server) Ports() Ports { return s.ports }
@@ -90,8 +97,11 @@ func (s *Server) Ports() Ports { return s.ports }
 // Address is the frontend host:port.
 func (s *Server) Address() string { return s.addr }
 
-// Stop stops the server.
-func (s *Server) Stop() { s.srv.Stop() }
+// Stop stops the server and gives its data directory up.
+func (s *Server) Stop() {
+	s.srv.Stop()
+	_ = s.lock.Release() // closing the lock file cannot fail in a way that keeps the lock: the kernel drops it with the file
+}
 
 // Start starts a server on the data directory, creating the database on first
 // use. Starting again on the same directory resumes every workflow in it.
@@ -117,6 +127,33 @@ func Start(o Options) (*Server, error) {
 	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("devserver: %w", err)
 	}
+	lock, err := lockDataDir(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := start(o)
+	if err != nil {
+		_ = lock.Release() // see Stop
+		return nil, err
+	}
+	srv.lock = lock
+	return srv, nil
+}
+
+// lockDataDir takes the data directory for this process, or says which
+// process has it.
+func lockDataDir(dir string) (*dirlock.Lock, error) {
+	lock, err := dirlock.Acquire(dir, LockFile)
+	var inUse *dirlock.InUseError
+	if errors.As(err, &inUse) {
+		return nil, fmt.Errorf("devserver: data directory %s is in use by another clinevo server (%s; lock %s): stop it, or give this one another data directory (--data-dir)",
+			dir, inUse.Holder, inUse.Path)
+	}
+	return lock, err
+}
+
+// start starts the server on a data directory this process holds.
+func start(o Options) (*Server, error) {
 	if err := portFree(o.IP, o.Port); err != nil {
 		return nil, err
 	}
@@ -124,6 +161,38 @@ func Start(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	ports, err := servicePorts(o)
+	if err != nil {
+		return nil, err
+	}
+	hostPort := func(p int) string { return net.JoinHostPort(o.IP, strconv.Itoa(p)) }
+	logger := serverlog.WithoutBusy(log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile})), o.LogFile)
+	hosts := map[primitives.ServiceName]static.Hosts{
+		primitives.FrontendService: static.SingleLocalHost(hostPort(ports["frontend"])),
+		primitives.HistoryService:  static.SingleLocalHost(hostPort(ports["history"])),
+		primitives.MatchingService: static.SingleLocalHost(hostPort(ports["matching"])),
+		primitives.WorkerService:   static.SingleLocalHost(hostPort(ports["worker"])),
+	}
+	srv, err := temporal.NewServer(
+		temporal.WithConfig(serverConfig(o, ports, sqlCfg)),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(hosts),
+		temporal.WithLogger(logger),
+		temporal.WithDynamicConfigClient(dynamic()),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: build: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("devserver: start: %w (server log: %s)", err, o.LogFile)
+	}
+	return &Server{srv: srv, addr: hostPort(o.Port), ports: Ports{HTTP: ports["frontend-http"], History: ports["history"],
+		Matching: ports["matching"], Worker: ports["worker"]}}, nil
+}
+
+// servicePorts are the ports of the server's services by name: the
+// options' own, and free ones drawn for those it leaves at 0.
+func servicePorts(o Options) (map[string]int, error) {
 	ports := map[string]int{"frontend": o.Port, "history": o.Ports.History, "matching": o.Ports.Matching,
 		"worker": o.Ports.Worker, "frontend-http": o.Ports.HTTP}
 	var drawn []string // the services whose port is drawn
@@ -141,6 +210,12 @@ func Start(o Options) (*Server, error) {
 	for i, svc := range drawn {
 		ports[svc] = free[i]
 	}
+	return ports, nil
+}
+
+// serverConfig is the server's static configuration: one shard on the
+// SQLite file, the services on their ports, TLS when asked.
+func serverConfig(o Options, ports map[string]int, sqlCfg *config.SQL) *config.Config {
 	hostPort := func(p int) string { return net.JoinHostPort(o.IP, strconv.Itoa(p)) }
 	cfg := &config.Config{}
 	cfg.Global.Membership.MaxJoinDuration = 30 * time.Second
@@ -178,8 +253,12 @@ func Start(o Options) (*Server, error) {
 		cfg.Global.TLS.SystemWorker = config.WorkerTLS{CertFile: t.CertFile, KeyFile: t.KeyFile, Client: client}
 	}
 
-	logger := serverlog.WithoutBusy(log.NewZapLogger(log.BuildZapLogger(log.Config{Level: o.LogLevel, OutputFile: o.LogFile})), o.LogFile)
-	dyn := dynamicconfig.StaticClient{
+	return cfg
+}
+
+// dynamic is the server's dynamic configuration.
+func dynamic() dynamicconfig.StaticClient {
+	return dynamicconfig.StaticClient{
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 200,
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():                 8192,
 		// Every workflow task and child start passes through the transfer
@@ -202,27 +281,6 @@ func Start(o Options) (*Server, error) {
 		// second; at 100 ms it took ~0.1 s. Compose keeps the default.
 		dynamicconfig.TimerProcessorMaxTimeShift.Key(): 100 * time.Millisecond,
 	}
-	hosts := map[primitives.ServiceName]static.Hosts{
-		primitives.FrontendService: static.SingleLocalHost(hostPort(ports["frontend"])),
-		primitives.HistoryService:  static.SingleLocalHost(hostPort(ports["history"])),
-		primitives.MatchingService: static.SingleLocalHost(hostPort(ports["matching"])),
-		primitives.WorkerService:   static.SingleLocalHost(hostPort(ports["worker"])),
-	}
-	srv, err := temporal.NewServer(
-		temporal.WithConfig(cfg),
-		temporal.ForServices(temporal.DefaultServices),
-		temporal.WithStaticHosts(hosts),
-		temporal.WithLogger(logger),
-		temporal.WithDynamicConfigClient(dyn),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("devserver: build: %w", err)
-	}
-	if err := srv.Start(); err != nil {
-		return nil, fmt.Errorf("devserver: start: %w (server log: %s)", err, o.LogFile)
-	}
-	return &Server{srv: srv, addr: hostPort(o.Port), ports: Ports{HTTP: ports["frontend-http"], History: ports["history"],
-		Matching: ports["matching"], Worker: ports["worker"]}}, nil
 }
 
 // database prepares the SQLite file: the schema on first use, the namespace and
