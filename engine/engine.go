@@ -54,6 +54,19 @@ type Options struct {
 	RateWindow time.Duration
 }
 
+// secrets are the process's secrets besides the roles' keys, which the
+// model clients remove from what endpoints return (llm.Options.Secrets).
+func (o Options) secrets() []string {
+	var out []string
+	if o.Postgres != nil {
+		out = append(out, o.Postgres.Password)
+	}
+	if o.Qdrant != nil {
+		out = append(out, o.Qdrant.APIKey)
+	}
+	return out
+}
+
 // Engine holds the open stores and the activities built on them.
 type Engine struct {
 	dir        string
@@ -117,7 +130,8 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := &roleSet{opts: llm.Options{Cache: res, RecordPrompts: o.PromptText, RateWindow: o.RateWindow}, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
+	rs := &roleSet{opts: llm.Options{Cache: res, RecordPrompts: o.PromptText, RateWindow: o.RateWindow, Secrets: o.secrets()},
+		clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
 	var emb memory.Embedder = memory.HashEmbedder{D: o.MemoryDim}
 	if o.Embeddings.Backend == settings.OpenAI {
 		c, err := rs.client("embeddings", o.Embeddings)
