@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -161,6 +162,9 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 	if err != nil {
 		return StreamPlan{}, badInput(err)
 	}
+	if err := a.notAnotherCondition(ctx, s); err != nil {
+		return StreamPlan{}, err
+	}
 	if err := a.claim(ctx, results.Run{Run: s.RunID, Kind: string(contract.KindStream), WorkflowID: contract.StreamWorkflowID(s.RunID), Spec: spec,
 		Claim: s.Claim}, "stream"); err != nil {
 		return StreamPlan{}, err
@@ -170,6 +174,24 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 	plan.Spec = &resolved
 	return plan, nil
 }
+
+// notAnotherCondition refuses a stream whose run ID an experiment claims
+// for one of its conditions, unless that experiment started the stream.
+func (a *Activities) notAnotherCondition(ctx context.Context, s contract.StreamSpec) error {
+	runs, _, err := a.Results.Runs(ctx)
+	if err != nil {
+		return err
+	}
+	exp, cond, ok := results.ConditionClaim(runs, s.RunID)
+	if !ok || exp == s.Experiment {
+		return nil
+	}
+	return fault.Permanent("input", fault.Invalid, ConditionClaimFix,
+		fmt.Errorf("stream %s: the run ID is claimed by experiment %s (its condition %s): %w", s.RunID, exp, cond, results.ErrRunExists))
+}
+
+// ConditionClaimFix says what to do about a run ID an experiment claims.
+const ConditionClaimFix = "choose another run ID: the experiment plays that condition itself"
 
 // claim records a run under its claim; a run ID that names another run is
 // a permanent failure saying what to do instead.
@@ -964,9 +986,40 @@ func (a *Activities) PutExperiment(ctx context.Context, spec contract.Experiment
 	if err != nil {
 		return ExperimentPlan{}, badInput(err)
 	}
+	if err := a.conditionsFree(ctx, spec); err != nil {
+		return ExperimentPlan{}, err
+	}
 	if err := a.claim(ctx, results.Run{Run: spec.Name, Kind: string(contract.KindExperiment), WorkflowID: contract.ExperimentWorkflowID(spec.Name), Spec: b,
 		Claim: spec.Claim}, "experiment"); err != nil {
 		return ExperimentPlan{}, err
 	}
 	return plan, nil
+}
+
+// conditionsFree refuses, when an experiment that claims its conditions'
+// run IDs first starts, a condition run ID that names a run already (one
+// started between the command's check and this claim) or that another
+// experiment claims. A resumed experiment (described already, under its
+// own claim) has run its conditions under those IDs itself.
+func (a *Activities) conditionsFree(ctx context.Context, spec contract.ExperimentSpec) error {
+	if !spec.ClaimsConditions {
+		return nil
+	}
+	runs, counts, err := a.Results.Runs(ctx)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(runs, func(r results.Run) bool { return r.Run == spec.Name && r.Claim == spec.Claim }) {
+		return nil
+	}
+	for _, c := range spec.Conditions {
+		run := spec.RunID(c.Name)
+		described := slices.ContainsFunc(runs, func(r results.Run) bool { return r.Run == run })
+		exp, _, claimed := results.ConditionClaim(runs, run)
+		if described || counts[run] > 0 || (claimed && exp != spec.Name) {
+			return fault.Permanent("input", fault.Invalid, RunExistsFix("experiment", spec.Name),
+				fmt.Errorf("experiment %s: condition run %s names another run already: %w", spec.Name, run, results.ErrRunExists))
+		}
+	}
+	return nil
 }

@@ -213,6 +213,11 @@ type StreamSpec struct {
 	// refuses another run with the same run ID and another claim. Leave it
 	// empty: the stream sets it.
 	Claim string `json:"claim,omitempty"`
+	// Experiment names the experiment that started this stream as one of
+	// its conditions; empty for a stream started on its own. A run ID an
+	// experiment claims (ExperimentSpec.ClaimsConditions) is refused to a
+	// stream of any other.
+	Experiment string `json:"experiment,omitempty"`
 }
 
 // StreamState is a stream's cursor and what it has learned so far.

@@ -40,6 +40,25 @@ type ExperimentSpec struct {
 	// Claim is what the experiment was first started as (its first workflow
 	// run), as StreamSpec.Claim is a stream's. Leave it empty.
 	Claim string `yaml:"-" json:"claim,omitempty"`
+	// ClaimsConditions says that the experiment claims the run ID of every
+	// condition from the moment it starts: no other stream or experiment
+	// may take one (ConditionOf). Experiments started before claims were
+	// made have it false. Leave it unset: the experiment sets it.
+	ClaimsConditions bool `yaml:"-" json:"claims_conditions,omitempty"`
+}
+
+// ConditionOf is the condition of e whose run ID run is, when e claims its
+// conditions' run IDs (ClaimsConditions); ok is false otherwise.
+func (e ExperimentSpec) ConditionOf(run string) (ConditionSpec, bool) {
+	if !e.ClaimsConditions {
+		return ConditionSpec{}, false
+	}
+	for _, c := range e.Conditions {
+		if e.RunID(c.Name) == run {
+			return c, true
+		}
+	}
+	return ConditionSpec{}, false
 }
 
 // ConditionSpec is one condition: a stream, or a held-out evaluation.

@@ -11,6 +11,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/clinevo/clinevo/activities"
@@ -33,10 +34,62 @@ func StartStream(ctx context.Context, c client.Client, store results.RunLog, tas
 	if err := contract.ValidateRunID(s.RunID); err != nil {
 		return nil, fmt.Errorf("start stream: %w", err)
 	}
+	if err := notACondition(ctx, c, store, s.RunID); err != nil {
+		return nil, err
+	}
 	if err := unclaimed(ctx, c, store, "stream", s.RunID, contract.StreamWorkflowID(s.RunID)); err != nil {
 		return nil, err
 	}
 	return startStream(ctx, c, taskQueue, s, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+}
+
+// notACondition refuses a stream run ID that an experiment claims for one
+// of its conditions: one the results store describes as claiming it, or
+// one running in Temporal that names it (an experiment claims its
+// conditions from its start, before its description reaches the store).
+func notACondition(ctx context.Context, c client.Client, store results.RunLog, run string) error {
+	exp, cond, ok := "", "", false
+	if store != nil {
+		runs, _, err := store.Runs(ctx)
+		if err != nil {
+			return fmt.Errorf("start stream %s: look for experiments in the results store: %w", run, err)
+		}
+		exp, cond, ok = results.ConditionClaim(runs, run)
+	}
+	for i := 0; !ok && i < len(run); i++ {
+		if run[i] == '-' {
+			exp, cond, ok = runningCondition(ctx, c, run[:i], run)
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("start stream %s: the run ID is claimed by experiment %s (its condition %s): %w; %s", run, exp, cond, ErrRunExists, activities.ConditionClaimFix)
+}
+
+// runningCondition reports whether experiment name runs in Temporal with a
+// condition whose run ID is run, as the input it started with says.
+func runningCondition(ctx context.Context, c client.Client, name, run string) (string, string, bool) {
+	id := contract.ExperimentWorkflowID(name)
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil || d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return "", "", false // no such experiment running: nothing claims the ID here
+	}
+	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return "", "", false
+	}
+	ev, err := it.Next()
+	attrs := ev.GetWorkflowExecutionStartedEventAttributes()
+	var spec contract.ExperimentSpec
+	if err != nil || attrs == nil || converter.GetDefaultDataConverter().FromPayloads(attrs.Input, &spec) != nil {
+		return "", "", false
+	}
+	spec.ClaimsConditions = true // a running experiment plays every condition it names
+	if cond, ok := spec.ConditionOf(run); ok {
+		return name, cond.Name, true
+	}
+	return "", "", false
 }
 
 // startStream starts a stream; reuse says which closed workflow of its ID
