@@ -118,6 +118,27 @@ const (
 	DefaultActivityTimeout = 120 // seconds
 )
 
+// MaxWorkflowIDLength is the longest workflow ID Temporal takes by default
+// (its limit.maxIDLength).
+const MaxWorkflowIDLength = 1000
+
+// ValidateWorkflowID checks an ID clinevo builds for a workflow (from a run
+// ID and a case ID): Temporal carries it in gRPC headers, which hold
+// printable ASCII only, and refuses a longer one than MaxWorkflowIDLength.
+// Temporal refusing a child's ID fails its parent's workflow task again and
+// again, for ever: the workflows check before they start one.
+func ValidateWorkflowID(id string) error {
+	if len(id) > MaxWorkflowIDLength {
+		return fmt.Errorf("workflow ID %.60q... has %d bytes; Temporal takes at most %d", id, len(id), MaxWorkflowIDLength)
+	}
+	for i, r := range id {
+		if r < 0x20 || r > 0x7e {
+			return fmt.Errorf("workflow ID %q holds %q at byte %d: Temporal carries workflow IDs as printable ASCII", id, r, i+1)
+		}
+	}
+	return nil
+}
+
 // StreamWorkflowID is the workflow ID of a stream run.
 func StreamWorkflowID(run string) string { return run + "/stream" }
 

@@ -183,6 +183,18 @@ func openResults(ctx context.Context, o Options, path string) (results.Store, er
 // directory without results.db is ErrNoData.
 func OpenResultsReader(ctx context.Context, o Options) (results.Store, error) {
 	o.ReadOnly = true
+	return openExistingResults(ctx, o)
+}
+
+// OpenResultsWriter opens only the results store, to write to a store that
+// exists (a terminated run's reason): a data directory without results.db
+// is ErrNoData, and no file is created there.
+func OpenResultsWriter(ctx context.Context, o Options) (results.Store, error) {
+	o.ReadOnly = false
+	return openExistingResults(ctx, o)
+}
+
+func openExistingResults(ctx context.Context, o Options) (results.Store, error) {
 	path := filepath.Join(o.DataDir, "results.db")
 	if o.Postgres == nil {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {

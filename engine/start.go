@@ -11,7 +11,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/clinevo/clinevo/activities"
@@ -75,14 +74,8 @@ func runningCondition(ctx context.Context, c client.Client, name, run string) (s
 	if err != nil || d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return "", "", false // no such experiment running: nothing claims the ID here
 	}
-	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	if !it.HasNext() {
-		return "", "", false
-	}
-	ev, err := it.Next()
-	attrs := ev.GetWorkflowExecutionStartedEventAttributes()
 	var spec contract.ExperimentSpec
-	if err != nil || attrs == nil || converter.GetDefaultDataConverter().FromPayloads(attrs.Input, &spec) != nil {
+	if workflowInput(ctx, c, id, &spec) != nil {
 		return "", "", false
 	}
 	spec.ClaimsConditions = true // a running experiment plays every condition it names

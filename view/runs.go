@@ -19,6 +19,7 @@ import (
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/costplan"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runstatus"
 )
 
 // status is a workflow's state as a page shows it: Temporal's answer, or,
@@ -200,6 +201,7 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 			if _, err := s.settle(ctx, &row.Status, r.Run, experimentStarted(r.Run, runs, counts)); err != nil {
 				return nil, err
 			}
+			terminated(&row.Status, r)
 			p.anyLive = p.anyLive || row.Status.live()
 			p.Experiments = append(p.Experiments, row)
 			continue
@@ -207,6 +209,7 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 		if err := s.scored(ctx, &row); err != nil {
 			return nil, err
 		}
+		terminated(&row.Status, r)
 		p.anyLive = p.anyLive || row.Status.live()
 		p.Runs = append(p.Runs, row)
 	}
@@ -219,6 +222,21 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 		p.Evaluations = append(p.Evaluations, row)
 	}
 	return p, nil
+}
+
+// terminated completes a status with the reason the results store keeps
+// for a terminated run (`clinevo stream terminate`): the reason where
+// Temporal gave none, and the status itself where Temporal does not answer.
+func terminated(st *status, r results.Run) {
+	if r.Terminated == "" {
+		return
+	}
+	switch {
+	case st.Status == runstatus.StatusTerminated && st.Reason == "":
+		st.Reason = r.Terminated
+	case st.Err != "" || st.Status == "unknown":
+		st.Status, st.Reason, st.Stored = runstatus.StatusTerminated, r.Terminated, true
+	}
 }
 
 // experimentStarted reports whether any run of experiment name (its
@@ -342,11 +360,12 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 	p := runPage{Title: "run " + id, Run: id, Kind: "evaluation", Records: recs}
 	wf := contract.EvaluationWorkflowID(id)
 	found := len(recs) > 0
+	var stored results.Run // the run's description, when the store has one
 	for _, run := range runs {
 		if run.Run != id {
 			continue
 		}
-		found, p.Kind, wf = true, run.Kind, run.WorkflowID
+		found, p.Kind, wf, stored = true, run.Kind, run.WorkflowID, run
 		if run.Kind == string(contract.KindStream) {
 			var spec contract.StreamSpec
 			if err := json.Unmarshal(run.Spec, &spec); err != nil {
@@ -366,6 +385,7 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 	if _, err := s.settle(ctx, &p.Status, id, true); err != nil {
 		return nil, err
 	}
+	terminated(&p.Status, stored)
 	for run := range counts {
 		if strings.HasPrefix(run, id+"/") {
 			p.Related = append(p.Related, run)

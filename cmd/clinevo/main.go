@@ -123,6 +123,7 @@ that failed).`,
 	root.AddCommand(a.exportCmd())
 	a.addRaiseBudget(root)
 	a.addExperimentRaiseBudget(root)
+	a.addTerminate(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	finish(root)
 	return root

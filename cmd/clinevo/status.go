@@ -36,13 +36,17 @@ func meansLine(m contract.Means, profile string) string {
 func writeStreamStatus(w io.Writer, run string, st runstatus.Stream) error {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintf(tw, "stream\t%s (workflow %s, profile %s)\n", run, st.WorkflowID, orDefault(st.Profile, "-"))
-	fmt.Fprintf(tw, "status\t%s\n", st.Status)
+	fmt.Fprintf(tw, "status\t%s\n", withReason(st.Status, st.Reason))
 	if p := st.Progress; p != nil {
 		total := "?"
 		if p.Total > 0 {
 			total = fmt.Sprint(p.Total)
 		}
-		fmt.Fprintf(tw, "episodes\t%d of %s, stage %d of %d\n", p.Cursor, total, p.Stage, p.Stages)
+		if st.Status == runstatus.StatusStopped {
+			fmt.Fprintf(tw, "episodes\t%d played before it stopped, in %d stages\n", p.Cursor, p.Stages)
+		} else {
+			fmt.Fprintf(tw, "episodes\t%d of %s, stage %d of %d\n", p.Cursor, total, p.Stage, p.Stages)
+		}
 		fmt.Fprintf(tw, "overall\t%s\n", meansLine(p.Overall, st.Profile))
 		if st.Status != runstatus.StatusCompleted && st.Status != runstatus.StatusStopped {
 			fmt.Fprintf(tw, "stage %d\t%s\n", p.Stage, meansLine(p.ThisStage, st.Profile))
@@ -77,6 +81,14 @@ func writeStreamStatus(w io.Writer, run string, st runstatus.Stream) error {
 	return tw.Flush()
 }
 
+// withReason is a status with why the run ended or is stuck, when known.
+func withReason(status, reason string) string {
+	if reason == "" {
+		return status
+	}
+	return status + ": " + clip(reason, 300)
+}
+
 // writeSpend prints a cap's line: the spend at the stream's last check of it
 // and the cap; nothing for no cap or no check yet.
 func writeSpend(tw io.Writer, label string, sp *contract.Spend, b *settings.Budget) {
@@ -103,7 +115,7 @@ func writeWaiting(tw io.Writer, ws []contract.Waiting) {
 // then one row per condition (pending ones too), with its progress or, once
 // finished, its results.
 func writeExperimentStatus(w io.Writer, ex runstatus.Experiment) error {
-	fmt.Fprintf(w, "experiment %s (workflow %s): %s\n", ex.Name, ex.WorkflowID, ex.Status)
+	fmt.Fprintf(w, "experiment %s (workflow %s): %s\n", ex.Name, ex.WorkflowID, withReason(ex.Status, ex.Reason))
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONDITION\tKIND\tSTATUS\tEPISODES\tSTAGE\tS\tSTRICT\tU\tRUN")
 	for _, c := range ex.Conditions {

@@ -58,6 +58,8 @@ ALTER TABLE usage ADD COLUMN rate_limited BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE usage ADD COLUMN waited_ms DOUBLE PRECISION NOT NULL DEFAULT 0;
 ALTER TABLE usage ADD COLUMN endpoint_limit BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE usage ADD COLUMN limit_at BIGINT NOT NULL DEFAULT 0;
+`}, {version: 8, name: "run terminations", sql: `
+ALTER TABLE runs ADD COLUMN terminated TEXT NOT NULL DEFAULT '';
 `}}
 
 // migrationLock is the advisory lock key that serialises migrations: workers

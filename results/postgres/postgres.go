@@ -409,7 +409,7 @@ func (s *Store) PutRun(ctx context.Context, r results.Run) error {
 
 // Runs implements results.RunLog.
 func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error) {
-	rows, err := s.pool.Query(ctx, `SELECT runs.run, runs.kind, workflow_id, spec, created, claim, COALESCE(run_results.completed, '') FROM runs LEFT JOIN run_results ON run_results.run = runs.run ORDER BY created, runs.run`)
+	rows, err := s.pool.Query(ctx, `SELECT runs.run, runs.kind, workflow_id, spec, created, claim, COALESCE(run_results.completed, ''), terminated FROM runs LEFT JOIN run_results ON run_results.run = runs.run ORDER BY created, runs.run`)
 	if err != nil {
 		return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 	}
@@ -418,7 +418,7 @@ func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error)
 	for rows.Next() {
 		var r results.Run
 		var spec string
-		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created, &r.Claim, &r.Completed); err != nil {
+		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created, &r.Claim, &r.Completed, &r.Terminated); err != nil {
 			return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 		}
 		r.Spec = json.RawMessage(spec)
@@ -619,4 +619,16 @@ func (s *Store) RunResult(ctx context.Context, run string) ([]byte, error) {
 		return nil, s.fail(fmt.Errorf("results: run result %s: %w", run, err))
 	}
 	return []byte(body), nil
+}
+
+// TerminateRun implements results.RunLog.
+func (s *Store) TerminateRun(ctx context.Context, run, reason string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE runs SET terminated=$1 WHERE run=$2`, reason, run)
+	if err != nil {
+		return s.fail(fmt.Errorf("results: terminate run %s: %w", run, err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("results: terminate run %s: %w", run, results.ErrNotFound)
+	}
+	return nil
 }

@@ -76,11 +76,11 @@ func TestMigrations(t *testing.T) {
 		s, err := postgres.Open(ctx, c)
 		require.NoError(t, err)
 		require.NoError(t, s.Close())
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, query[int](t, c, `SELECT version FROM schema_migrations ORDER BY version`))
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, query[int](t, c, `SELECT version FROM schema_migrations ORDER BY version`))
 	}
 	query[int](t, c, `INSERT INTO schema_migrations(version, name) VALUES(99, 'from the future') RETURNING version`)
 	_, err := postgres.Open(ctx, c)
-	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (7)")
+	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (8)")
 }
 
 // TestMigratesVersion6: a database at schema version 6 (before cached
@@ -102,7 +102,7 @@ func TestMigratesVersion6(t *testing.T) {
 	s, err := postgres.Open(ctx, c)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, query[int](t, c, `SELECT version FROM schema_migrations ORDER BY version`))
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, query[int](t, c, `SELECT version FROM schema_migrations ORDER BY version`))
 	old := results.Usage{Model: "m-doc", Calls: 3, PromptTokens: 300, CompletionTokens: 40, CostUSD: 0.75, CacheHits: 1, ExtraFields: 2}
 	u, err := s.RunUsage(ctx, "old")
 	require.NoError(t, err)

@@ -56,6 +56,8 @@ ALTER TABLE usage ADD COLUMN rate_limited INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE usage ADD COLUMN waited_ms REAL NOT NULL DEFAULT 0;
 ALTER TABLE usage ADD COLUMN endpoint_limit INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE usage ADD COLUMN limit_at INTEGER NOT NULL DEFAULT 0;
+`}, {version: 8, name: "run terminations", sql: `
+ALTER TABLE runs ADD COLUMN terminated TEXT NOT NULL DEFAULT '';
 `}}
 
 // migrate applies the migrations newer than the file's version, all in one

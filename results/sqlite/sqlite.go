@@ -321,7 +321,7 @@ func (s *Store) PutRun(ctx context.Context, r results.Run) error {
 
 // Runs implements results.RunLog.
 func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT runs.run, runs.kind, workflow_id, spec, created, claim, COALESCE(run_results.completed, '') FROM runs LEFT JOIN run_results ON run_results.run = runs.run ORDER BY created, runs.run`)
+	rows, err := s.db.QueryContext(ctx, `SELECT runs.run, runs.kind, workflow_id, spec, created, claim, COALESCE(run_results.completed, ''), terminated FROM runs LEFT JOIN run_results ON run_results.run = runs.run ORDER BY created, runs.run`)
 	if err != nil {
 		return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 	}
@@ -330,7 +330,7 @@ func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error)
 	for rows.Next() {
 		var r results.Run
 		var spec string
-		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created, &r.Claim, &r.Completed); err != nil {
+		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created, &r.Claim, &r.Completed, &r.Terminated); err != nil {
 			return nil, nil, s.fail(fmt.Errorf("results: runs: %w", err))
 		}
 		r.Spec = json.RawMessage(spec)
@@ -537,4 +537,16 @@ func scanUsage(rows *sql.Rows) (map[string]results.Usage, error) {
 		out[role] = u
 	}
 	return out, rows.Err()
+}
+
+// TerminateRun implements results.RunLog.
+func (s *Store) TerminateRun(ctx context.Context, run, reason string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET terminated=? WHERE run=?`, reason, run)
+	if err != nil {
+		return s.fail(fmt.Errorf("results: terminate run %s: %w", run, err))
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return errors.Join(s.fail(err), fmt.Errorf("results: terminate run %s: %w", run, results.ErrNotFound))
+	}
+	return nil
 }

@@ -61,7 +61,7 @@ func TestMigratesUnversionedFile(t *testing.T) {
 	for open := 1; open <= 2; open++ { // the second open finds nothing to do
 		s, err := sqlite.Open(ctx, path)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, versions(t, path), "open %d", open)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, versions(t, path), "open %d", open)
 
 		runs, counts, err := s.Runs(ctx)
 		require.NoError(t, err)
@@ -117,7 +117,7 @@ func TestRefusesNewerSchema(t *testing.T) {
 	require.NoError(t, db.Close())
 
 	_, err = sqlite.Open(context.Background(), path)
-	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (7)")
+	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (8)")
 	require.ErrorContains(t, err, path)
 }
 
@@ -200,7 +200,7 @@ func TestMigratesVersion6(t *testing.T) {
 	s, err := sqlite.Open(ctx, path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, versions(t, path))
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, versions(t, path))
 	old := results.Usage{Model: "m-doc", Calls: 3, PromptTokens: 300, CompletionTokens: 40, CostUSD: 0.75, CacheHits: 1, ExtraFields: 2}
 	u, err := s.RunUsage(ctx, "old")
 	require.NoError(t, err)
