@@ -203,6 +203,17 @@ func (a *Activities) claim(ctx context.Context, r results.Run, what string) erro
 	return err
 }
 
+// FinishedFix says what to do about a run ID that names a run that
+// finished: it cannot be continued under its own ID (a restart refuses a
+// finished run), a stream's memory can be continued by a new run.
+func FinishedFix(what, run string) string {
+	if what == "experiment" {
+		return fmt.Sprintf("that experiment has finished: read it with `clinevo report %s`; to run it again choose a new name", run)
+	}
+	return fmt.Sprintf("that run has finished: to continue its memory start a new run with `clinevo stream start --run NEW --memory-mode carry --carry-from %s`; "+
+		"to start over choose a new run ID", run)
+}
+
 // RunExistsFix says what to do about a run ID that names another run: a run
 // ID names one run, forever.
 func RunExistsFix(what, run string) string {

@@ -146,9 +146,11 @@ func unclaimed(ctx context.Context, c client.Client, store results.RunLog, what,
 	var found []string
 	desc, err := c.DescribeWorkflowExecution(ctx, workflowID, "")
 	var nf *serviceerror.NotFound
+	finished := false
 	switch {
 	case err == nil:
 		found = append(found, fmt.Sprintf("workflow %s is %s", workflowID, strings.ToLower(desc.GetWorkflowExecutionInfo().GetStatus().String())))
+		finished = desc.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
 	case !errors.As(err, &nf):
 		return fmt.Errorf("start %s %s: look for workflow %s: %w", what, run, workflowID, err)
 	}
@@ -167,6 +169,9 @@ func unclaimed(ctx context.Context, c client.Client, store results.RunLog, what,
 		if n := counts[name]; n > 0 {
 			found = append(found, fmt.Sprintf("%d episode records", n))
 		}
+		if _, err := store.RunResult(ctx, name); err == nil {
+			finished = true // its result is recorded, whichever Temporal ran it
+		}
 	}
 	if len(found) == 0 {
 		return nil
@@ -175,7 +180,12 @@ func unclaimed(ctx context.Context, c client.Client, store results.RunLog, what,
 	if name != run {
 		subject = fmt.Sprintf("experiment %s: condition run %s", run, name)
 	}
-	return fmt.Errorf("%s already exists (%s): %w; %s", subject, strings.Join(found, "; "), ErrRunExists, activities.RunExistsFix(what, run))
+	fix := activities.RunExistsFix(what, run)
+	if finished && name == run {
+		// A finished run is not restarted (RestartStream refuses it).
+		fix = activities.FinishedFix(what, run)
+	}
+	return fmt.Errorf("%s already exists (%s): %w; %s", subject, strings.Join(found, "; "), ErrRunExists, fix)
 }
 
 // startError explains a refused start: a workflow of the run's ID exists.

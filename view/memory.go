@@ -2,6 +2,7 @@ package view
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -24,9 +25,12 @@ type memoryPage struct {
 	AsOf, Max, Top, From, To int
 	Runs, Q, Kinds, Bank     string
 	Live                     []clinic.Card // the cards live as of AsOf
-	Searched                 bool
-	Hits                     []memory.Hit
-	Diff                     *memory.Diff
+	// Note says what the page could not read (the retrieval counts as of
+	// an episode, when a record does not decode): the rest stands.
+	Note     string
+	Searched bool
+	Hits     []memory.Hit
+	Diff     *memory.Diff
 }
 
 // intParam reads a non-negative integer parameter; absent is def.
@@ -75,7 +79,15 @@ func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
 	}
 	f := memory.Filter{Runs: list(p.Runs), Bank: p.Bank, AsOf: p.AsOf}
 	for _, k := range list(p.Kinds) {
+		if err := memory.CheckKind(k); err != nil {
+			return nil, badRequest("parameter kind: %v", err) // as `clinevo memory query --kind` refuses it
+		}
 		f.Kinds = append(f.Kinds, clinic.CardKind(k))
+	}
+	if p.Bank != "" {
+		if err := memory.CheckBank(p.Bank); err != nil {
+			return nil, badRequest("parameter bank: %v", err)
+		}
 	}
 	all := f
 	all.AsOf, all.IncludeEvicted = 0, true
@@ -94,7 +106,9 @@ func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
 		// counted again from the records up to it.
 		n, err := s.retrievalsAsOf(ctx, p.AsOf)
 		if err != nil {
-			return nil, err
+			// The records are another table than the bank: one that does
+			// not read costs the counts, not the page.
+			p.Note = fmt.Sprintf("retrieval counts as of episode %d could not be read from the records: %v", p.AsOf, err)
 		}
 		for i := range p.Live {
 			p.Live[i].Retrievals = n[p.Live[i].ID]

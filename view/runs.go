@@ -18,6 +18,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/costplan"
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runstatus"
 )
@@ -31,6 +32,14 @@ type status struct {
 	Err       string // why Temporal gave no status: a note beside the stored one
 	Stored    bool   // the status is the results store's
 	transient bool   // Temporal did not answer: ask again
+}
+
+// note adds what the page could not read of the run to Err.
+func (s *status) note(what string) {
+	if s.Err != "" {
+		what = s.Err + "; " + what
+	}
+	s.Err = what
 }
 
 // ErrShort is Err up to its first colon: "Temporal did not answer", the
@@ -72,12 +81,15 @@ func (s *Server) settle(ctx context.Context, st *status, run string, started boo
 		Overall *contract.Means `json:"overall"` // a stream's
 		Means   *contract.Means `json:"means"`   // an evaluation's
 	}
+	answered := st.Err == "" && st.Status != "unknown"
 	if raw != nil {
 		if err := json.Unmarshal(raw, &done); err != nil {
-			return nil, fmt.Errorf("run %s: stored result: %w", run, err)
+			// One row that does not decode costs its run's status, not the
+			// page it is listed on.
+			st.note(fmt.Sprintf("the results store's result of run %s does not decode: %v", run, err))
+			raw = nil
 		}
 	}
-	answered := st.Err == "" && st.Status != "unknown"
 	switch {
 	case raw != nil && done.Stopped && (!answered || st.Status == "completed"):
 		st.Status, st.Stored = "stopped", !answered
@@ -266,6 +278,12 @@ func (s *Server) scored(ctx context.Context, row *runRow) error {
 		return err
 	}
 	recs, err := s.o.Results.Records(ctx, row.Run)
+	if f := fault.Of(err); f != nil && f.Class == fault.Schema {
+		// A record that does not decode costs this row its mean, not the
+		// page: the row says why.
+		row.Status.note(fmt.Sprintf("the records of run %s do not decode: %v", row.Run, err))
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -285,7 +303,8 @@ func (s *Server) scored(ctx context.Context, row *runRow) error {
 func (s *Server) conditionsDone(ctx context.Context, r results.Run, row *runRow) error {
 	var spec contract.ExperimentSpec
 	if err := json.Unmarshal(r.Spec, &spec); err != nil {
-		return fmt.Errorf("experiment %s: stored spec: %w", r.Run, err)
+		row.Status.note(fmt.Sprintf("the results store's spec of experiment %s does not decode: %v", r.Run, err))
+		return nil // the row says so; the other rows stand
 	}
 	row.Conditions = len(spec.Conditions)
 	for _, c := range spec.Conditions {

@@ -39,7 +39,7 @@ func (a *app) viewCmd() *cobra.Command {
 				token = os.Getenv(viewTokenEnv)
 			}
 			if err := view.CheckListen(addr, token); err != nil {
-				return err
+				return badInput(err)
 			}
 			ctx, stop := interrupted()
 			defer stop()
@@ -60,7 +60,7 @@ func (a *app) viewCmd() *cobra.Command {
 			}
 			defer c.Close()
 			srv, err := view.New(view.Options{Results: eng.Results, Memory: eng.Memory, Workflows: view.Temporal(c),
-				TemporalAddress: a.cfg.Temporal.Address, Namespace: a.cfg.Temporal.Namespace, TemporalUI: ui, Token: token})
+				TemporalAddress: a.cfg.Temporal.Address, Namespace: a.cfg.Temporal.Namespace, TemporalUI: ui, Token: token, Listen: addr})
 			if err != nil {
 				return err
 			}
