@@ -35,6 +35,9 @@ type Store struct {
 // the latest version (a file written before versioned migrations is migrated
 // in place). A file of a newer schema than this build knows is an error.
 func Open(ctx context.Context, path string) (*Store, error) {
+	if err := sqlitefault.CheckFile(Dependency, path); err != nil {
+		return nil, fmt.Errorf("results: open %s: %w", path, err)
+	}
 	db, err := sql.Open("sqlite", sqliteuri.File(path, "_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"))
 	if err != nil {
 		return nil, fmt.Errorf("results: open %s: %w", path, err)
@@ -59,6 +62,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // migration, so a file the reader may not write is read all the same. A file
 // of another schema version than this build's is an error saying what to do.
 func OpenReader(ctx context.Context, path string) (*Store, error) {
+	if err := sqlitefault.CheckFile(Dependency, path); err != nil {
+		return nil, fmt.Errorf("results: open %s: %w", path, err)
+	}
 	db, err := sql.Open("sqlite", sqliteuri.File(path, "mode=ro&_pragma=busy_timeout(10000)"))
 	if err != nil {
 		return nil, fmt.Errorf("results: open %s: %w", path, err)
