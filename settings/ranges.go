@@ -52,9 +52,11 @@ func CheckFinite(key string, v float64) error {
 
 // Ranges of the settings' whole numbers, by key.
 var (
-	MaxTurnsRange     = Range{Min: 1, Max: 1000}
-	MaxTestsRange     = Range{Min: 0, Max: 1000}
-	RuleBudgetRange   = Range{Min: 0, Max: 1000}
+	MaxTurnsRange = Range{Min: 1, Max: 1000}
+	MaxTestsRange = Range{Min: 0, Max: 1000}
+	// RuleBudgetRange: B_P rules of at most evolver.MaxRuleText bytes
+	// travel in every episode's input (a workflow history's payload).
+	RuleBudgetRange   = Range{Min: 0, Max: 200}
 	MemoryBudgetRange = Range{Min: 1, Max: 1_000_000}
 	IntervalRange     = Range{Min: 1, Max: 1_000_000} // evolver.update_interval, evolver.cite_window
 	LeakNGramRange    = Range{Min: 1, Max: 20}

@@ -114,7 +114,7 @@ func TestEverySizeHasAnUpperBound(t *testing.T) {
 	}{
 		{"max turns", func(s *settings.Settings) { s.Episode.MaxTurns = 1001 }, "episode.max_turns must be at least 1 and at most 1000, got 1001"},
 		{"max tests", func(s *settings.Settings) { s.Episode.MaxTests = 5000 }, "episode.max_tests must be at least 0 and at most 1000, got 5000"},
-		{"rule budget", func(s *settings.Settings) { s.Evolver.RuleBudget = 100000 }, "evolver.rule_budget (B_P) must be at least 0 and at most 1000, got 100000"},
+		{"rule budget", func(s *settings.Settings) { s.Evolver.RuleBudget = 100000 }, "evolver.rule_budget (B_P) must be at least 0 and at most 200, got 100000"},
 		{"memory budget", func(s *settings.Settings) { s.Evolver.MemoryBudget = 2_000_000 }, "evolver.memory_budget (B_M) must be at least 1 and at most 1000000, got 2000000"},
 		{"k", func(s *settings.Settings) { s.Memory.K = 1_000_000 }, "memory.k must be at least 0 and at most 1000, got 1000000"},
 		{"leak n-gram", func(s *settings.Settings) { s.Evolver.LeakNGram = 50 }, "evolver.leak_ngram must be at least 1 and at most 20, got 50"},
