@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 
@@ -27,6 +28,10 @@ func wholeNumbers(n *yaml.Node, t reflect.Type, path string) error {
 	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
 		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
 			return fmt.Errorf("line %d: %s: want a whole number, got %s", n.Line, path, show(n))
+		}
+		var v int64
+		if err := n.Decode(&v); err != nil {
+			return fmt.Errorf("line %d: %s: %s is too large a number (want at most %d)", n.Line, path, n.Value, int64(math.MaxInt64))
 		}
 	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
 		for i, c := range n.Content {
