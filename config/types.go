@@ -140,21 +140,7 @@ func fits(t reflect.Type, raw any) error {
 		}
 		return fmt.Errorf("want a whole number, got %s", show(raw))
 	case reflect.Float32, reflect.Float64:
-		switch x := raw.(type) {
-		case int, int64, int32:
-			return nil
-		case float64:
-			if !math.IsInf(x, 0) && !math.IsNaN(x) {
-				return nil
-			}
-			return fmt.Errorf("want a finite number, got %v", x)
-		case string:
-			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-			if err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-				return nil
-			}
-		}
-		return fmt.Errorf("want a number, got %s", show(raw))
+		return fitsFloat(raw)
 	case reflect.Bool:
 		switch x := raw.(type) {
 		case bool:
@@ -192,4 +178,24 @@ func show(raw any) string {
 		return strconv.Quote(s)
 	}
 	return fmt.Sprint(raw)
+}
+
+// fitsFloat checks a value for a key that takes a number: a finite one
+// (JSON, which carries settings on, has no infinity).
+func fitsFloat(raw any) error {
+	switch x := raw.(type) {
+	case int, int64, int32:
+		return nil
+	case float64:
+		if !math.IsInf(x, 0) && !math.IsNaN(x) {
+			return nil
+		}
+		return fmt.Errorf("want a finite number, got %v", x)
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return nil
+		}
+	}
+	return fmt.Errorf("want a number, got %s", show(raw))
 }

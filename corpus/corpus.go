@@ -90,25 +90,8 @@ func Validate(c *clinic.Case) error {
 	if b, err := json.Marshal(c); err != nil || checkCaseBytes(len(b)) != nil {
 		return errors.Join(err, checkCaseBytes(len(b)))
 	}
-	seen := map[string]bool{}
-	for i, f := range c.Patient.Facts {
-		field := fmt.Sprintf("patient_view.facts[%d]", i)
-		switch {
-		case f.ID == "":
-			return fail(field+".id", "required")
-		case seen[f.ID]:
-			return fail(field+".id", fmt.Sprintf("duplicate fact ID %q", f.ID))
-		case strings.TrimSpace(f.Text) == "":
-			return fail(field+".text", "required")
-		case len(f.Topics) == 0:
-			return fail(field+".topics", "at least one topic is required")
-		}
-		seen[f.ID] = true
-		for j, t := range f.Topics {
-			if !oneOf(t, clinic.Topics) {
-				return fail(fmt.Sprintf("%s.topics[%d]", field, j), fmt.Sprintf("unknown topic %q, want one of %s", t, strings.Join(clinic.Topics, ", ")))
-			}
-		}
+	if err := validateFacts(c.Patient.Facts); err != nil {
+		return err
 	}
 	p := c.Patient.Persona
 	for _, chk := range []struct {
@@ -120,6 +103,26 @@ func Validate(c *clinic.Case) error {
 			return fail("patient_view.persona."+chk.field, fmt.Sprintf("unknown value %q, want one of %s", chk.v, strings.Join(chk.allowed, ", ")))
 		}
 	}
+	if err := validateViews(c); err != nil {
+		return err
+	}
+	// The parts a benchmark adds to the case (a tool sandbox, a referral
+	// key) are its own to check; a case without them passes.
+	if err := checkMembers(c); err != nil {
+		return err
+	}
+	for _, b := range bench.All() {
+		if err := b.ValidateCase(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateViews checks the exam's tests, the manager's topics, actions and
+// referral, and that no finding is both present and absent.
+func validateViews(c *clinic.Case) error {
+	fail := func(field, msg string) error { return FieldError{field, msg} }
 	for i, t := range c.Exam.Tests {
 		if t.Name == "" {
 			return fail(fmt.Sprintf("exam_view.tests[%d].name", i), "required")
@@ -155,14 +158,31 @@ func Validate(c *clinic.Case) error {
 			return fail(fmt.Sprintf("patient_view.facts[%d].absent", i), fmt.Sprintf("the finding is also present as facts[%d]: a finding is present or absent, not both", j))
 		}
 	}
-	// The parts a benchmark adds to the case (a tool sandbox, a referral
-	// key) are its own to check; a case without them passes.
-	if err := checkMembers(c); err != nil {
-		return err
-	}
-	for _, b := range bench.All() {
-		if err := b.ValidateCase(c); err != nil {
-			return err
+	return nil
+}
+
+// validateFacts checks the facts of a case: an ID each, unique, a text and
+// known topics.
+func validateFacts(facts []clinic.Fact) error {
+	fail := func(field, msg string) error { return FieldError{field, msg} }
+	seen := map[string]bool{}
+	for i, f := range facts {
+		field := fmt.Sprintf("patient_view.facts[%d]", i)
+		switch {
+		case f.ID == "":
+			return fail(field+".id", "required")
+		case seen[f.ID]:
+			return fail(field+".id", fmt.Sprintf("duplicate fact ID %q", f.ID))
+		case strings.TrimSpace(f.Text) == "":
+			return fail(field+".text", "required")
+		case len(f.Topics) == 0:
+			return fail(field+".topics", "at least one topic is required")
+		}
+		seen[f.ID] = true
+		for j, t := range f.Topics {
+			if !oneOf(t, clinic.Topics) {
+				return fail(fmt.Sprintf("%s.topics[%d]", field, j), fmt.Sprintf("unknown topic %q, want one of %s", t, strings.Join(clinic.Topics, ", ")))
+			}
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -75,7 +76,7 @@ func runningCondition(ctx context.Context, c client.Client, name, run string) (s
 		return "", "", false // no such experiment running: nothing claims the ID here
 	}
 	var spec contract.ExperimentSpec
-	if workflowInput(ctx, c, id, &spec) != nil {
+	if runstatus.StartInput(ctx, c, id, &spec) != nil {
 		return "", "", false
 	}
 	spec.ClaimsConditions = true // a running experiment plays every condition it names

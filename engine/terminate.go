@@ -10,10 +10,10 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runstatus"
 )
 
 // ErrNotRunning is returned (wrapped) by Terminate for a run whose workflow
@@ -74,7 +74,7 @@ func Terminate(ctx context.Context, c client.Client, store results.RunLog, kind 
 	runs := []string{run}
 	if kind == contract.KindExperiment {
 		var spec contract.ExperimentSpec
-		if err := workflowInput(ctx, c, root, &spec); err == nil {
+		if err := runstatus.StartInput(ctx, c, root, &spec); err == nil {
 			for _, cd := range spec.Conditions {
 				runs = append(runs, spec.RunID(cd.Name))
 			}
@@ -133,22 +133,4 @@ func underneath(ctx context.Context, c client.Client, id string, ids []string) (
 		}
 	}
 	return ids, nil
-}
-
-// workflowInput decodes the input of the latest run of workflow id (its
-// first history event) into v.
-func workflowInput(ctx context.Context, c client.Client, id string, v any) error {
-	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	if !it.HasNext() {
-		return fmt.Errorf("history of %s is empty", id)
-	}
-	ev, err := it.Next()
-	if err != nil {
-		return fmt.Errorf("history of %s: %w", id, err)
-	}
-	attrs := ev.GetWorkflowExecutionStartedEventAttributes()
-	if attrs == nil {
-		return fmt.Errorf("history of %s does not start with its start event", id)
-	}
-	return converter.GetDefaultDataConverter().FromPayloads(attrs.GetInput(), v)
 }

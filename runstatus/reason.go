@@ -60,3 +60,9 @@ func TaskFailure(ctx context.Context, c client.Client, id string, desc *workflow
 	}
 	return fmt.Sprintf("its workflow task failed %d times in a row (%s)", n, why)
 }
+
+// StartInput decodes the input a workflow's latest run started with (its
+// first history event) into v: a stream's or an experiment's spec.
+func StartInput(ctx context.Context, c client.Client, id string, v any) error {
+	return startInput(ctx, c, id, v)
+}

@@ -80,6 +80,34 @@ type Stream struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// completed is a completed stream's status from its result: stopped or
+// completed, its episodes and stages, its means and rule book.
+func completed(ctx context.Context, c client.Client, run string, out Stream) (Stream, error) {
+	id := out.WorkflowID
+	var res contract.StreamResult
+	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
+		return Stream{}, fmt.Errorf("stream %s: result: %w", run, err)
+	}
+	if res.Stopped {
+		out.Status = StatusStopped
+	}
+	p := &contract.Progress{Run: res.Run, Cursor: res.Episodes, Stage: len(res.StageEnds), Stages: len(res.StageEnds), Overall: RoundMeans(res.Overall)}
+	if !res.Stopped {
+		p.Total = res.Episodes
+	} else if n := len(res.StageEnds); res.Episodes > 0 && (n == 0 || res.LastEpisode > res.StageEnds[n-1]) {
+		// Stopped within a stage that never ended: the stage it
+		// stopped in counts among the stages it played ("stage 0 of 0"
+		// said nothing). How many it would have played is not known.
+		p.Stage, p.Stages = n+1, n+1
+	}
+	out.Progress = p
+	out.Rules = make([]string, 0, len(res.RuleBook))
+	for _, r := range res.RuleBook {
+		out.Rules = append(out.Rules, r.Text)
+	}
+	return out, nil
+}
+
 // StreamOf reads a stream's status, its progress and rule book (queries, or
 // once it completed its result), and what it and its episodes and
 // evaluations wait for. A run Temporal does not know is a NotFound error.
@@ -97,28 +125,7 @@ func StreamOf(ctx context.Context, c client.Client, run string) (Stream, error) 
 	}
 	out.Profile = spec.Settings.Profile
 	if st == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
-		var res contract.StreamResult
-		if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
-			return Stream{}, fmt.Errorf("stream %s: result: %w", run, err)
-		}
-		if res.Stopped {
-			out.Status = StatusStopped
-		}
-		p := &contract.Progress{Run: res.Run, Cursor: res.Episodes, Stage: len(res.StageEnds), Stages: len(res.StageEnds), Overall: RoundMeans(res.Overall)}
-		if !res.Stopped {
-			p.Total = res.Episodes
-		} else if n := len(res.StageEnds); res.Episodes > 0 && (n == 0 || res.LastEpisode > res.StageEnds[n-1]) {
-			// Stopped within a stage that never ended: the stage it
-			// stopped in counts among the stages it played ("stage 0 of 0"
-			// said nothing). How many it would have played is not known.
-			p.Stage, p.Stages = n+1, n+1
-		}
-		out.Progress = p
-		out.Rules = make([]string, 0, len(res.RuleBook))
-		for _, r := range res.RuleBook {
-			out.Rules = append(out.Rules, r.Text)
-		}
-		return out, nil
+		return completed(ctx, c, run, out)
 	}
 	if st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		out.Reason = CloseReason(ctx, c, id)

@@ -56,39 +56,48 @@ func list(s string) []string {
 	return out
 }
 
-// memory shows the bank as of an episode, searches it the way the doctor
-// and `clinevo memory query TEXT --as-of N` do, and diffs two episodes.
-func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
-	q := r.URL.Query()
-	p := memoryPage{Title: "memory", Runs: q.Get("runs"), Q: q.Get("q"), Kinds: q.Get("kind"), Bank: q.Get("bank")}
+// memoryForm reads the memory page's parameters and the filter they make,
+// refusing what `clinevo memory query` refuses.
+func memoryForm(q url.Values) (memoryPage, memory.Filter, error) {
+	p := memoryPage{Title: "memory", Runs: q.Get("runs"), Q: q.Get("q"), Kinds: q.Get("kind"), Bank: q.Get("bank"), Now: q.Get("as_of") == ""}
 	var err error
 	if p.AsOf, err = intParam(q, "as_of", 0); err != nil {
-		return nil, err
+		return p, memory.Filter{}, err
 	}
-	p.Now = q.Get("as_of") == ""
-	empty := !p.Now && p.AsOf == 0 // memory.Filter's AsOf 0 is now
 	// The doctor's K is the default number of cards, as for the command.
 	if p.Top, err = intParam(q, "top", settings.Default().Memory.K); err != nil {
-		return nil, err
+		return p, memory.Filter{}, err
 	}
 	if p.From, err = intParam(q, "from", 0); err != nil {
-		return nil, err
+		return p, memory.Filter{}, err
 	}
 	if p.To, err = intParam(q, "to", 0); err != nil {
-		return nil, err
+		return p, memory.Filter{}, err
 	}
 	f := memory.Filter{Runs: list(p.Runs), Bank: p.Bank, AsOf: p.AsOf}
 	for _, k := range list(p.Kinds) {
 		if err := memory.CheckKind(k); err != nil {
-			return nil, badRequest("parameter kind: %v", err) // as `clinevo memory query --kind` refuses it
+			return p, f, badRequest("parameter kind: %v", err) // as `clinevo memory query --kind` refuses it
 		}
 		f.Kinds = append(f.Kinds, clinic.CardKind(k))
 	}
 	if p.Bank != "" {
 		if err := memory.CheckBank(p.Bank); err != nil {
-			return nil, badRequest("parameter bank: %v", err)
+			return p, f, badRequest("parameter bank: %v", err)
 		}
 	}
+	return p, f, nil
+}
+
+// memory shows the bank as of an episode, searches it the way the doctor
+// and `clinevo memory query TEXT --as-of N` do, and diffs two episodes.
+func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	p, f, err := memoryForm(q)
+	if err != nil {
+		return nil, err
+	}
+	empty := !p.Now && p.AsOf == 0 // memory.Filter's AsOf 0 is now
 	all := f
 	all.AsOf, all.IncludeEvicted = 0, true
 	cards, err := s.o.Memory.List(ctx, all)

@@ -236,6 +236,46 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 	return p, nil
 }
 
+// analyse fills the page's scores by stage, charts and glossary from the
+// run's records, as its report would.
+func (s *Server) analyse(ctx context.Context, p *runPage, recs []results.Record) {
+	kind := p.Kind
+	if kind != string(contract.KindStream) {
+		kind = "evaluation"
+	}
+	cond := analysis.Condition(p.Run, kind, p.Run, recs)
+	// A held-out run stores no spec: its settings are its condition's.
+	if src, err := results.SourceOfRun(ctx, s.o.Results, p.Run); err == nil {
+		cond.Profile = src.Settings.OrDefault().Profile
+	}
+	p.NoU = !cond.DefinesU()
+	p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(cond.Profile))
+	p.Stages, p.Overall = cond.Stages, cond.Overall
+	if len(cond.Stages) > 0 {
+		p.Charts = analysis.StageCharts(analysis.Report{Conditions: []analysis.ConditionReport{cond}})
+	}
+}
+
+// describe fills the page from the run's description in runs, when the
+// store has one (described).
+func (p *runPage) describe(runs []results.Run, id string) (stored results.Run, described bool, err error) {
+	for _, run := range runs {
+		if run.Run != id {
+			continue
+		}
+		stored, described, p.Kind = run, true, run.Kind
+		if run.Kind == string(contract.KindStream) {
+			var spec contract.StreamSpec
+			if err := json.Unmarshal(run.Spec, &spec); err != nil {
+				return stored, true, fmt.Errorf("run %s: stored spec: %w", id, err)
+			}
+			p.Spec = summarise(spec.WithDefaults())
+			p.MemoryRuns = strings.Join(spec.MemoryRuns(), ",")
+		}
+	}
+	return stored, described, nil
+}
+
 // terminated completes a status with the reason the results store keeps
 // for a terminated run (`clinevo stream terminate`): the reason where
 // Temporal gave none, and the status itself where Temporal does not answer.
@@ -378,23 +418,14 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 	}
 	p := runPage{Title: "run " + id, Run: id, Kind: "evaluation", Records: recs}
 	wf := contract.EvaluationWorkflowID(id)
-	found := len(recs) > 0
-	var stored results.Run // the run's description, when the store has one
-	for _, run := range runs {
-		if run.Run != id {
-			continue
-		}
-		found, p.Kind, wf, stored = true, run.Kind, run.WorkflowID, run
-		if run.Kind == string(contract.KindStream) {
-			var spec contract.StreamSpec
-			if err := json.Unmarshal(run.Spec, &spec); err != nil {
-				return nil, fmt.Errorf("run %s: stored spec: %w", id, err)
-			}
-			p.Spec = summarise(spec.WithDefaults())
-			p.MemoryRuns = strings.Join(spec.MemoryRuns(), ",")
-		}
+	stored, described, err := p.describe(runs, id)
+	if err != nil {
+		return nil, err
 	}
-	if !found {
+	if described {
+		wf = stored.WorkflowID
+	}
+	if !described && len(recs) == 0 {
 		return nil, notFound("run %q is not in the results store", id)
 	}
 	if p.Kind == string(contract.KindExperiment) {
@@ -411,21 +442,7 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 		}
 	}
 	sort.Strings(p.Related)
-	kind := p.Kind
-	if kind != string(contract.KindStream) {
-		kind = "evaluation"
-	}
-	cond := analysis.Condition(id, kind, id, recs)
-	// A held-out run stores no spec: its settings are its condition's.
-	if src, err := results.SourceOfRun(ctx, s.o.Results, id); err == nil {
-		cond.Profile = src.Settings.OrDefault().Profile
-	}
-	p.NoU = !cond.DefinesU()
-	p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(cond.Profile))
-	p.Stages, p.Overall = cond.Stages, cond.Overall
-	if len(cond.Stages) > 0 {
-		p.Charts = analysis.StageCharts(analysis.Report{Conditions: []analysis.ConditionReport{cond}})
-	}
+	s.analyse(ctx, &p, recs)
 	for _, rec := range recs {
 		p.LastNumber = max(p.LastNumber, rec.Number)
 		if rec.RuleBook != nil && !slices.Contains(p.RuleStages, rec.Stage) {

@@ -30,13 +30,19 @@ import (
 // after three episodes and a raise let finish (version 1 of
 // "experiment-budget-pause": ExperimentSpend after each flush, two raise
 // signals), from engine's TestExperimentBudgetPausesOnTheTotal.
+// experiment_claims.json is an experiment that claimed its conditions' run
+// IDs (version 1 of "claim-conditions": its stream condition carries its
+// name), stream_checked_ids.json that condition's stream and
+// evaluation_checked_ids.json its held-out evaluation, both checking each
+// episode's workflow ID (version 1 of "check-episode-ids").
 func TestReplayCommittedHistories(t *testing.T) {
 	for _, f := range []string{"testdata/stream_stage1.json", "testdata/episode.json",
 		"testdata/stream_stage1_v1.json", "testdata/episode_v1.json", "testdata/episode_eval_v1.json",
 		"testdata/experiment.json", "testdata/evaluation_heldout.json", "testdata/evaluation_stage.json",
 		"testdata/experiment_planned.json", "testdata/evaluation_heldout_batches.json", "testdata/evaluation_stage_batches.json",
 		"testdata/stream_resolved.json", "testdata/episode_waited.json", "testdata/stream_gepa.json", "testdata/optimize_gepa.json",
-		"testdata/stream_experiment_budget.json"} {
+		"testdata/stream_experiment_budget.json", "testdata/experiment_claims.json", "testdata/stream_checked_ids.json",
+		"testdata/evaluation_checked_ids.json"} {
 		t.Run(f, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflow(workflows.StreamWorkflow)
