@@ -287,15 +287,28 @@ func (cs *Corpora) Plan(ref string, ids []string, limit int) (StreamPlan, error)
 		ids = ids[:limit]
 	}
 	plan := StreamPlan{CaseIDs: ids}
+	size := 0
 	for _, id := range ids {
 		c, ok := cp.Case(id)
 		if !ok {
 			return StreamPlan{}, fmt.Errorf("case %q is not in corpus %s", id, ref)
 		}
 		plan.Conditions = append(plan.Conditions, c.Condition)
+		size += len(id) + len(c.Condition) + 6 // two quoted strings and their commas
+	}
+	if size > MaxPlanBytes {
+		return StreamPlan{}, fmt.Errorf("the case order of %d cases of %s is %d bytes of workflow history, more than a run carries (%d): "+
+			"play fewer at a time (--limit, limit, heldout_limit) or split the corpus", len(ids), ref, size, MaxPlanBytes)
 	}
 	return plan, nil
 }
+
+// MaxPlanBytes bounds a run's case order (its case IDs and conditions),
+// which a stream's and an evaluation's history carry, far from Temporal's
+// 2 MiB payload limit: with IDs and conditions of 20 bytes each, some
+// 13,000 cases a run (clinevo's own choice; a longer corpus is played in
+// runs that carry their memory on).
+const MaxPlanBytes = 512 << 10
 
 // playable checks that the run's benchmark plays every planned case.
 func (a *Activities) playable(s settings.Settings, ref string, ids []string) error {

@@ -75,6 +75,9 @@ func Validate(c *clinic.Case) error {
 		return fail("id", "required")
 	case ValidateCaseID(c.ID) != nil:
 		return fail("id", ValidateCaseID(c.ID).Error())
+	case len(c.Condition) > MaxCaseIDLength || len(c.System) > MaxCaseIDLength:
+		return fail("condition", fmt.Sprintf("condition and system keys take at most %d bytes each (they are search attributes of every episode), got %d and %d",
+			MaxCaseIDLength, len(c.Condition), len(c.System)))
 	case strings.TrimSpace(c.Patient.OpeningComplaint) == "":
 		return fail("patient_view.opening_complaint", "required")
 	case len(c.Patient.Facts) == 0:

@@ -217,7 +217,7 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.Contains(t, out, "episode good2/p1/s01/e0001-")
 	out, err = run(t, cli, "--data-dir", env.DataDir, "stream", "status", "halted")
 	require.NoError(t, err)
-	require.Regexp(t, `status\s+terminated\n`, out)
+	require.Regexp(t, `status\s+terminated: test: halted\n`, out, "and why")
 
 	// An experiment of a name that names a run: refused the same way.
 	file := filepath.Join(t.TempDir(), "tiny.yaml")
