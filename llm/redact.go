@@ -22,9 +22,16 @@ const minSecret = 8
 // redacted replaces what the redactor removes.
 const redacted = "[redacted]"
 
-// credential matches a credential spelled as in a header or a query: the
-// scheme or name is kept, the value replaced.
-var credential = regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=:-]{4,}|\b(api[-_]?key|x-api-key|access[-_]?token)(["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{4,}`)
+// scheme matches an Authorization header's credential (Bearer or Basic and
+// its token) and named matches a credential named as one (api_key=...,
+// x-api-key: ...); the scheme or name is kept, the value replaced. A
+// scheme's token must look like one (16 characters or more, a digit among
+// them: every key we know does), so that "a basic metabolic panel" in a
+// reply stays as it is.
+var (
+	scheme = regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=:-]{16,})`)
+	named  = regexp.MustCompile(`(?i)\b(api[-_]?key|x-api-key|access[-_]?token)(["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{4,}`)
+)
 
 // redactor removes secrets from provider texts.
 type redactor struct{ secrets []string }
@@ -47,7 +54,14 @@ func (r redactor) text(s string) string {
 	for _, k := range r.secrets {
 		s = strings.ReplaceAll(s, k, redacted)
 	}
-	return credential.ReplaceAllString(s, "${1}${2}${3}${4}"+redacted)
+	s = scheme.ReplaceAllStringFunc(s, func(m string) string {
+		g := scheme.FindStringSubmatch(m)
+		if !strings.ContainsAny(g[3], "0123456789") {
+			return m
+		}
+		return g[1] + g[2] + redacted
+	})
+	return named.ReplaceAllString(s, "${1}${2}"+redacted)
 }
 
 // message is a reply without any secret: its content, its parts, its

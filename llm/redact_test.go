@@ -27,7 +27,7 @@ func TestProviderTextsAreRedacted(t *testing.T) {
 		case 0:
 			return &llmtest.Reply{Status: 401, Content: "Unauthorized: your request sent Authorization: " + r.Auth + " which we did not accept"}
 		case 1:
-			return &llmtest.Reply{Status: 400, Content: fmt.Sprintf("bad request; debug: api_key=%s; x-api-key: %s; basic dXNlcjpwYXNz", key, key)}
+			return &llmtest.Reply{Status: 400, Content: fmt.Sprintf("bad request; debug: api_key=%s; x-api-key: %s; Authorization: Basic dXNlcjpwYXNzd29yZDEyMw==", key, key)}
 		}
 		return &llmtest.Reply{Status: 200, Content: `{"echo": "` + r.Auth + `"}`}
 	}
@@ -39,6 +39,7 @@ func TestProviderTextsAreRedacted(t *testing.T) {
 		_, _, err = c.Chat(ctx, c.Request([]llm.Message{llm.User("hello")}), func(llm.Message) error { return nil })
 		require.Error(t, err)
 		require.NotContains(t, err.Error(), key)
+		require.NotContains(t, err.Error(), "dXNlcjpwYXNzd29yZDEyMw")
 		require.Contains(t, err.Error(), "[redacted]")
 	}
 	msg, _, err := c.Chat(ctx, c.Request([]llm.Message{llm.User("hello")}), func(llm.Message) error { return nil })
@@ -54,12 +55,13 @@ func TestProcessSecretsAreRedacted(t *testing.T) {
 	const other = "pg-password-0c9d8e7f"
 	srv := llmtest.New(t)
 	srv.Script = func(int, llmtest.Request) *llmtest.Reply {
-		return &llmtest.Reply{Status: 200, Content: "the password is " + other + "; short stays"}
+		return &llmtest.Reply{Status: 200, Content: "the password is " + other + "; short stays; a basic metabolic panel and the bearer of bad news stay"}
 	}
 	s := settings.Role{BaseURL: srv.BaseURL(), Model: "m", Timeout: settings.Duration(5e9)}
 	c, err := llm.NewClient("doctor", s, llm.Options{Secrets: []string{other, "short"}})
 	require.NoError(t, err)
 	msg, _, err := c.Chat(context.Background(), c.Request([]llm.Message{llm.User("hello")}), func(llm.Message) error { return nil })
 	require.NoError(t, err)
-	require.Equal(t, "the password is [redacted]; short stays", msg.Content)
+	require.Equal(t, "the password is [redacted]; short stays; a basic metabolic panel and the bearer of bad news stay", msg.Content,
+		"words that read as a credential's scheme are left alone")
 }
