@@ -38,12 +38,16 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// Activities are the workflows' side effects. The workflows call them through
-// a nil *Activities, so every field is a port filled in by the worker.
+// Activities are the workflows' side effects. The workflows call them by
+// name (package acts declares each one's name and types), so every field is
+// a port filled in by the worker.
 type Activities struct {
-	Corpora *Corpora
-	Results results.Store
-	Memory  memory.Store // nil: no memory backend in this worker
+	// Benchmarks are the build's benchmarks: each run plays the one its
+	// settings select.
+	Benchmarks bench.Set
+	Corpora    *Corpora
+	Results    results.Store
+	Memory     memory.Store // nil: no memory backend in this worker
 	// MemoryBackend names Memory's backend (local or qdrant): a run whose
 	// settings name another is refused.
 	MemoryBackend string
@@ -69,8 +73,8 @@ var (
 // Corpora loads corpora once per worker.
 type Corpora struct{ cache corpus.Cache }
 
-// NewCorpora returns an empty cache.
-func NewCorpora() *Corpora { return &Corpora{} }
+// NewCorpora returns an empty cache of corpora read with lib.
+func NewCorpora(lib corpus.Library) *Corpora { return &Corpora{cache: corpus.Cache{Library: lib}} }
 
 // Get loads (once) and returns a corpus.
 func (c *Corpora) Get(ref string) (*corpus.Corpus, error) { return c.cache.Load(ref) }
@@ -136,14 +140,18 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 	if err := s.Validate(); err != nil {
 		return StreamPlan{}, badInput(err)
 	}
-	if err := bench.ValidateSettings(s.Settings); err != nil {
+	if err := a.Benchmarks.ValidateSettings(s.Settings); err != nil {
+		return StreamPlan{}, badInput(fmt.Errorf("stream %s: settings: %w", s.RunID, err))
+	}
+	b, err := a.Benchmarks.Of(s.Settings)
+	if err != nil {
 		return StreamPlan{}, badInput(fmt.Errorf("stream %s: settings: %w", s.RunID, err))
 	}
 	plan, err := a.Corpora.Plan(s.Corpus, s.CaseIDs, s.Limit)
 	if err != nil {
 		return StreamPlan{}, badInput(fmt.Errorf("stream %s: %w", s.RunID, err))
 	}
-	if err := a.playable(s.Settings, s.Corpus, plan.CaseIDs); err != nil {
+	if err := a.playable(b, s.Corpus, plan.CaseIDs); err != nil {
 		return StreamPlan{}, badInput(fmt.Errorf("stream %s: %w", s.RunID, err))
 	}
 	if s.Memory != contract.MemoryDisabled {
@@ -155,7 +163,7 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 		return StreamPlan{}, err
 	}
 	log := activity.GetLogger(ctx)
-	for _, line := range llm.Describe(s.Settings) { // never a key
+	for _, line := range llm.Describe(b, s.Settings) { // never a key
 		log.Info("role", "run", s.RunID, "setting", line)
 	}
 	spec, err := json.Marshal(s)
@@ -310,12 +318,8 @@ func (cs *Corpora) Plan(ref string, ids []string, limit int) (StreamPlan, error)
 // runs that carry their memory on).
 const MaxPlanBytes = 512 << 10
 
-// playable checks that the run's benchmark plays every planned case.
-func (a *Activities) playable(s settings.Settings, ref string, ids []string) error {
-	b, err := bench.Of(s)
-	if err != nil {
-		return err
-	}
+// playable checks that the run's benchmark b plays every planned case.
+func (a *Activities) playable(b bench.Benchmark, ref string, ids []string) error {
 	for _, id := range ids {
 		c, err := a.Corpora.Case(ref, id)
 		if err != nil {
@@ -350,15 +354,27 @@ func (a *Activities) roles(s settings.Settings) (runner.Roles, error) {
 	return r, nil
 }
 
-// deps are an episode's parts: the run's settings and roles, and the memory
-// bank when the run has memory.
-func (a *Activities) deps(in EpisodeInput) (runner.Deps, error) {
-	s := runner.WithDoctorTemperature(in.Settings, in.Temperature)
+// runDeps are the parts of a run with settings s: its benchmark, its roles
+// and its settings (no memory bank).
+func (a *Activities) runDeps(s settings.Settings) (runner.Deps, error) {
+	b, err := a.Benchmarks.Of(s)
+	if err != nil {
+		return runner.Deps{}, badInput(err)
+	}
 	r, err := a.roles(s)
 	if err != nil {
 		return runner.Deps{}, err
 	}
-	d := runner.Deps{Roles: r, Settings: s}
+	return runner.Deps{Bench: b, Roles: r, Settings: s}, nil
+}
+
+// deps are an episode's parts: the run's benchmark, settings and roles, and
+// the memory bank when the run has memory.
+func (a *Activities) deps(in EpisodeInput) (runner.Deps, error) {
+	d, err := a.runDeps(runner.WithDoctorTemperature(in.Settings, in.Temperature))
+	if err != nil {
+		return runner.Deps{}, err
+	}
 	if len(in.MemoryRuns) > 0 && in.Settings.Memory.K > 0 {
 		// Evaluations read a stream's memory too: the same check as a
 		// stream's at its start.
@@ -631,11 +647,11 @@ func (a *Activities) Grade(ctx context.Context, in GradeInput) (_ map[grader.Lab
 	if err != nil {
 		return nil, err
 	}
-	r, err := a.roles(in.Settings)
+	d, err := a.runDeps(in.Settings)
 	if err != nil {
 		return nil, err
 	}
-	pg, err := runner.Deps{Roles: r, Settings: in.Settings}.Grader()
+	pg, err := d.Grader()
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -643,7 +659,7 @@ func (a *Activities) Grade(ctx context.Context, in GradeInput) (_ map[grader.Lab
 	start := time.Now()
 	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
 		var err error
-		g, err = pg.GradeProcess(ctx, runner.ProcessInput(t, in.Settings), runner.WriteBack(&c, t, in.Settings))
+		g, err = pg.GradeProcess(ctx, runner.ProcessInput(t, in.Settings), runner.WriteBack(d.Bench, &c, t, in.Settings))
 		return err
 	}); err != nil {
 		return nil, err
@@ -662,11 +678,10 @@ func (a *Activities) Grade(ctx context.Context, in GradeInput) (_ map[grader.Lab
 // first episode, so a retry changes nothing.
 func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (_ EvolveOutput, err error) {
 	defer classified(&err)
-	r, err := a.roles(in.Settings)
+	d, err := a.runDeps(in.Settings)
 	if err != nil {
 		return EvolveOutput{}, err
 	}
-	d := runner.Deps{Roles: r, Settings: in.Settings}
 	if len(in.MemoryRuns) > 0 {
 		d.Memory = a.Memory
 	}
@@ -840,17 +855,10 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) (err error) {
 		}
 		profile = e.Settings.Profile
 	}
-	b, _ := bench.Get(profile) // nil (none named, or not in this build): the shared reading of every action
+	b, _ := a.Benchmarks.Get(profile) // nil (not in this build): the shared reading of every action
 	seen := map[string]bool{}
 	for _, ev := range t.Events {
-		target := ev.Question
-		if ev.Action == clinic.RequestTest {
-			target = ev.Test
-		}
-		if s, ok := episode.OwnTarget(b, ev); ok {
-			target = s
-		}
-		r.Actions = append(r.Actions, fmt.Sprintf("%s %s -> %s", ev.Action, target, ev.Status))
+		r.Actions = append(r.Actions, fmt.Sprintf("%s %s -> %s", ev.Action, bench.Describe(b, ev).Target, ev.Status))
 		for _, id := range ev.RetrievedCards {
 			if !seen[id] {
 				seen[id] = true

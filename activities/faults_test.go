@@ -15,6 +15,7 @@ import (
 	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/sqlite"
 	"github.com/clinevo/clinevo/runner"
@@ -78,7 +79,7 @@ func setup(t *testing.T) (*activities.Activities, *faulty, *countingDoctor, acti
 	t.Cleanup(func() { st.Close() })
 	f := &faulty{Store: st}
 	doc := &countingDoctor{}
-	a := &activities.Activities{Corpora: activities.NewCorpora(), Results: f, Roles: func(settings.Settings) (runner.Roles, error) {
+	a := &activities.Activities{Benchmarks: defaultSet(t), Corpora: activities.NewCorpora(corpus.NewLibrary(defaultSet(t))), Results: f, Roles: func(settings.Settings) (runner.Roles, error) {
 		r := runner.BuiltinRoles()
 		r.Doctor = doc
 		return r, nil

@@ -17,18 +17,6 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// BreedInput asks for one child of a prompt optimiser's development phase:
-// slot of generation gen, bred from the pool (candidates with their
-// development scores and runs).
-type BreedInput struct {
-	Run      string              `json:"run"`
-	Corpus   string              `json:"corpus"` // the development corpus
-	Gen      int                 `json:"gen"`
-	Slot     int                 `json:"slot"`
-	Pool     []evolver.Candidate `json:"pool"`
-	Settings settings.Settings   `json:"settings"`
-}
-
 // Breed makes one child rule book (EvoPrompt's crossover and mutation,
 // GEPA's reflective mutation of a Pareto-front parent) from the graded
 // development episodes of its parents. The child is stored before it is
@@ -43,11 +31,10 @@ func (a *Activities) Breed(ctx context.Context, in BreedInput) (_ []clinic.Rule,
 	} else if !errors.Is(err, results.ErrNotFound) {
 		return nil, err
 	}
-	r, err := a.roles(in.Settings)
+	d, err := a.runDeps(in.Settings)
 	if err != nil {
 		return nil, err
 	}
-	d := runner.Deps{Roles: r, Settings: in.Settings}
 	cfg := in.Settings.Evolver
 	start := time.Now()
 	err = a.metered(ctx, key, func(ctx context.Context) error {
@@ -58,7 +45,7 @@ func (a *Activities) Breed(ctx context.Context, in BreedInput) (_ []clinic.Rule,
 			if err != nil {
 				return err
 			}
-			child, err = evolver.GEPA{Model: r.Model}.GEPAChild(ctx, cfg, in.Pool[p], fb, in.Gen, in.Slot)
+			child, err = evolver.GEPA{Model: d.Roles.Model}.GEPAChild(ctx, cfg, in.Pool[p], fb, in.Gen, in.Slot)
 			return err
 		case settings.MethodEvoPrompt:
 			p1, p2 := evolver.EvoPromptParents(in.Run, in.Pool, in.Gen, in.Slot)
@@ -66,7 +53,7 @@ func (a *Activities) Breed(ctx context.Context, in BreedInput) (_ []clinic.Rule,
 			if err != nil {
 				return err
 			}
-			child, err = evolver.EvoPrompt{Model: r.Model}.EvoPromptChild(ctx, cfg, in.Pool[p1], in.Pool[p2], fb, in.Gen, in.Slot)
+			child, err = evolver.EvoPrompt{Model: d.Roles.Model}.EvoPromptChild(ctx, cfg, in.Pool[p1], in.Pool[p2], fb, in.Gen, in.Slot)
 			return err
 		}
 		return badInput(fmt.Errorf("evolver.method %q has no development phase", cfg.Method))
@@ -117,7 +104,7 @@ func (a *Activities) devFeedback(ctx context.Context, d runner.Deps, corpusRef, 
 		}
 		var pg grader.ProcessGrade
 		if err := a.Results.Grade(ctx, rec.EpisodeID, &pg); errors.Is(err, results.ErrNotFound) {
-			if pg, err = g.GradeProcess(ctx, runner.ProcessInput(t, d.Settings), runner.WriteBack(&c, t, d.Settings)); err != nil {
+			if pg, err = g.GradeProcess(ctx, runner.ProcessInput(t, d.Settings), runner.WriteBack(d.Bench, &c, t, d.Settings)); err != nil {
 				return nil, fmt.Errorf("process grader: %w", err)
 			}
 			if err := a.Results.PutGrade(ctx, rec.EpisodeID, pg); err != nil {

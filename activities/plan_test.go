@@ -30,8 +30,9 @@ func TestLongCaseOrdersAreRefused(t *testing.T) {
 		cases = append(cases, c)
 	}
 	f := filepath.Join(t.TempDir(), "long.jsonl")
-	require.NoError(t, corpus.WriteJSONL(f, cases))
-	cs := activities.NewCorpora()
+	lib := corpus.NewLibrary(defaultSet(t))
+	require.NoError(t, lib.WriteJSONL(f, cases))
+	cs := activities.NewCorpora(lib)
 	_, err := cs.Plan(f, nil, 0)
 	require.EqualError(t, err, "the case order of 2100 cases of "+f+" is 550200 bytes of workflow history, more than a run carries (524288): "+
 		"play fewer at a time (--limit, limit, heldout_limit) or split the corpus")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/results"
@@ -28,7 +29,7 @@ func TestRunEmbedderMustMatchWorker(t *testing.T) {
 	res, err := sqlite.Open(context.Background(), t.TempDir()+"/results.db")
 	require.NoError(t, err)
 	t.Cleanup(func() { res.Close() })
-	a := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Memory: mem, MemoryBackend: "local", Embeddings: worker}
+	a := &activities.Activities{Benchmarks: defaultSet(t), Corpora: activities.NewCorpora(corpus.NewLibrary(defaultSet(t))), Results: res, Memory: mem, MemoryBackend: "local", Embeddings: worker}
 	tests := []struct {
 		name   string
 		role   func(*settings.Role)
@@ -132,7 +133,7 @@ func activityEnv(t *testing.T) (*activities.Activities, results.Store, *testsuit
 	res, err := sqlite.Open(context.Background(), t.TempDir()+"/results.db")
 	require.NoError(t, err)
 	t.Cleanup(func() { res.Close() })
-	a := &activities.Activities{Corpora: activities.NewCorpora(), Results: res}
+	a := &activities.Activities{Benchmarks: defaultSet(t), Corpora: activities.NewCorpora(corpus.NewLibrary(defaultSet(t))), Results: res}
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(a)

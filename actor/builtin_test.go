@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/corpustest"
 	"github.com/clinevo/clinevo/memory"
@@ -29,7 +30,7 @@ func TestDoctorAsksPatientFacingQuestions(t *testing.T) {
 	st, err := local.Open(ctx, filepath.Join(t.TempDir(), "memory.db"), memory.HashEmbedder{})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: settings.Default(), Memory: st}
+	d := runner.Deps{Bench: medevoeval.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: settings.Default(), Memory: st}
 	own := map[string]bool{}
 	for _, topic := range clinic.Topics {
 		for _, q := range actor.Questions(topic) {

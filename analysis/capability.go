@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"html/template"
-
-	"github.com/clinevo/clinevo/bench"
-	"github.com/clinevo/clinevo/clinic"
 )
 
 // Section is a benchmark's own part of a report (a capability): built from
@@ -16,38 +13,11 @@ type Section interface {
 	Section(in Input, rep Report) (key string, data any, html template.HTML)
 }
 
-// Trajectory is a benchmark's reading of an event as a step of a constrained
-// MDP (a capability): the action as the doctor gave it, and the step's
-// safety cost (a protocol penalty charged to it). Without one, a step is the
-// question-and-test environment's action with no safety cost.
-type Trajectory interface {
-	StepOf(ev clinic.Event) (action clinic.DoctorOutput, safetyCost float64)
-}
-
 // section is a benchmark's part of a built report.
 type section struct {
 	Key  string
 	Data any
 	HTML template.HTML
-}
-
-// benchOf is the benchmark a condition's runs were played in; nil for one
-// this build does not have (its report holds the shared numbers only).
-func benchOf(profile string) bench.Benchmark {
-	b, err := bench.Get(profile)
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
-// definesU reports whether a benchmark declares the utility U.
-func definesU(profile string) bool {
-	if profile == "" {
-		return true // records of runs before profiles: MedEvoEval's
-	}
-	b := benchOf(profile)
-	return b != nil && bench.Declares(b.Metrics(), "u")
 }
 
 // sections are the report's benchmark sections: one per benchmark its
@@ -56,7 +26,7 @@ func sections(in Input, rep Report) []section {
 	var out []section
 	seen := map[string]bool{}
 	for _, c := range rep.Conditions {
-		b := benchOf(c.Profile)
+		b := c.Bench
 		if b == nil || seen[b.Name()] {
 			continue
 		}
@@ -101,25 +71,6 @@ func (r Report) MarshalJSON() ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
-}
-
-// stepOf is b's reading of an event as a step.
-func stepOf(b any, ev clinic.Event) (clinic.DoctorOutput, float64) {
-	if t, ok := b.(Trajectory); ok {
-		return t.StepOf(ev)
-	}
-	return SharedStep(ev), 0
-}
-
-// SharedStep is the question-and-test environment's reading of an event as
-// the action the doctor gave: what a benchmark's Trajectory adds its own
-// fields to.
-func SharedStep(ev clinic.Event) clinic.DoctorOutput {
-	a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Rationale: ev.Rationale, WorkingDiagnoses: ev.WorkingDiagnoses}
-	if ev.Final != nil {
-		a.Diagnosis, a.Evidence, a.Plan, a.Followup = ev.Final.Diagnosis, ev.Final.Evidence, ev.Final.Plan, ev.Final.Followup
-	}
-	return a
 }
 
 // SectionData is the data of the benchmark section kept under key (what

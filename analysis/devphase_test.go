@@ -17,7 +17,7 @@ import (
 func TestDevPhaseIsUpdateCost(t *testing.T) {
 	spec := contract.ExperimentSpec{Name: "t", Corpus: "builtin:stream", Conditions: []contract.ConditionSpec{
 		{Name: "G", Kind: contract.KindStream, Memory: contract.MemoryDisabled}}}
-	in := analysis.Input{Spec: spec, Result: contract.ExperimentResult{Conditions: []contract.ConditionResult{{Name: "G", Kind: contract.KindStream, Run: "t-G"}}},
+	in := analysis.Input{Benchmarks: testSet(), Spec: spec, Result: contract.ExperimentResult{Conditions: []contract.ConditionResult{{Name: "G", Kind: contract.KindStream, Run: "t-G"}}},
 		Records: map[string][]results.Record{}, Openings: map[string]map[string]string{"builtin:stream": {"s1": "a", "s2": "b"}}}
 	for i, c := range []string{"s1", "s2"} {
 		in.Records["t-G"] = append(in.Records["t-G"], results.Record{EpisodeID: "t-G/e" + c, Run: "t-G", Stage: 1, Index: i + 1, CaseID: c,

@@ -36,7 +36,7 @@ func encounterFixture() analysis.Input {
 		{Name: "H0", Kind: contract.KindHeldOut},
 		{Name: "H3", Kind: contract.KindHeldOut, From: "E2"},
 		{Name: "HX", Kind: contract.KindHeldOut, From: "E0"}}}
-	in := analysis.Input{Spec: spec, Records: map[string][]results.Record{}, Openings: map[string]map[string]string{
+	in := analysis.Input{Benchmarks: testSet(), Spec: spec, Records: map[string][]results.Record{}, Openings: map[string]map[string]string{
 		"builtin:stream":  {"s1": "cough at night", "s2": "swollen calf", "s3": "wheeze", "s4": "painful toe", "s5": "hot swollen joint", "s6": "night cough"},
 		"builtin:heldout": {"h1": "swollen calf", "h2": "new rash", "h3": "breathless when running"}}}
 	add := func(cond string, idx int, caseID, condition string, s float64, strict bool) {
@@ -250,7 +250,7 @@ func pick(m map[string]any, keys ...string) map[string]any {
 // not hold is an error naming the case and the corpus.
 func TestLoadOpenings(t *testing.T) {
 	ctx := context.Background()
-	stream, err := corpus.Load("builtin:stream@7")
+	stream, err := corpus.Library{}.Load("builtin:stream@7")
 	require.NoError(t, err)
 	spec := contract.ExperimentSpec{Name: "t", Corpus: "builtin:stream@7", HeldOut: "builtin:heldout@7", StageSize: 1, Conditions: []contract.ConditionSpec{
 		{Name: "E1", Kind: contract.KindStream}, {Name: "H0", Kind: contract.KindHeldOut}}}
@@ -272,7 +272,7 @@ func TestLoadOpenings(t *testing.T) {
 	}
 	t.Run("openings", func(t *testing.T) {
 		first := stream.Cases[0]
-		in, err := analysis.Load(ctx, open(t, first.ID), "t")
+		in, err := analysis.Load(ctx, open(t, first.ID), testSet(), "t")
 		require.NoError(t, err)
 		require.Len(t, in.Openings, 2)
 		require.Len(t, in.Openings["builtin:stream@7"], len(stream.Cases))
@@ -283,7 +283,7 @@ func TestLoadOpenings(t *testing.T) {
 		require.NotEmpty(t, in.Openings["builtin:heldout@7"]["heldout-0001"])
 	})
 	t.Run("a case the corpus does not hold", func(t *testing.T) {
-		_, err := analysis.Load(ctx, open(t, "stream-9999"), "t")
+		_, err := analysis.Load(ctx, open(t, "stream-9999"), testSet(), "t")
 		require.ErrorContains(t, err, `case "stream-9999"`)
 		require.ErrorContains(t, err, "builtin:stream@7")
 		require.ErrorContains(t, err, "condition E1")

@@ -115,7 +115,7 @@ func frontiers(rep Report) []Frontier {
 	var out []Frontier
 	idx := map[string]int{}
 	for _, c := range rep.Conditions {
-		b := benchOf(c.Profile)
+		b := c.Bench
 		if b == nil || len(c.Episodes) == 0 {
 			continue
 		}

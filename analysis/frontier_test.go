@@ -34,14 +34,14 @@ func TestPareto(t *testing.T) {
 }
 
 // TestFrontierInReport: conditions of a benchmark with a headline cost
-// (sdbench) are points of its plane, with the accuracy of its declared
+// (costed, shaped as SDBench) are points of its plane, with the accuracy of its declared
 // accuracy metric, the mean cost and the cost per correct diagnosis; a
 // benchmark whose cost is no headline (medevoeval) has no plane. The plane
 // is a member of report.json and a chart of the page.
 func TestFrontierInReport(t *testing.T) {
 	spec := contract.ExperimentSpec{Name: "f", Corpus: "builtin:sdbench", Conditions: []contract.ConditionSpec{
 		{Name: "single", Kind: "heldout"}, {Name: "panel", Kind: "heldout"}, {Name: "wasteful", Kind: "heldout"}, {Name: "mee", Kind: "heldout"}}}
-	in := analysis.Input{Spec: spec, Records: map[string][]results.Record{}, Settings: map[string]settings.Settings{}}
+	in := analysis.Input{Benchmarks: testSet(), Spec: spec, Records: map[string][]results.Record{}, Settings: map[string]settings.Settings{}}
 	// single: 1 of 4 correct at $500 each; panel: 2 of 4 at $400; wasteful: 2 of 4 at $900.
 	for _, c := range []struct {
 		name    string
@@ -50,7 +50,7 @@ func TestFrontierInReport(t *testing.T) {
 	}{{"single", 1, 500}, {"panel", 2, 400}, {"wasteful", 2, 900}, {"mee", 3, 100}} {
 		run := "f-" + c.name
 		s := settings.Default()
-		s.Profile = "sdbench"
+		s.Profile = costedProfile
 		if c.name == "mee" {
 			s.Profile = settings.MedEvoEval
 		}
@@ -68,7 +68,7 @@ func TestFrontierInReport(t *testing.T) {
 	rep := analysis.Build(in)
 	require.Len(t, rep.Frontiers, 1)
 	f := rep.Frontiers[0]
-	require.Equal(t, "sdbench", f.Benchmark)
+	require.Equal(t, costedProfile, f.Benchmark)
 	require.Equal(t, "correct", f.Accuracy)
 	require.Len(t, f.Points, 3)
 	byName := map[string]analysis.FrontierPoint{}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/clinevo/clinevo/bench"
-	"github.com/clinevo/clinevo/settings"
 )
 
 // Glossary is what the letters and metric names on a page mean for one
@@ -30,17 +29,12 @@ type Term struct {
 // glossaryShared are the shared scores every page shows by their letter.
 var glossaryShared = []string{"s", "u", "t", "e", "r"}
 
-// Glossaries are the glossaries of the benchmarks that profiles name, once
-// each in the order first named; an empty profile is the default one (runs
-// from before profiles), and a benchmark this build lacks has none.
-func Glossaries(profiles ...string) []Glossary {
+// Glossaries are the glossaries of benchmarks bs, once each in the order
+// first named; a nil benchmark (one this build lacks) has none.
+func Glossaries(bs ...bench.Benchmark) []Glossary {
 	var out []Glossary
 	seen := map[string]bool{}
-	for _, p := range profiles {
-		if p == "" {
-			p = settings.Default().Profile
-		}
-		b := benchOf(p)
+	for _, b := range bs {
 		if b == nil || seen[b.Name()] {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
@@ -20,8 +21,8 @@ import (
 // openings of the corpora it played. A corpus that no longer loads, or no
 // longer holds a case a condition played, is an error naming both: the
 // recall/transfer split would otherwise be silently wrong.
-func Load(ctx context.Context, store results.Store, name string) (Input, error) {
-	in, finished, err := LoadLive(ctx, store, name, corpus.Load)
+func Load(ctx context.Context, store results.Store, set bench.Set, name string) (Input, error) {
+	in, finished, err := LoadLive(ctx, store, set, name, corpus.NewLibrary(set).Load)
 	if err != nil {
 		return in, err
 	}
@@ -34,12 +35,33 @@ func Load(ctx context.Context, store results.Store, name string) (Input, error) 
 // LoadLive gathers an experiment as it stands. A finished one (finished true)
 // reads as Load reads it; for one still running, each condition's run is
 // named by the spec and carries the result its run stored when it finished,
-// so the report covers the records written so far. load reads a corpus by
-// reference (corpus.Load, or a cache of it for a page that polls).
-func LoadLive(ctx context.Context, store results.Store, name string, load func(ref string) (*corpus.Corpus, error)) (in Input, finished bool, err error) {
+// so the report covers the records written so far. set are the build's
+// benchmarks; load reads a corpus by reference (corpus.Library.Load, or a
+// cache of it for a page that polls).
+func LoadLive(ctx context.Context, store results.Store, set bench.Set, name string, load func(ref string) (*corpus.Corpus, error)) (in Input, finished bool, err error) {
+	in.Benchmarks = set
+	if err := in.readRuns(ctx, store, name); err != nil {
+		return in, false, err
+	}
+	if finished, err = in.readResult(ctx, store, name); err != nil {
+		return in, false, err
+	}
+	if err := in.readRecords(ctx, store, name); err != nil {
+		return in, false, err
+	}
+	if err := loadOpenings(&in, load); err != nil {
+		return in, false, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	return in, finished, nil
+}
+
+// readRuns reads experiment name's spec and every run's settings: a
+// stream's from its stored spec, a held-out run's (which stores none) its
+// condition's, as the experiment resolves them.
+func (in *Input) readRuns(ctx context.Context, store results.RunLog, name string) error {
 	runs, _, err := store.Runs(ctx)
 	if err != nil {
-		return in, false, err
+		return err
 	}
 	found := false
 	in.Settings = map[string]settings.Settings{}
@@ -47,22 +69,20 @@ func LoadLive(ctx context.Context, store results.Store, name string, load func(r
 		switch {
 		case r.Run == name && r.Kind == string(contract.KindExperiment):
 			if err := json.Unmarshal(r.Spec, &in.Spec); err != nil {
-				return in, false, fmt.Errorf("experiment %s: %w", name, err)
+				return fmt.Errorf("experiment %s: %w", name, err)
 			}
 			in.Run, found = r, true
 		case r.Kind == string(contract.KindStream):
 			var s contract.StreamSpec
 			if err := json.Unmarshal(r.Spec, &s); err != nil {
-				return in, false, fmt.Errorf("run %s: stored spec: %w", r.Run, err)
+				return fmt.Errorf("run %s: stored spec: %w", r.Run, err)
 			}
 			in.Settings[r.Run] = s.Settings.OrDefault()
 		}
 	}
 	if !found {
-		return in, false, fmt.Errorf("experiment %q is not in the results store: %w", name, results.ErrNotFound)
+		return fmt.Errorf("experiment %q is not in the results store: %w", name, results.ErrNotFound)
 	}
-	// Held-out runs store no spec of their own: their settings are their
-	// condition's, as the experiment resolves them.
 	for i, c := range in.Spec.Conditions {
 		if _, ok := in.Settings[in.Spec.RunID(c.Name)]; ok {
 			continue
@@ -71,23 +91,34 @@ func LoadLive(ctx context.Context, store results.Store, name string, load func(r
 			in.Settings[in.Spec.RunID(c.Name)] = s.OrDefault()
 		}
 	}
+	return nil
+}
+
+// readResult reads the experiment's result, or while it runs the partial
+// result of its finished streams; finished says which.
+func (in *Input) readResult(ctx context.Context, store results.RunLog, name string) (finished bool, err error) {
 	raw, err := store.RunResult(ctx, name)
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(raw, &in.Result); err != nil {
-			return in, false, fmt.Errorf("experiment %s: %w", name, err)
+			return false, fmt.Errorf("experiment %s: %w", name, err)
 		}
-		finished = true
+		return true, nil
 	case errors.Is(err, results.ErrNotFound):
-		if in.Result, err = partialResult(ctx, store, in.Spec); err != nil {
-			return in, false, err
-		}
-	default:
-		return in, false, err
+		in.Result, err = partialResult(ctx, store, in.Spec)
+		return false, err
 	}
+	return false, err
+}
+
+// readRecords reads the records of the experiment's runs and what breeding
+// the development runs spent: a development run's child was bred before it
+// was played, and its breeding is kept under <dev run>/breed, which no
+// record holds.
+func (in *Input) readRecords(ctx context.Context, store results.Store, name string) error {
 	all, err := store.Records(ctx, "")
 	if err != nil {
-		return in, false, err
+		return err
 	}
 	in.Records = map[string][]results.Record{}
 	for _, r := range all {
@@ -95,8 +126,6 @@ func LoadLive(ctx context.Context, store results.Store, name string, load func(r
 			in.Records[r.Run] = append(in.Records[r.Run], r)
 		}
 	}
-	// A development run's child was bred before it was played: its breeding
-	// is kept under <dev run>/breed, which no record holds.
 	in.Breeding = map[string]Spent{}
 	for run := range in.Records {
 		if !strings.Contains(run, "/dev/") {
@@ -105,19 +134,16 @@ func LoadLive(ctx context.Context, store results.Store, name string, load func(r
 		key := run + "/breed"
 		var sp Spent
 		if sp.TimeMS, err = store.TimeOf(ctx, key); err != nil {
-			return in, false, err
+			return err
 		}
 		if sp.Usage, err = store.UsageOf(ctx, key); err != nil {
-			return in, false, err
+			return err
 		}
 		if len(sp.TimeMS) > 0 || len(sp.Usage) > 0 {
 			in.Breeding[key] = sp
 		}
 	}
-	if err := loadOpenings(&in, load); err != nil {
-		return in, false, fmt.Errorf("experiment %s: %w", name, err)
-	}
-	return in, finished, nil
+	return nil
 }
 
 // partialResult is the result of a running experiment: every condition under

@@ -41,7 +41,7 @@ func TestLoadLive(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, st.CompleteRun(ctx, "live-E0", "stream", done))
 
-	in, finished, err := analysis.LoadLive(ctx, st, "live", corpus.Load)
+	in, finished, err := analysis.LoadLive(ctx, st, testSet(), "live", corpus.Library{}.Load)
 	require.NoError(t, err)
 	require.False(t, finished)
 	require.Len(t, in.Result.Conditions, 3)
@@ -54,14 +54,14 @@ func TestLoadLive(t *testing.T) {
 	require.Len(t, rep.Conditions[0].Stages, 2)
 	require.Equal(t, 1, rep.Conditions[1].Overall.N)
 
-	_, err = analysis.Load(ctx, st, "live")
+	_, err = analysis.Load(ctx, st, testSet(), "live")
 	require.ErrorContains(t, err, "experiment live has not finished")
 	res, err := json.Marshal(contract.ExperimentResult{Name: "live", Conditions: in.Result.Conditions})
 	require.NoError(t, err)
 	require.NoError(t, st.CompleteRun(ctx, "live", "experiment", res))
-	_, finished, err = analysis.LoadLive(ctx, st, "live", corpus.Load)
+	_, finished, err = analysis.LoadLive(ctx, st, testSet(), "live", corpus.Library{}.Load)
 	require.NoError(t, err)
 	require.True(t, finished)
-	_, _, err = analysis.LoadLive(ctx, st, "nope", corpus.Load)
+	_, _, err = analysis.LoadLive(ctx, st, testSet(), "nope", corpus.Library{}.Load)
 	require.ErrorIs(t, err, results.ErrNotFound)
 }

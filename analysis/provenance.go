@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/internal/buildinfo"
@@ -76,8 +77,9 @@ func provenance(in Input) *Provenance {
 		}
 		p.Spec = b
 	}
+	lib := corpus.NewLibrary(in.Benchmarks)
 	for _, ref := range in.Spec.Corpora() {
-		p.Corpora = append(p.Corpora, explicitCorpus(ref))
+		p.Corpora = append(p.Corpora, explicitCorpus(lib, ref))
 	}
 	runs := map[string]string{} // by condition: the run its result names
 	for _, c := range in.Result.Conditions {
@@ -89,7 +91,8 @@ func provenance(in Input) *Provenance {
 			run = in.Spec.RunID(c.Name)
 		}
 		s := in.Settings[run].OrDefault()
-		cp := ConditionProvenance{Name: c.Name, Run: run, Corpus: explicitCorpus(in.Spec.CorpusOf(c)), Profile: s.Profile, Models: Models(s)}
+		b, _ := in.Benchmarks.Of(s) // nil for a benchmark this build does not have: its shared roles
+		cp := ConditionProvenance{Name: c.Name, Run: run, Corpus: explicitCorpus(lib, in.Spec.CorpusOf(c)), Profile: s.Profile, Models: Models(b, s)}
 		if b, err := json.Marshal(s); err == nil {
 			cp.SettingsDigest = results.SettingsRef(b)
 		}
@@ -101,22 +104,23 @@ func provenance(in Input) *Provenance {
 // explicitCorpus spells a builtin reference with its generator version and
 // seed ("builtin:stream" is "builtin:v2:stream@7" today); other references
 // are what they name.
-func explicitCorpus(ref string) string {
+func explicitCorpus(lib corpus.Library, ref string) string {
 	if !strings.HasPrefix(ref, corpus.BuiltinPrefix) {
 		return ref
 	}
-	b, err := corpus.ParseBuiltin(ref)
+	b, err := lib.ParseBuiltin(ref)
 	if err != nil {
 		return ref
 	}
 	return b.String()
 }
 
-// Models are a run's roles as "role: backend[/model]": what was played, with
-// no endpoint, key variable or key file.
-func Models(s settings.Settings) []string {
+// Models are the roles of a run of benchmark b (bench.RunRoles) as "role:
+// backend[/model]": what was played, with no endpoint, key variable or key
+// file.
+func Models(b bench.Benchmark, s settings.Settings) []string {
 	var out []string
-	for _, name := range settings.RoleNames {
+	for _, name := range bench.RunRoles(b) {
 		role, ok := s.Roles[name]
 		if !ok {
 			continue

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/settings"
@@ -14,10 +15,13 @@ import (
 // Input is everything a report reads: the experiment, its conditions' results
 // and every episode record by run ID.
 type Input struct {
-	Spec     contract.ExperimentSpec
-	Result   contract.ExperimentResult
-	Records  map[string][]results.Record
-	Settings map[string]settings.Settings // per stream run, for utility sensitivity
+	// Benchmarks are the build's benchmarks: each condition's is the one its
+	// settings name.
+	Benchmarks bench.Set
+	Spec       contract.ExperimentSpec
+	Result     contract.ExperimentResult
+	Records    map[string][]results.Record
+	Settings   map[string]settings.Settings // per stream run, for utility sensitivity
 	// Openings holds, by corpus reference and case ID, each case's normalised
 	// opening complaint, for the recall/transfer split (encounters.go).
 	Openings map[string]map[string]string
@@ -143,13 +147,16 @@ type ConditionReport struct {
 	// per stream episode.
 	DevPhase *DevPhase        `json:"dev_phase,omitempty"`
 	Episodes []results.Record `json:"-"`
+	// Bench is the condition's benchmark (Build resolves it from the
+	// build's set); nil for one this build does not have.
+	Bench bench.Benchmark `json:"-"`
 }
 
 // DefinesU reports whether the condition's benchmark declares the utility U
 // (MedEvoEval §4 and appendix C.2: U = w1·S − w2·T/Tmax − w3·E/Emax − w4·R).
 // A benchmark that declares none has records holding 0, which the report
 // prints as "–" and leaves out of every U statistic.
-func (c ConditionReport) DefinesU() bool { return definesU(c.Profile) }
+func (c ConditionReport) DefinesU() bool { return bench.ShowsU(c.Bench) }
 
 // Gain is late minus early stage means.
 type Gain struct {
@@ -228,22 +235,50 @@ func Build(in Input) Report {
 	if in.Stream != nil {
 		rep.Experiment, rep.Stream = "", in.Stream.RunID
 	}
-	byName := map[string]contract.ConditionResult{}
+	b := builder{in: in, byName: map[string]contract.ConditionResult{}, withU: map[string]bool{}}
 	for _, c := range in.Result.Conditions {
-		byName[c.Name] = c
+		b.byName[c.Name] = c
 	}
-	withU := map[string]bool{} // by condition name: the profile defines U
+	b.conditions(&rep)
+	b.transfers(&rep)
+	streams := b.comparisons(&rep)
+	rep.Sensitivity = sensitivity(in, streams, b.byName)
+	encounters(in, &rep)
+	rep.Frontiers = frontiers(rep)
+	rep.sections = sections(in, rep)
+	rep.Provenance = provenance(in)
+	var benches []bench.Benchmark
+	for _, c := range rep.Conditions {
+		benches = append(benches, c.Bench)
+	}
+	rep.Glossary = Glossaries(benches...)
+	return rep
+}
+
+// builder is what Build's steps share: the input, each condition's result
+// by name and whether its profile defines U.
+type builder struct {
+	in     Input
+	byName map[string]contract.ConditionResult
+	withU  map[string]bool
+}
+
+// conditions adds each condition's summary, and a stream's retention and
+// response to corpus updates.
+func (b *builder) conditions(rep *Report) {
+	in := b.in
 	for _, c := range in.Spec.Conditions {
-		res := byName[c.Name]
+		res := b.byName[c.Name]
 		recs := in.Records[res.Run]
 		cr := Condition(c.Name, string(c.Kind), res.Run, recs)
 		cr.Profile = in.Settings[res.Run].OrDefault().Profile
+		cr.Bench, _ = b.in.Benchmarks.Get(cr.Profile) // nil for a benchmark this build does not have: the shared numbers only
 		if c.Kind == contract.KindStream {
 			cr.addDevPhase(devPhase(in, res.Run))
 		}
-		withU[c.Name] = cr.DefinesU()
+		b.withU[c.Name] = cr.DefinesU()
 		rep.Conditions = append(rep.Conditions, cr)
-		if c.Kind == "stream" && res.Stream != nil {
+		if c.Kind == contract.KindStream && res.Stream != nil {
 			if r := retention(c.Name, res.Run, len(res.Stream.StageEnds), in.Records, cr.DefinesU()); r != nil {
 				rep.Retention = append(rep.Retention, *r)
 			}
@@ -252,7 +287,12 @@ func Build(in Input) Report {
 			}
 		}
 	}
-	// Held-out transfer: every H3 condition against the experiment's H0.
+}
+
+// transfers adds the held-out transfer: every H3 condition against the
+// experiment's H0 (the first held-out condition that reads no stream).
+func (b *builder) transfers(rep *Report) {
+	in := b.in
 	var h0 *contract.ConditionSpec
 	for i, c := range in.Spec.Conditions {
 		if c.Kind == "heldout" && c.From == "" {
@@ -262,20 +302,25 @@ func Build(in Input) Report {
 	}
 	for _, c := range in.Spec.Conditions {
 		if c.Kind == "heldout" && c.From != "" && h0 != nil {
-			h3r, h0r := in.Records[byName[c.Name].Run], in.Records[byName[h0.Name].Run]
-			withBoth := withU[c.Name] && withU[h0.Name]
+			h3r, h0r := in.Records[b.byName[c.Name].Run], in.Records[b.byName[h0.Name].Run]
+			withBoth := b.withU[c.Name] && b.withU[h0.Name]
 			rep.Transfer = append(rep.Transfer, transfer(c.Name, h0.Name, h3r, h0r, withBoth))
 			rep.Comparisons = append(rep.Comparisons, compare(h0.Name, c.Name, h0r, h3r, withBoth)...)
 		}
 	}
-	// Conditions paired by case with another (static vs interactive, MDT study).
+}
+
+// comparisons adds the comparisons of conditions paired by case with
+// another (static vs interactive, MDT study), then of the streams over the
+// same cases against the first of them, which it returns.
+func (b *builder) comparisons(rep *Report) []contract.ConditionSpec {
+	in := b.in
 	for _, c := range in.Spec.Conditions {
 		if c.PairedWith != "" {
-			rep.Comparisons = append(rep.Comparisons, compare(c.PairedWith, c.Name, in.Records[byName[c.PairedWith].Run], in.Records[byName[c.Name].Run],
-				withU[c.PairedWith] && withU[c.Name])...)
+			rep.Comparisons = append(rep.Comparisons, compare(c.PairedWith, c.Name, in.Records[b.byName[c.PairedWith].Run], in.Records[b.byName[c.Name].Run],
+				b.withU[c.PairedWith] && b.withU[c.Name])...)
 		}
 	}
-	// Paired comparisons of streams over the same cases, against the first stream.
 	var streams []contract.ConditionSpec
 	for _, c := range in.Spec.Conditions {
 		if c.Kind == "stream" && (c.Corpus == "" || c.Corpus == in.Spec.Corpus) {
@@ -283,21 +328,11 @@ func Build(in Input) Report {
 		}
 	}
 	for i := 1; i < len(streams); i++ {
-		base, treat := byName[streams[0].Name], byName[streams[i].Name]
+		base, treat := b.byName[streams[0].Name], b.byName[streams[i].Name]
 		rep.Comparisons = append(rep.Comparisons, compare(streams[0].Name, streams[i].Name, in.Records[base.Run], in.Records[treat.Run],
-			withU[streams[0].Name] && withU[streams[i].Name])...)
+			b.withU[streams[0].Name] && b.withU[streams[i].Name])...)
 	}
-	rep.Sensitivity = sensitivity(in, streams, byName)
-	encounters(in, &rep)
-	rep.Frontiers = frontiers(rep)
-	rep.sections = sections(in, rep)
-	rep.Provenance = provenance(in)
-	var profiles []string
-	for _, c := range rep.Conditions {
-		profiles = append(profiles, c.Profile)
-	}
-	rep.Glossary = Glossaries(profiles...)
-	return rep
+	return streams
 }
 
 // Condition summarises the records of one run as the report does a
@@ -594,7 +629,7 @@ var utilityWeights = []struct {
 func sensitivity(in Input, all []contract.ConditionSpec, byName map[string]contract.ConditionResult) []Sensitivity {
 	var streams []contract.ConditionSpec
 	for _, c := range all {
-		if definesU(in.Settings[byName[c.Name].Run].OrDefault().Profile) {
+		if b, _ := in.Benchmarks.Of(in.Settings[byName[c.Name].Run].OrDefault()); bench.ShowsU(b) {
 			streams = append(streams, c)
 		}
 	}

@@ -28,7 +28,7 @@ func fixture() analysis.Input {
 		return results.Record{EpisodeID: id, WorkflowID: id, Run: run, Stage: stage, Index: idx, CaseID: "c" + string(rune('a'+idx)),
 			Scores: clinic.Scores{S: s, Strict: strict, U: 0.6*s - 0.1, T: 5, E: 1, Cost: 60}}
 	}
-	in := analysis.Input{Spec: spec, Records: map[string][]results.Record{}}
+	in := analysis.Input{Benchmarks: testSet(), Spec: spec, Records: map[string][]results.Record{}}
 	for i := 1; i <= 8; i++ {
 		stage := (i-1)/4 + 1
 		in.Records["t-E0"] = append(in.Records["t-E0"], rec("t-E0", stage, i, 0.1, false))

@@ -80,48 +80,10 @@ func StageMeans(records []results.Record) []StageMean {
 		m, ok := acc[k]
 		if !ok {
 			m = &StageMean{Run: r.Run, Stage: r.Stage}
-			acc[k] = m
+			acc[k], metricN[k] = m, map[string]int{}
 			keys = append(keys, k)
 		}
-		m.N++
-		m.S += r.Scores.S
-		if r.Scores.Strict {
-			m.Strict++
-		}
-		m.U += r.Scores.U
-		m.T += float64(r.Scores.T)
-		m.E += float64(r.Scores.E)
-		m.R += r.Scores.R
-		m.Cost += r.Scores.Cost
-		m.Pass += boolf(r.Scores.Pass)
-		m.Diag += r.Scores.Diagnosis
-		m.NonDangerous += boolf(r.Scores.Diagnosis > 0)
-		for name, v := range r.Scores.Metrics {
-			if m.Metrics == nil {
-				m.Metrics, metricN[k] = map[string]float64{}, map[string]int{}
-			}
-			m.Metrics[name] += v
-			metricN[k][name]++
-		}
-		for k, v := range r.TimeMS {
-			if m.TimeMS == nil {
-				m.TimeMS = map[string]float64{}
-			}
-			m.TimeMS[k] += v
-		}
-		for role, u := range r.Usage {
-			if m.Tokens == nil {
-				m.Tokens, m.ModelUSD = map[string]float64{}, map[string]float64{}
-			}
-			m.Tokens[role] += float64(u.PromptTokens + u.CompletionTokens)
-			m.ModelUSD[role] += u.CostUSD
-			if u.CachedTokens > 0 {
-				if m.CachedTokens == nil {
-					m.CachedTokens = map[string]float64{}
-				}
-				m.CachedTokens[role] += float64(u.CachedTokens)
-			}
-		}
+		m.add(r, metricN[k])
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].run != keys[j].run {
@@ -132,23 +94,73 @@ func StageMeans(records []results.Record) []StageMean {
 	out := make([]StageMean, 0, len(keys))
 	for _, k := range keys {
 		m := *acc[k]
-		n := float64(m.N)
-		m.S, m.Strict, m.U, m.T, m.E, m.R, m.Cost = m.S/n, m.Strict/n, m.U/n, m.T/n, m.E/n, m.R/n, m.Cost/n
-		m.Pass, m.Diag, m.NonDangerous = m.Pass/n, m.Diag/n, m.NonDangerous/n
-		for name := range m.Metrics {
-			m.Metrics[name] /= float64(metricN[k][name])
-		}
-		for phase := range m.TimeMS {
-			m.TimeMS[phase] /= n
-		}
-		for role := range m.Tokens {
-			m.Tokens[role] /= n
-			m.ModelUSD[role] /= n
-		}
-		for role := range m.CachedTokens {
-			m.CachedTokens[role] /= n
-		}
+		m.divide(metricN[k])
 		out = append(out, m)
 	}
 	return out
+}
+
+// add sums one record into m; metricN counts the episodes that define each
+// of the profile's metrics.
+func (m *StageMean) add(r results.Record, metricN map[string]int) {
+	m.N++
+	m.S += r.Scores.S
+	if r.Scores.Strict {
+		m.Strict++
+	}
+	m.U += r.Scores.U
+	m.T += float64(r.Scores.T)
+	m.E += float64(r.Scores.E)
+	m.R += r.Scores.R
+	m.Cost += r.Scores.Cost
+	m.Pass += boolf(r.Scores.Pass)
+	m.Diag += r.Scores.Diagnosis
+	m.NonDangerous += boolf(r.Scores.Diagnosis > 0)
+	for name, v := range r.Scores.Metrics {
+		if m.Metrics == nil {
+			m.Metrics = map[string]float64{}
+		}
+		m.Metrics[name] += v
+		metricN[name]++
+	}
+	for k, v := range r.TimeMS {
+		if m.TimeMS == nil {
+			m.TimeMS = map[string]float64{}
+		}
+		m.TimeMS[k] += v
+	}
+	for role, u := range r.Usage {
+		if m.Tokens == nil {
+			m.Tokens, m.ModelUSD = map[string]float64{}, map[string]float64{}
+		}
+		m.Tokens[role] += float64(u.PromptTokens + u.CompletionTokens)
+		m.ModelUSD[role] += u.CostUSD
+		if u.CachedTokens > 0 {
+			if m.CachedTokens == nil {
+				m.CachedTokens = map[string]float64{}
+			}
+			m.CachedTokens[role] += float64(u.CachedTokens)
+		}
+	}
+}
+
+// divide turns m's sums into means: over its episodes, a metric's over
+// the episodes that define it (metricN).
+func (m *StageMean) divide(metricN map[string]int) {
+	n := float64(m.N)
+	m.S, m.Strict, m.U, m.T, m.E, m.R, m.Cost = m.S/n, m.Strict/n, m.U/n, m.T/n, m.E/n, m.R/n, m.Cost/n
+	m.Pass, m.Diag, m.NonDangerous = m.Pass/n, m.Diag/n, m.NonDangerous/n
+	for name := range m.Metrics {
+		m.Metrics[name] /= float64(metricN[name])
+	}
+	for phase := range m.TimeMS {
+		m.TimeMS[phase] /= n
+	}
+	for role := range m.Tokens {
+		m.Tokens[role] /= n
+		m.ModelUSD[role] /= n
+	}
+	for role := range m.CachedTokens {
+		m.CachedTokens[role] /= n
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/results"
@@ -20,8 +21,8 @@ import (
 // running means, the learning gain, the encounters split and, where the
 // stream evaluated its stages, the retention matrix and BWT. A stream that
 // has not finished is an error naming `stream status`.
-func LoadStream(ctx context.Context, store results.Store, run string, load func(ref string) (*corpus.Corpus, error)) (Input, error) {
-	var in Input
+func LoadStream(ctx context.Context, store results.Store, set bench.Set, run string, load func(ref string) (*corpus.Corpus, error)) (Input, error) {
+	in := Input{Benchmarks: set}
 	runs, _, err := store.Runs(ctx)
 	if err != nil {
 		return in, err

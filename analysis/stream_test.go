@@ -44,13 +44,13 @@ func TestLoadStream(t *testing.T) {
 	put(contract.StageEvalRunID("s1", 1), 1, 1)
 	put(contract.StageEvalRunID("s1", 1), 2, 1)
 
-	_, err = analysis.LoadStream(ctx, st, "s1", corpus.Load)
+	_, err = analysis.LoadStream(ctx, st, testSet(), "s1", corpus.Library{}.Load)
 	require.ErrorContains(t, err, "stream s1 has not finished (see clinevo stream status s1)")
 
 	done, err := json.Marshal(contract.StreamResult{Run: "s1", Episodes: 4, StageEnds: []int{2, 4}})
 	require.NoError(t, err)
 	require.NoError(t, st.CompleteRun(ctx, "s1", "stream", done))
-	in, err := analysis.LoadStream(ctx, st, "s1", corpus.Load)
+	in, err := analysis.LoadStream(ctx, st, testSet(), "s1", corpus.Library{}.Load)
 	require.NoError(t, err)
 	require.Len(t, in.Records["s1"], 4)
 	require.Len(t, in.Records[contract.StageEvalRunID("s1", 1)], 2)
@@ -68,6 +68,6 @@ func TestLoadStream(t *testing.T) {
 	require.InDelta(t, 0.375, c.Stages[0].S, 1e-9, "stage 1: S 0.25 and 0.5")
 	require.InDelta(t, 0.875, c.Stages[1].S, 1e-9, "stage 2: S 0.75 and 1")
 
-	_, err = analysis.LoadStream(ctx, st, "nope", corpus.Load)
+	_, err = analysis.LoadStream(ctx, st, testSet(), "nope", corpus.Library{}.Load)
 	require.ErrorIs(t, err, results.ErrNotFound)
 }

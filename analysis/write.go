@@ -16,7 +16,6 @@ import (
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/episode"
 )
 
 // Files lists what Write produces in the output directory.
@@ -33,46 +32,81 @@ func Write(dir string, rep Report, traces TraceOf) error {
 	if err := os.MkdirAll(filepath.Join(dir, "episodes"), 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	write := func(name string, fn func(io.Writer) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		if err := fn(f); err != nil {
-			f.Close()
-			return fmt.Errorf("report: %s: %w", name, err)
-		}
-		return f.Close()
-	}
-	if err := write("report.json", func(w io.Writer) error {
+	if err := writeFile(dir, "report.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}); err != nil {
 		return err
 	}
-	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
-	csvs := map[string][][]string{}
+	for name, rows := range csvTables(rep) {
+		if err := writeFile(dir, name, func(w io.Writer) error { cw := csv.NewWriter(w); cw.WriteAll(rows); return cw.Error() }); err != nil {
+			return err
+		}
+	}
+	if err := writeEpisodes(dir, rep, traces); err != nil {
+		return err
+	}
+	return writeFile(dir, "index.html", func(w io.Writer) error {
+		return page.Execute(w, view(rep, func(id string) string { return "episodes/" + EpisodeFile(id) }))
+	})
+}
+
+// writeFile writes the file name of dir with fn.
+func writeFile(dir, name string, fn func(io.Writer) error) error {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return fmt.Errorf("report: %s: %w", name, err)
+	}
+	return f.Close()
+}
+
+// f4 spells a number in a CSV cell: four decimals.
+func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+
+// csvTables are the report's CSV files by name, header row first.
+func csvTables(rep Report) map[string][][]string {
+	return map[string][][]string{"stages.csv": stageRows(rep), "episodes.csv": episodeRows(rep), "retention.csv": retentionRows(rep),
+		"transfer.csv": transferRows(rep), "comparisons.csv": comparisonRows(rep), "encounters.csv": encounterCSV(rep)}
+}
+
+// uCSV spells a condition's U: empty where its profile defines no U
+// (ConditionReport.DefinesU).
+func uCSV(c ConditionReport, x float64) string {
+	if !c.DefinesU() {
+		return ""
+	}
+	return f4(x)
+}
+
+func stageRows(rep Report) [][]string {
 	rows := [][]string{{"condition", "run", "stage", "n", "s", "s_ci_low", "s_ci_high", "strict_accuracy", "u", "turns", "tests", "cost_usd"}}
+	for _, c := range rep.Conditions {
+		for i, m := range c.Stages {
+			rows = append(rows, []string{c.Name, c.Run, strconv.Itoa(m.Stage), strconv.Itoa(m.N), f4(m.S), f4(c.StageCI[i].Low), f4(c.StageCI[i].High),
+				f4(m.Strict), uCSV(c, m.U), f4(m.T), f4(m.E), f4(m.Cost)})
+		}
+	}
+	return rows
+}
+
+func episodeRows(rep Report) [][]string {
 	eps := [][]string{{"condition", "run", "episode_id", "workflow_id", "case_id", "case_condition", "stage", "index", "s", "diagnosis", "strict", "pass", "u", "t", "e", "r", "cost_usd"}}
 	for _, c := range rep.Conditions {
-		// An empty u where the profile defines no U (ConditionReport.DefinesU).
-		fu := func(x float64) string {
-			if !c.DefinesU() {
-				return ""
-			}
-			return f(x)
-		}
-		for i, m := range c.Stages {
-			rows = append(rows, []string{c.Name, c.Run, strconv.Itoa(m.Stage), strconv.Itoa(m.N), f(m.S), f(c.StageCI[i].Low), f(c.StageCI[i].High), f(m.Strict), fu(m.U), f(m.T), f(m.E), f(m.Cost)})
-		}
 		for _, r := range c.Episodes {
 			s := r.Scores
 			eps = append(eps, []string{c.Name, c.Run, r.EpisodeID, r.WorkflowID, r.CaseID, r.Condition, strconv.Itoa(r.Stage), strconv.Itoa(r.Index),
-				f(s.S), f(s.Diagnosis), strconv.FormatBool(s.Strict), strconv.FormatBool(s.Pass), fu(s.U), strconv.Itoa(s.T), strconv.Itoa(s.E), f(s.R), f(s.Cost)})
+				f4(s.S), f4(s.Diagnosis), strconv.FormatBool(s.Strict), strconv.FormatBool(s.Pass), uCSV(c, s.U), strconv.Itoa(s.T), strconv.Itoa(s.E), f4(s.R), f4(s.Cost)})
 		}
 	}
-	csvs["stages.csv"], csvs["episodes.csv"] = rows, eps
+	return eps
+}
+
+func retentionRows(rep Report) [][]string {
 	ret := [][]string{{"condition", "k", "j", "a_s", "a_u"}}
 	for _, r := range rep.Retention {
 		for k := range r.S {
@@ -80,22 +114,25 @@ func Write(dir string, rep Report, traces TraceOf) error {
 				if r.S[k][j] != nil {
 					au := ""
 					if r.U != nil {
-						au = f(*r.U[k][j])
+						au = f4(*r.U[k][j])
 					}
-					ret = append(ret, []string{r.Name, strconv.Itoa(k + 1), strconv.Itoa(j + 1), f(*r.S[k][j]), au})
+					ret = append(ret, []string{r.Name, strconv.Itoa(k + 1), strconv.Itoa(j + 1), f4(*r.S[k][j]), au})
 				}
 			}
 		}
 		ret = append(ret, []string{r.Name, "BWT", "", label(r.BWTS), optCSV(r.BWTU)})
 	}
-	csvs["retention.csv"] = ret
-	// The seen/unseen-condition columns are empty where H3 reads no stream,
-	// and a side's are empty where it has no case (undefined, not 0).
+	return ret
+}
+
+// transferRows: the seen/unseen-condition columns are empty where H3 reads
+// no stream, and a side's are empty where it has no case (undefined, not 0).
+func transferRows(rep Report) [][]string {
 	tr := [][]string{{"condition", "baseline", "n", "et_s", "et_u", "et_strict", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_p",
 		"n_seen_condition", "et_s_seen_condition", "ci_low_seen_condition", "ci_high_seen_condition",
 		"n_unseen_condition", "et_s_unseen_condition", "ci_low_unseen_condition", "ci_high_unseen_condition"}}
 	for _, t := range rep.Transfer {
-		row := []string{t.Name, t.Baseline, strconv.Itoa(t.N), f(t.ETS), optCSV(t.ETU), f(t.ETStrict), f(t.CI.Low), f(t.CI.High), f(t.Wilcoxon.P), f(t.McNemar)}
+		row := []string{t.Name, t.Baseline, strconv.Itoa(t.N), f4(t.ETS), optCSV(t.ETU), f4(t.ETStrict), f4(t.CI.Low), f4(t.CI.High), f4(t.Wilcoxon.P), f4(t.McNemar)}
 		for _, sd := range etSides(t) {
 			if sd == nil || sd.N == 0 {
 				n := ""
@@ -105,20 +142,26 @@ func Write(dir string, rep Report, traces TraceOf) error {
 				row = append(row, n, "", "", "")
 				continue
 			}
-			row = append(row, strconv.Itoa(sd.N), f(sd.ETS), f(sd.CI.Low), f(sd.CI.High))
+			row = append(row, strconv.Itoa(sd.N), f4(sd.ETS), f4(sd.CI.Low), f4(sd.CI.High))
 		}
 		tr = append(tr, row)
 	}
-	csvs["transfer.csv"] = tr
+	return tr
+}
+
+func comparisonRows(rep Report) [][]string {
 	cmp := [][]string{{"a", "b", "metric", "n", "mean_b_minus_a", "ci_low", "ci_high", "wilcoxon_p", "mcnemar_b", "mcnemar_c", "mcnemar_p"}}
 	for _, c := range rep.Comparisons {
-		row := []string{c.A, c.B, c.Metric, strconv.Itoa(c.N), f(c.MeanDiff), f(c.CI.Low), f(c.CI.High), f(c.Wilcoxon.P), "", "", ""}
+		row := []string{c.A, c.B, c.Metric, strconv.Itoa(c.N), f4(c.MeanDiff), f4(c.CI.Low), f4(c.CI.High), f4(c.Wilcoxon.P), "", "", ""}
 		if m := c.McNemar; m != nil {
-			row[8], row[9], row[10] = strconv.Itoa(m.B), strconv.Itoa(m.C), f(m.P)
+			row[8], row[9], row[10] = strconv.Itoa(m.B), strconv.Itoa(m.C), f4(m.P)
 		}
 		cmp = append(cmp, row)
 	}
-	csvs["comparisons.csv"] = cmp
+	return cmp
+}
+
+func encounterCSV(rep Report) [][]string {
 	enc := [][]string{{"condition", "lineage", "split_by", "side", "n", "s", "strict_accuracy", "u", "ci_low_s", "ci_high_s"}}
 	for _, r := range encounterRows(rep) {
 		for _, side := range []struct {
@@ -126,24 +169,23 @@ func Write(dir string, rep Report, traces TraceOf) error {
 			m    StageMean
 			ci   Interval
 		}{{"seen", r.Seen, r.SeenCI}, {"new", r.New, r.NewCI}} {
-			u := f(side.m.U)
+			u := f4(side.m.U)
 			if r.NoU {
 				u = ""
 			}
-			lo, hi := f(side.ci.Low), f(side.ci.High)
+			lo, hi := f4(side.ci.Low), f4(side.ci.High)
 			if side.m.N == 0 {
 				lo, hi = "", ""
 			}
-			enc = append(enc, []string{r.Condition, r.Lineage, r.By, side.name, strconv.Itoa(side.m.N), f(side.m.S), f(side.m.Strict), u, lo, hi})
+			enc = append(enc, []string{r.Condition, r.Lineage, r.By, side.name, strconv.Itoa(side.m.N), f4(side.m.S), f4(side.m.Strict), u, lo, hi})
 		}
 	}
-	csvs["encounters.csv"] = enc
-	for name, rows := range csvs {
-		if err := write(name, func(w io.Writer) error { cw := csv.NewWriter(w); cw.WriteAll(rows); return cw.Error() }); err != nil {
-			return err
-		}
-	}
-	// One JSON per episode, linked from the page; trajectories and successful steps.
+	return enc
+}
+
+// writeEpisodes writes one JSON per episode, linked from the page, and the
+// trajectories and steps JSONL.
+func writeEpisodes(dir string, rep Report, traces TraceOf) error {
 	var traj, steps strings.Builder
 	for _, c := range rep.Conditions {
 		for _, r := range c.Episodes {
@@ -161,8 +203,8 @@ func Write(dir string, rep Report, traces TraceOf) error {
 			// Steps of the successful episodes, for imitation; of every episode
 			// where the profile defines a reward and costs (constrained RL
 			// learns from the failures too).
-			if r.Scores.Pass || declaresReward(c.Profile) {
-				for _, st := range Steps(t, benchOf(c.Profile)) {
+			if r.Scores.Pass || declaresReward(c.Bench) {
+				for _, st := range Steps(t, c.Bench) {
 					line, _ := json.Marshal(st)
 					steps.Write(append(line, '\n'))
 				}
@@ -175,9 +217,7 @@ func Write(dir string, rep Report, traces TraceOf) error {
 	if err := os.WriteFile(filepath.Join(dir, "steps.jsonl"), []byte(steps.String()), 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	return write("index.html", func(w io.Writer) error {
-		return page.Execute(w, view(rep, func(id string) string { return "episodes/" + EpisodeFile(id) }))
-	})
+	return nil
 }
 
 // HTML renders the report's body (everything inside the page's <body>) with
@@ -233,14 +273,15 @@ type Step struct {
 }
 
 // Steps turns a trace of benchmark b into state-action steps with rewards
-// and costs.
-func Steps(t clinic.Trace, b any) []Step {
+// and costs (bench.Describe: the action as the doctor gave it and its
+// safety cost).
+func Steps(t clinic.Trace, b bench.Benchmark) []Step {
 	var out []Step
 	var seen []string
 	for i, ev := range t.Events {
-		a, safety := stepOf(b, ev)
-		st := Step{EpisodeID: t.EpisodeID, Turn: ev.Turn, State: append([]string(nil), seen...), Action: a, Status: ev.Status,
-			CostSafety: safety, CostDiagnostic: ev.Cost}
+		d := bench.Describe(b, ev)
+		st := Step{EpisodeID: t.EpisodeID, Turn: ev.Turn, State: append([]string(nil), seen...), Action: *d.Step, Status: ev.Status,
+			CostSafety: d.SafetyCost, CostDiagnostic: ev.Cost}
 		if i == len(t.Events)-1 && t.Scores != nil {
 			st.Reward = t.Scores.S
 			if r, ok := t.Scores.Metrics[MetricReward]; ok {
@@ -250,18 +291,34 @@ func Steps(t clinic.Trace, b any) []Step {
 		}
 		out = append(out, st)
 		if ev.Reply != "" {
-			seen = append(seen, fmt.Sprintf("%s %s -> %s", ev.Action, episode.Target(b, ev), ev.Reply))
+			seen = append(seen, fmt.Sprintf("%s %s -> %s", ev.Action, stateTarget(d, ev), ev.Reply))
 		}
 	}
 	return out
+}
+
+// stateTarget is what an action was about as a step's state names it: the
+// benchmark's own reading, else the test, the committed or final diagnosis,
+// or the topic or question.
+func stateTarget(d bench.Description, ev clinic.Event) string {
+	switch {
+	case d.Own:
+		return d.Target
+	case ev.Action == clinic.RequestTest:
+		return ev.Test
+	case ev.Final != nil && len(ev.Final.Diagnosis) > 0:
+		return strings.Join(ev.Final.Diagnosis, "; ")
+	case ev.Topic != "":
+		return ev.Topic
+	}
+	return ev.Question
 }
 
 // declaresReward reports whether a benchmark's episodes carry a reward and
 // safety costs: then every episode's steps are exported, since constrained
 // RL learns from the failures too; otherwise those that passed, for
 // imitation.
-func declaresReward(profile string) bool {
-	b := benchOf(profile)
+func declaresReward(b bench.Benchmark) bool {
 	return b != nil && bench.Declares(b.Metrics(), MetricReward)
 }
 
@@ -382,65 +439,82 @@ func runningChart(rep Report, name string, y func(RunningPoint) float64) templat
 // bootstrap bands when band is set: a benchmark's section draws its own
 // metrics' curves with it.
 func Curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, band bool) template.HTML {
-	const W, H, L, B, T, R = 640, 310, 64, 44, 30, 160
-	maxStage := 1
+	f := curveFrame{maxStage: 1, yt: NiceTicks(lo, hi, 6)}
 	for _, c := range rep.Conditions {
 		for _, m := range c.Stages {
-			maxStage = max(maxStage, m.Stage)
+			f.maxStage = max(f.maxStage, m.Stage)
 		}
 	}
-	yt := NiceTicks(lo, hi, 6)
-	px := func(stage int) float64 {
-		if maxStage == 1 {
-			return L
-		}
-		return L + float64(stage-1)*float64(W-L-R)/float64(maxStage-1)
-	}
-	py := func(v float64) float64 { return T + (yt.Hi-v)*float64(H-T-B)/(yt.Hi-yt.Lo) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart curve" role="img" aria-label="learning curves of %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(name), W, H, W, H)
+	fmt.Fprintf(&b, `<svg class="chart curve" role="img" aria-label="learning curves of %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(name), cW, cH, cW, cH)
 	title := name + " by stage"
 	if band {
 		title += ", with bootstrap 95% bands"
 	}
-	ChartTitle(&b, L, title)
-	for _, v := range yt.Values() {
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text class="ytick" x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>`, L, W-R, py(v), py(v), L-6, py(v)+4, yt.Label(v))
+	ChartTitle(&b, cL, title)
+	for _, v := range f.yt.Values() {
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text class="ytick" x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>`, cL, cW-cR, f.py(v), f.py(v), cL-6, f.py(v)+4, f.yt.Label(v))
 	}
-	for s := 1; s <= maxStage; s++ {
-		fmt.Fprintf(&b, `<text class="xtick" x="%.1f" y="%d" font-size="11" text-anchor="middle">%d</text>`, px(s), H-B+16, s)
+	for s := 1; s <= f.maxStage; s++ {
+		fmt.Fprintf(&b, `<text class="xtick" x="%.1f" y="%d" font-size="11" text-anchor="middle">%d</text>`, f.px(s), cH-cB+16, s)
 	}
-	fmt.Fprintf(&b, `<text class="axis-label" x="%d" y="%d" font-size="12" text-anchor="middle">stage</text>`, (L+W-R)/2, H-8)
-	yLabel(&b, 16, (T+H-B)/2, "stage mean "+name)
+	fmt.Fprintf(&b, `<text class="axis-label" x="%d" y="%d" font-size="12" text-anchor="middle">stage</text>`, (cL+cW-cR)/2, cH-8)
+	yLabel(&b, 16, (cT+cH-cB)/2, "stage mean "+name)
 	n := 0
 	for _, c := range rep.Conditions {
-		if len(c.Stages) == 0 {
-			continue
+		if len(c.Stages) > 0 {
+			f.curve(&b, c, n, name, y, band)
+			n++
 		}
-		col := Palette[n%len(Palette)]
-		if band && len(c.StageCI) == len(c.Stages) {
-			var pts []string
-			for i, m := range c.Stages {
-				pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(m.Stage), py(c.StageCI[i].High)))
-			}
-			for i := len(c.Stages) - 1; i >= 0; i-- {
-				pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(c.Stages[i].Stage), py(c.StageCI[i].Low)))
-			}
-			fmt.Fprintf(&b, `<polygon class="band" points="%s" fill="%s" fill-opacity="0.15" stroke="none"/>`, strings.Join(pts, " "), col)
-		}
-		var pts []string
-		for _, m := range c.Stages {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(m.Stage), py(y(m))))
-		}
-		fmt.Fprintf(&b, `<polyline class="line" points="%s" fill="none" stroke="%s" stroke-width="2"/>`, strings.Join(pts, " "), col)
-		for _, m := range c.Stages {
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s stage %d: %s=%.3f (n=%d)</title></circle>`, px(m.Stage), py(y(m)), col, template.HTMLEscapeString(c.Name), m.Stage, template.HTMLEscapeString(name), y(m), m.N)
-		}
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="12">%s</text>`, W-R+12, T+n*18, col, W-R+30, T+n*18+11, template.HTMLEscapeString(c.Name))
-		n++
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// The learning curves' size and margins (left, bottom, top, right: the
+// legend's column).
+const cW, cH, cL, cB, cT, cR = 640, 310, 64, 44, 30, 160
+
+// curveFrame places stages and values on the learning curves' chart.
+type curveFrame struct {
+	maxStage int
+	yt       Ticks
+}
+
+func (f curveFrame) px(stage int) float64 {
+	if f.maxStage == 1 {
+		return cL
+	}
+	return cL + float64(stage-1)*float64(cW-cL-cR)/float64(f.maxStage-1)
+}
+
+func (f curveFrame) py(v float64) float64 {
+	return cT + (f.yt.Hi-v)*float64(cH-cT-cB)/(f.yt.Hi-f.yt.Lo)
+}
+
+// curve draws condition c, the n-th with stages, in its palette colour: its
+// bootstrap band when asked and known, its line and points, its legend.
+func (f curveFrame) curve(b *strings.Builder, c ConditionReport, n int, name string, y func(StageMean) float64, band bool) {
+	col := Palette[n%len(Palette)]
+	if band && len(c.StageCI) == len(c.Stages) {
+		var pts []string
+		for i, m := range c.Stages {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", f.px(m.Stage), f.py(c.StageCI[i].High)))
+		}
+		for i := len(c.Stages) - 1; i >= 0; i-- {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", f.px(c.Stages[i].Stage), f.py(c.StageCI[i].Low)))
+		}
+		fmt.Fprintf(b, `<polygon class="band" points="%s" fill="%s" fill-opacity="0.15" stroke="none"/>`, strings.Join(pts, " "), col)
+	}
+	var pts []string
+	for _, m := range c.Stages {
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", f.px(m.Stage), f.py(y(m))))
+	}
+	fmt.Fprintf(b, `<polyline class="line" points="%s" fill="none" stroke="%s" stroke-width="2"/>`, strings.Join(pts, " "), col)
+	for _, m := range c.Stages {
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s stage %d: %s=%.3f (n=%d)</title></circle>`, f.px(m.Stage), f.py(y(m)), col, template.HTMLEscapeString(c.Name), m.Stage, template.HTMLEscapeString(name), y(m), m.N)
+	}
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="12">%s</text>`, cW-cR+12, cT+n*18, col, cW-cR+30, cT+n*18+11, template.HTMLEscapeString(c.Name))
 }
 
 // heatmap draws a retention matrix on the sequential viridis scale, with its

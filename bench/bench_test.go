@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -32,23 +33,48 @@ func (toy) Metrics() []bench.Metric { return nil }
 // other is another type under a name toy may take.
 type other struct{ toy }
 
-func TestRegistry(t *testing.T) {
-	require.NoError(t, bench.Register(toy{"toy-a"}))
-	require.NoError(t, bench.Register(toy{"toy-a"}), "registering the same benchmark again is a no-op")
-	require.ErrorContains(t, bench.Register(other{toy{"toy-a"}}), `name "toy-a" is taken`)
-	require.ErrorContains(t, bench.Register(toy{"Toy"}), "lower-case")
-	require.ErrorContains(t, bench.Register(toy{""}), "non-empty")
+func TestSet(t *testing.T) {
+	set, err := bench.NewSet(toy{"toy-b"}, toy{"toy-a"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"toy-a", "toy-b"}, set.Names(), "in name order")
+	_, err = bench.NewSet(toy{"toy-a"}, other{toy{"toy-a"}})
+	require.ErrorContains(t, err, `name "toy-a" is taken`)
+	_, err = bench.NewSet(toy{"Toy"})
+	require.ErrorContains(t, err, "lower-case")
+	_, err = bench.NewSet(toy{""})
+	require.ErrorContains(t, err, "non-empty")
 
-	b, err := bench.Get("toy-a")
+	b, err := set.Get("toy-a")
 	require.NoError(t, err)
 	require.Equal(t, "toy-a", b.Name())
 	s := settings.Default()
 	s.Profile = "nowhere"
-	_, err = bench.Of(s)
-	require.ErrorContains(t, err, `profile "nowhere" is not available, want one of`)
-	require.ErrorContains(t, err, "toy-a")
-	require.Contains(t, bench.Names(), "toy-a")
+	_, err = set.Of(s)
+	require.ErrorContains(t, err, `profile "nowhere" is not available, want one of toy-a, toy-b`)
+	_, err = bench.Set{}.Of(s)
+	require.ErrorContains(t, err, "plays no benchmark")
 	require.Equal(t, "-", bench.Budgets(b, s), "a benchmark without budgets shows none")
+}
+
+// gated is a benchmark with a role of its own.
+type gated struct{ toy }
+
+func (gated) Roles() []string { return []string{"gatekeeper", "doctor"} }
+
+// TestRunRoles: a run's roles are the shared ones and its benchmark's own,
+// once each; the set's are every benchmark's, and only those validate.
+func TestRunRoles(t *testing.T) {
+	require.Equal(t, settings.RoleNames, bench.RunRoles(toy{"toy-a"}))
+	require.Equal(t, append(slices.Clone(settings.RoleNames), "gatekeeper"), bench.RunRoles(gated{toy{"toy-g"}}))
+	set, err := bench.NewSet(toy{"toy-a"}, gated{toy{"toy-g"}})
+	require.NoError(t, err)
+	require.Contains(t, set.Roles(), "gatekeeper")
+	def := set.DefaultSettings()
+	require.Equal(t, settings.DefaultRole("gatekeeper"), def.Roles["gatekeeper"], "every role of the set has its default")
+	def.Profile = "toy-a"
+	require.NoError(t, set.ValidateSettings(def), "another benchmark's role at its default")
+	def.Roles["gatekeper"] = settings.DefaultRole("gatekeper")
+	require.ErrorContains(t, set.ValidateSettings(def), "roles.gatekeper: unknown role, want one of doctor, ")
 }
 
 // keyed is a benchmark with episode keys of its own.
@@ -66,12 +92,12 @@ func (keyed) EpisodeDefaults() any { return keyedEpisode{Limit: 4} }
 // benchmark's default, where an empty list is the same as none (a
 // configuration file writes "tags: []").
 func TestEpisodeKeyOwnership(t *testing.T) {
-	require.NoError(t, bench.Register(keyed{toy{"toy-keyed"}}))
-	require.NoError(t, bench.Register(toy{"toy-plain"}))
+	set, err := bench.NewSet(keyed{toy{"toy-keyed"}}, toy{"toy-plain"})
+	require.NoError(t, err)
 	run := func(profile string, ext map[string]any) error {
 		s := settings.Default()
 		s.Profile, s.Episode.Ext = profile, ext
-		return bench.ValidateSettings(s)
+		return set.ValidateSettings(s)
 	}
 	require.NoError(t, run("toy-keyed", map[string]any{"tags": []any{"a"}, "limit": 9}))
 	for _, v := range []any{nil, []any{}} {

@@ -31,7 +31,7 @@ func TestGenericPackagesNameNoBenchmark(t *testing.T) {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel == "bench" || strings.HasPrefix(d.Name(), ".") && rel != "." {
+			if rel == "bench" || rel == "benchmarks" || strings.HasPrefix(d.Name(), ".") && rel != "." {
 				return filepath.SkipDir
 			}
 			return nil

@@ -12,6 +12,7 @@ const (
 	CardSummary    CardKind = "summary"    // a compressed past transcript (EvoClinician's memory-agent and RAG baselines)
 	CardMemory     CardKind = "memory"     // a consolidated memory item (Mem0)
 	CardExperience CardKind = "experience" // a past task, what was done and its feedback (Evo-Memory's ExpRAG and ReMem)
+	CardExample    CardKind = "example"    // a past input and the doctor's answer, as an in-context example (StreamBench's Self-StreamICL)
 )
 
 // Card is one memory card. The hint fields are what the doctor may see; the

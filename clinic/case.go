@@ -58,8 +58,11 @@ type Fact struct {
 
 // History topics a fact can carry. Must-ask topics in the manager view use the same names.
 const (
-	TopicOnset       = "onset"
-	TopicDuration    = "duration"
+	TopicOnset    = "onset"
+	TopicDuration = "duration"
+	// TopicCourse is how the problem has changed since it began: progression,
+	// recurrence, response to what was tried.
+	TopicCourse      = "course"
 	TopicCharacter   = "character"
 	TopicLocation    = "location"
 	TopicSeverity    = "severity"
@@ -70,13 +73,16 @@ const (
 	TopicAllergies   = "allergies"
 	TopicFamily      = "family"
 	TopicSocial      = "social"
-	TopicSystems     = "systems_review"
+	// TopicExposures are contacts, travel, animals, injuries and substances
+	// the patient met before the illness.
+	TopicExposures = "exposures"
+	TopicSystems   = "systems_review"
 )
 
 // Topics lists every history topic in the order a structured history visits them.
 var Topics = []string{
-	TopicOnset, TopicDuration, TopicCharacter, TopicLocation, TopicSeverity, TopicTriggers,
-	TopicAssociated, TopicSystems, TopicPastHistory, TopicMedications, TopicAllergies, TopicFamily, TopicSocial,
+	TopicOnset, TopicDuration, TopicCourse, TopicCharacter, TopicLocation, TopicSeverity, TopicTriggers,
+	TopicAssociated, TopicSystems, TopicPastHistory, TopicMedications, TopicAllergies, TopicFamily, TopicSocial, TopicExposures,
 }
 
 // Persona shapes how the simulated patient answers, on four dimensions:
@@ -136,6 +142,11 @@ type ManagerView struct {
 	Referral         *Referral `json:"referral"` // nil: the source says nothing about referral
 	MustAsk          []string  `json:"must_ask_topics,omitempty"`
 	RequiredActions  []string  `json:"required_actions,omitempty"` // e.g. "REQUEST_TEST:ecg"
+	// Distractors are the wrong answers of a multiple-choice source (a
+	// published case's other options): a differential a judge may weigh a
+	// submission against. Like all of the answer key, never in a view the
+	// doctor or the patient sees.
+	Distractors []string `json:"distractors,omitempty"`
 	// Ext are the parts of the answer key a benchmark adds, written inline.
 	Ext Ext `json:"-"`
 }
@@ -164,4 +175,11 @@ type Provenance struct {
 	Source       string `json:"source"`
 	SourceCaseID string `json:"source_case_id,omitempty"`
 	License      string `json:"license,omitempty"`
+	// ImageURL marks a case imported as text only from a source that shows an
+	// image (AgentClinic's NEJM cases): the image's address. The case holds
+	// none of what the image shows beyond what its text says.
+	ImageURL string `json:"image_url,omitempty"`
+	// Redactions are what an importer withheld from the patient and exam
+	// views because it named the diagnosis (its leak guard), one line each.
+	Redactions []string `json:"redactions,omitempty"`
 }

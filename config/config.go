@@ -127,15 +127,16 @@ type TemporalTLS struct {
 
 // Defaults writes every default into v, so every key is known to viper (and
 // can be set by environment variable). The run settings' defaults come from
-// settings.Default and the registered benchmarks (bench.DefaultSettings), their only copies.
-func Defaults(v *viper.Viper) {
-	for k, val := range defaults() {
+// settings.Default and the build's benchmarks (bench.Set.DefaultSettings),
+// their only copies.
+func Defaults(v *viper.Viper, set bench.Set) {
+	for k, val := range defaults(set) {
 		v.SetDefault(k, val)
 	}
 }
 
 // defaults maps every configuration key to its default.
-func defaults() map[string]any {
+func defaults(set bench.Set) map[string]any {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		home = "." // no home directory: the data directory defaults to ./.clinevo
@@ -150,7 +151,7 @@ func defaults() map[string]any {
 		"temporal.api_key_env": "", "results.backend": "sqlite", "results.postgres.dsn": "postgres://clinevo@127.0.0.1:5432/clinevo",
 		"results.postgres.password_env": "PGPASSWORD", "log.level": "info",
 	}
-	for k, val := range Flatten(bench.DefaultSettings()) {
+	for k, val := range Flatten(set.DefaultSettings()) {
 		d[k] = val
 	}
 	return d
@@ -181,29 +182,31 @@ func Flatten(s settings.Settings) map[string]any {
 	return out
 }
 
-// New returns a viper with defaults and CLINEVO_* environment binding
+// New returns a viper with the defaults of a build that plays the
+// benchmarks of set and CLINEVO_* environment binding
 // (CLINEVO_EPISODE_MAX_TURNS sets episode.max_turns).
-func New() *viper.Viper {
+func New(set bench.Set) *viper.Viper {
 	v := viper.New()
-	Defaults(v)
+	Defaults(v, set)
 	v.SetEnvPrefix("CLINEVO")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
 	return v
 }
 
-// Load reads an optional config file into v and returns the validated Config.
-func Load(v *viper.Viper, file string) (Config, error) {
+// Load reads an optional config file into v (made by New with the same set)
+// and returns the Config, validated against the benchmarks of set.
+func Load(v *viper.Viper, file string, set bench.Set) (Config, error) {
 	if file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
 			return Config{}, fmt.Errorf("config %s: %w", file, err)
 		}
-		if err := knownKeys(file); err != nil {
+		if err := knownKeys(file, set); err != nil {
 			return Config{}, err
 		}
 	}
-	if err := checkTypes(v, file); err != nil {
+	if err := checkTypes(v, file, set); err != nil {
 		return Config{}, err
 	}
 	var c Config
@@ -222,7 +225,7 @@ func Load(v *viper.Viper, file string) (Config, error) {
 		}
 		c.DataDir = filepath.Join(home, c.DataDir[2:])
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.Validate(set); err != nil {
 		return Config{}, err
 	}
 	return c, nil
@@ -230,10 +233,10 @@ func Load(v *viper.Viper, file string) (Config, error) {
 
 // knownKeys refuses a config file with a key clinevo does not read (a typo,
 // or a key renamed since the file was written): it would be ignored silently.
-// Price categories and role names are checked by settings.Validate, which
-// names them.
-func knownKeys(file string) error {
-	known := defaults()
+// Price categories and role names are checked by settings validation
+// (bench.Set.ValidateSettings), which names them.
+func knownKeys(file string, set bench.Set) error {
+	known := defaults(set)
 	f := viper.New()
 	f.SetConfigFile(file)
 	if err := f.ReadInConfig(); err != nil {
@@ -242,8 +245,8 @@ func knownKeys(file string) error {
 	var unknown []string
 	for _, k := range f.AllKeys() {
 		role, _, _ := strings.Cut(strings.TrimPrefix(k, "roles."), ".")
-		if strings.HasPrefix(k, "roles.") && !slices.Contains(settings.KnownRoles(), role) {
-			continue // settings.Validate names an unknown role
+		if strings.HasPrefix(k, "roles.") && !slices.Contains(set.Roles(), role) {
+			continue // bench.Set.ValidateSettings names an unknown role
 		}
 		if _, ok := known[k]; !ok && !strings.HasPrefix(k, "episode.prices.") {
 			unknown = append(unknown, k)
@@ -256,12 +259,13 @@ func knownKeys(file string) error {
 	return nil
 }
 
-// Validate checks every section and names the offending key.
-func (c Config) Validate() error {
+// Validate checks every section, the run settings against the benchmarks
+// of set, and names the offending key.
+func (c Config) Validate(set bench.Set) error {
 	if c.DataDir == "" {
 		return fmt.Errorf("config: data_dir is required")
 	}
-	if err := bench.ValidateSettings(c.Settings); err != nil {
+	if err := set.ValidateSettings(c.Settings); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	if err := settings.StoreDimRange.Check("memory.dim", c.Memory.Dim); err != nil {

@@ -10,19 +10,28 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/benchmarks/all"
 	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/settings"
 )
 
+// buildSet is the build's benchmarks: the example configurations set every
+// benchmark's keys.
+func buildSet(t testing.TB) bench.Set {
+	set, err := all.Set()
+	require.NoError(t, err)
+	return set
+}
+
 func TestExampleConfigsLoad(t *testing.T) {
 	for _, f := range []string{"../clinevo.example.yaml", "../clinevo.models.example.yaml"} {
 		t.Run(f, func(t *testing.T) {
-			c, err := config.Load(config.New(), f)
+			c, err := config.Load(config.New(buildSet(t)), f, buildSet(t))
 			require.NoError(t, err)
 			require.Equal(t, 10, c.Settings.Episode.MaxTurns)
 		})
 	}
-	c, err := config.Load(config.New(), "../clinevo.models.example.yaml")
+	c, err := config.Load(config.New(buildSet(t)), "../clinevo.models.example.yaml", buildSet(t))
 	require.NoError(t, err)
 	require.Equal(t, settings.OpenAI, c.Settings.Roles["doctor"].Backend)
 	require.NotEqual(t, settings.OpenAI, c.Settings.Roles["patient"].Backend, "a mixed configuration: model doctor, built-in patient")
@@ -34,23 +43,23 @@ func TestRolesFromEnvironmentAndValidation(t *testing.T) {
 	t.Setenv("CLINEVO_ROLES_DOCTOR_BACKEND", "openai")
 	t.Setenv("CLINEVO_ROLES_DOCTOR_BASE_URL", "http://127.0.0.1:8000/v1")
 	t.Setenv("CLINEVO_ROLES_DOCTOR_MODEL", "qwen2.5-7b-instruct")
-	c, err := config.Load(config.New(), "")
+	c, err := config.Load(config.New(buildSet(t)), "", buildSet(t))
 	require.NoError(t, err)
 	require.Equal(t, settings.OpenAI, c.Settings.Roles["doctor"].Backend)
 	require.Equal(t, "qwen2.5-7b-instruct", c.Settings.Roles["doctor"].Model)
 	require.Equal(t, "OPENAI_API_KEY", c.Settings.Roles["doctor"].APIKeyEnv)
 
 	t.Setenv("CLINEVO_ROLES_DOCTOR_MODEL", "")
-	_, err = config.Load(config.New(), "")
+	_, err = config.Load(config.New(buildSet(t)), "", buildSet(t))
 	require.ErrorContains(t, err, "roles.doctor.model is required")
 
 	t.Setenv("CLINEVO_ROLES_DOCTOR_BACKEND", "builtin")
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("roles:\n  surgeon:\n    backend: openai\n"), 0o644))
-	_, err = config.Load(config.New(), bad)
+	_, err = config.Load(config.New(buildSet(t)), bad, buildSet(t))
 	require.ErrorContains(t, err, "roles.surgeon: unknown role")
 	require.NoError(t, os.WriteFile(bad, []byte("evolver:\n  memory_budget: 0\n"), 0o644))
-	_, err = config.Load(config.New(), bad)
+	_, err = config.Load(config.New(buildSet(t)), bad, buildSet(t))
 	require.ErrorContains(t, err, "memory_budget (B_M) must be at least 1")
 }
 
@@ -60,7 +69,7 @@ func TestSettingsComeFromEveryLayer(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "c.yaml")
 	require.NoError(t, os.WriteFile(f, []byte("profile: medinquire\nepisode:\n  prices: {cbc: 999}\n  mdt: off\nevolver:\n  card_kinds: [correction]\nroles:\n  doctor: {timeout: 90s}\n"), 0o644))
 	t.Setenv("CLINEVO_EPISODE_MAX_TURNS", "6")
-	c, err := config.Load(config.New(), f)
+	c, err := config.Load(config.New(buildSet(t)), f, buildSet(t))
 	require.NoError(t, err)
 	s := c.Settings
 	require.Equal(t, "medinquire", s.Profile)
@@ -71,7 +80,7 @@ func TestSettingsComeFromEveryLayer(t *testing.T) {
 	require.Equal(t, []string{"correction"}, s.Evolver.CardKinds)
 	require.Equal(t, settings.Duration(90*time.Second), s.Roles["doctor"].Timeout)
 	require.Equal(t, settings.Builtin, s.Roles["doctor"].Backend, "the rest of the role keeps its defaults")
-	def := bench.DefaultSettings()
+	def := buildSet(t).DefaultSettings()
 	for k, v := range def.Episode.Ext {
 		if v == nil {
 			delete(def.Episode.Ext, k) // viper keeps no key whose default is null
@@ -85,12 +94,12 @@ func TestSettingsComeFromEveryLayer(t *testing.T) {
 	require.Equal(t, def, s, "everything else is the default")
 
 	require.NoError(t, os.WriteFile(f, []byte("episode:\n  prices: {unobtainium: 5}\n"), 0o644))
-	_, err = config.Load(config.New(), f)
+	_, err = config.Load(config.New(buildSet(t)), f, buildSet(t))
 	require.ErrorContains(t, err, "episode.prices.unobtainium: unknown price category")
 }
 
 func TestResultsFromEnvironment(t *testing.T) {
-	c, err := config.Load(config.New(), "../clinevo.example.yaml")
+	c, err := config.Load(config.New(buildSet(t)), "../clinevo.example.yaml", buildSet(t))
 	require.NoError(t, err)
 	require.Equal(t, "sqlite", c.Results.Backend)
 	require.Nil(t, c.PostgresOptions(), "sqlite: the embedded results.db")
@@ -100,7 +109,7 @@ func TestResultsFromEnvironment(t *testing.T) {
 	t.Setenv("CLINEVO_RESULTS_POSTGRES_DSN", "postgres://clinevo@db:5432/clinevo")
 	t.Setenv("CLINEVO_RESULTS_POSTGRES_PASSWORD_ENV", "CLINEVO_TEST_RESULTS_PW")
 	t.Setenv("CLINEVO_TEST_RESULTS_PW", pw)
-	c, err = config.Load(config.New(), "")
+	c, err = config.Load(config.New(buildSet(t)), "", buildSet(t))
 	require.NoError(t, err)
 	o := c.PostgresOptions()
 	require.NotNil(t, o)
@@ -119,7 +128,7 @@ func TestResultsValidation(t *testing.T) {
 		t.Run(c.want, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "c.yaml")
 			require.NoError(t, os.WriteFile(f, []byte(c.file), 0o644))
-			_, err := config.Load(config.New(), f)
+			_, err := config.Load(config.New(buildSet(t)), f, buildSet(t))
 			require.ErrorContains(t, err, c.want)
 			require.NotContains(t, err.Error(), pw, "the error never repeats the password")
 		})
@@ -138,7 +147,7 @@ func TestTemporalKeys(t *testing.T) {
     server_name: frontend.internal
   api_key_env: TEMPORAL_API_KEY
 `), 0o644))
-	c, err := config.Load(config.New(), f)
+	c, err := config.Load(config.New(buildSet(t)), f, buildSet(t))
 	require.NoError(t, err)
 	require.Equal(t, config.TemporalConfig{Address: "clinevo.a1b2c.tmprl.cloud:7233", Namespace: "clinevo.a1b2c", TaskQueue: "clinevo",
 		TLS: config.TemporalTLS{CAFile: "/etc/clinevo/ca.pem", CertFile: "/etc/clinevo/client.pem", KeyFile: "/etc/clinevo/client.key",
@@ -151,7 +160,7 @@ func TestTemporalKeys(t *testing.T) {
 	} {
 		t.Run(c.want, func(t *testing.T) {
 			require.NoError(t, os.WriteFile(f, []byte(c.file), 0o644))
-			_, err := config.Load(config.New(), f)
+			_, err := config.Load(config.New(buildSet(t)), f, buildSet(t))
 			require.ErrorContains(t, err, c.want)
 		})
 	}
@@ -168,12 +177,12 @@ func TestUnknownKeysAreRefused(t *testing.T) {
 	} {
 		f := filepath.Join(t.TempDir(), "c.yaml")
 		require.NoError(t, os.WriteFile(f, []byte(c.file), 0o644))
-		_, err := config.Load(config.New(), f)
+		_, err := config.Load(config.New(buildSet(t)), f, buildSet(t))
 		require.ErrorContains(t, err, "config "+f+": "+c.want)
 	}
 	f := filepath.Join(t.TempDir(), "c.yaml")
 	require.NoError(t, os.WriteFile(f, []byte("profile: gpagent\nepisode:\n  actions: [ask, diagnose, treat]\n  prices: {ct: 450}\n"), 0o644))
-	_, err := config.Load(config.New(), f)
+	_, err := config.Load(config.New(buildSet(t)), f, buildSet(t))
 	require.NoError(t, err)
 }
 
@@ -206,13 +215,13 @@ func TestWrongTypesNameTheirSource(t *testing.T) {
 				require.NoError(t, os.WriteFile(f, []byte(tc.file), 0o644))
 				file = f
 			}
-			_, err := config.Load(config.New(), file)
+			_, err := config.Load(config.New(buildSet(t)), file, buildSet(t))
 			require.EqualError(t, err, tc.want)
 		})
 	}
 	require.NoError(t, os.WriteFile(f, []byte("memory:\n  k: 3.0\ndurability:\n  max_outage: 2h\n  max_backoff: 5s\n"), 0o644))
 	t.Setenv("CLINEVO_EVOLVER_RULE_BUDGET", "4")
-	c, err := config.Load(config.New(), f)
+	c, err := config.Load(config.New(buildSet(t)), f, buildSet(t))
 	require.NoError(t, err)
 	require.Equal(t, 3, c.Settings.Memory.K, "a whole number written as 3.0 is 3")
 	require.Equal(t, 4, c.Settings.Evolver.RuleBudget)
@@ -238,7 +247,7 @@ func TestConfigNumbersAreBounded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "c.yaml")
 			require.NoError(t, os.WriteFile(f, []byte(tc.file), 0o644))
-			_, err := config.Load(config.New(), f)
+			_, err := config.Load(config.New(buildSet(t)), f, buildSet(t))
 			require.EqualError(t, err, strings.ReplaceAll(tc.want, "FILE", f))
 		})
 	}

@@ -21,16 +21,17 @@ func FuzzLoad(f *testing.F) {
 		f.Add(s, uint8(i))
 	}
 	exts := []string{".yaml", ".toml", ".json"}
+	set := buildSet(f)
 	f.Fuzz(func(t *testing.T, in string, ext uint8) {
 		p := filepath.Join(t.TempDir(), "c"+exts[int(ext)%len(exts)])
 		if err := os.WriteFile(p, []byte(in), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c, err := config.Load(config.New(), p)
+		c, err := config.Load(config.New(set), p, set)
 		if err != nil {
 			return
 		}
-		if err := c.Validate(); err != nil {
+		if err := c.Validate(set); err != nil {
 			t.Fatalf("an accepted configuration does not validate: %v", err)
 		}
 	})

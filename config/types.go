@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/viper"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -21,8 +22,8 @@ import (
 // 3 and "abc" an error naming no file or variable. Each error names the key,
 // where the value came from (the CLINEVO_* variable or the config file) and
 // what the key takes. Flags are typed by their parser already.
-func checkTypes(v *viper.Viper, file string) error {
-	types := keyTypes()
+func checkTypes(v *viper.Viper, file string, set bench.Set) error {
+	types := keyTypes(set)
 	var fromFile *viper.Viper
 	if file != "" {
 		fromFile = viper.New()
@@ -66,9 +67,9 @@ func checkTypes(v *viper.Viper, file string) error {
 
 // keyTypes maps every configuration key of the deployment and the settings
 // (their defaults' keys) to its Go type.
-func keyTypes() map[string]reflect.Type {
+func keyTypes(set bench.Set) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
-	for key := range defaults() {
+	for key := range defaults(set) {
 		if t, ok := typeAt(reflect.TypeFor[Config](), strings.Split(key, ".")); ok {
 			out[key] = t
 		} else if t, ok := typeAt(reflect.TypeFor[settings.Settings](), strings.Split(key, ".")); ok {
@@ -119,38 +120,15 @@ func fits(t reflect.Type, raw any) error {
 		if !ok {
 			return fmt.Errorf("want a duration like 60s or 2m, got %v", raw)
 		}
-		if err := reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-			return err
-		}
-		return nil
+		return reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		switch x := raw.(type) {
-		case int, int64, int32:
-			return nil
-		case float64:
-			if x == math.Trunc(x) && !math.IsInf(x, 0) {
-				return nil
-			}
-		case string:
-			if _, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
-				return nil
-			}
-		}
-		return fmt.Errorf("want a whole number, got %s", show(raw))
+		return fitsWhole(raw)
 	case reflect.Float32, reflect.Float64:
 		return fitsFloat(raw)
 	case reflect.Bool:
-		switch x := raw.(type) {
-		case bool:
-			return nil
-		case string:
-			if _, err := strconv.ParseBool(strings.TrimSpace(x)); err == nil {
-				return nil
-			}
-		}
-		return fmt.Errorf("want true or false, got %s", show(raw))
+		return fitsBool(raw)
 	case reflect.String:
 		switch raw.(type) {
 		case string, int, int64, float64, bool:
@@ -170,6 +148,36 @@ func fits(t reflect.Type, raw any) error {
 		return fmt.Errorf("want a mapping of keys, got %s", show(raw))
 	}
 	return nil
+}
+
+// fitsWhole accepts an integer, a float without a fraction, or a text of one.
+func fitsWhole(raw any) error {
+	switch x := raw.(type) {
+	case int, int64, int32:
+		return nil
+	case float64:
+		if x == math.Trunc(x) && !math.IsInf(x, 0) {
+			return nil
+		}
+	case string:
+		if _, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("want a whole number, got %s", show(raw))
+}
+
+// fitsBool accepts a bool or a text of one.
+func fitsBool(raw any) error {
+	switch x := raw.(type) {
+	case bool:
+		return nil
+	case string:
+		if _, err := strconv.ParseBool(strings.TrimSpace(x)); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("want true or false, got %s", show(raw))
 }
 
 // show quotes a text and prints anything else as it is.

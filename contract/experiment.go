@@ -121,13 +121,25 @@ func (e ExperimentSpec) Validate() error {
 	if err := e.validateTop(); err != nil {
 		return err
 	}
-	seen := map[string]int{}
+	seen := map[string]int{} // the conditions by name, as far as checked
 	for i, c := range e.Conditions {
 		if err := e.validateCondition(i, c, seen); err != nil {
 			return err
 		}
 		seen[c.Name] = i
 	}
+	if err := e.validateRefs(seen); err != nil {
+		return err
+	}
+	if e.Corpus == "" && slices.ContainsFunc(e.Conditions, func(c ConditionSpec) bool { return c.Kind == KindStream && c.Corpus == "" }) {
+		return fmt.Errorf("experiment %s: corpus is required", e.Name)
+	}
+	return nil
+}
+
+// validateRefs checks what names other conditions once all are known
+// (seen): paired_with and the streams to resume.
+func (e ExperimentSpec) validateRefs(seen map[string]int) error {
 	for i, c := range e.Conditions {
 		if c.PairedWith == "" {
 			continue
@@ -145,9 +157,6 @@ func (e ExperimentSpec) Validate() error {
 		if s.RunID != e.RunID(name) {
 			return fmt.Errorf("experiment %s: resume: condition %s resumes run %q, want %q", e.Name, name, s.RunID, e.RunID(name))
 		}
-	}
-	if e.Corpus == "" && slices.ContainsFunc(e.Conditions, func(c ConditionSpec) bool { return c.Kind == KindStream && c.Corpus == "" }) {
-		return fmt.Errorf("experiment %s: corpus is required", e.Name)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -91,7 +92,7 @@ func importAgentClinic(r io.Reader, name string, skipInvalid bool) ([]clinic.Cas
 		c, items, reason := importAgentClinicLine(raw, line)
 		if reason != "" {
 			if !skipInvalid {
-				return fmt.Errorf("%s:%d: %s", name, line, reason)
+				return errors.New(reason)
 			}
 			skipped = append(skipped, Skipped{File: name, Line: line, Reason: reason})
 			return nil

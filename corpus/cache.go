@@ -2,11 +2,12 @@ package corpus
 
 import "sync"
 
-// Cache loads each corpus once (a generated corpus is built once); it is safe
-// for concurrent use, and its zero value is empty.
+// Cache loads each corpus once (a generated corpus is built once) from its
+// Library; it is safe for concurrent use.
 type Cache struct {
-	mu sync.Mutex
-	m  map[string]*Corpus
+	Library Library
+	mu      sync.Mutex
+	m       map[string]*Corpus
 }
 
 // Load returns the corpus ref names, loading it the first time.
@@ -16,7 +17,7 @@ func (c *Cache) Load(ref string) (*Corpus, error) {
 	if cp, ok := c.m[ref]; ok {
 		return cp, nil
 	}
-	cp, err := Load(ref)
+	cp, err := c.Library.Load(ref)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package corpus
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -24,17 +27,48 @@ type Builtins interface {
 
 // CaseFields are the members a benchmark adds to a case's exam and manager
 // views (a capability; they are written inline, clinic.Ext): a member no
-// registered benchmark names is an unknown field, as a misspelt shared field
-// is, so a typo is never kept in silence.
+// benchmark of the library names is an unknown field, as a misspelt shared
+// field is, so a typo is never kept in silence.
 type CaseFields interface {
 	CaseFields() (exam, manager []string)
 }
 
-// checkMembers refuses an extension member of a case that no registered
-// benchmark names.
-func checkMembers(c *clinic.Case) error {
+// Library is what reading cases knows of the build's benchmarks: the case
+// fields and checks they add, the built-in splits they build and the
+// formats they import. The engine builds it once from its benchmark set;
+// the zero Library knows the shared case format, the synthetic corpus and
+// AgentClinic's format only.
+type Library struct {
+	set bench.Set
+}
+
+// NewLibrary is the library of a benchmark set.
+func NewLibrary(set bench.Set) Library { return Library{set: set} }
+
+// Validate checks a case whole: the shared format (Validate), every member
+// a benchmark adds to its views (a member none of the library's benchmarks
+// names is an unknown field, as a misspelt shared field is), and each
+// benchmark's own checks of what it added.
+func (l Library) Validate(c *clinic.Case) error {
+	if err := Validate(c); err != nil {
+		return err
+	}
+	if err := l.checkMembers(c); err != nil {
+		return err
+	}
+	for _, b := range l.set.All() {
+		if err := b.ValidateCase(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkMembers refuses an extension member of a case that none of the
+// library's benchmarks names.
+func (l Library) checkMembers(c *clinic.Case) error {
 	known := map[string]bool{}
-	for _, b := range bench.All() {
+	for _, b := range l.set.All() {
 		if cf, ok := b.(CaseFields); ok {
 			exam, manager := cf.CaseFields()
 			for _, k := range exam {
@@ -68,22 +102,59 @@ type Importer interface {
 type Format struct {
 	Name string // as `corpus import` takes it
 	Doc  string // one line for the command's help
-	// Read converts r (a file called name). With skipInvalid it imports every
-	// valid case and lists the others; without, any invalid case fails the
-	// import. A format that cannot skip returns an error naming that.
-	Read func(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []Skipped, error)
+	// Files are the companion files the format reads beside its input (a
+	// release's dictionaries), each given as --file NAME=PATH; the
+	// format says where it looks for one that is not given.
+	Files []FileOption
+	// Read converts r (a file called name) under the import's options.
+	Read func(r io.Reader, name string, opt Options) ([]clinic.Case, []Skipped, error)
 }
 
-// agentClinic is the AgentClinic OSCE format: a published corpus of cases,
-// not a benchmark of its own here, so the corpus package reads it.
-var agentClinic = Format{Name: "agentclinic", Doc: "AgentClinic MedQA OSCE JSONL, one case a line",
-	Read: importAgentClinic}
+// FileOption is a companion file a format reads.
+type FileOption struct {
+	Name string // as --file NAME=PATH names it
+	Doc  string // one line for the command's help: what it is and its default
+}
 
-// Formats lists every import format: the shared ones and the registered
+// Options are an import's choices beyond its input.
+type Options struct {
+	// SkipInvalid imports every valid case and lists the others; without it
+	// any invalid case fails the import. A format that cannot skip returns
+	// an error naming that.
+	SkipInvalid bool
+	// Files are the companion files given, by the names the format's Files
+	// declare.
+	Files map[string]string
+	// DropImageCases leaves out the cases whose source shows an image
+	// (AgentClinic's NEJM cases); by default they are imported as text and
+	// marked (Provenance.ImageURL). Formats without such cases ignore it.
+	DropImageCases bool
+}
+
+// agentClinic is AgentClinic's formats: a published corpus of cases, not a
+// benchmark of its own here, so the corpus package reads it. A file is the
+// MedQA OSCE variant or the NEJM one, told by its first record's fields.
+var agentClinic = Format{Name: "agentclinic",
+	Doc:  "AgentClinic JSONL, one case a line: the MedQA OSCE cases, or the NEJM cases (--drop-image-cases)",
+	Read: importAgentClinicAny}
+
+// importAgentClinicAny reads either variant of AgentClinic.
+func importAgentClinicAny(r io.Reader, name string, o Options) ([]clinic.Case, []Skipped, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(1 << 16) // a short file peeks whole; the error says only that
+	first, _, _ := bytes.Cut(bytes.TrimSpace(head), []byte("\n"))
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(first, &probe) == nil && probe["OSCE_Examination"] == nil && (probe["patient_info"] != nil || probe["answers"] != nil) {
+		return importAgentClinicNEJM(br, name, o)
+	}
+	return importAgentClinic(br, name, o.SkipInvalid)
+}
+
+// Formats lists every import format: the shared ones and the library's
 // benchmarks', by name.
-func Formats() []Format {
+func (l Library) Formats() []Format {
 	out := []Format{agentClinic}
-	for _, b := range bench.All() {
+	for _, b := range l.set.All() {
 		if im, ok := b.(Importer); ok {
 			out = append(out, im.Formats()...)
 		}
@@ -92,21 +163,41 @@ func Formats() []Format {
 	return out
 }
 
-// Import reads r in the named format.
-func Import(format string, r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []Skipped, error) {
+// Import reads r in the named format. A companion file the format does not
+// read is an error naming the ones it does.
+func (l Library) Import(format string, r io.Reader, name string, opt Options) ([]clinic.Case, []Skipped, error) {
 	var names []string
-	for _, f := range Formats() {
-		if f.Name == format {
-			return f.Read(r, name, skipInvalid)
+	for _, f := range l.Formats() {
+		if f.Name != format {
+			names = append(names, f.Name)
+			continue
 		}
-		names = append(names, f.Name)
+		for _, k := range sortedKeys(opt.Files) {
+			if !slices.ContainsFunc(f.Files, func(o FileOption) bool { return o.Name == k }) {
+				return nil, nil, fmt.Errorf("corpus import %s: --file %s: unknown companion file, want %s", format, k, fileNames(f.Files))
+			}
+		}
+		return f.Read(r, name, opt)
 	}
 	return nil, nil, fmt.Errorf("corpus import: unknown format %q, want one of %s", format, strings.Join(names, ", "))
 }
 
-// benchSplit is the registered benchmark that builds a split, if any.
-func benchSplit(split string) (Builtins, []int, bool) {
-	for _, b := range bench.All() {
+// fileNames lists a format's companion files for an error: "none" when it
+// reads none.
+func fileNames(fs []FileOption) string {
+	if len(fs) == 0 {
+		return "none (this format reads no companion file)"
+	}
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Name)
+	}
+	return strings.Join(out, ", ")
+}
+
+// benchSplit is the library's benchmark that builds a split, if any.
+func (l Library) benchSplit(split string) (Builtins, []int, bool) {
+	for _, b := range l.set.All() {
 		if bs, ok := b.(Builtins); ok {
 			if vs, ok := bs.BuiltinSplits()[split]; ok {
 				return bs, vs, true
@@ -116,10 +207,10 @@ func benchSplit(split string) (Builtins, []int, bool) {
 	return nil, nil, false
 }
 
-// benchSplitNames are the registered benchmarks' split names, sorted.
-func benchSplitNames() []string {
+// benchSplitNames are the library's benchmarks' split names, sorted.
+func (l Library) benchSplitNames() []string {
 	var out []string
-	for _, b := range bench.All() {
+	for _, b := range l.set.All() {
 		if bs, ok := b.(Builtins); ok {
 			for s := range bs.BuiltinSplits() {
 				if !slices.Contains(out, s) {
@@ -132,12 +223,12 @@ func benchSplitNames() []string {
 	return out
 }
 
-// BenchSplits generates every built-in split of the registered benchmark
+// BenchSplits generates every built-in split of the library's benchmark
 // name at a generator version and seed; it returns the splits by name and
 // their names in order. A benchmark without built-in corpora, or a version
 // a split is not built on, is an error naming it.
-func BenchSplits(name string, version int, seed uint64) (map[string][]clinic.Case, []string, error) {
-	b, err := bench.Get(name)
+func (l Library) BenchSplits(name string, version int, seed uint64) (map[string][]clinic.Case, []string, error) {
+	b, err := l.set.Get(name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -167,11 +258,11 @@ func BenchSplits(name string, version int, seed uint64) (map[string][]clinic.Cas
 	return out, names, nil
 }
 
-// BenchSplitOwners are the registered benchmarks with built-in corpora, by
+// BenchSplitOwners are the library's benchmarks with built-in corpora, by
 // name.
-func BenchSplitOwners() []string {
+func (l Library) BenchSplitOwners() []string {
 	var out []string
-	for _, b := range bench.All() {
+	for _, b := range l.set.All() {
 		if _, ok := b.(Builtins); ok {
 			out = append(out, b.Name())
 		}
@@ -184,7 +275,7 @@ func BenchSplitOwners() []string {
 // (a symbolic or hard link to it included): the import would replace the
 // file it reads. An error writing out is a *WriteError; any other error is
 // the input's.
-func ImportFile(format, in, out string, skipInvalid bool) ([]clinic.Case, []Skipped, error) {
+func (l Library) ImportFile(format, in, out string, opt Options) ([]clinic.Case, []Skipped, error) {
 	if err := notSameFile(in, out); err != nil {
 		return nil, nil, err
 	}
@@ -193,11 +284,11 @@ func ImportFile(format, in, out string, skipInvalid bool) ([]clinic.Case, []Skip
 		return nil, nil, fmt.Errorf("corpus import: %w", err)
 	}
 	defer f.Close()
-	cases, skipped, err := Import(format, f, in, skipInvalid)
+	cases, skipped, err := l.Import(format, f, in, opt)
 	if err != nil {
 		return nil, skipped, err
 	}
-	if err := WriteJSONL(out, cases); err != nil {
+	if err := l.WriteJSONL(out, cases); err != nil {
 		return nil, skipped, &WriteError{err}
 	}
 	return cases, skipped, nil

@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/textmatch"
@@ -62,8 +61,11 @@ type FieldError struct {
 
 func (e FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
 
-// Validate checks that a case has every required field and only allowed values.
-// It returns the first problem as a FieldError.
+// Validate checks that a case has every required field and only allowed
+// values of the shared case format, and returns the first problem as a
+// FieldError. What a benchmark adds to a case is checked by the benchmark
+// (Library.Validate; an importer in a benchmark's folder calls its own
+// ValidateCase).
 func Validate(c *clinic.Case) error {
 	fail := func(field, msg string) error { return FieldError{field, msg} }
 	switch {
@@ -75,9 +77,9 @@ func Validate(c *clinic.Case) error {
 		return fail("id", "required")
 	case ValidateCaseID(c.ID) != nil:
 		return fail("id", ValidateCaseID(c.ID).Error())
-	case len(c.Condition) > MaxCaseIDLength || len(c.System) > MaxCaseIDLength:
+	case len(c.Condition) > MaxKeyBytes || len(c.System) > MaxKeyBytes:
 		return fail("condition", fmt.Sprintf("condition and system keys take at most %d bytes each (they are search attributes of every episode), got %d and %d",
-			MaxCaseIDLength, len(c.Condition), len(c.System)))
+			MaxKeyBytes, len(c.Condition), len(c.System)))
 	case strings.TrimSpace(c.Patient.OpeningComplaint) == "":
 		return fail("patient_view.opening_complaint", "required")
 	case len(c.Patient.Facts) == 0:
@@ -102,24 +104,11 @@ func Validate(c *clinic.Case) error {
 		allowed  []string
 	}{{"personality", p.Personality, clinic.Personalities}, {"language", p.Language, clinic.Languages},
 		{"recall", p.Recall, clinic.Recalls}, {"clarity", p.Clarity, clinic.Clarities}, {"disorientation", p.Disorientation, clinic.Disorientations}} {
-		if chk.v != "" && !oneOf(chk.v, chk.allowed) {
+		if chk.v != "" && !slices.Contains(chk.allowed, chk.v) {
 			return fail("patient_view.persona."+chk.field, fmt.Sprintf("unknown value %q, want one of %s", chk.v, strings.Join(chk.allowed, ", ")))
 		}
 	}
-	if err := validateViews(c); err != nil {
-		return err
-	}
-	// The parts a benchmark adds to the case (a tool sandbox, a referral
-	// key) are its own to check; a case without them passes.
-	if err := checkMembers(c); err != nil {
-		return err
-	}
-	for _, b := range bench.All() {
-		if err := b.ValidateCase(c); err != nil {
-			return err
-		}
-	}
-	return nil
+	return validateViews(c)
 }
 
 // validateViews checks the exam's tests, the manager's topics, actions and
@@ -135,7 +124,7 @@ func validateViews(c *clinic.Case) error {
 		}
 	}
 	for i, t := range c.Manager.MustAsk {
-		if !oneOf(t, clinic.Topics) {
+		if !slices.Contains(clinic.Topics, t) {
 			return fail(fmt.Sprintf("manager_view.must_ask_topics[%d]", i), fmt.Sprintf("unknown topic %q", t))
 		}
 	}
@@ -145,7 +134,7 @@ func validateViews(c *clinic.Case) error {
 			return fail(fmt.Sprintf("manager_view.required_actions[%d]", i), fmt.Sprintf("%q does not start with an action (ASK, REQUEST_TEST, CALL_MDT, FINALIZE)", a))
 		}
 	}
-	if r := c.Manager.Referral; r != nil && r.Urgency != "" && !oneOf(r.Urgency, []string{"routine", "urgent", "emergency"}) {
+	if r := c.Manager.Referral; r != nil && r.Urgency != "" && !slices.Contains([]string{"routine", "urgent", "emergency"}, r.Urgency) {
 		return fail("manager_view.referral.urgency", fmt.Sprintf("unknown urgency %q, want routine, urgent or emergency", r.Urgency))
 	}
 	// A finding is present or absent, not both: a denied finding (Fact.Absent)
@@ -161,6 +150,8 @@ func validateViews(c *clinic.Case) error {
 			return fail(fmt.Sprintf("patient_view.facts[%d].absent", i), fmt.Sprintf("the finding is also present as facts[%d]: a finding is present or absent, not both", j))
 		}
 	}
+	// The parts a benchmark adds to the case (a tool sandbox, a referral
+	// key) are its own to check (Library.Validate).
 	return nil
 }
 
@@ -183,7 +174,7 @@ func validateFacts(facts []clinic.Fact) error {
 		}
 		seen[f.ID] = true
 		for j, t := range f.Topics {
-			if !oneOf(t, clinic.Topics) {
+			if !slices.Contains(clinic.Topics, t) {
 				return fail(fmt.Sprintf("%s.topics[%d]", field, j), fmt.Sprintf("unknown topic %q, want one of %s", t, strings.Join(clinic.Topics, ", ")))
 			}
 		}
@@ -191,27 +182,18 @@ func validateFacts(facts []clinic.Fact) error {
 	return nil
 }
 
-func oneOf(v string, allowed []string) bool {
-	for _, a := range allowed {
-		if a == v {
-			return true
-		}
-	}
-	return false
-}
-
-// ReadJSONL reads native cases, one JSON object a line, validating each. Errors
-// name the file, the line and the field.
-func ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
+// ReadJSONL reads native cases, one JSON object a line, validating each
+// (Validate). Errors name the file, the line and the field.
+func (l Library) ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
 	var cases []clinic.Case
 	firstLine := map[string]int{}
 	err := readLines(r, name, func(line int, raw []byte) error {
-		c, err := decodeCase(raw, name, line)
+		c, err := l.decodeCase(raw, line)
 		if err != nil {
 			return err
 		}
 		if first, ok := firstLine[c.ID]; ok {
-			return fmt.Errorf("%s:%d: field id: duplicate case ID %q (first on line %d)", name, line, c.ID, first)
+			return fmt.Errorf("field id: duplicate case ID %q (first on line %d)", c.ID, first)
 		}
 		firstLine[c.ID] = line
 		cases = append(cases, c)
@@ -226,22 +208,23 @@ func ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
 	return cases, nil
 }
 
-// decodeCase reads and validates the case of one line.
-func decodeCase(raw []byte, name string, line int) (clinic.Case, error) {
+// decodeCase reads and validates (Library.Validate) the case of one line;
+// the reader names the file and the line.
+func (l Library) decodeCase(raw []byte, line int) (clinic.Case, error) {
 	var c clinic.Case
 	if raw[0] != '{' {
-		return c, fmt.Errorf("%s:%d: %s", name, line, notAnObject(raw, line))
+		return c, errors.New(notAnObject(raw, line))
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("%s:%d: %s", name, line, DescribeJSONError(err))
+		return c, errors.New(DescribeJSONError(err))
 	}
 	if dec.More() {
-		return c, fmt.Errorf("%s:%d: more than one JSON value on the line: a native corpus holds one case object a line", name, line)
+		return c, errors.New("more than one JSON value on the line: a native corpus holds one case object a line")
 	}
-	if err := Validate(&c); err != nil {
-		return c, fmt.Errorf("%s:%d: case %q: %w", name, line, c.ID, err)
+	if err := l.Validate(&c); err != nil {
+		return c, fmt.Errorf("case %q: %w", c.ID, err)
 	}
 	return c, nil
 }
@@ -270,12 +253,12 @@ func DescribeJSONError(err error) string {
 	return "malformed JSON: " + err.Error()
 }
 
-// WriteJSONL validates every case and writes them atomically: the file appears
-// whole or not at all.
-func WriteJSONL(path string, cases []clinic.Case) error {
+// WriteJSONL validates every case (Validate) and writes them atomically:
+// the file appears whole or not at all.
+func (l Library) WriteJSONL(path string, cases []clinic.Case) error {
 	seen := map[string]int{}
 	for i := range cases {
-		if err := Validate(&cases[i]); err != nil {
+		if err := l.Validate(&cases[i]); err != nil {
 			return fmt.Errorf("write %s: case %d (%q): %w", path, i+1, cases[i].ID, err)
 		}
 		if j, ok := seen[cases[i].ID]; ok {
@@ -351,11 +334,11 @@ const builtinForm = "builtin:[v<version>:]<split>[@<seed>]"
 
 // ParseBuiltin parses "builtin:[v<version>:]<split>[@<seed>]": version v1,
 // v2 or v3 (default: synth.Default, v2), split one of stream, heldout, cross, update,
-// or a split a registered benchmark builds (Builtins, on the versions it
+// or a split one of the library's benchmarks builds (Builtins, on the versions it
 // names), seed a non-negative integer (default 7). "builtin:stream@7" is
 // the default version's stream; "builtin:v1:stream@7" is version 1's, byte
 // for byte as it always was.
-func ParseBuiltin(ref string) (Builtin, error) {
+func (l Library) ParseBuiltin(ref string) (Builtin, error) {
 	rest, ok := strings.CutPrefix(ref, BuiltinPrefix)
 	if !ok {
 		return Builtin{}, fmt.Errorf("corpus %q: a builtin reference starts with %q", ref, BuiltinPrefix)
@@ -376,11 +359,11 @@ func ParseBuiltin(ref string) (Builtin, error) {
 		}
 		b.Seed = seed
 	}
-	splits := append(append([]string(nil), synth.Splits...), benchSplitNames()...)
-	if !oneOf(split, splits) {
+	splits := append(append([]string(nil), synth.Splits...), l.benchSplitNames()...)
+	if !slices.Contains(splits, split) {
 		return Builtin{}, fmt.Errorf("corpus %q: unknown split %q, want one of %s (form %s)", ref, split, strings.Join(splits, ", "), builtinForm)
 	}
-	if _, vs, ok := benchSplit(split); ok && !slices.Contains(vs, b.Version) {
+	if _, vs, ok := l.benchSplit(split); ok && !slices.Contains(vs, b.Version) {
 		return Builtin{}, fmt.Errorf("corpus %q: split %s is built on generator version %s only, not v%d", ref, split, versionList(vs), b.Version)
 	}
 	b.Split = split
@@ -427,9 +410,9 @@ type generation struct {
 
 // builtinCases returns a copy of the case list of a builtin reference (the
 // cases' own slices are shared; no caller writes into a loaded corpus).
-func builtinCases(b Builtin) ([]clinic.Case, error) {
+func (l Library) builtinCases(b Builtin) ([]clinic.Case, error) {
 	key := generatedKey{version: b.Version, seed: b.Seed}
-	bs, _, isBench := benchSplit(b.Split)
+	bs, _, isBench := l.benchSplit(b.Split)
 	if isBench {
 		key.split = b.Split
 	}
@@ -452,13 +435,13 @@ func builtinCases(b Builtin) ([]clinic.Case, error) {
 
 // Load opens a corpus by reference: a builtin reference (ParseBuiltin) or a
 // native JSONL file.
-func Load(ref string) (*Corpus, error) {
+func (l Library) Load(ref string) (*Corpus, error) {
 	if strings.HasPrefix(ref, BuiltinPrefix) {
-		b, err := ParseBuiltin(ref)
+		b, err := l.ParseBuiltin(ref)
 		if err != nil {
 			return nil, err
 		}
-		cases, err := builtinCases(b)
+		cases, err := l.builtinCases(b)
 		if err != nil {
 			return nil, fmt.Errorf("corpus %q: %w", ref, err)
 		}
@@ -469,9 +452,34 @@ func Load(ref string) (*Corpus, error) {
 		return nil, fmt.Errorf("corpus: %w", err)
 	}
 	defer f.Close()
-	cases, err := ReadJSONL(f, ref)
+	cases, err := l.ReadJSONL(f, ref)
 	if err != nil {
 		return nil, err
 	}
 	return New(ref, cases)
+}
+
+// EachLine calls fn with every non-blank line of r (a file called name),
+// trimmed, and its 1-based number, until fn returns an error; a line that
+// cannot be read or is not UTF-8 text (checkLine) is an error naming the
+// file and the line. JSON Lines readers share it.
+func EachLine(r io.Reader, name string, fn func(line int, raw []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if raw := bytes.TrimSpace(sc.Bytes()); len(raw) > 0 {
+			if err := checkLine(raw, line); err != nil {
+				return fmt.Errorf("%s:%d: %w", name, line, err)
+			}
+			if err := fn(line, raw); err != nil {
+				return err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s:%d: read: %w", name, line+1, err)
+	}
+	return nil
 }

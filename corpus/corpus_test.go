@@ -94,7 +94,7 @@ func TestGeneratorIsDeterministicBySeed(t *testing.T) {
 	dir := t.TempDir()
 	write := func(seed uint64, name string) []byte {
 		p := filepath.Join(dir, name)
-		require.NoError(t, corpus.WriteJSONL(p, synth.Generate(seed)["stream"]))
+		require.NoError(t, corpus.Library{}.WriteJSONL(p, synth.Generate(seed)["stream"]))
 		b, err := os.ReadFile(p)
 		require.NoError(t, err)
 		return b
@@ -192,7 +192,7 @@ func TestBadInputNamesLineAndField(t *testing.T) {
 	good := synth.Generate(7)["heldout"][:2]
 	dir := t.TempDir()
 	src := filepath.Join(dir, "good.jsonl")
-	require.NoError(t, corpus.WriteJSONL(src, good))
+	require.NoError(t, corpus.Library{}.WriteJSONL(src, good))
 	raw, err := os.ReadFile(src)
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
@@ -212,7 +212,7 @@ func TestBadInputNamesLineAndField(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".jsonl")
 			require.NoError(t, os.WriteFile(p, []byte(lines[0]+"\n"+tc.second+"\n"), 0o644))
-			_, err := corpus.Load(p)
+			_, err := corpus.Library{}.Load(p)
 			require.Error(t, err)
 			for _, w := range tc.want {
 				require.Contains(t, err.Error(), w)
@@ -227,7 +227,7 @@ func TestFailedWriteLeavesNoFile(t *testing.T) {
 	cases := synth.Generate(7)["cross"][:3]
 	cases[2].Manager.Diagnosis.Name = ""
 	out := filepath.Join(dir, "out.jsonl")
-	err := corpus.WriteJSONL(out, cases)
+	err := corpus.Library{}.WriteJSONL(out, cases)
 	require.ErrorContains(t, err, "manager_view.diagnosis.display_name")
 	entries, _ := os.ReadDir(dir)
 	require.Empty(t, entries, "no partial or temporary file is left")
@@ -238,9 +238,9 @@ func TestFailedWriteLeavesNoFile(t *testing.T) {
 	require.ErrorContains(t, err, "Correct_Diagnosis")
 
 	// An existing file is not touched by a failed rewrite.
-	require.NoError(t, corpus.WriteJSONL(out, cases[:2]))
+	require.NoError(t, corpus.Library{}.WriteJSONL(out, cases[:2]))
 	before, _ := os.ReadFile(out)
-	require.Error(t, corpus.WriteJSONL(out, cases))
+	require.Error(t, corpus.Library{}.WriteJSONL(out, cases))
 	after, _ := os.ReadFile(out)
 	require.Equal(t, before, after)
 }
@@ -314,11 +314,13 @@ func TestUnknownCaseMembersAreRefused(t *testing.T) {
 	} {
 		bad := strings.Replace(string(b), tc.from, tc.to, 1)
 		require.NotEqual(t, string(b), bad)
-		_, err := corpus.ReadJSONL(strings.NewReader(string(b)+"\n"+bad+"\n"), "cases.jsonl")
+		_, err := corpus.Library{}.ReadJSONL(strings.NewReader(string(b)+"\n"+bad+"\n"), "cases.jsonl")
 		require.ErrorContains(t, err, "cases.jsonl:2:")
 		require.ErrorContains(t, err, tc.want)
 	}
 	named := strings.Replace(string(b), `"manager_view":{`, `"manager_view":{"management_label":"manage",`, 1)
-	_, err = corpus.ReadJSONL(strings.NewReader(named+"\n"), "cases.jsonl")
-	require.NoError(t, err, "a member a registered benchmark names is read")
+	_, err = toyLibrary().ReadJSONL(strings.NewReader(named+"\n"), "cases.jsonl")
+	require.NoError(t, err, "a member a benchmark of the library names is read")
+	_, err = corpus.Library{}.ReadJSONL(strings.NewReader(named+"\n"), "cases.jsonl")
+	require.ErrorContains(t, err, "field manager_view.management_label: unknown field", "a library without that benchmark refuses it")
 }

@@ -30,17 +30,18 @@ func FuzzReadJSONL(f *testing.F) {
 	for _, s := range brokenLines {
 		f.Add(s)
 	}
+	lib := fullLibrary(f)
 	f.Fuzz(func(t *testing.T, in string) {
-		cases, err := corpus.ReadJSONL(strings.NewReader(in), "in.jsonl")
+		cases, err := lib.ReadJSONL(strings.NewReader(in), "in.jsonl")
 		if err != nil {
 			return
 		}
 		for i := range cases {
-			if err := corpus.Validate(&cases[i]); err != nil {
+			if err := lib.Validate(&cases[i]); err != nil {
 				t.Fatalf("accepted case %d does not validate: %v", i, err)
 			}
 		}
-		if err := corpus.WriteJSONL(t.TempDir()+"/out.jsonl", cases); err != nil {
+		if err := lib.WriteJSONL(t.TempDir()+"/out.jsonl", cases); err != nil {
 			t.Fatalf("accepted cases do not write: %v", err)
 		}
 	})
@@ -60,15 +61,16 @@ func FuzzImport(f *testing.F) {
 	for i, s := range brokenLines {
 		f.Add(s, uint8(i))
 	}
-	formats := corpus.Formats()
+	lib := fullLibrary(f)
+	formats := lib.Formats()
 	f.Fuzz(func(t *testing.T, in string, which uint8) {
 		format := formats[int(which)%len(formats)].Name
-		cases, _, err := corpus.Import(format, strings.NewReader(in), "in", true)
+		cases, _, err := lib.Import(format, strings.NewReader(in), "in", corpus.Options{SkipInvalid: true})
 		if err != nil {
 			return
 		}
 		for i := range cases {
-			if err := corpus.Validate(&cases[i]); err != nil {
+			if err := lib.Validate(&cases[i]); err != nil {
 				t.Fatalf("%s: imported case %d does not validate: %v", format, i, err)
 			}
 		}

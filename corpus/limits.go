@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/internal/lines"
+	"github.com/clinevo/clinevo/internal/jsonl"
 )
 
 // Limits of a case (docs/corpora.md), clinevo's own choices: far above any
@@ -21,6 +21,10 @@ import (
 const (
 	// MaxCaseIDLength bounds a case ID, which is part of workflow IDs.
 	MaxCaseIDLength = 128
+	// MaxKeyBytes bounds a case's condition and system keys, search
+	// attributes of every episode (Temporal refuses a value past 2 KiB by
+	// default); DiagnosisArena's longest diagnosis is 144 bytes.
+	MaxKeyBytes = 512
 	// MaxTextBytes bounds any one text of a case (a fact, a result, ...).
 	MaxTextBytes = 64 << 10
 	// MaxCaseBytes bounds a case as JSON (its line in a native corpus).
@@ -110,18 +114,31 @@ func checkCaseBytes(n int) error {
 // CheckText refuses data that is not UTF-8 text as a corpus file must be:
 // a byte-order mark at its start, or a byte that is not UTF-8, named by
 // line and byte offset (json would replace it with U+FFFD in silence).
-// firstLine is the number of data's first line in its file.
-func CheckText(data []byte, name string, firstLine int) error {
-	if firstLine == 1 && len(data) >= 3 && string(data[:3]) == string(lines.BOM) {
-		return fmt.Errorf("%s:1: the file starts with a UTF-8 byte-order mark (EF BB BF): save it as UTF-8 without one", name)
+func CheckText(data []byte, name string) error {
+	if bytes.HasPrefix(data, jsonl.BOM) {
+		return fmt.Errorf("%s:1: %w", name, errBOM)
 	}
-	off, bad, ok := lines.CheckUTF8(data)
+	off, bad, ok := jsonl.CheckUTF8(data)
 	if ok {
 		return nil
 	}
-	line := firstLine + strings.Count(string(data[:off]), "\n")
-	col := off - strings.LastIndex(string(data[:off]), "\n")
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n')
 	return fmt.Errorf("%s:%d: byte %d of the line (0x%02X, byte offset %d) is not UTF-8: the file must be UTF-8 text", name, line, col, bad, off)
+}
+
+var errBOM = errors.New("the file starts with a UTF-8 byte-order mark (EF BB BF): save it as UTF-8 without one")
+
+// checkLine is CheckText for one line of a JSON Lines file, whose reader
+// names the file and the line.
+func checkLine(raw []byte, line int) error {
+	if line == 1 && bytes.HasPrefix(raw, jsonl.BOM) {
+		return errBOM
+	}
+	if off, bad, ok := jsonl.CheckUTF8(raw); !ok {
+		return fmt.Errorf("byte %d of the line (0x%02X, byte offset %d) is not UTF-8: the file must be UTF-8 text", off+1, bad, off)
+	}
+	return nil
 }
 
 // ReadWhole reads a file an importer takes whole (a JSON array of cases),
@@ -134,25 +151,17 @@ func ReadWhole(r io.Reader, name string) ([]byte, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("%s: the file is longer than %d bytes (256 MiB), the most an importer reads: split it", name, MaxFileBytes)
 	}
-	return data, CheckText(data, name, 1)
+	return data, CheckText(data, name)
 }
 
 // readLines calls fn with each line of a JSON Lines file that is not blank
 // (its number and its bytes, trimmed), after checking that it is UTF-8 text
 // no longer than MaxCaseBytes; errors name the file and the line.
 func readLines(r io.Reader, name string, fn func(line int, raw []byte) error) error {
-	err := lines.Read(r, MaxCaseBytes, func(line int, b []byte) error {
-		if err := CheckText(b, name, line); err != nil {
+	return jsonl.ReadLimit(r, name, MaxCaseBytes, func(line int, raw []byte) error {
+		if err := checkLine(raw, line); err != nil {
 			return err
 		}
-		if raw := bytes.TrimSpace(b); len(raw) > 0 {
-			return fn(line, raw)
-		}
-		return nil
+		return fn(line, raw)
 	})
-	var long *lines.TooLong
-	if errors.As(err, &long) {
-		return fmt.Errorf("%s:%d: the line is longer than %d bytes (512 KiB), the most a case takes", name, long.Line, MaxCaseBytes)
-	}
-	return err
 }

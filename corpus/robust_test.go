@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/benchmarks/all"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/corpustest"
@@ -49,7 +50,7 @@ func TestNonASCIICaseIDsAreRefused(t *testing.T) {
 			good := caseLine(t, func(c *clinic.Case) {})
 			bad := caseLine(t, func(c *clinic.Case) { c.ID = tc.id })
 			require.NoError(t, os.WriteFile(f, []byte(good+"\n"+bad+"\n"), 0o644))
-			_, err := corpus.Load(f)
+			_, err := fullLibrary(t).Load(f)
 			require.ErrorContains(t, err, f+":2: case ")
 			require.ErrorContains(t, err, "field id: case ID ")
 			require.ErrorContains(t, err, tc.want)
@@ -58,12 +59,12 @@ func TestNonASCIICaseIDsAreRefused(t *testing.T) {
 				b, err := json.Marshal(tc.id)
 				require.NoError(t, err)
 				in := strings.Replace(rec, "%q", string(b), 1)
-				_, _, err = corpus.Import(format, strings.NewReader(in), "in.json", false)
+				_, _, err = fullLibrary(t).Import(format, strings.NewReader(in), "in.json", corpus.Options{})
 				require.ErrorContains(t, err, tc.want, format)
 			}
 		})
 	}
-	_, err := corpus.Load(writeLines(t, caseLine(t, func(c *clinic.Case) { c.ID = "mimic-iv:10023.a_b-C" })))
+	_, err := fullLibrary(t).Load(writeLines(t, caseLine(t, func(c *clinic.Case) { c.ID = "mimic-iv:10023.a_b-C" })))
 	require.NoError(t, err, "every character the rule names is taken")
 }
 
@@ -84,8 +85,10 @@ func TestCaseTextHasLimits(t *testing.T) {
 			"field exam_view.tests[0].result: 100000 bytes of text"},
 		{"a long catalog", func(c *clinic.Case) { c.Exam.Catalog = make([]string, 10_001) },
 			"field exam_view.catalog: 10001 items; a list of a case takes at most 10000"},
+		{"a long condition", func(c *clinic.Case) { c.Condition = strings.Repeat("k", 513) },
+			"field condition: condition and system keys take at most 512 bytes each (they are search attributes of every episode), got 513 and "},
 		{"600 KB of complaint", func(c *clinic.Case) { c.Patient.OpeningComplaint = strings.Repeat("x", 600_000) },
-			":1: the line is longer than 524288 bytes (512 KiB), the most a case takes"},
+			":1: the line is longer than 524288 bytes, the most a line may hold"},
 		{"many long facts", func(c *clinic.Case) {
 			for i := range 10 {
 				c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: "big" + string(rune('a'+i)), Text: big[:60_000], Topics: []string{"onset"}})
@@ -93,17 +96,17 @@ func TestCaseTextHasLimits(t *testing.T) {
 		}, ":1: the line is longer than 524288 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := corpus.Load(writeLines(t, caseLine(t, tc.mod)))
+			_, err := fullLibrary(t).Load(writeLines(t, caseLine(t, tc.mod)))
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
 	c := synth.Generate(7)["heldout"][0]
 	c.Patient.OpeningComplaint = big
-	require.ErrorContains(t, corpus.WriteJSONL(filepath.Join(t.TempDir(), "out.jsonl"), []clinic.Case{c}),
+	require.ErrorContains(t, fullLibrary(t).WriteJSONL(filepath.Join(t.TempDir(), "out.jsonl"), []clinic.Case{c}),
 		"field patient_view.opening_complaint: 100000 bytes of text", "an importer's cases are checked before they are written")
 	in := strings.Replace(sdCase, "%q", `"sd-1"`, 1)
 	in = strings.Replace(in, "A 29-year-old woman with a sore throat.", big, 1)
-	_, _, err := corpus.Import("sdbench", strings.NewReader(in), "in.json", false)
+	_, _, err := fullLibrary(t).Import("sdbench", strings.NewReader(in), "in.json", corpus.Options{})
 	require.ErrorContains(t, err, "in.json:1: field patient_view.opening_complaint: 99999 bytes of text", "the importer trims the text")
 }
 
@@ -128,17 +131,26 @@ func TestCorpusFileShapesAreNamed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "cases.jsonl")
 			require.NoError(t, os.WriteFile(f, []byte(tc.file), 0o644))
-			_, err := corpus.Load(f)
+			_, err := fullLibrary(t).Load(f)
 			require.ErrorContains(t, err, strings.ReplaceAll(tc.want, "FILE", f))
 		})
 	}
 	bom := "\xef\xbb\xbf" + strings.Replace(medEvoCase, "%q", `"m1"`, 1)
 	for _, format := range []string{"medevoeval", "agentclinic", "sdbench"} {
-		_, _, err := corpus.Import(format, strings.NewReader(bom), "in.json", false)
+		_, _, err := fullLibrary(t).Import(format, strings.NewReader(bom), "in.json", corpus.Options{})
 		require.ErrorContains(t, err, "in.json:1: the file starts with a UTF-8 byte-order mark", format)
-		_, _, err = corpus.Import(format, strings.NewReader("{\"a\":\"\xff\"}\n"), "in.json", false)
+		_, _, err = fullLibrary(t).Import(format, strings.NewReader("{\"a\":\"\xff\"}\n"), "in.json", corpus.Options{})
 		require.ErrorContains(t, err, "in.json:1: byte 7 of the line (0xFF, byte offset 6) is not UTF-8", format)
 	}
+}
+
+// fullLibrary is the corpus library of every benchmark of the build, whose
+// importers and case checks the tests run.
+func fullLibrary(t testing.TB) corpus.Library {
+	t.Helper()
+	set, err := all.Set()
+	require.NoError(t, err)
+	return corpus.NewLibrary(set)
 }
 
 func writeLines(t *testing.T, ls ...string) string {
@@ -164,7 +176,7 @@ func TestImportRefusesItsOwnInput(t *testing.T) {
 	hard := filepath.Join(dir, "hard.jsonl")
 	require.NoError(t, os.Link(in, hard))
 	for _, out := range []string{in, sym, hard, filepath.Join(dir, ".", "agentclinic.jsonl")} {
-		_, _, err := corpus.ImportFile("agentclinic", in, out, false)
+		_, _, err := fullLibrary(t).ImportFile("agentclinic", in, out, corpus.Options{})
 		require.EqualError(t, err, "corpus import: --out "+out+" is the input file "+in+
 			" (the same file by inode): the import would overwrite what it reads; choose another output file")
 		got, err := os.ReadFile(in)
@@ -172,9 +184,9 @@ func TestImportRefusesItsOwnInput(t *testing.T) {
 		require.Equal(t, orig, got, "the input is unchanged")
 	}
 	out := filepath.Join(dir, "native.jsonl")
-	cases, _, err := corpus.ImportFile("agentclinic", in, out, false)
+	cases, _, err := fullLibrary(t).ImportFile("agentclinic", in, out, corpus.Options{})
 	require.NoError(t, err)
-	c, err := corpus.Load(out)
+	c, err := fullLibrary(t).Load(out)
 	require.NoError(t, err)
 	require.Len(t, c.Cases, len(cases))
 }

@@ -22,6 +22,10 @@ type Stats struct {
 	EvidencePerCase float64 `json:"evidence_key_points_per_case"`
 	ManagementCases int     `json:"cases_with_management"`
 	Referrals       int     `json:"cases_needing_referral"`
+	// RedactedCases are the cases whose importer withheld a text naming the
+	// diagnosis (Provenance.Redactions), Redactions how many texts in all.
+	RedactedCases int `json:"redacted_cases"`
+	Redactions    int `json:"redactions"`
 	// Counts maps a facet (splits, stages, systems, conditions,
 	// personalities, recall, sources) to its values' case counts, most
 	// cases first; "" is a case without a value, a stage with * a shifted one.
@@ -43,19 +47,6 @@ func StatsOf(c *Corpus) Stats {
 	if n == 0 {
 		return st
 	}
-	by := func(key func(cs *clinic.Case) string) []ValueCount {
-		m := map[string]int{}
-		for i := range c.Cases {
-			m[key(&c.Cases[i])]++
-		}
-		keys := sortedKeys(m)
-		sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
-		out := make([]ValueCount, len(keys))
-		for i, k := range keys {
-			out[i] = ValueCount{k, m[k]}
-		}
-		return out
-	}
 	facts, tests, evi := 0, 0, 0
 	for _, cs := range c.Cases {
 		facts += len(cs.Patient.Facts)
@@ -67,10 +58,26 @@ func StatsOf(c *Corpus) Stats {
 		if cs.Manager.Referral != nil && cs.Manager.Referral.Needed {
 			st.Referrals++
 		}
+		if n := len(cs.Provenance.Redactions); n > 0 {
+			st.RedactedCases++
+			st.Redactions += n
+		}
 	}
 	st.FactsPerCase, st.TestsPerCase, st.EvidencePerCase = float64(facts)/float64(n), float64(tests)/float64(n), float64(evi)/float64(n)
-	st.Counts["splits"] = by(func(cs *clinic.Case) string { return cs.Meta.Split })
-	st.Counts["stages"] = by(func(cs *clinic.Case) string {
+	for name, key := range facetKeys {
+		st.Counts[name] = countBy(c, key)
+	}
+	st.Openings = Openings(c)
+	if gaps := TestAvailability(c); gaps != nil {
+		st.AvailabilityGaps = gaps
+	}
+	return st
+}
+
+// facetKeys are the value of each of Stats.Counts' facets in a case.
+var facetKeys = map[string]func(cs *clinic.Case) string{
+	"splits": func(cs *clinic.Case) string { return cs.Meta.Split },
+	"stages": func(cs *clinic.Case) string {
 		if cs.Meta.Stage == 0 {
 			return ""
 		}
@@ -79,17 +86,28 @@ func StatsOf(c *Corpus) Stats {
 			s += "*"
 		}
 		return s
-	})
-	st.Counts["systems"] = by(func(cs *clinic.Case) string { return cs.System })
-	st.Counts["conditions"] = by(func(cs *clinic.Case) string { return cs.Condition })
-	st.Counts["personalities"] = by(func(cs *clinic.Case) string { return cs.Patient.Persona.Personality })
-	st.Counts["recall"] = by(func(cs *clinic.Case) string { return cs.Patient.Persona.Recall })
-	st.Counts["sources"] = by(func(cs *clinic.Case) string { return cs.Provenance.Source })
-	st.Openings = Openings(c)
-	if gaps := TestAvailability(c); gaps != nil {
-		st.AvailabilityGaps = gaps
+	},
+	"systems":       func(cs *clinic.Case) string { return cs.System },
+	"conditions":    func(cs *clinic.Case) string { return cs.Condition },
+	"personalities": func(cs *clinic.Case) string { return cs.Patient.Persona.Personality },
+	"recall":        func(cs *clinic.Case) string { return cs.Patient.Persona.Recall },
+	"sources":       func(cs *clinic.Case) string { return cs.Provenance.Source },
+}
+
+// countBy counts the cases of c by a value of theirs, most frequent first
+// (ties in value order).
+func countBy(c *Corpus, key func(cs *clinic.Case) string) []ValueCount {
+	m := map[string]int{}
+	for i := range c.Cases {
+		m[key(&c.Cases[i])]++
 	}
-	return st
+	keys := sortedKeys(m)
+	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
+	out := make([]ValueCount, len(keys))
+	for i, k := range keys {
+		out[i] = ValueCount{k, m[k]}
+	}
+	return out
 }
 
 // statFacets are Stats.Counts' facets in the order WriteStats prints them,
@@ -98,6 +116,11 @@ var statFacets = []struct {
 	name  string
 	limit int
 }{{"splits", 0}, {"stages", 0}, {"systems", 0}, {"conditions", 20}, {"personalities", 0}, {"recall", 0}, {"sources", 0}}
+
+// maxGapsPrinted bounds the availability gaps WriteStats lists: a published
+// corpus of case reports, every case its own condition, has thousands
+// (clinevo's choice).
+const maxGapsPrinted = 25
 
 // WriteStats prints a summary of a corpus (StatsOf) for a terminal.
 func WriteStats(w io.Writer, c *Corpus) {
@@ -110,6 +133,7 @@ func WriteStats(w io.Writer, c *Corpus) {
 	fmt.Fprintf(w, "facts per case %.1f, test results per case %.1f, evidence key points per case %.1f\n",
 		st.FactsPerCase, st.TestsPerCase, st.EvidencePerCase)
 	fmt.Fprintf(w, "cases with management key points %d (%.0f%%), needing referral %d\n", st.ManagementCases, 100*float64(st.ManagementCases)/n, st.Referrals)
+	fmt.Fprintf(w, "redacted by the importer's leak guard: %d cases, %d texts naming the diagnosis\n", st.RedactedCases, st.Redactions)
 	for _, f := range statFacets {
 		counts := st.Counts[f.name]
 		var parts []string
@@ -126,7 +150,11 @@ func WriteStats(w io.Writer, c *Corpus) {
 	fmt.Fprintf(w, "openings: %d distinct (normalised) in %d cases, at least %d per condition\n", o.Distinct, o.Cases, o.MinPerCondition)
 	fmt.Fprintf(w, "evidence key points vary between cases in %d of %d conditions\n", o.VaryingEvidence, o.Conditions)
 	fmt.Fprintf(w, "tests whose availability depends on the condition: %d\n", len(st.AvailabilityGaps))
-	for _, g := range st.AvailabilityGaps {
+	for i, g := range st.AvailabilityGaps {
+		if i == maxGapsPrinted {
+			fmt.Fprintf(w, "  ... (%d more; --json lists them all)\n", len(st.AvailabilityGaps)-i)
+			break
+		}
 		fmt.Fprintf(w, "  %s\n", g)
 	}
 }

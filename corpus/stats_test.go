@@ -27,18 +27,20 @@ func TestParseBuiltin(t *testing.T) {
 		{ref: "builtin:1:stream", err: `unknown generator version "1"`},
 		{ref: "builtin:x:y:stream", err: `unknown generator version "x"`},
 		{ref: "builtin:stream@x", err: `seed "x" is not a non-negative integer`},
-		{ref: "builtin:klinike@7", want: corpus.Builtin{Version: synth.V2, Split: "klinike", Seed: 7}},
-		{ref: "builtin:klinike-test", want: corpus.Builtin{Version: synth.V2, Split: "klinike-test", Seed: 7}},
-		{ref: "builtin:v2:klinike-train@3", want: corpus.Builtin{Version: synth.V2, Split: "klinike-train", Seed: 3}},
-		{ref: "builtin:v1:klinike", err: "split klinike is built on generator version v2, v3 only, not v1"},
-		{ref: "builtin:v3:klinike-test@7", want: corpus.Builtin{Version: synth.V3, Split: "klinike-test", Seed: 7}},
-		{ref: "builtin:streams", err: `unknown split "streams", want one of stream, heldout, cross, update, gp, gp-heldout, klinike, klinike-test, klinike-train`},
+		{ref: "builtin:toy@7", want: corpus.Builtin{Version: synth.V2, Split: "toy", Seed: 7}},
+		{ref: "builtin:toy-test", want: corpus.Builtin{Version: synth.V2, Split: "toy-test", Seed: 7}},
+		{ref: "builtin:v2:toy-test@3", want: corpus.Builtin{Version: synth.V2, Split: "toy-test", Seed: 3}},
+		{ref: "builtin:v1:toy", err: "split toy is built on generator version v2, v3 only, not v1"},
+		{ref: "builtin:v3:toy-test@7", want: corpus.Builtin{Version: synth.V3, Split: "toy-test", Seed: 7}},
+		{ref: "builtin:streams", err: `unknown split "streams", want one of stream, heldout, cross, update, toy, toy-test`},
 		{ref: "builtin:", err: `unknown split ""`},
+		{ref: "builtin:diagnosisarena", want: corpus.Builtin{Version: synth.Default, Split: "diagnosisarena", Seed: 7}},
+		{ref: "builtin:v1:diagnosisarena", want: corpus.Builtin{Version: synth.V1, Split: "diagnosisarena", Seed: 7}},
 		{ref: "stream.jsonl", err: `starts with "builtin:"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.ref, func(t *testing.T) {
-			b, err := corpus.ParseBuiltin(tc.ref)
+			b, err := toyLibrary().ParseBuiltin(tc.ref)
 			if tc.err != "" {
 				require.ErrorContains(t, err, tc.err)
 				require.ErrorContains(t, err, tc.ref, "the error names the reference")
@@ -46,7 +48,7 @@ func TestParseBuiltin(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.Equal(t, tc.want, b)
-			again, err := corpus.ParseBuiltin(b.String())
+			again, err := toyLibrary().ParseBuiltin(b.String())
 			require.NoError(t, err)
 			require.Equal(t, b, again, "the explicit spelling %s parses back", b)
 		})
@@ -54,9 +56,9 @@ func TestParseBuiltin(t *testing.T) {
 }
 
 func TestLoadNamesVersions(t *testing.T) {
-	v1, err := corpus.Load("builtin:v1:stream@7")
+	v1, err := corpus.Library{}.Load("builtin:v1:stream@7")
 	require.NoError(t, err)
-	v2, err := corpus.Load("builtin:stream@7")
+	v2, err := corpus.Library{}.Load("builtin:stream@7")
 	require.NoError(t, err)
 	require.Equal(t, synth.SourceV1, v1.Cases[0].Provenance.Source)
 	require.Equal(t, synth.SourceV2, v2.Cases[0].Provenance.Source)
@@ -70,7 +72,7 @@ func TestLoadNamesVersions(t *testing.T) {
 func TestTestAvailability(t *testing.T) {
 	for _, split := range synth.Splits {
 		t.Run(split, func(t *testing.T) {
-			v1, err := corpus.Load("builtin:v1:" + split)
+			v1, err := corpus.Library{}.Load("builtin:v1:" + split)
 			require.NoError(t, err)
 			gaps := corpus.TestAvailability(v1)
 			require.NotEmpty(t, gaps)
@@ -85,14 +87,14 @@ func TestTestAvailability(t *testing.T) {
 			require.ErrorContains(t, err, "d dimer: a result in every case of 1 of 46 conditions (dvt)")
 			require.ErrorContains(t, err, "ct head")
 
-			v2, err := corpus.Load("builtin:" + split)
+			v2, err := corpus.Library{}.Load("builtin:" + split)
 			require.NoError(t, err)
 			require.Empty(t, corpus.TestAvailability(v2))
 			require.NoError(t, corpus.CheckAvailability(v2))
 		})
 	}
 	// A partial gap: the same condition with and without a result.
-	c, err := corpus.Load("builtin:stream")
+	c, err := corpus.Library{}.Load("builtin:stream")
 	require.NoError(t, err)
 	cases := append(c.Cases[:0:0], c.Cases[:100]...)
 	gerd := 0
@@ -164,7 +166,22 @@ func TestConditionNovelty(t *testing.T) {
 
 func mustLoad(t *testing.T, ref string) *corpus.Corpus {
 	t.Helper()
-	c, err := corpus.Load(ref)
+	c, err := corpus.Library{}.Load(ref)
 	require.NoError(t, err)
 	return c
+}
+
+// TestStatsCountRedactions: the DiagnosisArena import withholds two texts
+// that name the diagnosis (case 75's laryngoscopy finding of the foreign
+// body, case 345's history of end-stage renal disease) and stats count them.
+func TestStatsCountRedactions(t *testing.T) {
+	c := mustLoad(t, "builtin:diagnosisarena")
+	st := corpus.StatsOf(c)
+	require.Equal(t, 915, st.Cases)
+	require.Equal(t, 2, st.RedactedCases)
+	require.Equal(t, 2, st.Redactions)
+	var b bytes.Buffer
+	corpus.WriteStats(&b, c)
+	require.Contains(t, b.String(), "redacted by the importer's leak guard: 2 cases, 2 texts naming the diagnosis\n")
+	require.Zero(t, corpus.StatsOf(mustLoad(t, "builtin:stream@7")).RedactedCases)
 }

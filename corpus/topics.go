@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,22 +40,13 @@ func InferTopics(text, fallback string) []string {
 			}
 		}
 	}
-	if fallback != "" && !contains(out, fallback) {
+	if fallback != "" && !slices.Contains(out, fallback) {
 		out = append([]string{fallback}, out...)
 	}
 	if len(out) == 0 {
 		out = []string{clinic.TopicAssociated}
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 var sentenceEnd = regexp.MustCompile(`([.!?])\s+([A-Z"'(])`)

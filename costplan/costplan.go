@@ -12,6 +12,7 @@ import (
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -156,7 +157,7 @@ func Count(c contract.ConditionSpec, cases, stageSize int) Counts {
 // CasesOf is the number of cases a condition plays: its limit, else the
 // experiment's (held-out: heldout_limit), else the whole corpus (sizes: the
 // corpora's sizes known so far, by reference; filled as they load).
-func CasesOf(spec contract.ExperimentSpec, c contract.ConditionSpec, sizes map[string]int) (int, error) {
+func CasesOf(lib corpus.Library, spec contract.ExperimentSpec, c contract.ConditionSpec, sizes map[string]int) (int, error) {
 	limit := spec.Limit
 	if c.Kind == contract.KindHeldOut {
 		limit = spec.HeldOutLimit
@@ -167,7 +168,7 @@ func CasesOf(spec contract.ExperimentSpec, c contract.ConditionSpec, sizes map[s
 	ref := spec.CorpusOf(c)
 	n, ok := sizes[ref]
 	if !ok {
-		cp, err := corpus.Load(ref)
+		cp, err := lib.Load(ref)
 		if err != nil {
 			return 0, fmt.Errorf("condition %s: %w", c.Name, err)
 		}
@@ -180,26 +181,28 @@ func CasesOf(spec contract.ExperimentSpec, c contract.ConditionSpec, sizes map[s
 	return n, nil
 }
 
-// Experiment plans spec with the means of h (the zero History: none).
-func Experiment(spec contract.ExperimentSpec, h History) (Plan, error) {
+// Experiment plans spec, whose conditions play benchmarks of set, with the
+// means of h (the zero History: none).
+func Experiment(set bench.Set, spec contract.ExperimentSpec, h History) (Plan, error) {
 	p := Plan{Experiment: spec.Name}
 	sizes := map[string]int{}
+	lib := corpus.NewLibrary(set)
 	for i, c := range spec.Conditions {
 		s, err := spec.SettingsOf(i)
 		if err != nil {
 			return Plan{}, err
 		}
-		b, err := bench.Of(s)
+		b, err := set.Of(s)
 		if err != nil {
 			return Plan{}, fmt.Errorf("conditions[%d] (%s): %w", i, c.Name, err)
 		}
-		cases, err := CasesOf(spec, c, sizes)
+		cases, err := CasesOf(lib, spec, c, sizes)
 		if err != nil {
 			return Plan{}, err
 		}
 		n := Count(c, cases, spec.StageSize)
 		cond := Condition{Name: c.Name, Kind: string(c.Kind), Budgets: bench.Budgets(b, s), Episodes: n.Learn, EvalEpisodes: n.Eval}
-		learn, eval := perEpisode(s, h.learn, true), perEpisode(s, h.eval, false)
+		learn, eval := perEpisode(b, s, h.learn, true), perEpisode(b, s, h.eval, false)
 		for j := range learn {
 			r := learn[j]
 			e := eval[j]
@@ -211,18 +214,19 @@ func Experiment(spec contract.ExperimentSpec, h History) (Plan, error) {
 		}
 		evalConc := orDefault(spec.EvalConcurrency, contract.DefaultEvalConcurrency)
 		cond.WallSeconds = episodeSeconds(s, h.learn, learn)*float64(n.Learn) +
-			episodeSeconds(s, h.eval, eval)*float64(n.Eval)/float64(min(evalConc, evalSlots(s)))
+			episodeSeconds(s, h.eval, eval)*float64(n.Eval)/float64(min(evalConc, evalSlots(b, s)))
 		p.Conditions = append(p.Conditions, cond)
 	}
 	p.finish(spec)
 	return p, nil
 }
 
-// evalSlots is how many evaluation episodes can call the models at once:
-// the lowest concurrency of a model role (every episode calls each).
-func evalSlots(s settings.Settings) int {
+// evalSlots is how many evaluation episodes of benchmark b can call the
+// models at once: the lowest concurrency of a model role (every episode
+// calls each).
+func evalSlots(b bench.Benchmark, s settings.Settings) int {
 	slots := math.MaxInt32
-	for _, name := range settings.RoleNames {
+	for _, name := range bench.RunRoles(b) {
 		if r := s.Roles[name]; r.Backend == settings.OpenAI && r.Concurrency > 0 {
 			slots = min(slots, r.Concurrency)
 		}
@@ -230,9 +234,11 @@ func evalSlots(s settings.Settings) int {
 	return slots
 }
 
-// perEpisode is each role's calls and tokens in one episode: recorded means
-// where m has them, else the budgets' bounds and the guesses.
-func perEpisode(s settings.Settings, m means, learning bool) []Role {
+// perEpisode is each role's calls and tokens in one episode of benchmark b:
+// recorded means where m has them, else the budgets' bounds and the
+// guesses. A role the benchmark adds (a gatekeeper) is bounded by one call
+// a non-final turn (clinevo's assumption: it answers questions and tests).
+func perEpisode(b bench.Benchmark, s settings.Settings, m means, learning bool) []Role {
 	var out []Role
 	turns, src := float64(s.Episode.MaxTurns), "bound"
 	if m.episodes > 0 {
@@ -244,7 +250,7 @@ func perEpisode(s settings.Settings, m means, learning bool) []Role {
 		}
 		return bound
 	}
-	for _, name := range settings.RoleNames {
+	for _, name := range bench.RunRoles(b) {
 		rs := s.Roles[name]
 		r := Role{Role: name, Model: "builtin", Source: src}
 		if rs.Backend == settings.OpenAI {
@@ -266,11 +272,13 @@ func perEpisode(s settings.Settings, m means, learning bool) []Role {
 		case "judge":
 			r.Calls = 1
 		case "grader":
-			r.Calls = b2f(learning)
+			r.Calls = grader.Indicator(learning)
 		case "evolver":
-			r.Calls = b2f(learning) / float64(max(1, s.Evolver.UpdateInterval))
+			r.Calls = grader.Indicator(learning) / float64(max(1, s.Evolver.UpdateInterval))
 		case "embeddings":
 			r.Calls = turns // a retrieval a turn
+		default:
+			r.Calls = max(0, turns-1)
 		}
 		if u, ok := m.usage[name]; ok && m.usageN[name] > 0 && u.Calls > 0 && rs.Backend == settings.OpenAI {
 			r.Calls = float64(u.Calls) / float64(m.episodes) // repairs included
@@ -289,13 +297,6 @@ func perEpisode(s settings.Settings, m means, learning bool) []Role {
 		out = append(out, r)
 	}
 	return out
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // episodeSeconds is an episode's wall time: the recorded mean, else the
@@ -362,13 +363,14 @@ func (p *Plan) finish(spec contract.ExperimentSpec) {
 // (byCondition: each condition's records, its stream's evaluations
 // included): episodes, turns and actions as calls of the roles (a built-in
 // role's "calls" are the turns it served), recorded usage and time.
-func Used(spec contract.ExperimentSpec, byCondition map[string][]results.Record) Plan {
+func Used(set bench.Set, spec contract.ExperimentSpec, byCondition map[string][]results.Record) Plan {
 	p := Plan{Experiment: spec.Name}
 	for i, c := range spec.Conditions {
 		s, err := spec.SettingsOf(i)
 		if err != nil {
 			continue // Validate refused such a spec before it ran
 		}
+		b, _ := set.Of(s) // nil for a benchmark this build does not have: its shared roles
 		cond := Condition{Name: c.Name, Kind: string(c.Kind)}
 		var learn, eval means
 		for _, r := range byCondition[c.Name] {
@@ -379,7 +381,7 @@ func Used(spec contract.ExperimentSpec, byCondition map[string][]results.Record)
 			}
 		}
 		cond.Episodes, cond.EvalEpisodes = learn.episodes, eval.episodes
-		l, e := perEpisode(s, learn, true), perEpisode(s, eval, false)
+		l, e := perEpisode(b, s, learn, true), perEpisode(b, s, eval, false)
 		for j := range l {
 			r := l[j]
 			r.Calls = r.Calls*float64(learn.episodes) + e[j].Calls*float64(eval.episodes)
@@ -390,7 +392,7 @@ func Used(spec contract.ExperimentSpec, byCondition map[string][]results.Record)
 			cond.Roles = append(cond.Roles, r)
 		}
 		// Activity time: evaluation episodes overlap as the plan assumes.
-		cond.WallSeconds = learn.seconds + eval.seconds/float64(min(orDefault(spec.EvalConcurrency, contract.DefaultEvalConcurrency), evalSlots(s)))
+		cond.WallSeconds = learn.seconds + eval.seconds/float64(min(orDefault(spec.EvalConcurrency, contract.DefaultEvalConcurrency), evalSlots(b, s)))
 		p.Conditions = append(p.Conditions, cond)
 	}
 	p.finish(spec)
@@ -427,7 +429,7 @@ func ConditionOf(spec contract.ExperimentSpec, r results.Record) string {
 // Compare plans each condition of a finished experiment from the records of
 // the others and of earlier runs (never its own: a plan from a run's own
 // records would be its use) and reads the use from its own records.
-func Compare(spec contract.ExperimentSpec, recs []results.Record) (planned, used Plan, err error) {
+func Compare(set bench.Set, spec contract.ExperimentSpec, recs []results.Record) (planned, used Plan, err error) {
 	by := map[string][]results.Record{}
 	for _, r := range recs {
 		by[ConditionOf(spec, r)] = append(by[ConditionOf(spec, r)], r)
@@ -447,12 +449,12 @@ func Compare(spec contract.ExperimentSpec, recs []results.Record) (planned, used
 			one.Conditions[0].Memory = contract.MemoryEmpty
 		}
 		one.Conditions[0].Settings = spec.Conditions[i].Settings
-		p, err := Experiment(one, NewHistory(others))
+		p, err := Experiment(set, one, NewHistory(others))
 		if err != nil {
 			return Plan{}, Plan{}, err
 		}
 		planned.Conditions = append(planned.Conditions, p.Conditions...)
 	}
 	planned.finish(spec)
-	return planned, Used(spec, by), nil
+	return planned, Used(set, spec, by), nil
 }

@@ -1,29 +1,19 @@
 package costplan_test
 
 import (
-	"fmt"
-	"os"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
+	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/costplan"
-	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/experiments"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/settings"
 )
-
-func TestMain(m *testing.M) {
-	if err := engine.RegisterBenchmarks(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(m.Run())
-}
 
 // TestCount: the episodes of a condition, worked out by hand.
 func TestCount(t *testing.T) {
@@ -45,49 +35,18 @@ func TestCount(t *testing.T) {
 	require.Equal(t, costplan.Counts{Eval: 50}, costplan.Count(contract.ConditionSpec{Kind: contract.KindHeldOut}, 50, 25))
 }
 
-// TestPlanShippedSpecs: every shipped spec plans, with every role, episodes
-// and no negative figure; model roles are priced from the table.
-func TestPlanShippedSpecs(t *testing.T) {
-	base := bench.DefaultSettings()
-	shipped := experiments.Shipped()
-	names := make([]string, 0, len(shipped))
-	for n := range shipped {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	require.NotEmpty(t, names)
-	for _, n := range names {
-		t.Run(n, func(t *testing.T) {
-			spec, err := experiments.Parse(n, shipped[n], base)
-			require.NoError(t, err)
-			p, err := costplan.Experiment(spec, costplan.History{})
-			require.NoError(t, err)
-			require.Len(t, p.Conditions, len(spec.Conditions))
-			for _, c := range p.Conditions {
-				require.Positive(t, c.Episodes+c.EvalEpisodes, c.Name)
-				require.Len(t, c.Roles, len(settings.RoleNames))
-				for _, r := range c.Roles {
-					require.GreaterOrEqual(t, r.Calls, 0.0)
-					require.GreaterOrEqual(t, r.CostUSD, 0.0)
-				}
-			}
-			require.Positive(t, p.WallSeconds)
-		})
-	}
-}
-
 // TestPlanQuick: the quick experiment's episodes by hand, and a model doctor
 // priced from model_prices with no history: Tmax calls an episode (a bound)
 // and the guessed tokens.
 func TestPlanQuick(t *testing.T) {
-	base := bench.DefaultSettings()
+	base := defaultSet(t).DefaultSettings()
 	base.ModelPrices = []settings.ModelPrice{{Model: "m1", Prompt: 1, Completion: 4}}
 	doc := base.Roles["doctor"]
 	doc.Backend, doc.BaseURL, doc.Model, doc.MaxTokens = settings.OpenAI, "http://127.0.0.1:1/v1", "m1", 1024
 	base.Roles["doctor"] = doc
-	spec, err := experiments.Load("../experiments/quick.yaml", base)
+	spec, err := experiments.Load("../experiments/quick.yaml", base, defaultSet(t))
 	require.NoError(t, err)
-	p, err := costplan.Experiment(spec, costplan.History{})
+	p, err := costplan.Experiment(defaultSet(t), spec, costplan.History{})
 	require.NoError(t, err)
 	got := map[string][2]int{}
 	for _, c := range p.Conditions {
@@ -107,7 +66,7 @@ func TestPlanQuick(t *testing.T) {
 // TestPlanFromHistory: recorded means replace the bounds, and Used reads
 // the same records back: a plan from a run's own records is its use.
 func TestPlanFromHistory(t *testing.T) {
-	spec := contract.ExperimentSpec{Name: "x", Corpus: "builtin:stream@7", Limit: 4, StageSize: 2, Base: bench.DefaultSettings(),
+	spec := contract.ExperimentSpec{Name: "x", Corpus: "builtin:stream@7", Limit: 4, StageSize: 2, Base: defaultSet(t).DefaultSettings(),
 		Conditions: []contract.ConditionSpec{{Name: "E0", Kind: contract.KindStream, Memory: contract.MemoryDisabled}}}
 	var recs []results.Record
 	for i := range 4 {
@@ -117,9 +76,9 @@ func TestPlanFromHistory(t *testing.T) {
 		}
 		recs = append(recs, results.Record{Kind: string(contract.KindStream), Turns: len(actions), Actions: actions})
 	}
-	p, err := costplan.Experiment(spec, costplan.NewHistory(recs))
+	p, err := costplan.Experiment(defaultSet(t), spec, costplan.NewHistory(recs))
 	require.NoError(t, err)
-	used := costplan.Used(spec, map[string][]results.Record{"E0": recs})
+	used := costplan.Used(defaultSet(t), spec, map[string][]results.Record{"E0": recs})
 	byRole := func(p costplan.Plan) map[string]float64 {
 		m := map[string]float64{}
 		for _, r := range p.Total {
@@ -131,4 +90,51 @@ func TestPlanFromHistory(t *testing.T) {
 	want := map[string]float64{"doctor": 12, "patient": 6, "exam": 2, "consultant": 0, "judge": 4, "grader": 4, "evolver": 4, "embeddings": 12}
 	require.Equal(t, want, byRole(p))
 	require.Equal(t, want, byRole(used))
+}
+
+// defaultSet is the default benchmark alone (benchmarks/all plans every
+// shipped spec against the build's whole set).
+func defaultSet(t testing.TB) bench.Set {
+	set, err := bench.NewSet(medevoeval.Benchmark{})
+	require.NoError(t, err)
+	return set
+}
+
+// gated is a benchmark that plays the shared environment with a role of its
+// own beside the shared ones (as SDBench's gatekeeper).
+type gated struct{ medevoeval.Benchmark }
+
+func (gated) Name() string    { return "gated" }
+func (gated) Roles() []string { return []string{"gatekeeper"} }
+
+// TestPlanCostsTheRolesABenchmarkAdds: a condition whose benchmark adds a
+// role on a model has that role's calls and cost in its plan (bench.RunRoles),
+// bounded by one call a non-final turn: Tmax 10, 9 calls an episode, 4
+// episodes, 36 calls at the guessed 1500 + 200 tokens, priced 1 and 4 USD a
+// million: 36 × (1500·1 + 200·4)/1e6 = 0.0828 USD. A condition of a benchmark
+// without it plans no such row.
+func TestPlanCostsTheRolesABenchmarkAdds(t *testing.T) {
+	set := benchtest.SetOf(t, medevoeval.Benchmark{}, gated{})
+	base := set.DefaultSettings()
+	base.ModelPrices = []settings.ModelPrice{{Model: "m1", Prompt: 1, Completion: 4}}
+	base.Roles["gatekeeper"] = settings.Role{Backend: settings.OpenAI, BaseURL: "http://127.0.0.1:1/v1", Model: "m1", MaxTokens: 1024}
+	spec := contract.ExperimentSpec{Name: "g", Corpus: "builtin:stream@7", HeldOut: "builtin:heldout@7", HeldOutLimit: 4, Base: base,
+		Conditions: []contract.ConditionSpec{{Name: "G", Kind: contract.KindHeldOut, Settings: settings.Overrides{"profile": "gated"}},
+			{Name: "M", Kind: contract.KindHeldOut}}}
+	require.NoError(t, spec.Validate())
+	p, err := costplan.Experiment(set, spec, costplan.History{})
+	require.NoError(t, err)
+	roles := func(c costplan.Condition) map[string]costplan.Role {
+		m := map[string]costplan.Role{}
+		for _, r := range c.Roles {
+			m[r.Role] = r
+		}
+		return m
+	}
+	g := roles(p.Conditions[0])
+	require.Contains(t, g, "gatekeeper")
+	require.InDelta(t, 36, g["gatekeeper"].Calls, 1e-9)
+	require.Equal(t, "m1", g["gatekeeper"].Model)
+	require.InDelta(t, 36*(1500*1.0+200*4.0)/1e6, g["gatekeeper"].CostUSD, 1e-12)
+	require.NotContains(t, roles(p.Conditions[1]), "gatekeeper")
 }

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/server/common/dynamicconfig"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/clinevo/clinevo/benchmarks/all"
 	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results/postgres"
@@ -363,12 +364,14 @@ func TestWorkerAndCLIShareResults(t *testing.T) {
 	var worker, host config.Config
 	var wp, hp *postgres.Config // read while each environment is set
 	var wq, hq string           // the Qdrant key each reads
+	set, err := all.Set()
+	require.NoError(t, err)
 	t.Run("worker", func(t *testing.T) {
 		for k, v := range doc.Services["worker"].Environment {
 			t.Setenv(k, interpolate(t, v, env))
 		}
 		var err error
-		worker, err = config.Load(config.New(), "")
+		worker, err = config.Load(config.New(set), "", set)
 		require.NoError(t, err)
 		wp = worker.PostgresOptions()
 		wq = worker.QdrantOptions().APIKey
@@ -378,7 +381,7 @@ func TestWorkerAndCLIShareResults(t *testing.T) {
 			t.Setenv(k, v) // set -a; . ./.env; set +a
 		}
 		var err error
-		host, err = config.Load(config.New(), "clinevo.compose.yaml")
+		host, err = config.Load(config.New(set), "clinevo.compose.yaml", set)
 		require.NoError(t, err)
 		hp = host.PostgresOptions()
 		hq = host.QdrantOptions().APIKey

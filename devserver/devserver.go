@@ -109,6 +109,26 @@ func Start(o Options) (*Server, error) {
 	if o.DataDir == "" {
 		return nil, errors.New("devserver: data dir is required")
 	}
+	o = o.withDefaults()
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("devserver: %w", err)
+	}
+	lock, err := lockDataDir(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := start(o)
+	if err != nil {
+		_ = lock.Release() // see Stop
+		return nil, err
+	}
+	srv.lock = lock
+	return srv, nil
+}
+
+// withDefaults fills what o leaves empty: loopback, port 7233, the default
+// namespace, temporal.log in the data dir at level warn.
+func (o Options) withDefaults() Options {
 	if o.IP == "" {
 		o.IP = "127.0.0.1"
 	}
@@ -124,20 +144,7 @@ func Start(o Options) (*Server, error) {
 	if o.LogLevel == "" {
 		o.LogLevel = "warn"
 	}
-	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("devserver: %w", err)
-	}
-	lock, err := lockDataDir(o.DataDir)
-	if err != nil {
-		return nil, err
-	}
-	srv, err := start(o)
-	if err != nil {
-		_ = lock.Release() // see Stop
-		return nil, err
-	}
-	srv.lock = lock
-	return srv, nil
+	return o
 }
 
 // lockDataDir takes the data directory for this process, or says which
@@ -174,11 +181,11 @@ func start(o Options) (*Server, error) {
 		primitives.WorkerService:   static.SingleLocalHost(hostPort(ports["worker"])),
 	}
 	srv, err := temporal.NewServer(
-		temporal.WithConfig(serverConfig(o, ports, sqlCfg)),
+		temporal.WithConfig(serverConfig(o, sqlCfg, ports)),
 		temporal.ForServices(temporal.DefaultServices),
 		temporal.WithStaticHosts(hosts),
 		temporal.WithLogger(logger),
-		temporal.WithDynamicConfigClient(dynamic()),
+		temporal.WithDynamicConfigClient(dynamicConfig()),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("devserver: build: %w", err)
@@ -190,8 +197,8 @@ func start(o Options) (*Server, error) {
 		Matching: ports["matching"], Worker: ports["worker"]}}, nil
 }
 
-// servicePorts are the ports of the server's services by name: the
-// options' own, and free ones drawn for those it leaves at 0.
+// servicePorts are the ports of the server's services by name: those o
+// gives, each checked free, and free ones drawn for the rest.
 func servicePorts(o Options) (map[string]int, error) {
 	ports := map[string]int{"frontend": o.Port, "history": o.Ports.History, "matching": o.Ports.Matching,
 		"worker": o.Ports.Worker, "frontend-http": o.Ports.HTTP}
@@ -213,9 +220,10 @@ func servicePorts(o Options) (map[string]int, error) {
 	return ports, nil
 }
 
-// serverConfig is the server's static configuration: one shard on the
-// SQLite file, the services on their ports, TLS when asked.
-func serverConfig(o Options, ports map[string]int, sqlCfg *config.SQL) *config.Config {
+// serverConfig is the server's static configuration: one SQLite store for
+// persistence and visibility, one shard, one cluster, the services on ports,
+// archival off, and mutual TLS on the frontend when o asks for it.
+func serverConfig(o Options, sqlCfg *config.SQL, ports map[string]int) *config.Config {
 	hostPort := func(p int) string { return net.JoinHostPort(o.IP, strconv.Itoa(p)) }
 	cfg := &config.Config{}
 	cfg.Global.Membership.MaxJoinDuration = 30 * time.Second
@@ -252,12 +260,12 @@ func serverConfig(o Options, ports map[string]int, sqlCfg *config.SQL) *config.C
 			ClientCAFiles: []string{t.CAFile}, RequireClientAuth: true}}
 		cfg.Global.TLS.SystemWorker = config.WorkerTLS{CertFile: t.CertFile, KeyFile: t.KeyFile, Client: client}
 	}
-
 	return cfg
 }
 
-// dynamic is the server's dynamic configuration.
-func dynamic() dynamicconfig.StaticClient {
+// dynamicConfig is the server's dynamic configuration: clinevo's choices
+// for one process on one shard, each measured.
+func dynamicConfig() dynamicconfig.StaticClient {
 	return dynamicconfig.StaticClient{
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 200,
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():                 8192,

@@ -15,8 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/bench"
-	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/benchmarks/all"
 )
 
 const module = "github.com/clinevo/clinevo"
@@ -117,10 +116,11 @@ func TestNoPageNamesFilesUsersLack(t *testing.T) {
 }
 
 // TestEveryBenchmarkHasAPage checks docs/benchmarks/NAME.md for every
-// registered benchmark, citing its paper with a year.
+// benchmark of the build, citing its paper with a year.
 func TestEveryBenchmarkHasAPage(t *testing.T) {
-	require.NoError(t, engine.RegisterBenchmarks())
-	names := bench.Names()
+	set, err := all.Set()
+	require.NoError(t, err)
+	names := set.Names()
 	require.NotEmpty(t, names)
 	year := regexp.MustCompile(`The paper: .*\b20\d\d\b`)
 	for _, name := range names {

@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
@@ -23,7 +24,7 @@ import (
 // the embedded server. Run with -benchtime=Nx (N ≤ 500).
 func BenchmarkOrchestration(b *testing.B) {
 	ctx := context.Background()
-	cp, err := corpus.Load("builtin:stream")
+	cp, err := corpus.Library{}.Load("builtin:stream")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func BenchmarkOrchestration(b *testing.B) {
 		}
 		defer st.Close()
 		spec := contract.StreamSpec{RunID: "bench", Corpus: "builtin:stream"}.WithDefaults()
-		d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: spec.Settings, Memory: st}
+		d := runner.Deps{Bench: medevoeval.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: spec.Settings, Memory: st}
 		var rules []clinic.Rule
 		for i := 0; b.Loop(); i++ {
 			c := cp.Cases[i%len(cp.Cases)]

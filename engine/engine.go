@@ -22,6 +22,7 @@ import (
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
@@ -67,9 +68,12 @@ func (o Options) secrets() []string {
 	return out
 }
 
-// Engine holds the open stores and the activities built on them.
+// Engine holds the build's benchmarks, the open stores and the activities
+// built on them.
 type Engine struct {
-	dir        string
+	dir string
+	// Benchmarks are the build's benchmarks (Benchmarks).
+	Benchmarks bench.Set
 	Results    results.Store
 	Memory     memory.Store
 	Activities *activities.Activities
@@ -114,7 +118,8 @@ func readerPaths(o Options) (results, memory string, err error) {
 // read-only: it creates no directory, file, table or collection and writes
 // nothing, so it reads stores it may not write.
 func Open(ctx context.Context, o Options) (*Engine, error) {
-	if err := RegisterBenchmarks(); err != nil {
+	set, err := Benchmarks()
+	if err != nil {
 		return nil, err
 	}
 	resultsPath, memoryPath := filepath.Join(o.DataDir, "results.db"), filepath.Join(o.DataDir, "memory.db")
@@ -130,7 +135,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := &roleSet{opts: llm.Options{Cache: res, RecordPrompts: o.PromptText, RateWindow: o.RateWindow, Secrets: o.secrets()},
+	rs := &roleSet{set: set, opts: llm.Options{Cache: res, RecordPrompts: o.PromptText, RateWindow: o.RateWindow, Secrets: o.secrets()},
 		clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
 	var emb memory.Embedder = memory.HashEmbedder{D: o.MemoryDim}
 	if o.Embeddings.Backend == settings.OpenAI {
@@ -159,9 +164,9 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if embeddings.Backend == "" {
 		embeddings.Backend = settings.Builtin
 	}
-	acts := &activities.Activities{Corpora: activities.NewCorpora(), Results: res, Memory: mem, MemoryBackend: backend, Embeddings: embeddings,
-		Roles: rs.get}
-	return &Engine{dir: o.DataDir, Results: res, Memory: mem, Activities: acts, roles: rs}, nil
+	acts := &activities.Activities{Benchmarks: set, Corpora: activities.NewCorpora(corpus.NewLibrary(set)), Results: res, Memory: mem,
+		MemoryBackend: backend, Embeddings: embeddings, Roles: rs.get}
+	return &Engine{dir: o.DataDir, Benchmarks: set, Results: res, Memory: mem, Activities: acts, roles: rs}, nil
 }
 
 // openResults opens the results store: PostgreSQL, or the file at path
@@ -241,10 +246,11 @@ func (e *Engine) NewWorker(c client.Client, taskQueue string) worker.Worker {
 // RolesFor builds the roles of settings once, outside a worker (an episode run
 // in process).
 func RolesFor(s settings.Settings, o llm.Options) (runner.Roles, error) {
-	if err := RegisterBenchmarks(); err != nil {
+	set, err := Benchmarks()
+	if err != nil {
 		return runner.Roles{}, err
 	}
-	rs := &roleSet{opts: o, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
+	rs := &roleSet{set: set, opts: o, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
 	return rs.get(s)
 }
 
@@ -252,6 +258,7 @@ func RolesFor(s settings.Settings, o llm.Options) (runner.Roles, error) {
 // them: runs with equal role settings share clients (and so their concurrency
 // limits and cache). Keys are read from this process's environment only.
 type roleSet struct {
+	set     bench.Set
 	mu      sync.Mutex
 	opts    llm.Options
 	clients map[string]*llm.Client  // role name + setting -> client
@@ -278,7 +285,7 @@ func (r *roleSet) client(name string, s settings.Role) (*llm.Client, error) {
 // consultation). A judge that lacks what the benchmark needs is an error
 // here, at start.
 func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
-	b, err := bench.Of(s)
+	b, err := r.set.Of(s)
 	if err != nil {
 		return runner.Roles{}, err
 	}

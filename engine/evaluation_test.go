@@ -77,7 +77,7 @@ func TestQuickExperimentEndToEnd(t *testing.T) {
 	require.Equal(t, e2.LastEpisode, out.Conditions[4].Eval.AsOf, "H3 freezes E2's final memory")
 	require.Zero(t, out.Conditions[3].Eval.AsOf, "H0 has no memory")
 
-	in, err := analysis.Load(ctx, env.Engine.Results, "mini")
+	in, err := analysis.Load(ctx, env.Engine.Results, env.Engine.Benchmarks, "mini")
 	require.NoError(t, err)
 	rep := analysis.Build(in)
 	require.Len(t, rep.Transfer, 1)

@@ -24,10 +24,11 @@ func BenchmarkHeldOutConcurrency(b *testing.B) {
 		b.Run(fmt.Sprintf("concurrency-%d", conc), func(b *testing.B) {
 			slow := newSlowRoles(200*time.Millisecond, 0)
 			env := enginetest.StartWith(b, quietLogger{}, func(e *engine.Engine) {
-				e.Activities.Roles = func(settings.Settings) (runner.Roles, error) {
+				e.Activities.Roles = func(st settings.Settings) (runner.Roles, error) {
 					r := runner.BuiltinRoles()
-					r.Doctor = slowDoctor{Doctor: r.Doctor, s: slow}
-					return r, nil
+					doc, err := builtinDoctor(st)
+					r.Doctor = slowDoctor{Doctor: doc, s: slow}
+					return r, err
 				}
 			})
 			ctx := context.Background()

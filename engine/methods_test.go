@@ -34,7 +34,7 @@ func TestMethodsExperimentRunsOffline(t *testing.T) {
 	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
 	ctx := context.Background()
-	spec, err := experiments.Parse("methods.yaml", experiments.Methods, settings.Default())
+	spec, err := experiments.Parse("methods.yaml", experiments.Methods, settings.Default(), enginetest.Set(t))
 	require.NoError(t, err)
 	spec.Limit, spec.StageSize = 3, 3
 	spec.Settings["evolver"] = map[string]any{"dev": map[string]any{"cases": 2, "generations": 1, "population": 2}}
@@ -42,7 +42,7 @@ func TestMethodsExperimentRunsOffline(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, run.Get(ctx, nil))
 
-	in, err := analysis.Load(ctx, env.Engine.Results, "methods")
+	in, err := analysis.Load(ctx, env.Engine.Results, env.Engine.Benchmarks, "methods")
 	require.NoError(t, err)
 	rep := analysis.Build(in)
 	require.Len(t, rep.Conditions, 44)

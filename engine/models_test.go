@@ -127,7 +127,7 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	requireNowhere(t, env, "secret", key)
 	require.Contains(t, logs.String(), "fake-doctor", "the run log names the model")
 	require.NotContains(t, logs.String(), key, "the logs hold the key")
-	require.False(t, strings.Contains(fmt.Sprint(llm.Describe(enginetest.ModelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor"))), key))
+	require.False(t, strings.Contains(fmt.Sprint(llm.Describe(nil, enginetest.ModelSettings(srv, "CLINEVO_TEST_API_KEY", "doctor"))), key))
 }
 
 // TestPostgresPasswordNeverLeaks runs a stream with its results on PostgreSQL,
@@ -141,11 +141,8 @@ func TestPostgresPasswordNeverLeaks(t *testing.T) {
 	t.Setenv("CLINEVO_RESULTS_BACKEND", "postgres")
 	t.Setenv("CLINEVO_RESULTS_POSTGRES_DSN", dsn)
 	t.Setenv("CLINEVO_RESULTS_POSTGRES_PASSWORD_ENV", pgtest.EnvPassword)
-	// As every entry point does before it reads settings (the profile's
-	// defaults come from the registered benchmarks); no earlier test may be
-	// relied on to have done it.
-	require.NoError(t, engine.RegisterBenchmarks())
-	cfg, err := config.Load(config.New(), "")
+	set := enginetest.Set(t)
+	cfg, err := config.Load(config.New(set), "", set)
 	require.NoError(t, err)
 	pg := cfg.PostgresOptions()
 	require.NotNil(t, pg)

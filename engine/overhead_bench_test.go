@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
@@ -34,7 +35,7 @@ const modelLatency = 200 * time.Millisecond
 func BenchmarkOverhead(b *testing.B) {
 	const episodes = 10
 	ctx := context.Background()
-	cp, err := corpus.Load("builtin:stream")
+	cp, err := corpus.Library{}.Load("builtin:stream")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func playInProcess(b *testing.B, ctx context.Context, cases []clinic.Case, spec 
 	if err != nil {
 		b.Fatal(err)
 	}
-	d := runner.Deps{Roles: roles, Settings: spec.Settings, Memory: st}
+	d := runner.Deps{Bench: medevoeval.Benchmark{}, Roles: roles, Settings: spec.Settings, Memory: st}
 	var rules []clinic.Rule
 	for i, c := range cases {
 		m := runner.Meta{RunID: spec.RunID, EpisodeID: fmt.Sprint(i), Number: i + 1, Pass: spec.Pass, Stage: 1, MemoryRuns: spec.MemoryRuns()}

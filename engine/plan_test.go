@@ -30,7 +30,7 @@ func TestPlanAgainstUse(t *testing.T) {
 	}
 	recs, err := env.Engine.Results.Records(context.Background(), "")
 	require.NoError(t, err)
-	planned, used, err := costplan.Compare(spec, recs)
+	planned, used, err := costplan.Compare(enginetest.Set(t), spec, recs)
 	require.NoError(t, err)
 	for i, c := range planned.Conditions {
 		u := used.Conditions[i]

@@ -16,6 +16,7 @@ import (
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/results"
 )
 
@@ -224,7 +225,11 @@ func resumeStream(ctx context.Context, store results.Store, run string) (contrac
 	if err != nil {
 		return contract.StreamSpec{}, fmt.Errorf("stream %s: %w", run, err)
 	}
-	plan, err := activities.NewCorpora().Plan(spec.Corpus, spec.CaseIDs, spec.Limit)
+	set, err := Benchmarks()
+	if err != nil {
+		return contract.StreamSpec{}, err
+	}
+	plan, err := activities.NewCorpora(corpus.NewLibrary(set)).Plan(spec.Corpus, spec.CaseIDs, spec.Limit)
 	if err != nil {
 		return contract.StreamSpec{}, fmt.Errorf("stream %s: %w", run, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
@@ -93,11 +94,29 @@ func format(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
+// builtinDoctor is the built-in doctor of a run's benchmark (nil in
+// runner.BuiltinRoles: runner.Deps.Doctor picks it).
+func builtinDoctor(st settings.Settings) (actor.Doctor, error) {
+	set, err := engine.Benchmarks()
+	if err != nil {
+		return nil, err
+	}
+	b, err := set.Of(st)
+	if err != nil {
+		return nil, err
+	}
+	return actor.BuiltinFor(b), nil
+}
+
 // roles are the built-in roles of a run's settings behind the latency; it has
 // the signature of engine.Activities.Roles.
 func (s *slowRoles) roles(st settings.Settings) (runner.Roles, error) {
 	r := runner.BuiltinRoles()
-	r.Doctor = slowDoctor{r.Doctor, s}
+	doc, err := builtinDoctor(st)
+	if err != nil {
+		return runner.Roles{}, err
+	}
+	r.Doctor = slowDoctor{doc, s}
 	r.Env.Patient = slowPatient{r.Env.Patient, s}
 	r.Env.Consultant = slowConsultant{r.Env.Consultant, s}
 	r.Judge = slowJudge{grader.RubricJudge{W: st.Scoring}, s}

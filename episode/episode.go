@@ -345,7 +345,7 @@ func missingFinal(o clinic.DoctorOutput, fields []string) string {
 		case "followup":
 			v = o.Followup
 		}
-		if len(nonEmpty(v)) == 0 {
+		if len(textmatch.NonBlank(v)) == 0 {
 			m = append(m, f)
 		}
 	}
@@ -358,16 +358,6 @@ func actionList(as []clinic.ActionKind) string {
 		out[i] = string(a)
 	}
 	return strings.Join(out, ", ")
-}
-
-func nonEmpty(xs []string) []string {
-	var out []string
-	for _, x := range xs {
-		if strings.TrimSpace(x) != "" {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 func (e *Episode) ask(ctx context.Context, out clinic.DoctorOutput, ev *clinic.Event) error {
@@ -401,7 +391,7 @@ func (e *Episode) ask(ctx context.Context, out clinic.DoctorOutput, ev *clinic.E
 	query := PatientQuery{View: e.c.Patient, Question: q, Topic: out.Topic, Revealed: revealed, Held: held}
 	if e.rules.Invent {
 		topics := QuestionTopics(q)
-		if out.Topic != "" && !contains(topics, out.Topic) {
+		if out.Topic != "" && !slices.Contains(topics, out.Topic) {
 			topics = append(topics, out.Topic)
 		}
 		query.Invent, query.Generated = true, e.generated()

@@ -224,3 +224,10 @@ func TestStaticModeShowsTheWholeCaseAndTakesOneTurn(t *testing.T) {
 	e = episode.New(c, cfg, medevoeval.Rules(), episode.BuiltinRoles())
 	require.Equal(t, clinic.StatusFinalized, step(t, e, final()).Status)
 }
+
+func TestLatestWorking(t *testing.T) {
+	events := []clinic.Event{{WorkingDiagnoses: []string{"angina"}}, {WorkingDiagnoses: []string{" ", ""}}, {}}
+	require.Equal(t, []string{"angina"}, episode.LatestWorking(events), "blank working diagnoses are none")
+	require.Equal(t, []string{"a", "b"}, episode.Named([]string{" a ", "", "b"}))
+	require.Nil(t, episode.LatestWorking(nil))
+}

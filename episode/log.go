@@ -1,6 +1,10 @@
 package episode
 
-import "github.com/clinevo/clinevo/clinic"
+import (
+	"strings"
+
+	"github.com/clinevo/clinevo/clinic"
+)
 
 // Log is an environment's state: its events so far and how it ended. Every
 // environment (Episode here, and the benchmarks' own Env types) embeds
@@ -57,4 +61,28 @@ func (l *Log) ForceEnd(f *clinic.FinalOutput) *clinic.Event {
 	last.ForcedFinal = f
 	l.final, l.end = f, clinic.EndTurnLimit
 	return last
+}
+
+// Named are the non-blank entries of a doctor's list, trimmed: the
+// diagnoses a closing action or a working differential names.
+func Named(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// LatestWorking is the doctor's latest working diagnoses among events
+// (Named), none when it gave none: what an environment submits for it at
+// its turn limit.
+func LatestWorking(events []clinic.Event) []string {
+	for i := len(events) - 1; i >= 0; i-- {
+		if dx := Named(events[i].WorkingDiagnoses); len(dx) > 0 {
+			return dx
+		}
+	}
+	return nil
 }

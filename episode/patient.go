@@ -3,6 +3,7 @@ package episode
 import (
 	"context"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,6 +53,7 @@ type PatientReply struct {
 var topicCues = map[string][]string{
 	clinic.TopicOnset:       {"when", "start", "began", "begin", "first", "notice", "onset", "sudden", "ago", "come on", "came on"},
 	clinic.TopicDuration:    {"how long", "last", "duration", "persist", "constant", "come and go", "often", "frequen", "episode", "since"},
+	clinic.TopicCourse:      {"how has it changed", "has it changed", "getting worse", "got worse", "getting better", "progress", "coming back", "come back", "came back", "you tried", "tried anything", "anything helped", "since it started", "since it began", "over time"},
 	clinic.TopicCharacter:   {"describe", "feel like", "kind of", "type of", "what is it like", "character", "quality", "sharp", "dull", "burning", "nature"},
 	clinic.TopicLocation:    {"where", "locat", "radiat", "spread", "which side", "move", "point to", "area"},
 	clinic.TopicSeverity:    {"how bad", "severe", "severity", "scale", "intens", "worst", "cope", "interfer"},
@@ -62,6 +64,7 @@ var topicCues = map[string][]string{
 	clinic.TopicMedications: {"medicat", "medicine", "tablet", "pill", "drug", "taking", "take any", "prescri", "treatment", "inhaler"},
 	clinic.TopicAllergies:   {"allerg", "reaction"},
 	clinic.TopicFamily:      {"family", "relative", "parent", "mother", "father", "sibling", "brother", "sister", "runs in"},
+	clinic.TopicExposures:   {"travel", " trip", "abroad", "animal", " pet", " bite", "bitten", " sting", " stung", "exposed", "exposure", "chemical", "injur", "caught", "picked up", "anyone ill", "sick contact", "contact with"},
 	clinic.TopicSocial:      {"smok", "alcohol", "drink", "work", "job", "occupation", "live", "travel", "sexual", "partner", "diet", "exercise", "stress", "home", "contact"},
 }
 
@@ -111,7 +114,7 @@ const (
 // best ones, shaped by the persona.
 func (BuiltinPatient) Answer(_ context.Context, q PatientQuery) (PatientReply, error) {
 	topics := QuestionTopics(q.Question)
-	if q.Topic != "" && !contains(topics, q.Topic) {
+	if q.Topic != "" && !slices.Contains(topics, q.Topic) {
 		topics = append(topics, q.Topic)
 	}
 	words := map[string]bool{}
@@ -126,16 +129,35 @@ func (BuiltinPatient) Answer(_ context.Context, q PatientQuery) (PatientReply, e
 	if wanders(q) {
 		return PatientReply{Text: shape(q.View.Persona, q.Question, offTopic(q)), Unanswered: UnclearQuestion}, nil
 	}
-	type scored struct {
-		f clinic.Fact
-		s float64
-		i int
+	reply, told := tell(q, candidates(q, topics, words))
+	if len(told) == 0 {
+		return unanswered(q, topics, reply), nil
 	}
+	reply.Unanswered = AnsweredNone
+	reply.Text = shape(q.View.Persona, q.Question, strings.Join(told, " "))
+	return reply, nil
+}
+
+// scored is a fact that the question draws, with its relevance and place.
+type scored struct {
+	f clinic.Fact
+	s float64
+	i int
+}
+
+// candidates are the facts relevant enough to tell, new ones first, then
+// the most relevant, then in record order. A fact that repeats the opening
+// complaint is never one: the patient does not read its complaint back.
+func candidates(q PatientQuery, topics []string, words map[string]bool) []scored {
 	var cands []scored
+	opening := openingSentences(q.View.OpeningComplaint)
 	for i, f := range q.View.Facts {
+		if opening[textmatch.Normalize(f.Text)] {
+			continue
+		}
 		s := 0.0
 		for _, t := range f.Topics {
-			if contains(topics, t) {
+			if slices.Contains(topics, t) {
 				s = 0.6
 				break
 			}
@@ -158,6 +180,13 @@ func (BuiltinPatient) Answer(_ context.Context, q PatientQuery) (PatientReply, e
 		}
 		return cands[a].i < cands[b].i
 	})
+	return cands
+}
+
+// tell says up to maxFacts candidates (one for an impatient patient), in
+// the patient's words; a patient of poor recall holds some back the first
+// time it is asked for them imprecisely.
+func tell(q PatientQuery, cands []scored) (PatientReply, []string) {
 	limit := maxFacts
 	if q.View.Persona.Personality == "impatient" {
 		limit = 1
@@ -175,33 +204,46 @@ func (BuiltinPatient) Answer(_ context.Context, q PatientQuery) (PatientReply, e
 		reply.FactIDs = append(reply.FactIDs, c.f.ID)
 		told = append(told, say(q.View.Persona, c.f.ID, c.f.Text))
 	}
-	if len(told) == 0 {
-		reply.Unanswered = NotInPatientView
-		if q.Invent && len(reply.Held) == 0 && len(topics) > 0 && allNegatable(topics) && !holdsTopic(q.View, topics) {
-			// Beyond the record: the case holds nothing on these topics, so the
-			// consistent answer is a negative, cached by topic for the episode.
-			reply.Unanswered, reply.Generated = AnsweredNone, true
-			reply.Text = shape(q.View.Persona, q.Question, "No, nothing like that that I've noticed.")
-			return reply, nil
-		}
-		if len(reply.Held) > 0 {
-			reply.Unanswered = AnsweredNone
-			reply.Text = shape(q.View.Persona, q.Question, "Hmm, I can't quite remember. Something like that, maybe, I'm not sure.")
-			return reply, nil
-		}
+	return reply, told
+}
+
+// unanswered is the reply when no fact was told: a negative beyond the
+// record where the rules allow one and the record holds nothing on the
+// topics, a vague answer where facts were held back, else "I don't know".
+func unanswered(q PatientQuery, topics []string, reply PatientReply) PatientReply {
+	reply.Unanswered = NotInPatientView
+	switch {
+	case q.Invent && len(reply.Held) == 0 && len(topics) > 0 && allNegatable(topics) && !holdsTopic(q.View, topics):
+		// Beyond the record: the case holds nothing on these topics, so the
+		// consistent answer is a negative, cached by topic for the episode.
+		reply.Unanswered, reply.Generated = AnsweredNone, true
+		reply.Text = shape(q.View.Persona, q.Question, "No, nothing like that that I've noticed.")
+	case len(reply.Held) > 0:
+		reply.Unanswered = AnsweredNone
+		reply.Text = shape(q.View.Persona, q.Question, "Hmm, I can't quite remember. Something like that, maybe, I'm not sure.")
+	default:
 		reply.Text = shape(q.View.Persona, q.Question, "I don't know anything about that, sorry.")
-		return reply, nil
 	}
-	reply.Unanswered = AnsweredNone
-	reply.Text = shape(q.View.Persona, q.Question, strings.Join(told, " "))
-	return reply, nil
+	return reply
+}
+
+// openingSentences are the opening complaint's sentences, normalised: a
+// record whose history repeats its abstract (an imported case report) holds
+// them as facts too.
+func openingSentences(opening string) map[string]bool {
+	out := map[string]bool{textmatch.Normalize(opening): true}
+	for _, s := range strings.SplitAfter(opening, ". ") {
+		out[textmatch.Normalize(s)] = true
+	}
+	return out
 }
 
 // negatable are the topics a plain "no" answers: is there anything of this
 // kind? Onset, duration, character, location and severity describe the
 // complaint itself and have no negative answer.
 var negatable = map[string]bool{clinic.TopicTriggers: true, clinic.TopicAssociated: true, clinic.TopicSystems: true,
-	clinic.TopicPastHistory: true, clinic.TopicMedications: true, clinic.TopicAllergies: true, clinic.TopicFamily: true, clinic.TopicSocial: true}
+	clinic.TopicPastHistory: true, clinic.TopicMedications: true, clinic.TopicAllergies: true, clinic.TopicFamily: true, clinic.TopicSocial: true,
+	clinic.TopicExposures: true}
 
 func allNegatable(topics []string) bool {
 	for _, t := range topics {
@@ -216,7 +258,7 @@ func allNegatable(topics []string) bool {
 func holdsTopic(v clinic.PatientView, topics []string) bool {
 	for _, f := range v.Facts {
 		for _, t := range f.Topics {
-			if contains(topics, t) {
+			if slices.Contains(topics, t) {
 				return true
 			}
 		}
@@ -238,9 +280,14 @@ func holdsBack(p clinic.Persona, factID string) bool {
 	return false
 }
 
-// say rewrites one fact for the persona's anamnestic fidelity and language.
+// say rewrites one fact for the persona's anamnestic fidelity and language,
+// in the patient's own words where the record's text allows (a case report's
+// "She denied fever." is "I denied fever.").
 func say(p clinic.Persona, factID, text string) string {
 	text = strings.TrimSpace(text)
+	if own, ok := textmatch.FirstPerson(text); ok {
+		text = own
+	}
 	if !strings.HasSuffix(text, ".") && !strings.HasSuffix(text, "?") && !strings.HasSuffix(text, "!") {
 		text += "."
 	}
@@ -285,13 +332,4 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return strings.ToLower(s[:1]) + s[1:]
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

@@ -226,12 +226,32 @@ func TopicsOf(ev clinic.Event) []string {
 	return episode.QuestionTopics(ev.Question)
 }
 
+// cards are the cards an episode writes, built from its graded trace: its
+// outcome card, rule cards, memory entries (unless transcript only) and the
+// transcript summary; truth is the manager's write-back, nil without it.
 func cards(cfg settings.Evolver, in Input, truth *grader.Key, ctxWords []string) []clinic.Card {
 	labels := map[int]grader.Label{}
 	for _, a := range in.Grade.Actions {
 		labels[a.Turn] = a.Label
 	}
-	var ask, tests []string
+	ask, tests := goodActions(cfg, in, labels)
+	base := cardBase(in, labels)
+	predicted := ""
+	if len(in.Final.Diagnosis) > 0 {
+		predicted = in.Final.Diagnosis[0]
+	}
+	out := outcomeCard(in, truth, base, predicted, ask, tests)
+	out = append(out, ruleCards(cfg, in, base, ctxWords)...)
+	if !cfg.TranscriptOnly {
+		out = append(out, entries(cfg, in, predicted, base)...)
+	}
+	return append(out, summary(in, predicted, ask, tests, base))
+}
+
+// goodActions are the topics asked and the billable tests ordered in the
+// turns worth repeating: high-yield ones, or (transcript only, without
+// per-action labels) every answered turn of a passing episode.
+func goodActions(cfg settings.Evolver, in Input, labels map[int]grader.Label) (ask, tests []string) {
 	for _, ev := range in.Events {
 		good := labels[ev.Turn] == grader.HighYield
 		if cfg.TranscriptOnly {
@@ -243,46 +263,52 @@ func cards(cfg settings.Evolver, in Input, truth *grader.Key, ctxWords []string)
 		switch ev.Action {
 		case clinic.Ask:
 			for _, t := range TopicsOf(ev) {
-				if !has(ask, t) {
+				if !slices.Contains(ask, t) {
 					ask = append(ask, t)
 				}
 			}
 		case clinic.RequestTest:
-			if !ev.Free && !has(tests, ev.Test) {
+			if !ev.Free && !slices.Contains(tests, ev.Test) {
 				tests = append(tests, ev.Test)
 			}
 		}
 	}
+	return ask, tests
+}
+
+// cardBase makes the cards of an episode: its run, case and episode, the
+// card's ID, kind and bank, the opening as context, and the opening with
+// the replies of the high-yield questions that revealed facts as what
+// retrieval matches.
+func cardBase(in Input, labels map[int]grader.Label) func(kind clinic.CardKind, turn int) clinic.Card {
 	var revealed []string
 	for _, ev := range in.Events {
 		if ev.Action == clinic.Ask && ev.Status == clinic.StatusReturned && len(ev.RevealedFacts) > 0 && labels[ev.Turn] == grader.HighYield {
 			revealed = append(revealed, ev.Reply)
 		}
 	}
-	presentation := in.Opening
 	search := strings.Join(append([]string{in.Opening}, revealed...), " ")
-	base := func(kind clinic.CardKind, turn int) clinic.Card {
+	return func(kind clinic.CardKind, turn int) clinic.Card {
 		c := clinic.Card{Run: in.Run, Pass: in.Pass, Stage: in.Stage, SourceCase: in.CaseID, CreatedEpisode: in.Episode,
 			Bank: memory.BankOf(kind), SearchText: search}
 		c.ID = CardID(in.Run, in.CaseID, in.Pass, turn, string(kind))
 		c.Kind = kind
-		c.Context = presentation
+		c.Context = in.Opening
 		return c
 	}
-	predicted := ""
-	if len(in.Final.Diagnosis) > 0 {
-		predicted = in.Final.Diagnosis[0]
-	}
-	finalTurn := len(in.Events)
-	var out []clinic.Card
-	// With the write-back the manager's diagnosis grade decides; score-only
-	// learners have the pass mark of S only.
+}
+
+// outcomeCard is the episode's success card, or its correction card when
+// there is something to correct: a wrong answer to avoid or the right one.
+// With the write-back the manager's diagnosis grade decides success;
+// score-only learners have the pass mark of S only.
+func outcomeCard(in Input, truth *grader.Key, base func(clinic.CardKind, int) clinic.Card, predicted string, ask, tests []string) []clinic.Card {
+	presentation, finalTurn := in.Opening, len(in.Events)
 	success := in.Outcome.Pass
 	if truth != nil {
 		success = truth.DiagnosisGrade >= 0.75
 	}
-	switch {
-	case success:
+	if success {
 		c := base(clinic.CardSuccess, finalTurn)
 		c.Diagnosis = predicted
 		c.Ask, c.Tests = ask, tests
@@ -292,25 +318,29 @@ func cards(cfg settings.Evolver, in Input, truth *grader.Key, ctxWords []string)
 		}
 		c.Grade = string(grader.HighYield)
 		c.Text = fmt.Sprintf("IF %s THEN consider %s; ask about %s; tests: %s", presentation, c.Diagnosis, list(ask), list(tests))
-		out = append(out, c)
-	case !success:
-		c := base(clinic.CardCorrection, finalTurn)
-		if predicted != "" && !strings.HasPrefix(predicted, "undifferentiated") {
-			c.Avoid = predicted
-		}
-		c.Ask, c.Tests = ask, tests
-		c.Grade = string(grader.LowYield)
-		c.Text = fmt.Sprintf("IF %s AVOID %s", presentation, orNone(c.Avoid))
-		if truth != nil {
-			c.Diagnosis, c.Evidence, c.Plan = truth.Diagnosis, truth.Evidence, truth.Management
-			c.Text += "; USE " + truth.Diagnosis
-		}
-		if c.Avoid == "" && c.Diagnosis == "" {
-			break // nothing to learn without a wrong answer or a correction
-		}
-		out = append(out, c)
+		return []clinic.Card{c}
 	}
-	// MedEvoEval's rule cards: tests that stood out in passing episodes.
+	c := base(clinic.CardCorrection, finalTurn)
+	if predicted != "" && !strings.HasPrefix(predicted, "undifferentiated") {
+		c.Avoid = predicted
+	}
+	c.Ask, c.Tests = ask, tests
+	c.Grade = string(grader.LowYield)
+	c.Text = fmt.Sprintf("IF %s AVOID %s", presentation, orNone(c.Avoid))
+	if truth != nil {
+		c.Diagnosis, c.Evidence, c.Plan = truth.Diagnosis, truth.Evidence, truth.Management
+		c.Text += "; USE " + truth.Diagnosis
+	}
+	if c.Avoid == "" && c.Diagnosis == "" {
+		return nil // nothing to learn without a wrong answer or a correction
+	}
+	return []clinic.Card{c}
+}
+
+// ruleCards are MedEvoEval's rule cards: the billable tests graded high
+// yield in a passing episode (none without per-action labels).
+func ruleCards(cfg settings.Evolver, in Input, base func(clinic.CardKind, int) clinic.Card, ctxWords []string) []clinic.Card {
+	var out []clinic.Card
 	for _, a := range in.Grade.Actions {
 		if a.Turn >= len(in.Events) {
 			continue
@@ -325,10 +355,7 @@ func cards(cfg settings.Evolver, in Input, truth *grader.Key, ctxWords []string)
 		c.Text = fmt.Sprintf("ACTION=%s %s WHEN %s", ev.Action, ev.Test, strings.Join(ctxWords, " "))
 		out = append(out, c)
 	}
-	if !cfg.TranscriptOnly {
-		out = append(out, entries(cfg, in, predicted, base)...)
-	}
-	return append(out, summary(in, predicted, ask, tests, base))
+	return out
 }
 
 // Records are the cards of a run's memory that need no model to write: the
@@ -480,15 +507,6 @@ func orNone(s string) string {
 		return "nothing specific"
 	}
 	return s
-}
-
-func has(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // proposals are the rule edits a graded episode suggests (EvoClinician §3,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/clinevo/clinevo/clinic"
@@ -83,6 +84,8 @@ func New(cfg settings.Evolver, env Env) (Evolver, error) {
 		return e, nil
 	case settings.MethodACE:
 		return ACE{Model: env.Model}, nil
+	case settings.MethodICL:
+		return ICL{}, nil
 	}
 	return nil, fmt.Errorf("evolver.method %q, want one of %s", cfg.Method, strings.Join(settings.Methods, ", "))
 }
@@ -150,12 +153,12 @@ func returned(in Input) (ask, tests []string) {
 		switch ev.Action {
 		case clinic.Ask:
 			for _, t := range TopicsOf(ev) {
-				if !has(ask, t) {
+				if !slices.Contains(ask, t) {
 					ask = append(ask, t)
 				}
 			}
 		case clinic.RequestTest:
-			if !ev.Free && ev.Test != "" && !has(tests, ev.Test) {
+			if !ev.Free && ev.Test != "" && !slices.Contains(tests, ev.Test) {
 				tests = append(tests, ev.Test)
 			}
 		}

@@ -206,6 +206,43 @@ func TestExpRAGWritesTheExperience(t *testing.T) {
 	require.Empty(t, c.Diagnosis)
 }
 
+// ICL: the correct-only variant (Self-StreamICL) keeps the input and the
+// answer of a passed episode and nothing of a failed one; the all variant
+// keeps a failed one too, its answer to avoid, its feedback in the text.
+func TestICLKeepsTheExamplesItsVariantKeeps(t *testing.T) {
+	ctx := context.Background()
+	c := cfg()
+	for _, v := range []struct {
+		episodes string
+		pass     bool
+		cards    int
+	}{{settings.ICLCorrect, true, 1}, {settings.ICLCorrect, false, 0}, {settings.ICLAll, true, 1}, {settings.ICLAll, false, 1}, {"", false, 0}} {
+		c.ICL.Episodes = v.episodes
+		out, err := evolver.ICL{}.Evolve(ctx, c, episode(1, "c1", "angina", v.pass), nil, nil)
+		require.NoError(t, err)
+		require.Len(t, out.Cards, v.cards, "%s, pass %v", v.episodes, v.pass)
+	}
+	c.ICL.Episodes = settings.ICLAll
+	out, err := evolver.ICL{}.Evolve(ctx, c, episode(1, "c1", "angina", false), nil, nil)
+	require.NoError(t, err)
+	ex := out.Cards[0]
+	require.Equal(t, clinic.CardExample, ex.Kind)
+	require.Equal(t, chest+"\nWhat brings it on? Walking uphill.", ex.Context, "the input: the presentation and what the patient told")
+	require.Equal(t, ex.Context+"\nAnswer: angina (feedback: not correct)", ex.Text)
+	require.Equal(t, "angina", ex.Avoid)
+	require.Empty(t, ex.Diagnosis)
+	require.Equal(t, []string{clinic.TopicTriggers}, ex.Ask)
+	c.ICL.Episodes = settings.ICLCorrect
+	out, err = evolver.ICL{}.Evolve(ctx, c, episode(2, "c2", "angina", true), nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, "angina", out.Cards[0].Diagnosis)
+	require.True(t, strings.HasSuffix(out.Cards[0].Text, "Answer: angina (feedback: correct)"))
+	c.ICL.Episodes = "some"
+	s := settings.Default()
+	s.Evolver = c
+	require.ErrorContains(t, s.Validate(), `evolver.icl.episodes "some", want correct or all`)
+}
+
 // ReMem: the refine step prunes a retrieved experience that misled the
 // episode, mechanically and as the model says.
 func TestReMemPrunesTheExperienceThatMisled(t *testing.T) {

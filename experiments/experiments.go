@@ -40,13 +40,13 @@ type Specs interface {
 }
 
 // Shipped lists every spec embedded in the binary by file name: the shared
-// ones and the registered benchmarks'.
-func Shipped() map[string][]byte {
+// ones and those of the benchmarks of set.
+func Shipped(set bench.Set) map[string][]byte {
 	out := map[string][]byte{}
 	for n, b := range shared {
 		out[n] = b
 	}
-	for _, bm := range bench.All() {
+	for _, bm := range set.All() {
 		if sp, ok := bm.(Specs); ok {
 			for n, b := range sp.Specs() {
 				out[n] = b
@@ -57,19 +57,19 @@ func Shipped() map[string][]byte {
 }
 
 // Load reads an experiment file (see Parse).
-func Load(path string, base settings.Settings) (contract.ExperimentSpec, error) {
+func Load(path string, base settings.Settings, set bench.Set) (contract.ExperimentSpec, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return contract.ExperimentSpec{}, fmt.Errorf("experiment: %w", err)
 	}
-	return Parse(path, b, base)
+	return Parse(path, b, base, set)
 }
 
 // Parse reads an experiment spec submitted with the base settings (the
 // submitter's configuration): unknown YAML fields and unknown settings keys
-// are errors naming them, every condition's settings must validate, and every
-// corpus the spec names must load.
-func Parse(name string, b []byte, base settings.Settings) (contract.ExperimentSpec, error) {
+// are errors naming them, every condition's settings must validate against
+// the build's benchmarks (set), and every corpus the spec names must load.
+func Parse(name string, b []byte, base settings.Settings, set bench.Set) (contract.ExperimentSpec, error) {
 	var spec contract.ExperimentSpec
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
@@ -95,12 +95,13 @@ func Parse(name string, b []byte, base settings.Settings) (contract.ExperimentSp
 		if err != nil {
 			return spec, fmt.Errorf("%s: %w", name, err)
 		}
-		if err := bench.ValidateSettings(s); err != nil {
+		if err := set.ValidateSettings(s); err != nil {
 			return spec, fmt.Errorf("%s: conditions[%d] (%s): settings: %w", name, i, c.Name, err)
 		}
 	}
+	lib := corpus.NewLibrary(set)
 	for _, ref := range spec.Corpora() {
-		if _, err := corpus.Load(ref); err != nil {
+		if _, err := lib.Load(ref); err != nil {
 			return spec, fmt.Errorf("%s: %w", name, err)
 		}
 	}

@@ -8,32 +8,20 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/experiments"
 	"github.com/clinevo/clinevo/settings"
 )
 
-// Every spec file of this folder and of the benchmarks' folders loads, and
-// is one the binary ships.
-func TestShippedSpecsAreValid(t *testing.T) {
-	files, err := filepath.Glob("*.yaml")
+// defaultSet is the set these tests validate against: the default
+// benchmark alone (benchmarks/all checks every shipped spec against the
+// build's whole set).
+func defaultSet(t testing.TB) bench.Set {
+	set, err := bench.NewSet(medevoeval.Benchmark{})
 	require.NoError(t, err)
-	benchFiles, err := filepath.Glob("../benchmarks/*/*.yaml")
-	require.NoError(t, err)
-	files = append(files, benchFiles...)
-	shipped := experiments.Shipped()
-	require.Len(t, files, len(shipped), "every spec file is shipped, and no other")
-	for _, path := range files {
-		name := filepath.Base(path)
-		t.Run(name, func(t *testing.T) {
-			spec, err := experiments.Load(path, settings.Default())
-			require.NoError(t, err)
-			require.NotEmpty(t, spec.Conditions)
-			b, err := os.ReadFile(path)
-			require.NoError(t, err)
-			require.Equal(t, string(b), string(shipped[name]), "the binary ships the file as it is")
-		})
-	}
+	return set
 }
 
 func TestBadSpecsNameTheProblem(t *testing.T) {
@@ -59,7 +47,7 @@ func TestBadSpecsNameTheProblem(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "spec.yaml")
 			require.NoError(t, os.WriteFile(f, []byte(tc.yaml), 0o644))
-			_, err := experiments.Load(f, settings.Default())
+			_, err := experiments.Load(f, settings.Default(), defaultSet(t))
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
@@ -71,7 +59,7 @@ func TestExperimentBudgetIsRead(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "spec.yaml")
 	require.NoError(t, os.WriteFile(f, []byte("name: x\ncorpus: builtin:stream\nheldout: builtin:stream\nbudget: {usd: 2.5, tokens: 9000}\nconditions:\n"+
 		"  - {name: A, kind: stream}\n  - {name: H, kind: heldout, from: A}\n"), 0o644))
-	spec, err := experiments.Load(f, settings.Default())
+	spec, err := experiments.Load(f, settings.Default(), defaultSet(t))
 	require.NoError(t, err)
 	require.Equal(t, &settings.Budget{USD: 2.5, Tokens: 9000}, spec.Budget)
 	require.Equal(t, &contract.ExperimentBudget{Experiment: "x", Runs: []string{"x-A", "x-H"}, Budget: settings.Budget{USD: 2.5, Tokens: 9000}}, spec.BudgetOf())
@@ -118,7 +106,7 @@ func TestSpecNumbersAreChecked(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "spec.yaml")
 			require.NoError(t, os.WriteFile(f, []byte(tc.yaml), 0o644))
-			_, err := experiments.Load(f, settings.Default())
+			_, err := experiments.Load(f, settings.Default(), defaultSet(t))
 			require.ErrorContains(t, err, strings.ReplaceAll(tc.want, "SPEC", f))
 		})
 	}

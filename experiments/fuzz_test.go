@@ -3,6 +3,7 @@ package experiments_test
 import (
 	"testing"
 
+	"github.com/clinevo/clinevo/benchmarks/all"
 	"github.com/clinevo/clinevo/experiments"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -11,7 +12,11 @@ import (
 // aliases that expand without bound are the decoder's to refuse), and a
 // spec it accepts validates again.
 func FuzzParse(f *testing.F) {
-	for _, b := range experiments.Shipped() {
+	set, err := all.Set()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, b := range experiments.Shipped(set) {
 		f.Add(string(b))
 	}
 	for _, s := range []string{"", "name: x\n", "- a\n", "name: x\nlimit: 3.7\nconditions: [{name: A, kind: stream}]\ncorpus: builtin:stream\n",
@@ -20,7 +25,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		spec, err := experiments.Parse("spec.yaml", []byte(in), settings.Default())
+		spec, err := experiments.Parse("spec.yaml", []byte(in), settings.Default(), set)
 		if err != nil {
 			return
 		}

@@ -52,6 +52,9 @@ func bestAcceptable(pred string, dx clinic.Diagnosis) float64 {
 // NameGrade is the grade of a predicted diagnosis against one reference
 // name, on GradeDiagnosis's scale, before dangerous alternatives count.
 func NameGrade(pred, ref string) float64 {
+	if textmatch.Contradicts(textmatch.Claims(pred), textmatch.Claims(ref)) {
+		return 0 // "not appendicitis" names appendicitis only to deny it
+	}
 	pa, ra := textmatch.Set(pred), textmatch.Set(ref)
 	if len(pa) > 0 && textmatch.Subset(pa, ra) && textmatch.Subset(ra, pa) {
 		return 1
@@ -128,10 +131,12 @@ func (r RubricJudge) Judge(_ context.Context, c *clinic.Case, revealed string, f
 	if len(final.Diagnosis) > 0 {
 		j.Diagnosis = GradeDiagnosis(final.Diagnosis[0], m.Diagnosis)
 	}
-	seen := textmatch.Set(revealed)
+	// What was revealed and what is claimed are read with their negations:
+	// "no fever" is not supported by "I have a fever", nor "fever" by "I have no fever".
+	seen := textmatch.Claims(revealed)
 	j.Matched, _ = MatchPoints(m.Evidence, final.Evidence, w.MatchAt)
 	for _, e := range final.Evidence {
-		if textmatch.Coverage(textmatch.Set(e), seen) < w.SupportAt {
+		if claims := textmatch.Claims(e); textmatch.Coverage(claims, seen) < w.SupportAt || textmatch.Contradicts(claims, seen) {
 			j.Hallucinated = append(j.Hallucinated, e)
 		}
 	}
@@ -139,7 +144,7 @@ func (r RubricJudge) Judge(_ context.Context, c *clinic.Case, revealed string, f
 	j.PlanMatched, _ = MatchPoints(m.Management, planItems, w.MatchAt)
 	for _, p := range planItems {
 		for _, u := range m.UnsafeManagement {
-			if textmatch.Coverage(textmatch.Set(u), textmatch.Set(p)) >= 0.6 {
+			if textmatch.Coverage(textmatch.Claims(u), textmatch.Claims(p)) >= 0.6 {
 				j.Unsafe = append(j.Unsafe, p)
 				break
 			}
@@ -178,7 +183,7 @@ func Combine(c *clinic.Case, set settings.Settings, events []clinic.Event, final
 	if s.Plan != nil {
 		num, den = num+w.Plan**s.Plan, den+w.Plan
 	}
-	s.S = round4(num / den)
+	s.S = Round4(num / den)
 	s.Pass = s.S >= w.PassAt
 	s.Grade = int(math.Round(100 * s.S))
 	s.Referral = referral(m.Referral, planItems)
@@ -189,11 +194,11 @@ func Combine(c *clinic.Case, set settings.Settings, events []clinic.Event, final
 	if cfg.MaxTests > 0 {
 		u -= w.UE * float64(s.E) / float64(cfg.MaxTests)
 	}
-	s.U = round4(u)
+	s.U = Round4(u)
 	for _, ev := range events {
 		s.Cost += ev.Cost
 	}
-	s.Cost = round4(s.Cost)
+	s.Cost = Round4(s.Cost)
 	s.MustAsk = MustAsk(m.MustAsk, events)
 	s.Required = required(m.RequiredActions, events)
 	return s
@@ -229,23 +234,26 @@ func Process(events []clinic.Event, cfg settings.Episode) (t, e int, r float64) 
 		}
 	}
 	if e > 0 {
-		r = round4(float64(invalid) / float64(e))
+		r = Round4(float64(invalid) / float64(e))
 	}
 	return t, e, r
 }
 
 // MatchPoints returns the key points that some item covers (at least the
-// share at of a point's words), and those none does.
+// share at of a point's words, a denied word counting only where the item
+// denies it too: textmatch.Claims) without contradicting it, and those none
+// does: "no fever" is not "fever with rigors", "denies chest pain" not
+// "chest pain on exertion".
 func MatchPoints(points, items []string, at float64) (matched, missed []string) {
 	sets := make([]map[string]bool, len(items))
 	for i, it := range items {
-		sets[i] = textmatch.Set(it)
+		sets[i] = textmatch.Claims(it)
 	}
 	for _, p := range points {
-		ps := textmatch.Set(p)
+		ps := textmatch.Claims(p)
 		hit := false
 		for _, s := range sets {
-			if textmatch.Coverage(ps, s) >= at {
+			if textmatch.Coverage(ps, s) >= at && !textmatch.Contradicts(ps, s) {
 				hit = true
 				break
 			}
@@ -320,7 +328,7 @@ func MustAsk(topics []string, events []clinic.Event) float64 {
 			n++
 		}
 	}
-	return round4(float64(n) / float64(len(topics)))
+	return Round4(float64(n) / float64(len(topics)))
 }
 
 func required(actions []string, events []clinic.Event) float64 {
@@ -352,7 +360,20 @@ func required(actions []string, events []clinic.Event) float64 {
 			}
 		}
 	}
-	return round4(float64(n) / float64(len(actions)))
+	return Round4(float64(n) / float64(len(actions)))
 }
 
-func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+// Round4 rounds a score, a rate or a cost to four decimals, as the scorers
+// of the manager and of every benchmark store them (clinevo's choice: finer
+// than any figure a report shows, and the float noise of sums and ratios
+// stays out of records).
+func Round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// Indicator is 1 for true and 0 for false: a yes/no outcome as a score, a
+// rate's term, or a count.
+func Indicator(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

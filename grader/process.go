@@ -122,103 +122,134 @@ func (g BuiltinProcessGrader) GradeProcess(_ context.Context, in ProcessInput, k
 // outcome and, when given, the write-back key; labels (nil for none) labels
 // the benchmark's own actions first.
 func GradeProcess(in ProcessInput, key *Key, labels Labeler) ProcessGrade {
-	events, final, s, prices := in.Events, in.Final, in.Outcome, in.Prices
-	// A reply was used when it covers most of a cited evidence item (or, with the
-	// write-back key, of a key point).
-	supports := func(reply string) bool {
-		rs := textmatch.Set(reply)
-		for _, e := range final.Evidence {
-			if textmatch.Coverage(textmatch.Set(e), rs) >= usedAt {
-				return true
-			}
-		}
-		if key != nil {
-			for _, p := range key.Evidence {
-				if textmatch.Coverage(textmatch.Set(p), rs) >= usedAt {
-					return true
-				}
-			}
-		}
-		return false
-	}
+	s := in.Outcome
 	g := ProcessGrade{Counts: map[Label]int{}}
-	seenFacts := map[string]bool{}
-	lc := LabelContext{Outcome: s, Key: key, Supports: supports, Prices: prices, YieldOnly: in.YieldOnly}
-	for _, ev := range events {
+	sh := sharedLabels{final: in.Final, key: key, seen: map[string]bool{}}
+	sh.lc = LabelContext{Outcome: s, Key: key, Supports: sh.supports, Prices: in.Prices, YieldOnly: in.YieldOnly}
+	for _, ev := range in.Events {
 		if labels != nil {
-			if a, ok := labels.LabelAction(ev, lc); ok {
+			if a, ok := labels.LabelAction(ev, sh.lc); ok {
 				a.Turn, a.Action = ev.Turn, ev.Action
 				g.Counts[a.Label]++
 				g.Actions = append(g.Actions, a)
 				continue
 			}
 		}
-		a := ActionGrade{Turn: ev.Turn, Action: ev.Action}
-		switch ev.Action {
-		case clinic.Ask:
-			a.Target = ev.Topic
-			if a.Target == "" {
-				a.Target = ev.Question
-			}
-			fresh := 0
-			for _, f := range ev.RevealedFacts {
-				if !seenFacts[f] {
-					fresh++
-					seenFacts[f] = true
-				}
-			}
-			switch {
-			case ev.Status != clinic.StatusReturned:
-				a.Label, a.Rationale = Inefficient, "the question was "+string(ev.Status)
-			case ev.Cached:
-				a.Label, a.Rationale = Inefficient, "repeated a question already answered"
-			case fresh > 0 && supports(ev.Reply):
-				a.Label, a.Rationale = HighYield, fmt.Sprintf("revealed %d new fact(s) that the assessment used", fresh)
-			case fresh > 0:
-				a.Label, a.Rationale = LowYield, fmt.Sprintf("revealed %d new fact(s) that the assessment did not use", fresh)
-			default:
-				a.Label, a.Rationale = Inefficient, "revealed nothing new"
-			}
-		case clinic.RequestTest:
-			it := catalog.Item{Name: ev.Test, Category: catalog.Infer(ev.Test)}
-			if d, m := catalog.Default().Lookup(ev.Test); m != catalog.MatchNone {
-				it = d
-			}
-			a = LabelTest(ev, lc, catalog.Price(it, prices))
-		case clinic.CallMDT:
-			if ev.Status == clinic.StatusReturned {
-				a.Label, a.Rationale = LowYield, "a consultation spends a turn; value depends on the next step"
-			} else {
-				a.Label, a.Rationale = Inefficient, "the consultant was not available"
-			}
-		case clinic.Finalize:
-			switch {
-			case ev.Status != clinic.StatusFinalized:
-				a.Label, a.Rationale = Inefficient, "FINALIZE was incomplete: "+ev.Reply
-			case key != nil && len(key.Unsafe) > 0:
-				a.Label, a.Rationale = CriticalError, "the plan contains unsafe management: "+strings.Join(key.Unsafe, "; ")
-			case key != nil && dangerous(final, key.Dangerous):
-				a.Label, a.Rationale = CriticalError, "the diagnosis names a dangerous alternative"
-			case key != nil && key.Referral == ReferralMissed:
-				a.Label, a.Rationale = CriticalError, "a needed referral was missed"
-			case key == nil && s.S == 0:
-				// Score-only: a grade of 0 is "a dangerous or clearly wrong diagnosis"
-				// (MedEvoEval C.1), the one verdict the score alone can give.
-				a.Label, a.Rationale = CriticalError, "the assessment scored 0: a dangerous or clearly wrong diagnosis"
-			case s.Pass:
-				a.Label, a.Rationale = HighYield, fmt.Sprintf("a passing assessment (S=%.2f)", s.S)
-			default:
-				a.Label, a.Rationale = LowYield, fmt.Sprintf("the assessment did not pass (S=%.2f)", s.S)
-			}
-		default:
-			a.Label, a.Rationale = Inefficient, "not a valid action"
-		}
+		a := sh.label(ev)
 		g.Counts[a.Label]++
 		g.Actions = append(g.Actions, a)
 	}
 	g.Summary = fmt.Sprintf("%d actions: %d high yield, %d low yield, %d inefficient, %d critical; S=%.2f, U=%.2f, cost %.0f USD",
 		len(g.Actions), g.Counts[HighYield], g.Counts[LowYield], g.Counts[Inefficient], g.Counts[CriticalError], s.S, s.U, s.Cost)
 	return g
+}
+
+// sharedLabels labels the actions no benchmark labels itself, in turn
+// order: seen holds the facts earlier questions revealed.
+type sharedLabels struct {
+	final clinic.FinalOutput
+	key   *Key
+	lc    LabelContext
+	seen  map[string]bool
+}
+
+// supports says whether a reply was used: it covers most of a cited
+// evidence item (or, with the write-back key, of a key point).
+func (sh *sharedLabels) supports(reply string) bool {
+	rs := textmatch.Set(reply)
+	for _, e := range sh.final.Evidence {
+		if textmatch.Coverage(textmatch.Set(e), rs) >= usedAt {
+			return true
+		}
+	}
+	if sh.key != nil {
+		for _, p := range sh.key.Evidence {
+			if textmatch.Coverage(textmatch.Set(p), rs) >= usedAt {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (sh *sharedLabels) label(ev clinic.Event) ActionGrade {
+	a := ActionGrade{Turn: ev.Turn, Action: ev.Action}
+	switch ev.Action {
+	case clinic.Ask:
+		return sh.ask(ev)
+	case clinic.RequestTest:
+		it := catalog.Item{Name: ev.Test, Category: catalog.Infer(ev.Test)}
+		if d, m := catalog.Default().Lookup(ev.Test); m != catalog.MatchNone {
+			it = d
+		}
+		return LabelTest(ev, sh.lc, catalog.Price(it, sh.lc.Prices))
+	case clinic.CallMDT:
+		if ev.Status == clinic.StatusReturned {
+			a.Label, a.Rationale = LowYield, "a consultation spends a turn; value depends on the next step"
+		} else {
+			a.Label, a.Rationale = Inefficient, "the consultant was not available"
+		}
+	case clinic.Finalize:
+		return sh.finalize(ev)
+	default:
+		a.Label, a.Rationale = Inefficient, "not a valid action"
+	}
+	return a
+}
+
+// ask labels a question by the new facts it revealed and whether the
+// assessment used them.
+func (sh *sharedLabels) ask(ev clinic.Event) ActionGrade {
+	a := ActionGrade{Turn: ev.Turn, Action: ev.Action, Target: ev.Topic}
+	if a.Target == "" {
+		a.Target = ev.Question
+	}
+	fresh := 0
+	for _, f := range ev.RevealedFacts {
+		if !sh.seen[f] {
+			fresh++
+			sh.seen[f] = true
+		}
+	}
+	switch {
+	case ev.Status != clinic.StatusReturned:
+		a.Label, a.Rationale = Inefficient, "the question was "+string(ev.Status)
+	case ev.Cached:
+		a.Label, a.Rationale = Inefficient, "repeated a question already answered"
+	case fresh > 0 && sh.supports(ev.Reply):
+		a.Label, a.Rationale = HighYield, fmt.Sprintf("revealed %d new fact(s) that the assessment used", fresh)
+	case fresh > 0:
+		a.Label, a.Rationale = LowYield, fmt.Sprintf("revealed %d new fact(s) that the assessment did not use", fresh)
+	default:
+		a.Label, a.Rationale = Inefficient, "revealed nothing new"
+	}
+	return a
+}
+
+// finalize labels the closing action: critical where the key (or, score
+// only, a zero S) finds it dangerous, else by whether it passed.
+func (sh *sharedLabels) finalize(ev clinic.Event) ActionGrade {
+	a := ActionGrade{Turn: ev.Turn, Action: ev.Action}
+	key, s := sh.key, sh.lc.Outcome
+	switch {
+	case ev.Status != clinic.StatusFinalized:
+		a.Label, a.Rationale = Inefficient, "FINALIZE was incomplete: "+ev.Reply
+	case key != nil && len(key.Unsafe) > 0:
+		a.Label, a.Rationale = CriticalError, "the plan contains unsafe management: "+strings.Join(key.Unsafe, "; ")
+	case key != nil && dangerous(sh.final, key.Dangerous):
+		a.Label, a.Rationale = CriticalError, "the diagnosis names a dangerous alternative"
+	case key != nil && key.Referral == ReferralMissed:
+		a.Label, a.Rationale = CriticalError, "a needed referral was missed"
+	case key == nil && s.S == 0:
+		// Score-only: a grade of 0 is "a dangerous or clearly wrong diagnosis"
+		// (MedEvoEval C.1), the one verdict the score alone can give.
+		a.Label, a.Rationale = CriticalError, "the assessment scored 0: a dangerous or clearly wrong diagnosis"
+	case s.Pass:
+		a.Label, a.Rationale = HighYield, fmt.Sprintf("a passing assessment (S=%.2f)", s.S)
+	default:
+		a.Label, a.Rationale = LowYield, fmt.Sprintf("the assessment did not pass (S=%.2f)", s.S)
+	}
+	return a
 }
 
 // LabelTest labels a test request by its yield and, unless the grading is

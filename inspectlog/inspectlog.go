@@ -20,7 +20,6 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/results"
-	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -180,7 +179,7 @@ type Episode struct {
 
 // Build is the eval log of a run's episodes (in case order); b is the run's
 // benchmark, which names what its own actions were about.
-func Build(run results.Run, model string, episodes []Episode, b any) Log {
+func Build(run results.Run, model string, episodes []Episode, b bench.Benchmark) Log {
 	l := Log{Version: 2, Status: "success", Tags: []string{"clinevo", run.Kind}, Metadata: map[string]any{"clinevo_run": run.Run, "kind": run.Kind},
 		Plan: Plan{Name: "plan", Config: map[string]any{}}}
 	l.Eval = Spec{EvalID: run.Run, RunID: run.Run, Created: run.Created, Task: "clinevo/" + run.Kind, TaskID: run.WorkflowID, TaskVersion: 0,
@@ -188,7 +187,10 @@ func Build(run results.Run, model string, episodes []Episode, b any) Log {
 		ModelGenerateConfig: map[string]any{}, ModelArgs: map[string]any{}, Config: map[string]any{}, Packages: map[string]string{"clinevo": "dev"},
 		Metadata: map[string]any{"workflow_id": run.WorkflowID}}
 	l.Stats = Stats{StartedAt: run.Created, CompletedAt: "", ModelUsage: map[string]Usage{}, RoleUsage: map[string]Usage{}, ConnectionLimitHistory: []any{}}
-	for _, role := range []string{"doctor", "patient", "exam", "consultant", "judge", "grader", "evolver"} {
+	for _, role := range bench.RunRoles(b) {
+		if role == "embeddings" {
+			continue // not a solver: it serves memory retrieval
+		}
 		l.Plan.Steps = append(l.Plan.Steps, PlanStep{Solver: "clinevo/" + role, Params: map[string]any{}, ParamsPassed: map[string]any{}})
 	}
 	sums := map[string]float64{}
@@ -228,7 +230,7 @@ func add(a, b Usage) Usage {
 // sample is one episode as an inspect sample: the opening complaint as the
 // input, each turn as the doctor's message (assistant) and the
 // environment's reply (user), the final output as the sample's output.
-func sample(e Episode, model string, b any) Sample {
+func sample(e Episode, model string, b bench.Benchmark) Sample {
 	r, t := e.Record, e.Trace
 	s := Sample{ID: r.EpisodeID, Epoch: max(1, r.Pass), Input: r.CaseID, Target: []string{}, Scores: map[string]Score{},
 		Metadata: map[string]any{"case_id": r.CaseID, "run": r.Run, "kind": r.Kind, "stage": r.Stage, "index": r.Index, "number": r.Number,
@@ -243,7 +245,7 @@ func sample(e Episode, model string, b any) Sample {
 	s.Messages = append(s.Messages, Message{Role: "user", Content: s.Input, Source: "input"})
 	for _, ev := range t.Events {
 		text := string(ev.Action)
-		if target := runner.EventTarget(b, ev); target != "" {
+		if target := bench.Describe(b, ev).Target; target != "" {
 			text += ": " + target
 		}
 		s.Messages = append(s.Messages, Message{Role: "assistant", Content: text, Source: "generate",
@@ -316,9 +318,10 @@ type Source interface {
 
 // Load builds the eval log of a recorded run: its records and traces, the
 // cases of its corpus where the corpus loads (else the samples name the case
-// only), and its benchmark's reading of its actions. A run no store records
-// is an error naming it.
-func Load(ctx context.Context, src Source, runID string) (Log, error) {
+// only), and its benchmark's reading of its actions (its benchmark is the
+// one of set its settings name). A run no store records is an error naming
+// it.
+func Load(ctx context.Context, src Source, benches bench.Set, runID string) (Log, error) {
 	runs, _, err := src.Runs(ctx)
 	if err != nil {
 		return Log{}, fmt.Errorf("inspect export: %w", err)
@@ -334,10 +337,10 @@ func Load(ctx context.Context, src Source, runID string) (Log, error) {
 	}
 	_ = json.Unmarshal(run.Spec, &spec) // a spec of an older build: no corpus and the default benchmark
 	set := spec.Settings.OrDefault()
-	b, _ := bench.Of(set) // an unknown benchmark: the shared reading of actions
+	b, _ := benches.Of(set) // an unknown benchmark: the shared reading of actions
 	cases := map[string]*clinic.Case{}
 	if spec.Corpus != "" {
-		if cp, err := corpus.Load(spec.Corpus); err == nil {
+		if cp, err := corpus.NewLibrary(benches).Load(spec.Corpus); err == nil {
 			for j := range cp.Cases {
 				cases[cp.Cases[j].ID] = &cp.Cases[j]
 			}

@@ -14,24 +14,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus/synth"
-	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/inspectlog"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/sqlite"
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 )
-
-func TestMain(m *testing.M) {
-	if err := engine.RegisterBenchmarks(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(m.Run())
-}
 
 // evalLogSchema is inspect_ai's EvalLog schema, derived from its published
 // OpenAPI document by scripts/derive-inspect-schema.py, with unknown fields
@@ -62,8 +54,7 @@ func validate(t *testing.T, s *jsonschema.Schema, b []byte) error {
 // them as a run's would be.
 func playedRun(t *testing.T, n int) (results.Run, []inspectlog.Episode) {
 	t.Helper()
-	set := bench.DefaultSettings()
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: set}
+	d := runner.Deps{Bench: medevoeval.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: settings.Default()}
 	cases := synth.Generate(7)["stream"]
 	var eps []inspectlog.Episode
 	for i := range n {
@@ -86,9 +77,7 @@ func playedRun(t *testing.T, n int) (results.Run, []inspectlog.Episode) {
 func TestLogValidates(t *testing.T) {
 	schema := compile(t)
 	run, eps := playedRun(t, 3)
-	b, err := bench.Of(settings.Default())
-	require.NoError(t, err)
-	l := inspectlog.Build(run, "clinevo/builtin", eps, b)
+	l := inspectlog.Build(run, "clinevo/builtin", eps, medevoeval.Benchmark{})
 	dir := t.TempDir()
 	path, err := inspectlog.Write(dir, l)
 	require.NoError(t, err)
@@ -146,20 +135,27 @@ func TestLoad(t *testing.T) {
 	require.NoError(t, err)
 	defer store.Close()
 	run, eps := playedRun(t, 2)
-	spec, err := json.Marshal(contract.StreamSpec{RunID: "r1", Corpus: "builtin:stream@7", Settings: bench.DefaultSettings()})
+	spec, err := json.Marshal(contract.StreamSpec{RunID: "r1", Corpus: "builtin:stream@7", Settings: settings.Default()})
 	require.NoError(t, err)
 	run.Spec = spec
 	require.NoError(t, store.PutRun(ctx, run))
 	for _, e := range eps {
 		require.NoError(t, store.PutRecord(ctx, e.Record, e.Trace))
 	}
-	l, err := inspectlog.Load(ctx, store, "r1")
+	l, err := inspectlog.Load(ctx, store, defaultSet(t), "r1")
 	require.NoError(t, err)
 	require.Len(t, l.Samples, 2)
 	require.Equal(t, eps[1].Case.Patient.OpeningComplaint, l.Samples[1].Input)
 	raw, err := json.Marshal(l)
 	require.NoError(t, err)
 	require.NoError(t, validate(t, compile(t), raw))
-	_, err = inspectlog.Load(ctx, store, "r2")
+	_, err = inspectlog.Load(ctx, store, defaultSet(t), "r2")
 	require.ErrorContains(t, err, `run "r2" is not recorded`)
+}
+
+// defaultSet is the default benchmark alone.
+func defaultSet(t testing.TB) bench.Set {
+	set, err := bench.NewSet(medevoeval.Benchmark{})
+	require.NoError(t, err)
+	return set
 }

@@ -347,17 +347,27 @@ type ConditionCheck struct {
 	RoleCheck
 }
 
-// CheckConditions checks every model role of every condition (names[i] runs
-// under sets[i]) once per distinct role setting, in role order: a consultant
-// under MDT same_model is the doctor's model, the doctor is probed in its
-// benchmark's own format where the benchmark offers one (FormatCheck).
-// Built-in roles need no check and are left out.
-func CheckConditions(ctx context.Context, names []string, sets []settings.Settings) []ConditionCheck {
+// Condition is a named run as a check reads it: its settings and its
+// benchmark (nil: one this build does not have; the shared formats are
+// probed).
+type Condition struct {
+	Name     string
+	Settings settings.Settings
+	Bench    bench.Benchmark
+}
+
+// CheckConditions checks every model role of every condition, its
+// benchmark's own roles included (bench.RunRoles), once per distinct role
+// setting, in role order: a consultant under MDT same_model is the doctor's
+// model, the doctor is probed in its benchmark's own format where the
+// benchmark offers one (FormatCheck). Built-in roles need no check and are
+// left out.
+func CheckConditions(ctx context.Context, conds []Condition) []ConditionCheck {
 	var out []ConditionCheck
 	index := map[string]int{}
-	for i, s := range sets {
-		b, _ := bench.Of(s) // an unknown benchmark: the shared formats are probed
-		for _, role := range settings.RoleNames {
+	for _, c := range conds {
+		s := c.Settings
+		for _, role := range bench.RunRoles(c.Bench) {
 			spec := s.Roles[role]
 			if role == "consultant" && s.Episode.MDT == settings.MDTSameModel {
 				spec = s.Roles["doctor"]
@@ -367,11 +377,11 @@ func CheckConditions(ctx context.Context, names []string, sets []settings.Settin
 			}
 			var own FormatCheck
 			if role == "doctor" {
-				own, _ = b.(FormatCheck)
+				own, _ = c.Bench.(FormatCheck)
 			}
 			key := role + "\x00" + fmt.Sprintf("%+v", spec) + fmt.Sprintf("%T", own)
 			if j, ok := index[key]; ok {
-				out[j].Conditions = append(out[j].Conditions, names[i])
+				out[j].Conditions = append(out[j].Conditions, c.Name)
 				continue
 			}
 			var rc RoleCheck
@@ -381,7 +391,7 @@ func CheckConditions(ctx context.Context, names []string, sets []settings.Settin
 				rc = CheckRole(ctx, role, spec, own)
 			}
 			index[key] = len(out)
-			out = append(out, ConditionCheck{Conditions: []string{names[i]}, RoleCheck: rc})
+			out = append(out, ConditionCheck{Conditions: []string{c.Name}, RoleCheck: rc})
 		}
 	}
 	return out

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/benchmarks/all"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
@@ -124,11 +124,16 @@ func FuzzBenchmarkReplies(f *testing.F) {
 	f.Add(`order_imaging {"modality":`, uint8(3), uint8(2))
 	f.Add(`record_diagnosis {"diagnosis":["x"],"rationale":7}`, uint8(3), uint8(5))
 	srv := newFuzzServer(f)
-	names := bench.Names()
+	set, err := all.Set()
+	if err != nil {
+		f.Fatal(err)
+	}
+	lib := corpus.NewLibrary(set)
+	names := set.Names()
 	sort.Strings(names)
 	cases := map[string]clinic.Case{}
 	for _, n := range names {
-		cases[n] = firstCase(n)
+		cases[n] = firstCase(lib, n)
 	}
 	formats := []string{"json", "tags", "tools"}
 	f.Fuzz(func(t *testing.T, reply string, which, format uint8) {
@@ -137,7 +142,7 @@ func FuzzBenchmarkReplies(f *testing.F) {
 		name := names[int(which)%len(names)]
 		s := settings.Default()
 		s.Profile = name
-		b, err := bench.Of(s)
+		b, err := set.Of(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +152,7 @@ func FuzzBenchmarkReplies(f *testing.F) {
 		roles.Judge = llm.JudgeFor(b, llm.Judge{C: srv.Client(t, "judge", nil)}, s)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		_, err = runner.Play(ctx, cases[name], runner.Deps{Roles: roles, Settings: s}, runner.Meta{RunID: "fz", EpisodeID: "fz/1", Number: 1})
+		_, err = runner.Play(ctx, cases[name], runner.Deps{Bench: b, Roles: roles, Settings: s}, runner.Meta{RunID: "fz", EpisodeID: "fz/1", Number: 1})
 		if ctx.Err() != nil {
 			t.Fatalf("benchmark %s hung on %q: %v", name, reply, err)
 		}
@@ -156,8 +161,8 @@ func FuzzBenchmarkReplies(f *testing.F) {
 
 // firstCase is the first case of a benchmark's built-in corpus, or of the
 // shared synthetic stream for one without its own.
-func firstCase(name string) clinic.Case {
-	splits, order, err := corpus.BenchSplits(name, synth.V2, 7)
+func firstCase(lib corpus.Library, name string) clinic.Case {
+	splits, order, err := lib.BenchSplits(name, synth.V2, 7)
 	if err != nil || len(order) == 0 {
 		return synth.Generate(7)["stream"][0]
 	}

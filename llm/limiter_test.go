@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/fault"
@@ -130,7 +131,7 @@ func rateLimitedStream(t testing.TB, episodes int, window time.Duration, rpm int
 	roles := runner.BuiltinRoles()
 	doctor := &retrying{Doctor: llm.Doctor{C: c}}
 	roles.Doctor = doctor
-	d := runner.Deps{Roles: roles, Settings: settings.Default()}
+	d := runner.Deps{Bench: medevoeval.Benchmark{}, Roles: roles, Settings: settings.Default()}
 	cases := synth.Generate(7)["stream"]
 	start := time.Now()
 	for i := range episodes {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -17,7 +18,7 @@ func TestDescribeNamesTheMethodsTemplates(t *testing.T) {
 	s := settings.Default()
 	s.Roles["evolver"] = settings.Role{Backend: settings.OpenAI, BaseURL: "http://127.0.0.1:1/v1", Model: "m"}
 	s.Evolver.Method = settings.MethodACE
-	require.Contains(t, llm.Describe(s)[6], "template ace_reflect/1,")
+	require.Contains(t, llm.Describe(medevoeval.Benchmark{}, s)[6], "template ace_reflect/1,")
 	s.Evolver.Method = settings.MethodClinevo
-	require.Contains(t, llm.Describe(s)[6], "template evolver/1,")
+	require.Contains(t, llm.Describe(medevoeval.Benchmark{}, s)[6], "template evolver/1,")
 }

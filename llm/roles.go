@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
@@ -315,11 +316,11 @@ func (j Judge) Judge(ctx context.Context, c *clinic.Case, revealed string, final
 
 // ProcessGrader is a model-backed process grader. A malformed reply falls back
 // to the built-in grader with the benchmark's labels; Bench (the run's
-// benchmark) names what each action was about (episode.Target).
+// benchmark) names what each of its own actions was about (bench.Describe).
 type ProcessGrader struct {
 	C      *Client
 	Labels grader.Labeler
-	Bench  any
+	Bench  bench.Benchmark
 }
 
 var _ grader.ProcessGrader = ProcessGrader{}
@@ -346,7 +347,9 @@ func (g ProcessGrader) GradeProcess(ctx context.Context, in grader.ProcessInput,
 	lines := make([]gradedEvent, len(events))
 	for i, ev := range events {
 		lines[i].Event = ev
-		lines[i].Target, _ = episode.OwnTarget(g.Bench, ev) // "" for the shared actions: their question or test is the line's
+		if d := bench.Describe(g.Bench, ev); d.Own {
+			lines[i].Target = d.Target
+		} // "" for the shared actions: their question or test is the line's
 	}
 	msgs, err := Render("grader", nil, struct {
 		grader.ProcessInput

@@ -8,12 +8,12 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// Describe lists every role's backend, model, decoding settings, template
-// version and cache use, for run logs. It never includes a key.
-func Describe(set settings.Settings) []string {
-	b, _ := bench.Of(set) // an unknown benchmark: the shared templates are named
+// Describe lists every role of a run of benchmark b (bench.RunRoles) with
+// its backend, model, decoding settings, template version and cache use,
+// for run logs. It never includes a key.
+func Describe(b bench.Benchmark, set settings.Settings) []string {
 	var out []string
-	for _, name := range settings.KnownRoles() {
+	for _, name := range bench.RunRoles(b) {
 		s, ok := set.Roles[name]
 		if !ok || s.Backend != settings.OpenAI {
 			out = append(out, name+": builtin")

@@ -10,7 +10,7 @@ import (
 	"sort"
 
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/internal/lines"
+	"github.com/clinevo/clinevo/internal/jsonl"
 )
 
 // The export format of a bank is JSONL, one clinic.Card a line, evicted cards
@@ -46,34 +46,24 @@ func WriteCards(w io.Writer, cards []clinic.Card) error {
 func ReadCards(r io.Reader, name string) ([]clinic.Card, error) {
 	var out []clinic.Card
 	seen := map[string]int{}
-	err := lines.Read(r, MaxCardLine, func(line int, b []byte) error {
-		if off, bad, ok := lines.CheckUTF8(b); !ok {
-			return fmt.Errorf("%s:%d: byte %d of the line (0x%02X) is not UTF-8: an export is UTF-8 text", name, line, off+1, bad)
-		}
-		raw := bytes.TrimSpace(b)
-		if len(raw) == 0 {
-			return nil
+	err := jsonl.ReadLimit(r, name, MaxCardLine, func(line int, raw []byte) error {
+		if off, bad, ok := jsonl.CheckUTF8(raw); !ok {
+			return fmt.Errorf("byte %d of the line (0x%02X) is not UTF-8: an export is UTF-8 text", off+1, bad)
 		}
 		var c clinic.Card
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return fmt.Errorf("%s:%d: not a card: %v", name, line, err)
+		if err := jsonl.Strict(raw, &c); err != nil {
+			return fmt.Errorf("not a card: %v", err)
 		}
 		if err := ValidateCard(&c); err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line, err)
+			return err
 		}
 		if first, ok := seen[c.ID]; ok {
-			return fmt.Errorf("%s:%d: field id: duplicate card %s (first on line %d)", name, line, c.ID, first)
+			return fmt.Errorf("field id: duplicate card %s (first on line %d)", c.ID, first)
 		}
 		seen[c.ID] = line
 		out = append(out, c)
 		return nil
 	})
-	var long *lines.TooLong
-	if errors.As(err, &long) {
-		return nil, fmt.Errorf("%s:%d: the line is longer than %d bytes (16 MiB), the most a card takes", name, long.Line, MaxCardLine)
-	}
 	if err != nil {
 		return nil, err
 	}

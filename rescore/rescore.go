@@ -51,15 +51,17 @@ type spec struct {
 // experiment (a heldout condition whose name holds no contract.VariantSep)
 // with judge as roles.judge, into runs named <experiment>-<condition>@<variant>.
 // A stream is not re-scored: what it learned after each episode followed the
-// scores of its own judge, so another judge would have made another stream. roles builds the roles
-// of a condition's settings (the engine's role set). Finished runs are
-// rewritten whole, so a repeat gives the same records.
-func Experiment(ctx context.Context, store Store, e contract.ExperimentSpec, judge settings.Role, variant string,
+// scores of its own judge, so another judge would have made another stream. set are the build's
+// benchmarks; roles builds the roles of a condition's settings (the
+// engine's role set). Finished runs are rewritten whole, so a repeat gives
+// the same records.
+func Experiment(ctx context.Context, store Store, set bench.Set, e contract.ExperimentSpec, judge settings.Role, variant string,
 	roles func(settings.Settings) (runner.Roles, error)) ([]Summary, error) {
 	if variant == "" || strings.ContainsAny(variant, contract.VariantSep+"/ ") {
 		return nil, fmt.Errorf("rescore: variant %q: want a name without %q, '/' or spaces", variant, contract.VariantSep)
 	}
 	var out []Summary
+	lib := corpus.NewLibrary(set)
 	for i, c := range e.Conditions {
 		if c.Kind != contract.KindHeldOut || strings.Contains(c.Name, contract.VariantSep) {
 			continue
@@ -67,6 +69,10 @@ func Experiment(ctx context.Context, store Store, e contract.ExperimentSpec, jud
 		s, err := e.SettingsOf(i)
 		if err != nil {
 			return out, err
+		}
+		b, err := set.Of(s)
+		if err != nil {
+			return out, fmt.Errorf("rescore %s: %w", c.Name, err)
 		}
 		s = s.Clone()
 		s.Roles["judge"] = judge
@@ -78,11 +84,11 @@ func Experiment(ctx context.Context, store Store, e contract.ExperimentSpec, jud
 		if ref == "" {
 			ref = e.HeldOut
 		}
-		cp, err := corpus.Load(ref)
+		cp, err := lib.Load(ref)
 		if err != nil {
 			return out, fmt.Errorf("rescore %s: %w", c.Name, err)
 		}
-		sum, err := Run(ctx, store, e.RunID(c.Name), e.VariantRunID(c.Name, variant), s, r, cp.Case)
+		sum, err := Run(ctx, store, b, e.RunID(c.Name), e.VariantRunID(c.Name, variant), s, r, cp.Case)
 		if err != nil {
 			return out, err
 		}
@@ -94,14 +100,11 @@ func Experiment(ctx context.Context, store Store, e contract.ExperimentSpec, jud
 // Run re-scores every record of run source under the roles' judge into run
 // target, with the trace of each episode as it was recorded: the events are
 // not replayed, only scored again: by the benchmark's own rule where it has
-// one (Rescorer), else by its whole scoring. cases finds a record's case.
-func Run(ctx context.Context, store Store, source, target string, s settings.Settings, roles runner.Roles,
+// one (Rescorer), else by its whole scoring. bm is the run's benchmark;
+// cases finds a record's case.
+func Run(ctx context.Context, store Store, bm bench.Benchmark, source, target string, s settings.Settings, roles runner.Roles,
 	cases func(id string) (clinic.Case, bool)) (Summary, error) {
 	sum := Summary{Source: source, Run: target}
-	bm, err := bench.Of(s)
-	if err != nil {
-		return sum, err
-	}
 	recs, err := store.Records(ctx, source)
 	if err != nil {
 		return sum, fmt.Errorf("rescore %s: %w", source, err)

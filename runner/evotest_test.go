@@ -84,12 +84,12 @@ func TestEvoTestEvolvesFromTheUCBParent(t *testing.T) {
 		if parent > 0 {
 			parentBook = books[nodes[parent].Episode]
 		}
-		want, err := evolver.EvoTest{}.Evolve(ctx, d.Settings.Evolver, in, runner.WriteBack(&c, tr, d.Settings), parentBook)
+		want, err := evolver.EvoTest{}.Evolve(ctx, d.Settings.Evolver, in, runner.WriteBack(d.Bench, &c, tr, d.Settings), parentBook)
 		require.NoError(t, err)
 		require.Equal(t, want.Rules, l.Rules, "episode %d: the parent's rule book plus this episode's edits", i+1)
 		if parent != played {
 			jumps++
-			latest, err := evolver.EvoTest{}.Evolve(ctx, d.Settings.Evolver, in, runner.WriteBack(&c, tr, d.Settings), rules)
+			latest, err := evolver.EvoTest{}.Evolve(ctx, d.Settings.Evolver, in, runner.WriteBack(d.Bench, &c, tr, d.Settings), rules)
 			require.NoError(t, err)
 			if !slices.EqualFunc(latest.Rules, l.Rules, func(a, b clinic.Rule) bool { return a.Text == b.Text }) {
 				differ++

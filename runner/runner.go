@@ -61,6 +61,9 @@ func BuiltinRoles() Roles {
 
 // Deps are the parts one episode needs.
 type Deps struct {
+	// Bench is the run's benchmark, the one its settings select (the
+	// engine resolves it once: bench.Set.Of).
+	Bench    bench.Benchmark
 	Roles    Roles
 	Settings settings.Settings
 	Memory   memory.Store // nil: memory disabled
@@ -75,10 +78,7 @@ func (d Deps) Doctor() (actor.Doctor, error) {
 	if d.Roles.Doctor != nil {
 		return d.Roles.Doctor, nil
 	}
-	b, err := bench.Of(d.Settings)
-	if err != nil {
-		return nil, err
-	}
+	b := d.Bench
 	if r := d.Settings.Roles["doctor"]; r.Model == textbook.Name && (r.Backend == "" || r.Backend == settings.Builtin) {
 		if _, own := b.(actor.Policy); own {
 			return nil, fmt.Errorf("roles.doctor.model %s: the textbook doctor plays the shared question-and-test environment; benchmark %s has its own built-in doctor", textbook.Name, b.Name())
@@ -94,11 +94,7 @@ func (d Deps) Grader() (grader.ProcessGrader, error) {
 	if d.Roles.Grader != nil {
 		return d.Roles.Grader, nil
 	}
-	b, err := bench.Of(d.Settings)
-	if err != nil {
-		return nil, err
-	}
-	return grader.BuiltinProcessGrader{Labels: grader.LabelerOf(b)}, nil
+	return grader.BuiltinProcessGrader{Labels: grader.LabelerOf(d.Bench)}, nil
 }
 
 // Evolver is the run's evolver: the roles', or the built-in one with the
@@ -107,11 +103,7 @@ func (d Deps) Evolver() (evolver.Evolver, error) {
 	if d.Roles.Evolver != nil {
 		return d.Roles.Evolver, nil
 	}
-	b, err := bench.Of(d.Settings)
-	if err != nil {
-		return nil, err
-	}
-	return evolver.Builtin{Lessons: evolver.LessonsOf(b)}, nil
+	return evolver.Builtin{Lessons: evolver.LessonsOf(d.Bench)}, nil
 }
 
 // Method is the run's learning method (evolver.method) learning from
@@ -122,11 +114,7 @@ func (d Deps) Method(m Meta) (evolver.Evolver, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := bench.Of(d.Settings)
-	if err != nil {
-		return nil, err
-	}
-	env := evolver.Env{Model: d.Roles.Model, Lessons: evolver.LessonsOf(b), Clinevo: clin,
+	env := evolver.Env{Model: d.Roles.Model, Lessons: evolver.LessonsOf(d.Bench), Clinevo: clin,
 		EvoTest: evolver.EvoTest{Tree: m.EvoTest, Root: evolver.Hyper{Temperature: float64(d.Settings.Roles["doctor"].Temperature)},
 			Book: d.EvoTestBook, Defer: m.EvoTestDefer}}
 	if d.Memory != nil {
@@ -220,11 +208,10 @@ func WithDoctorTemperature(s settings.Settings, t *float64) settings.Settings {
 
 // Start begins (or rebuilds from events) an episode in the run's benchmark.
 func (d Deps) Start(c clinic.Case, events []clinic.Event) (episode.Env, error) {
-	b, err := bench.Of(d.Settings)
-	if err != nil {
-		return nil, err
+	if d.Bench == nil {
+		return nil, errors.New("runner: no benchmark: Deps.Bench is the run's (bench.Set.Of)")
 	}
-	return b.Start(c, d.Settings, d.Roles.Env, events)
+	return d.Bench.Start(c, d.Settings, d.Roles.Env, events)
 }
 
 // Meta places an episode in a run.
@@ -324,7 +311,7 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 	for _, h := range best {
 		hits = append(hits, h)
 	}
-	hits = memory.TopK(hits, s.K)
+	hits = withinTokens(memory.TopK(hits, s.K), s.ContextTokens)
 	span.SetAttributes(attribute.Int("memory.hits", len(hits)))
 	out := make([]clinic.CardHint, len(hits))
 	ids := make([]string, len(hits))
@@ -339,6 +326,23 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 		}
 	}
 	return out, nil
+}
+
+// withinTokens keeps the hits, in order, while their texts fit in budget
+// tokens (settings.Memory.ContextTokens; 0 keeps them all). A text counts
+// about four characters a token: the estimate the model client's rate
+// limiter makes of a request (clinevo's own rule of thumb).
+func withinTokens(hits []memory.Hit, budget int) []memory.Hit {
+	if budget <= 0 {
+		return hits
+	}
+	used := 0
+	for i, h := range hits {
+		if used += (len(h.Card.Text) + 3) / 4; used > budget {
+			return hits[:i]
+		}
+	}
+	return hits
 }
 
 // QueryText is the memory query for a view: the presentation, weighted twice,
@@ -388,18 +392,38 @@ func Play(ctx context.Context, c clinic.Case, d Deps, m Meta) (clinic.Trace, err
 	return Finish(ctx, c, d, m, ep.Events())
 }
 
+// PlayStream plays cases in order as run's stage 1, each with the rule book
+// as the episodes before it left it, and learns from each: the in-process
+// stream of a test or a reference without stage evaluations. It returns
+// every trace and the final rule book.
+func PlayStream(ctx context.Context, d Deps, cases []clinic.Case, run string) ([]clinic.Trace, []clinic.Rule, error) {
+	var rules []clinic.Rule
+	var out []clinic.Trace
+	for i, c := range cases {
+		m := Meta{RunID: run, EpisodeID: fmt.Sprintf("%s/e%d-%s", run, i+1, c.ID), Number: i + 1, Pass: 1, Stage: c.Meta.Stage,
+			Rules: RuleTexts(rules), MemoryRuns: []string{run}}
+		tr, err := Play(ctx, c, d, m)
+		if err != nil {
+			return out, rules, fmt.Errorf("%s: %w", m.EpisodeID, err)
+		}
+		l, err := Learn(ctx, d, c, tr, m, rules)
+		if err != nil {
+			return out, rules, fmt.Errorf("%s: learn: %w", m.EpisodeID, err)
+		}
+		rules = l.Rules
+		out = append(out, tr)
+	}
+	return out, rules, nil
+}
+
 // Finish scores a finished episode's events into a trace.
 func Finish(ctx context.Context, c clinic.Case, d Deps, m Meta, events []clinic.Event) (clinic.Trace, error) {
-	b, err := bench.Of(d.Settings)
-	if err != nil {
-		return clinic.Trace{}, err
-	}
-	ep, err := b.Start(c, d.Settings, d.Roles.Env, events)
+	ep, err := d.Start(c, events)
 	if err != nil {
 		return clinic.Trace{}, err
 	}
 	final, end := ep.Final()
-	s, err := b.Score(ctx, bench.ScoreInput{Case: &c, Settings: d.Settings, Env: ep, Judge: d.Roles.Judge})
+	s, err := d.Bench.Score(ctx, bench.ScoreInput{Case: &c, Settings: d.Settings, Env: ep, Judge: d.Roles.Judge})
 	if err != nil {
 		return clinic.Trace{}, err
 	}
@@ -448,12 +472,12 @@ func ProcessInput(t clinic.Trace, s settings.Settings) grader.ProcessInput {
 
 // WriteBack is the manager's key for the learner under the run's feedback
 // mode: the key with write-back (MedEvoEval §3.4), nil under score-only
-// feedback (EvoClinician §4.1).
-func WriteBack(c *clinic.Case, t clinic.Trace, s settings.Settings) *grader.Key {
+// feedback (EvoClinician §4.1). b is the run's benchmark (its own key, where
+// it makes one).
+func WriteBack(b bench.Benchmark, c *clinic.Case, t clinic.Trace, s settings.Settings) *grader.Key {
 	if s.Evolver.Mode != settings.WriteBack {
 		return nil
 	}
-	b, _ := bench.Of(s) // nil for an unknown benchmark: the shared key alone; a run's settings were validated at its start
 	return grader.KeyOfBench(b, c, *t.Scores)
 }
 
@@ -463,7 +487,7 @@ func Learn(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, m Meta, r
 	if err != nil {
 		return Lesson{}, err
 	}
-	pg, err := g.GradeProcess(ctx, ProcessInput(t, d.Settings), WriteBack(&c, t, d.Settings))
+	pg, err := g.GradeProcess(ctx, ProcessInput(t, d.Settings), WriteBack(d.Bench, &c, t, d.Settings))
 	if err != nil {
 		return Lesson{}, fmt.Errorf("process grader: %w", err)
 	}
@@ -488,8 +512,11 @@ func EvolverInput(c clinic.Case, t clinic.Trace, pg grader.ProcessGrade, m Meta,
 	if err != nil {
 		return evolver.Input{}, err
 	}
+	// The presentation is the doctor's view of it, which a benchmark may
+	// build beyond the case's opening (a whole vignette shown at once).
+	door := env.View(nil, nil)
 	return evolver.Input{Run: m.RunID, Pass: m.Pass, Stage: m.Stage, Episode: m.Number, CaseID: c.ID,
-		Demographics: c.Patient.Demographics, Opening: c.Patient.OpeningComplaint, Events: t.Events, Final: t.Final,
+		Demographics: door.Demographics, Opening: door.OpeningComplaint, Events: t.Events, Final: t.Final,
 		Outcome: grader.OutcomeOf(*t.Scores), Grade: pg, WriteCards: d.Memory != nil, Forbidden: Forbidden(c, t.Events, env.Revealed())}, nil
 }
 
@@ -503,7 +530,7 @@ func Propose(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grad
 	if err != nil {
 		return evolver.Output{}, err
 	}
-	out, err := evo.Evolve(ctx, d.Settings.Evolver, in, WriteBack(&c, t, d.Settings), rules)
+	out, err := evo.Evolve(ctx, d.Settings.Evolver, in, WriteBack(d.Bench, &c, t, d.Settings), rules)
 	if err != nil {
 		return evolver.Output{}, fmt.Errorf("evolver: %w", err)
 	}
@@ -603,12 +630,14 @@ func RuleTexts(rules []clinic.Rule) []string {
 }
 
 // Format renders a trace of benchmark bm (nil: none known) for a terminal,
-// with the benchmark's readings of its own actions and endings.
-func Format(t clinic.Trace, bm any) string {
+// with the benchmark's readings of its own actions and endings
+// (bench.Describe).
+func Format(t clinic.Trace, bm bench.Benchmark) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "episode %s  case %s  (%s)\n", t.EpisodeID, t.CaseID, t.Condition)
 	for _, ev := range t.Events {
-		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, EventTarget(bm, ev))
+		d := bench.Describe(bm, ev)
+		fmt.Fprintf(&b, "[%2d] %-12s %-13s %s\n", ev.Turn, ev.Action, ev.Status, d.Target)
 		if ev.Reply != "" && ev.Action != clinic.Finalize {
 			for _, line := range strings.Split(ev.Reply, "\n") {
 				fmt.Fprintf(&b, "     > %s\n", line)
@@ -617,12 +646,12 @@ func Format(t clinic.Trace, bm any) string {
 		if len(ev.RetrievedCards) > 0 {
 			fmt.Fprintf(&b, "     cards: %d retrieved\n", len(ev.RetrievedCards))
 		}
-		if n := note(bm, ev); n != "" {
-			fmt.Fprintf(&b, "     %s\n", n)
+		if d.Note != "" {
+			fmt.Fprintf(&b, "     %s\n", d.Note)
 		}
 	}
 	fmt.Fprintf(&b, "end: %s\n", t.Termination)
-	if d := episode.Disposition(bm, t.Final); d != "" {
+	if d := bench.Disposition(bm, t.Final); d != "" {
 		fmt.Fprintf(&b, "disposition: %s\n", d)
 	}
 	fmt.Fprintf(&b, "diagnosis: %s\nevidence:  %s\nplan:      %s\nfollow-up: %s\n",
@@ -653,10 +682,10 @@ func metrics(m map[string]float64) string {
 }
 
 // utility spells U, or "–" where the benchmark declares no U (MedEvoEval's
-// utility, §4 and appendix C.2): the record holds 0 there, which is not a
-// score. Without a known benchmark U is MedEvoEval's, defined.
-func utility(bm any, u float64) string {
-	if m, ok := bm.(interface{ Metrics() []bench.Metric }); ok && !bench.Declares(m.Metrics(), "u") {
+// utility, §4 and appendix C.2; bench.ShowsU): the record holds 0 there,
+// which is not a score.
+func utility(bm bench.Benchmark, u float64) string {
+	if !bench.ShowsU(bm) {
 		return "–"
 	}
 	return fmt.Sprintf("%.3f", u)

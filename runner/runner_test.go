@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
+	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/memory"
@@ -19,7 +21,7 @@ import (
 )
 
 func deps(t testing.TB, withMemory bool) runner.Deps {
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: settings.Default()}
+	d := runner.Deps{Bench: medevoeval.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: settings.Default()}
 	if withMemory {
 		st, err := local.Open(context.Background(), filepath.Join(t.TempDir(), "memory.db"), memory.HashEmbedder{})
 		require.NoError(t, err)
@@ -31,19 +33,8 @@ func deps(t testing.TB, withMemory bool) runner.Deps {
 
 // stream plays and learns from cases in order and returns their traces.
 func stream(t testing.TB, d runner.Deps, cases []clinic.Case, run string) []clinic.Trace {
-	ctx := context.Background()
-	var rules []clinic.Rule
-	var out []clinic.Trace
-	for i, c := range cases {
-		m := runner.Meta{RunID: run, EpisodeID: fmt.Sprintf("%s/e%d-%s", run, i+1, c.ID), Number: i + 1, Pass: 1, Stage: c.Meta.Stage,
-			Rules: runner.RuleTexts(rules), MemoryRuns: []string{run}}
-		tr, err := runner.Play(ctx, c, d, m)
-		require.NoError(t, err)
-		l, err := runner.Learn(ctx, d, c, tr, m, rules)
-		require.NoError(t, err)
-		rules = l.Rules
-		out = append(out, tr)
-	}
+	out, _, err := runner.PlayStream(context.Background(), d, cases, run)
+	require.NoError(t, err)
 	return out
 }
 
@@ -168,17 +159,43 @@ func BenchmarkEpisode(b *testing.B) {
 	})
 }
 
-// metricsOnly is a benchmark as Format reads it: only its declared metrics.
-type metricsOnly []bench.Metric
-
-func (m metricsOnly) Metrics() []bench.Metric { return m }
-
 // TestFormatUndefinedUtility: a benchmark that declares no U prints "–", not
-// the 0 its record holds; one that does, and no benchmark (MedEvoEval's
-// default), print the number.
+// the 0 its record holds, and so does a benchmark this build does not have
+// (nil: bench.ShowsU); one that declares U prints the number.
 func TestFormatUndefinedUtility(t *testing.T) {
 	tr := clinic.Trace{EpisodeID: "e", CaseID: "c", Scores: &clinic.Scores{S: 1, U: 0}}
-	require.Contains(t, runner.Format(tr, metricsOnly{{Name: "s"}}), " U=– ")
-	require.Contains(t, runner.Format(tr, metricsOnly{{Name: "s"}, {Name: "u"}}), " U=0.000 ")
-	require.Contains(t, runner.Format(tr, nil), " U=0.000 ")
+	require.Contains(t, runner.Format(tr, benchtest.Fake{N: "a", M: []bench.Metric{{Name: "s"}}}), " U=– ")
+	require.Contains(t, runner.Format(tr, benchtest.Fake{N: "b", M: []bench.Metric{{Name: "s"}, {Name: "u"}}}), " U=0.000 ")
+	require.Contains(t, runner.Format(tr, nil), " U=– ")
+}
+
+// TestContextTokensBoundTheShownCards: with memory.context_tokens the newest
+// cards are shown while their texts fit: four cards of 40 characters (10
+// tokens at four characters a token) under a budget of 25 tokens leave the
+// two newest (10 + 10 = 20; a third would make 30).
+func TestContextTokensBoundTheShownCards(t *testing.T) {
+	ctx := context.Background()
+	d := deps(t, true)
+	var cards []clinic.Card
+	for n := 1; n <= 4; n++ {
+		c := clinic.Card{Run: "r", Pass: 1, CreatedEpisode: n, Bank: "example", SearchText: "cough"}
+		c.ID, c.Kind, c.Text = fmt.Sprintf("c%d", n), clinic.CardExample, fmt.Sprintf("%-40s", fmt.Sprint("example ", n))
+		cards = append(cards, c)
+	}
+	require.NoError(t, d.Memory.Upsert(ctx, cards))
+	view := clinic.DoctorView{OpeningComplaint: "cough"}
+	m := runner.Meta{RunID: "r", Number: 5, MemoryRuns: []string{"r"}, Frozen: true}
+	for _, c := range []struct {
+		retrieval string
+		budget    int
+		want      []string
+	}{{"recent", 25, []string{"c4", "c3"}}, {"recent", 0, []string{"c4", "c3", "c2", "c1"}}, {"recent", 9, nil}, {"similarity", 10, []string{"c1"}}} {
+		got, err := runner.Retrieve(ctx, d.Memory, view, settings.Memory{K: 10, Retrieval: c.retrieval, ContextTokens: c.budget}, m)
+		require.NoError(t, err)
+		var ids []string
+		for _, h := range got {
+			ids = append(ids, h.ID)
+		}
+		require.Equal(t, c.want, ids, "%s within %d tokens", c.retrieval, c.budget)
+	}
 }

@@ -6,28 +6,40 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/actor/textbook"
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench/benchtest"
+	"github.com/clinevo/clinevo/benchmarks/medinquire"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 )
 
-// textbookDeps are the built-in roles with the textbook doctor under s.
+// textbookDeps are the built-in roles with the textbook doctor under s, a
+// run of Med-Inquire (evoClinician) or MedEvoEval (the default).
 func textbookDeps(t testing.TB, s settings.Settings, withMemory bool) runner.Deps {
 	d := deps(t, withMemory)
+	if s.Profile == medinquire.Name {
+		d.Bench = medinquire.Benchmark{}
+	}
 	s.Roles = settings.Roles{"doctor": {Backend: settings.Builtin, Model: textbook.Name}}
 	d.Settings = s
 	return d
 }
+
+// ownDoctor is a benchmark with its own built-in doctor (actor.Policy).
+type ownDoctor struct{ benchtest.Fake }
+
+func (ownDoctor) BuiltinDoctor() actor.Doctor { return actor.Builtin{} }
 
 // evoClinician is the EvoClinician experiment's settings
 // (benchmarks/medinquire/evoclinician.yaml, condition evoclinician): Med-Inquire,
 // score-only feedback, memory entries, B_P 12.
 func evoClinician() settings.Settings {
 	s := settings.Default()
-	s.Profile = "medinquire"
+	s.Profile = medinquire.Name
 	s.Episode.MDT = settings.MDTOff
 	s.Evolver.Mode = settings.ScoreOnly
 	s.Evolver.CardKinds = []string{"advice"}
@@ -170,9 +182,8 @@ func TestTextbookDoctorIsASetting(t *testing.T) {
 	if doc, _ := d.Doctor(); fmt.Sprintf("%T", doc) != "actor.Builtin" {
 		t.Fatalf("default doctor %T, want actor.Builtin", doc)
 	}
-	s := settings.Default()
-	s.Profile = "gpagent"
-	d = textbookDeps(t, s, false)
+	d = textbookDeps(t, settings.Default(), false)
+	d.Bench = ownDoctor{benchtest.Fake{N: "own"}}
 	d.Roles.Doctor = nil
 	if _, err := d.Doctor(); err == nil || !strings.Contains(err.Error(), "has its own built-in doctor") {
 		t.Fatalf("err %v", err)

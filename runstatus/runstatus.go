@@ -80,34 +80,6 @@ type Stream struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// completed is a completed stream's status from its result: stopped or
-// completed, its episodes and stages, its means and rule book.
-func completed(ctx context.Context, c client.Client, run string, out Stream) (Stream, error) {
-	id := out.WorkflowID
-	var res contract.StreamResult
-	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
-		return Stream{}, fmt.Errorf("stream %s: result: %w", run, err)
-	}
-	if res.Stopped {
-		out.Status = StatusStopped
-	}
-	p := &contract.Progress{Run: res.Run, Cursor: res.Episodes, Stage: len(res.StageEnds), Stages: len(res.StageEnds), Overall: RoundMeans(res.Overall)}
-	if !res.Stopped {
-		p.Total = res.Episodes
-	} else if n := len(res.StageEnds); res.Episodes > 0 && (n == 0 || res.LastEpisode > res.StageEnds[n-1]) {
-		// Stopped within a stage that never ended: the stage it
-		// stopped in counts among the stages it played ("stage 0 of 0"
-		// said nothing). How many it would have played is not known.
-		p.Stage, p.Stages = n+1, n+1
-	}
-	out.Progress = p
-	out.Rules = make([]string, 0, len(res.RuleBook))
-	for _, r := range res.RuleBook {
-		out.Rules = append(out.Rules, r.Text)
-	}
-	return out, nil
-}
-
 // StreamOf reads a stream's status, its progress and rule book (queries, or
 // once it completed its result), and what it and its episodes and
 // evaluations wait for. A run Temporal does not know is a NotFound error.
@@ -124,47 +96,82 @@ func StreamOf(ctx context.Context, c client.Client, run string) (Stream, error) 
 		return Stream{}, fmt.Errorf("stream %s: %w", run, err)
 	}
 	out.Profile = spec.Settings.Profile
-	if st == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
-		return completed(ctx, c, run, out)
-	}
-	if st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+	switch st {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		var res contract.StreamResult
+		if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
+			return Stream{}, fmt.Errorf("stream %s: result: %w", run, err)
+		}
+		out.finished(res)
+		return out, nil
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		if out.Reason = TaskFailure(ctx, c, id, desc); out.Reason != "" {
+			out.Status = StatusStuck // it answers no query
+			return out, nil
+		}
+		out.query(ctx, c)
+		if out.Waiting, err = Waiting(ctx, c, id); err != nil {
+			return Stream{}, fmt.Errorf("stream %s: %w", run, err)
+		}
+		if len(out.Waiting) > 0 {
+			out.Status = StatusWaiting
+		}
+	default:
 		out.Reason = CloseReason(ctx, c, id)
-		return out, nil
 	}
-	if out.Reason = TaskFailure(ctx, c, id, desc); out.Reason != "" {
-		out.Status = StatusStuck // it answers no query
-		return out, nil
+	return out, nil
+}
+
+// finished shows a completed stream's result: stopped or not, its episodes,
+// stages, means and rule book.
+func (out *Stream) finished(res contract.StreamResult) {
+	if res.Stopped {
+		out.Status = StatusStopped
 	}
-	if v, err := c.QueryWorkflow(ctx, id, "", contract.QueryProgress); err == nil {
-		var p contract.Progress
-		if err := v.Get(&p); err == nil {
-			p.Overall, p.ThisStage = RoundMeans(p.Overall), RoundMeans(p.ThisStage)
-			out.Progress = &p
-			switch {
-			case p.Stopping:
-				out.Status = StatusStopping
-			case p.Paused && p.PausedBy != "":
-				out.Status = StatusPaused + ": " + p.PausedBy // paused by its own rule (a budget): the figures are in the progress
-			case p.Paused:
-				out.Status = StatusPaused
-			}
-		}
-		if v, err := c.QueryWorkflow(ctx, id, "", contract.QueryRules); err == nil {
-			var rules []string
-			if v.Get(&rules) == nil {
-				out.Rules = rules
-			}
-		}
-	} else {
+	p := &contract.Progress{Run: res.Run, Cursor: res.Episodes, Stage: len(res.StageEnds), Stages: len(res.StageEnds), Overall: RoundMeans(res.Overall)}
+	if !res.Stopped {
+		p.Total = res.Episodes
+	} else if n := len(res.StageEnds); res.Episodes > 0 && (n == 0 || res.LastEpisode > res.StageEnds[n-1]) {
+		// Stopped within a stage that never ended: the stage it stopped
+		// in counts among the stages it played ("stage 0 of 0" said
+		// nothing). How many it would have played is not known.
+		p.Stage, p.Stages = n+1, n+1
+	}
+	out.Progress = p
+	out.Rules = make([]string, 0, len(res.RuleBook))
+	for _, r := range res.RuleBook {
+		out.Rules = append(out.Rules, r.Text)
+	}
+}
+
+// query asks a running stream for its progress (paused or stopping shows in
+// the status) and its rule book; a stream that does not answer yet says so
+// in QueryError.
+func (out *Stream) query(ctx context.Context, c client.Client) {
+	v, err := c.QueryWorkflow(ctx, out.WorkflowID, "", contract.QueryProgress)
+	if err != nil {
 		// A stream between two runs (continuing as new) answers a moment
 		// later; say so rather than fail.
 		out.QueryError = err.Error()
+		return
 	}
-	if out.Waiting, err = Waiting(ctx, c, id); err != nil {
-		return Stream{}, fmt.Errorf("stream %s: %w", run, err)
+	var p contract.Progress
+	if err := v.Get(&p); err == nil {
+		p.Overall, p.ThisStage = RoundMeans(p.Overall), RoundMeans(p.ThisStage)
+		out.Progress = &p
+		switch {
+		case p.Stopping:
+			out.Status = StatusStopping
+		case p.Paused && p.PausedBy != "":
+			out.Status = StatusPaused + ": " + p.PausedBy // paused by its own rule (a budget): the figures are in the progress
+		case p.Paused:
+			out.Status = StatusPaused
+		}
 	}
-	if len(out.Waiting) > 0 {
-		out.Status = StatusWaiting
+	if v, err := c.QueryWorkflow(ctx, out.WorkflowID, "", contract.QueryRules); err == nil {
+		var rules []string
+		if v.Get(&rules) == nil {
+			out.Rules = rules
+		}
 	}
-	return out, nil
 }

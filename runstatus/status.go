@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/costplan"
 	"github.com/clinevo/clinevo/results"
@@ -125,9 +126,9 @@ type Experiment struct {
 // (costplan.Compare: each condition planned from the records of the other
 // runs, its use read from its own), from recs, the results store's records.
 // A plan that cannot be made (a corpus this process cannot load) is
-// PlanError, not a failure of the status.
-func (e *Experiment) AddUse(recs []results.Record) {
-	planned, used, err := costplan.Compare(e.spec, recs)
+// PlanError, not a failure of the status. set are the build's benchmarks.
+func (e *Experiment) AddUse(set bench.Set, recs []results.Record) {
+	planned, used, err := costplan.Compare(set, e.spec, recs)
 	if err != nil {
 		e.PlanError = err.Error()
 		return

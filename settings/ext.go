@@ -14,7 +14,7 @@ import (
 // live in Episode.Ext: written and read inline, as members of the episode
 // section, so a key keeps its name whichever package owns it. Each
 // benchmark declares its keys with their defaults, reads them with Decode,
-// and validates them (bench.ValidateSettings).
+// and validates them (bench.Set.ValidateSettings).
 
 // MarshalJSON writes the episode section with its extension keys inline, in
 // name order after the shared ones.

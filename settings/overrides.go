@@ -73,7 +73,7 @@ func check(t reflect.Type, v any, path string) error {
 		for _, k := range sortedKeys(m) {
 			f, ok := fieldByKey(t, k)
 			if !ok && hasRemain(t) {
-				continue // a benchmark's key: bench.ValidateSettings names it if no benchmark has it
+				continue // a benchmark's key: bench.Set.ValidateSettings names it if no benchmark has it
 			}
 			if !ok {
 				return fmt.Errorf("%s.%s: unknown settings key (known: %s)", path, k, strings.Join(keysOf(t), ", "))

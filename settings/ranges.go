@@ -61,13 +61,16 @@ var (
 	IntervalRange     = Range{Min: 1, Max: 1_000_000} // evolver.update_interval, evolver.cite_window
 	LeakNGramRange    = Range{Min: 1, Max: 20}
 	KRange            = Range{Min: 0, Max: 1000}
-	DevCasesRange     = Range{Min: 1, Max: 100_000}
-	DevRoundsRange    = Range{Min: 1, Max: 1000} // evolver.dev.generations and population
-	DevMergesRange    = Range{Min: 0, Max: 1000}
-	MaxTokensRange    = Range{Min: 0, Max: 1_000_000}
-	ConcurrencyRange  = Range{Min: 0, Max: 1024}
-	PerMinuteRange    = Range{Min: 0, Max: 1_000_000_000} // roles.<role>.rpm and tpm
-	EmbeddingDimRange = Range{Min: 0, Max: 65_536}
-	StoreDimRange     = Range{Min: 16, Max: 65_536} // memory.dim: the feature-hashing embedder's vector size
-	PortRange         = Range{Min: 1, Max: 65_535}
+	// ContextTokensRange: 0 is no bound; ten million tokens is past any
+	// model's context window (clinevo's choice).
+	ContextTokensRange = Range{Min: 0, Max: 10_000_000}
+	DevCasesRange      = Range{Min: 1, Max: 100_000}
+	DevRoundsRange     = Range{Min: 1, Max: 1000} // evolver.dev.generations and population
+	DevMergesRange     = Range{Min: 0, Max: 1000}
+	MaxTokensRange     = Range{Min: 0, Max: 1_000_000}
+	ConcurrencyRange   = Range{Min: 0, Max: 1024}
+	PerMinuteRange     = Range{Min: 0, Max: 1_000_000_000} // roles.<role>.rpm and tpm
+	EmbeddingDimRange  = Range{Min: 0, Max: 65_536}
+	StoreDimRange      = Range{Min: 16, Max: 65_536} // memory.dim: the feature-hashing embedder's vector size
+	PortRange          = Range{Min: 1, Max: 65_535}
 )

@@ -20,7 +20,7 @@ import (
 // the configuration file's keys, so an experiment's `settings:` overrides use
 // the same spelling as clinevo.yaml.
 type Settings struct {
-	Profile string  `json:"profile" mapstructure:"profile"` // the benchmark: a registered one's name (bench.Names)
+	Profile string  `json:"profile" mapstructure:"profile"` // the benchmark: the name of one of the build's benchmarks (bench.Set)
 	Episode Episode `json:"episode" mapstructure:"episode"`
 	Scoring Scoring `json:"scoring" mapstructure:"scoring"`
 	Evolver Evolver `json:"evolver" mapstructure:"evolver"`
@@ -38,7 +38,7 @@ type Settings struct {
 }
 
 // MedEvoEval is the default profile: MedEvoEval's question-and-test
-// environment (§3.2). The benchmarks registered in a process (bench.Names)
+// environment (§3.2). The benchmarks of the build (bench.Set)
 // are the profiles it accepts.
 const MedEvoEval = "medevoeval"
 
@@ -134,7 +134,34 @@ type Evolver struct {
 	// Dev is the development phase of the methods that optimise a prompt
 	// before the stream and then freeze it (EvoPrompt, GEPA).
 	Dev Dev `json:"dev" mapstructure:"dev"`
+	// ICL chooses which past episodes the in-context-learning method keeps.
+	ICL ICL `json:"icl" mapstructure:"icl"`
 }
+
+// ICL is the in-context-learning method's choice (method icl): Episodes is
+// correct, StreamBench's Self-StreamICL (Wu et al. 2024, §4.1.2: an input
+// and the doctor's own answer are kept only when the feedback marked the
+// answer correct), or all, every episode with its verbalised feedback (the
+// full-context in-context learning baseline of issue 38). How many of them
+// the doctor sees is the memory's retrieval (memory.retrieval, memory.k,
+// memory.context_tokens).
+type ICL struct {
+	Episodes string `json:"episodes" mapstructure:"episodes"`
+}
+
+// Kept is the variant, correct for settings from before the key existed.
+func (i ICL) Kept() string {
+	if i.Episodes == "" {
+		return ICLCorrect
+	}
+	return i.Episodes
+}
+
+// In-context-learning variants (evolver.icl.episodes).
+const (
+	ICLCorrect = "correct"
+	ICLAll     = "all"
+)
 
 // Dev is a prompt optimiser's development phase: Generations rounds, each
 // proposing Population candidate rule books, every candidate played on the
@@ -163,11 +190,12 @@ const (
 	MethodGEPA        = "gepa"
 	MethodEvoTest     = "evotest"
 	MethodACE         = "ace"
+	MethodICL         = "icl" // past episodes (inputs and answers) as in-context examples
 )
 
 // Methods lists every learning method evolver.method accepts.
 var Methods = []string{MethodClinevo, MethodStatic, MethodTranscripts, MethodRAG, MethodMem0, MethodExpRAG, MethodReMem,
-	MethodEvoPrompt, MethodGEPA, MethodEvoTest, MethodACE}
+	MethodEvoPrompt, MethodGEPA, MethodEvoTest, MethodACE, MethodICL}
 
 // Optimises reports whether the method optimises its prompt on a
 // development subset before the stream (EvoPrompt, GEPA).
@@ -191,9 +219,10 @@ const (
 // Card kinds the evolver may write: MedEvoEval's success, correction and rule
 // cards (§3.4), EvoClinician's advice entries, and transcript summaries (the
 // memory-agent and RAG baselines of EvoClinician §4), and the kinds only the
-// other learning methods write: Mem0's memory items and Evo-Memory's
-// experiences (evolver.method; docs/learning-methods.md).
-var CardKinds = []string{"success", "correction", "rule", "advice", "summary", "memory", "experience"}
+// other learning methods write: Mem0's memory items, Evo-Memory's
+// experiences and the in-context examples of icl (evolver.method;
+// docs/learning-methods.md).
+var CardKinds = []string{"success", "correction", "rule", "advice", "summary", "memory", "experience", "example"}
 
 // Process labels (EvoClinician §3: the process grader's label set).
 var Labels = []string{"HIGH_YIELD", "LOW_YIELD", "INEFFICIENT", "CRITICAL_ERROR"}
@@ -206,6 +235,13 @@ type Memory struct {
 	// embedding) or recent (the K newest, EvoClinician's memory-agent baseline
 	// that carries the latest transcripts).
 	Retrieval string `json:"retrieval" mapstructure:"retrieval"`
+	// ContextTokens bounds the retrieved cards' text as well as their number:
+	// cards are shown in retrieval order while their texts fit in this many
+	// tokens (about four characters a token, the estimate of the model
+	// client's rate limiter); 0 is no bound (clinevo's default). With recent
+	// retrieval and a large K it puts as many of the latest episodes as fit
+	// into the doctor's context (issue 38's full-context baseline).
+	ContextTokens int `json:"context_tokens" mapstructure:"context_tokens"`
 }
 
 // Doctor chooses how the doctor role decides.
@@ -274,7 +310,7 @@ const (
 const TextbookDoctor = "textbook"
 
 // RoleNames lists every shared role, each configurable as roles.<name>; a
-// benchmark may add roles of its own (AddRoles, KnownRoles).
+// benchmark may add roles of its own (bench.Roles, bench.RunRoles).
 var RoleNames = []string{"doctor", "patient", "exam", "consultant", "judge", "grader", "evolver", "embeddings"}
 
 // Duration is a time.Duration written as text ("60s") in files and JSON.
@@ -315,26 +351,34 @@ func Default() Settings {
 		Evolver: Evolver{Mode: WriteBack, RuleBudget: 12, MemoryBudget: 300, KeepReuse: 1, KeepAge: 0.01,
 			CardKinds: []string{"success", "correction", "rule"}, MemoryLabels: []string{"HIGH_YIELD", "CRITICAL_ERROR", "INEFFICIENT"},
 			UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5, Method: MethodClinevo, SameAt: 0.5,
-			Dev: Dev{Cases: 6, Generations: 2, Population: 3, Merges: 2}},
+			Dev: Dev{Cases: 6, Generations: 2, Population: 3, Merges: 2}, ICL: ICL{Episodes: ICLCorrect}},
 		Memory:     Memory{K: 5, Backend: "local", Retrieval: "similarity"},
 		Roles:      Roles{},
 		Doctor:     Doctor{Mode: SingleDoctor},
 		Durability: DefaultDurability(),
 	}
-	for _, name := range KnownRoles() {
-		r := Role{Backend: Builtin, TopP: 1, MaxTokens: 1024, Timeout: Duration(60 * time.Second), Concurrency: 4,
-			APIKeyEnv: "OPENAI_API_KEY", JSONMode: true, Format: "json"}
-		switch name {
-		case "patient":
-			r.Temperature = 0.7
-		case "doctor", "evolver":
-			r.Temperature = 0.2
-		case "judge", "exam":
-			r.Cache = true
-		}
-		s.Roles[name] = r
+	for _, name := range RoleNames {
+		s.Roles[name] = DefaultRole(name)
 	}
 	return s
+}
+
+// DefaultRole is a role's setting before configuration: built-in, with the
+// decoding settings a model-backed form of it starts from. A role a
+// benchmark adds (bench.Roles) takes the same defaults as a shared role of
+// no particular kind.
+func DefaultRole(name string) Role {
+	r := Role{Backend: Builtin, TopP: 1, MaxTokens: 1024, Timeout: Duration(60 * time.Second), Concurrency: 4,
+		APIKeyEnv: "OPENAI_API_KEY", JSONMode: true, Format: "json"}
+	switch name {
+	case "patient":
+		r.Temperature = 0.7
+	case "doctor", "evolver":
+		r.Temperature = 0.2
+	case "judge", "exam":
+		r.Cache = true
+	}
+	return r
 }
 
 // Clone returns a deep copy: settings are values, and a copy shares no map or
@@ -375,12 +419,11 @@ func (s Settings) OrDefault() Settings {
 // Validate names the key of the first invalid value.
 func (s Settings) Validate() error {
 	if strings.TrimSpace(s.Profile) == "" {
-		// Which names are benchmarks is the registry's to say (bench.ValidateSettings).
+		// Which names are benchmarks is the benchmark set's to say (bench.Set.ValidateSettings).
 		return fmt.Errorf("profile is required: the name of a benchmark")
 	}
-	for _, check := range []func() error{s.Episode.validate, s.Scoring.validate, s.Evolver.validate, s.Memory.validate,
-		s.Durability.validate} {
-		if err := check(); err != nil {
+	for _, part := range []interface{ validate() error }{s.Episode, s.Scoring, s.Evolver, s.Memory, s.Durability} {
+		if err := part.validate(); err != nil {
 			return err
 		}
 	}
@@ -427,6 +470,8 @@ func (v Evolver) validate() error {
 		return fmt.Errorf("evolver.method %q, want one of %s", v.Method, strings.Join(Methods, ", "))
 	case v.SameAt < 0 || v.SameAt > 1 || math.IsNaN(v.SameAt):
 		return fmt.Errorf("evolver.same_at must be within [0, 1], got %v", v.SameAt)
+	case v.ICL.Episodes != "" && v.ICL.Episodes != ICLCorrect && v.ICL.Episodes != ICLAll:
+		return fmt.Errorf("evolver.icl.episodes %q, want %s or %s", v.ICL.Episodes, ICLCorrect, ICLAll)
 	case v.Mode != WriteBack && v.Mode != ScoreOnly:
 		return fmt.Errorf("evolver.mode %q, want %s or %s", v.Mode, WriteBack, ScoreOnly)
 	case CheckFinite("", v.KeepReuse) != nil || CheckFinite("", v.KeepAge) != nil:
@@ -466,7 +511,7 @@ func (m Memory) validate() error {
 	case m.Retrieval != "similarity" && m.Retrieval != "recent":
 		return fmt.Errorf("memory.retrieval %q, want similarity or recent", m.Retrieval)
 	}
-	return KRange.Check("memory.k", m.K)
+	return firstError(KRange.Check("memory.k", m.K), ContextTokensRange.Check("memory.context_tokens", m.ContextTokens))
 }
 
 // firstError is the first non-nil error of errs.
@@ -495,12 +540,21 @@ func (w Scoring) validate() error {
 	return nil
 }
 
-// Validate names the first bad role.
-func (r Roles) Validate() error {
+// Known names the first role that is not one of known (the roles a run may
+// configure: bench.Set.Roles).
+func (r Roles) Known(known []string) error {
 	for _, name := range sortedKeys(r) {
-		if known := KnownRoles(); !slices.Contains(known, name) {
+		if !slices.Contains(known, name) {
 			return fmt.Errorf("roles.%s: unknown role, want one of %s", name, strings.Join(known, ", "))
 		}
+	}
+	return nil
+}
+
+// Validate names the first bad role setting; which names are roles is the
+// benchmark set's to say (Known).
+func (r Roles) Validate() error {
+	for _, name := range sortedKeys(r) {
 		if err := r[name].validate(name); err != nil {
 			return err
 		}

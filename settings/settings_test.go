@@ -82,7 +82,6 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"dev phase", func(s *settings.Settings) { s.Evolver.Method, s.Evolver.Dev.Cases = settings.MethodGEPA, 0 }, "evolver.dev.cases"},
 		{"merges", func(s *settings.Settings) { s.Evolver.Dev.Merges = -1 }, "evolver.dev.merges must be at least 0 and at most 1000, got -1"},
 		{"k", func(s *settings.Settings) { s.Memory.K = -1 }, "memory.k"},
-		{"role", func(s *settings.Settings) { s.Roles["surgeon"] = settings.Role{} }, "roles.surgeon: unknown role"},
 		{"model role", func(s *settings.Settings) {
 			s.Roles["doctor"] = settings.Role{Backend: settings.OpenAI, BaseURL: "http://x"}
 		}, "roles.doctor.model is required"},
@@ -117,6 +116,7 @@ func TestEverySizeHasAnUpperBound(t *testing.T) {
 		{"rule budget", func(s *settings.Settings) { s.Evolver.RuleBudget = 100000 }, "evolver.rule_budget (B_P) must be at least 0 and at most 200, got 100000"},
 		{"memory budget", func(s *settings.Settings) { s.Evolver.MemoryBudget = 2_000_000 }, "evolver.memory_budget (B_M) must be at least 1 and at most 1000000, got 2000000"},
 		{"k", func(s *settings.Settings) { s.Memory.K = 1_000_000 }, "memory.k must be at least 0 and at most 1000, got 1000000"},
+		{"context tokens", func(s *settings.Settings) { s.Memory.ContextTokens = -1 }, "memory.context_tokens must be at least 0 and at most 10000000, got -1"},
 		{"leak n-gram", func(s *settings.Settings) { s.Evolver.LeakNGram = 50 }, "evolver.leak_ngram must be at least 1 and at most 20, got 50"},
 		{"max tokens", role(func(r *settings.Role) { r.MaxTokens = 2_000_000 }), "roles.doctor.max_tokens must be at least 0 and at most 1000000, got 2000000"},
 		{"concurrency", role(func(r *settings.Role) { r.Concurrency = 100000 }), "roles.doctor.concurrency must be at least 0 and at most 1024, got 100000"},
@@ -133,6 +133,16 @@ func TestEverySizeHasAnUpperBound(t *testing.T) {
 			require.EqualError(t, s.Validate(), tc.want)
 		})
 	}
+}
+
+// TestRolesKnown: a role name none of the build's benchmarks knows is named
+// with the ones it may be (bench.Set.ValidateSettings passes its roles).
+func TestRolesKnown(t *testing.T) {
+	s := settings.Default()
+	require.NoError(t, s.Roles.Known(settings.RoleNames))
+	s.Roles["surgeon"] = settings.Role{}
+	require.ErrorContains(t, s.Roles.Known(settings.RoleNames), "roles.surgeon: unknown role, want one of doctor, patient")
+	require.NoError(t, s.Validate(), "which names are roles is the benchmark set's to say")
 }
 
 func TestCloneSharesNothing(t *testing.T) {

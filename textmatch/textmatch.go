@@ -113,11 +113,18 @@ abnormality recurrent benign episode attack presentation`)
 // diagnosis name, so they stay among its specific words, but two names that
 // share nothing else name different diseases ("viral pharyngitis" and
 // "viral gastroenteritis", "chest infection" and "chest wall pain",
-// "heart failure" and "renal failure"). clinevo's list.
+// "heart failure" and "renal failure", "cutaneous meningeal heterotopia"
+// and "primary cutaneous trichosporonosis"). clinevo's list, the second
+// part read off DiagnosisArena's diagnoses (sites, extents, kinds).
 var qualifiers = stemmed(`viral bacterial fungal parasitic allergic atopic deficiency failure
 chest abdominal abdomen back head neck throat ear eye nose nasal leg arm hand foot knee hip shoulder joint skin
 urinary tract bladder kidney renal liver hepatic heart cardiac lung pulmonary upper lower wall muscle
-musculoskeletal nerve spine spinal bowel stomach gastric`)
+musculoskeletal nerve spine spinal bowel stomach gastric
+cutaneous mucocutaneous subcutaneous dermal epidermal ocular orbital retinal oral systemic localized localised
+generalized generalised disseminated diffuse focal multifocal congenital hereditary familial inherited idiopathic
+malignant metastatic invasive atypical necrotizing necrotising granulomatous eosinophilic neutrophilic lymphocytic
+vascular venous arterial cerebral intracranial intestinal colonic rectal anal vulvar penile scrotal cervical adrenal
+juvenile adult neonatal infantile pediatric paediatric induced associated related unilateral multiple giant`)
 
 func stemmed(words string) map[string]bool {
 	m := map[string]bool{}
@@ -269,4 +276,16 @@ func ContainsPhrase(text, phrase string) bool {
 		return false
 	}
 	return strings.Contains(" "+Normalize(text)+" ", " "+p+" ")
+}
+
+// NonBlank returns the entries of xs that hold more than white space, trimmed
+// of it: the items of a list a doctor or a model wrote.
+func NonBlank(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -192,90 +192,113 @@ type localActivityMarker struct {
 
 // Analyse measures a set of runs (as Collect returns them).
 func Analyse(runs []Run) Report {
-	r := Report{Runs: map[string]int{}, WorkflowTasks: map[string]int{}, ActivityRun: map[string]Dist{}, LocalActivityRun: map[string]Dist{}}
-	var wtDispatch, wtRun, actDispatch, childStart []time.Duration
-	actRun, laRun := map[string][]time.Duration{}, map[string][]time.Duration{}
-	dc := converter.GetDefaultDataConverter()
+	a := analyser{r: Report{Runs: map[string]int{}, WorkflowTasks: map[string]int{}, ActivityRun: map[string]Dist{}, LocalActivityRun: map[string]Dist{}},
+		actRun: map[string][]time.Duration{}, laRun: map[string][]time.Duration{}, dc: converter.GetDefaultDataConverter()}
 	for _, run := range runs {
-		if len(run.Events) == 0 {
-			continue
-		}
-		wfType := run.Events[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowType().GetName()
-		r.Runs[wfType]++
-		byID := make(map[int64]*historypb.HistoryEvent, len(run.Events))
-		since := func(ev *historypb.HistoryEvent, earlierID int64) (time.Duration, bool) {
-			e, ok := byID[earlierID]
-			if !ok {
-				return 0, false
-			}
-			return ev.GetEventTime().AsTime().Sub(e.GetEventTime().AsTime()), true
-		}
-		// lastLA is the workflow clock after the latest local activity of each
-		// workflow task, keyed by the task's completed event.
-		lastLA := map[int64]time.Time{}
-		for _, ev := range run.Events {
-			byID[ev.GetEventId()] = ev
-			switch ev.GetEventType() {
-			case enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED:
-				if d, ok := since(ev, ev.GetWorkflowTaskStartedEventAttributes().GetScheduledEventId()); ok {
-					wtDispatch = append(wtDispatch, d)
-				}
-			case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-				r.WorkflowTasks[wfType]++
-				if d, ok := since(ev, ev.GetWorkflowTaskCompletedEventAttributes().GetStartedEventId()); ok {
-					wtRun = append(wtRun, d)
-				}
-			case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
-				a := ev.GetActivityTaskStartedEventAttributes()
-				if d, ok := since(ev, a.GetScheduledEventId()); ok && a.GetAttempt() <= 1 {
-					actDispatch = append(actDispatch, d)
-				}
-			case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED, enumspb.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
-				sched, started := activityIDs(ev)
-				name := byID[sched].GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
-				if d, ok := since(ev, started); ok && name != "" {
-					actRun[name] = append(actRun[name], d)
-				}
-			case enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED:
-				if d, ok := since(ev, ev.GetChildWorkflowExecutionStartedEventAttributes().GetInitiatedEventId()); ok {
-					childStart = append(childStart, d)
-				}
-			case enumspb.EVENT_TYPE_MARKER_RECORDED:
-				a := ev.GetMarkerRecordedEventAttributes()
-				if a.GetMarkerName() != "LocalActivity" {
-					continue
-				}
-				var m localActivityMarker
-				data := a.GetDetails()["data"].GetPayloads()
-				if len(data) != 1 || dc.FromPayload(data[0], &m) != nil || m.ActivityType == "" {
-					r.UnreadMarkers++
-					continue
-				}
-				done := a.GetWorkflowTaskCompletedEventId()
-				prev, ok := lastLA[done]
-				if !ok {
-					started, found := byID[byID[done].GetWorkflowTaskCompletedEventAttributes().GetStartedEventId()]
-					if !found {
-						r.UnreadMarkers++
-						continue
-					}
-					prev = started.GetEventTime().AsTime()
-				}
-				laRun[m.ActivityType] = append(laRun[m.ActivityType], m.ReplayTime.Sub(prev))
-				lastLA[done] = m.ReplayTime
-			}
+		if len(run.Events) > 0 {
+			a.run(run)
 		}
 	}
-	r.WorkflowTaskDispatch, r.WorkflowTaskRun = distOf(wtDispatch), distOf(wtRun)
-	r.ActivityDispatch, r.ChildWorkflowStart = distOf(actDispatch), distOf(childStart)
-	for n, ds := range actRun {
+	r := a.r
+	r.WorkflowTaskDispatch, r.WorkflowTaskRun = distOf(a.wtDispatch), distOf(a.wtRun)
+	r.ActivityDispatch, r.ChildWorkflowStart = distOf(a.actDispatch), distOf(a.childStart)
+	for n, ds := range a.actRun {
 		r.ActivityRun[n] = distOf(ds)
 	}
-	for n, ds := range laRun {
+	for n, ds := range a.laRun {
 		r.LocalActivityRun[n] = distOf(ds)
 	}
 	r.WallSeconds = wall(runs)
 	return r
+}
+
+// analyser gathers the durations of Analyse's report, run by run.
+type analyser struct {
+	r                                          Report
+	wtDispatch, wtRun, actDispatch, childStart []time.Duration
+	actRun, laRun                              map[string][]time.Duration // by activity type
+	dc                                         converter.DataConverter
+	// Of the run being read: its events by ID, and the workflow clock after
+	// the latest local activity of each workflow task, keyed by the task's
+	// completed event.
+	byID   map[int64]*historypb.HistoryEvent
+	lastLA map[int64]time.Time
+}
+
+// run reads one run's events in order.
+func (a *analyser) run(run Run) {
+	wfType := run.Events[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowType().GetName()
+	a.r.Runs[wfType]++
+	a.byID = make(map[int64]*historypb.HistoryEvent, len(run.Events))
+	a.lastLA = map[int64]time.Time{}
+	for _, ev := range run.Events {
+		a.byID[ev.GetEventId()] = ev
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+			if d, ok := a.since(ev, ev.GetWorkflowTaskStartedEventAttributes().GetScheduledEventId()); ok {
+				a.wtDispatch = append(a.wtDispatch, d)
+			}
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+			a.r.WorkflowTasks[wfType]++
+			if d, ok := a.since(ev, ev.GetWorkflowTaskCompletedEventAttributes().GetStartedEventId()); ok {
+				a.wtRun = append(a.wtRun, d)
+			}
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+			at := ev.GetActivityTaskStartedEventAttributes()
+			if d, ok := a.since(ev, at.GetScheduledEventId()); ok && at.GetAttempt() <= 1 {
+				a.actDispatch = append(a.actDispatch, d)
+			}
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED, enumspb.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
+			sched, started := activityIDs(ev)
+			name := a.byID[sched].GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
+			if d, ok := a.since(ev, started); ok && name != "" {
+				a.actRun[name] = append(a.actRun[name], d)
+			}
+		case enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED:
+			if d, ok := a.since(ev, ev.GetChildWorkflowExecutionStartedEventAttributes().GetInitiatedEventId()); ok {
+				a.childStart = append(a.childStart, d)
+			}
+		case enumspb.EVENT_TYPE_MARKER_RECORDED:
+			a.marker(ev.GetMarkerRecordedEventAttributes())
+		}
+	}
+}
+
+// since is the time from the run's event earlierID to ev; false when the
+// run has no such event.
+func (a *analyser) since(ev *historypb.HistoryEvent, earlierID int64) (time.Duration, bool) {
+	e, ok := a.byID[earlierID]
+	if !ok {
+		return 0, false
+	}
+	return ev.GetEventTime().AsTime().Sub(e.GetEventTime().AsTime()), true
+}
+
+// marker reads a local activity's time from its marker: its workflow clock
+// minus the previous local activity's of the same workflow task, or the
+// task's start for the first.
+func (a *analyser) marker(at *historypb.MarkerRecordedEventAttributes) {
+	if at.GetMarkerName() != "LocalActivity" {
+		return
+	}
+	var m localActivityMarker
+	data := at.GetDetails()["data"].GetPayloads()
+	if len(data) != 1 || a.dc.FromPayload(data[0], &m) != nil || m.ActivityType == "" {
+		a.r.UnreadMarkers++
+		return
+	}
+	done := at.GetWorkflowTaskCompletedEventId()
+	prev, ok := a.lastLA[done]
+	if !ok {
+		started, found := a.byID[a.byID[done].GetWorkflowTaskCompletedEventAttributes().GetStartedEventId()]
+		if !found {
+			a.r.UnreadMarkers++
+			return
+		}
+		prev = started.GetEventTime().AsTime()
+	}
+	a.laRun[m.ActivityType] = append(a.laRun[m.ActivityType], m.ReplayTime.Sub(prev))
+	a.lastLA[done] = m.ReplayTime
 }
 
 // activityIDs returns the scheduled and started event IDs of an activity's

@@ -15,7 +15,6 @@ import (
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
@@ -100,12 +99,44 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := episodePage{Title: "episode " + rec.WorkflowID, Record: rec, Trace: t, History: s.history(rec.WorkflowID)}
-	run, err := s.o.Results.Records(ctx, rec.Run)
-	if err != nil {
+	p := episodePage{Title: "episode " + rec.WorkflowID, Record: rec, Trace: t, History: s.history(rec.WorkflowID), Usage: roleUsages(rec.Usage)}
+	if err := s.neighbours(ctx, &p); err != nil {
 		return nil, err
 	}
-	if i := slices.IndexFunc(run, func(r results.Record) bool { return r.EpisodeID == id }); i >= 0 {
+	if p.Grade, err = s.gradeOf(ctx, id); err != nil {
+		return nil, err
+	}
+	// The run's benchmark reads and shows its own actions; a run whose source
+	// is not found (or a build without the benchmark) is read the shared way.
+	src, srcErr := results.SourceOfRun(ctx, s.o.Results, rec.Run)
+	var b bench.Benchmark
+	if srcErr == nil {
+		b, _ = s.o.Benchmarks.Of(src.Settings) // nil for a benchmark this build does not have
+		p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(b))
+	}
+	cards := &cardCache{s: s, ctx: ctx, read: map[string]cardRef{}}
+	if err := p.addTurns(b, cards); err != nil {
+		return nil, err
+	}
+	if p.Written, err = cards.all(rec.Written); err != nil {
+		return nil, err
+	}
+	if p.Evicted, err = cards.all(rec.Evicted); err != nil {
+		return nil, err
+	}
+	if err := s.explainScores(ctx, &p, b, src, srcErr); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// neighbours sets the run's episodes before and after p's, in case order.
+func (s *Server) neighbours(ctx context.Context, p *episodePage) error {
+	run, err := s.o.Results.Records(ctx, p.Record.Run)
+	if err != nil {
+		return err
+	}
+	if i := slices.IndexFunc(run, func(r results.Record) bool { return r.EpisodeID == p.Record.EpisodeID }); i >= 0 {
 		if i > 0 {
 			p.Prev = &run[i-1]
 		}
@@ -113,44 +144,59 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 			p.Next = &run[i+1]
 		}
 	}
+	return nil
+}
+
+// gradeOf is the episode's process grade, nil when none is stored.
+func (s *Server) gradeOf(ctx context.Context, id string) (*grader.ProcessGrade, error) {
 	var pg grader.ProcessGrade
 	switch err := s.o.Results.Grade(ctx, id, &pg); {
 	case err == nil:
-		p.Grade = &pg
+		return &pg, nil
 	case !errors.Is(err, results.ErrNotFound):
 		return nil, err
 	}
-	// Consecutive turns mostly show the same cards: each is read once.
-	cards := map[string]cardRef{}
-	card := func(id string) (cardRef, error) {
-		if c, ok := cards[id]; ok {
-			return c, nil
-		}
-		c, err := s.cardOrMissing(ctx, id)
-		if err == nil {
-			cards[id] = c
-		}
-		return c, err
+	return nil, nil
+}
+
+// cardCache reads each card once: consecutive turns mostly show the same.
+type cardCache struct {
+	s    *Server
+	ctx  context.Context
+	read map[string]cardRef
+}
+
+func (c *cardCache) get(id string) (cardRef, error) {
+	if r, ok := c.read[id]; ok {
+		return r, nil
 	}
-	// The run's benchmark reads and shows its own actions; a run whose source
-	// is not found (or a build without the benchmark) is read the shared way.
-	src, srcErr := results.SourceOfRun(ctx, s.o.Results, rec.Run)
-	var b bench.Benchmark
-	if srcErr == nil {
-		b, _ = bench.Of(src.Settings) // nil for a benchmark this build does not have
-		p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(src.Settings.Profile))
+	r, err := c.s.cardOrMissing(c.ctx, id)
+	if err == nil {
+		c.read[id] = r
 	}
-	shower, _ := b.(ActionShower)
-	for _, ev := range t.Events {
-		tv := turnView{Event: ev, Said: said(ev), Target: target(b, ev)}
-		if ev.Final != nil {
-			tv.Disposition = episode.Disposition(b, *ev.Final)
+	return r, err
+}
+
+// all reads the cards ids, in order.
+func (c *cardCache) all(ids []string) ([]cardRef, error) {
+	var out []cardRef
+	for _, id := range ids {
+		r, err := c.get(id)
+		if err != nil {
+			return nil, err
 		}
-		if shower != nil {
-			if a, ok := shower.ShowAction(ev); ok {
-				tv.Said, tv.Target, tv.Detail = or(a.Said, tv.Said), or(a.Target, tv.Target), a.Detail
-			}
-		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// addTurns adds a view of each turn of the trace: what was said and about
+// what as benchmark b reads it (nil: the shared reading), its label, the
+// cards the doctor was shown.
+func (p *episodePage) addTurns(b bench.Benchmark, cards *cardCache) error {
+	for _, ev := range p.Trace.Events {
+		d := bench.Describe(b, ev)
+		tv := turnView{Event: ev, Said: or(d.Said, said(ev)), Target: d.Name, Detail: d.Detail, Disposition: d.Disposition}
 		if p.Grade != nil {
 			for i := range p.Grade.Actions {
 				if p.Grade.Actions[i].Turn == ev.Turn {
@@ -158,53 +204,52 @@ func (s *Server) episode(ctx context.Context, r *http.Request) (any, error) {
 				}
 			}
 		}
-		for _, cid := range ev.RetrievedCards {
-			c, err := card(cid)
-			if err != nil {
-				return nil, err
-			}
+		shown, err := cards.all(ev.RetrievedCards)
+		if err != nil {
+			return err
+		}
+		for _, c := range shown {
 			tv.Cards = append(tv.Cards, shownCard{ID: c.ID, Kind: c.Kind, Text: c.Text, Missing: c.Missing})
 		}
 		tv.NewCards = len(p.Turns) == 0 || !slices.Equal(ev.RetrievedCards, p.Turns[len(p.Turns)-1].RetrievedCards)
 		p.Turns = append(p.Turns, tv)
 	}
-	for _, list := range []struct {
-		ids []string
-		out *[]cardRef
-	}{{rec.Written, &p.Written}, {rec.Evicted, &p.Evicted}} {
-		for _, cid := range list.ids {
-			c, err := card(cid)
-			if err != nil {
-				return nil, err
-			}
-			*list.out = append(*list.out, c)
-		}
-	}
-	for role, u := range rec.Usage {
-		p.Usage = append(p.Usage, roleUsage{role, u})
-	}
-	sort.Slice(p.Usage, func(i, j int) bool { return p.Usage[i].Role < p.Usage[j].Role })
+	return nil
+}
 
+// roleUsages are an episode's model use by role, in role order.
+func roleUsages(byRole map[string]results.Usage) []roleUsage {
+	var out []roleUsage
+	for role, u := range byRole {
+		out = append(out, roleUsage{role, u})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Role < out[j].Role })
+	return out
+}
+
+// explainScores explains the episode's scores against its case and
+// settings, and replays its retrieval, when the run's source (src, or why
+// there is none: srcErr) and case can be read; else the scores are shown
+// as stored, and Source says why.
+func (s *Server) explainScores(ctx context.Context, p *episodePage, b bench.Benchmark, src results.RunSource, srcErr error) error {
+	rec := p.Record
 	if errors.Is(srcErr, results.ErrNotFound) {
 		p.Source = srcErr.Error() + "; the scores are shown as stored, without the similarity of the cards shown"
-		p.Scores = explain(rec.Scores, nil, nil)
-		return p, nil
+		p.Scores = explain(rec.Scores, nil, nil, nil)
+		return nil
 	}
 	if srcErr != nil {
-		return nil, srcErr
+		return srcErr
 	}
 	c, err := s.caseOf(src.Corpus, rec.CaseID)
 	if err != nil {
 		p.Source = fmt.Sprintf("run %s: %v; the scores are shown as stored, without the similarity of the cards shown", rec.Run, err)
-		p.Scores = explain(rec.Scores, nil, nil)
-		return p, nil
+		p.Scores = explain(rec.Scores, nil, nil, nil)
+		return nil
 	}
 	p.Source = fmt.Sprintf("case %s of %s, profile %s", c.ID, src.Corpus, src.Settings.Profile)
-	p.Scores = explain(rec.Scores, &c, &src.Settings)
-	if err := s.replay(ctx, &p, c, src); err != nil {
-		return nil, err
-	}
-	return p, nil
+	p.Scores = explain(rec.Scores, &c, &src.Settings, b)
+	return s.replay(ctx, p, c, src)
 }
 
 // cardOrMissing reads a card for display; a card the bank no longer holds
@@ -228,7 +273,11 @@ func (s *Server) replay(ctx context.Context, p *episodePage, c clinic.Case, src 
 	if len(src.MemoryRuns) == 0 {
 		return nil // no memory in this run: no card was shown
 	}
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: src.Settings}
+	b, err := s.o.Benchmarks.Of(src.Settings)
+	if err != nil {
+		return nil // a benchmark this build does not have: its views cannot be rebuilt, the page shows what was stored
+	}
+	d := runner.Deps{Bench: b, Roles: runner.BuiltinRoles(), Settings: src.Settings}
 	m := runner.Meta{RunID: p.Record.Run, EpisodeID: p.Record.EpisodeID, Number: p.Record.Number, Pass: p.Record.Pass, Stage: p.Record.Stage,
 		MemoryRuns: src.MemoryRuns, Frozen: true}
 	asOf := p.Record.Number - 1 // Retrieve reads the memory after the previous episode (evaluations: Number = as_of + 1)
@@ -314,34 +363,6 @@ func or(s, otherwise string) string {
 	return s
 }
 
-// ActionShower is a benchmark's showing of its own actions on the episode
-// page (a capability): who or what answered one, what it was about and its
-// structured detail; ok is false for an action it leaves to the shared page.
-type ActionShower interface {
-	ShowAction(ev clinic.Event) (a ShownAction, ok bool)
-}
-
-// ShownAction is how the episode page shows a benchmark's own action; an
-// empty Said or Target keeps the shared one.
-type ShownAction struct {
-	Said   string // who or what answered: "tool"
-	Target string // what the action was about: the tool's name
-	Detail string // shown as preformatted text: a tool call's arguments, indented
-}
-
-// target is what an action was about: benchmark b's reading where it has
-// one (episode.OwnTarget), else the test or the question.
-func target(b any, ev clinic.Event) string {
-	if s, ok := episode.OwnTarget(b, ev); ok {
-		return s
-	}
-	switch {
-	case ev.Test != "":
-		return ev.Test
-	}
-	return ev.Question
-}
-
 // Explainer is a benchmark's explanation of its own scores on the episode
 // page (a capability): each metric with its definition, the paper and
 // section, and the numbers it was computed from, and a check that the stored
@@ -385,14 +406,10 @@ type KeyPoint struct {
 // run's settings it shows the numbers of each formula and checks them with
 // grader.Combine on the stored judgement; without them it shows what was
 // stored.
-func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings) ScoreView {
-	if set != nil {
-		// A benchmark this build does not have is explained as the manager's scores.
-		if b, err := bench.Of(*set); err == nil {
-			if e, ok := b.(Explainer); ok {
-				return e.Explain(sc, c, *set)
-			}
-		}
+func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings, b bench.Benchmark) ScoreView {
+	// A benchmark this build does not have (nil) is explained as the manager's scores.
+	if e, ok := b.(Explainer); ok && set != nil {
+		return e.Explain(sc, c, *set)
 	}
 	v := ScoreView{Scores: sc, StrictHow: "strict: the diagnosis grade is 1; grade = round(100·S)", KeyPoints: true}
 	part := func(p *float64) string {

@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"net/url"
 	"strings"
+
+	"github.com/clinevo/clinevo/internal/textfmt"
 )
 
 // funcs are the templates' helpers: number formats and link building.
@@ -15,15 +17,7 @@ var funcs = template.FuncMap{
 	"f0":   func(x float64) string { return fmt.Sprintf("%.0f", x) },
 	"join": strings.Join,
 	// secs spells seconds as 1h02m, 3m05s or 42s.
-	"secs": func(s float64) string {
-		switch {
-		case s >= 3600:
-			return fmt.Sprintf("%dh%02dm", int(s)/3600, int(s)%3600/60)
-		case s >= 60:
-			return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
-		}
-		return fmt.Sprintf("%.0fs", s)
-	},
+	"secs": textfmt.Seconds,
 	// slug is a status as a class name: "not started" is s-not-started.
 	"slug": func(s string) string { return strings.ReplaceAll(s, " ", "-") },
 	"add":  func(a, b int) int { return a + b },

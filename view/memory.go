@@ -56,76 +56,44 @@ func list(s string) []string {
 	return out
 }
 
-// memoryForm reads the memory page's parameters and the filter they make,
-// refusing what `clinevo memory query` refuses.
-func memoryForm(q url.Values) (memoryPage, memory.Filter, error) {
-	p := memoryPage{Title: "memory", Runs: q.Get("runs"), Q: q.Get("q"), Kinds: q.Get("kind"), Bank: q.Get("bank"), Now: q.Get("as_of") == ""}
-	var err error
-	if p.AsOf, err = intParam(q, "as_of", 0); err != nil {
-		return p, memory.Filter{}, err
-	}
-	// The doctor's K is the default number of cards, as for the command.
-	if p.Top, err = intParam(q, "top", settings.Default().Memory.K); err != nil {
-		return p, memory.Filter{}, err
-	}
-	if p.From, err = intParam(q, "from", 0); err != nil {
-		return p, memory.Filter{}, err
-	}
-	if p.To, err = intParam(q, "to", 0); err != nil {
-		return p, memory.Filter{}, err
-	}
+// filter is the filter the page's parameters make, refusing a kind or a
+// bank that `clinevo memory query` refuses.
+func (p *memoryPage) filter() (memory.Filter, error) {
 	f := memory.Filter{Runs: list(p.Runs), Bank: p.Bank, AsOf: p.AsOf}
 	for _, k := range list(p.Kinds) {
 		if err := memory.CheckKind(k); err != nil {
-			return p, f, badRequest("parameter kind: %v", err) // as `clinevo memory query --kind` refuses it
+			return f, badRequest("parameter kind: %v", err) // as `clinevo memory query --kind` refuses it
 		}
 		f.Kinds = append(f.Kinds, clinic.CardKind(k))
 	}
 	if p.Bank != "" {
 		if err := memory.CheckBank(p.Bank); err != nil {
-			return p, f, badRequest("parameter bank: %v", err)
+			return f, badRequest("parameter bank: %v", err)
 		}
 	}
-	return p, f, nil
+	return f, nil
 }
 
 // memory shows the bank as of an episode, searches it the way the doctor
 // and `clinevo memory query TEXT --as-of N` do, and diffs two episodes.
 func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
 	q := r.URL.Query()
-	p, f, err := memoryForm(q)
-	if err != nil {
+	p := memoryPage{Title: "memory", Runs: q.Get("runs"), Q: q.Get("q"), Kinds: q.Get("kind"), Bank: q.Get("bank")}
+	if err := p.numbers(q); err != nil {
 		return nil, err
 	}
 	empty := !p.Now && p.AsOf == 0 // memory.Filter's AsOf 0 is now
-	all := f
-	all.AsOf, all.IncludeEvicted = 0, true
-	cards, err := s.o.Memory.List(ctx, all)
+	f, err := p.filter()
 	if err != nil {
 		return nil, err
 	}
-	for i := range cards {
-		p.Max = max(p.Max, cards[i].CreatedEpisode, cards[i].EvictedEpisode)
-		if !empty && memory.Match(&cards[i], f) {
-			p.Live = append(p.Live, cards[i])
-		}
-	}
-	if p.AsOf > 0 {
-		// The bank counts retrievals to now; as of an episode, they are
-		// counted again from the records up to it.
-		n, err := s.retrievalsAsOf(ctx, p.AsOf)
-		if err != nil {
-			// The records are another table than the bank: one that does
-			// not read costs the counts, not the page.
-			p.Note = fmt.Sprintf("retrieval counts as of episode %d could not be read from the records: %v", p.AsOf, err)
-		}
-		for i := range p.Live {
-			p.Live[i].Retrievals = n[p.Live[i].ID]
-		}
+	if err := s.live(ctx, &p, f, empty); err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(p.Q) != "" {
 		p.Searched = true
 		if !empty { // the empty bank finds nothing
+			var err error
 			if p.Hits, err = s.o.Memory.Search(ctx, memory.Query{Text: p.Q, K: p.Top, Filter: f}); err != nil {
 				return nil, err
 			}
@@ -139,6 +107,56 @@ func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
 		p.Diff = &d
 	}
 	return p, nil
+}
+
+// numbers reads the page's whole-number parameters: as_of (absent: now),
+// top (default: the doctor's K, as for the command), from and to.
+func (p *memoryPage) numbers(q url.Values) error {
+	var err error
+	if p.AsOf, err = intParam(q, "as_of", 0); err != nil {
+		return err
+	}
+	p.Now = q.Get("as_of") == ""
+	if p.Top, err = intParam(q, "top", settings.Default().Memory.K); err != nil {
+		return err
+	}
+	if p.From, err = intParam(q, "from", 0); err != nil {
+		return err
+	}
+	p.To, err = intParam(q, "to", 0)
+	return err
+}
+
+// live sets the last episode any card of the runs names and the cards f
+// selects (none in the empty bank), with their retrievals as of the
+// episode asked for: the bank counts them to now, so as of an episode they
+// are counted again from the records up to it.
+func (s *Server) live(ctx context.Context, p *memoryPage, f memory.Filter, empty bool) error {
+	all := f
+	all.AsOf, all.IncludeEvicted = 0, true
+	cards, err := s.o.Memory.List(ctx, all)
+	if err != nil {
+		return err
+	}
+	for i := range cards {
+		p.Max = max(p.Max, cards[i].CreatedEpisode, cards[i].EvictedEpisode)
+		if !empty && memory.Match(&cards[i], f) {
+			p.Live = append(p.Live, cards[i])
+		}
+	}
+	if p.AsOf == 0 {
+		return nil
+	}
+	n, err := s.retrievalsAsOf(ctx, p.AsOf)
+	if err != nil {
+		// The records are another table than the bank: one that does not
+		// read costs the counts, not the page.
+		p.Note = fmt.Sprintf("retrieval counts as of episode %d could not be read from the records: %v", p.AsOf, err)
+	}
+	for i := range p.Live {
+		p.Live[i].Retrievals = n[p.Live[i].ID]
+	}
+	return nil
 }
 
 // retrievalsAsOf counts, by card, the stream episodes up to episode asOf

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/costplan"
@@ -236,46 +237,6 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 	return p, nil
 }
 
-// analyse fills the page's scores by stage, charts and glossary from the
-// run's records, as its report would.
-func (s *Server) analyse(ctx context.Context, p *runPage, recs []results.Record) {
-	kind := p.Kind
-	if kind != string(contract.KindStream) {
-		kind = "evaluation"
-	}
-	cond := analysis.Condition(p.Run, kind, p.Run, recs)
-	// A held-out run stores no spec: its settings are its condition's.
-	if src, err := results.SourceOfRun(ctx, s.o.Results, p.Run); err == nil {
-		cond.Profile = src.Settings.OrDefault().Profile
-	}
-	p.NoU = !cond.DefinesU()
-	p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(cond.Profile))
-	p.Stages, p.Overall = cond.Stages, cond.Overall
-	if len(cond.Stages) > 0 {
-		p.Charts = analysis.StageCharts(analysis.Report{Conditions: []analysis.ConditionReport{cond}})
-	}
-}
-
-// describe fills the page from the run's description in runs, when the
-// store has one (described).
-func (p *runPage) describe(runs []results.Run, id string) (stored results.Run, described bool, err error) {
-	for _, run := range runs {
-		if run.Run != id {
-			continue
-		}
-		stored, described, p.Kind = run, true, run.Kind
-		if run.Kind == string(contract.KindStream) {
-			var spec contract.StreamSpec
-			if err := json.Unmarshal(run.Spec, &spec); err != nil {
-				return stored, true, fmt.Errorf("run %s: stored spec: %w", id, err)
-			}
-			p.Spec = summarise(spec.WithDefaults())
-			p.MemoryRuns = strings.Join(spec.MemoryRuns(), ",")
-		}
-	}
-	return stored, described, nil
-}
-
 // terminated completes a status with the reason the results store keeps
 // for a terminated run (`clinevo stream terminate`): the reason where
 // Temporal gave none, and the status itself where Temporal does not answer.
@@ -417,56 +378,109 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	p := runPage{Title: "run " + id, Run: id, Kind: "evaluation", Records: recs}
-	wf := contract.EvaluationWorkflowID(id)
-	stored, described, err := p.describe(runs, id)
+	wf, err := p.describe(s.o.Benchmarks, runs, id)
 	if err != nil {
 		return nil, err
-	}
-	if described {
-		wf = stored.WorkflowID
-	}
-	if !described && len(recs) == 0 {
-		return nil, notFound("run %q is not in the results store", id)
-	}
-	if p.Kind == string(contract.KindExperiment) {
-		return nil, notFound("%s is an experiment: see /experiment?name=%s", id, id)
 	}
 	p.Status = s.stateOf(ctx, wf)
 	if _, err := s.settle(ctx, &p.Status, id, true); err != nil {
 		return nil, err
 	}
-	terminated(&p.Status, stored)
+	for _, r := range runs {
+		if r.Run == id {
+			terminated(&p.Status, r)
+		}
+	}
 	for run := range counts {
 		if strings.HasPrefix(run, id+"/") {
 			p.Related = append(p.Related, run)
 		}
 	}
 	sort.Strings(p.Related)
-	s.analyse(ctx, &p, recs)
-	for _, rec := range recs {
-		p.LastNumber = max(p.LastNumber, rec.Number)
-		if rec.RuleBook != nil && !slices.Contains(p.RuleStages, rec.Stage) {
-			p.RuleStages = append(p.RuleStages, rec.Stage)
-		}
-	}
-	if len(p.RuleStages) > 0 {
-		stage := p.RuleStages[len(p.RuleStages)-1]
-		if v := r.URL.Query().Get("stage"); v != "" {
-			if stage, err = strconv.Atoi(v); err != nil {
-				return nil, badRequest("run %s: stage %q is not a number", id, v)
-			}
-		}
-		p.RuleBook = ruleBookAt(recs, stage)
+	s.addScores(ctx, &p)
+	if err := p.addRuleBook(r.URL.Query().Get("stage")); err != nil {
+		return nil, err
 	}
 	usage, err := s.o.Results.RunUsage(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	for role, u := range usage {
-		p.Usage = append(p.Usage, roleUsage{role, u})
-	}
-	sort.Slice(p.Usage, func(i, j int) bool { return p.Usage[i].Role < p.Usage[j].Role })
+	p.Usage = roleUsages(usage)
 	return p, nil
+}
+
+// describe reads run id's kind and, for a stream, its spec from the runs the
+// store describes, and returns its workflow ID; a run neither described nor
+// recorded, or an experiment, is not found.
+func (p *runPage) describe(set bench.Set, runs []results.Run, id string) (string, error) {
+	wf := contract.EvaluationWorkflowID(id)
+	found := len(p.Records) > 0
+	for _, run := range runs {
+		if run.Run != id {
+			continue
+		}
+		found, p.Kind, wf = true, run.Kind, run.WorkflowID
+		if run.Kind == string(contract.KindStream) {
+			var spec contract.StreamSpec
+			if err := json.Unmarshal(run.Spec, &spec); err != nil {
+				return "", fmt.Errorf("run %s: stored spec: %w", id, err)
+			}
+			b, _ := set.Of(spec.Settings.OrDefault()) // nil for a benchmark this build does not have: its shared roles
+			p.Spec = summarise(spec.WithDefaults(), b)
+			p.MemoryRuns = strings.Join(spec.MemoryRuns(), ",")
+		}
+	}
+	if !found {
+		return "", notFound("run %q is not in the results store", id)
+	}
+	if p.Kind == string(contract.KindExperiment) {
+		return "", notFound("%s is an experiment: see /experiment?name=%s", id, id)
+	}
+	return wf, nil
+}
+
+// addScores adds the run's means, overall and by stage, with their charts
+// and the glossary of its benchmark.
+func (s *Server) addScores(ctx context.Context, p *runPage) {
+	kind := p.Kind
+	if kind != string(contract.KindStream) {
+		kind = "evaluation"
+	}
+	cond := analysis.Condition(p.Run, kind, p.Run, p.Records)
+	// A held-out run stores no spec: its settings are its condition's.
+	if src, err := results.SourceOfRun(ctx, s.o.Results, p.Run); err == nil {
+		cond.Profile = src.Settings.OrDefault().Profile
+		cond.Bench, _ = s.o.Benchmarks.Get(cond.Profile) // nil for a benchmark this build does not have
+	}
+	p.NoU = !cond.DefinesU()
+	p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(cond.Bench))
+	p.Stages, p.Overall = cond.Stages, cond.Overall
+	if len(cond.Stages) > 0 {
+		p.Charts = analysis.StageCharts(analysis.Report{Conditions: []analysis.ConditionReport{cond}})
+	}
+}
+
+// addRuleBook adds the rule book as of the stage asked for (empty: the last
+// stage that recorded one).
+func (p *runPage) addRuleBook(asked string) error {
+	for _, rec := range p.Records {
+		p.LastNumber = max(p.LastNumber, rec.Number)
+		if rec.RuleBook != nil && !slices.Contains(p.RuleStages, rec.Stage) {
+			p.RuleStages = append(p.RuleStages, rec.Stage)
+		}
+	}
+	if len(p.RuleStages) == 0 {
+		return nil
+	}
+	stage := p.RuleStages[len(p.RuleStages)-1]
+	if asked != "" {
+		var err error
+		if stage, err = strconv.Atoi(asked); err != nil {
+			return badRequest("run %s: stage %q is not a number", p.Run, asked)
+		}
+	}
+	p.RuleBook = ruleBookAt(p.Records, stage)
+	return nil
 }
 
 // ruleBookAt is the rule book after the last episode of a stage: the one the
@@ -483,9 +497,10 @@ func ruleBookAt(recs []results.Record, stage int) stageRules {
 	return out
 }
 
-func summarise(s contract.StreamSpec) *specSummary {
+// summarise is a stream's spec as its page shows it; b is its benchmark.
+func summarise(s contract.StreamSpec, b bench.Benchmark) *specSummary {
 	return &specSummary{Corpus: s.Corpus, Memory: string(s.Memory), Profile: s.Settings.Profile, StageSize: s.StageSize, Limit: s.Limit, Pass: s.Pass,
-		CarryFrom: s.CarryFrom, Roles: analysis.Models(s.Settings)}
+		CarryFrom: s.CarryFrom, Roles: analysis.Models(b, s.Settings)}
 }
 
 type experimentPage struct {
@@ -538,7 +553,7 @@ func (s *Server) experiment(ctx context.Context, r *http.Request) (any, error) {
 	if name == "" {
 		return nil, badRequest("experiment: the address needs ?name=NAME")
 	}
-	in, finished, err := analysis.LoadLive(ctx, s.o.Results, name, s.corpora.Load)
+	in, finished, err := analysis.LoadLive(ctx, s.o.Results, s.o.Benchmarks, name, s.corpora.Load)
 	if err != nil {
 		return nil, err
 	}
@@ -582,7 +597,7 @@ func (s *Server) experiment(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if planned, used, err := costplan.Compare(in.Spec, all); err != nil {
+	if planned, used, err := costplan.Compare(s.o.Benchmarks, in.Spec, all); err != nil {
 		p.PlanError = err.Error() // a corpus the viewer cannot load: the page without a plan, saying why
 	} else {
 		p.Plan, p.Used = &planned, &used

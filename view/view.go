@@ -22,6 +22,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/results"
@@ -35,8 +36,11 @@ var staticFiles embed.FS
 
 // Options are what the viewer reads and how it is reached.
 type Options struct {
-	Results results.Store
-	Memory  memory.Store
+	// Benchmarks are the build's benchmarks: each run's pages read its
+	// events, scores and report through the one its settings select.
+	Benchmarks bench.Set
+	Results    results.Store
+	Memory     memory.Store
 	// Workflows answers status and progress questions; nil: the pages show
 	// the results store's status of each run, noting that no Temporal is
 	// configured.
@@ -84,7 +88,7 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("view: assets: %w", err)
 	}
-	s := &Server{o: o, mux: http.NewServeMux(), pages: pages}
+	s := &Server{o: o, mux: http.NewServeMux(), pages: pages, corpora: corpus.Cache{Library: corpus.NewLibrary(o.Benchmarks)}}
 	s.mux.Handle("/static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	s.mux.HandleFunc("/{$}", s.render("index", s.index))
 	s.mux.HandleFunc("/part/runs", s.render("runs", s.index))

@@ -93,7 +93,7 @@ func record(t *testing.T) fixture {
 
 func newServer(t *testing.T, f fixture, token string) *view.Server {
 	t.Helper()
-	srv, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: view.Temporal(f.env.Client),
+	srv, err := view.New(view.Options{Benchmarks: f.env.Engine.Benchmarks, Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: view.Temporal(f.env.Client),
 		TemporalAddress: f.env.Server.Address(), Namespace: "default", TemporalUI: "http://127.0.0.1:8080", Token: token})
 	require.NoError(t, err)
 	return srv
@@ -252,14 +252,14 @@ func TestViewer(t *testing.T) {
 
 		// Temporal down: the pages load, say so in a note, and show what the
 		// results store says: every finished run completed, with its score.
-		down, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: failing{}})
+		down, err := view.New(view.Options{Benchmarks: f.env.Engine.Benchmarks, Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: failing{}})
 		require.NoError(t, err)
 		r = get(t, down, http.MethodGet, "/run?id=vt-E1", nil)
 		require.Equal(t, http.StatusOK, r.StatusCode)
 		page := body(t, r)
 		require.Contains(t, page, `title="Temporal did not answer: connection refused">from the results store; Temporal did not answer</small>`)
 		require.Contains(t, page, `class="status s-completed"`)
-		none, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory})
+		none, err := view.New(view.Options{Benchmarks: f.env.Engine.Benchmarks, Results: f.env.Engine.Results, Memory: f.env.Engine.Memory})
 		require.NoError(t, err)
 		for _, srv := range []*view.Server{down, none} {
 			index := body(t, get(t, srv, http.MethodGet, "/", nil))
@@ -277,7 +277,7 @@ func TestViewer(t *testing.T) {
 
 		// A run waiting out a failing dependency says what it waits for, and
 		// the page keeps polling.
-		wait, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: waitingFor{}})
+		wait, err := view.New(view.Options{Benchmarks: f.env.Engine.Benchmarks, Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: waitingFor{}})
 		require.NoError(t, err)
 		r = get(t, wait, http.MethodGet, "/part/run?id=vt-E1", nil)
 		page = body(t, r)
@@ -399,14 +399,14 @@ func TestViewer(t *testing.T) {
 	t.Run("klinike tool calls, no secret", func(t *testing.T) {
 		// A KlinikeBench episode played in process and recorded under a run
 		// whose roles name an endpoint and a key variable.
-		cp, err := corpus.Load("builtin:klinike@7")
+		cp, err := corpus.NewLibrary(f.env.Engine.Benchmarks).Load("builtin:klinike@7")
 		require.NoError(t, err)
 		c, ok := cp.Case("klinike-0001")
 		require.True(t, ok)
 		set := settings.Default()
 		set.Profile = klinike.Name
 		id := contract.EpisodeWorkflowID("kl", 1, 1, 1, c.ID)
-		tr, err := runner.Play(ctx, c, runner.Deps{Roles: runner.BuiltinRoles(), Settings: set}, runner.Meta{RunID: "kl", EpisodeID: id, Number: 1, Pass: 1, Stage: 1})
+		tr, err := runner.Play(ctx, c, runner.Deps{Bench: klinike.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: set}, runner.Meta{RunID: "kl", EpisodeID: id, Number: 1, Pass: 1, Stage: 1})
 		require.NoError(t, err)
 		rec := results.Record{EpisodeID: id, WorkflowID: id, Run: "kl", Kind: "stream", Pass: 1, Stage: 1, Index: 1, Number: 1, CaseID: c.ID,
 			Scores: *tr.Scores, Final: tr.Final, Termination: tr.Termination, Turns: len(tr.Events), RuleBook: []clinic.Rule{}}
@@ -456,7 +456,7 @@ func TestViewer(t *testing.T) {
 		raw, err := json.Marshal(exp)
 		require.NoError(t, err)
 		require.NoError(t, f.env.Engine.Results.PutRun(ctx, results.Run{Run: "idle", Kind: "experiment", WorkflowID: contract.ExperimentWorkflowID("idle"), Spec: raw}))
-		down, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: failing{}})
+		down, err := view.New(view.Options{Benchmarks: f.env.Engine.Benchmarks, Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: failing{}})
 		require.NoError(t, err)
 		for name, srv := range map[string]*view.Server{"Temporal": newServer(t, f, ""), "no Temporal": down} {
 			index := body(t, get(t, srv, http.MethodGet, "/", nil))
@@ -632,7 +632,7 @@ func browse(t *testing.T, f fixture) {
 	defer gone.Close()
 	// And with every workflow waiting out a failing dependency: the longest
 	// status text a row holds (the one that ran off the experiment's table).
-	waitSrv, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: waitingFor{}, Token: token})
+	waitSrv, err := view.New(view.Options{Benchmarks: f.env.Engine.Benchmarks, Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: waitingFor{}, Token: token})
 	require.NoError(t, err)
 	waiting := httptest.NewServer(probed(waitSrv))
 	defer waiting.Close()
@@ -803,7 +803,7 @@ func goneServer(t *testing.T, f fixture, token string) *view.Server {
 	c, err := client.NewLazyClient(client.Options{HostPort: addr})
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
-	srv, err := view.New(view.Options{Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: view.Temporal(c), Token: token})
+	srv, err := view.New(view.Options{Benchmarks: f.env.Engine.Benchmarks, Results: f.env.Engine.Results, Memory: f.env.Engine.Memory, Workflows: view.Temporal(c), Token: token})
 	require.NoError(t, err)
 	return srv
 }

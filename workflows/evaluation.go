@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/activities/acts"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -41,7 +41,7 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 	}
 	if batches && spec.SettingsRef == "" { // the first run: later ones carry the prepared spec
 		var prepared contract.EvalSpec
-		if err := w.local(localActivityOptions(ctx, 60), a.PrepareEvaluation, &prepared, spec); err != nil {
+		if err := call(localActivityOptions(ctx, 60), w.local, acts.PrepareEvaluation, spec, &prepared); err != nil {
 			return contract.EvalResult{}, err
 		}
 		spec = prepared
@@ -67,7 +67,7 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 		if i < len(spec.Conditions) {
 			cond = spec.Conditions[i]
 		}
-		in := activities.EpisodeInput{Run: spec.RunID, EpisodeID: contract.EpisodeWorkflowID(spec.RunID, spec.Pass, spec.Stage, index, spec.CaseIDs[i]),
+		in := acts.EpisodeInput{Run: spec.RunID, EpisodeID: contract.EpisodeWorkflowID(spec.RunID, spec.Pass, spec.Stage, index, spec.CaseIDs[i]),
 			Kind: spec.Kind, Corpus: spec.Corpus, CaseID: spec.CaseIDs[i], Condition: cond, Index: index, Number: spec.AsOf + 1,
 			Pass: spec.Pass, Stage: spec.Stage, Rules: spec.Rules, MemoryRuns: spec.MemoryRuns, AsOf: spec.AsOf, Frozen: true,
 			ActivityTimeoutSeconds: spec.ActivityTimeoutSeconds, Settings: spec.Settings}
@@ -121,7 +121,7 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 		return contract.EvalResult{}, workflow.NewContinueAsNewError(ctx, EvaluationWorkflow, spec)
 	}
 	res.Means = totals.Means()
-	if err := w.activity(actx, a.CompleteRun, nil, activities.RunCompletion{Run: spec.RunID, Kind: spec.Kind, Result: res}); err != nil {
+	if err := call(actx, w.activity, acts.CompleteRun, acts.RunCompletion{Run: spec.RunID, Kind: spec.Kind, Result: res}, nil); err != nil {
 		return contract.EvalResult{}, err
 	}
 	log.Info("evaluation finished", "run", spec.RunID, "label", spec.Label, "episodes", res.Means.N, "s", res.Means.S, "strict", res.Means.Strict, "u", res.Means.U)

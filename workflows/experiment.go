@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/activities/acts"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -39,10 +40,52 @@ const versionPlanned = "plan-experiment"
 const versionClaimConditions = "claim-conditions"
 
 func runExperiment(ctx workflow.Context, spec contract.ExperimentSpec) (contract.ExperimentResult, error) {
+	e, err := newExperiment(ctx, spec)
+	if err != nil {
+		return contract.ExperimentResult{}, err
+	}
+	if err := e.plan(); err != nil {
+		return contract.ExperimentResult{}, err
+	}
+	if err := e.run(); err != nil {
+		return contract.ExperimentResult{}, err
+	}
+	return e.complete()
+}
+
+// condition states of a running experiment.
+const (
+	conditionWaiting = iota // for the condition it depends on
+	conditionRunning
+	conditionDone
+)
+
+// experiment is one run of ExperimentWorkflow: its spec, its plan and each
+// condition's state and result. Its methods are the steps of the run, in
+// order: plan, run (start every condition whose dependency is done, wait for
+// one to finish, again), complete.
+type experiment struct {
+	ctx, actx workflow.Context
+	spec      contract.ExperimentSpec
+	w         *waiter
+	log       log.Logger
+	// planned: the history is of version 1 (versionPlanned), whose plan
+	// holds every condition's resolved settings.
+	planned  bool
+	resolved acts.ExperimentPlan
+	res      []contract.ConditionResult
+	state    []int
+	index    map[string]int // condition name -> index
+	sel      workflow.Selector
+	running  int
+	err      error // the first condition to fail
+}
+
+func newExperiment(ctx workflow.Context, spec contract.ExperimentSpec) (*experiment, error) {
 	planned := workflow.GetVersion(ctx, versionPlanned, workflow.DefaultVersion, 1) >= 1
 	if !planned {
 		if err := spec.Validate(); err != nil {
-			return contract.ExperimentResult{}, err
+			return nil, err
 		}
 	} else if spec.Claim == "" {
 		spec.Claim = firstRun(ctx)
@@ -52,153 +95,197 @@ func runExperiment(ctx workflow.Context, spec contract.ExperimentSpec) (contract
 	}
 	w, err := newWaiter(ctx, spec.Base.Durability)
 	if err != nil {
-		return contract.ExperimentResult{}, err
+		return nil, err
 	}
-	log := workflow.GetLogger(ctx)
 	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrRun.ValueSet(spec.Name), AttrKind.ValueSet(string(contract.KindExperiment))); err != nil {
-		return contract.ExperimentResult{}, err
-	}
-	actx := activityOptions(ctx, 60)
-	var plan activities.ExperimentPlan
-	var planOut any // the plan, from version 1; older histories recorded none
-	if planned {
-		planOut = &plan
-	}
-	if err := w.activity(actx, a.PutExperiment, planOut, spec); err != nil {
-		return contract.ExperimentResult{}, err
-	}
-	if planned && len(plan.Settings) != len(spec.Conditions) {
-		return contract.ExperimentResult{}, fmt.Errorf("experiment %s: PutExperiment planned %d conditions of %d: a worker older than this experiment ran it; upgrade every worker, then resume",
-			spec.Name, len(plan.Settings), len(spec.Conditions))
-	}
-	if planned {
-		w.dur = plan.Durability
+		return nil, err
 	}
 	n := len(spec.Conditions)
-	res := make([]contract.ConditionResult, n)
-	state := make([]int, n) // 0 waiting, 1 running, 2 done
-	index := map[string]int{}
+	e := &experiment{ctx: ctx, actx: activityOptions(ctx, 60), spec: spec, w: w, log: workflow.GetLogger(ctx), planned: planned,
+		res: make([]contract.ConditionResult, n), state: make([]int, n), index: map[string]int{}, sel: workflow.NewSelector(ctx)}
 	for i, c := range spec.Conditions {
-		index[c.Name] = i
+		e.index[c.Name] = i
 	}
-	sel := workflow.NewSelector(ctx)
-	var firstErr error
-	running := 0
+	return e, nil
+}
 
-	start := func(i int) error {
-		c := spec.Conditions[i]
-		run := spec.RunID(c.Name)
-		res[i] = contract.ConditionResult{Name: c.Name, Kind: c.Kind, Run: run}
-		var prev activities.RunResultReply
-		if err := w.activity(actx, a.RunResult, &prev, run); err != nil {
-			return err
-		}
-		if prev.Found {
-			state[i] = 2
-			log.Info("condition already finished: reusing its result", "experiment", spec.Name, "condition", c.Name)
-			return decodeResult(&res[i], prev.Result)
-		}
-		var set settings.Settings
-		if planned {
-			set = plan.Settings[i]
-		} else if set, err = spec.SettingsOf(i); err != nil {
-			return err
-		}
-		state[i] = 1
-		running++
-		var dep *contract.StreamResult
-		if d := c.Dependency(); d != "" {
-			dep = res[index[d]].Stream
-		}
-		log.Info("condition started", "experiment", spec.Name, "condition", c.Name, "kind", string(c.Kind), "profile", set.Profile)
-		var f workflow.ChildWorkflowFuture
-		switch c.Kind {
-		case contract.KindStream:
-			s := streamSpec(spec, c, run, dep)
-			s.Settings = set
-			if r, ok := spec.Resume[c.Name]; ok {
-				s = r // started before the experiment stopped: its recorded spec, from its last completed episode
-			}
-			if spec.ClaimsConditions {
-				s.Experiment = spec.Name
-			}
-			f = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-				WorkflowID: contract.StreamWorkflowID(run), StaticSummary: fmt.Sprintf("experiment %s: %s", spec.Name, c.Name)}), StreamWorkflow, s)
-		default:
-			corpus := spec.CorpusOf(c)
-			limit := c.Limit
-			if limit == 0 {
-				limit = spec.HeldOutLimit
-			}
-			var cases activities.StreamPlan
-			if err := w.activity(actx, a.PlanCases, &cases, corpus, limit); err != nil {
-				return err
-			}
-			concurrency := plan.EvalConcurrency
-			if !planned {
-				concurrency = orInt(spec.EvalConcurrency, contract.DefaultEvalConcurrency)
-			}
-			es := contract.EvalSpec{RunID: run, Kind: contract.KindHeldOut, Label: c.Name, Corpus: corpus, CaseIDs: cases.CaseIDs,
-				Conditions: cases.Conditions, Stage: 1, Pass: 1, Concurrency: concurrency,
-				ActivityTimeoutSeconds: spec.ActivityTimeout, Settings: set}
-			if dep != nil { // H3: the mature bank and rules of a finished run, frozen
-				es.MemoryRuns, es.AsOf = dep.MemoryRuns, dep.LastEpisode
-				if set.Evolver.Rules() {
-					es.Rules = ruleTexts(dep.RuleBook)
-				}
-			}
-			f = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-				WorkflowID: contract.EvaluationWorkflowID(run), StaticSummary: fmt.Sprintf("experiment %s: %s", spec.Name, c.Name)}), EvaluationWorkflow, es)
-		}
-		sel.AddFuture(f, func(f workflow.Future) {
-			running--
-			state[i] = 2
-			var err error
-			if c.Kind == contract.KindStream {
-				var r contract.StreamResult
-				err = f.Get(ctx, &r)
-				res[i].Stream = &r
-			} else {
-				var r contract.EvalResult
-				err = f.Get(ctx, &r)
-				res[i].Eval = &r
-			}
-			if err != nil && firstErr == nil {
-				firstErr = fmt.Errorf("condition %s: %w", c.Name, err)
-			}
-			if err == nil {
-				log.Info("condition finished", "experiment", spec.Name, "condition", c.Name)
-			}
-		})
+// plan records the experiment (PutExperiment) and, from version 1, reads
+// back its plan: every condition's resolved settings and the durability.
+func (e *experiment) plan() error {
+	var out *acts.ExperimentPlan // the plan, from version 1; older histories recorded none
+	if e.planned {
+		out = &e.resolved
+	}
+	if err := call(e.actx, e.w.activity, acts.PutExperiment, e.spec, out); err != nil {
+		return err
+	}
+	if !e.planned {
 		return nil
 	}
+	if len(e.resolved.Settings) != len(e.spec.Conditions) {
+		return fmt.Errorf("experiment %s: PutExperiment planned %d conditions of %d: a worker older than this experiment ran it; upgrade every worker, then resume",
+			e.spec.Name, len(e.resolved.Settings), len(e.spec.Conditions))
+	}
+	e.w.dur = e.resolved.Durability
+	return nil
+}
+
+// run starts every condition whose dependency is done and waits for one to
+// finish, until none runs; the first condition to fail ends it.
+func (e *experiment) run() error {
 	for {
-		progressed := true
-		for progressed {
-			progressed = false
-			for i, c := range spec.Conditions {
-				if state[i] != 0 {
-					continue
-				}
-				if d := c.Dependency(); d != "" && state[index[d]] != 2 {
-					continue
-				}
-				if err := start(i); err != nil {
-					return contract.ExperimentResult{}, err
-				}
-				progressed = true
-			}
+		if err := e.startReady(); err != nil {
+			return err
 		}
-		if running == 0 {
-			break
+		if e.running == 0 {
+			return nil
 		}
-		sel.Select(ctx)
-		if firstErr != nil {
-			return contract.ExperimentResult{}, firstErr
+		e.sel.Select(e.ctx)
+		if e.err != nil {
+			return e.err
 		}
 	}
-	out := contract.ExperimentResult{Name: spec.Name, Conditions: res}
-	if err := w.activity(actx, a.CompleteRun, nil, activities.RunCompletion{Run: spec.Name, Kind: contract.KindExperiment, Result: out}); err != nil {
+}
+
+// startReady starts the waiting conditions whose dependency is done, again
+// until none is left to start (a condition whose run had finished is done at
+// once, which may free another).
+func (e *experiment) startReady() error {
+	for progressed := true; progressed; {
+		progressed = false
+		for i, c := range e.spec.Conditions {
+			if e.state[i] != conditionWaiting {
+				continue
+			}
+			if d := c.Dependency(); d != "" && e.state[e.index[d]] != conditionDone {
+				continue
+			}
+			if err := e.start(i); err != nil {
+				return err
+			}
+			progressed = true
+		}
+	}
+	return nil
+}
+
+// start starts condition i as a child workflow; a condition whose run
+// already finished (an experiment resumed) reuses its stored result.
+func (e *experiment) start(i int) error {
+	c := e.spec.Conditions[i]
+	run := e.spec.RunID(c.Name)
+	e.res[i] = contract.ConditionResult{Name: c.Name, Kind: c.Kind, Run: run}
+	var prev acts.RunResultReply
+	if err := call(e.actx, e.w.activity, acts.RunResult, run, &prev); err != nil {
+		return err
+	}
+	if prev.Found {
+		e.state[i] = conditionDone
+		e.log.Info("condition already finished: reusing its result", "experiment", e.spec.Name, "condition", c.Name)
+		return decodeResult(&e.res[i], prev.Result)
+	}
+	set, err := e.settingsOf(i)
+	if err != nil {
+		return err
+	}
+	e.state[i] = conditionRunning
+	e.running++
+	var dep *contract.StreamResult
+	if d := c.Dependency(); d != "" {
+		dep = e.res[e.index[d]].Stream
+	}
+	e.log.Info("condition started", "experiment", e.spec.Name, "condition", c.Name, "kind", string(c.Kind), "profile", set.Profile)
+	var f workflow.ChildWorkflowFuture
+	if c.Kind == contract.KindStream {
+		f = e.startStream(c, run, set, dep)
+	} else if f, err = e.startHeldOut(c, run, set, dep); err != nil {
+		return err
+	}
+	e.sel.AddFuture(f, func(f workflow.Future) { e.finished(i, f) })
+	return nil
+}
+
+// settingsOf are condition i's settings: the plan's, or (before version 1)
+// resolved here.
+func (e *experiment) settingsOf(i int) (settings.Settings, error) {
+	if e.planned {
+		return e.resolved.Settings[i], nil
+	}
+	return e.spec.SettingsOf(i)
+}
+
+// startStream starts a stream condition, or continues one that started
+// before the experiment stopped from its recorded spec.
+func (e *experiment) startStream(c contract.ConditionSpec, run string, set settings.Settings, dep *contract.StreamResult) workflow.ChildWorkflowFuture {
+	s := streamSpec(e.spec, c, run, dep)
+	s.Settings = set
+	if r, ok := e.spec.Resume[c.Name]; ok {
+		s = r // started before the experiment stopped: its recorded spec, from its last completed episode
+	}
+	if e.spec.ClaimsConditions {
+		s.Experiment = e.spec.Name
+	}
+	return workflow.ExecuteChildWorkflow(workflow.WithChildOptions(e.ctx, workflow.ChildWorkflowOptions{
+		WorkflowID: contract.StreamWorkflowID(run), StaticSummary: fmt.Sprintf("experiment %s: %s", e.spec.Name, c.Name)}), StreamWorkflow, s)
+}
+
+// startHeldOut starts a held-out condition's evaluation: its cases planned
+// by an activity, with the mature bank and rules of the stream it depends
+// on (H3), frozen.
+func (e *experiment) startHeldOut(c contract.ConditionSpec, run string, set settings.Settings, dep *contract.StreamResult) (workflow.ChildWorkflowFuture, error) {
+	corpus := e.spec.CorpusOf(c)
+	limit := c.Limit
+	if limit == 0 {
+		limit = e.spec.HeldOutLimit
+	}
+	var cases acts.StreamPlan
+	if err := call2(e.actx, e.w.activity, acts.PlanCases, corpus, limit, &cases); err != nil {
+		return nil, err
+	}
+	concurrency := e.resolved.EvalConcurrency
+	if !e.planned {
+		concurrency = orInt(e.spec.EvalConcurrency, contract.DefaultEvalConcurrency)
+	}
+	es := contract.EvalSpec{RunID: run, Kind: contract.KindHeldOut, Label: c.Name, Corpus: corpus, CaseIDs: cases.CaseIDs,
+		Conditions: cases.Conditions, Stage: 1, Pass: 1, Concurrency: concurrency,
+		ActivityTimeoutSeconds: e.spec.ActivityTimeout, Settings: set}
+	if dep != nil { // H3: the mature bank and rules of a finished run, frozen
+		es.MemoryRuns, es.AsOf = dep.MemoryRuns, dep.LastEpisode
+		if set.Evolver.Rules() {
+			es.Rules = ruleTexts(dep.RuleBook)
+		}
+	}
+	return workflow.ExecuteChildWorkflow(workflow.WithChildOptions(e.ctx, workflow.ChildWorkflowOptions{
+		WorkflowID: contract.EvaluationWorkflowID(run), StaticSummary: fmt.Sprintf("experiment %s: %s", e.spec.Name, c.Name)}), EvaluationWorkflow, es), nil
+}
+
+// finished takes condition i's result from its child workflow.
+func (e *experiment) finished(i int, f workflow.Future) {
+	c := e.spec.Conditions[i]
+	e.running--
+	e.state[i] = conditionDone
+	var err error
+	if c.Kind == contract.KindStream {
+		var r contract.StreamResult
+		err = f.Get(e.ctx, &r)
+		e.res[i].Stream = &r
+	} else {
+		var r contract.EvalResult
+		err = f.Get(e.ctx, &r)
+		e.res[i].Eval = &r
+	}
+	if err != nil && e.err == nil {
+		e.err = fmt.Errorf("condition %s: %w", c.Name, err)
+	}
+	if err == nil {
+		e.log.Info("condition finished", "experiment", e.spec.Name, "condition", c.Name)
+	}
+}
+
+// complete records the experiment's result (CompleteRun) and returns it.
+func (e *experiment) complete() (contract.ExperimentResult, error) {
+	out := contract.ExperimentResult{Name: e.spec.Name, Conditions: e.res}
+	if err := call(e.actx, e.w.activity, acts.CompleteRun, acts.RunCompletion{Run: e.spec.Name, Kind: contract.KindExperiment, Result: out}, nil); err != nil {
 		return contract.ExperimentResult{}, err
 	}
 	return out, nil

@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/activities/acts"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/evolver"
@@ -44,8 +44,8 @@ func OptimizeWorkflow(ctx workflow.Context, spec contract.OptimizeSpec) (contrac
 	log := workflow.GetLogger(ctx)
 	dev := spec.Settings.Evolver.Dev
 	actx := activityOptions(ctx, max(60, spec.ActivityTimeoutSeconds))
-	var plan activities.StreamPlan
-	if err := w.activity(actx, a.PlanCases, &plan, spec.Corpus, dev.Cases); err != nil {
+	var plan acts.StreamPlan
+	if err := call2(actx, w.activity, acts.PlanCases, spec.Corpus, dev.Cases, &plan); err != nil {
 		return contract.OptimizeResult{}, err
 	}
 	log.Info("development phase started", "run", spec.RunID, "method", spec.Settings.Evolver.Method, "corpus", spec.Corpus,
@@ -61,7 +61,7 @@ func OptimizeWorkflow(ctx workflow.Context, spec contract.OptimizeSpec) (contrac
 			return evolver.Candidate{}, err
 		}
 		c := evolver.Candidate{Rules: rules, Run: run}
-		if err := w.activity(actx, a.DevScores, &c.Scores, run); err != nil {
+		if err := call(actx, w.activity, acts.DevScores, run, &c.Scores); err != nil {
 			return evolver.Candidate{}, err
 		}
 		log.Info("development candidate scored", "run", spec.RunID, "generation", gen, "slot", slot, "rules", len(rules), "mean_s", c.Mean())
@@ -82,8 +82,8 @@ func OptimizeWorkflow(ctx workflow.Context, spec contract.OptimizeSpec) (contrac
 	for gen := 1; gen <= dev.Generations; gen++ {
 		for slot := range dev.Population {
 			var rules []clinic.Rule
-			in := activities.BreedInput{Run: spec.RunID, Corpus: spec.Corpus, Gen: gen, Slot: slot, Pool: pool, Settings: spec.Settings}
-			if err := w.activity(actx, a.Breed, &rules, in); err != nil {
+			in := acts.BreedInput{Run: spec.RunID, Corpus: spec.Corpus, Gen: gen, Slot: slot, Pool: pool, Settings: spec.Settings}
+			if err := call(actx, w.activity, acts.Breed, in, &rules); err != nil {
 				return contract.OptimizeResult{}, err
 			}
 			c, err := play(gen, slot, rules)

@@ -9,7 +9,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/activities/acts"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/settings"
@@ -22,8 +22,8 @@ import (
 func optimise(t *testing.T, method string, gens, pop int, scores map[string][]float64) (contract.OptimizeResult, []string, map[string][]string) {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	env.OnActivity(acts.PlanCases, mock.Anything, "builtin:heldout", 2).Return(activities.StreamPlan{CaseIDs: []string{"d1", "d2"}, Conditions: []string{"a", "b"}}, nil)
+	env := newEnv(&s)
+	env.OnActivity(acts.PlanCases.Name(), mock.Anything, "builtin:heldout", 2).Return(acts.StreamPlan{CaseIDs: []string{"d1", "d2"}, Conditions: []string{"a", "b"}}, nil)
 	var played []string
 	env.OnWorkflow(workflows.EvaluationWorkflow, mock.Anything, mock.Anything).Return(func(_ workflow.Context, e contract.EvalSpec) (contract.EvalResult, error) {
 		require.Equal(t, contract.KindDev, e.Kind)
@@ -32,11 +32,11 @@ func optimise(t *testing.T, method string, gens, pop int, scores map[string][]fl
 		played = append(played, e.RunID)
 		return contract.EvalResult{RunID: e.RunID}, nil
 	})
-	env.OnActivity(acts.DevScores, mock.Anything, mock.Anything).Return(func(_ context.Context, run string) ([]float64, error) {
+	env.OnActivity(acts.DevScores.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, run string) ([]float64, error) {
 		return scores[run], nil
 	})
 	pools := map[string][]string{} // the pool each child was bred from, by child
-	env.OnActivity(acts.Breed, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.BreedInput) ([]clinic.Rule, error) {
+	env.OnActivity(acts.Breed.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, in acts.BreedInput) ([]clinic.Rule, error) {
 		run := contract.DevRunID(in.Run, in.Gen, in.Slot)
 		for _, c := range in.Pool {
 			pools[run] = append(pools[run], c.Run)

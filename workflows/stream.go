@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/activities/acts"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/fault"
@@ -117,8 +117,8 @@ type stream struct {
 	local   bool             // episodes grade themselves and Learn runs locally (versionAssessInTask)
 	spec    contract.StreamSpec
 	st      *contract.StreamState
-	plan    activities.StreamPlan
-	pending []activities.EpisodeRef
+	plan    acts.StreamPlan
+	pending []acts.EpisodeRef
 	log     log.Logger
 	w       *waiter
 }
@@ -152,7 +152,7 @@ func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error
 	if s.st.Cursor == 0 {
 		s.st.RuleBook = s.spec.RuleBook
 	}
-	if err := w.activity(s.actx, a.ValidateStream, &s.plan, s.spec); err != nil {
+	if err := call(s.actx, w.activity, acts.ValidateStream, s.spec, &s.plan); err != nil {
 		return nil, err
 	}
 	if resolved {
@@ -294,7 +294,7 @@ func (s *stream) checkExperimentBudget() error {
 		return nil
 	}
 	var sp contract.Spend
-	if err := s.w.activity(s.actx, a.ExperimentSpend, &sp, s.spec.ExperimentBudget.Runs); err != nil {
+	if err := call(s.actx, s.w.activity, acts.ExperimentSpend, s.spec.ExperimentBudget.Runs, &sp); err != nil {
 		return err
 	}
 	s.st.ExperimentSpend = &sp
@@ -317,7 +317,7 @@ func (s *stream) checkRunBudget() error {
 		return nil
 	}
 	var sp contract.Spend
-	if err := s.w.activity(s.actx, a.RunSpend, &sp, s.spec.RunID); err != nil {
+	if err := call(s.actx, s.w.activity, acts.RunSpend, s.spec.RunID, &sp); err != nil {
 		return err
 	}
 	s.st.Spend = &sp
@@ -391,7 +391,7 @@ func (s *stream) memoryRuns() []string { return s.spec.MemoryRuns() }
 func (s *stream) episode() error {
 	i := s.st.Cursor
 	stage := s.stageOf(i)
-	in := activities.EpisodeInput{Run: s.spec.RunID, EpisodeID: contract.EpisodeWorkflowID(s.spec.RunID, s.spec.Pass, stage, i+1, s.plan.CaseIDs[i]),
+	in := acts.EpisodeInput{Run: s.spec.RunID, EpisodeID: contract.EpisodeWorkflowID(s.spec.RunID, s.spec.Pass, stage, i+1, s.plan.CaseIDs[i]),
 		Kind: contract.KindStream, Corpus: s.spec.Corpus, CaseID: s.plan.CaseIDs[i], Condition: s.plan.Conditions[i], Index: i + 1,
 		Number: s.spec.FirstEpisode + i + 1, Pass: s.spec.Pass, Stage: stage, Rules: s.rules(s.st.RuleBook), MemoryRuns: s.memoryRuns(),
 		Grade: s.local, ActivityTimeoutSeconds: s.spec.ActivityTimeoutSeconds, Settings: s.spec.Settings, Durability: s.spec.Settings.Durability,
@@ -405,7 +405,7 @@ func (s *stream) episode() error {
 	}
 	ref := in.Ref()
 	if !s.local {
-		if err := s.w.activity(s.actx, a.Grade, nil, activities.GradeInput{EpisodeRef: ref, Settings: s.spec.Settings}); err != nil {
+		if err := call(s.actx, s.w.activity, acts.Grade, acts.GradeInput{EpisodeRef: ref, Settings: s.spec.Settings}, nil); err != nil {
 			return err
 		}
 	}
@@ -433,10 +433,10 @@ func (s *stream) flush() error {
 		return nil
 	}
 	if s.local {
-		in := activities.EvolveInput{Run: s.spec.RunID, Pass: s.spec.Pass, Episodes: s.pending, RuleBook: s.st.RuleBook,
+		in := acts.EvolveInput{Run: s.spec.RunID, Pass: s.spec.Pass, Episodes: s.pending, RuleBook: s.st.RuleBook,
 			MemoryRuns: s.memoryRuns(), Settings: s.spec.Settings}
-		var out activities.EvolveOutput
-		if err := s.w.local(localActivityOptions(s.ctx, s.learnTimeout()), a.Learn, &out, in); err != nil {
+		var out acts.EvolveOutput
+		if err := call(localActivityOptions(s.ctx, s.learnTimeout()), s.w.local, acts.Learn, in, &out); err != nil {
 			return err
 		}
 		s.st.RuleBook = out.RuleBook
@@ -444,24 +444,24 @@ func (s *stream) flush() error {
 		s.pending = nil
 		return nil
 	}
-	out := activities.EvolveOutput{RuleBook: s.st.RuleBook}
+	out := acts.EvolveOutput{RuleBook: s.st.RuleBook}
 	if s.spec.Settings.Evolver.Rules() || s.spec.Memory != contract.MemoryDisabled {
-		in := activities.EvolveInput{Run: s.spec.RunID, Pass: s.spec.Pass, Episodes: s.pending, RuleBook: s.st.RuleBook,
+		in := acts.EvolveInput{Run: s.spec.RunID, Pass: s.spec.Pass, Episodes: s.pending, RuleBook: s.st.RuleBook,
 			MemoryRuns: s.memoryRuns(), Settings: s.spec.Settings}
-		if err := s.w.activity(activityOptions(s.ctx, s.learnTimeout()), a.Evolve, &out, in); err != nil {
+		if err := call(activityOptions(s.ctx, s.learnTimeout()), s.w.activity, acts.Evolve, in, &out); err != nil {
 			return err
 		}
 	}
 	s.st.RuleBook = out.RuleBook
 	s.temperature(out.Temperature)
 	for i, ref := range s.pending {
-		var lesson activities.EpisodeLesson
+		var lesson acts.EpisodeLesson
 		if i < len(out.Lessons) {
 			lesson = out.Lessons[i]
 		}
-		rec := activities.RecordInput{EpisodeRef: ref, Run: s.spec.RunID, Kind: contract.KindStream, Pass: s.spec.Pass, Lesson: lesson,
+		rec := acts.RecordInput{EpisodeRef: ref, Run: s.spec.RunID, Kind: contract.KindStream, Pass: s.spec.Pass, Lesson: lesson,
 			RuleBook: s.st.RuleBook, Temperature: out.Temperature, Profile: s.spec.Settings.Profile}
-		if err := s.w.activity(s.actx, a.Record, nil, rec); err != nil {
+		if err := call(s.actx, s.w.activity, acts.Record, rec, nil); err != nil {
 			return err
 		}
 	}
@@ -522,7 +522,7 @@ func (s *stream) finish() (contract.StreamResult, error) {
 			}
 		}
 	}
-	if err := s.w.activity(s.actx, a.CompleteRun, nil, activities.RunCompletion{Run: s.spec.RunID, Kind: contract.KindStream, Result: out}); err != nil {
+	if err := call(s.actx, s.w.activity, acts.CompleteRun, acts.RunCompletion{Run: s.spec.RunID, Kind: contract.KindStream, Result: out}, nil); err != nil {
 		return contract.StreamResult{}, err
 	}
 	s.log.Info("stream finished", "run", s.spec.RunID, "episodes", out.Episodes, "stopped", out.Stopped, "s", out.Overall.S,

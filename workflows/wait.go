@@ -3,15 +3,13 @@ package workflows
 import (
 	"errors"
 	"fmt"
-	"reflect"
-	"runtime"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/clinevo/clinevo/activities/acts"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/settings"
@@ -58,19 +56,41 @@ func newWaiter(ctx workflow.Context, d settings.Durability) (*waiter, error) {
 // attempt, since the waiter does the retrying.
 var retryOff = &temporal.RetryPolicy{MaximumAttempts: 1}
 
-// local runs a local activity (options in ctx) until it succeeds, fails
-// permanently, or its dependency has been failing for max_outage.
-func (w *waiter) local(ctx workflow.Context, activity, result any, args ...any) error {
-	return w.run(ctx, activity, func() workflow.Future { return workflow.ExecuteLocalActivity(ctx, activity, args...) }, result)
+// local runs the local activity of a name (options in ctx) until it
+// succeeds, fails permanently, or its dependency has been failing for
+// max_outage.
+func (w *waiter) local(ctx workflow.Context, name string, result any, args ...any) error {
+	return w.run(ctx, name, func() workflow.Future { return workflow.ExecuteLocalActivity(ctx, name, args...) }, result)
 }
 
 // activity runs a regular activity (options in ctx) as local does.
-func (w *waiter) activity(ctx workflow.Context, activity, result any, args ...any) error {
-	return w.run(ctx, activity, func() workflow.Future { return workflow.ExecuteActivity(ctx, activity, args...) }, result)
+func (w *waiter) activity(ctx workflow.Context, name string, result any, args ...any) error {
+	return w.run(ctx, name, func() workflow.Future { return workflow.ExecuteActivity(ctx, name, args...) }, result)
 }
 
-func (w *waiter) run(ctx workflow.Context, activity any, start func() workflow.Future, result any) error {
-	name := activityName(activity)
+// starter starts an activity by name through a waiter: its local or activity.
+type starter func(ctx workflow.Context, name string, result any, args ...any) error
+
+// call runs activity a on in with start, decoding its result into out (nil:
+// the result is not read, as for an activity that returns none or from a
+// history that recorded none). The activity is called by its registered
+// name, so the workflows do not link the activities' implementation.
+func call[In, Out any](ctx workflow.Context, start starter, a acts.Activity[In, Out], in In, out *Out) error {
+	if out == nil {
+		return start(ctx, a.Name(), nil, in)
+	}
+	return start(ctx, a.Name(), out, in)
+}
+
+// call2 is call for an activity of two arguments.
+func call2[In1, In2, Out any](ctx workflow.Context, start starter, a acts.Activity2[In1, In2, Out], in1 In1, in2 In2, out *Out) error {
+	if out == nil {
+		return start(ctx, a.Name(), nil, in1, in2)
+	}
+	return start(ctx, a.Name(), out, in1, in2)
+}
+
+func (w *waiter) run(ctx workflow.Context, name string, start func() workflow.Future, result any) error {
 	var since time.Time
 	for attempt := 1; ; attempt++ {
 		err := start().Get(ctx, result)
@@ -189,13 +209,6 @@ func transient(err error, activity string) (failure, bool) {
 		return f, true
 	}
 	return failure{class: string(fault.Unknown), dependency: "activity " + activity, msg: err.Error()}, true
-}
-
-// activityName is an activity method's name (Decide for a.Decide).
-func activityName(activity any) string {
-	name := runtime.FuncForPC(reflect.ValueOf(activity).Pointer()).Name()
-	name = strings.TrimSuffix(name, "-fm")
-	return name[strings.LastIndexByte(name, '.')+1:]
 }
 
 // stopped is the error a stream or an experiment fails with: what stopped it

@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/activities/acts"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
@@ -31,22 +31,22 @@ func unavailable() error {
 func episode(t *testing.T, env *testsuite.TestWorkflowEnvironment, fails int, fail func() error) *atomic.Int64 {
 	t.Helper()
 	var calls atomic.Int64
-	env.OnActivity(acts.Decide, mock.Anything, mock.Anything).Return(func(context.Context, activities.TurnInput) (activities.TurnSummary, error) {
+	env.OnActivity(acts.Decide.Name(), mock.Anything, mock.Anything).Return(func(context.Context, acts.TurnInput) (acts.TurnSummary, error) {
 		if calls.Add(1) <= int64(fails) {
-			return activities.TurnSummary{}, fail()
+			return acts.TurnSummary{}, fail()
 		}
-		return activities.TurnSummary{Action: "FINALIZE"}, nil
+		return acts.TurnSummary{Action: "FINALIZE"}, nil
 	})
-	env.OnActivity(acts.Step, mock.Anything, mock.Anything).Return(activities.TurnSummary{Action: "FINALIZE", Done: true}, nil)
-	env.OnActivity(acts.Score, mock.Anything, mock.Anything).Return(contract.ScoreSummary{S: 0.75}, nil)
-	env.OnActivity(acts.Record, mock.Anything, mock.Anything).Return(nil)
+	env.OnActivity(acts.Step.Name(), mock.Anything, mock.Anything).Return(acts.TurnSummary{Action: "FINALIZE", Done: true}, nil)
+	env.OnActivity(acts.Score.Name(), mock.Anything, mock.Anything).Return(contract.ScoreSummary{S: 0.75}, nil)
+	env.OnActivity(acts.Record.Name(), mock.Anything, mock.Anything).Return(nil)
 	return &calls
 }
 
-func durable(outage, backoff time.Duration) activities.EpisodeInput {
+func durable(outage, backoff time.Duration) acts.EpisodeInput {
 	s := settings.Default()
 	s.Durability = settings.Durability{MaxOutage: settings.Duration(outage), MaxBackoff: settings.Duration(backoff)}
-	return activities.EpisodeInput{Run: "t", EpisodeID: "t/p1/s01/e0001-ca", CaseID: "ca", Frozen: true, ActivityTimeoutSeconds: 5, Settings: s}
+	return acts.EpisodeInput{Run: "t", EpisodeID: "t/p1/s01/e0001-ca", CaseID: "ca", Frozen: true, ActivityTimeoutSeconds: 5, Settings: s}
 }
 
 // TestOutagesAreWaitedOut: a local activity whose dependency is down for 40
@@ -56,7 +56,7 @@ func durable(outage, backoff time.Duration) activities.EpisodeInput {
 // the dependency is back it finishes as if nothing happened.
 func TestOutagesAreWaitedOut(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv(&s)
 	calls := episode(t, env, 40, unavailable)
 	var mu sync.Mutex
 	var seen []contract.Waiting
@@ -116,7 +116,7 @@ func TestPermanentFailuresFailAtOnce(t *testing.T) {
 	for _, class := range []string{"unauthorized", "invalid", "schema"} {
 		t.Run(class, func(t *testing.T) {
 			var s testsuite.WorkflowTestSuite
-			env := s.NewTestWorkflowEnvironment()
+			env := newEnv(&s)
 			calls := episode(t, env, 1, func() error {
 				return temporal.NewNonRetryableApplicationError("llm doctor (HTTP 401): Incorrect API key provided.", class, nil, "model roles.doctor")
 			})
@@ -131,7 +131,7 @@ func TestPermanentFailuresFailAtOnce(t *testing.T) {
 // durability.max_outage fails the episode, saying so.
 func TestOutageLongerThanMaxOutage(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv(&s)
 	calls := episode(t, env, 1000, unavailable)
 	env.ExecuteWorkflow(workflows.EpisodeWorkflow, durable(10*time.Minute, time.Minute))
 	err := env.GetWorkflowError()
@@ -145,19 +145,19 @@ func TestOutageLongerThanMaxOutage(t *testing.T) {
 // backoff when it is longer than the waiter's own.
 func TestRateLimitWaitsAsAsked(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv(&s)
 	var times []time.Time
-	env.OnActivity(acts.Decide, mock.Anything, mock.Anything).Return(func(ctx context.Context, _ activities.TurnInput) (activities.TurnSummary, error) {
+	env.OnActivity(acts.Decide.Name(), mock.Anything, mock.Anything).Return(func(ctx context.Context, _ acts.TurnInput) (acts.TurnSummary, error) {
 		times = append(times, env.Now())
 		if len(times) < 3 {
-			return activities.TurnSummary{}, temporal.NewApplicationErrorWithOptions("llm doctor (HTTP 429): slow down", "rate_limited",
+			return acts.TurnSummary{}, temporal.NewApplicationErrorWithOptions("llm doctor (HTTP 429): slow down", "rate_limited",
 				temporal.ApplicationErrorOptions{Details: []any{"model roles.doctor"}, NextRetryDelay: 45 * time.Second})
 		}
-		return activities.TurnSummary{Action: "FINALIZE"}, nil
+		return acts.TurnSummary{Action: "FINALIZE"}, nil
 	})
-	env.OnActivity(acts.Step, mock.Anything, mock.Anything).Return(activities.TurnSummary{Done: true}, nil)
-	env.OnActivity(acts.Score, mock.Anything, mock.Anything).Return(contract.ScoreSummary{}, nil)
-	env.OnActivity(acts.Record, mock.Anything, mock.Anything).Return(nil)
+	env.OnActivity(acts.Step.Name(), mock.Anything, mock.Anything).Return(acts.TurnSummary{Done: true}, nil)
+	env.OnActivity(acts.Score.Name(), mock.Anything, mock.Anything).Return(contract.ScoreSummary{}, nil)
+	env.OnActivity(acts.Record.Name(), mock.Anything, mock.Anything).Return(nil)
 	env.ExecuteWorkflow(workflows.EpisodeWorkflow, durable(time.Hour, time.Minute))
 	require.NoError(t, env.GetWorkflowError())
 	require.Len(t, times, 3)
@@ -175,29 +175,29 @@ func TestEvaluationContinuesAsNewInBatches(t *testing.T) {
 		ids[i] = fmt.Sprintf("c%04d", i)
 	}
 	spec := contract.EvalSpec{RunID: "h", Kind: contract.KindHeldOut, Corpus: "builtin:heldout", CaseIDs: ids, Stage: 1, Concurrency: 8}
-	run := func(spec contract.EvalSpec) (*testsuite.TestWorkflowEnvironment, *[]activities.EpisodeInput, *atomic.Int64) {
+	run := func(spec contract.EvalSpec) (*testsuite.TestWorkflowEnvironment, *[]acts.EpisodeInput, *atomic.Int64) {
 		var s testsuite.WorkflowTestSuite
-		env := s.NewTestWorkflowEnvironment()
+		env := newEnv(&s)
 		env.RegisterWorkflow(workflows.EpisodeWorkflow)
 		var mu sync.Mutex
-		var inputs []activities.EpisodeInput
+		var inputs []acts.EpisodeInput
 		var prepared atomic.Int64
-		env.OnActivity(acts.PrepareEvaluation, mock.Anything, mock.Anything).Return(func(_ context.Context, e contract.EvalSpec) (contract.EvalSpec, error) {
+		env.OnActivity(acts.PrepareEvaluation.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, e contract.EvalSpec) (contract.EvalSpec, error) {
 			prepared.Add(1)
 			e = e.WithDefaults()
 			e.SettingsRef = "sha256:abc"
 			return e, nil
 		})
-		env.OnActivity(acts.Decide, mock.Anything, mock.Anything).Return(activities.TurnSummary{}, nil)
-		env.OnActivity(acts.Step, mock.Anything, mock.Anything).Return(activities.TurnSummary{Done: true}, nil)
-		env.OnActivity(acts.Score, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EpisodeInput) (contract.ScoreSummary, error) {
+		env.OnActivity(acts.Decide.Name(), mock.Anything, mock.Anything).Return(acts.TurnSummary{}, nil)
+		env.OnActivity(acts.Step.Name(), mock.Anything, mock.Anything).Return(acts.TurnSummary{Done: true}, nil)
+		env.OnActivity(acts.Score.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, in acts.EpisodeInput) (contract.ScoreSummary, error) {
 			mu.Lock()
 			inputs = append(inputs, in)
 			mu.Unlock()
 			return contract.ScoreSummary{S: float64(in.Index) / 1000}, nil
 		})
-		env.OnActivity(acts.Record, mock.Anything, mock.Anything).Return(nil)
-		env.OnActivity(acts.CompleteRun, mock.Anything, mock.Anything).Return(nil)
+		env.OnActivity(acts.Record.Name(), mock.Anything, mock.Anything).Return(nil)
+		env.OnActivity(acts.CompleteRun.Name(), mock.Anything, mock.Anything).Return(nil)
 		env.ExecuteWorkflow(workflows.EvaluationWorkflow, spec)
 		return env, &inputs, &prepared
 	}
@@ -240,17 +240,17 @@ func TestEvaluationContinuesAsNewInBatches(t *testing.T) {
 // its first run.
 func TestExperimentRunsItsPlan(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv(&s)
 	planned := settings.Default()
 	planned.Episode.MaxTurns = 3
 	var claim string
-	env.OnActivity(acts.PutExperiment, mock.Anything, mock.Anything).Return(func(_ context.Context, e contract.ExperimentSpec) (activities.ExperimentPlan, error) {
+	env.OnActivity(acts.PutExperiment.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, e contract.ExperimentSpec) (acts.ExperimentPlan, error) {
 		claim = e.Claim
-		return activities.ExperimentPlan{Settings: []settings.Settings{planned}, EvalConcurrency: 3, Durability: settings.DefaultDurability()}, nil
+		return acts.ExperimentPlan{Settings: []settings.Settings{planned}, EvalConcurrency: 3, Durability: settings.DefaultDurability()}, nil
 	})
-	env.OnActivity(acts.RunResult, mock.Anything, mock.Anything).Return(activities.RunResultReply{}, nil)
-	env.OnActivity(acts.PlanCases, mock.Anything, mock.Anything, mock.Anything).Return(activities.StreamPlan{CaseIDs: []string{"h1", "h2"}, Conditions: []string{"a", "b"}}, nil)
-	env.OnActivity(acts.CompleteRun, mock.Anything, mock.Anything).Return(nil)
+	env.OnActivity(acts.RunResult.Name(), mock.Anything, mock.Anything).Return(acts.RunResultReply{}, nil)
+	env.OnActivity(acts.PlanCases.Name(), mock.Anything, mock.Anything, mock.Anything).Return(acts.StreamPlan{CaseIDs: []string{"h1", "h2"}, Conditions: []string{"a", "b"}}, nil)
+	env.OnActivity(acts.CompleteRun.Name(), mock.Anything, mock.Anything).Return(nil)
 	var got contract.EvalSpec
 	env.OnWorkflow(workflows.EvaluationWorkflow, mock.Anything, mock.Anything).Return(func(_ workflow.Context, e contract.EvalSpec) (contract.EvalResult, error) {
 		got = e

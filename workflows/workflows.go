@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/activities/acts"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -30,8 +30,6 @@ var (
 	AttrEpisodeIndex = temporal.NewSearchAttributeKeyInt64("EpisodeIndex")
 	AttrScore        = temporal.NewSearchAttributeKeyFloat64("Score")
 )
-
-var a *activities.Activities // activities are called through a nil pointer
 
 // activityOptions bound each attempt of an activity by timeoutSeconds; the
 // waiter retries (retryOff).
@@ -62,7 +60,7 @@ const versionAssessInTask = "assess-in-task"
 // ends, then ManagerScore, and for a stream episode the process grade. Its
 // history is the episode's audit trail; the texts live in the results store
 // under its workflow ID.
-func EpisodeWorkflow(ctx workflow.Context, in activities.EpisodeInput) (contract.ScoreSummary, error) {
+func EpisodeWorkflow(ctx workflow.Context, in acts.EpisodeInput) (contract.ScoreSummary, error) {
 	dur := in.Durability
 	if dur == (settings.Durability{}) {
 		dur = in.Settings.Durability
@@ -79,13 +77,13 @@ func EpisodeWorkflow(ctx workflow.Context, in activities.EpisodeInput) (contract
 	lctx := localActivityOptions(ctx, in.ActivityTimeoutSeconds)
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("case %s, turn 0", in.CaseID))
 	for turn := 0; turn < MaxTurnsPerLoop; turn++ {
-		ti := activities.TurnInput{EpisodeInput: in, Turn: turn}
-		var dec activities.TurnSummary
-		if err := w.local(lctx, a.Decide, &dec, ti); err != nil {
+		ti := acts.TurnInput{EpisodeInput: in, Turn: turn}
+		var dec acts.TurnSummary
+		if err := call(lctx, w.local, acts.Decide, ti, &dec); err != nil {
 			return contract.ScoreSummary{}, err
 		}
-		var st activities.TurnSummary
-		if err := w.local(lctx, a.Step, &st, ti); err != nil {
+		var st acts.TurnSummary
+		if err := call(lctx, w.local, acts.Step, ti, &st); err != nil {
 			return contract.ScoreSummary{}, err
 		}
 		workflow.SetCurrentDetails(ctx, fmt.Sprintf("case %s, turn %d: %s %s", in.CaseID, turn, st.Action, st.Status))
@@ -98,30 +96,27 @@ func EpisodeWorkflow(ctx workflow.Context, in activities.EpisodeInput) (contract
 	// so running them in the loop's workflow task, where a crash re-runs them,
 	// is as safe as a regular activity's retry, and spares the episode a
 	// workflow task and the stream two.
-	local := workflow.GetVersion(ctx, versionAssessInTask, workflow.DefaultVersion, 1) >= 1
-	run := func(activity, arg, result any) error {
-		if local {
-			return w.local(lctx, activity, result, arg)
-		}
-		return w.activity(ctx, activity, result, arg)
+	actx, start := ctx, starter(w.activity)
+	if workflow.GetVersion(ctx, versionAssessInTask, workflow.DefaultVersion, 1) >= 1 {
+		actx, start = lctx, w.local
 	}
 	var s contract.ScoreSummary
-	if err := run(a.Score, in, &s); err != nil {
+	if err := call(actx, start, acts.Score, in, &s); err != nil {
 		return contract.ScoreSummary{}, err
 	}
 	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrScore.ValueSet(s.S)); err != nil {
 		return contract.ScoreSummary{}, err
 	}
 	if in.Grade {
-		if err := run(a.Grade, activities.GradeInput{EpisodeRef: in.Ref(), Settings: in.Settings}, nil); err != nil {
+		if err := call(actx, start, acts.Grade, acts.GradeInput{EpisodeRef: in.Ref(), Settings: in.Settings}, nil); err != nil {
 			return contract.ScoreSummary{}, err
 		}
 	}
 	if in.Frozen {
 		// Evaluation episodes learn nothing, so they record themselves; stream
 		// episodes are recorded by the stream after Evolve.
-		rec := activities.RecordInput{EpisodeRef: in.Ref(), Run: in.Run, Kind: in.Kind, Pass: in.Pass, Profile: in.Settings.Profile, SettingsRef: in.SettingsRef}
-		if err := run(a.Record, rec, nil); err != nil {
+		rec := acts.RecordInput{EpisodeRef: in.Ref(), Run: in.Run, Kind: in.Kind, Pass: in.Pass, Profile: in.Settings.Profile, SettingsRef: in.SettingsRef}
+		if err := call(actx, start, acts.Record, rec, nil); err != nil {
 			return contract.ScoreSummary{}, err
 		}
 	}
@@ -139,7 +134,7 @@ const versionCheckIDs = "check-episode-ids"
 
 // checkEpisodeID refuses, as a non-retryable failure of the run, an episode
 // whose workflow ID Temporal would refuse.
-func checkEpisodeID(ctx workflow.Context, in activities.EpisodeInput) error {
+func checkEpisodeID(ctx workflow.Context, in acts.EpisodeInput) error {
 	if workflow.GetVersion(ctx, versionCheckIDs, workflow.DefaultVersion, 1) < 1 {
 		return nil
 	}
@@ -150,7 +145,7 @@ func checkEpisodeID(ctx workflow.Context, in activities.EpisodeInput) error {
 	return nil
 }
 
-func episodeOptions(ctx workflow.Context, in activities.EpisodeInput) workflow.Context {
+func episodeOptions(ctx workflow.Context, in acts.EpisodeInput) workflow.Context {
 	return workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID: in.EpisodeID,
 		TaskQueue:  workflow.GetInfo(ctx).TaskQueueName,

@@ -15,15 +15,13 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/clinevo/clinevo/activities"
+	"github.com/clinevo/clinevo/activities/acts"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
 )
-
-var acts *activities.Activities
 
 // fakeStream mocks every activity: episodes end after two turns, Evolve adds
 // one rule per batch, and the calls are recorded in order.
@@ -59,23 +57,23 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		copy(ids, f.caseIDs)
 	}
 	env.RegisterWorkflow(workflows.EpisodeWorkflow)
-	env.OnActivity(acts.ValidateStream, mock.Anything, mock.Anything).Return(func(_ context.Context, s contract.StreamSpec) (activities.StreamPlan, error) {
+	env.OnActivity(acts.ValidateStream.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, s contract.StreamSpec) (acts.StreamPlan, error) {
 		resolved := s.WithDefaults()
 		resolved.State = contract.StreamState{}
-		return activities.StreamPlan{CaseIDs: ids, Conditions: conds, Spec: &resolved}, nil
+		return acts.StreamPlan{CaseIDs: ids, Conditions: conds, Spec: &resolved}, nil
 	})
-	env.OnActivity(acts.PrepareEvaluation, mock.Anything, mock.Anything).Return(func(_ context.Context, e contract.EvalSpec) (contract.EvalSpec, error) {
+	env.OnActivity(acts.PrepareEvaluation.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, e contract.EvalSpec) (contract.EvalSpec, error) {
 		e = e.WithDefaults()
 		e.SettingsRef = "sha256:test"
 		return e, nil
 	})
-	env.OnActivity(acts.Decide, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.TurnInput) (activities.TurnSummary, error) {
-		return activities.TurnSummary{Action: "ASK"}, nil
+	env.OnActivity(acts.Decide.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, in acts.TurnInput) (acts.TurnSummary, error) {
+		return acts.TurnSummary{Action: "ASK"}, nil
 	})
-	env.OnActivity(acts.Step, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.TurnInput) (activities.TurnSummary, error) {
-		return activities.TurnSummary{Action: "ASK", Status: "returned", Done: in.Turn == 1}, nil
+	env.OnActivity(acts.Step.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, in acts.TurnInput) (acts.TurnSummary, error) {
+		return acts.TurnSummary{Action: "ASK", Status: "returned", Done: in.Turn == 1}, nil
 	})
-	env.OnActivity(acts.Score, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EpisodeInput) (contract.ScoreSummary, error) {
+	env.OnActivity(acts.Score.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, in acts.EpisodeInput) (contract.ScoreSummary, error) {
 		f.call("episode:" + in.EpisodeID)
 		f.mu.Lock()
 		if f.temps == nil {
@@ -85,25 +83,25 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		f.mu.Unlock()
 		return contract.ScoreSummary{S: 0.5, T: 1}, nil
 	})
-	env.OnActivity(acts.Grade, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.GradeInput) (map[grader.Label]int, error) {
+	env.OnActivity(acts.Grade.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, in acts.GradeInput) (map[grader.Label]int, error) {
 		f.call("grade:" + in.CaseID)
 		return nil, nil
 	})
-	env.OnActivity(acts.Evolve, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EvolveInput) (activities.EvolveOutput, error) {
+	env.OnActivity(acts.Evolve.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, in acts.EvolveInput) (acts.EvolveOutput, error) {
 		f.call("evolve")
-		out := activities.EvolveOutput{RuleBook: append(in.RuleBook, clinic.Rule{ID: "r", Text: "ASK onset"})}
+		out := acts.EvolveOutput{RuleBook: append(in.RuleBook, clinic.Rule{ID: "r", Text: "ASK onset"})}
 		for _, e := range in.Episodes {
-			out.Lessons = append(out.Lessons, activities.EpisodeLesson{EpisodeID: e.EpisodeID})
+			out.Lessons = append(out.Lessons, acts.EpisodeLesson{EpisodeID: e.EpisodeID})
 		}
 		return out, nil
 	})
-	env.OnActivity(acts.Learn, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.EvolveInput) (activities.EvolveOutput, error) {
+	env.OnActivity(acts.Learn.Name(), mock.Anything, mock.Anything).Return(func(ctx context.Context, in acts.EvolveInput) (acts.EvolveOutput, error) {
 		f.call("learn")
 		info := activity.GetInfo(ctx)
 		f.mu.Lock()
 		f.learnTimeouts = append(f.learnTimeouts, info.Deadline.Sub(info.StartedTime))
 		f.mu.Unlock()
-		out := activities.EvolveOutput{RuleBook: append(in.RuleBook, clinic.Rule{ID: "r", Text: "ASK onset"})}
+		out := acts.EvolveOutput{RuleBook: append(in.RuleBook, clinic.Rule{ID: "r", Text: "ASK onset"})}
 		f.mu.Lock()
 		f.learns++
 		if f.choose != nil {
@@ -111,7 +109,7 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		}
 		f.mu.Unlock()
 		for _, e := range in.Episodes {
-			out.Lessons = append(out.Lessons, activities.EpisodeLesson{EpisodeID: e.EpisodeID})
+			out.Lessons = append(out.Lessons, acts.EpisodeLesson{EpisodeID: e.EpisodeID})
 			f.call("record:" + e.CaseID)
 			f.mu.Lock()
 			f.records = append(f.records, e.EpisodeID)
@@ -123,11 +121,11 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		}
 		return out, nil
 	})
-	env.OnActivity(acts.CompleteRun, mock.Anything, mock.Anything).Return(func(_ context.Context, c activities.RunCompletion) error {
+	env.OnActivity(acts.CompleteRun.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, c acts.RunCompletion) error {
 		f.call("complete:" + c.Run)
 		return nil
 	})
-	env.OnActivity(acts.Record, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.RecordInput) error {
+	env.OnActivity(acts.Record.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, in acts.RecordInput) error {
 		f.call("record:" + in.CaseID)
 		f.mu.Lock()
 		f.records = append(f.records, in.EpisodeID)
@@ -163,7 +161,7 @@ func TestStreamOrderAndContinueAsNew(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s testsuite.WorkflowTestSuite
-			env := s.NewTestWorkflowEnvironment()
+			env := newEnv(&s)
 			f := &fakeStream{}
 			f.register(env, 4)
 			// The change ID is spelled out: renaming it would break running histories.
@@ -180,7 +178,7 @@ func TestStreamOrderAndContinueAsNew(t *testing.T) {
 
 func TestStreamCarriesCursorAndRuleBook(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv(&s)
 	f := &fakeStream{}
 	f.register(env, 4)
 	sp := spec(0, 2).WithDefaults()
@@ -208,7 +206,7 @@ func TestStreamCarriesCursorAndRuleBook(t *testing.T) {
 // and before any the episodes carry none (the settings').
 func TestStreamPassesTheChosenTemperature(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv(&s)
 	chosen := map[int]float64{1: 0.4, 3: 0.6} // the second Learn chooses none
 	f := &fakeStream{choose: func(n int) *float64 {
 		if v, ok := chosen[n]; ok {
@@ -244,7 +242,7 @@ func TestLearnTimeoutGrowsWithTheBatch(t *testing.T) {
 		{4, 120, 480 * time.Second},
 	} {
 		var s testsuite.WorkflowTestSuite
-		env := s.NewTestWorkflowEnvironment()
+		env := newEnv(&s)
 		f := &fakeStream{}
 		f.register(env, 4)
 		sp := spec(4, 4).WithDefaults()
@@ -262,7 +260,7 @@ func TestLearnTimeoutGrowsWithTheBatch(t *testing.T) {
 
 func TestStreamPauseResumeStop(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv(&s)
 	f := &fakeStream{}
 	f.register(env, 6)
 	// Paused once the first episode has finished, not at a moment of the
@@ -303,7 +301,7 @@ func TestStreamPauseResumeStop(t *testing.T) {
 
 func TestStreamContinuesAsNewWhenSuggested(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv(&s)
 	f := &fakeStream{}
 	f.register(env, 6)
 	env.SetContinueAsNewSuggested(true)
@@ -325,10 +323,10 @@ func TestEpisodeWorkflowTurnLoop(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s testsuite.WorkflowTestSuite
-			env := s.NewTestWorkflowEnvironment()
+			env := newEnv(&s)
 			f := &fakeStream{}
 			f.register(env, 1)
-			env.ExecuteWorkflow(workflows.EpisodeWorkflow, activities.EpisodeInput{Run: "t", EpisodeID: "t/p1/s01/e0001-ca", CaseID: "ca",
+			env.ExecuteWorkflow(workflows.EpisodeWorkflow, acts.EpisodeInput{Run: "t", EpisodeID: "t/p1/s01/e0001-ca", CaseID: "ca",
 				Grade: tc.grade, Frozen: tc.frozen, ActivityTimeoutSeconds: 5})
 			require.NoError(t, env.GetWorkflowError())
 			var s2 contract.ScoreSummary
@@ -343,7 +341,7 @@ func TestEpisodeWorkflowTurnLoop(t *testing.T) {
 
 func TestStageEvaluationAndRetentionReplay(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv(&s)
 	f := &fakeStream{}
 	f.register(env, 4)
 	env.RegisterWorkflow(workflows.EvaluationWorkflow)
@@ -383,7 +381,7 @@ func TestStreamEndsAnUnclosedStage(t *testing.T) {
 	for _, eval := range []bool{true, false} {
 		t.Run(map[bool]string{true: "with stage evaluations", false: "without"}[eval], func(t *testing.T) {
 			var s testsuite.WorkflowTestSuite
-			env := s.NewTestWorkflowEnvironment()
+			env := newEnv(&s)
 			f := &fakeStream{}
 			f.register(env, 4)
 			env.RegisterWorkflow(workflows.EvaluationWorkflow)
@@ -422,7 +420,7 @@ func TestStreamEndsAnUnclosedStage(t *testing.T) {
 // progress query names the last stage (not one past it) and its means.
 func TestProgressOfAFinishedStream(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv(&s)
 	f := &fakeStream{}
 	f.register(env, 4)
 	env.ExecuteWorkflow(workflows.StreamWorkflow, spec(4, 4))
@@ -456,7 +454,7 @@ func TestStreamSpecCarriesTheExperimentBudget(t *testing.T) {
 // from before the check start the episode unchecked.
 func TestBadCaseIDStopsTheStream(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv(&s)
 	f := &fakeStream{caseIDs: []string{"ca", "病例-0002", "cc"}}
 	f.register(env, 3)
 	env.ExecuteWorkflow(workflows.StreamWorkflow, spec(0, 10))

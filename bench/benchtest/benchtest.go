@@ -23,6 +23,7 @@ import (
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -55,6 +56,18 @@ type Config struct {
 	Episodes int
 }
 
+// Settings are the default settings of a run of b alone: the shared
+// defaults with b's roles and episode keys at theirs, profile b.
+func Settings(b bench.Benchmark) settings.Settings {
+	set, err := bench.NewSet(b)
+	if err != nil {
+		panic(fmt.Sprintf("benchtest: %v", err)) // a test helper: the benchmark's name is malformed
+	}
+	s := set.DefaultSettings()
+	s.Profile = b.Name()
+	return s
+}
+
 // Bad is an input the benchmark must refuse, and what the error must name.
 type Bad[T any] struct {
 	Name  string
@@ -79,6 +92,8 @@ func Run(t *testing.T, b bench.Benchmark, cfg Config) {
 	require.NotEmpty(t, cfg.Settings, "benchtest: Config.Settings")
 	require.NotEmpty(t, cfg.Cases, "benchtest: Config.Cases")
 	require.NotNil(t, cfg.Moves, "benchtest: Config.Moves")
+	set, err := bench.NewSet(b)
+	require.NoError(t, err)
 	t.Run("metrics are declared", func(t *testing.T) { checkMetrics(t, b.Metrics()) })
 	t.Run("view type holds no hidden field", func(t *testing.T) { checkViewType(t, cfg.Hidden, cfg.View) })
 	t.Run("cases validate", func(t *testing.T) {
@@ -101,7 +116,7 @@ func Run(t *testing.T, b bench.Benchmark, cfg Config) {
 		for _, bs := range bad {
 			s, err := settings.Apply(cfg.Settings[0], "settings", bs.Input)
 			if err == nil {
-				err = bench.ValidateSettings(s)
+				err = set.ValidateSettings(s)
 			}
 			require.Error(t, err, bs.Name)
 			require.Contains(t, err.Error(), bs.Want, bs.Name)
@@ -109,7 +124,7 @@ func Run(t *testing.T, b bench.Benchmark, cfg Config) {
 	})
 	produced := map[string]bool{}
 	for si, s := range cfg.Settings {
-		require.NoError(t, bench.ValidateSettings(s), "settings %d", si)
+		require.NoError(t, set.ValidateSettings(s), "settings %d", si)
 		require.NotEmpty(t, b.Actions(s), "settings %d: no actions", si)
 		t.Run(fmt.Sprintf("run %d", si), func(t *testing.T) {
 			t.Run("every declared action is handled", func(t *testing.T) { checkActions(t, b, s, cfg) })
@@ -459,4 +474,58 @@ func cloneCase(t *testing.T, c clinic.Case) clinic.Case {
 	var out clinic.Case
 	require.NoError(t, json.Unmarshal(b, &out))
 	return out
+}
+
+// Fake is a benchmark that only has a name and declares metrics: what a
+// generic package's test needs to see a benchmark's declarations (a report's
+// planes and glossaries, whether U is shown) without playing one. Its
+// episodes cannot be started or scored.
+type Fake struct {
+	N string
+	M []bench.Metric
+}
+
+// Name is N.
+func (f Fake) Name() string { return f.N }
+
+// Actions are FINALIZE alone.
+func (Fake) Actions(settings.Settings) []clinic.ActionKind {
+	return []clinic.ActionKind{clinic.Finalize}
+}
+
+// Validate accepts every setting.
+func (Fake) Validate(settings.Settings) error { return nil }
+
+// ValidateCase accepts every case.
+func (Fake) ValidateCase(*clinic.Case) error { return nil }
+
+// Start is an error: a Fake plays no episode.
+func (f Fake) Start(clinic.Case, settings.Settings, episode.Roles, []clinic.Event) (episode.Env, error) {
+	return nil, fmt.Errorf("benchtest.Fake %s plays no episode", f.N)
+}
+
+// Score is an error: a Fake scores no episode.
+func (f Fake) Score(context.Context, bench.ScoreInput) (clinic.Scores, error) {
+	return clinic.Scores{}, fmt.Errorf("benchtest.Fake %s scores no episode", f.N)
+}
+
+// Metrics are M.
+func (f Fake) Metrics() []bench.Metric { return f.M }
+
+// SetOf is the set of bs, for a test.
+func SetOf(t testing.TB, bs ...bench.Benchmark) bench.Set {
+	t.Helper()
+	set, err := bench.NewSet(bs...)
+	require.NoError(t, err)
+	return set
+}
+
+// Library reads cases as a build that plays b alone does: with b's case
+// fields, case checks and built-in splits.
+func Library(b bench.Benchmark) corpus.Library {
+	set, err := bench.NewSet(b)
+	if err != nil {
+		panic(fmt.Sprintf("benchtest: %v", err)) // a test helper: the benchmark's name is malformed
+	}
+	return corpus.NewLibrary(set)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
@@ -74,7 +75,7 @@ func TestManagementFieldsValidated(t *testing.T) {
 			require.NoError(t, err)
 			p := filepath.Join(dir, "case"+string(rune('a'+i))+".jsonl")
 			require.NoError(t, os.WriteFile(p, append(append(append(first, '\n'), line...), '\n'), 0o644))
-			_, err = corpus.Load(p)
+			_, err = benchtest.Library(gpagent.Benchmark{}).Load(p)
 			if tc.want == "" {
 				require.NoError(t, err)
 				return
@@ -91,16 +92,16 @@ func TestManagementFieldsValidated(t *testing.T) {
 func TestGPReferences(t *testing.T) {
 	t.Parallel()
 	for ref, n := range map[string]int{"builtin:gp@7": 500, "builtin:gp": 500, "builtin:v2:gp@3": 500, "builtin:gp-heldout@7": 100} {
-		c, err := corpus.Load(ref)
+		c, err := benchtest.Library(gpagent.Benchmark{}).Load(ref)
 		require.NoError(t, err, ref)
 		require.Len(t, c.Cases, n, ref)
 	}
-	b, err := corpus.ParseBuiltin("builtin:gp-heldout@11")
+	b, err := benchtest.Library(gpagent.Benchmark{}).ParseBuiltin("builtin:gp-heldout@11")
 	require.NoError(t, err)
 	require.Equal(t, corpus.Builtin{Version: synth.V2, Split: "gp-heldout", Seed: 11}, b)
-	_, err = corpus.ParseBuiltin("builtin:v1:gp@7")
+	_, err = benchtest.Library(gpagent.Benchmark{}).ParseBuiltin("builtin:v1:gp@7")
 	require.ErrorContains(t, err, "split gp is built on generator version v2 only, not v1")
-	_, err = corpus.ParseBuiltin("builtin:gpx")
+	_, err = benchtest.Library(gpagent.Benchmark{}).ParseBuiltin("builtin:gpx")
 	require.ErrorContains(t, err, "gp, gp-heldout (form")
 }
 

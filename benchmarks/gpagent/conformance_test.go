@@ -9,7 +9,6 @@ import (
 	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -61,7 +60,7 @@ func episodeKey(key string, v any) settings.Overrides {
 func sampleCases(t *testing.T) []clinic.Case {
 	var out []clinic.Case
 	for _, ref := range []string{"builtin:gp@7", "builtin:gp-heldout@7"} {
-		cp, err := corpus.Load(ref)
+		cp, err := benchtest.Library(gpagent.Benchmark{}).Load(ref)
 		require.NoError(t, err)
 		n := map[string]int{}
 		for _, c := range cp.Cases {

@@ -8,11 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/benchmarks/gpagent/gptest"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/llm"
@@ -120,7 +119,7 @@ func TestGPEpisodeInBothFormats(t *testing.T) {
 			srv := llmtest.New(t)
 			roles := runner.BuiltinRoles()
 			roles.Doctor = llm.DoctorFor(gpagent.Benchmark{}, modelClient(t, srv, "doctor", func(s *settings.Role) { s.Format = format }))
-			tr, err := runner.Play(context.Background(), c, runner.Deps{Roles: roles, Settings: set}, runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
+			tr, err := runner.Play(context.Background(), c, runner.Deps{Bench: gpagent.Benchmark{}, Roles: roles, Settings: set}, runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
 			require.NoError(t, err)
 			require.Empty(t, tr.LLMErrorTurns)
 			require.Equal(t, clinic.EndFinalized, tr.Termination)
@@ -143,11 +142,11 @@ func TestGPEpisodeInBothFormats(t *testing.T) {
 		s.Episode.MaxTurns = 3
 		roles := runner.BuiltinRoles()
 		roles.Doctor = llm.DoctorFor(gpagent.Benchmark{}, modelClient(t, srv, "doctor", tagsRole))
-		tr, err := runner.Play(context.Background(), c, runner.Deps{Roles: roles, Settings: s}, runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
+		tr, err := runner.Play(context.Background(), c, runner.Deps{Bench: gpagent.Benchmark{}, Roles: roles, Settings: s}, runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})
 		require.NoError(t, err)
 		require.Equal(t, []int{0, 1, 2}, tr.LLMErrorTurns)
 		require.Equal(t, clinic.EndTurnLimit, tr.Termination)
-		require.Equal(t, bench.DefaultSettings().Episode.Ext["timeout_penalty"], gpagent.StepOfEvent(tr.Events[2]).Penalty, "c_timeout on the last step")
+		require.Equal(t, benchtest.Settings(gpagent.Benchmark{}).Episode.Ext["timeout_penalty"], gpagent.StepOfEvent(tr.Events[2]).Penalty, "c_timeout on the last step")
 		require.Len(t, srv.Requests(), 6, "each turn: one request and one repair")
 	})
 }
@@ -187,7 +186,7 @@ func TestGPDoctorPromptNeverLeaks(t *testing.T) {
 	ctx := context.Background()
 	set := gpSettings()
 	p := gpagent.Benchmark{}
-	cp, err := corpus.Load("builtin:gp-heldout@7")
+	cp, err := benchtest.Library(gpagent.Benchmark{}).Load("builtin:gp-heldout@7")
 	require.NoError(t, err)
 	n := 0
 	for _, c := range cp.Cases {

@@ -263,7 +263,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 			return clinic.Event{}, err
 		}
 	case out.Action == Diagnose:
-		dx := nonEmpty(out.Diagnosis)
+		dx := textmatch.NonBlank(out.Diagnosis)
 		if len(dx) == 0 {
 			ev.Status, ev.Reply = clinic.StatusUnparseable, "diagnose needs a Diagnosis"
 			break
@@ -272,7 +272,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 		ev.Status, ev.WorkingDiagnoses = clinic.StatusReturned, dx
 		ev.Reply = "Working diagnosis recorded: " + strings.Join(dx, "; ") + ". The only next action is treat."
 	case out.Action == Treat:
-		plan := nonEmpty(out.Plan)
+		plan := textmatch.NonBlank(out.Plan)
 		if len(plan) == 0 {
 			ev.Status, ev.Reply = clinic.StatusUnparseable, "treat needs a Plan"
 			break
@@ -280,7 +280,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 		// Dx is judged on the diagnosis the doctor committed to (C.2); the
 		// treat action's own Diagnosis names the same condition.
 		ev.Status = clinic.StatusFinalized
-		ev.Final = final(clinic.FinalOutput{Diagnosis: e.diagnosis(), Plan: plan, Followup: nonEmpty(out.Followup)}, Ending{Disposition: PathwayManage})
+		ev.Final = final(clinic.FinalOutput{Diagnosis: e.diagnosis(), Plan: plan, Followup: textmatch.NonBlank(out.Followup)}, Ending{Disposition: PathwayManage})
 	case out.Action == Refer:
 		dest := strings.TrimSpace(x.Destination)
 		if dest == "" {
@@ -315,16 +315,6 @@ func names(as []clinic.ActionKind) string {
 		out[i] = ActionName(a)
 	}
 	return strings.Join(out, ", ")
-}
-
-func nonEmpty(xs []string) []string {
-	var out []string
-	for _, x := range xs {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // ---- examination and test targets ----

@@ -8,11 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/analysis"
-	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -42,7 +41,7 @@ func gpEpisode(t testing.TB, s settings.Settings) gpagent.Episode {
 // gpCase returns a case of the GP stream with the label and condition.
 func gpCase(t *testing.T, label, condition string) clinic.Case {
 	t.Helper()
-	cp, err := corpus.Load("builtin:gp@7")
+	cp, err := benchtest.Library(gpagent.Benchmark{}).Load("builtin:gp@7")
 	require.NoError(t, err)
 	for _, c := range cp.Cases {
 		if gpagent.ManagementOf(&c).Label == label && (condition == "" || c.Condition == condition) {
@@ -269,7 +268,7 @@ func TestActionSpaceAblation(t *testing.T) {
 	c := gpCase(t, gpagent.PathwayRefer, "")
 	s := gpSettings()
 	s = withEpisode(t, s, "actions", []string{"diagnose", "treat"})
-	require.NoError(t, bench.ValidateSettings(s))
+	require.NoError(t, benchtest.SetOf(t, gpagent.Benchmark{}).ValidateSettings(s))
 	env := script(t, c, s)
 	v := env.View(nil, nil)
 	require.Equal(t, []string{"DIAGNOSE"}, v.Actions)

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/runner"
@@ -19,7 +19,7 @@ import (
 func gpDeps(tb testing.TB, withMemory bool) runner.Deps {
 	s := settings.Default()
 	s.Profile = gpagent.Name
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: s}
+	d := runner.Deps{Bench: gpagent.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: s}
 	if withMemory {
 		st, err := local.Open(context.Background(), filepath.Join(tb.TempDir(), "memory.db"), memory.HashEmbedder{})
 		if err != nil {
@@ -82,7 +82,7 @@ func means(traces []clinic.Trace) map[string]float64 {
 // 2 misses far fewer referrals than stage 1 and than the doctor without memory.
 func TestBuiltinLearnsToRefer(t *testing.T) {
 	t.Parallel()
-	cp, err := corpus.Load("builtin:gp@7")
+	cp, err := benchtest.Library(gpagent.Benchmark{}).Load("builtin:gp@7")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,11 +105,11 @@ func TestBuiltinLearnsToRefer(t *testing.T) {
 // held-out cases without memory (H0-like) and with E1's memory frozen
 // (H3-like). go test ./benchmarks/gpagent -run '^$' -bench GPShape -benchtime 1x
 func BenchmarkGPShape(b *testing.B) {
-	cp, err := corpus.Load("builtin:gp@7")
+	cp, err := benchtest.Library(gpagent.Benchmark{}).Load("builtin:gp@7")
 	if err != nil {
 		b.Fatal(err)
 	}
-	held, err := corpus.Load("builtin:gp-heldout@7")
+	held, err := benchtest.Library(gpagent.Benchmark{}).Load("builtin:gp-heldout@7")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/runner"
@@ -22,9 +22,9 @@ import (
 // the turn limit; it never refers and never tries a masked action.
 func TestGPDoctorWithoutMemory(t *testing.T) {
 	t.Parallel()
-	cp, err := corpus.Load("builtin:gp@7")
+	cp, err := benchtest.Library(gpagent.Benchmark{}).Load("builtin:gp@7")
 	require.NoError(t, err)
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: gpSettings()}
+	d := runner.Deps{Bench: gpagent.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: gpSettings()}
 	for _, c := range cp.Cases[:20] {
 		tr, err := runner.Play(context.Background(), c, d, runner.Meta{RunID: "r", EpisodeID: "e/" + c.ID, Number: 1})
 		require.NoError(t, err)
@@ -99,14 +99,14 @@ func TestGPDoctorAsksPatientFacingQuestions(t *testing.T) {
 	st, err := local.Open(ctx, filepath.Join(t.TempDir(), "memory.db"), memory.HashEmbedder{})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: gpSettings(), Memory: st}
+	d := runner.Deps{Bench: gpagent.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: gpSettings(), Memory: st}
 	own := map[string]bool{}
 	for _, topic := range clinic.Topics {
 		for _, q := range actor.Questions(topic) {
 			own[q] = true
 		}
 	}
-	cp, err := corpus.Load("builtin:gp@7")
+	cp, err := benchtest.Library(gpagent.Benchmark{}).Load("builtin:gp@7")
 	require.NoError(t, err)
 	var rules []clinic.Rule
 	n, refers := 0, 0

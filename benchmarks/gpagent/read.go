@@ -4,26 +4,34 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/episode"
-	"github.com/clinevo/clinevo/runner"
 )
 
-// How the generic packages read the workflow's events: what each action was
-// about, the disposition an episode ended with, and a step's safety cost as
-// a trace shows it.
+// How the generic packages read the workflow's events (bench.Describe):
+// what each action was about, the disposition an episode ended with, a
+// step's safety cost as a trace shows it, and the step of the constrained
+// MDP (trajectory.go).
 
-var (
-	_ episode.Targets      = Benchmark{}
-	_ episode.Dispositions = Benchmark{}
-	_ runner.Notes         = Benchmark{}
-)
+var _ bench.Describer = Benchmark{}
 
-// Target is what one of the workflow's own actions was about: an
+// Describe reads one of the workflow's events.
+func (b Benchmark) Describe(ev clinic.Event) bench.Description {
+	d := bench.Description{Note: note(ev), SafetyCost: StepOfEvent(ev).Penalty}
+	d.Target, d.Own = target(ev)
+	if ev.Final != nil {
+		d.Disposition = disposition(*ev.Final)
+	}
+	step := stepOf(ev)
+	d.Step = &step
+	return d
+}
+
+// target is what one of the workflow's own actions was about: an
 // examination's target, the diagnosis diagnose committed to, the
 // destination and urgency of a referral, the diagnosis treat treated. The
-// shared actions (ask, test) are the shared reading's.
-func (Benchmark) Target(ev clinic.Event) (string, bool) {
+// shared actions (ask, test) are the shared reading's (false).
+func target(ev clinic.Event) (string, bool) {
 	switch ev.Action {
 	case BodyExam:
 		return StepOfEvent(ev).Target, true
@@ -46,9 +54,9 @@ func (Benchmark) Target(ev clinic.Event) (string, bool) {
 	return "", false
 }
 
-// Disposition is how a consultation ended (§4): manage, or refer with the
+// disposition is how a consultation ended (§4): manage, or refer with the
 // destination and urgency; "" for a timeout.
-func (Benchmark) Disposition(f clinic.FinalOutput) string {
+func disposition(f clinic.FinalOutput) string {
 	end := EndingOf(f)
 	if end.Disposition != PathwayRefer {
 		return end.Disposition
@@ -64,8 +72,8 @@ func destination(end Ending) string {
 	return end.Destination + " (" + end.Urgency + ")"
 }
 
-// Note is a step's safety cost, where one was charged.
-func (Benchmark) Note(ev clinic.Event) string {
+// note is a step's safety cost, where one was charged.
+func note(ev clinic.Event) string {
 	if p := StepOfEvent(ev).Penalty; p > 0 {
 		return fmt.Sprintf("safety cost: %g", p)
 	}

@@ -129,13 +129,13 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 	switch label := Pathway(c); label {
 	case PathwayManage, PathwayRefer:
 		right = out == label
-		m[MetricMgmt] = b2f(right)
-		m[analysis.MetricSafetyCost] = b2f(!right)
+		m[MetricMgmt] = grader.Indicator(right)
+		m[analysis.MetricSafetyCost] = grader.Indicator(!right)
 		if label == PathwayRefer {
-			m[MetricMissRefer] = b2f(!right)
+			m[MetricMissRefer] = grader.Indicator(!right)
 			m[MetricDest] = dest
 		} else {
-			m[MetricMissGP] = b2f(!right)
+			m[MetricMissGP] = grader.Indicator(!right)
 		}
 	}
 	m[analysis.MetricReward] = WDiag*dx + WTreat*tx
@@ -143,7 +143,7 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 	ask, exam, test := duplicates(events)
 	m[MetricDupAsk], m[MetricDupExam], m[MetricDupTest] = float64(ask), float64(exam), float64(test)
 	if len(events) > 0 {
-		m[MetricDupRate] = round4(float64(ask+exam+test) / float64(len(events)))
+		m[MetricDupRate] = grader.Round4(float64(ask+exam+test) / float64(len(events)))
 	}
 	m[MetricMasked] = 0
 	for _, ev := range events {
@@ -152,16 +152,16 @@ func Score(ctx context.Context, c *clinic.Case, s settings.Settings, env episode
 		}
 		sc.Cost += ev.Cost
 	}
-	m[MetricTimeout] = b2f(end == clinic.EndTurnLimit)
-	m[MetricReferred] = b2f(out == PathwayRefer)
+	m[MetricTimeout] = grader.Indicator(end == clinic.EndTurnLimit)
+	m[MetricReferred] = grader.Indicator(out == PathwayRefer)
 
-	sc.S = round4(HeadlineS(right, out == PathwayRefer, txScored, dx, tx, dest))
+	sc.S = grader.Round4(HeadlineS(right, out == PathwayRefer, txScored, dx, tx, dest))
 	sc.Metrics = m
 	sc.Diagnosis = dx
 	sc.Strict = sc.S == 1
 	sc.Pass = sc.S >= s.Scoring.PassAt
 	sc.Grade = int(math.Round(100 * sc.S))
-	sc.Cost = round4(sc.Cost)
+	sc.Cost = grader.Round4(sc.Cost)
 	sc.T = len(events)
 	_, sc.E, sc.R = grader.Process(events, s.Episode)
 	sc.Referral = referral(Pathway(c), out)
@@ -288,12 +288,3 @@ func canonicalDestination(d string) string {
 	}
 	return strings.Join(out, " ")
 }
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }

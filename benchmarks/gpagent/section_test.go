@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
@@ -56,7 +57,7 @@ func TestStepsCarryRewardAndCosts(t *testing.T) {
 func gpFixture() analysis.Input {
 	spec := contract.ExperimentSpec{Name: "g", Corpus: "builtin:gp", StageSize: 4, HeldOut: "builtin:gp-heldout", Conditions: []contract.ConditionSpec{
 		{Name: "A6-E0", Kind: "stream", Memory: "disabled"}, {Name: "A6-E1", Kind: "stream", Memory: "empty"}, {Name: "A2", Kind: "heldout"}}}
-	in := analysis.Input{Spec: spec, Records: map[string][]results.Record{}}
+	in := analysis.Input{Benchmarks: gpSet(), Spec: spec, Records: map[string][]results.Record{}}
 	// Cases alternate: odd indexes need referral, even ones are manageable.
 	rec := func(run string, stage, idx int, right bool) results.Record {
 		m := map[string]float64{"mgmt": 0, "turns": 7, "dup_rate": 0.1, "masked": 0, "timeout": 0, "reward": 4}
@@ -206,4 +207,13 @@ func TestScatterAxesAreFigure4s(t *testing.T) {
 	require.Greater(t, sx, kx, "sonnet is right of kimi: x is Miss-Refer")
 	require.Greater(t, sy, ky, "sonnet is below kimi (SVG y grows downward): y is Miss-GP")
 	require.Contains(t, string(html), "sonnet: Miss-Refer 77.1%, Miss-GP 13.4%")
+}
+
+// gpSet is GPAgentBench alone.
+func gpSet() bench.Set {
+	set, err := bench.NewSet(gpagent.Benchmark{})
+	if err != nil {
+		panic(err) // one fixed name
+	}
+	return set
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -37,7 +37,7 @@ func TestEpisodeKeys(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s=%v", tc.key, tc.v), func(t *testing.T) {
 			s := withEpisode(t, gpSettings(), tc.key, tc.v)
-			err := bench.ValidateSettings(s)
+			err := benchtest.SetOf(t, gpagent.Benchmark{}).ValidateSettings(s)
 			if tc.want == "" {
 				require.NoError(t, err)
 				return
@@ -55,7 +55,7 @@ func TestEpisodeDefaults(t *testing.T) {
 	require.Equal(t, gpagent.Episode{WorkflowPenalty: 5, TimeoutPenalty: 5}, e)
 	require.Equal(t, gpagent.Actions, gpagent.Enabled(e))
 	require.Equal(t, []string{"actions", "timeout_penalty", "workflow_penalty"}, settings.ExtKeys(gpagent.Benchmark{}.EpisodeDefaults()))
-	d := bench.DefaultSettings()
+	d := benchtest.Settings(gpagent.Benchmark{})
 	require.Equal(t, 5.0, d.Episode.Ext["workflow_penalty"])
 	require.Equal(t, 5.0, d.Episode.Ext["timeout_penalty"])
 }

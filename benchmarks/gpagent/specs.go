@@ -2,8 +2,6 @@ package gpagent
 
 import (
 	_ "embed"
-
-	"github.com/clinevo/clinevo/experiments"
 )
 
 // Experiment is GPAgentBench's environment on the GP corpus: the stream
@@ -12,8 +10,6 @@ import (
 //
 //go:embed gpagentbench.yaml
 var Experiment []byte
-
-var _ experiments.Specs = Benchmark{}
 
 // Specs are the one.
 func (Benchmark) Specs() map[string][]byte { return map[string][]byte{"gpagentbench.yaml": Experiment} }

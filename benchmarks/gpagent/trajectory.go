@@ -1,18 +1,15 @@
 package gpagent
 
 import (
-	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/clinic"
 )
 
-var _ analysis.Trajectory = Benchmark{}
-
-// StepOf reads an event as a step of GPAgentBench's constrained MDP (§4.2):
+// stepOf reads an event as a step of GPAgentBench's constrained MDP (§4.2):
 // the action as the doctor gave it (diagnose's committed diagnosis, the
-// closing action's plan or referral) and its safety cost, the protocol
-// penalty charged to it (c_workflow for a masked action, c_timeout at the
-// turn limit: appendix C.6).
-func (Benchmark) StepOf(ev clinic.Event) (clinic.DoctorOutput, float64) {
+// closing action's plan or referral); its safety cost, the protocol penalty
+// charged to it (c_workflow for a masked action, c_timeout at the turn
+// limit: appendix C.6), is StepOfEvent's Penalty.
+func stepOf(ev clinic.Event) clinic.DoctorOutput {
 	st := StepOfEvent(ev)
 	a := clinic.DoctorOutput{Action: ev.Action, Question: ev.Question, TestName: ev.Test, Rationale: ev.Rationale, WorkingDiagnoses: ev.WorkingDiagnoses}
 	x := Output{Target: st.Target}
@@ -24,5 +21,5 @@ func (Benchmark) StepOf(ev clinic.Event) (clinic.DoctorOutput, float64) {
 		end := EndingOf(*ev.Final)
 		x.Destination, x.Urgency = end.Destination, end.Urgency
 	}
-	return WithOutput(a, x), st.Penalty
+	return WithOutput(a, x)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
-	"github.com/clinevo/clinevo/rescore"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -48,8 +47,6 @@ func (Benchmark) Score(ctx context.Context, in bench.ScoreInput) (clinic.Scores,
 	final, _ := in.Env.Final()
 	return Score(ctx, in.Case, in.Settings, in.Env.Events(), final, in.Judge)
 }
-
-var _ rescore.Rescorer = Benchmark{}
 
 // Rescore judges must-ask coverage again and keeps the other gates
 // (KlinikeBench §4.1).

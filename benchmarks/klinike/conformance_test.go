@@ -10,7 +10,6 @@ import (
 	"github.com/clinevo/clinevo/benchmarks/klinike"
 	"github.com/clinevo/clinevo/benchmarks/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -42,7 +41,7 @@ func moves(v clinic.DoctorView) []clinic.DoctorOutput {
 
 func TestConformance(t *testing.T) {
 	cases := func(ref string, n int) []clinic.Case {
-		c, err := corpus.Load(ref)
+		c, err := benchtest.Library(klinike.Benchmark{}).Load(ref)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/klinike"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus"
 )
 
 // badTask spoils a task's parts: want are what the error names; shared
@@ -88,7 +88,7 @@ func TestKlinikeTaskErrorsNameLineAndField(t *testing.T) {
 			require.NoError(t, err)
 			p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".jsonl")
 			require.NoError(t, os.WriteFile(p, []byte(string(first)+"\n"+string(second)+"\n"), 0o644))
-			_, err = corpus.Load(p)
+			_, err = benchtest.Library(klinike.Benchmark{}).Load(p)
 			require.Error(t, err)
 			require.Contains(t, err.Error(), p+":2:")
 			for _, w := range tc.want {
@@ -121,11 +121,11 @@ func without(xs []string, x string) []string {
 func TestKlinikeRoundTrip(t *testing.T) {
 	tasks := klinike.Tasks(7)[klinike.SplitTest]
 	p := filepath.Join(t.TempDir(), "klinike.jsonl")
-	require.NoError(t, corpus.WriteJSONL(p, tasks))
-	c, err := corpus.Load(p)
+	require.NoError(t, benchtest.Library(klinike.Benchmark{}).WriteJSONL(p, tasks))
+	c, err := benchtest.Library(klinike.Benchmark{}).Load(p)
 	require.NoError(t, err)
 	require.Equal(t, tasks, c.Cases)
-	ref, err := corpus.Load("builtin:klinike-test@7")
+	ref, err := benchtest.Library(klinike.Benchmark{}).Load("builtin:klinike-test@7")
 	require.NoError(t, err)
 	require.Equal(t, tasks, ref.Cases)
 }

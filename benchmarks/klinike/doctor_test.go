@@ -44,7 +44,7 @@ func klinikeTask(t *testing.T) clinic.Case {
 func TestToolsFormatPlaysAnEncounter(t *testing.T) {
 	srv := fake(t)
 	c := klinikeTask(t)
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
+	d := runner.Deps{Bench: klinike.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
 	d.Roles.Doctor = klinike.ModelDoctor{C: srv.Client(t, "doctor", func(r *settings.Role) { r.Format = klinike.FormatTools })}
 	tr, err := runner.Play(context.Background(), c, d, runner.Meta{RunID: "t", EpisodeID: "t/1", Number: 1})
 	require.NoError(t, err)
@@ -108,7 +108,7 @@ func TestToolsFormatRepair(t *testing.T) {
 				}
 				return fakellm.Script(n, r)
 			}
-			d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
+			d := runner.Deps{Bench: klinike.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
 			d.Roles.Doctor = klinike.ModelDoctor{C: srv.Client(t, "doctor", func(r *settings.Role) { r.Format = klinike.FormatTools })}
 			env, err := d.Start(c, nil)
 			require.NoError(t, err)
@@ -158,7 +158,7 @@ func TestJSONSandboxStep(t *testing.T) {
 				}
 				return fakellm.Script(n, r) // record_diagnosis after the first question line, or at once without one
 			}
-			d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
+			d := runner.Deps{Bench: klinike.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: klinikeSettings()}
 			doc := klinike.ModelDoctor{C: srv.Client(t, "doctor", nil)}
 			env, err := d.Start(c, nil)
 			require.NoError(t, err)

@@ -1,8 +1,6 @@
 package klinike
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -63,25 +61,4 @@ func checked(want, s float64) string {
 		return "S follows from the stored gates by the formula above"
 	}
 	return fmt.Sprintf("the stored gates give S = %g, not the stored %.4f", want, s)
-}
-
-var _ view.ActionShower = Benchmark{}
-
-// ShowAction shows a tool call as the tool that answered, the tool's name
-// and its arguments, indented.
-func (Benchmark) ShowAction(ev clinic.Event) (view.ShownAction, bool) {
-	if ev.Action != ToolCall {
-		return view.ShownAction{}, false
-	}
-	c := CallOf(ev.Ext)
-	a := view.ShownAction{Said: "tool", Target: c.Tool}
-	if len(c.Arguments) > 0 {
-		var b bytes.Buffer
-		if json.Indent(&b, c.Arguments, "", "  ") == nil {
-			a.Detail = b.String()
-		} else {
-			a.Detail = string(c.Arguments)
-		}
-	}
-	return a, true
 }

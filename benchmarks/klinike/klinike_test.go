@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/klinike"
 	"github.com/clinevo/clinevo/benchmarks/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/settings"
@@ -88,7 +88,7 @@ func play(t *testing.T, c clinic.Case, s settings.Settings, script []clinic.Doct
 
 func TestTaskValidates(t *testing.T) {
 	c := aaa()
-	require.NoError(t, corpus.Validate(&c))
+	require.NoError(t, benchtest.Library(klinike.Benchmark{}).Validate(&c))
 }
 
 // TestGates works the four gates, strict success and r_multi out by hand for

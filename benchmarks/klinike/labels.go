@@ -47,7 +47,7 @@ func (b Benchmark) LabelAction(ev clinic.Event, lc grader.LabelContext) (grader.
 	if ev.Action != ToolCall {
 		return grader.ActionGrade{}, false
 	}
-	target, _ := b.Target(ev)
+	target := b.Describe(ev).Target
 	label, why := Label(ev, lc.Outcome, keyOf(lc.Key), lc.Supports)
 	return grader.ActionGrade{Target: target, Label: label, Rationale: why}, true
 }

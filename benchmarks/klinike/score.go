@@ -58,7 +58,7 @@ func (g Gates) Strict() float64 {
 
 // RMulti is r_multi = (2D + W + A + H) / 5 (KlinikeBench appendix C, eq. 4),
 // the multi-gate reward with fractional must-ask coverage.
-func (g Gates) RMulti() float64 { return round4((2*g.D + g.W + g.A + g.H) / 5) }
+func (g Gates) RMulti() float64 { return grader.Round4((2*g.D + g.W + g.A + g.H) / 5) }
 
 // executed reports whether the sandbox ran a call (its arguments passed the
 // schema): what W and A read. Refused calls never happened (KlinikeBench
@@ -122,7 +122,7 @@ func ToolGates(c *clinic.Case, events []clinic.Event) (w, a, required float64, m
 	}
 	required = 1
 	if n := len(key.Required); n > 0 {
-		required = round4(float64(n-len(missing)) / float64(n))
+		required = grader.Round4(float64(n-len(missing)) / float64(n))
 	}
 	for _, k := range key.Constraints {
 		hit := false
@@ -174,7 +174,7 @@ func Coverage(ctx context.Context, c *clinic.Case, events []clinic.Event, judge 
 			n++
 		}
 	}
-	return round4(float64(n) / float64(len(topics))), v, nil
+	return grader.Round4(float64(n) / float64(len(topics))), v, nil
 }
 
 // Diagnosis is D with the judge's grade: 1 when the recorded diagnosis
@@ -254,9 +254,9 @@ func Scores(s settings.Settings, events []clinic.Event, g Gates) clinic.Scores {
 			sc.E++
 		}
 	}
-	sc.Cost = round4(sc.Cost)
+	sc.Cost = grader.Round4(sc.Cost)
 	if calls > 0 {
-		sc.R = round4(float64(refused) / float64(calls))
+		sc.R = grader.Round4(float64(refused) / float64(calls))
 	}
 	if s.Episode.Mode == settings.Static {
 		sc.S, sc.Grade = g.D, g.Grade
@@ -276,5 +276,3 @@ func gate(ok bool) float64 {
 	}
 	return 0
 }
-
-func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/analysis"
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/klinike"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
@@ -37,7 +38,7 @@ func TestKlinikeSection(t *testing.T) {
 		{Name: "A", Kind: contract.KindHeldOut}, {Name: "B", Kind: contract.KindHeldOut},
 		{Name: "A@cap45", Kind: contract.KindHeldOut, PairedWith: "A"}, {Name: "B@cap45", Kind: contract.KindHeldOut, PairedWith: "B"},
 		{Name: "A@chart", Kind: contract.KindHeldOut, PairedWith: "A"}}}
-	in := analysis.Input{Spec: spec, Records: map[string][]results.Record{
+	in := analysis.Input{Benchmarks: benchtest.SetOf(t, klinike.Benchmark{}), Spec: spec, Records: map[string][]results.Record{
 		"exp-A":         klinikeRecords("exp-A", []float64{1, 0, 0, 1}, true),
 		"exp-B":         klinikeRecords("exp-B", []float64{0, 0, 0, 1}, true),
 		"exp-A@cap45":   klinikeRecords("exp-A@cap45", []float64{1, 1, 0, 1}, true),

@@ -2,8 +2,6 @@ package klinike
 
 import (
 	_ "embed"
-
-	"github.com/clinevo/clinevo/experiments"
 )
 
 // Protocol is the KlinikeBench protocol with the built-in roles: learning
@@ -18,8 +16,6 @@ var Protocol []byte
 //
 //go:embed klinikebench-models.yaml
 var Models []byte
-
-var _ experiments.Specs = Benchmark{}
 
 // Specs are the two.
 func (Benchmark) Specs() map[string][]byte {

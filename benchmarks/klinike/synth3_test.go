@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/klinike/sandbox"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
@@ -69,7 +70,7 @@ func TestTasksVersion3FollowThePaper(t *testing.T) {
 	for _, c := range s[SplitAll] {
 		require.False(t, ids[c.ID], c.ID)
 		ids[c.ID] = true
-		require.NoError(t, corpus.Validate(&c), c.ID)
+		require.NoError(t, benchtest.Library(Benchmark{}).Validate(&c), c.ID)
 		require.Equal(t, SourceTasksV3, c.Provenance.Source)
 		require.NotEmpty(t, c.Manager.Diagnosis.Acceptable, "%s: accepted alternatives", c.ID)
 		sb := mustSandbox(t, &c)

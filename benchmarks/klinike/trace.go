@@ -1,32 +1,40 @@
 package klinike
 
 import (
-	"github.com/clinevo/clinevo/analysis"
+	"bytes"
+	"encoding/json"
+
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/episode"
 )
 
-var _ episode.Targets = Benchmark{}
+var _ bench.Describer = Benchmark{}
 
-// Target is what a tool call was about: the tool with its arguments as the
-// trace keeps them, "order_imaging {"modality":"CT","region":"abdomen"}".
-// Questions, and a call that named no tool, are the shared reading's.
-func (Benchmark) Target(ev clinic.Event) (string, bool) {
+// Describe reads a tool call: its target is the tool with its arguments as
+// the trace keeps them, "order_imaging {"modality":"CT","region":"abdomen"}";
+// the episode page shows the tool that answered, the tool's name and its
+// arguments, indented; its step carries the call (the sandbox charges no
+// safety cost to a step). Questions, and a call that named no tool, are the
+// shared reading's.
+func (Benchmark) Describe(ev clinic.Event) bench.Description {
 	c := CallOf(ev.Ext)
-	if ev.Action != ToolCall || c.Tool == "" {
-		return "", false
+	if ev.Action != ToolCall {
+		return bench.Description{}
 	}
-	return c.Tool + " " + string(c.Arguments), true
-}
-
-var _ analysis.Trajectory = Benchmark{}
-
-// StepOf is the step of an event with a tool call's tool and arguments; the
-// sandbox charges no safety cost to a step.
-func (Benchmark) StepOf(ev clinic.Event) (clinic.DoctorOutput, float64) {
-	a := analysis.SharedStep(ev)
-	if ev.Action == ToolCall {
-		a.Ext = WithCall(a.Ext, CallOf(ev.Ext))
+	step := bench.SharedStep(ev)
+	step.Ext = WithCall(step.Ext, c)
+	d := bench.Description{Said: "tool", Step: &step}
+	if c.Tool == "" {
+		return d
 	}
-	return a, 0
+	d.Target, d.Own, d.Name = c.Tool+" "+string(c.Arguments), true, c.Tool
+	if len(c.Arguments) > 0 {
+		var b bytes.Buffer
+		if json.Indent(&b, c.Arguments, "", "  ") == nil {
+			d.Detail = b.String()
+		} else {
+			d.Detail = string(c.Arguments)
+		}
+	}
+	return d
 }

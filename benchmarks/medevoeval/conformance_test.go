@@ -3,7 +3,6 @@ package medevoeval_test
 import (
 	"testing"
 
-	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
@@ -12,9 +11,6 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	if err := bench.Register(medevoeval.Benchmark{}); err != nil {
-		t.Fatal(err)
-	}
 	base := settings.Default()
 	static := base.Clone()
 	static.Episode.Mode = settings.Static

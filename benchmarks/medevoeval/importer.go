@@ -22,8 +22,8 @@ var _ corpus.Importer = Benchmark{}
 // Formats is MedEvoEval's three-view case format.
 func (Benchmark) Formats() []corpus.Format {
 	return []corpus.Format{{Name: "medevoeval", Doc: "MedEvoEval three-view cases: a JSON array, one object, or one object a line",
-		Read: func(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []corpus.Skipped, error) {
-			if skipInvalid {
+		Read: func(r io.Reader, name string, opt corpus.Options) ([]clinic.Case, []corpus.Skipped, error) {
+			if opt.SkipInvalid {
 				return nil, nil, fmt.Errorf("corpus import medevoeval: --skip-invalid is not supported: every record must convert")
 			}
 			cases, err := Import(r, name)

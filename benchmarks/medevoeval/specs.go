@@ -2,8 +2,6 @@ package medevoeval
 
 import (
 	_ "embed"
-
-	"github.com/clinevo/clinevo/experiments"
 )
 
 // Protocol is the MedEvoEval protocol: E0–E3, H0/H3, the update intervals,
@@ -23,8 +21,6 @@ var ModelComparison []byte
 //
 //go:embed textbook.yaml
 var Textbook []byte
-
-var _ experiments.Specs = Benchmark{}
 
 // Specs are the three.
 func (Benchmark) Specs() map[string][]byte {

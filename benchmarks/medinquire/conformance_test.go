@@ -3,7 +3,6 @@ package medinquire_test
 import (
 	"testing"
 
-	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/medinquire"
 	"github.com/clinevo/clinevo/clinic"
@@ -12,11 +11,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	if err := bench.Register(medinquire.Benchmark{}); err != nil {
-		t.Fatal(err)
-	}
-	s := settings.Default()
-	s.Profile = medinquire.Name
+	s := benchtest.Settings(medinquire.Benchmark{})
 	s.Evolver.Mode = settings.ScoreOnly
 	benchtest.Run(t, medinquire.Benchmark{}, benchtest.Config{
 		Settings: []settings.Settings{s},

@@ -93,7 +93,7 @@ func (b Benchmark) Score(ctx context.Context, in bench.ScoreInput) (clinic.Score
 	for _, ev := range events {
 		sc.Cost += ev.Cost
 	}
-	sc.Cost = math.Round(sc.Cost*1e4) / 1e4
+	sc.Cost = grader.Round4(sc.Cost)
 	sc.Referral = grader.ReferralNotScored
 	sc.MustAsk, sc.Required = 1, 1
 	return sc, nil

@@ -2,8 +2,6 @@ package medinquire
 
 import (
 	_ "embed"
-
-	"github.com/clinevo/clinevo/experiments"
 )
 
 // Protocol is EvoClinician's setting on Med-Inquire with its ablations and
@@ -12,7 +10,13 @@ import (
 //go:embed evoclinician.yaml
 var Protocol []byte
 
-var _ experiments.Specs = Benchmark{}
+// ArenaProtocol is EvoClinician's Tables 1 and 3 over the 915 DiagnosisArena
+// cases in published order (EvoClinician §4).
+//
+//go:embed diagnosisarena.yaml
+var ArenaProtocol []byte
 
-// Specs is the one.
-func (Benchmark) Specs() map[string][]byte { return map[string][]byte{"evoclinician.yaml": Protocol} }
+// Specs are the two: the protocol on synthetic cases and on DiagnosisArena's.
+func (Benchmark) Specs() map[string][]byte {
+	return map[string][]byte{"evoclinician.yaml": Protocol, "diagnosisarena.yaml": ArenaProtocol}
+}

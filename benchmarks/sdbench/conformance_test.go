@@ -4,9 +4,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
-	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/sdbench"
 	"github.com/clinevo/clinevo/clinic"
@@ -17,7 +14,6 @@ import (
 // budget, a cost cap, and a cost cap with orders quoted first, on cases of
 // the stream and of the held-out conditions.
 func TestConformance(t *testing.T) {
-	require.NoError(t, bench.Register(sdbench.Benchmark{}))
 	base := sdSettings()
 	runs := []settings.Settings{base, withEpisode(base, "cost_cap", 900.0),
 		withEpisode(withEpisode(base, "cost_cap", 1500.0), "order_mode", sdbench.AskBeforeOrder)}

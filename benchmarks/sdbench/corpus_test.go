@@ -6,19 +6,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/sdbench"
-	"github.com/clinevo/clinevo/corpus"
 )
 
 // TestCorpus: the built-in splits load by name, have the paper's case shape
 // (an abstract, the full record, a final diagnosis), are deterministic by
 // seed, and the held-out split shows only conditions the stream never does.
 func TestCorpus(t *testing.T) {
-	require.NoError(t, bench.Register(sdbench.Benchmark{}))
-	stream, err := corpus.Load("builtin:sdbench@7")
+	stream, err := benchtest.Library(sdbench.Benchmark{}).Load("builtin:sdbench@7")
 	require.NoError(t, err)
-	held, err := corpus.Load("builtin:sdbench-heldout@7")
+	held, err := benchtest.Library(sdbench.Benchmark{}).Load("builtin:sdbench-heldout@7")
 	require.NoError(t, err)
 	require.Len(t, stream.Cases, sdbench.StreamSize)
 	require.Len(t, held.Cases, sdbench.HeldOutSize)

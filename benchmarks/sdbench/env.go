@@ -176,7 +176,7 @@ func (e *Env) Step(ctx context.Context, in episode.StepInput) (clinic.Event, err
 			return clinic.Event{}, err
 		}
 	case out.Action == clinic.Finalize:
-		dx := nonEmpty(out.Diagnosis)
+		dx := textmatch.NonBlank(out.Diagnosis)
 		if len(dx) == 0 {
 			ev.Status, ev.Reply = clinic.StatusInvalid, "FINALIZE needs a diagnosis"
 			break

@@ -42,7 +42,9 @@ var _ corpus.Importer = Benchmark{}
 // Formats is the SDBench case shape.
 func (Benchmark) Formats() []corpus.Format {
 	return []corpus.Format{{Name: Name, Doc: "SDBench cases (abstract, full_case, final_diagnosis): a JSON array or one object a line",
-		Read: Import}}
+		Read: func(r io.Reader, name string, opt corpus.Options) ([]clinic.Case, []corpus.Skipped, error) {
+			return Import(r, name, opt.SkipInvalid)
+		}}}
 }
 
 // Import reads SDBench cases from r (a file called name): a JSON array, or
@@ -136,13 +138,13 @@ func convert(raw json.RawMessage) (clinic.Case, error) {
 			}
 			topics := h.Topics
 			if len(topics) == 0 {
-				topics = corpus.InferTopics(h.Text, "")
+				topics = corpus.NarrativeTopics(h.Text)
 			}
 			c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: fmt.Sprintf("h%d", i+1), Text: strings.TrimSpace(h.Text), Topics: topics})
 		}
 	} else {
 		for i, s := range corpus.Sentences(f.FullCase) {
-			c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: fmt.Sprintf("s%d", i+1), Text: s, Topics: corpus.InferTopics(s, "")})
+			c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: fmt.Sprintf("s%d", i+1), Text: s, Topics: corpus.NarrativeTopics(s)})
 		}
 	}
 	for i, x := range f.Examination {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/sdbench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
@@ -20,11 +21,10 @@ import (
 // test (named as the file names it) returns its result, an unrecorded one a
 // synthetic result, and the judge credits the final diagnosis.
 func TestImport(t *testing.T) {
-	require.NoError(t, bench.Register(sdbench.Benchmark{}))
 	f, err := os.Open("testdata/cases.json")
 	require.NoError(t, err)
 	defer f.Close()
-	cases, skipped, err := corpus.Import(sdbench.Name, f, "cases.json", false)
+	cases, skipped, err := benchtest.Library(sdbench.Benchmark{}).Import(sdbench.Name, f, "cases.json", corpus.Options{})
 	require.NoError(t, err)
 	require.Empty(t, skipped)
 	require.Len(t, cases, 2)
@@ -35,7 +35,7 @@ func TestImport(t *testing.T) {
 	require.Contains(t, sdbench.RecordOf(&c).FullCase, "MyoD1")
 	require.Equal(t, "complete blood count", c.Exam.Tests[0].Name, "a test the catalog knows takes its name")
 	require.Equal(t, []string{"h1", "h2", "h3"}, []string{cases[1].Patient.Facts[0].ID, cases[1].Patient.Facts[1].ID, cases[1].Patient.Facts[2].ID})
-	require.NoError(t, corpus.Validate(&c))
+	require.NoError(t, benchtest.Library(sdbench.Benchmark{}).Validate(&c))
 
 	env := start(t, c, sdSettings(), episode.BuiltinRoles(), nil)
 	require.Equal(t, c.Patient.OpeningComplaint, env.View(nil, nil).OpeningComplaint)
@@ -59,7 +59,6 @@ func TestImport(t *testing.T) {
 // TestImportRefuses names the record and field of a bad case, and with
 // skip-invalid imports the rest.
 func TestImportRefuses(t *testing.T) {
-	require.NoError(t, bench.Register(sdbench.Benchmark{}))
 	good := `{"id":"a","abstract":"A 40-year-old man with chest pain.","full_case":"Pain began an hour ago.","final_diagnosis":"Acute myocardial infarction"}`
 	for _, tc := range []struct{ name, in, want string }{
 		{"no diagnosis", `{"id":"b","abstract":"x","full_case":"y."}`, "cases.jsonl:2: field final_diagnosis: required"},
@@ -69,9 +68,9 @@ func TestImportRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := good + "\n" + tc.in + "\n"
-			_, _, err := corpus.Import(sdbench.Name, strings.NewReader(in), "cases.jsonl", false)
+			_, _, err := benchtest.Library(sdbench.Benchmark{}).Import(sdbench.Name, strings.NewReader(in), "cases.jsonl", corpus.Options{})
 			require.ErrorContains(t, err, tc.want)
-			cases, skipped, err := corpus.Import(sdbench.Name, strings.NewReader(in), "cases.jsonl", true)
+			cases, skipped, err := benchtest.Library(sdbench.Benchmark{}).Import(sdbench.Name, strings.NewReader(in), "cases.jsonl", corpus.Options{SkipInvalid: true})
 			require.NoError(t, err)
 			require.Len(t, cases, 1)
 			require.Len(t, skipped, 1)

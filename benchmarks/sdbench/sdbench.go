@@ -112,7 +112,7 @@ func (b Benchmark) Score(ctx context.Context, in bench.ScoreInput) (clinic.Score
 	events := in.Env.Events()
 	var sc clinic.Scores
 	correct := likert >= CorrectAt
-	sc.S = b2f(correct)
+	sc.S = grader.Indicator(correct)
 	sc.Pass, sc.Strict = correct, likert == 5
 	sc.Diagnosis = float64(likert-1) / 4
 	sc.T = len(events)
@@ -138,16 +138,9 @@ func (b Benchmark) Score(ctx context.Context, in bench.ScoreInput) (clinic.Score
 	_, _, sc.R = grader.Process(events, in.Settings.Episode)
 	sc.Referral = grader.ReferralNotScored
 	sc.MustAsk, sc.Required = 1, 1
-	sc.Metrics = map[string]float64{"likert": float64(likert), "correct": b2f(correct), "visits": float64(visits),
+	sc.Metrics = map[string]float64{"likert": float64(likert), "correct": grader.Indicator(correct), "visits": float64(visits),
 		"visit_cost_usd": round(visitCost), "test_cost_usd": round(testCost)}
 	return sc, nil
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // Metrics are accuracy and cost (SDBench and its results): the judge's five-point score,

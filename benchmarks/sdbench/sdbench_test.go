@@ -3,6 +3,7 @@ package sdbench_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,12 +123,12 @@ func TestGatekeeperRevealsOnlyWhatIsAsked(t *testing.T) {
 			}
 			for _, f := range c.Patient.Facts {
 				told := strings.Contains(textmatch.Normalize(a.Reply), textmatch.Normalize(f.Text))
-				revealed := contains(a.Facts, f.ID)
+				revealed := slices.Contains(a.Facts, f.ID)
 				require.False(t, told && !revealed, "%s: %q told fact %s without revealing it", c.ID, q, f.ID)
 				if revealed {
 					topical := false
 					for _, tp := range episode.QuestionTopics(q) {
-						topical = topical || contains(f.Topics, tp)
+						topical = topical || slices.Contains(f.Topics, tp)
 					}
 					worded := textmatch.Coverage(textmatch.Set(q), textmatch.Set(f.Text)) > 0
 					require.True(t, topical || worded, "%s: fact %s (%v) told for %q, which does not ask for it", c.ID, f.ID, f.Topics, q)
@@ -149,15 +150,6 @@ func TestGatekeeperRevealsOnlyWhatIsAsked(t *testing.T) {
 			require.NotContains(t, strings.ToLower(o.Result), strings.ToLower(c.Manager.Diagnosis.Name))
 		}
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // randomGatekeeper is a model-like gatekeeper: a new synthetic result on

@@ -2,8 +2,6 @@ package sdbench
 
 import (
 	_ "embed"
-
-	"github.com/clinevo/clinevo/experiments"
 )
 
 // Experiment is SDBench's comparison: the single doctor against the panel,
@@ -11,8 +9,6 @@ import (
 //
 //go:embed sdbench.yaml
 var Experiment []byte
-
-var _ experiments.Specs = Benchmark{}
 
 // Specs are the one.
 func (Benchmark) Specs() map[string][]byte { return map[string][]byte{"sdbench.yaml": Experiment} }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/textmatch"
 )
 
 // The benchmark's own members of the shared records, kept in their Ext
@@ -28,7 +29,7 @@ func OutputOf(o clinic.DoctorOutput) Output {
 // Questions are the questions of a turn: Output.Questions, else the shared
 // Question split into its questions (one a line, or one per question mark).
 func Questions(o clinic.DoctorOutput) []string {
-	if qs := nonEmpty(OutputOf(o).Questions); len(qs) > 0 {
+	if qs := textmatch.NonBlank(OutputOf(o).Questions); len(qs) > 0 {
 		return qs
 	}
 	q := strings.TrimSpace(o.Question)
@@ -48,16 +49,16 @@ func Questions(o clinic.DoctorOutput) []string {
 		}
 		out = append(out, strings.TrimSpace(rest))
 	}
-	return nonEmpty(out)
+	return textmatch.NonBlank(out)
 }
 
 // Tests are the tests of a turn: Output.Tests, else the shared TestName
 // split at semicolons and lines.
 func Tests(o clinic.DoctorOutput) []string {
-	if ts := nonEmpty(OutputOf(o).Tests); len(ts) > 0 {
+	if ts := textmatch.NonBlank(OutputOf(o).Tests); len(ts) > 0 {
 		return ts
 	}
-	return nonEmpty(strings.FieldsFunc(o.TestName, func(r rune) bool { return r == ';' || r == '\n' }))
+	return textmatch.NonBlank(strings.FieldsFunc(o.TestName, func(r rune) bool { return r == ';' || r == '\n' }))
 }
 
 // Turn are the fields of an encounter's events (clinic.Event.Ext): each
@@ -143,16 +144,6 @@ func RecordOf(c *clinic.Case) Record {
 	var r Record
 	_ = c.Exam.Ext.Decode(&r) // checked by ValidateCase
 	return r
-}
-
-func nonEmpty(xs []string) []string {
-	var out []string
-	for _, x := range xs {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // ViewOf is a view's own part; the zero View for another benchmark's view.

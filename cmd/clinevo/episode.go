@@ -1,14 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/runner"
@@ -16,22 +13,20 @@ import (
 
 func (a *app) episodeCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "episode", Short: "Run or inspect single episodes"}
+	cmd.AddCommand(a.episodeRunCmd(), a.episodeShowCmd(), a.episodeListCmd(), a.historyCmd())
+	return cmd
+}
+
+func (a *app) episodeRunCmd() *cobra.Command {
 	var caseID, corpusRef, tracePath string
 	var asJSON bool
-	run := &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run one episode in process with the configured roles and profile, and print its trace",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if corpusRef == "" {
-				corpusRef = a.cfg.Corpus
-			}
-			c, err := corpus.Load(corpusRef)
+			cs, err := a.caseOf(corpusRef, caseID)
 			if err != nil {
 				return badInput(err)
-			}
-			cs, ok := c.Case(caseID)
-			if !ok {
-				return badInput(fmt.Errorf("episode run: case %q is not in corpus %s", caseID, corpusRef))
 			}
 			roles, err := engine.RolesFor(a.cfg.Settings, llm.Options{RecordPrompts: a.cfg.Telemetry.PromptText})
 			if err != nil {
@@ -48,11 +43,9 @@ func (a *app) episodeCmd() *cobra.Command {
 				}
 			}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(t)
+				return printJSON(cmd, t)
 			}
-			b, err := bench.Of(a.cfg.Settings)
+			b, err := a.set.Of(a.cfg.Settings)
 			if err != nil {
 				return err
 			}
@@ -60,13 +53,26 @@ func (a *app) episodeCmd() *cobra.Command {
 			return nil
 		},
 	}
-	run.Flags().StringVar(&caseID, "case", "", "case ID (required)")
-	run.Flags().StringVar(&corpusRef, "corpus", "", "corpus: a JSONL file or builtin:<split>[@seed] (default: config corpus)")
-	run.Flags().StringVar(&tracePath, "trace", "", "also write the trace as JSONL to this file")
-	run.Flags().BoolVar(&asJSON, "json", false, "print the trace as JSON")
-	run.Flags().String("profile", "", profileHelp())
-	bindKey(run.Flags(), "profile", "profile")
-	_ = run.MarkFlagRequired("case")
-	cmd.AddCommand(run, a.episodeShowCmd(), a.episodeListCmd(), a.historyCmd())
+	cmd.Flags().StringVar(&caseID, "case", "", "case ID (required)")
+	cmd.Flags().StringVar(&corpusRef, "corpus", "", "corpus: a JSONL file or builtin:<split>[@seed] (default: config corpus)")
+	cmd.Flags().StringVar(&tracePath, "trace", "", "also write the trace as JSONL to this file")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trace as JSON")
+	cmd.Flags().String("profile", "", a.profileHelp())
+	bindKey(cmd.Flags(), "profile", "profile")
+	_ = cmd.MarkFlagRequired("case")
 	return cmd
+}
+
+// caseOf is case id of corpus ref (empty: the configured corpus).
+func (a *app) caseOf(ref, id string) (clinic.Case, error) {
+	ref = orDefault(ref, a.cfg.Corpus)
+	c, err := a.lib.Load(ref)
+	if err != nil {
+		return clinic.Case{}, err
+	}
+	cs, ok := c.Case(id)
+	if !ok {
+		return clinic.Case{}, fmt.Errorf("episode run: case %q is not in corpus %s", id, ref)
+	}
+	return cs, nil
 }

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
+	"io"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -44,22 +44,10 @@ func (a *app) episodeListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				if eps == nil {
-					eps = []runstatus.Episode{}
-				}
-				return printJSON(cmd, eps)
+			if eps == nil {
+				eps = []runstatus.Episode{} // JSON: an empty list, not null
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "EPISODE\tKIND\tSTAGE\tINDEX\tCASE\tCONDITION\tS\tSTATUS")
-			for _, e := range eps {
-				s := "-"
-				if e.S != nil {
-					s = fmt.Sprintf("%.3f", *e.S)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", e.WorkflowID, e.Kind, e.Stage, e.Index, e.CaseID, e.Condition, s, e.Status)
-			}
-			if err := tw.Flush(); err != nil {
+			if err := output(cmd, asJSON, eps, func(w io.Writer) error { return runstatus.WriteEpisodes(w, eps) }); err != nil || asJSON {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "%d episodes\n", len(eps))

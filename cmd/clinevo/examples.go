@@ -12,7 +12,9 @@ var examples = map[string]string{
 	"corpus gen": `  clinevo corpus gen --out corpora/
   clinevo corpus gen --benchmark NAME --seed 7 --out corpora/NAME/   # NAME: see --benchmark`,
 	"corpus import": `  clinevo corpus import agentclinic agentclinic_medqa.jsonl --out cases.jsonl
-  clinevo corpus import agentclinic agentclinic_medqa.jsonl --out cases.jsonl --skip-invalid`,
+  clinevo corpus import agentclinic agentclinic_medqa.jsonl --out cases.jsonl --skip-invalid
+  clinevo corpus import ddxplus release_test_patients.csv --out ddxplus.jsonl
+  clinevo corpus import ddxplus patients.csv --file evidences=dict/release_evidences.json --file conditions=dict/release_conditions.json --out ddxplus.jsonl`,
 	"demo": `  clinevo demo
   clinevo demo --cases 40 --stage-size 10 --dir /tmp/demo`,
 	"episode history": `  clinevo episode history quick-E1/p1/s01/e0001-stream-0007 --out e1.json

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -15,9 +11,10 @@ import (
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/experiments"
+	"github.com/clinevo/clinevo/progress"
+	"github.com/clinevo/clinevo/recorded"
 	"github.com/clinevo/clinevo/rescore"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runstatus"
@@ -26,14 +23,21 @@ import (
 
 // loadExperiment reads an experiment file with this configuration's settings as its base.
 func (a *app) loadExperiment(path string) (contract.ExperimentSpec, error) {
-	spec, err := experiments.Load(path, a.cfg.Settings)
+	spec, err := experiments.Load(path, a.cfg.Settings, a.set)
 	return spec, badInput(err)
 }
 
 func (a *app) experimentCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "experiment", Short: "Run, follow and resume experiments (a named set of conditions)"}
+	cmd.AddCommand(a.experimentRunCmd(), a.experimentValidateCmd(), a.experimentStatusCmd(), a.experimentResumeCmd(), a.rescoreCmd(),
+		a.experimentPlanCmd(), a.experimentRaiseBudgetCmd(),
+		a.terminateCmd(contract.KindExperiment, "NAME", "experiment", "an experiment and every condition it runs"))
+	return cmd
+}
+
+func (a *app) experimentRunCmd() *cobra.Command {
 	var wait waitFlags
-	run := &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "run FILE",
 		Short: "Validate an experiment spec and start it (workflow ID <name>/experiment)",
 		Args:  cobra.ExactArgs(1),
@@ -55,13 +59,16 @@ func (a *app) experimentCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started experiment %s: workflow %s\n", spec.Name, r.GetID())
-			return waitExperiment(cmd, c, r, spec.Name, wait)
+			return a.waitExperiment(cmd, c, r, spec.Name, wait)
 		},
 	}
-	wait.bind(run, "experiment")
-	cmd.AddCommand(run)
-	var validJSON bool
-	validate := &cobra.Command{
+	wait.bind(cmd, "experiment")
+	return cmd
+}
+
+func (a *app) experimentValidateCmd() *cobra.Command {
+	var asJSON, checkRoles bool
+	cmd := &cobra.Command{
 		Use:   "validate FILE",
 		Short: "Parse and check an experiment spec without starting it: fields, settings keys, dependencies, corpora",
 		Example: `  clinevo experiment validate experiments/quick.yaml
@@ -72,52 +79,42 @@ func (a *app) experimentCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if validJSON {
-				type condition struct {
-					contract.ConditionSpec
-					Settings settings.Settings `json:"settings"`
-				}
-				conds := make([]condition, len(spec.Conditions))
-				for i, c := range spec.Conditions {
-					s, err := spec.SettingsOf(i)
-					if err != nil {
-						return badInput(err)
-					}
-					conds[i] = condition{c, s}
-				}
-				return printJSON(cmd, map[string]any{"experiment": spec.Name, "valid": true, "conditions": conds})
+			if err := a.printConditions(cmd, spec, asJSON); err != nil || !checkRoles {
+				return err
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			fmt.Fprintf(tw, "experiment %s: %d conditions, valid\n", spec.Name, len(spec.Conditions))
-			fmt.Fprintln(tw, "CONDITION\tKIND\tPROFILE\tMEMORY\tDEPENDS ON\tBUDGETS\tMODE\tFEEDBACK\tMETHOD\tB_P\tB_M\tK\tCARDS\tDOCTOR")
-			for i, c := range spec.Conditions {
-				s, err := spec.SettingsOf(i)
-				if err != nil {
-					return err
-				}
-				doctor := "builtin"
-				if r := s.Roles["doctor"]; r.Backend == settings.OpenAI {
-					doctor = r.Model
-				}
-				mem := string(c.Memory)
-				if c.Kind == contract.KindHeldOut {
-					mem = "frozen"
-				}
-				b, err := bench.Of(s)
-				if err != nil {
-					return fmt.Errorf("conditions[%d] (%s): %w", i, c.Name, err)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, orDefault(mem, "-"),
-					orDefault(c.Dependency(), "-"), bench.Budgets(b, s), s.Episode.Mode, s.Evolver.Mode, s.Evolver.MethodName(),
-					s.Evolver.RuleBudget, s.Evolver.MemoryBudget, s.Memory.K, strings.Join(s.Evolver.CardKinds, ","), doctor)
+			conds, err := a.conditions(spec)
+			if err != nil {
+				return err
 			}
-			return tw.Flush()
+			return printRoleChecks(cmd, conds, false)
 		},
 	}
-	validate.Flags().BoolVar(&validJSON, "json", false, "print the conditions with their resolved settings as JSON")
-	cmd.AddCommand(validate)
-	var statusJSON bool
-	status := &cobra.Command{
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the conditions with their resolved settings as JSON")
+	cmd.Flags().BoolVar(&checkRoles, "check-roles", false, "also preflight every model role of every condition (roles check)")
+	return cmd
+}
+
+// printConditions prints a valid spec's conditions with their settings.
+func (a *app) printConditions(cmd *cobra.Command, spec contract.ExperimentSpec, asJSON bool) error {
+	if asJSON {
+		r, err := experiments.Resolve(spec)
+		if err != nil {
+			return badInput(err)
+		}
+		return printJSON(cmd, r)
+	}
+	return experiments.WriteConditions(cmd.OutOrStdout(), spec, func(i int, s settings.Settings) (string, error) {
+		b, err := a.set.Of(s)
+		if err != nil {
+			return "", fmt.Errorf("conditions[%d] (%s): %w", i, spec.Conditions[i].Name, err)
+		}
+		return bench.Budgets(b, s), nil
+	})
+}
+
+func (a *app) experimentStatusCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "status NAME",
 		Short: "The experiment's status and every condition's: progress while it runs, results once it finished",
 		Long: "The experiment's status and every condition's (" + statusList + "): episodes done of planned,\n" +
@@ -134,21 +131,21 @@ func (a *app) experimentCmd() *cobra.Command {
 			}
 			if err := a.withLookupStore(cmd.Context(), func(store results.Store) error {
 				recs, err := store.Records(cmd.Context(), "")
-				ex.AddUse(recs)
+				ex.AddUse(a.set, recs)
 				return err
 			}); err != nil {
 				ex.PlanError = err.Error() // the status is Temporal's; without the store only the plan is missing
 			}
-			if statusJSON {
-				return printJSON(cmd, ex)
-			}
-			return writeExperimentStatus(cmd.OutOrStdout(), ex)
+			return output(cmd, asJSON, ex, func(w io.Writer) error { return runstatus.WriteExperiment(w, ex, a.definesU) })
 		}),
 	}
-	status.Flags().BoolVar(&statusJSON, "json", false, "print the status as JSON")
-	cmd.AddCommand(status)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	return cmd
+}
+
+func (a *app) experimentResumeCmd() *cobra.Command {
 	var file string
-	resume := &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "resume NAME",
 		Short: "Start a failed, terminated or timed-out experiment again: finished conditions are reused, started streams continue from their last completed episode",
 		Args:  runArg,
@@ -158,17 +155,9 @@ func (a *app) experimentCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
-			var spec contract.ExperimentSpec
-			if file != "" {
-				spec, err = a.loadExperiment(file)
-			} else {
-				spec, err = storedExperiment(cmd.Context(), eng, args[0])
-			}
+			spec, err := a.experimentSpec(cmd, eng, args[0], file)
 			if err != nil {
 				return err
-			}
-			if spec.Name != args[0] {
-				return fmt.Errorf("experiment resume %s: %s names experiment %s", args[0], file, spec.Name)
 			}
 			r, err := engine.ResumeExperiment(cmd.Context(), c, eng.Results, a.cfg.Temporal.TaskQueue, spec)
 			if err != nil {
@@ -178,19 +167,34 @@ func (a *app) experimentCmd() *cobra.Command {
 			return nil
 		}),
 	}
-	resume.Flags().StringVar(&file, "file", "", "the spec file (default: the spec the experiment recorded)")
-	cmd.AddCommand(resume, a.rescoreCmd())
+	cmd.Flags().StringVar(&file, "file", "", "the spec file (default: the spec the experiment recorded)")
 	return cmd
+}
+
+// experimentSpec is the spec of experiment name: file's, else the one it
+// recorded; a spec that names another experiment is refused.
+func (a *app) experimentSpec(cmd *cobra.Command, eng *engine.Engine, name, file string) (contract.ExperimentSpec, error) {
+	var spec contract.ExperimentSpec
+	var err error
+	if file != "" {
+		spec, err = a.loadExperiment(file)
+	} else {
+		spec, err = recorded.Experiment(cmd.Context(), eng.Results, name, eng.DataDir())
+	}
+	if err == nil && spec.Name != name {
+		err = fmt.Errorf("experiment resume %s: %s names experiment %s", name, file, spec.Name)
+	}
+	return spec, err
 }
 
 // waitExperiment waits for a started experiment when asked to, showing each
 // condition's progress on stderr, and prints every condition's status and
 // results (or, with --json, the experiment's result).
-func waitExperiment(cmd *cobra.Command, c client.Client, r client.WorkflowRun, name string, w waitFlags) error {
+func (a *app) waitExperiment(cmd *cobra.Command, c client.Client, r client.WorkflowRun, name string, w waitFlags) error {
 	if !w.wait {
 		return nil
 	}
-	if err := follow(cmd.Context(), cmd.ErrOrStderr(), r, experimentRows(c, name)); err != nil {
+	if err := progress.Follow(cmd.Context(), cmd.ErrOrStderr(), r, progress.ExperimentRows(c, name)); err != nil {
 		return err
 	}
 	if w.json {
@@ -204,7 +208,7 @@ func waitExperiment(cmd *cobra.Command, c client.Client, r client.WorkflowRun, n
 	if err != nil {
 		return err
 	}
-	return writeExperimentStatus(cmd.OutOrStdout(), ex)
+	return runstatus.WriteExperiment(cmd.OutOrStdout(), ex, a.definesU)
 }
 
 func (a *app) rescoreCmd() *cobra.Command {
@@ -219,11 +223,11 @@ func (a *app) rescoreCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
-			spec, err := storedExperiment(cmd.Context(), eng, args[0])
+			spec, err := recorded.Experiment(cmd.Context(), eng.Results, args[0], eng.DataDir())
 			if err != nil {
 				return err
 			}
-			sums, err := rescore.Experiment(cmd.Context(), eng.Results, spec, a.cfg.Settings.Roles["judge"], variant, eng.Roles)
+			sums, err := rescore.Experiment(cmd.Context(), eng.Results, a.set, spec, a.cfg.Settings.Roles["judge"], variant, eng.Roles)
 			for _, s := range sums {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s -> %s: %d episodes, mean S %.3f -> %.3f\n", s.Source, s.Run, s.Episodes, s.Before, s.After)
 			}
@@ -233,30 +237,6 @@ func (a *app) rescoreCmd() *cobra.Command {
 	cmd.Flags().StringVar(&variant, "variant", "", "the variant's name, e.g. judge-b (required)")
 	_ = cmd.MarkFlagRequired("variant")
 	return cmd
-}
-
-func storedExperiment(ctx context.Context, eng *engine.Engine, name string) (contract.ExperimentSpec, error) {
-	runs, _, err := eng.Results.Runs(ctx)
-	if err != nil {
-		return contract.ExperimentSpec{}, err
-	}
-	for _, r := range runs {
-		if r.Run == name && r.Kind == string(contract.KindExperiment) {
-			var spec contract.ExperimentSpec
-			return spec, json.Unmarshal(r.Spec, &spec)
-		}
-	}
-	return contract.ExperimentSpec{}, fmt.Errorf("experiment %q is not in %s (pass --file)", name, eng.DataDir())
-}
-
-// buildReport gathers an experiment's results and writes its report.
-func buildReport(ctx context.Context, eng *engine.Engine, name, dir string) (analysis.Report, error) {
-	in, err := analysis.Load(ctx, eng.Results, name)
-	if err != nil {
-		return analysis.Report{}, err
-	}
-	rep := analysis.Build(in)
-	return rep, analysis.Write(dir, rep, analysis.StoreTraces(ctx, eng.Results))
 }
 
 func (a *app) reportCmd() *cobra.Command {
@@ -272,113 +252,19 @@ func (a *app) reportCmd() *cobra.Command {
   clinevo report quick --out /tmp/quick-report
   clinevo report r1                      # one stream, by its run ID`,
 		Args: runArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
 			if out == "" {
 				out = filepath.Join(a.cfg.DataDir, "reports", args[0])
 			}
-			eng, err := a.openReader(cmd.Context())
+			rep, err := recorded.Report(cmd.Context(), eng.Results, a.set, args[0], out)
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
-			stream, err := isStream(cmd.Context(), eng.Results, args[0])
-			if err != nil {
-				return err
-			}
-			build := buildReport
-			if stream {
-				build = buildStreamReport
-			}
-			rep, err := build(cmd.Context(), eng, args[0], out)
-			if err != nil {
-				return err
-			}
-			writeSummary(cmd.OutOrStdout(), rep)
+			analysis.WriteSummary(cmd.OutOrStdout(), rep)
 			fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", filepath.Join(out, "index.html"))
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output directory (default: <data_dir>/reports/NAME)")
 	return cmd
-}
-
-// isStream reports whether name is a stream run in the results store.
-func isStream(ctx context.Context, store results.RunLog, name string) (bool, error) {
-	runs, _, err := store.Runs(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, r := range runs {
-		if r.Run == name && r.Kind == string(contract.KindStream) {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// buildStreamReport gathers one stream's results and writes its report.
-func buildStreamReport(ctx context.Context, eng *engine.Engine, run, dir string) (analysis.Report, error) {
-	in, err := analysis.LoadStream(ctx, eng.Results, run, corpus.Load)
-	if err != nil {
-		return analysis.Report{}, err
-	}
-	rep := analysis.Build(in)
-	return rep, analysis.Write(dir, rep, analysis.StoreTraces(ctx, eng.Results))
-}
-
-// writeSummary prints the headline numbers of a report.
-func writeSummary(w io.Writer, rep analysis.Report) {
-	for _, c := range rep.Conditions {
-		late := "–"
-		if n := len(c.Stages); n > 0 {
-			late = fmt.Sprintf("%.3f", c.Stages[n-1].S)
-		}
-		u := "–" // only MedEvoEval defines U
-		if c.DefinesU() {
-			u = fmt.Sprintf("%.3f", c.Overall.U)
-		}
-		fmt.Fprintf(w, "%-4s %-8s n=%-4d S=%.3f strict=%.2f U=%s last-stage S=%s\n", c.Name, c.Kind, c.Overall.N, c.Overall.S, c.Overall.Strict, u, late)
-	}
-	writeEncounters(w, rep)
-	for _, t := range rep.Transfer {
-		fmt.Fprintf(w, "ET(S) %s vs %s = %+.3f  [%.3f, %.3f]  Wilcoxon p %s  (n=%d)\n", t.Name, t.Baseline, t.ETS, t.CI.Low, t.CI.High, analysis.PEquals(t.Wilcoxon.P), t.N)
-	}
-	for _, r := range rep.Retention {
-		fmt.Fprintf(w, "BWT %s: S %s, U %s\n", r.Name, optf(r.BWTS), optf(r.BWTU))
-	}
-}
-
-// writeEncounters prints each condition's recall/transfer split: a stream's
-// first encounters against its seen-before episodes, a held-out condition's
-// episodes by whether their opening, and their condition, was met in the
-// memory lineage named at the end.
-func writeEncounters(w io.Writer, rep analysis.Report) {
-	side := func(label string, m analysis.StageMean) string {
-		if m.N == 0 {
-			return label + " n=0"
-		}
-		return fmt.Sprintf("%s n=%d S=%.3f", label, m.N, m.S)
-	}
-	for _, c := range rep.Conditions {
-		e := c.Encounters
-		switch {
-		case e == nil:
-		case c.Kind == string(contract.KindStream):
-			fmt.Fprintf(w, "%-4s %s | %s\n", c.Name, side("first encounter", e.Condition.New), side("seen before", e.Condition.Seen))
-		default:
-			var opening string
-			if o := e.Opening; o != nil {
-				opening = side("opening seen", o.Seen) + " | " + side("new", o.New) + "; "
-			}
-			fmt.Fprintf(w, "%-4s %s%s | %s  (lineage %s)\n", c.Name, opening, side("condition seen", e.Condition.Seen), side("new", e.Condition.New),
-				strings.Join(e.Lineage, " "))
-		}
-	}
-}
-
-func optf(p *float64) string {
-	if p == nil {
-		return "–"
-	}
-	return fmt.Sprintf("%+.3f", *p)
 }

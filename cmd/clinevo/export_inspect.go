@@ -17,7 +17,7 @@ func (a *app) exportCmd() *cobra.Command {
 		Short: "Write a run as an inspect_ai eval log (DIR/<run>.json: one sample an episode, with messages, scores and metadata) for inspect view",
 		Args:  cobra.ExactArgs(1),
 		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
-			l, err := inspectlog.Load(cmd.Context(), eng.Results, args[0])
+			l, err := inspectlog.Load(cmd.Context(), eng.Results, eng.Benchmarks, args[0])
 			if err != nil {
 				return err
 			}

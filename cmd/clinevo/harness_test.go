@@ -18,6 +18,7 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/corpustest"
 	"github.com/clinevo/clinevo/corpus/synth"
+	"github.com/clinevo/clinevo/internal/textfmt"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
 	"github.com/clinevo/clinevo/results"
@@ -132,11 +133,11 @@ func runProbe(t *testing.T, p probe) (outcome, detail string) {
 	case p.refuse == "":
 		return unclear, err.Error()
 	case err == nil:
-		return acceptedWrong, clip(out, 200)
+		return acceptedWrong, textfmt.Clip(out, 200)
 	case exitCode(err) == exitBadInput && strings.Contains(err.Error(), sub(p.refuse)):
 		return clearError, ""
 	}
-	return unclear, fmt.Sprintf("exit %d: %s", exitCode(err), clip(err.Error(), 300))
+	return unclear, fmt.Sprintf("exit %d: %s", exitCode(err), textfmt.Clip(err.Error(), 300))
 }
 
 // runSafely runs the command line in process, turning a panic into its text.
@@ -426,7 +427,7 @@ func viewerProbes(t *testing.T) []viewerProbe {
 		p := viewerProbe{name: q.name}
 		switch {
 		case w.Code >= 500:
-			p.outcome, p.detail = crashed, clip(body, 200)
+			p.outcome, p.detail = crashed, textfmt.Clip(body, 200)
 		case w.Code == q.status && strings.Contains(body, q.words) && w.Code < 300:
 			p.outcome = handled
 		case w.Code == q.status && strings.Contains(body, q.words):
@@ -434,7 +435,7 @@ func viewerProbes(t *testing.T) []viewerProbe {
 		case w.Code < 300 && q.status >= 400:
 			p.outcome, p.detail = acceptedWrong, fmt.Sprintf("status %d", w.Code)
 		default:
-			p.outcome, p.detail = unclear, fmt.Sprintf("status %d: %s", w.Code, clip(body, 200))
+			p.outcome, p.detail = unclear, fmt.Sprintf("status %d: %s", w.Code, textfmt.Clip(body, 200))
 		}
 		out = append(out, p)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/config"
+	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/telemetry"
 )
@@ -26,6 +27,8 @@ var version = ""
 
 // app carries the loaded configuration to every command.
 type app struct {
+	set  bench.Set      // the build's benchmarks (engine.Benchmarks)
+	lib  corpus.Library // reads cases with what they add
 	v    *viper.Viper
 	file string
 	cfg  config.Config
@@ -74,10 +77,10 @@ func exitCode(err error) int {
 }
 
 func newRoot() *cobra.Command {
-	// The benchmarks are registered before the commands are built: their
-	// help texts list the benchmarks' corpora, formats and specs.
-	registered := engine.RegisterBenchmarks()
-	a := &app{v: config.New()}
+	// The benchmarks are known before the commands are built: their help
+	// texts list the benchmarks' corpora, formats and specs.
+	set, registered := engine.Benchmarks()
+	a := &app{set: set, lib: corpus.NewLibrary(set), v: config.New(set)}
 	root := &cobra.Command{
 		Use:   "clinevo",
 		Short: "Doctor agents that learn from experience, on durable streams of simulated outpatients",
@@ -117,13 +120,7 @@ that failed).`,
 	root.AddCommand(versionCmd())
 	root.AddCommand(a.corpusCmd(), a.episodeCmd(), a.devCmd(), a.workerCmd(), a.streamCmd(), a.memoryCmd(), a.runsCmd(), a.demoCmd(), a.experimentCmd(), a.reportCmd())
 	root.AddCommand(a.viewCmd(), docsCmd())
-	root.AddCommand(a.rolesCmd())
-	a.addCheckRoles(root)
-	a.addPlan(root)
-	root.AddCommand(a.exportCmd())
-	a.addRaiseBudget(root)
-	a.addExperimentRaiseBudget(root)
-	a.addTerminate(root)
+	root.AddCommand(a.rolesCmd(), a.exportCmd(), a.evaluationCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	finish(root)
 	return root
@@ -227,7 +224,7 @@ func (a *app) load(cmd *cobra.Command) error {
 			_ = a.v.BindPFlag(keys[0], f)
 		}
 	})
-	cfg, err := config.Load(a.v, a.file)
+	cfg, err := config.Load(a.v, a.file, a.set)
 	if err != nil {
 		return err
 	}
@@ -266,8 +263,7 @@ func bindKey(fs *pflag.FlagSet, name, key string) {
 	_ = fs.SetAnnotation(name, configKey, []string{key})
 }
 
-// profileHelp is the --profile flag's help: the registered benchmarks
-// (newRoot registers them before it builds the commands).
-func profileHelp() string {
-	return "benchmark profile: " + strings.Join(bench.Names(), ", ") + " (default: profile)"
+// profileHelp is the --profile flag's help: the build's benchmarks.
+func (a *app) profileHelp() string {
+	return "benchmark profile: " + strings.Join(a.set.Names(), ", ") + " (default: profile)"
 }

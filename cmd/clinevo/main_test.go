@@ -10,9 +10,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/benchmarks/gpagent"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/corpustest"
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -123,7 +125,7 @@ func TestGPAgentCommands(t *testing.T) {
 	_, err = run(t, nil, "corpus", "gen", "--benchmark", "nowhere", "--out", dir)
 	require.ErrorContains(t, err, `profile "nowhere" is not available`)
 
-	cp, err := corpus.Load("builtin:gp@7")
+	cp, err := buildLibrary(t).Load("builtin:gp@7")
 	require.NoError(t, err)
 	refer := ""
 	for _, c := range cp.Cases {
@@ -197,7 +199,7 @@ func TestEpisodeRunMedInquireModelDoctor(t *testing.T) {
 	require.Contains(t, out, "REQUEST_TEST")
 	require.Contains(t, out, "cost=")
 
-	c, err := corpus.Load("builtin:stream")
+	c, err := buildLibrary(t).Load("builtin:stream")
 	require.NoError(t, err)
 	cs, ok := c.Case("stream-0001")
 	require.True(t, ok)
@@ -241,7 +243,7 @@ func TestCorpusImportSkipInvalid(t *testing.T) {
 	require.Contains(t, out, fmt.Sprintf("%s:%d: malformed JSON", in, realLines+2))
 	require.Contains(t, out, "skipped lines: 1\n")
 	require.Contains(t, out, fmt.Sprintf("%s: %d cases imported", outFile, realLines+1))
-	c, err := corpus.Load(outFile)
+	c, err := buildLibrary(t).Load(outFile)
 	require.NoError(t, err)
 	require.Len(t, c.Cases, realLines+1)
 	got, ok := c.Case(fmt.Sprintf("agentclinic-%03d", realLines+1))
@@ -250,6 +252,33 @@ func TestCorpusImportSkipInvalid(t *testing.T) {
 
 	_, err = run(t, nil, "corpus", "import", "medevoeval", in, "--out", outFile, "--skip-invalid")
 	require.ErrorContains(t, err, "corpus import medevoeval: --skip-invalid is not supported")
+}
+
+// TestCorpusImportDDXPlus imports DDXPlus patients through dictionaries kept
+// elsewhere (--file) with one row naming an unknown evidence code: an error
+// naming the file, row, line and field, or with --skip-invalid the rest.
+func TestCorpusImportDDXPlus(t *testing.T) {
+	dir := t.TempDir()
+	data := "../../benchmarks/ddxplus/data/"
+	in := filepath.Join(dir, "patients.csv")
+	row := `5,"[['URTI', 0.6]]",F,URTI,"['E_201', 'E_999']",E_201`
+	csv, err := os.ReadFile(data + "release_test_patients_sample300.csv")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(in, append(csv, []byte(row+"\n")...), 0o644))
+	outFile := filepath.Join(dir, "out.jsonl")
+	files := []string{"--file", "evidences=" + data + "release_evidences.json", "--file", "conditions=" + data + "release_conditions.json"}
+
+	_, err = run(t, nil, append([]string{"corpus", "import", "ddxplus", in, "--out", outFile}, files...)...)
+	require.ErrorContains(t, err, in+`: row 301 (line 302): field EVIDENCES: unknown evidence code "E_999"`)
+	require.NoFileExists(t, outFile)
+	out, err := run(t, nil, append([]string{"corpus", "import", "ddxplus", in, "--out", outFile, "--skip-invalid"}, files...)...)
+	require.NoError(t, err)
+	require.Contains(t, out, "skipped lines: 1\n")
+	require.Contains(t, out, outFile+": 300 cases imported")
+	_, err = run(t, nil, "corpus", "validate", outFile)
+	require.NoError(t, err)
+	_, err = run(t, nil, "corpus", "import", "ddxplus", in, "--out", outFile, "--file", "symptoms=x.json")
+	require.ErrorContains(t, err, "--file symptoms: unknown companion file, want evidences, conditions")
 }
 
 // TestEpisodeRunKlinike: the printed trace shows each tool call with its
@@ -281,4 +310,40 @@ func TestReadersRefuseAnEmptyDataDir(t *testing.T) {
 		_, err := os.Stat(dir)
 		require.ErrorIs(t, err, os.ErrNotExist, args)
 	}
+}
+
+// buildSet is the build's benchmarks, as the CLI is handed them.
+func buildSet(t testing.TB) bench.Set {
+	t.Helper()
+	set, err := engine.Benchmarks()
+	require.NoError(t, err)
+	return set
+}
+
+// buildLibrary reads cases as the CLI does.
+func buildLibrary(t testing.TB) corpus.Library { return corpus.NewLibrary(buildSet(t)) }
+
+// TestCorpusImportPublished imports DiagnosisArena's release (the copy in
+// the repository) and AgentClinic's NEJM cases: the import names each case
+// it redacted, stats count them, and --drop-image-cases leaves out the NEJM
+// cases with an image (every one of the sample).
+func TestCorpusImportPublished(t *testing.T) {
+	dir := t.TempDir()
+	outFile := filepath.Join(dir, "arena.jsonl")
+	release := filepath.Join("..", "..", "benchmarks", "medinquire", "data", "diagnosisarena", "test-00000-of-00001.parquet")
+	out, err := run(t, nil, "corpus", "import", "diagnosisarena", release, "--out", outFile)
+	require.NoError(t, err)
+	require.Contains(t, out, `case diagnosisarena-0075: redacted: exam_view.findings: dropped a sentence naming "Foreign body embedded in the laryngeal surface of the epiglottis"`)
+	require.Contains(t, out, "redacted cases: 2 (a text named the diagnosis)\n")
+	require.Contains(t, out, outFile+": 915 cases imported")
+	out, err = run(t, nil, "corpus", "stats", outFile)
+	require.NoError(t, err)
+	require.Contains(t, out, "redacted by the importer's leak guard: 2 cases, 2 texts naming the diagnosis\n")
+
+	nejm := filepath.Join(filepath.Dir(corpustest.AgentClinicPath(t)), "agentclinic_nejm.jsonl")
+	out, err = run(t, nil, "corpus", "import", "agentclinic", nejm, "--out", filepath.Join(dir, "nejm.jsonl"))
+	require.NoError(t, err)
+	require.Contains(t, out, "15 cases imported")
+	_, err = run(t, nil, "corpus", "import", "agentclinic", nejm, "--out", filepath.Join(dir, "none.jsonl"), "--drop-image-cases")
+	require.ErrorContains(t, err, "no cases (0 lines skipped, 15 image cases dropped)")
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -14,81 +12,64 @@ import (
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/memory"
-	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/recorded"
 )
 
-func (a *app) memoryBankCmds(cmd *cobra.Command) {
-	var showJSON bool
-	show := &cobra.Command{
+func (a *app) memoryCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "memory", Short: "Query, inspect, export and import the memory bank (local or Qdrant)"}
+	backendFlag(cmd.PersistentFlags())
+	cmd.AddCommand(a.memoryQueryCmd(), a.memoryStatsCmd(), a.memoryShowCmd(), a.memoryExportCmd(), a.memoryImportCmd(), a.memoryDiffCmd())
+	return cmd
+}
+
+func (a *app) memoryShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "One card with where it came from: run, episode, source case, the graded action",
 		Args:  cobra.ExactArgs(1),
 		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
-			c, err := eng.Memory.Get(cmd.Context(), args[0])
+			c, err := recorded.CardOf(cmd.Context(), eng.Memory, eng.Results, args[0])
 			if err != nil {
 				return err
 			}
-			recs, err := eng.Results.Records(cmd.Context(), c.Run)
-			if err != nil {
-				return err
-			}
-			from := results.SourceOf(recs, c)
-			if showJSON {
-				out := map[string]any{"card": c}
-				if from != nil {
-					out["episode"] = map[string]any{"workflow_id": from.WorkflowID, "case": from.CaseID, "stage": from.Stage, "s": from.Scores.S, "labels": from.Labels}
-				}
-				return printJSON(cmd, out)
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			evicted := "live"
-			if c.EvictedEpisode > 0 {
-				evicted = fmt.Sprintf("evicted at episode %d", c.EvictedEpisode)
-			}
-			fmt.Fprintf(tw, "card\t%s\n", c.ID)
-			fmt.Fprintf(tw, "kind\t%s (bank %s)\n", c.Kind, c.Bank)
-			fmt.Fprintf(tw, "text\t%s\n", c.Text)
-			fmt.Fprintf(tw, "written\trun %s, pass %d, stage %d, episode %d; %s\n", c.Run, c.Pass, c.Stage, c.CreatedEpisode, evicted)
-			fmt.Fprintf(tw, "source case\t%s\n", c.SourceCase)
-			if c.Grade != "" {
-				fmt.Fprintf(tw, "graded action\t%s\n", c.Grade)
-			}
-			fmt.Fprintf(tw, "retrievals\t%d (last at episode %d)\n", c.Retrievals, c.LastRetrieved)
-			if from != nil {
-				fmt.Fprintf(tw, "episode\t%s (stage %d, S=%.3f)\n", from.WorkflowID, from.Stage, from.Scores.S)
-				fmt.Fprintf(tw, "labels\t%s\n", strings.Join(from.Labels, " "))
-			}
-			return tw.Flush()
+			return output(cmd, asJSON, c, c.Write)
 		}),
 	}
-	show.Flags().BoolVar(&showJSON, "json", false, "print the card and its episode as JSON")
-	cmd.AddCommand(show)
-	var exportOut string
-	var exportRuns []string
-	export := &cobra.Command{
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the card and its episode as JSON")
+	return cmd
+}
+
+func (a *app) memoryExportCmd() *cobra.Command {
+	var out string
+	var runs []string
+	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write every card (evicted ones too) as JSONL, to seed another run or backend",
 		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
-			cards, err := eng.Memory.List(cmd.Context(), memory.Filter{Runs: exportRuns, IncludeEvicted: true})
+			cards, err := eng.Memory.List(cmd.Context(), memory.Filter{Runs: runs, IncludeEvicted: true})
 			if err != nil {
 				return err
 			}
 			write := func(w io.Writer) error { return memory.WriteCards(w, cards) }
-			if exportOut == "" {
+			if out == "" {
 				return write(cmd.OutOrStdout())
 			}
-			if err := corpus.WriteAtomic(exportOut, write); err != nil {
+			if err := corpus.WriteAtomic(out, write); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cards\n", exportOut, len(cards))
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cards\n", out, len(cards))
 			return nil
 		}),
 	}
-	export.Flags().StringVar(&exportOut, "out", "", "output file (default stdout)")
-	export.Flags().StringSliceVar(&exportRuns, "run", nil, "only cards of these runs")
-	cmd.AddCommand(export)
+	cmd.Flags().StringVar(&out, "out", "", "output file (default stdout)")
+	cmd.Flags().StringSliceVar(&runs, "run", nil, "only cards of these runs")
+	return cmd
+}
+
+func (a *app) memoryImportCmd() *cobra.Command {
 	var replace bool
-	imp := &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "import FILE",
 		Short: "Load a memory export into the configured backend (evictions are restored, retrieval counts start at zero); cards already in the bank are changed only with --replace",
 		Args:  cobra.ExactArgs(1),
@@ -122,12 +103,15 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 			return nil
 		},
 	}
-	imp.Flags().BoolVar(&replace, "replace", false, "replace the cards of the bank that have the IDs of imported cards (each is named); without it such an import changes nothing")
-	cmd.AddCommand(imp)
+	cmd.Flags().BoolVar(&replace, "replace", false, "replace the cards of the bank that have the IDs of imported cards (each is named); without it such an import changes nothing")
+	return cmd
+}
+
+func (a *app) memoryDiffCmd() *cobra.Command {
 	var from, to int
-	var diffRuns []string
-	var diffJSON bool
-	diff := &cobra.Command{
+	var runs []string
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "diff",
 		Short: "Cards written and evicted between the bank as of episode N and as of episode M (--from N --to M)",
 		Example: `  clinevo memory diff --to 25                   # what the first 25 episodes wrote
@@ -142,7 +126,7 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 			if check != nil {
 				return badInput(fmt.Errorf("memory diff: --from %d --to %d: %w", from, to, check))
 			}
-			for _, r := range diffRuns {
+			for _, r := range runs {
 				if err := contract.ValidateConditionRunID(r); err != nil {
 					return badInput(fmt.Errorf("memory diff: --run: %w", err))
 				}
@@ -151,38 +135,23 @@ func (a *app) memoryBankCmds(cmd *cobra.Command) {
 		},
 		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
 			if !cmd.Flags().Changed("to") {
-				// Now: the last episode any card of these runs names.
-				cards, err := eng.Memory.List(cmd.Context(), memory.Filter{Runs: diffRuns, IncludeEvicted: true})
+				last, err := memory.Latest(cmd.Context(), eng.Memory, runs) // now
 				if err != nil {
 					return err
 				}
-				for _, c := range cards {
-					to = max(to, c.CreatedEpisode, c.EvictedEpisode, from+1)
-				}
-				to = max(to, from+1)
+				to = max(last, from+1)
 			}
-			d, err := memory.DiffOf(cmd.Context(), eng.Memory, memory.Filter{Runs: diffRuns}, from, to)
+			d, err := memory.DiffOf(cmd.Context(), eng.Memory, memory.Filter{Runs: runs}, from, to)
 			if err != nil {
 				return err
 			}
-			if diffJSON {
-				return printJSON(cmd, map[string]any{"from": d.From, "to": d.To, "written": d.Written, "evicted": d.Evicted})
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "CHANGE\tID\tKIND\tEPISODE\tTEXT")
-			for _, c := range d.Written {
-				fmt.Fprintf(tw, "+ written\t%s\t%s\t%d\t%s\n", c.ID, c.Kind, c.CreatedEpisode, clip(c.Text, 90))
-			}
-			for _, c := range d.Evicted {
-				fmt.Fprintf(tw, "- evicted\t%s\t%s\t%d\t%s\n", c.ID, c.Kind, c.EvictedEpisode, clip(c.Text, 90))
-			}
-			fmt.Fprintf(tw, "\t%d written, %d evicted between episodes %d and %d\t\t\t\n", len(d.Written), len(d.Evicted), d.From, d.To)
-			return tw.Flush()
+			return output(cmd, asJSON, map[string]any{"from": d.From, "to": d.To, "written": d.Written, "evicted": d.Evicted},
+				func(w io.Writer) error { return memory.WriteDiff(w, d) })
 		}),
 	}
-	diff.Flags().IntVar(&from, "from", 0, "compare "+asOfHelp+"; default 0")
-	diff.Flags().IntVar(&to, "to", 0, "with the bank as of episode M, as --from (without it: now)")
-	diff.Flags().StringSliceVar(&diffRuns, "run", nil, "only cards of these runs")
-	diff.Flags().BoolVar(&diffJSON, "json", false, "print the written and evicted cards as JSON")
-	cmd.AddCommand(diff)
+	cmd.Flags().IntVar(&from, "from", 0, "compare "+asOfHelp+"; default 0")
+	cmd.Flags().IntVar(&to, "to", 0, "with the bank as of episode M, as --from (without it: now)")
+	cmd.Flags().StringSliceVar(&runs, "run", nil, "only cards of these runs")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the written and evicted cards as JSON")
+	return cmd
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/benchmarks/medevoeval"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/memory"
@@ -27,7 +28,7 @@ func learnBank(t *testing.T, dir string, n int) {
 	st, err := local.Open(ctx, filepath.Join(dir, "memory.db"), memory.HashEmbedder{})
 	require.NoError(t, err)
 	defer st.Close()
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: settings.Default(), Memory: st}
+	d := runner.Deps{Bench: medevoeval.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: settings.Default(), Memory: st}
 	d.Settings.Evolver.MemoryBudget = 40 // small, so that some cards are evicted
 	var rules []clinic.Rule
 	for i, c := range synth.Generate(7)["stream"][:n] {

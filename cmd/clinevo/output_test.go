@@ -19,6 +19,7 @@ import (
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/memory/local"
+	"github.com/clinevo/clinevo/recorded"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/sqlite"
 	"github.com/clinevo/clinevo/runstatus"
@@ -65,7 +66,7 @@ func jsonKeyProblems(t reflect.Type, path string, seen map[reflect.Type]bool) []
 // TestPrintedJSONIsSnakeCase checks every type a command prints as JSON.
 func TestPrintedJSONIsSnakeCase(t *testing.T) {
 	for _, v := range []any{clinic.Trace{}, clinic.Card{}, results.Record{}, memory.Stats{}, contract.Progress{}, contract.StreamResult{}, contract.ExperimentSpec{}, settings.Settings{}, analysis.Report{},
-		runRow{}, runstatus.Stream{}, runstatus.Experiment{}, episodeRow{}} {
+		recorded.RunSummary{}, runstatus.Stream{}, runstatus.Experiment{}, episodeRow{}} {
 		typ := reflect.TypeOf(v)
 		t.Run(typ.String(), func(t *testing.T) {
 			require.Empty(t, jsonKeyProblems(typ, typ.Name(), map[reflect.Type]bool{}))
@@ -194,36 +195,4 @@ func TestRunsListShowsExtraFields(t *testing.T) {
 	require.Equal(t, "r1", rows[0]["run"])
 	require.Equal(t, float64(5), rows[0]["usage"].(map[string]any)["extra_fields"])
 	require.Equal(t, float64(6), rows[0]["usage"].(map[string]any)["cached_tokens"])
-}
-
-// TestWriteEncounters checks the summary's recall/transfer lines: a stream's
-// first encounters and seen-before episodes, a held-out condition's opening and
-// condition splits with its lineage, and an empty side printed as n=0.
-func TestWriteEncounters(t *testing.T) {
-	m := func(n int, s float64) analysis.StageMean { return analysis.StageMean{N: n, S: s} }
-	rep := analysis.Report{Conditions: []analysis.ConditionReport{
-		{Name: "E1", Kind: "stream", Encounters: &analysis.Encounters{Lineage: []string{"E1"},
-			Condition: analysis.Split{Seen: m(54, 0.61), New: m(46, 0.08)}}},
-		{Name: "H0", Kind: "heldout"},
-		{Name: "H3", Kind: "heldout", Encounters: &analysis.Encounters{Lineage: []string{"E1", "E2"},
-			Condition: analysis.Split{Seen: m(50, 0.78)}, Opening: &analysis.Split{New: m(50, 0.78)}}},
-	}}
-	var b bytes.Buffer
-	writeEncounters(&b, rep)
-	require.Equal(t, "E1   first encounter n=46 S=0.080 | seen before n=54 S=0.610\n"+
-		"H3   opening seen n=0 | new n=50 S=0.780; condition seen n=50 S=0.780 | new n=0  (lineage E1 E2)\n", b.String())
-}
-
-// TestSummaryPValues: the summary prints a transfer's Wilcoxon p as the
-// report does, "< 0.001" below a thousandth (never "p=0.0000") and three
-// decimals otherwise.
-func TestSummaryPValues(t *testing.T) {
-	tr := func(name string, p float64) analysis.Transfer {
-		return analysis.Transfer{Name: name, Baseline: "H0", N: 50, ETS: 0.452, CI: analysis.Interval{Low: 0.339, High: 0.557},
-			Wilcoxon: analysis.WilcoxonResult{P: p}}
-	}
-	var b bytes.Buffer
-	writeSummary(&b, analysis.Report{Transfer: []analysis.Transfer{tr("H3", 1e-9), tr("H1", 0.0342)}})
-	require.Equal(t, "ET(S) H3 vs H0 = +0.452  [0.339, 0.557]  Wilcoxon p < 0.001  (n=50)\n"+
-		"ET(S) H1 vs H0 = +0.452  [0.339, 0.557]  Wilcoxon p = 0.034  (n=50)\n", b.String())
 }

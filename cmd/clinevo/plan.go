@@ -1,28 +1,22 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/costplan"
-	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/settings"
 )
 
-// addPlan gives the experiment command its plan subcommand.
-func (a *app) addPlan(root *cobra.Command) {
-	exp, _, err := root.Find([]string{"experiment"})
-	if err != nil || exp.Name() != "experiment" {
-		return // no experiment command: nothing to extend
-	}
+func (a *app) experimentPlanCmd() *cobra.Command {
 	var asJSON bool
-	plan := &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "plan SPEC",
 		Short: "Estimate an experiment before it starts: episodes, model calls per role, tokens, USD and wall time",
 		Long: "Counts the episodes each condition plays and, per role, the model calls, input and output tokens and\n" +
@@ -38,127 +32,74 @@ func (a *app) addPlan(root *cobra.Command) {
 				return err
 			}
 			var recs []results.Record
-			store, err := engine.OpenResultsReader(cmd.Context(), a.engineOptions(a.cfg.DataDir, true, true))
-			switch {
-			case errors.Is(err, engine.ErrNoData):
-			case err != nil:
+			if err := a.withLookupStore(cmd.Context(), func(store results.Store) error {
+				recs, err = store.Records(cmd.Context(), "")
 				return err
-			default:
-				defer store.Close()
-				if recs, err = store.Records(cmd.Context(), ""); err != nil {
-					return err
-				}
+			}); err != nil {
+				return err
 			}
-			planned, used, err := costplan.Compare(spec, recs)
+			e, err := costplan.EstimateOf(a.set, spec, recs)
 			if err != nil {
 				return err
 			}
-			ran := false
-			for _, r := range recs {
-				if costplan.ConditionOf(spec, r) != "" {
-					ran = true
-					break
-				}
-			}
-			if asJSON {
-				out := map[string]any{"plan": planned}
-				if ran {
-					out["used"] = used
-				}
-				if spec.Budget != nil && !spec.Budget.IsZero() {
-					out["budget"] = map[string]any{"usd": spec.Budget.USD, "tokens": spec.Budget.Tokens, "over": budgetOver(planned, *spec.Budget)}
-				}
-				return printJSON(cmd, out)
-			}
-			u := &used
-			if !ran {
-				u = nil
-			}
-			if err := writePlan(cmd.OutOrStdout(), planned, u); err != nil {
-				return err
-			}
-			if spec.Budget != nil && !spec.Budget.IsZero() {
-				fmt.Fprintln(cmd.OutOrStdout(), budgetLine(planned, *spec.Budget))
-			}
-			return nil
+			return output(cmd, asJSON, e, e.Write)
 		},
 	}
-	plan.Flags().BoolVar(&asJSON, "json", false, "print the plan (and the use, when the experiment has run) as JSON")
-	exp.AddCommand(plan)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan (and the use, when the experiment has run) as JSON")
+	return cmd
 }
 
-// writePlan prints a plan's table, with the use beside it when there is one.
-func writePlan(w io.Writer, p costplan.Plan, used *costplan.Plan) error {
-	fmt.Fprintf(w, "experiment %s: planned USD %.2f, wall %s", p.Experiment, p.CostUSD, seconds(p.WallSeconds))
-	if used != nil {
-		fmt.Fprintf(w, "; used USD %.2f, wall %s", used.CostUSD, seconds(used.WallSeconds))
+// experimentRaiseBudgetCmd sends a new experiment-wide cap to every live
+// stream condition (SignalRaiseExperimentBudget); those the cap paused go
+// on when the total is below it. Conditions not started yet start with the
+// spec's cap.
+func (a *app) experimentRaiseBudgetCmd() *cobra.Command {
+	var b settings.Budget
+	cmd := &cobra.Command{
+		Use:   "raise-budget NAME",
+		Short: "Give a running experiment a new experiment-wide cap (budget at the spec's top): its streams paused by it go on",
+		Long: "Sends the new cap, --budget-usd and --budget-tokens (0: no cap), to every running, paused or waiting stream\n" +
+			"condition of the experiment. A stream the experiment's cap paused (status paused: experiment budget) goes on\n" +
+			"when the experiment's total spend is below the new cap. Conditions that have not started yet start with the\n" +
+			"spec's cap: raise again when they pause.",
+		Example: `  clinevo experiment raise-budget quick --budget-usd 80`,
+		Args:    runArg,
+		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
+			ex, err := runstatus.ExperimentOf(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			return raiseExperimentBudget(cmd, c, ex, b)
+		}),
 	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	head := "CONDITION\tEPISODES\tEVAL EPISODES\tWALL\t"
-	if used != nil {
-		head = "CONDITION\tEPISODES\tUSED\tEVAL EPISODES\tUSED\tWALL\tUSED\t"
-	}
-	fmt.Fprintln(tw, head)
-	for i, c := range p.Conditions {
-		if used != nil && i < len(used.Conditions) {
-			u := used.Conditions[i]
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t\n", c.Name, c.Episodes, u.Episodes, c.EvalEpisodes, u.EvalEpisodes, seconds(c.WallSeconds), seconds(u.WallSeconds))
+	cmd.Flags().Float64Var(&b.USD, "budget-usd", 0, "the experiment's new cap in USD (0: none)")
+	cmd.Flags().IntVar(&b.Tokens, "budget-tokens", 0, "the experiment's new cap in tokens (0: none)")
+	return cmd
+}
+
+func raiseExperimentBudget(cmd *cobra.Command, c client.Client, ex runstatus.Experiment, b settings.Budget) error {
+	sent := 0
+	for _, cd := range ex.Conditions {
+		if cd.Kind != contract.KindStream || !runstatus.Live(cd.Status) {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t\n", c.Name, c.Episodes, c.EvalEpisodes, seconds(c.WallSeconds))
-	}
-	fmt.Fprintln(tw, "\t")
-	head = "ROLE\tMODEL\tCALLS\tIN TOKENS\tOUT TOKENS\tUSD\tSOURCE\t"
-	if used != nil {
-		head = "ROLE\tMODEL\tCALLS\tUSED\tIN TOKENS\tUSED\tOUT TOKENS\tUSED\tUSD\tUSED\tSOURCE\t"
-	}
-	fmt.Fprintln(tw, head)
-	for i, r := range p.Total {
-		if used != nil && i < len(used.Total) {
-			u := used.Total[i]
-			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%s\t\n", r.Role, r.Model, r.Calls, u.Calls,
-				r.PromptTokens, u.PromptTokens, r.CompletionTokens, u.CompletionTokens, r.CostUSD, u.CostUSD, r.Source)
-			continue
+		if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(cd.Run), "", contract.SignalRaiseExperimentBudget, b); err != nil {
+			return fmt.Errorf("raise the experiment budget of %s: condition %s (stream %s): %w", ex.Name, cd.Name, cd.Run, err)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%.0f\t%.2f\t%s\t\n", r.Role, r.Model, r.Calls, r.PromptTokens, r.CompletionTokens, r.CostUSD, r.Source)
+		fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s (condition %s, %s): USD %g, tokens %d (0: no cap)\n",
+			contract.SignalRaiseExperimentBudget, cd.Run, cd.Name, cd.Status, b.USD, b.Tokens)
+		sent++
 	}
-	return tw.Flush()
+	if sent == 0 {
+		return fmt.Errorf("experiment %s: no stream condition is running, paused or waiting: nothing to raise", ex.Name)
+	}
+	return nil
 }
 
-// seconds spells a duration in seconds as 1h02m or 42s.
-func seconds(s float64) string {
-	switch {
-	case s >= 3600:
-		return fmt.Sprintf("%dh%02dm", int(s)/3600, int(s)%3600/60)
-	case s >= 60:
-		return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
+// output prints v as JSON with --json, else as write prints it.
+func output(cmd *cobra.Command, asJSON bool, v any, write func(io.Writer) error) error {
+	if asJSON {
+		return printJSON(cmd, v)
 	}
-	return fmt.Sprintf("%.0fs", s)
-}
-
-// budgetOver names the experiment caps (budget at the top of the spec) the
-// plan's totals reach: "usd", "tokens", both or none.
-func budgetOver(p costplan.Plan, b settings.Budget) []string {
-	tokens := 0.0
-	for _, r := range p.Total {
-		tokens += r.PromptTokens + r.CompletionTokens
-	}
-	over := []string{}
-	if b.USD > 0 && p.CostUSD >= b.USD {
-		over = append(over, "usd")
-	}
-	if b.Tokens > 0 && tokens >= float64(b.Tokens) {
-		over = append(over, "tokens")
-	}
-	return over
-}
-
-// budgetLine says whether the plan fits the experiment's cap.
-func budgetLine(p costplan.Plan, b settings.Budget) string {
-	line := fmt.Sprintf("experiment budget: USD %g, tokens %d (0: no cap): ", b.USD, b.Tokens)
-	if over := budgetOver(p, b); len(over) > 0 {
-		return line + "the plan reaches it (" + strings.Join(over, ", ") + "); the streams will pause there (paused: experiment budget)"
-	}
-	return line + "the plan is within it"
+	return write(cmd.OutOrStdout())
 }

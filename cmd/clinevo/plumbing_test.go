@@ -28,7 +28,6 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/contract"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/memory"
@@ -442,7 +441,7 @@ func TestSettingsReachTheActivities(t *testing.T) {
 	keyFile := filepath.Join(t.TempDir(), "key")
 	require.NoError(t, os.WriteFile(keyFile, []byte("sk-plumb-file\n"), 0o600))
 
-	c, err := corpus.Load("builtin:stream")
+	c, err := buildLibrary(t).Load("builtin:stream")
 	require.NoError(t, err)
 	h := &plumbHarness{t: t, env: enginetest.Start(t), srv: llmtest.New(t), dir: t.TempDir()}
 	h.script = &plumbScript{orders: map[string][]string{}, modes: map[string]string{}, cases: c.Cases[:8]}
@@ -455,9 +454,9 @@ func TestSettingsReachTheActivities(t *testing.T) {
 		cases[i].ID = fmt.Sprintf("%s-again-%d", cases[i].ID, i)
 	}
 	h.corpus = filepath.Join(h.dir, "plumb.jsonl")
-	require.NoError(t, corpus.WriteJSONL(h.corpus, cases))
+	require.NoError(t, buildLibrary(t).WriteJSONL(h.corpus, cases))
 
-	rows, excluded := plumbRows(keyFile)
+	rows, excluded := plumbRows(buildSet(t), keyFile)
 	requireEveryKey(t, rows, excluded)
 
 	type runPair struct{ base, got string }
@@ -488,7 +487,7 @@ func TestSettingsReachTheActivities(t *testing.T) {
 				cs = append(cs, c)
 			}
 			corpusFile = filepath.Join(h.dir, fmt.Sprintf("plumb-%d.jsonl", i))
-			require.NoError(t, corpus.WriteJSONL(corpusFile, cs))
+			require.NoError(t, buildLibrary(t).WriteJSONL(corpusFile, cs))
 		}
 		// condition is a run of the row as an experiment condition: the
 		// overrides of run, with the row's value when changed.
@@ -665,7 +664,7 @@ func (h *plumbHarness) experimentResolves(cfg string, conds []map[string]any) fu
 // exclusion, and for a row or exclusion of a key that does not exist.
 func requireEveryKey(t *testing.T, rows []plumbRow, excluded map[string]string) {
 	t.Helper()
-	keys := config.Flatten(bench.DefaultSettings()) // the configuration's keys: the shared ones and the benchmarks'
+	keys := config.Flatten(buildSet(t).DefaultSettings()) // the configuration's keys: the shared ones and the benchmarks'
 	covered := map[string]bool{}
 	for _, r := range rows {
 		_, ok := keys[r.key]
@@ -712,7 +711,7 @@ func costDelta(delta func(results.Record) float64) func(*testing.T, plumbRun, pl
 	}
 }
 
-func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
+func plumbRows(set bench.Set, keyFile string) ([]plumbRow, map[string]string) {
 	medinquire := map[string]any{"profile": "medinquire"}
 	rows := []plumbRow{
 		{key: "profile", value: "medinquire", check: func(t *testing.T, base, got plumbRun) {
@@ -902,13 +901,13 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 					require.Equal(t, 17.0, p, "c_workflow of a masked action")
 				}
 				for _, p := range penalties(base, clinic.StatusMasked) {
-					require.Equal(t, bench.DefaultSettings().Episode.Ext["workflow_penalty"], p)
+					require.Equal(t, buildSet(t).DefaultSettings().Episode.Ext["workflow_penalty"], p)
 				}
 			}},
 		plumbRow{key: "episode.timeout_penalty", value: 13, limit: 2, setup: map[string]any{"profile": "gpagent", "episode.max_turns": 3}, corpus: "builtin:gp@7",
 			doctor: "gp-stall", check: func(t *testing.T, base, got plumbRun) {
 				require.Equal(t, []float64{13, 13}, penalties(got, ""), "c_timeout on the last step")
-				d := bench.DefaultSettings().Episode.Ext["timeout_penalty"].(float64)
+				d := buildSet(t).DefaultSettings().Episode.Ext["timeout_penalty"].(float64)
 				require.Equal(t, []float64{d, d}, penalties(base, ""))
 			}},
 		plumbRow{key: "roles.doctor.format", value: "tags", setup: gp, corpus: "builtin:gp@7", doctor: "policy",
@@ -1007,7 +1006,7 @@ func plumbRows(keyFile string) ([]plumbRow, map[string]string) {
 		"durability.max_backoff": "changes nothing while every dependency answers; read by the waiter like max_outage: workflows TestOutagesAreWaitedOut " +
 			"(backoffs doubling up to it), engine/durability TestOutagesAreWaitedOut (2 s)",
 	}
-	for k := range config.Flatten(bench.DefaultSettings()) {
+	for k := range config.Flatten(set.DefaultSettings()) {
 		if strings.HasPrefix(k, "roles.gatekeeper.") {
 			excluded[k] = "SDBench's own role (bench.Roles), built by llm.NewClient from the same Role value as the shared roles' rows; " +
 				"on a model in a worker: engine TestGatekeeperResultSurvivesSIGKILL"

@@ -3,13 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/llm"
-	"github.com/clinevo/clinevo/settings"
 )
 
 func (a *app) rolesCmd() *cobra.Command {
@@ -23,14 +21,21 @@ func (a *app) rolesCmd() *cobra.Command {
 			"Exits with an error when a role fails.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names, sets := []string{"config"}, []settings.Settings{a.cfg.Settings}
+			b, err := a.set.Of(a.cfg.Settings)
+			if err != nil {
+				return err
+			}
+			conds := []llm.Condition{{Name: "config", Settings: a.cfg.Settings, Bench: b}}
 			if len(args) == 1 {
-				var err error
-				if names, sets, err = a.conditionSettings(args[0]); err != nil {
+				spec, err := a.loadExperiment(args[0])
+				if err != nil {
+					return err
+				}
+				if conds, err = a.conditions(spec); err != nil {
 					return err
 				}
 			}
-			return a.printRoleChecks(cmd, names, sets, asJSON)
+			return printRoleChecks(cmd, conds, asJSON)
 		},
 	}
 	check.Flags().BoolVar(&asJSON, "json", false, "print the checks as JSON")
@@ -38,79 +43,33 @@ func (a *app) rolesCmd() *cobra.Command {
 	return cmd
 }
 
-// conditionSettings are the settings of each condition of an experiment spec.
-func (a *app) conditionSettings(path string) ([]string, []settings.Settings, error) {
-	spec, err := a.loadExperiment(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	var names []string
-	var sets []settings.Settings
+// conditions are the conditions of an experiment spec as checks read them:
+// each with its settings and benchmark.
+func (a *app) conditions(spec contract.ExperimentSpec) ([]llm.Condition, error) {
+	var out []llm.Condition
 	for i, c := range spec.Conditions {
 		s, err := spec.SettingsOf(i)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		names, sets = append(names, c.Name), append(sets, s)
+		b, err := a.set.Of(s)
+		if err != nil {
+			return nil, fmt.Errorf("conditions[%d] (%s): %w", i, c.Name, err)
+		}
+		out = append(out, llm.Condition{Name: c.Name, Settings: s, Bench: b})
 	}
-	return names, sets, nil
+	return out, nil
 }
 
 // printRoleChecks checks the roles and prints the verdicts; a failed role is
 // the command's error.
-func (a *app) printRoleChecks(cmd *cobra.Command, names []string, sets []settings.Settings, asJSON bool) error {
-	checks := llm.CheckConditions(cmd.Context(), names, sets)
-	if asJSON {
-		if err := printJSON(cmd, checks); err != nil {
-			return err
-		}
-	} else if err := writeRoleChecks(cmd.OutOrStdout(), checks); err != nil {
+func printRoleChecks(cmd *cobra.Command, conds []llm.Condition, asJSON bool) error {
+	checks := llm.CheckConditions(cmd.Context(), conds)
+	if err := output(cmd, asJSON, checks, func(w io.Writer) error { return llm.WriteChecks(w, checks) }); err != nil {
 		return err
 	}
-	failed := 0
-	for _, c := range checks {
-		if !c.OK {
-			failed++
-		}
-	}
-	if failed > 0 {
+	if failed := llm.FailedChecks(checks); failed > 0 {
 		return fmt.Errorf("roles check: %d of %d model roles failed", failed, len(checks))
 	}
 	return nil
-}
-
-func writeRoleChecks(w io.Writer, checks []llm.ConditionCheck) error {
-	if len(checks) == 0 {
-		_, err := fmt.Fprintln(w, "no model roles: every role is built in")
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONDITIONS\tROLE\tPROVIDER\tMODEL\tFORMAT\tREACHABLE\tAUTH\tMODEL FOUND\tJSON MODE\tTOOLS\tPARSED\tLATENCY\tVERDICT")
-	for _, c := range checks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0fms\t%s\n", strings.Join(c.Conditions, ","), c.Role, c.Provider, c.Model, c.Format,
-			c.Reachable, c.Auth, c.ModelFound, c.JSONMode, c.Tools, c.FormatOK, c.LatencyMS, c.Verdict)
-	}
-	return tw.Flush()
-}
-
-// addCheckRoles gives experiment validate its --check-roles flag: after the
-// spec validates, its model roles are checked as roles check does.
-func (a *app) addCheckRoles(root *cobra.Command) {
-	validate, _, err := root.Find([]string{"experiment", "validate"})
-	if err != nil || validate.Name() != "validate" {
-		return // no experiment validate: nothing to extend
-	}
-	var checkRoles bool
-	validate.Flags().BoolVar(&checkRoles, "check-roles", false, "also preflight every model role of every condition (roles check)")
-	inner := validate.RunE
-	validate.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := inner(cmd, args); err != nil || !checkRoles {
-			return err
-		}
-		names, sets, err := a.conditionSettings(args[0])
-		if err != nil {
-			return err
-		}
-		return a.printRoleChecks(cmd, names, sets, false)
-	}
 }

@@ -8,9 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clinevo/clinevo/costplan"
 	"github.com/clinevo/clinevo/llm/llmtest"
-	"github.com/clinevo/clinevo/settings"
 )
 
 // TestRolesCheck: roles check and experiment validate --check-roles probe
@@ -65,15 +63,9 @@ func TestExperimentPlan(t *testing.T) {
 }
 
 // TestExperimentPlanAgainstItsBudget: experiment plan says whether its
-// totals reach the spec's experiment-wide cap, and which cap.
+// totals reach the spec's experiment-wide cap (costplan's tests check which
+// cap).
 func TestExperimentPlanAgainstItsBudget(t *testing.T) {
-	p := costplan.Plan{CostUSD: 12.5, Total: []costplan.Role{{Role: "doctor", PromptTokens: 9000, CompletionTokens: 1000}, {Role: "judge", PromptTokens: 500}}}
-	require.Equal(t, []string{"usd"}, budgetOver(p, settings.Budget{USD: 10, Tokens: 20000}))
-	require.Equal(t, []string{"usd", "tokens"}, budgetOver(p, settings.Budget{USD: 12.5, Tokens: 10500}))
-	require.Empty(t, budgetOver(p, settings.Budget{USD: 13, Tokens: 10501}))
-	require.Equal(t, "experiment budget: USD 10, tokens 0 (0: no cap): the plan reaches it (usd); the streams will pause there (paused: experiment budget)",
-		budgetLine(p, settings.Budget{USD: 10}))
-
 	b, err := os.ReadFile("../../experiments/quick.yaml")
 	require.NoError(t, err)
 	f := filepath.Join(t.TempDir(), "quick.yaml")

@@ -55,7 +55,7 @@ func snapshot(t *testing.T, env *enginetest.Env) string {
 	resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{PageSize: 1000})
 	require.NoError(t, err)
 	for _, e := range resp.Executions {
-		h, err := history(ctx, env.Client, e.Execution.WorkflowId, e.Execution.RunId)
+		h, err := runstatus.History(ctx, env.Client, e.Execution.WorkflowId, e.Execution.RunId)
 		require.NoError(t, err)
 		b, err := protojson.Marshal(h)
 		require.NoError(t, err)
@@ -110,7 +110,7 @@ func closedTree(ctx context.Context, c client.Client, id string, root bool, want
 		return false
 	}
 	want[id] = d.WorkflowExecutionInfo.Status
-	h, err := history(ctx, c, id, "")
+	h, err := runstatus.History(ctx, c, id, "")
 	if err != nil {
 		return false
 	}

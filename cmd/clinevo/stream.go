@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,8 +12,8 @@ import (
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
-	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/progress"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/settings"
@@ -40,7 +41,7 @@ func (a *app) bindStreamFlags(cmd *cobra.Command, f *streamFlags) {
 	fl.BoolVar(&f.spec.StageEval, "stage-eval", false, "after each stage, re-play it with memory frozen (A[j][j])")
 	fl.StringVar(&f.spec.Retention, "retention", "", "after the last stage, replay earlier stages: final (A[K][j]) or matrix (A[k][j])")
 	fl.IntVar(&f.spec.ActivityTimeoutSeconds, "activity-timeout", contract.DefaultActivityTimeout, "activity start-to-close timeout in seconds")
-	fl.String("profile", "", profileHelp())
+	fl.String("profile", "", a.profileHelp())
 	bindKey(fl, "profile", "profile")
 	fl.Int("update-interval", 0, "evolve after every N episodes (default: evolver.update_interval)")
 	bindKey(fl, "update-interval", "evolver.update_interval")
@@ -74,31 +75,18 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 	}
 	s.Memory = contract.MemoryMode(f.memory)
 	s.Settings = a.cfg.Settings
-	switch {
-	case s.Memory == contract.MemoryCarry && f.carryFrom == "":
-		return s, errors.New("stream start: --memory-mode carry needs --carry-from RUN (a finished stream)")
-	case s.Memory != contract.MemoryCarry && f.carryFrom != "":
-		return s, errors.New("stream start: --carry-from needs --memory-mode carry")
-	case s.Memory == contract.MemoryCarry:
-		if err := a.withLookup(cmd.Context(), func(store results.RunLog) error {
-			if store == nil {
-				return fmt.Errorf("carry from %s: the run has not finished: nothing has run with data_dir %s", f.carryFrom, a.cfg.DataDir)
-			}
-			var err error
-			s, err = engine.CarryFrom(cmd.Context(), store, s, f.carryFrom)
-			return err
-		}); err != nil {
-			return s, err
-		}
+	s, err := a.carry(cmd, s, f.carryFrom)
+	if err != nil {
+		return s, err
 	}
 	s = s.WithDefaults()
 	if err := s.Validate(); err != nil {
 		return s, err
 	}
-	if err := bench.ValidateSettings(s.Settings); err != nil {
+	if err := a.set.ValidateSettings(s.Settings); err != nil {
 		return s, fmt.Errorf("stream %s: settings: %w", s.RunID, err)
 	}
-	cp, err := corpus.Load(s.Corpus)
+	cp, err := a.lib.Load(s.Corpus)
 	if err != nil {
 		return s, err
 	}
@@ -110,11 +98,41 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 	return s, nil
 }
 
+// carry continues the finished run from in spec s, with --memory-mode carry;
+// the two flags go together.
+func (a *app) carry(cmd *cobra.Command, s contract.StreamSpec, from string) (contract.StreamSpec, error) {
+	switch {
+	case s.Memory == contract.MemoryCarry && from == "":
+		return s, errors.New("stream start: --memory-mode carry needs --carry-from RUN (a finished stream)")
+	case s.Memory != contract.MemoryCarry && from != "":
+		return s, errors.New("stream start: --carry-from needs --memory-mode carry")
+	case s.Memory != contract.MemoryCarry:
+		return s, nil
+	}
+	err := a.withLookup(cmd.Context(), func(store results.RunLog) error {
+		if store == nil {
+			return fmt.Errorf("carry from %s: the run has not finished: nothing has run with data_dir %s", from, a.cfg.DataDir)
+		}
+		var err error
+		s, err = engine.CarryFrom(cmd.Context(), store, s, from)
+		return err
+	})
+	return s, err
+}
+
 func (a *app) streamCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "stream", Short: "Start and steer streams of episodes"}
+	cmd.AddCommand(a.streamStartCmd(), a.signalCmd("pause", contract.SignalPause, "Pause a stream before its next episode"),
+		a.streamResumeCmd(), a.signalCmd("stop", contract.SignalStop, "Stop a stream after the current episode"),
+		a.streamRestartCmd(), a.streamSizeCmd(), a.streamTimingCmd(), a.streamStatusCmd(),
+		a.terminateCmd(contract.KindStream, "RUN", "stream", "a stream and the episodes and evaluations it runs"))
+	return cmd
+}
+
+func (a *app) streamStartCmd() *cobra.Command {
 	var f streamFlags
 	var wait waitFlags
-	start := &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "start",
 		Short: "Validate and start a stream (workflow ID <run>/stream)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -135,31 +153,60 @@ func (a *app) streamCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started stream %s: workflow %s (run %s)\n", s.RunID, run.GetID(), run.GetRunID())
-			return waitStream(cmd, c, run, s.RunID, wait)
+			return a.waitStream(cmd, c, run, s.RunID, wait)
 		},
 	}
-	a.bindStreamFlags(start, &f)
-	wait.bind(start, "stream")
-	cmd.AddCommand(start)
-	signalCmd := func(name, signal, short string) *cobra.Command {
-		return &cobra.Command{
-			Use: name + " RUN", Short: short, Args: runArg,
-			RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-				if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(args[0]), "", signal, nil); err != nil {
-					return fmt.Errorf("%s stream %s: %w", name, args[0], err)
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s\n", signal, args[0])
-				return nil
-			}),
-		}
+	a.bindStreamFlags(cmd, &f)
+	wait.bind(cmd, "stream")
+	return cmd
+}
+
+// signalCmd is a command that sends a stream a signal without arguments.
+func (a *app) signalCmd(name, signal, short string) *cobra.Command {
+	return &cobra.Command{
+		Use: name + " RUN", Short: short, Args: runArg,
+		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
+			return sendSignal(cmd, c, name, signal, args[0])
+		}),
 	}
-	cmd.AddCommand(signalCmd("pause", contract.SignalPause, "Pause a stream before its next episode"),
-		signalCmd("resume", contract.SignalResume, "Resume a paused stream"),
-		signalCmd("stop", contract.SignalStop, "Stop a stream after the current episode"))
-	cmd.AddCommand(a.streamRestartCmd())
-	cmd.AddCommand(a.streamSizeCmd(), a.streamTimingCmd())
-	var statusJSON bool
-	status := &cobra.Command{
+}
+
+func sendSignal(cmd *cobra.Command, c client.Client, name, signal, run string) error {
+	if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(run), "", signal, nil); err != nil {
+		return fmt.Errorf("%s stream %s: %w", name, run, err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s\n", signal, run)
+	return nil
+}
+
+// streamResumeCmd resumes a paused stream; with --raise-budget it sends the
+// stream a new budget instead (SignalRaiseBudget), and the stream goes on
+// when its spend is below it.
+func (a *app) streamResumeCmd() *cobra.Command {
+	var raise bool
+	var b settings.Budget
+	cmd := &cobra.Command{
+		Use: "resume RUN", Short: "Resume a paused stream", Args: runArg,
+		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
+			if !raise {
+				return sendSignal(cmd, c, "resume", contract.SignalResume, args[0])
+			}
+			if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(args[0]), "", contract.SignalRaiseBudget, b); err != nil {
+				return fmt.Errorf("raise the budget of stream %s: %w", args[0], err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s: USD %g, tokens %d (0: no cap)\n", contract.SignalRaiseBudget, args[0], b.USD, b.Tokens)
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&raise, "raise-budget", false, "give a stream its spend cap paused (status paused: budget; paused: experiment budget raises the experiment's cap for this stream) a new budget, --budget-usd and --budget-tokens (0: no cap), and go on")
+	cmd.Flags().Float64Var(&b.USD, "budget-usd", 0, "with --raise-budget: the run's new cap in USD (0: none)")
+	cmd.Flags().IntVar(&b.Tokens, "budget-tokens", 0, "with --raise-budget: the run's new cap in tokens (0: none)")
+	return cmd
+}
+
+func (a *app) streamStatusCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "status RUN",
 		Short: "Show a stream's status, progress, running means and rule book",
 		Long: "Show a stream's status (" + statusList + "), its progress (episodes, stage of stages), its means\n" +
@@ -185,16 +232,22 @@ func (a *app) streamCmd() *cobra.Command {
 				// the endpoint figures, and the status says why.
 				st.StoreError = err.Error()
 			}
-			if statusJSON {
-				return printJSON(cmd, st)
-			}
-			return writeStreamStatus(cmd.OutOrStdout(), args[0], st)
+			return output(cmd, asJSON, st, func(w io.Writer) error { return runstatus.WriteStream(w, args[0], st, a.definesU(st.Profile)) })
 		}),
 	}
-	status.Flags().BoolVar(&statusJSON, "json", false, "print the status as JSON")
-	cmd.AddCommand(status)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
 	return cmd
 }
+
+// definesU says whether benchmark profile scores U (bench.ShowsU: a
+// profile this build does not have shows none).
+func (a *app) definesU(profile string) bool {
+	b, _ := a.set.Get(profile)
+	return bench.ShowsU(b)
+}
+
+// statusList is the help's list of statuses.
+var statusList = strings.Join(runstatus.Statuses, ", ")
 
 // runArg checks a command's one RUN argument: a run ID.
 func runArg(cmd *cobra.Command, args []string) error {
@@ -226,7 +279,7 @@ func (a *app) streamRestartCmd() *cobra.Command {
 			st := spec.State
 			fmt.Fprintf(cmd.OutOrStdout(), "restarted stream %s after episode %d (%d stages ended): workflow %s (run %s)\n",
 				spec.RunID, st.Cursor, len(st.StageEnds), run.GetID(), run.GetRunID())
-			return waitStream(cmd, c, run, spec.RunID, wait)
+			return a.waitStream(cmd, c, run, spec.RunID, wait)
 		}),
 	}
 	wait.bind(cmd, "stream")
@@ -251,11 +304,11 @@ func (w *waitFlags) bind(cmd *cobra.Command, what string) {
 
 // waitStream waits for a started stream when asked to, showing its
 // progress on stderr, and prints its status (or, with --json, its result).
-func waitStream(cmd *cobra.Command, c client.Client, run client.WorkflowRun, runID string, w waitFlags) error {
+func (a *app) waitStream(cmd *cobra.Command, c client.Client, run client.WorkflowRun, runID string, w waitFlags) error {
 	if !w.wait {
 		return nil
 	}
-	if err := follow(cmd.Context(), cmd.ErrOrStderr(), run, streamRows(c, runID)); err != nil {
+	if err := progress.Follow(cmd.Context(), cmd.ErrOrStderr(), run, progress.StreamRows(c, runID)); err != nil {
 		return err
 	}
 	if w.json {
@@ -269,5 +322,5 @@ func waitStream(cmd *cobra.Command, c client.Client, run client.WorkflowRun, run
 	if err != nil {
 		return err
 	}
-	return writeStreamStatus(cmd.OutOrStdout(), runID, st)
+	return runstatus.WriteStream(cmd.OutOrStdout(), runID, st, a.definesU(st.Profile))
 }

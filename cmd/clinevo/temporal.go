@@ -142,10 +142,15 @@ func interrupted() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
+// devFlags are the flags of `dev`.
+type devFlags struct {
+	port   int
+	ports  devserver.Ports
+	worker bool
+}
+
 func (a *app) devCmd() *cobra.Command {
-	var port int
-	var ports devserver.Ports
-	var withWorker bool
+	var f devFlags
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Run an embedded Temporal server (SQLite under the data dir) and a worker in one process",
@@ -156,63 +161,72 @@ func (a *app) devCmd() *cobra.Command {
 		Example: `  clinevo dev
   clinevo dev --port 22233 --http-port 22234   # then: clinevo stream start ... finds 127.0.0.1:22233
   clinevo --data-dir /tmp/lab dev --worker=false`,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := interrupted()
-			defer stop()
-			ns := a.cfg.Temporal.Namespace
-			srv, err := devserver.Start(devserver.Options{DataDir: a.cfg.DataDir, Port: port, Ports: ports, Namespace: ns})
-			if err != nil {
-				return err
-			}
-			defer srv.Stop()
-			if err := config.WriteDev(a.cfg.DataDir, config.DevEndpoint{Address: srv.Address(), Namespace: ns, PID: os.Getpid()}); err != nil {
-				return err
-			}
-			defer func() {
-				if err := config.RemoveDev(a.cfg.DataDir, srv.Address()); err != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), "clinevo dev:", err)
-				}
-			}()
-			out := cmd.OutOrStdout()
-			p := srv.Ports()
-			fmt.Fprintf(out, "Temporal frontend  %s (namespace %s)\n", srv.Address(), ns)
-			fmt.Fprintf(out, "other ports        http %d, history %d, matching %d, system worker %d (on 127.0.0.1)\n", p.HTTP, p.History, p.Matching, p.Worker)
-			fmt.Fprintf(out, "address file       %s (read by every clinevo command on this data dir)\n", filepath.Join(a.cfg.DataDir, config.DevFile))
-			fmt.Fprintf(out, "data directory     %s\n", a.cfg.DataDir)
-			fmt.Fprintf(out, "server log         %s\n", filepath.Join(a.cfg.DataDir, "temporal.log"))
-			fmt.Fprintf(out, "results            %s\n", a.resultsAt())
-			fmt.Fprintf(out, "temporal CLI       temporal --address %s workflow list (or: clinevo episode list --run RUN)\n", srv.Address())
-			c, err := a.dial(a.embedded(srv.Address()))
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			// A data dir made by an older clinevo lacks the newer attributes.
-			if err := devserver.AddMissingSearchAttributes(ctx, c, ns); err != nil {
-				return err
-			}
-			if !withWorker {
-				fmt.Fprintln(out, "worker             not started (--worker=false)")
-				<-ctx.Done()
-				return nil
-			}
-			eng, err := a.openEngine(ctx)
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
-			fmt.Fprintf(out, "worker             task queue %s\n", a.cfg.Temporal.TaskQueue)
-			return a.runWorker(ctx, c, eng)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runDev(cmd, f) },
 	}
-	cmd.Flags().IntVar(&port, "port", 7233, "frontend gRPC port on 127.0.0.1")
-	cmd.Flags().IntVar(&ports.HTTP, "http-port", 0, "frontend HTTP API port (default: a free port)")
-	cmd.Flags().IntVar(&ports.History, "history-port", 0, "history service gRPC port (default: a free port)")
-	cmd.Flags().IntVar(&ports.Matching, "matching-port", 0, "matching service gRPC port (default: a free port)")
-	cmd.Flags().IntVar(&ports.Worker, "system-worker-port", 0, "the server's system worker service gRPC port (default: a free port)")
-	cmd.Flags().BoolVar(&withWorker, "worker", true, "also run a worker in this process")
+	cmd.Flags().IntVar(&f.port, "port", 7233, "frontend gRPC port on 127.0.0.1")
+	cmd.Flags().IntVar(&f.ports.HTTP, "http-port", 0, "frontend HTTP API port (default: a free port)")
+	cmd.Flags().IntVar(&f.ports.History, "history-port", 0, "history service gRPC port (default: a free port)")
+	cmd.Flags().IntVar(&f.ports.Matching, "matching-port", 0, "matching service gRPC port (default: a free port)")
+	cmd.Flags().IntVar(&f.ports.Worker, "system-worker-port", 0, "the server's system worker service gRPC port (default: a free port)")
+	cmd.Flags().BoolVar(&f.worker, "worker", true, "also run a worker in this process")
 	backendFlag(cmd.Flags())
 	return cmd
+}
+
+// runDev runs the embedded server, and a worker unless asked not to, until
+// interrupted; while it runs, its address is in the data dir's DevFile.
+func (a *app) runDev(cmd *cobra.Command, f devFlags) error {
+	ctx, stop := interrupted()
+	defer stop()
+	ns := a.cfg.Temporal.Namespace
+	srv, err := devserver.Start(devserver.Options{DataDir: a.cfg.DataDir, Port: f.port, Ports: f.ports, Namespace: ns})
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	if err := config.WriteDev(a.cfg.DataDir, config.DevEndpoint{Address: srv.Address(), Namespace: ns, PID: os.Getpid()}); err != nil {
+		return err
+	}
+	defer func() {
+		if err := config.RemoveDev(a.cfg.DataDir, srv.Address()); err != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "clinevo dev:", err)
+		}
+	}()
+	out := cmd.OutOrStdout()
+	a.writeDev(out, srv)
+	c, err := a.dial(a.embedded(srv.Address()))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	// A data dir made by an older clinevo lacks the newer attributes.
+	if err := devserver.AddMissingSearchAttributes(ctx, c, ns); err != nil {
+		return err
+	}
+	if !f.worker {
+		fmt.Fprintln(out, "worker             not started (--worker=false)")
+		<-ctx.Done()
+		return nil
+	}
+	eng, err := a.openEngine(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	fmt.Fprintf(out, "worker             task queue %s\n", a.cfg.Temporal.TaskQueue)
+	return a.runWorker(ctx, c, eng)
+}
+
+// writeDev says where the embedded server and its files are.
+func (a *app) writeDev(out io.Writer, srv *devserver.Server) {
+	p := srv.Ports()
+	fmt.Fprintf(out, "Temporal frontend  %s (namespace %s)\n", srv.Address(), a.cfg.Temporal.Namespace)
+	fmt.Fprintf(out, "other ports        http %d, history %d, matching %d, system worker %d (on 127.0.0.1)\n", p.HTTP, p.History, p.Matching, p.Worker)
+	fmt.Fprintf(out, "address file       %s (read by every clinevo command on this data dir)\n", filepath.Join(a.cfg.DataDir, config.DevFile))
+	fmt.Fprintf(out, "data directory     %s\n", a.cfg.DataDir)
+	fmt.Fprintf(out, "server log         %s\n", filepath.Join(a.cfg.DataDir, "temporal.log"))
+	fmt.Fprintf(out, "results            %s\n", a.resultsAt())
+	fmt.Fprintf(out, "temporal CLI       temporal --address %s workflow list (or: clinevo episode list --run RUN)\n", srv.Address())
 }
 
 func (a *app) workerCmd() *cobra.Command {

@@ -13,21 +13,13 @@ import (
 	"github.com/clinevo/clinevo/results"
 )
 
-// addTerminate adds `terminate` to the stream and experiment commands and
-// an evaluation command that holds only it: the way to end a run that
-// cannot end itself (engine.Terminate).
-func (a *app) addTerminate(root *cobra.Command) {
-	for _, parent := range root.Commands() {
-		switch parent.Name() {
-		case "stream":
-			parent.AddCommand(a.terminateCmd(contract.KindStream, "RUN", "stream", "a stream and the episodes and evaluations it runs"))
-		case "experiment":
-			parent.AddCommand(a.terminateCmd(contract.KindExperiment, "NAME", "experiment", "an experiment and every condition it runs"))
-		}
-	}
+// evaluationCmd holds `evaluation terminate`, the way to end a held-out
+// condition's or a stage's evaluation that cannot end itself
+// (engine.Terminate); streams and experiments have their own.
+func (a *app) evaluationCmd() *cobra.Command {
 	eval := &cobra.Command{Use: "evaluation", Short: "End a held-out condition's or a stage's evaluation that cannot end itself"}
 	eval.AddCommand(a.terminateCmd(contract.KindHeldOut, "RUN", "evaluation", "an evaluation (a held-out condition's run, e.g. quick-H0, or a stage evaluation's, e.g. r1/eval-s02) and its episodes"))
-	root.AddCommand(eval)
+	return eval
 }
 
 func (a *app) terminateCmd(kind contract.Kind, arg, what, ends string) *cobra.Command {

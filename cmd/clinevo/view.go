@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -24,70 +23,74 @@ const viewTokenEnv = "CLINEVO_VIEW_TOKEN"
 // (the Web UI of `temporal server start-dev`) and 7233 (Temporal's gRPC).
 const viewPort = 7280
 
+// viewFlags are the flags of `view`.
+type viewFlags struct {
+	port                  int
+	listen, token, tempUI string
+}
+
 func (a *app) viewCmd() *cobra.Command {
-	var port int
-	var listen, token, ui string
+	var f viewFlags
 	cmd := &cobra.Command{
 		Use:   "view",
 		Short: "A local, read-only web viewer of runs, episodes, memory and experiments, live while streams run",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			addr := listen
-			if addr == "" {
-				addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-			}
-			if token == "" {
-				token = os.Getenv(viewTokenEnv)
-			}
-			if err := view.CheckListen(addr, token); err != nil {
-				return badInput(err)
-			}
-			ctx, stop := interrupted()
-			defer stop()
-			eng, err := a.openReader(ctx)
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
-			opts, err := a.clientOptions(a.cfg.Temporal)
-			if err != nil {
-				return err
-			}
-			// Lazy: the viewer serves the stores while Temporal is down, and
-			// its pages say that Temporal did not answer.
-			c, err := client.NewLazyClient(opts)
-			if err != nil {
-				return fmt.Errorf("view: Temporal client: %w", err)
-			}
-			defer c.Close()
-			srv, err := view.New(view.Options{Results: eng.Results, Memory: eng.Memory, Workflows: view.Temporal(c),
-				TemporalAddress: a.cfg.Temporal.Address, Namespace: a.cfg.Temporal.Namespace, TemporalUI: ui, Token: token, Listen: addr})
-			if err != nil {
-				return err
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return fmt.Errorf("view: %w", err)
-			}
-			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-			fmt.Fprintf(cmd.OutOrStdout(), "clinevo view on http://%s/ (results %s, Temporal %s)\n", ln.Addr(), a.resultsAt(), a.cfg.Temporal.Address)
-			if token != "" {
-				fmt.Fprintln(cmd.OutOrStdout(), "every request must carry the token: open http://"+ln.Addr().String()+"/?token=TOKEN once, or send Authorization: Bearer TOKEN")
-			}
-			go func() {
-				<-ctx.Done()
-				// Shutdown's error is only the deadline of closing connections, at exit.
-				_ = hs.Shutdown(context.Background())
-			}()
-			if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-				return fmt.Errorf("view: %w", err)
-			}
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runView(cmd, f) },
 	}
-	cmd.Flags().IntVar(&port, "port", viewPort, "port on 127.0.0.1")
-	cmd.Flags().StringVar(&listen, "listen", "", "host:port to listen on instead (not loopback: needs --token)")
-	cmd.Flags().StringVar(&token, "token", "", "token every request must carry (default: env "+viewTokenEnv+")")
-	cmd.Flags().StringVar(&ui, "temporal-ui", "", "base URL of a Temporal Web UI, for links to episode histories")
+	cmd.Flags().IntVar(&f.port, "port", viewPort, "port on 127.0.0.1")
+	cmd.Flags().StringVar(&f.listen, "listen", "", "host:port to listen on instead (not loopback: needs --token)")
+	cmd.Flags().StringVar(&f.token, "token", "", "token every request must carry (default: env "+viewTokenEnv+")")
+	cmd.Flags().StringVar(&f.tempUI, "temporal-ui", "", "base URL of a Temporal Web UI, for links to episode histories")
 	backendFlag(cmd.Flags())
 	return cmd
+}
+
+// runView serves the viewer until interrupted.
+func (a *app) runView(cmd *cobra.Command, f viewFlags) error {
+	addr := f.listen
+	if addr == "" {
+		addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(f.port))
+	}
+	if f.token == "" {
+		f.token = os.Getenv(viewTokenEnv)
+	}
+	if err := view.CheckListen(addr, f.token); err != nil {
+		return badInput(err)
+	}
+	ctx, stop := interrupted()
+	defer stop()
+	eng, err := a.openReader(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	opts, err := a.clientOptions(a.cfg.Temporal)
+	if err != nil {
+		return err
+	}
+	// Lazy: the viewer serves the stores while Temporal is down, and
+	// its pages say that Temporal did not answer.
+	c, err := client.NewLazyClient(opts)
+	if err != nil {
+		return fmt.Errorf("view: Temporal client: %w", err)
+	}
+	defer c.Close()
+	srv, err := view.New(view.Options{Results: eng.Results, Memory: eng.Memory, Workflows: view.Temporal(c),
+		TemporalAddress: a.cfg.Temporal.Address, Namespace: a.cfg.Temporal.Namespace, TemporalUI: f.tempUI, Token: f.token, Listen: addr})
+	if err != nil {
+		return err
+	}
+	return a.serveView(ctx, cmd.OutOrStdout(), srv, addr, f.token != "")
+}
+
+// serveView serves h on addr until ctx ends, having said where.
+func (a *app) serveView(ctx context.Context, out io.Writer, h http.Handler, addr string, token bool) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("view: %w", err)
+	}
+	fmt.Fprintf(out, "clinevo view on http://%s/ (results %s, Temporal %s)\n", ln.Addr(), a.resultsAt(), a.cfg.Temporal.Address)
+	if token {
+		fmt.Fprintln(out, "every request must carry the token: open http://"+ln.Addr().String()+"/?token=TOKEN once, or send Authorization: Bearer TOKEN")
+	}
+	return view.Serve(ctx, ln, h)
 }

@@ -39,3 +39,20 @@ func AgentClinic(t testing.TB) []clinic.Case {
 	}
 	return cases
 }
+
+// AgentClinicNEJM imports the 15 AgentClinic NEJM cases
+// (corpus/testdata/agentclinic/agentclinic_nejm.jsonl), image cases kept as text.
+func AgentClinicNEJM(t testing.TB) []clinic.Case {
+	t.Helper()
+	p := filepath.Join(filepath.Dir(AgentClinicPath(t)), "agentclinic_nejm.jsonl")
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cases, _, err := corpus.Library{}.Import("agentclinic", f, p, corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}

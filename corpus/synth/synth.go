@@ -7,7 +7,9 @@ package synth
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -193,7 +195,32 @@ func (g generator) buildV1(cd condition, instance string, n int, shifted bool) c
 	r := g.rng("case", instance, strconv.Itoa(n), cd.key)
 	c := clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, Condition: cd.key, System: cd.sys,
 		Provenance: clinic.Provenance{Source: SourceV1, SourceCaseID: fmt.Sprintf("%s/%s/%d", cd.key, instance, n)}}
+	patientBase(&c, cd, r)
+	opening := cd.open[r.IntN(len(cd.open))]
+	if shifted && len(cd.atyp) > 0 {
+		opening = cd.atyp[r.IntN(len(cd.atyp))]
+	}
+	c.Patient.OpeningComplaint = vary(opening, r)
+	c.Patient.Facts = factsV1(cd, shifted, r)
+	var findings []clinic.Finding
+	for i, e := range cd.exam {
+		sys, text := split2(e)
+		if i == 0 || r.Float64() < 0.85 {
+			findings = append(findings, clinic.Finding{System: sys, Text: text, Abnormal: sys != "vitals" || abnormalVitals(text)})
+		}
+	}
+	c.Exam.Findings = withVitals(findings, r)
+	c.Exam.Tests = g.testsV1(cd, shifted)
+	c.Exam.Catalog = g.names
+	managerBase(&c.Manager, cd)
+	c.Manager.Evidence = append([]string(nil), cd.evi...)
+	c.Manager.MustAsk = list(cd.ask)
+	return c
+}
 
+// patientBase draws the patient's age (in the condition's range), sex
+// (unless the condition fixes it) and persona, in that order.
+func patientBase(c *clinic.Case, cd condition, r *rand.Rand) {
 	lo, hi := ageRange(cd.age)
 	age := lo + r.IntN(hi-lo+1)
 	sex := cd.sex
@@ -202,13 +229,12 @@ func (g generator) buildV1(cd condition, instance string, n int, shifted bool) c
 	}
 	c.Patient.Demographics = clinic.Demographics{Age: age, Sex: sex, Text: demographicsText(age, sex)}
 	c.Patient.Persona = persona(r)
+}
 
-	opening := cd.open[r.IntN(len(cd.open))]
-	if shifted && len(cd.atyp) > 0 {
-		opening = cd.atyp[r.IntN(len(cd.atyp))]
-	}
-	c.Patient.OpeningComplaint = vary(opening, r)
-
+// factsV1 are version 1's facts: the positives (an atypical presentation
+// without its first core one), the negatives, then the default facts on
+// topics not covered yet.
+func factsV1(cd condition, shifted bool, r *rand.Rand) []clinic.Fact {
 	var facts []clinic.Fact
 	covered := map[string]bool{}
 	droppedCore := false
@@ -237,21 +263,22 @@ func (g generator) buildV1(cd condition, instance string, n int, shifted bool) c
 			add(d[0], d[1])
 		}
 	}
-	c.Patient.Facts = facts
+	return facts
+}
 
-	var findings []clinic.Finding
-	for i, e := range cd.exam {
-		sys, text := split2(e)
-		if i == 0 || r.Float64() < 0.85 {
-			findings = append(findings, clinic.Finding{System: sys, Text: text, Abnormal: sys != "vitals" || abnormalVitals(text)})
-		}
-	}
+// withVitals adds normal vitals to findings that have none, and orders the
+// findings by system.
+func withVitals(findings []clinic.Finding, r *rand.Rand) []clinic.Finding {
 	if !hasSystem(findings, "vitals") {
 		findings = append(findings, clinic.Finding{System: "vitals", Text: normalVitals(r)})
 	}
 	sort.SliceStable(findings, func(i, j int) bool { return systemRank(findings[i].System) < systemRank(findings[j].System) })
-	c.Exam.Findings = findings
+	return findings
+}
 
+// testsV1 are version 1's results: the condition's (shifted ones replaced),
+// then the catalog's normal results, by name.
+func (g generator) testsV1(cd condition, shifted bool) []clinic.TestValue {
 	results := map[string]string{}
 	for _, t := range cd.tests {
 		name, res := split2(t)
@@ -268,20 +295,19 @@ func (g generator) buildV1(cd condition, instance string, n int, shifted bool) c
 			results[it.Name] = it.Normal
 		}
 	}
-	tnames := make([]string, 0, len(results))
-	for n := range results {
-		tnames = append(tnames, n)
-	}
-	sort.Strings(tnames)
-	for _, n := range tnames {
+	var tests []clinic.TestValue
+	for _, n := range slices.Sorted(maps.Keys(results)) {
 		it, _ := g.cat.Lookup(n)
-		c.Exam.Tests = append(c.Exam.Tests, clinic.TestValue{Name: it.Name, Result: results[n], Abnormal: !looksNormal(results[n])})
+		tests = append(tests, clinic.TestValue{Name: it.Name, Result: results[n], Abnormal: !looksNormal(results[n])})
 	}
-	c.Exam.Catalog = g.names
+	return tests
+}
 
-	m := &c.Manager
+// managerBase fills what every version's answer key takes from the
+// condition as it is: the diagnosis, management, referral and required
+// actions.
+func managerBase(m *clinic.ManagerView, cd condition) {
 	m.Diagnosis = clinic.Diagnosis{Name: cd.name, Acceptable: list(cd.aka), ICD10: cd.icd, Dangerous: list(cd.danger)}
-	m.Evidence = append([]string(nil), cd.evi...)
 	m.Management = append([]string(nil), cd.mgmt...)
 	m.UnsafeManagement = append([]string(nil), cd.unsafe...)
 	if cd.ref != "" {
@@ -290,9 +316,7 @@ func (g generator) buildV1(cd condition, instance string, n int, shifted bool) c
 	} else {
 		m.Referral = &clinic.Referral{Needed: false}
 	}
-	m.MustAsk = list(cd.ask)
 	m.RequiredActions = list(cd.req)
-	return c
 }
 
 func splitFact(s string) (topic, text string, core bool) {

@@ -2,12 +2,14 @@ package synth
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/textmatch"
 )
@@ -44,24 +46,50 @@ func (g generator) buildV2Refs(cd condition, instance string, n int, shifted boo
 	r := g.rng("case/v2", instance, strconv.Itoa(n), cd.key)
 	c := clinic.Case{SchemaVersion: clinic.CaseSchemaVersion, Condition: cd.key, System: cd.sys,
 		Provenance: clinic.Provenance{Source: SourceV2, SourceCaseID: fmt.Sprintf("%s/%s/%d", cd.key, instance, n)}}
-
-	lo, hi := ageRange(cd.age)
-	age := lo + r.IntN(hi-lo+1)
-	sex := cd.sex
-	if sex == "" {
-		sex = []string{"female", "male"}[r.IntN(2)]
-	}
-	c.Patient.Demographics = clinic.Demographics{Age: age, Sex: sex, Text: demographicsText(age, sex)}
-	c.Patient.Persona = persona(r)
+	patientBase(&c, cd, r)
 	c.Patient.OpeningComplaint = openingV2(cd, shifted, avoid, r)
+	b := v2Case{r: r, present: map[string]bool{}, refs: map[string]string{}, covered: map[string]bool{}}
+	d := c.Patient.Demographics
+	c.Patient.Facts = b.facts(cd, shifted, d.Age, d.Sex)
+	c.Exam.Findings = withVitals(b.findings(cd), r)
+	c.Exam.Tests = b.tests(cd, shifted, d.Sex, g.cat.Items())
+	c.Exam.Catalog = g.names
+	m := &c.Manager
+	managerBase(m, cd)
+	for i, p := range cd.evi {
+		if supported(evidenceSupport[cd.key][i], b.present) {
+			m.Evidence = append(m.Evidence, p)
+		}
+	}
+	for _, t := range list(cd.ask) {
+		if b.covered[t] { // a topic the patient can say nothing new about is not a must-ask
+			m.MustAsk = append(m.MustAsk, t)
+		}
+	}
+	return c, b.refs
+}
 
-	present := map[string]bool{} // support references (see evidenceSupport) present in this case
-	refs := map[string]string{}  // fact IDs of the positives and negatives present
+// v2Case is what building one version 2 case keeps between its steps, each
+// drawing from r in turn.
+type v2Case struct {
+	r       *rand.Rand
+	present map[string]bool   // support references (see evidenceSupport) present in the case
+	refs    map[string]string // fact IDs of the positives and negatives present
+	covered map[string]bool   // the topics of the facts
+}
+
+// facts are the positives (an atypical presentation without its first core
+// one) and negatives that the odds keep, then the background.
+func (b *v2Case) facts(cd condition, shifted bool, age int, sex string) []clinic.Fact {
 	var facts []clinic.Fact
-	covered := map[string]bool{}
 	add := func(topic, text string) {
-		facts = append(facts, clinic.Fact{ID: "f" + strconv.Itoa(len(facts)+1), Text: vary(text, r), Topics: []string{topic}})
-		covered[topic] = true
+		facts = append(facts, clinic.Fact{ID: "f" + strconv.Itoa(len(facts)+1), Text: vary(text, b.r), Topics: []string{topic}})
+		b.covered[topic] = true
+	}
+	keep := func(ref, topic, text string) {
+		add(topic, text)
+		b.present[ref] = true
+		b.refs[ref] = facts[len(facts)-1].ID
 	}
 	droppedCore := false
 	for i, p := range cd.pos {
@@ -70,39 +98,39 @@ func (g generator) buildV2Refs(cd condition, instance string, n int, shifted boo
 			droppedCore = true // an atypical presentation lacks the classic lead feature
 			continue
 		}
-		if core || r.Float64() < v2PositiveOdds {
-			add(topic, text)
-			present["p"+strconv.Itoa(i)] = true
-			refs["p"+strconv.Itoa(i)] = facts[len(facts)-1].ID
+		if core || b.r.Float64() < v2PositiveOdds {
+			keep("p"+strconv.Itoa(i), topic, text)
 		}
 	}
 	for i, p := range cd.neg {
 		topic, text, _ := splitFact(p)
-		if r.Float64() < v2NegativeOdds {
-			add(topic, text)
-			present["n"+strconv.Itoa(i)] = true
-			refs["n"+strconv.Itoa(i)] = facts[len(facts)-1].ID
+		if b.r.Float64() < v2NegativeOdds {
+			keep("n"+strconv.Itoa(i), topic, text)
 		}
 	}
-	for _, d := range backgroundV2(cd, age, sex, covered, r) {
+	for _, d := range backgroundV2(cd, age, sex, b.covered, b.r) {
 		add(d[0], d[1])
 	}
-	c.Patient.Facts = facts
+	return facts
+}
 
+// findings are the first exam finding and those the odds keep.
+func (b *v2Case) findings(cd condition) []clinic.Finding {
 	var findings []clinic.Finding
 	for i, e := range cd.exam {
 		sys, text := split2(e)
-		if i == 0 || r.Float64() < v2FindingOdds {
+		if i == 0 || b.r.Float64() < v2FindingOdds {
 			findings = append(findings, clinic.Finding{System: sys, Text: text, Abnormal: sys != "vitals" || abnormalVitals(text)})
-			present["e"+strconv.Itoa(i)] = true
+			b.present["e"+strconv.Itoa(i)] = true
 		}
 	}
-	if !hasSystem(findings, "vitals") {
-		findings = append(findings, clinic.Finding{System: "vitals", Text: normalVitals(r)})
-	}
-	sort.SliceStable(findings, func(i, j int) bool { return systemRank(findings[i].System) < systemRank(findings[j].System) })
-	c.Exam.Findings = findings
+	return findings
+}
 
+// tests are the first abnormal result and those the odds keep (a shifted
+// case's replaced), then a normal result for every other billable test of
+// items (the catalog), by name.
+func (b *v2Case) tests(cd condition, shifted bool, sex string, items []catalog.Item) []clinic.TestValue {
 	type result struct {
 		text     string
 		abnormal bool
@@ -113,12 +141,12 @@ func (g generator) buildV2Refs(cd condition, instance string, n int, shifted boo
 		name, res := split2(t)
 		if looksNormal(res) || listedNormal[cd.key+"/"+name] {
 			// A listed normal result reads like every other normal result.
-			present["t:"+name] = true
+			b.present["t:"+name] = true
 			continue
 		}
-		if first || r.Float64() < v2ResultOdds {
+		if first || b.r.Float64() < v2ResultOdds {
 			results[name] = result{res, true}
-			present["t:"+name] = true
+			b.present["t:"+name] = true
 		}
 		first = false
 	}
@@ -126,46 +154,19 @@ func (g generator) buildV2Refs(cd condition, instance string, n int, shifted boo
 		for _, t := range cd.shift {
 			name, res := split2(t)
 			results[name] = result{res, true}
-			delete(present, "t:"+name)
+			delete(b.present, "t:"+name)
 		}
 	}
-	for _, it := range g.cat.Items() {
+	for _, it := range items {
 		if _, ok := results[it.Name]; !ok && !it.Free() {
-			results[it.Name] = result{normalResults[it.Name](r, sex), false}
+			results[it.Name] = result{normalResults[it.Name](b.r, sex), false}
 		}
 	}
-	tnames := make([]string, 0, len(results))
-	for n := range results {
-		tnames = append(tnames, n)
+	var tests []clinic.TestValue
+	for _, n := range slices.Sorted(maps.Keys(results)) {
+		tests = append(tests, clinic.TestValue{Name: n, Result: results[n].text, Abnormal: results[n].abnormal})
 	}
-	sort.Strings(tnames)
-	for _, n := range tnames {
-		c.Exam.Tests = append(c.Exam.Tests, clinic.TestValue{Name: n, Result: results[n].text, Abnormal: results[n].abnormal})
-	}
-	c.Exam.Catalog = g.names
-
-	m := &c.Manager
-	m.Diagnosis = clinic.Diagnosis{Name: cd.name, Acceptable: list(cd.aka), ICD10: cd.icd, Dangerous: list(cd.danger)}
-	for i, p := range cd.evi {
-		if supported(evidenceSupport[cd.key][i], present) {
-			m.Evidence = append(m.Evidence, p)
-		}
-	}
-	m.Management = append([]string(nil), cd.mgmt...)
-	m.UnsafeManagement = append([]string(nil), cd.unsafe...)
-	if cd.ref != "" {
-		dest, urg := split2(cd.ref)
-		m.Referral = &clinic.Referral{Needed: true, Destination: dest, Urgency: urg}
-	} else {
-		m.Referral = &clinic.Referral{Needed: false}
-	}
-	for _, t := range list(cd.ask) {
-		if covered[t] { // a topic the patient can say nothing new about is not a must-ask
-			m.MustAsk = append(m.MustAsk, t)
-		}
-	}
-	m.RequiredActions = list(cd.req)
-	return c, refs
+	return tests
 }
 
 // supported evaluates a support reference ("a+b": both, "a|b": either).
@@ -290,34 +291,7 @@ func backgroundV2(cd condition, age int, sex string, covered map[string]bool, r 
 		has[topic] = true
 	}
 	if age >= 18 {
-		fits := func(d distractor) bool {
-			if (d.sex != "" && d.sex != sex) || age < d.minAge || (d.maxAge > 0 && age > d.maxAge) {
-				return false
-			}
-			for _, s := range d.avoidSys {
-				if s == cd.sys {
-					return false
-				}
-			}
-			for _, k := range d.avoidKeys {
-				if k == cd.key {
-					return false
-				}
-			}
-			return true
-		}
-		clash := namedBy(cd)
-		var past, meds []distractor
-		for i, d := range distractors {
-			if clash[i] || !fits(d) {
-				continue
-			}
-			if d.past != "" {
-				past = append(past, d)
-			} else {
-				meds = append(meds, d)
-			}
-		}
+		past, meds := distractorsFor(cd, age, sex)
 		if len(past) > 0 && r.Float64() < v2PastOdds {
 			d := past[r.IntN(len(past))]
 			put(clinic.TopicPastHistory, d.past)
@@ -332,6 +306,42 @@ func backgroundV2(cd condition, age int, sex string, covered map[string]bool, r 
 			put(clinic.TopicSocial, socialDistractors[r.IntN(len(socialDistractors))])
 		}
 	}
+	for _, d := range routineV2(age, r) {
+		if !has[d[0]] {
+			put(d[0], d[1])
+		}
+	}
+	return out
+}
+
+// distractorsFor are the comorbidities (past) and unrelated medicines (meds)
+// that fit an adult patient of the condition: the right sex and age, of
+// another system, not named by the condition.
+func distractorsFor(cd condition, age int, sex string) (past, meds []distractor) {
+	fits := func(d distractor) bool {
+		if (d.sex != "" && d.sex != sex) || age < d.minAge || (d.maxAge > 0 && age > d.maxAge) {
+			return false
+		}
+		return !slices.Contains(d.avoidSys, cd.sys) && !slices.Contains(d.avoidKeys, cd.key)
+	}
+	clash := namedBy(cd)
+	for i, d := range distractors {
+		if clash[i] || !fits(d) {
+			continue
+		}
+		if d.past != "" {
+			past = append(past, d)
+		} else {
+			meds = append(meds, d)
+		}
+	}
+	return past, meds
+}
+
+// routineV2 are the everyday answers on medicines, allergies, past and
+// family history and social life (a child's in a child's words), for the
+// topics no fact covers.
+func routineV2(age int, r *rand.Rand) [][2]string {
 	allergy := "I have no allergies to medicines."
 	if r.Float64() < 0.12 {
 		allergy = "I am allergic to penicillin; it gave me a rash."
@@ -348,10 +358,5 @@ func backgroundV2(cd condition, age int, sex string, covered map[string]bool, r 
 		routine[2][1] = "Usually healthy."
 		routine[4][1] = "Goes to school and lives at home with the family."
 	}
-	for _, d := range routine {
-		if !has[d[0]] {
-			put(d[0], d[1])
-		}
-	}
-	return out
+	return routine
 }

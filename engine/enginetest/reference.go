@@ -32,17 +32,18 @@ func Reference(t testing.TB, spec contract.StreamSpec) ([]clinic.Trace, []string
 // retention replay, keyed by evaluation run ID, in case order.
 func ReferenceWithEvals(t testing.TB, spec contract.StreamSpec) ([]clinic.Trace, []string, map[string][]clinic.Trace) {
 	t.Helper()
-	// The benchmarks' profiles, as every entry point registers them (a
-	// package's first engine.Open would, but the reference may come first).
-	require.NoError(t, engine.RegisterBenchmarks())
+	set, err := engine.Benchmarks()
+	require.NoError(t, err)
 	ctx := context.Background()
 	spec = spec.WithDefaults()
-	cp, err := corpus.Load(spec.Corpus)
+	b, err := set.Of(spec.Settings)
+	require.NoError(t, err)
+	cp, err := corpus.NewLibrary(set).Load(spec.Corpus)
 	require.NoError(t, err)
 	st, err := local.Open(ctx, filepath.Join(t.TempDir(), "ref.db"), memory.HashEmbedder{})
 	require.NoError(t, err)
 	defer st.Close()
-	d := runner.Deps{Roles: runner.BuiltinRoles(), Settings: spec.Settings, Memory: st}
+	d := runner.Deps{Bench: b, Roles: runner.BuiltinRoles(), Settings: spec.Settings, Memory: st}
 	var rules []clinic.Rule
 	var traces []clinic.Trace
 	evals := map[string][]clinic.Trace{}

@@ -207,16 +207,43 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.HasSuffix(r.URL.Path, "/embeddings") {
-		s.mu.Lock()
-		s.embeds = append(s.embeds, Request{Role: "embeddings", Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body})
-		s.mu.Unlock()
-		if rep := s.refused(r.Header.Get("Authorization")); rep != nil {
-			writeError(w, rep)
-			return
-		}
-		s.embeddings(w, body)
+		s.embed(w, r, body)
 		return
 	}
+	req := chatRequest(r, body)
+	s.mu.Lock()
+	n := len(s.requests)
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+	rep := s.reply(n, req, body)
+	if rep.Delay > 0 {
+		time.Sleep(rep.Delay)
+	}
+	for k, v := range rep.Header {
+		w.Header().Set(k, v)
+	}
+	if rep.Status != 200 {
+		writeError(w, rep)
+		return
+	}
+	s.writeCompletion(w, n, req, body, rep)
+}
+
+// embed records and answers an embeddings request.
+func (s *Server) embed(w http.ResponseWriter, r *http.Request, body map[string]any) {
+	s.mu.Lock()
+	s.embeds = append(s.embeds, Request{Role: "embeddings", Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body})
+	s.mu.Unlock()
+	if rep := s.refused(r.Header.Get("Authorization")); rep != nil {
+		writeError(w, rep)
+		return
+	}
+	s.embeddings(w, body)
+}
+
+// chatRequest reads a chat request: its system prompt and last user
+// message, the role the system prompt names, its tools and tool choice.
+func chatRequest(r *http.Request, body map[string]any) Request {
 	req := Request{Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body}
 	msgs, _ := body["messages"].([]any)
 	for _, m := range msgs {
@@ -238,11 +265,14 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		req.Tools = append(req.Tools, name)
 	}
 	req.ToolChoice, _ = body["tool_choice"].(string)
-	s.mu.Lock()
-	n := len(s.requests)
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
+	return req
+}
 
+// reply is the reply to the n-th chat request: the first of a refused key,
+// an unknown model, an unsupported JSON mode, the rate limit, the script, an
+// injected failure, the policy, a role check's tool call, and the built-in
+// policy that answers.
+func (s *Server) reply(n int, req Request, body map[string]any) *Reply {
 	rep := s.refused(req.Auth)
 	if model, _ := body["model"].(string); rep == nil && len(s.Models) > 0 && !slices.Contains(s.Models, model) {
 		rep = &Reply{Status: 404, Content: fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", model)}
@@ -269,16 +299,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if rep == nil {
 		rep = &Reply{Status: 200, Content: policy(req)}
 	}
-	if rep.Delay > 0 {
-		time.Sleep(rep.Delay)
-	}
-	for k, v := range rep.Header {
-		w.Header().Set(k, v)
-	}
-	if rep.Status != 200 {
-		writeError(w, rep)
-		return
-	}
+	return rep
+}
+
+// writeCompletion writes a successful reply as a chat completion, its
+// usage counted in words.
+func (s *Server) writeCompletion(w http.ResponseWriter, n int, req Request, body map[string]any, rep *Reply) {
 	w.Header().Set("Content-Type", "application/json")
 	prompt := len(strings.Fields(req.System + " " + req.User))
 	completion := len(strings.Fields(rep.Content))

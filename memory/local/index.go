@@ -264,19 +264,35 @@ func (ix *index) search(q []float32, f memory.Filter, k int) []result {
 	if !ok {
 		return nil
 	}
-	n := len(ix.ids)
 	if k <= 0 {
-		var all []result
-		for p := range n {
-			if c.match(&ix.meta[p]) {
-				all = append(all, result{p, memory.Cosine(q, ix.row(p))})
-			}
-		}
-		sort.Slice(all, func(i, j int) bool { return ix.better(all[i], all[j]) })
-		return all
+		return ix.all(q, c)
 	}
+	l1, l2 := ix.weights(q)
+	ix.bounded, ix.lower = ix.bounded[:0], ix.lower[:0]
+	for base := 0; base < len(ix.ids); base += block {
+		if !c.skip(ix, base/block) {
+			ix.bound(c, base, k, l1, l2)
+		}
+	}
+	return ix.rerank(q, k)
+}
+
+// all scores every card the filter selects, best first.
+func (ix *index) all(q []float32, c filter) []result {
+	var all []result
+	for p := range len(ix.ids) {
+		if c.match(&ix.meta[p]) {
+			all = append(all, result{p, memory.Cosine(q, ix.row(p))})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return ix.better(all[i], all[j]) })
+	return all
+}
+
+// weights keeps the query's non-zero weights in ix.nz and returns its L1
+// and L2 norms, which bound the error of a quantised score.
+func (ix *index) weights(q []float32) (l1, l2 float64) {
 	ix.nz = ix.nz[:0]
-	var l1, l2 float64
 	for j, x := range q {
 		if x != 0 {
 			ix.nz = append(ix.nz, weight{j, x})
@@ -284,43 +300,47 @@ func (ix *index) search(q []float32, f memory.Filter, k int) []result {
 			l2 += float64(x) * float64(x)
 		}
 	}
-	l2 = math.Sqrt(l2)
-	ix.bounded, ix.lower = ix.bounded[:0], ix.lower[:0]
-	var acc [block]float32
-	for base := 0; base < n; base += block {
-		if c.skip(ix, base/block) {
-			continue
-		}
-		var mask [block / 64]uint64
-		any := false
-		for i := range min(block, n-base) {
-			if c.match(&ix.meta[base+i]) {
-				mask[i/64] |= 1 << (i % 64)
-				any = true
-			}
-		}
-		if !any {
-			continue
-		}
-		acc = [block]float32{}
-		codes := ix.codes[base*ix.dim : (base+block)*ix.dim]
-		for _, z := range ix.nz {
-			col := (*[block]int8)(codes[z.j*block:])
-			for i := range acc {
-				acc[i] += z.w * float32(col[i])
-			}
-		}
-		for w, bitsLeft := range mask {
-			for ; bitsLeft != 0; bitsLeft &= bitsLeft - 1 {
-				i := w*64 + bits.TrailingZeros64(bitsLeft)
-				qt := ix.quant[base+i]
-				s := float64(acc[i] * qt.scale)
-				e := 2 * (l1*qt.a + l2*qt.b)
-				ix.bounded = append(ix.bounded, bounds{base + i, s - e, s + e})
-				ix.lower = keepTop(ix.lower, s-e, k)
-			}
+	return l1, math.Sqrt(l2)
+}
+
+// bound scores the selected cards of the block at base on their quantised
+// codes, keeping each score's bounds in ix.bounded and the k largest lower
+// bounds in ix.lower.
+func (ix *index) bound(c filter, base, k int, l1, l2 float64) {
+	var mask [block / 64]uint64
+	any := false
+	for i := range min(block, len(ix.ids)-base) {
+		if c.match(&ix.meta[base+i]) {
+			mask[i/64] |= 1 << (i % 64)
+			any = true
 		}
 	}
+	if !any {
+		return
+	}
+	var acc [block]float32
+	codes := ix.codes[base*ix.dim : (base+block)*ix.dim]
+	for _, z := range ix.nz {
+		col := (*[block]int8)(codes[z.j*block:])
+		for i := range acc {
+			acc[i] += z.w * float32(col[i])
+		}
+	}
+	for w, bitsLeft := range mask {
+		for ; bitsLeft != 0; bitsLeft &= bitsLeft - 1 {
+			i := w*64 + bits.TrailingZeros64(bitsLeft)
+			qt := ix.quant[base+i]
+			s := float64(acc[i] * qt.scale)
+			e := 2 * (l1*qt.a + l2*qt.b)
+			ix.bounded = append(ix.bounded, bounds{base + i, s - e, s + e})
+			ix.lower = keepTop(ix.lower, s-e, k)
+		}
+	}
+}
+
+// rerank scores exactly the cards whose upper bound reaches the k-th
+// largest lower bound, and keeps the k best in order.
+func (ix *index) rerank(q []float32, k int) []result {
 	threshold := math.Inf(-1)
 	if len(ix.lower) == k {
 		threshold = ix.lower[0]

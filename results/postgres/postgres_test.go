@@ -2,11 +2,12 @@ package postgres_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/results"
@@ -25,6 +26,10 @@ func TestConformance(t *testing.T) {
 		OpenReader: func(ctx context.Context, dsn string) (results.Store, error) {
 			return postgres.OpenReader(ctx, postgres.Config{DSN: dsn, Password: os.Getenv(pgtest.EnvPassword)})
 		},
+		MigrateTo: func(ctx context.Context, dsn string, v int) error {
+			return postgres.MigrateTo(ctx, postgres.Config{DSN: dsn, Password: os.Getenv(pgtest.EnvPassword)}, v)
+		},
+		Raw: func(t *testing.T, dsn string) *sql.DB { return pgtest.DB(t, dsn) },
 	})
 }
 
@@ -72,63 +77,34 @@ func TestMigrations(t *testing.T) {
 	dsn := pgtest.Fresh(t)
 	ctx := context.Background()
 	c := postgres.Config{DSN: dsn, Password: os.Getenv(pgtest.EnvPassword)}
+	db := pgtest.DB(t, dsn)
 	for range 2 { // the second open finds nothing to do
 		s, err := postgres.Open(ctx, c)
 		require.NoError(t, err)
 		require.NoError(t, s.Close())
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, query[int](t, c, `SELECT version FROM schema_migrations ORDER BY version`))
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, resultstest.Versions(t, db))
 	}
-	query[int](t, c, `INSERT INTO schema_migrations(version, name) VALUES(99, 'from the future') RETURNING version`)
-	_, err := postgres.Open(ctx, c)
+	_, err := db.Exec(`INSERT INTO schema_migrations(version, name) VALUES(99, 'from the future')`)
+	require.NoError(t, err)
+	_, err = postgres.Open(ctx, c)
 	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (8)")
 }
 
-// TestMigratesVersion6: a database at schema version 6 (before cached
-// tokens and endpoint limits were stored) keeps its usage through the
-// migration to 7, the new columns read 0, and the migrated database takes
-// and sums them.
-func TestMigratesVersion6(t *testing.T) {
+// TestNewDatabaseHasTheSchemaOfVersion7: a database this build creates holds
+// the columns and indexes that the previous build created
+// (testdata/README.md), so a database that build wrote is read unchanged.
+func TestNewDatabaseHasTheSchemaOfVersion7(t *testing.T) {
 	dsn := pgtest.Fresh(t)
-	ctx := context.Background()
-	c := postgres.Config{DSN: dsn, Password: os.Getenv(pgtest.EnvPassword)}
-	require.NoError(t, postgres.MigrateTo(ctx, c, 6))
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6}, query[int](t, c, `SELECT version FROM schema_migrations ORDER BY version`))
-	// A row as a version-6 build wrote it: no column of version 7 exists yet.
-	query[string](t, c, `INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model, extra_fields)
-		VALUES('old/p1/s1/e1-a', 'doctor', 3, 300, 40, 0.75, 1, 'm-doc', 2) RETURNING role`)
-	require.Empty(t, query[string](t, c, `SELECT column_name::TEXT FROM information_schema.columns WHERE table_name='usage' AND column_name='cached_tokens'
-		AND table_schema=current_schema()`), "version 6 has no cached_tokens column")
-
-	s, err := postgres.Open(ctx, c)
+	s, err := postgres.Open(context.Background(), postgres.Config{DSN: dsn, Password: os.Getenv(pgtest.EnvPassword)})
 	require.NoError(t, err)
-	defer s.Close()
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, query[int](t, c, `SELECT version FROM schema_migrations ORDER BY version`))
-	old := results.Usage{Model: "m-doc", Calls: 3, PromptTokens: 300, CompletionTokens: 40, CostUSD: 0.75, CacheHits: 1, ExtraFields: 2}
-	u, err := s.RunUsage(ctx, "old")
+	require.NoError(t, s.Close())
+	db := pgtest.DB(t, dsn)
+	got := resultstest.Column[string](t, db, `SELECT table_name || '.' || column_name || ' ' || data_type || ' collate=' || COALESCE(collation_name, '-') ||
+		' null=' || is_nullable || ' default=' || COALESCE(column_default, '-') FROM information_schema.columns
+		WHERE table_schema=current_schema() ORDER BY table_name, ordinal_position`)
+	got = append(got, resultstest.Column[string](t, db, `SELECT replace(indexdef, current_schema() || '.', '') FROM pg_indexes
+		WHERE schemaname=current_schema() ORDER BY indexname`)...)
+	want, err := os.ReadFile("testdata/schema-v7.txt")
 	require.NoError(t, err)
-	require.Equal(t, map[string]results.Usage{"doctor": old}, u, "the old row, its new columns 0")
-	require.NoError(t, s.AddUsage(ctx, "old/p1/s1/e1-a", results.Usage{Calls: 1, PromptTokens: 100, CachedTokens: 64,
-		Endpoint: "http://m/v1 m-doc", RateLimited: 1, WaitedMS: 250, Limit: 3, LimitAt: 1000}, "doctor"))
-	u, err = s.UsageOf(ctx, "old/p1/s1/e1-a")
-	require.NoError(t, err)
-	// 3+1 calls, 300+100 prompt tokens; the rest of the old row as it was.
-	require.Equal(t, map[string]results.Usage{"doctor": {Model: "m-doc", Calls: 4, PromptTokens: 400, CompletionTokens: 40, CostUSD: 0.75, CacheHits: 1,
-		ExtraFields: 2, CachedTokens: 64, Endpoint: "http://m/v1 m-doc", RateLimited: 1, WaitedMS: 250, Limit: 3, LimitAt: 1000}}, u)
-}
-
-// query runs one statement on its own connection and returns its first column.
-func query[T any](t *testing.T, c postgres.Config, sql string) []T {
-	t.Helper()
-	ctx := context.Background()
-	pc, err := pgx.ParseConfig(c.DSN)
-	require.NoError(t, err)
-	pc.Password = c.Password
-	conn, err := pgx.ConnectConfig(ctx, pc)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, sql)
-	require.NoError(t, err)
-	out, err := pgx.CollectRows(rows, pgx.RowTo[T])
-	require.NoError(t, err)
-	return out
+	require.Equal(t, strings.Split(strings.TrimSuffix(string(want), "\n"), "\n"), got)
 }

@@ -6,6 +6,7 @@ package resultstest
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -36,6 +37,11 @@ type Backend struct {
 	Open func(ctx context.Context, location string) (results.Store, error)
 	// OpenReader opens the store at a location for reading only.
 	OpenReader func(ctx context.Context, location string) (results.Store, error)
+	// MigrateTo brings a new store at a location to schema version v, as a
+	// build of that version left it, and Raw opens its database itself, to
+	// write rows as such a build did. Without them the migration cases skip.
+	MigrateTo func(ctx context.Context, location string, v int) error
+	Raw       func(t *testing.T, location string) *sql.DB
 }
 
 // Run runs the suite.
@@ -54,6 +60,7 @@ func Run(t *testing.T, b Backend) {
 	t.Run("shared settings", func(t *testing.T) { sharedSettings(t, open(t)) })
 	t.Run("a reader reads and writes nothing", func(t *testing.T) { reader(t, b) })
 	t.Run("writers in several processes", func(t *testing.T) { processes(t, b) })
+	t.Run("migrates a store of version 6", func(t *testing.T) { migrates6(t, b) })
 }
 
 func (b Backend) open(t *testing.T, location string) results.Store {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/fault"
+	"github.com/clinevo/clinevo/internal/sqliteuri"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/resultstest"
 	"github.com/clinevo/clinevo/results/sqlite"
@@ -25,26 +26,19 @@ func TestConformance(t *testing.T) {
 		OpenReader: func(ctx context.Context, path string) (results.Store, error) {
 			return sqlite.OpenReader(ctx, path)
 		},
+		MigrateTo: sqlite.MigrateTo,
+		Raw:       fileDB,
 	})
 }
 
-// versions reads the applied schema versions of a results file.
-func versions(t *testing.T, path string) []int {
+// fileDB opens a results file without the store, to read or write it as
+// another build would.
+func fileDB(t *testing.T, path string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path)
+	db, err := sql.Open("sqlite", sqliteuri.File(path, ""))
 	require.NoError(t, err)
-	defer db.Close()
-	rows, err := db.Query(`SELECT version FROM schema_migrations ORDER BY version`)
-	require.NoError(t, err)
-	defer rows.Close()
-	var out []int
-	for rows.Next() {
-		var v int
-		require.NoError(t, rows.Scan(&v))
-		out = append(out, v)
-	}
-	require.NoError(t, rows.Err())
-	return out
+	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	return db
 }
 
 // TestMigratesUnversionedFile opens a copy of a results.db written before
@@ -61,7 +55,7 @@ func TestMigratesUnversionedFile(t *testing.T) {
 	for open := 1; open <= 2; open++ { // the second open finds nothing to do
 		s, err := sqlite.Open(ctx, path)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, versions(t, path), "open %d", open)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, resultstest.Versions(t, fileDB(t, path)), "open %d", open)
 
 		runs, counts, err := s.Runs(ctx)
 		require.NoError(t, err)
@@ -110,11 +104,8 @@ func TestRefusesNewerSchema(t *testing.T) {
 	s, err := sqlite.Open(context.Background(), path)
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
-	db, err := sql.Open("sqlite", "file:"+path)
+	_, err = fileDB(t, path).Exec(`INSERT INTO schema_migrations(version, name, applied) VALUES(99, 'from the future', '2030-01-01T00:00:00Z')`)
 	require.NoError(t, err)
-	_, err = db.Exec(`INSERT INTO schema_migrations(version, name, applied) VALUES(99, 'from the future', '2030-01-01T00:00:00Z')`)
-	require.NoError(t, err)
-	require.NoError(t, db.Close())
 
 	_, err = sqlite.Open(context.Background(), path)
 	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (8)")
@@ -177,41 +168,6 @@ func TestReaderOfAnOlderFile(t *testing.T) {
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, raw, after, "the reader wrote nothing")
-}
-
-// TestMigratesVersion6: a file at schema version 6 (before cached tokens and
-// endpoint limits were stored) keeps its usage through the migration to 7,
-// the new columns read 0, and the migrated file takes and sums them.
-func TestMigratesVersion6(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "results.db")
-	require.NoError(t, sqlite.MigrateTo(ctx, path, 6))
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6}, versions(t, path))
-	db, err := sql.Open("sqlite", "file:"+path)
-	require.NoError(t, err)
-	// A row as a version-6 build wrote it: no column of version 7 exists yet.
-	_, err = db.Exec(`INSERT INTO usage(episode_id, role, calls, prompt_tokens, completion_tokens, cost_usd, cache_hits, model, extra_fields)
-		VALUES('old/p1/s1/e1-a', 'doctor', 3, 300, 40, 0.75, 1, 'm-doc', 2)`)
-	require.NoError(t, err)
-	_, err = db.Exec(`INSERT INTO usage(episode_id, role, cached_tokens) VALUES('x', 'doctor', 1)`)
-	require.ErrorContains(t, err, "cached_tokens", "version 6 has no cached_tokens column")
-	require.NoError(t, db.Close())
-
-	s, err := sqlite.Open(ctx, path)
-	require.NoError(t, err)
-	defer s.Close()
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, versions(t, path))
-	old := results.Usage{Model: "m-doc", Calls: 3, PromptTokens: 300, CompletionTokens: 40, CostUSD: 0.75, CacheHits: 1, ExtraFields: 2}
-	u, err := s.RunUsage(ctx, "old")
-	require.NoError(t, err)
-	require.Equal(t, map[string]results.Usage{"doctor": old}, u, "the old row, its new columns 0")
-	require.NoError(t, s.AddUsage(ctx, "old/p1/s1/e1-a", results.Usage{Calls: 1, PromptTokens: 100, CachedTokens: 64,
-		Endpoint: "http://m/v1 m-doc", RateLimited: 1, WaitedMS: 250, Limit: 3, LimitAt: 1000}, "doctor"))
-	u, err = s.UsageOf(ctx, "old/p1/s1/e1-a")
-	require.NoError(t, err)
-	// 3+1 calls, 300+100 prompt tokens; the rest of the old row as it was.
-	require.Equal(t, map[string]results.Usage{"doctor": {Model: "m-doc", Calls: 4, PromptTokens: 400, CompletionTokens: 40, CostUSD: 0.75, CacheHits: 1,
-		ExtraFields: 2, CachedTokens: 64, Endpoint: "http://m/v1 m-doc", RateLimited: 1, WaitedMS: 250, Limit: 3, LimitAt: 1000}}, u)
 }
 
 // TestDirectoryNamesAURIWouldCut: results.db files in directories named

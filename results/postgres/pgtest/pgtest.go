@@ -6,6 +6,7 @@ package pgtest
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"net/url"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/clinevo/clinevo/results/postgres"
 )
@@ -89,4 +91,19 @@ func WithSearchPath(t testing.TB, dsn, schema string) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// DB opens the database at dsn (with the password of EnvPassword) without the
+// store, to read or write it as another build would; it is closed when the
+// test ends.
+func DB(t testing.TB, dsn string) *sql.DB {
+	t.Helper()
+	pc, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	pc.Password = os.Getenv(EnvPassword)
+	db := stdlib.OpenDB(*pc)
+	t.Cleanup(func() { db.Close() })
+	return db
 }

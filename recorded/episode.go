@@ -1,0 +1,107 @@
+package recorded
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runner"
+)
+
+// positionOnly is an episode ID without its case suffix: the run, then
+// /p<pass>/s<stage>/e<index>.
+var positionOnly = regexp.MustCompile(`^(.+)/p\d+/s\d+/e\d+$`)
+
+// ResolveEpisode is the recorded episode ID that id names: id itself, or id
+// without its case suffix, the one episode at that position of its run.
+func ResolveEpisode(ctx context.Context, store results.Episodes, id string) (string, error) {
+	m := positionOnly.FindStringSubmatch(id)
+	if m == nil {
+		return id, nil
+	}
+	recs, err := store.Records(ctx, m[1])
+	if err != nil {
+		return "", err
+	}
+	for _, r := range recs {
+		if strings.HasPrefix(r.EpisodeID, id+"-") {
+			return r.EpisodeID, nil
+		}
+	}
+	return id, nil // not recorded: RecordTrace says so
+}
+
+// WriteEpisode prints `episode show`: the trace as the benchmark b reads its
+// events (nil: the shared reading), the labels, the memory and rule changes,
+// and where its history is.
+func WriteEpisode(w io.Writer, rec results.Record, t clinic.Trace, b bench.Benchmark) {
+	fmt.Fprint(w, runner.Format(t, b))
+	fmt.Fprintf(w, "labels: %s\n", strings.Join(rec.Labels, " "))
+	fmt.Fprintf(w, "cards: %d retrieved, %d written, %d evicted; rule edits: %s\n", len(rec.Retrieved), len(rec.Written), len(rec.Evicted), strings.Join(rec.RuleEdits, "; "))
+	fmt.Fprintf(w, "history: temporal workflow show --workflow-id %q\n", rec.WorkflowID)
+}
+
+// Export writes the records of run ("": every run) with their traces to w:
+// as JSONL, one {"record", "trace"} a line (format "jsonl"), or as one
+// indented JSON array (format "json").
+func Export(ctx context.Context, store results.Episodes, run, format string, w io.Writer) error {
+	recs, err := store.Records(ctx, run)
+	if err != nil {
+		return err
+	}
+	return export(ctx, store, recs, format, w)
+}
+
+// ExportFile is Export into the file at path, made once the records are
+// read; a failed export leaves no file there.
+func ExportFile(ctx context.Context, store results.Episodes, run, format, path string) error {
+	recs, err := store.Records(ctx, run)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := export(ctx, store, recs, format, f); err != nil {
+		// The export's error is the one to report; the half-written file goes.
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
+}
+
+func export(ctx context.Context, store results.Episodes, recs []results.Record, format string, w io.Writer) error {
+	enc := json.NewEncoder(w)
+	var all []map[string]any
+	for _, r := range recs {
+		_, t, err := store.RecordTrace(ctx, r.EpisodeID)
+		if err != nil {
+			return err
+		}
+		item := map[string]any{"record": r, "trace": t}
+		if format == "json" {
+			all = append(all, item)
+			continue
+		}
+		if err := enc.Encode(item); err != nil {
+			return err
+		}
+	}
+	if format != "json" {
+		return nil
+	}
+	if all == nil {
+		all = []map[string]any{}
+	}
+	enc.SetIndent("", "  ")
+	return enc.Encode(all)
+}
