@@ -448,14 +448,14 @@ func (st *state) withFirstLine(plan []string, seen map[string]bool) []string {
 var lesionWords = textmatch.Set("lesion rash papule plaque nodule macule patch ulcer lump mass tumour tumor swelling eruption blister growth")
 
 // firstLine is the work-up a doctor orders by free text when no test list is
-// shown (Med-Inquire, SDBench) and nothing in memory names a test: the
-// sections a case report's investigations are written in, laboratory tests
-// first, then a biopsy for a lesion or imaging otherwise. Without it the
-// built-in doctor ordered no test at all in such profiles (issue 35: none in
-// 50 SDBench cases), since only memory ever named one. A name the case does
-// not hold is NOT AVAILABLE and paid for, as the paper's rules say, and the
-// evolver's INEFFICIENT entries then teach the doctor to skip it.
-// clinevo's choice.
+// shown (the environments that hide the catalog) and nothing in memory names
+// a test: the sections a case report's investigations are written in,
+// laboratory tests first, then a biopsy for a lesion or imaging otherwise.
+// Without it the built-in doctor ordered no test at all in such
+// environments (none in 50 imported case reports), since only memory ever
+// named one. A name the case does not hold is answered as the environment
+// answers an unrecorded test, and the evolver's INEFFICIENT entries then
+// teach the doctor to skip it. clinevo's choice.
 func (st *state) firstLine() []string {
 	if len(st.v.Catalog) > 0 {
 		return nil // a doctor shown the list orders from it, as memory teaches

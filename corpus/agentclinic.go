@@ -156,8 +156,30 @@ func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.It
 		return clinic.Case{}, nil, err
 	}
 	c.Patient.OpeningComplaint = complaint
+	c.Patient.Facts = patientFacts(pa)
+	findings, examLeaves := examFindings(o.Physical)
+	c.Exam.Findings = findings
+	var tt testTable
+	tt.read(o.Tests)
+	c.Exam.Tests = tt.values()
+
+	dx, alias := splitAbbreviation(o.Dx)
+	c.Manager.Diagnosis = clinic.Diagnosis{Name: dx, Acceptable: alias}
+	for _, lf := range append(tt.leaves, examLeaves...) {
+		if len(c.Manager.Evidence) == MaxImportedEvidence {
+			break
+		}
+		c.Manager.Evidence = append(c.Manager.Evidence, lf.name+": "+lf.value)
+	}
+	c.Condition = ConditionKey(dx)
+	return c, tt.items, nil
+}
+
+// patientFacts are the patient actor's sections as facts, one per sentence,
+// the symptoms one per listed symptom; demographics are not facts.
+func patientFacts(pa Node) []clinic.Fact {
 	var facts []clinic.Fact
-	addFact := func(text, section string) {
+	add := func(text, section string) {
 		if uninformative(text) {
 			return
 		}
@@ -165,32 +187,37 @@ func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.It
 	}
 	for i, k := range pa.keys {
 		v := pa.vals[i]
-		section := sectionTopic(k)
 		switch k {
 		case "Demographics":
 			continue
 		case "Symptoms":
 			if sec, ok := v.Get("Secondary_Symptoms"); ok {
 				for _, s := range sec.Leaves("") {
-					addFact(s[1], clinic.TopicAssociated)
+					add(s[1], clinic.TopicAssociated)
 				}
 			}
 			for j, sk := range v.keys {
 				if sk != "Primary_Symptom" && sk != "Secondary_Symptoms" {
-					addFact(v.vals[j].Text(), clinic.TopicAssociated)
+					add(v.vals[j].Text(), clinic.TopicAssociated)
 				}
 			}
 			continue
 		}
+		section := sectionTopic(k)
 		for _, s := range Sentences(v.Text()) {
-			addFact(s, section)
+			add(s, section)
 		}
 	}
-	c.Patient.Facts = facts
+	return facts
+}
 
+// examFindings are the physical examination's sections as one finding per
+// system (sections of one system joined), with their abnormal leaves.
+func examFindings(physical Node) ([]clinic.Finding, []evidenceLeaf) {
+	var findings []clinic.Finding
 	var leaves []evidenceLeaf
-	for i, k := range o.Physical.keys {
-		v := o.Physical.vals[i]
+	for i, k := range physical.keys {
+		v := physical.vals[i]
 		sys := examSystem(k)
 		text := v.Text()
 		if text == "" {
@@ -203,80 +230,88 @@ func convertAgentClinic(ac agentClinicCase, line int) (clinic.Case, []catalog.It
 				leaves = append(leaves, evidenceLeaf{name: lf[0], value: lf[1], exam: true})
 			}
 		}
-		if j := findingIndex(c.Exam.Findings, sys); j >= 0 {
-			c.Exam.Findings[j].Text += "; " + text
-			c.Exam.Findings[j].Abnormal = c.Exam.Findings[j].Abnormal || abnormal
+		if j := findingIndex(findings, sys); j >= 0 {
+			findings[j].Text += "; " + text
+			findings[j].Abnormal = findings[j].Abnormal || abnormal
 		} else {
-			c.Exam.Findings = append(c.Exam.Findings, clinic.Finding{System: sys, Text: text, Abnormal: abnormal})
+			findings = append(findings, clinic.Finding{System: sys, Text: text, Abnormal: abnormal})
 		}
 	}
+	return findings, leaves
+}
 
-	var items []catalog.Item
-	tests := map[string]*clinic.TestValue{}
-	var order []string
-	addTest := func(rawName, result string, abnormal bool) {
-		name, aliases := TestName(rawName)
-		if name == "" || uninformative(result) {
-			return
-		}
-		if t, ok := tests[name]; ok {
-			t.Result += "; " + result
-			t.Abnormal = t.Abnormal || abnormal
-			return
-		}
-		tests[name] = &clinic.TestValue{Name: name, Aliases: aliases, Result: result, Abnormal: abnormal}
-		order = append(order, name)
-		items = append(items, catalog.Item{Name: name, Aliases: aliases, Category: catalog.Infer(name)})
+// testTable gathers a case's test results by canonical name, in first-seen
+// order, with the catalog items they add and their abnormal leaves.
+type testTable struct {
+	byName map[string]*clinic.TestValue
+	order  []string
+	items  []catalog.Item
+	leaves []evidenceLeaf
+}
+
+func (tt *testTable) add(rawName, result string, abnormal bool) {
+	name, aliases := TestName(rawName)
+	if name == "" || uninformative(result) {
+		return
 	}
-	var testLeaves []evidenceLeaf
-	for i, k := range o.Tests.keys {
-		v := o.Tests.vals[i]
-		if isContainer(k) && v.kind == 'o' {
-			var scalars []string
-			anyAbnormal := false
-			for j, ck := range v.keys {
-				cv := v.vals[j]
-				ab := false
-				for _, lf := range cv.Leaves(HumanKey(ck)) {
-					if AbnormalLeaf(lf[0], lf[1]) {
-						ab = true
-						testLeaves = append(testLeaves, evidenceLeaf{name: lf[0], value: lf[1]})
-					}
-				}
-				anyAbnormal = anyAbnormal || ab
-				if cv.kind == 's' {
-					scalars = append(scalars, HumanKey(ck)+": "+cv.Text())
-				}
-				addTest(ck, cv.Text(), ab)
-			}
-			if len(scalars) > 0 {
-				addTest(k, strings.Join(scalars, "; "), anyAbnormal)
-			}
+	if t, ok := tt.byName[name]; ok {
+		t.Result += "; " + result
+		t.Abnormal = t.Abnormal || abnormal
+		return
+	}
+	if tt.byName == nil {
+		tt.byName = map[string]*clinic.TestValue{}
+	}
+	tt.byName[name] = &clinic.TestValue{Name: name, Aliases: aliases, Result: result, Abnormal: abnormal}
+	tt.order = append(tt.order, name)
+	tt.items = append(tt.items, catalog.Item{Name: name, Aliases: aliases, Category: catalog.Infer(name)})
+}
+
+// abnormal records v's abnormal leaves and says whether it had one.
+func (tt *testTable) abnormal(k string, v Node) bool {
+	ab := false
+	for _, lf := range v.Leaves(HumanKey(k)) {
+		if AbnormalLeaf(lf[0], lf[1]) {
+			ab = true
+			tt.leaves = append(tt.leaves, evidenceLeaf{name: lf[0], value: lf[1]})
+		}
+	}
+	return ab
+}
+
+// read adds every test of the Test_Results section; a container (a panel
+// such as "Blood_Tests") adds each member and, when it has scalar members,
+// the panel itself with their joined values.
+func (tt *testTable) read(tests Node) {
+	for i, k := range tests.keys {
+		v := tests.vals[i]
+		if !isContainer(k) || v.kind != 'o' {
+			tt.add(k, v.Text(), tt.abnormal(k, v))
 			continue
 		}
-		ab := false
-		for _, lf := range v.Leaves(HumanKey(k)) {
-			if AbnormalLeaf(lf[0], lf[1]) {
-				ab = true
-				testLeaves = append(testLeaves, evidenceLeaf{name: lf[0], value: lf[1]})
+		var scalars []string
+		anyAbnormal := false
+		for j, ck := range v.keys {
+			cv := v.vals[j]
+			ab := tt.abnormal(ck, cv)
+			anyAbnormal = anyAbnormal || ab
+			if cv.kind == 's' {
+				scalars = append(scalars, HumanKey(ck)+": "+cv.Text())
 			}
+			tt.add(ck, cv.Text(), ab)
 		}
-		addTest(k, v.Text(), ab)
+		if len(scalars) > 0 {
+			tt.add(k, strings.Join(scalars, "; "), anyAbnormal)
+		}
 	}
-	for _, n := range order {
-		c.Exam.Tests = append(c.Exam.Tests, *tests[n])
-	}
+}
 
-	dx, alias := splitAbbreviation(o.Dx)
-	c.Manager.Diagnosis = clinic.Diagnosis{Name: dx, Acceptable: alias}
-	for _, lf := range append(testLeaves, leaves...) {
-		if len(c.Manager.Evidence) == MaxImportedEvidence {
-			break
-		}
-		c.Manager.Evidence = append(c.Manager.Evidence, lf.name+": "+lf.value)
+func (tt *testTable) values() []clinic.TestValue {
+	var out []clinic.TestValue
+	for _, n := range tt.order {
+		out = append(out, *tt.byName[n])
 	}
-	c.Condition = ConditionKey(dx)
-	return c, items, nil
+	return out
 }
 
 // openingComplaint is the primary symptom or, for a case without one (an

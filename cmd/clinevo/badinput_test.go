@@ -39,7 +39,7 @@ var badInputs = []refusedInput{
 	{"a negative as-of", []string{"memory", "query", "chest pain", "--as-of", "-5"}, nil, "",
 		`memory query: --as-of -5: want an episode number, 0 or more (0: the empty bank; without --as-of: now)`},
 	{"an unknown kind", []string{"memory", "query", "chest pain", "--kind", "bogus"}, nil, "",
-		`memory query: --kind "bogus": want one of success, correction, rule, advice, summary, memory, experience`},
+		`memory query: --kind "bogus": want one of success, correction, rule, advice, summary, memory, experience, example`},
 	{"no cards", []string{"memory", "query", "chest pain", "--top", "0"}, nil, "",
 		`memory query: --top 0: want at least 1 card (without --top: memory.k)`},
 	{"a fraction for memory.k", []string{"runs", "list"}, nil, "memory:\n  k: 3.7\n",

@@ -28,11 +28,15 @@ func (a *app) episodeRunCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
+			b, err := a.set.Of(a.cfg.Settings)
+			if err != nil {
+				return err
+			}
 			roles, err := engine.RolesFor(a.cfg.Settings, llm.Options{RecordPrompts: a.cfg.Telemetry.PromptText})
 			if err != nil {
 				return err
 			}
-			d := runner.Deps{Roles: roles, Settings: a.cfg.Settings}
+			d := runner.Deps{Bench: b, Roles: roles, Settings: a.cfg.Settings}
 			t, err := runner.Play(cmd.Context(), cs, d, runner.Meta{RunID: "adhoc", EpisodeID: "adhoc/" + caseID, Number: 1, Pass: 1})
 			if err != nil {
 				return err
@@ -44,10 +48,6 @@ func (a *app) episodeRunCmd() *cobra.Command {
 			}
 			if asJSON {
 				return printJSON(cmd, t)
-			}
-			b, err := a.set.Of(a.cfg.Settings)
-			if err != nil {
-				return err
 			}
 			fmt.Fprint(cmd.OutOrStdout(), runner.Format(t, b))
 			return nil

@@ -996,6 +996,10 @@ func plumbRows(set bench.Set, keyFile string) ([]plumbRow, map[string]string) {
 		"evolver.dev.generations": "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"evolver.dev.population":  "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"evolver.dev.merges":      "read by the development phase of gepa only: workflows TestOptimizeGEPAMergesTwoParetoCandidates, engine TestMethodsExperimentRunsOffline",
+		"evolver.icl.episodes": "read by the icl method's evolver only: evolver TestICLKeepsTheExamplesItsVariantKeeps (correct and all)",
+		"memory.context_tokens": "bounds the cards shown only when they exceed it (the icl method's context): runner TestContextTokensBoundTheShownCards",
+		"episode.ddxplus_mode": "read by the ddxplus benchmark only: benchmarks/ddxplus TestStreamMode, TestInteractiveMode, " +
+			"and through the activities in benchmarks/ddxplus/e2e TestTwoHundredPatientsInEachMode (both modes)",
 		"budget.usd": "changes nothing until a run's spend reaches it; then the stream pauses (workflows checkBudget, RunSpend): " +
 			"engine TestBudgetPausesAndResumes (budget.tokens; the USD cap is the same check on the cost column), settings TestBudget",
 		"budget.tokens": "changes nothing until a run's spend reaches it; then the stream pauses: engine TestBudgetPausesAndResumes",
