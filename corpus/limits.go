@@ -142,8 +142,20 @@ func checkLine(raw []byte, line int) error {
 }
 
 // ReadWhole reads a file an importer takes whole (a JSON array of cases),
-// at most MaxFileBytes of it, and checks that it is UTF-8 text (CheckText).
+// at most MaxFileBytes of it (ReadBounded), and checks that it is UTF-8
+// text (CheckText).
 func ReadWhole(r io.Reader, name string) ([]byte, error) {
+	data, err := ReadBounded(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return data, CheckText(data, name)
+}
+
+// ReadBounded reads a file an importer takes whole, text or binary (a
+// parquet file), refusing one past MaxFileBytes rather than filling the
+// memory with it.
+func ReadBounded(r io.Reader, name string) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: read: %w", name, err)
@@ -151,7 +163,7 @@ func ReadWhole(r io.Reader, name string) ([]byte, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("%s: the file is longer than %d bytes (256 MiB), the most an importer reads: split it", name, MaxFileBytes)
 	}
-	return data, CheckText(data, name)
+	return data, nil
 }
 
 // readLines calls fn with each line of a JSON Lines file that is not blank
