@@ -119,9 +119,10 @@ func (Builtin) Decide(_ context.Context, v clinic.DoctorView) (Decision, error) 
 			Rationale: []string{"a physical examination costs nothing and often separates the candidates"}})
 	}
 	// 3. Tests the leading candidate's cards call for, or a first-line
-	// work-up (firstLine), within the test budget.
-	if v.TestsUsed < st.testLimit() {
-		for _, t := range st.testPlan(cands) {
+	// work-up (firstLine), within the test budget and what is left of the
+	// money.
+	if v.TestsUsed < TestAllowance(v) {
+		for _, t := range Affordable(v, st.testPlan(cands)) {
 			if ct := st.canonical(t); !st.requested[ct] && !st.avoid[ct] {
 				return out(clinic.DoctorOutput{Action: clinic.RequestTest, TestName: t, Utterance: "I'd like to arrange a " + t + ".",
 					Rationale: []string{"memory suggests " + t + " for this presentation"}, CardIDs: cardIDs(cands, 1)})
@@ -415,21 +416,6 @@ func (st *state) testPlan(cands []candidate) []string {
 	return st.withFirstLine(plan, seen)
 }
 
-// ownTestLimit is how many billable tests the doctor orders where the
-// profile sets no test budget and shows no list (Med-Inquire: its view's
-// MaxTests is 0): MedEvoEval's Emax (§5), clinevo's choice for a profile
-// whose paper gives none. Before it, a view without a budget read as a
-// budget of none, and the doctor never ordered a test there.
-const ownTestLimit = 3
-
-// testLimit is the view's test budget, or ownTestLimit where it has none.
-func (st *state) testLimit() int {
-	if st.v.MaxTests == 0 && len(st.v.Catalog) == 0 {
-		return ownTestLimit
-	}
-	return st.v.MaxTests
-}
-
 // withFirstLine adds the first-line work-up to a plan that memory left
 // empty, where the view shows no test list.
 func (st *state) withFirstLine(plan []string, seen map[string]bool) []string {
@@ -479,8 +465,8 @@ func (st *state) reserve(cands []candidate) int {
 	if len(cands) == 0 && len(st.v.Catalog) > 0 {
 		return n // shown a list and remembering nothing, the doctor plans no test
 	}
-	left := st.testLimit() - st.v.TestsUsed
-	for _, t := range st.testPlan(cands) {
+	left := TestAllowance(st.v) - st.v.TestsUsed
+	for _, t := range Affordable(st.v, st.testPlan(cands)) {
 		if left <= 0 {
 			break
 		}

@@ -1,5 +1,7 @@
 package actor
 
+import "github.com/clinevo/clinevo/settings"
+
 // Policy is a benchmark's own built-in doctor: a capability a benchmark
 // offers when its environment is not the shared question-and-test one
 // (ARCHITECTURE.md, "Profiles"). The policy reads only the DoctorView and
@@ -15,4 +17,20 @@ func BuiltinFor(b any) Doctor {
 		return p.BuiltinDoctor()
 	}
 	return Builtin{}
+}
+
+// Composer is a benchmark that builds the doctor a run plays from the run's
+// doctor, under the run's settings (a capability): an ensemble of several
+// of it, for instance, that aggregates what they decide.
+type Composer interface {
+	ComposeDoctor(d Doctor, s settings.Settings) Doctor
+}
+
+// ComposeFor is the doctor a run of benchmark b plays with d: b's
+// composition of it, or d.
+func ComposeFor(b any, d Doctor, s settings.Settings) Doctor {
+	if c, ok := b.(Composer); ok {
+		return c.ComposeDoctor(d, s)
+	}
+	return d
 }

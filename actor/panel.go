@@ -27,7 +27,8 @@ const (
 	// a test that could falsify the lead.
 	Challenger = "challenger"
 	// Stewardship approves tests by value: it vetoes low-yield and
-	// over-budget ones.
+	// over-budget ones (built in: by price against the budget where the
+	// view prices tests, else by count against the test budget).
 	Stewardship = "stewardship"
 	// Checklist checks the panel's proposal before it goes out: valid test
 	// names, nothing repeated, an action the view allows.
@@ -180,7 +181,7 @@ type builtinMember struct{ role string }
 const (
 	panelTests  = 3
 	panelTopics = 3
-	stewardKeep = 2 // billable tests stewardship approves per turn
+	stewardKeep = 2 // billable tests stewardship approves per turn where tests are counted, not priced
 )
 
 // Deliberate is the role's deterministic note.
@@ -246,22 +247,7 @@ func (b builtinMember) Deliberate(ctx context.Context, v clinic.DoctorView, note
 		}
 		return PanelNote{Differential: []string{cands[1].name}, Tests: tests, Reason: "consider " + cands[1].name}, nil
 	case Stewardship:
-		left := v.MaxTests - v.TestsUsed
-		keep := min(stewardKeep, max(left, 0))
-		var ok, vetoed []string
-		for _, t := range append(slices.Clone(prev(TestChooser).Tests), prev(Challenger).Tests...) {
-			it, m := st.catalog.Lookup(t)
-			switch {
-			case m != catalog.MatchNone && it.Free():
-				ok = append(ok, t)
-			case keep > 0:
-				ok = append(ok, t)
-				keep--
-			default:
-				vetoed = append(vetoed, t)
-			}
-		}
-		return PanelNote{Tests: ok, Vetoed: vetoed, Reason: fmt.Sprintf("approve %d, veto %d", len(ok), len(vetoed))}, nil
+		return steward(v, st, append(slices.Clone(prev(TestChooser).Tests), prev(Challenger).Tests...)), nil
 	case Checklist:
 		tests := fresh(prev(Stewardship).Tests)
 		var qs []string
@@ -273,6 +259,33 @@ func (b builtinMember) Deliberate(ctx context.Context, v clinic.DoctorView, note
 		return PanelNote{Tests: tests, Questions: qs, Reason: "checked names and repeats"}, nil
 	}
 	return PanelNote{}, fmt.Errorf("panel: unknown role %q", b.role)
+}
+
+// steward is the built-in stewardship's note on the proposed tests: an
+// examination is always approved; a billable test, where the view prices
+// tests (Costs), when its price fits in what is left of the budget with the
+// tests approved before it (all of them without a budget), else, by count,
+// within the test budget and stewardKeep a turn.
+func steward(v clinic.DoctorView, st *state, proposed []string) PanelNote {
+	var free, billable, ok, vetoed []string
+	for _, t := range proposed {
+		if it, m := st.catalog.Lookup(t); m != catalog.MatchNone && it.Free() {
+			free = append(free, t)
+		} else {
+			billable = append(billable, t)
+		}
+	}
+	if _, priced := v.Ext.(Costs); priced {
+		ok = Affordable(v, billable)
+	} else {
+		ok = billable[:min(len(billable), stewardKeep, max(v.MaxTests-v.TestsUsed, 0))]
+	}
+	for _, t := range billable {
+		if !slices.Contains(ok, t) {
+			vetoed = append(vetoed, t)
+		}
+	}
+	return PanelNote{Tests: append(free, ok...), Vetoed: vetoed, Reason: fmt.Sprintf("approve %d, veto %d", len(free)+len(ok), len(vetoed))}
 }
 
 // askedBefore reports whether q was asked on an earlier turn, alone or as

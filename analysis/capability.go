@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"html/template"
+
+	"github.com/clinevo/clinevo/bench"
 )
 
 // Section is a benchmark's own part of a report (a capability): built from
@@ -11,6 +13,39 @@ import (
 // key (no member when data is nil) and shown on the page as html.
 type Section interface {
 	Section(in Input, rep Report) (key string, data any, html template.HTML)
+}
+
+// Summarizer is a benchmark's lines in a report's terminal summary (a
+// capability): figures a reader of a run wants at once, beside the shared
+// ones.
+type Summarizer interface {
+	Summary(rep Report) []string
+}
+
+// summaries are the summary lines of the report's benchmarks, once each, in
+// condition order.
+func summaries(rep Report) []string {
+	var out []string
+	for _, b := range played(rep) {
+		if s, ok := b.(Summarizer); ok {
+			out = append(out, s.Summary(rep)...)
+		}
+	}
+	return out
+}
+
+// played are the benchmarks the report's conditions play, once each, in
+// condition order (a condition of a benchmark this build lacks has none).
+func played(rep Report) []bench.Benchmark {
+	var out []bench.Benchmark
+	seen := map[string]bool{}
+	for _, c := range rep.Conditions {
+		if b := c.Bench; b != nil && !seen[b.Name()] {
+			seen[b.Name()] = true
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // section is a benchmark's part of a built report.
@@ -24,13 +59,7 @@ type section struct {
 // conditions play that has a Section, in condition order.
 func sections(in Input, rep Report) []section {
 	var out []section
-	seen := map[string]bool{}
-	for _, c := range rep.Conditions {
-		b := c.Bench
-		if b == nil || seen[b.Name()] {
-			continue
-		}
-		seen[b.Name()] = true
+	for _, b := range played(rep) {
 		if s, ok := b.(Section); ok {
 			key, data, html := s.Section(in, rep)
 			out = append(out, section{Key: key, Data: data, HTML: html})

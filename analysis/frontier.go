@@ -13,20 +13,25 @@ import (
 	"github.com/clinevo/clinevo/results"
 )
 
-// The accuracy–cost frontier (Nori et al. 2025, the results: methods compared by
-// diagnostic accuracy against mean cost per case, with the Pareto frontier
-// drawn through the best trade-offs), for every benchmark that declares a
-// headline cost metric. It is generic: a benchmark takes part by what it
-// declares (a headline cost_usd), and its accuracy axis is its first
-// headline metric that improves upward, other than the shared S (S where it
-// has none).
+// The accuracy–cost frontier (Nori et al. 2025, §4, Figures 7 and 9:
+// methods compared by diagnostic accuracy against mean cost per case, with
+// the Pareto frontier drawn through the best trade-offs, one plane per case
+// set: the paper draws its 248 validation and 56 test cases apart), for
+// every benchmark that declares a headline cost metric. Only conditions
+// played on the same cases share a plane. It is generic: a benchmark takes
+// part by what it declares (a headline cost_usd), and its accuracy axis is
+// its first headline metric that improves upward, other than the shared S
+// (S where it has none).
 
 // CostMetric is the shared score the frontier's cost axis reads.
 const CostMetric = "cost_usd"
 
-// Frontier is one benchmark's accuracy–cost plane.
+// Frontier is one benchmark's accuracy–cost plane over one set of cases.
 type Frontier struct {
 	Benchmark string `json:"benchmark"`
+	// CaseSet names the cases every point of the plane was played on: the
+	// corpus and how many ("builtin:<split>@7, 100 cases").
+	CaseSet string `json:"case_set"`
 	// Accuracy is the metric on the accuracy axis, with its title and bounds.
 	Accuracy      string          `json:"accuracy_metric"`
 	AccuracyTitle string          `json:"accuracy_title"`
@@ -108,12 +113,13 @@ func ScoreValue(s clinic.Scores, m bench.Metric) (float64, bool) {
 	return 0, false
 }
 
-// frontiers are the planes of rep's benchmarks that declare a headline cost,
-// in condition order; a benchmark with fewer than one condition with
-// episodes has none.
+// frontiers are the planes of rep's benchmarks that declare a headline
+// cost, one per benchmark and set of cases (the conditions whose episodes
+// played the same case IDs), in condition order.
 func frontiers(rep Report) []Frontier {
 	var out []Frontier
 	idx := map[string]int{}
+	labels := map[string]int{} // plane labels given, to tell apart two sets of a corpus with as many cases
 	for _, c := range rep.Conditions {
 		b := c.Bench
 		if b == nil || len(c.Episodes) == 0 {
@@ -123,11 +129,19 @@ func frontiers(rep Report) []Frontier {
 		if !ok {
 			continue
 		}
-		i, seen := idx[b.Name()]
+		key := b.Name() + "\x00" + caseSetKey(c.Episodes)
+		i, seen := idx[key]
 		if !seen {
+			label := fmt.Sprintf("%s, %d cases", c.Corpus, len(c.Episodes))
+			if len(c.Episodes) == 1 {
+				label = c.Corpus + ", 1 case"
+			}
+			if labels[b.Name()+label]++; labels[b.Name()+label] > 1 {
+				label += fmt.Sprintf(" (set %d)", labels[b.Name()+label])
+			}
 			i = len(out)
-			idx[b.Name()] = i
-			out = append(out, Frontier{Benchmark: b.Name(), Accuracy: acc.Name, AccuracyTitle: acc.Title, Min: acc.Min, Max: acc.Max})
+			idx[key] = i
+			out = append(out, Frontier{Benchmark: b.Name(), CaseSet: label, Accuracy: acc.Name, AccuracyTitle: acc.Title, Min: acc.Min, Max: acc.Max})
 		}
 		out[i].Points = append(out[i].Points, frontierPoint(c.Name, c.Episodes, acc))
 	}
@@ -135,6 +149,16 @@ func frontiers(rep Report) []Frontier {
 		Pareto(out[i].Points)
 	}
 	return out
+}
+
+// caseSetKey identifies the cases records were played on.
+func caseSetKey(recs []results.Record) string {
+	ids := make([]string, len(recs))
+	for i, r := range recs {
+		ids[i] = r.CaseID
+	}
+	sort.Strings(ids)
+	return strings.Join(ids, "\x00")
 }
 
 func frontierPoint(name string, recs []results.Record, acc bench.Metric) FrontierPoint {
@@ -183,6 +207,21 @@ func Pareto(ps []FrontierPoint) {
 	}
 }
 
+// Lines are the plane as a terminal prints it: a heading, then a point a
+// line with its intervals and whether it is on the frontier.
+func (f Frontier) Lines() []string {
+	out := []string{fmt.Sprintf("frontier %s on %s (%s, mean cost per case USD, bootstrap 95%% intervals):", f.Benchmark, f.CaseSet, f.AccuracyTitle)}
+	for _, p := range f.Points {
+		mark := "on the frontier"
+		if !p.Pareto {
+			mark = "dominated by " + strings.Join(p.DominatedBy, ", ")
+		}
+		out = append(out, fmt.Sprintf("  %-4s n=%-4d %.3f [%.3f, %.3f]  cost %.0f [%.0f, %.0f]  %s", p.Condition, p.N, p.Accuracy, p.AccuracyCI.Low, p.AccuracyCI.High,
+			p.Cost, p.CostCI.Low, p.CostCI.High, mark))
+	}
+	return out
+}
+
 // frontierHTML is the report's section of the frontiers: per benchmark, the
 // plane (FrontierChart) and the table of points with the dominated ones
 // named.
@@ -191,9 +230,9 @@ func frontierHTML(fs []Frontier) template.HTML {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(`<h2 id="frontier">Accuracy–cost frontier</h2><p>Each condition as mean accuracy against mean cost per case, with seeded bootstrap 95% intervals; the line joins the Pareto-optimal conditions (no other is at least as accurate for no more cost), hollow points are dominated: the plane on which Nori et al. (2025) compare diagnostic methods.</p>`)
+	b.WriteString(`<h2 id="frontier">Accuracy–cost frontier</h2><p>Each condition as mean accuracy against mean cost per case, with seeded bootstrap 95% intervals; the line joins the Pareto-optimal conditions (no other is at least as accurate for no more cost), hollow points are dominated: the plane on which Nori et al. (2025) compare diagnostic methods. Only conditions played on the same cases share a plane.</p>`)
 	for _, f := range fs {
-		fmt.Fprintf(&b, `<h3>%s: %s against cost</h3>`, template.HTMLEscapeString(f.Benchmark), template.HTMLEscapeString(f.AccuracyTitle))
+		fmt.Fprintf(&b, `<h3>%s on %s: %s against cost</h3>`, template.HTMLEscapeString(f.Benchmark), template.HTMLEscapeString(f.CaseSet), template.HTMLEscapeString(f.AccuracyTitle))
 		b.WriteString(string(FrontierChart(f)))
 		b.WriteString(`<table class="frontier"><tr><th>condition</th><th>n</th><th>` + template.HTMLEscapeString(f.AccuracyTitle) + `</th><th>95% CI</th><th>mean cost USD</th><th>95% CI</th><th>cost per correct USD</th><th>Pareto</th><th>dominated by</th></tr>`)
 		for _, p := range f.Points {
@@ -249,7 +288,7 @@ func FrontierChart(f Frontier) template.HTML {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" font-size="11" text-anchor="end">%.2f</text>`, L, W-R, py(a), py(a), L-6, py(a)+4, a)
 		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#eee"/><text x="%.1f" y="%d" font-size="11" text-anchor="middle">%.0f</text>`, px(c), px(c), T, H-B, px(c), H-B+16, c)
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">mean cost per case (USD)</text>`, (L+W-R)/2, H-6)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">mean cost USD per case</text>`, (L+W-R)/2, H-6)
 	fmt.Fprintf(&b, `<text x="14" y="%d" font-size="12" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`, (T+H-B)/2, (T+H-B)/2, template.HTMLEscapeString(f.AccuracyTitle))
 	var opt []FrontierPoint
 	for _, p := range f.Points {

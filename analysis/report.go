@@ -114,6 +114,9 @@ type Report struct {
 	// Frontiers are the accuracy–cost planes of the benchmarks with a
 	// headline cost (frontier.go).
 	Frontiers []Frontier `json:"frontiers,omitempty"`
+	// Summary are the benchmarks' own lines of the terminal summary
+	// (Summarizer).
+	Summary []string `json:"summary,omitempty"`
 	// Provenance is what the report was made from.
 	Provenance *Provenance `json:"provenance,omitempty"`
 	// Glossary defines the scores the report shows, per benchmark played.
@@ -125,10 +128,13 @@ type Report struct {
 
 // ConditionReport summarises one condition.
 type ConditionReport struct {
-	Name         string            `json:"name"`
-	Kind         string            `json:"kind"`
-	Run          string            `json:"run"`
-	Profile      string            `json:"profile,omitempty"` // the run's settings.Profile
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Run     string `json:"run"`
+	Profile string `json:"profile,omitempty"` // the run's settings.Profile
+	// Corpus is the corpus reference the condition played (its own, or the
+	// experiment's stream or held-out corpus).
+	Corpus       string            `json:"corpus,omitempty"`
 	Stages       []StageMean       `json:"stages,omitempty"`
 	StageCI      []Interval        `json:"stage_ci_s,omitempty"` // bootstrap 95% interval of S per stage
 	Overall      StageMean         `json:"overall"`
@@ -246,6 +252,7 @@ func Build(in Input) Report {
 	encounters(in, &rep)
 	rep.Frontiers = frontiers(rep)
 	rep.sections = sections(in, rep)
+	rep.Summary = summaries(rep)
 	rep.Provenance = provenance(in)
 	var benches []bench.Benchmark
 	for _, c := range rep.Conditions {
@@ -272,6 +279,7 @@ func (b *builder) conditions(rep *Report) {
 		recs := in.Records[res.Run]
 		cr := Condition(c.Name, string(c.Kind), res.Run, recs)
 		cr.Profile = in.Settings[res.Run].OrDefault().Profile
+		cr.Corpus = in.Spec.CorpusOf(c)
 		cr.Bench, _ = b.in.Benchmarks.Get(cr.Profile) // nil for a benchmark this build does not have: the shared numbers only
 		if c.Kind == contract.KindStream {
 			cr.addDevPhase(devPhase(in, res.Run))

@@ -12,7 +12,8 @@ import (
 
 // WriteSummary prints the headline numbers of a report for a terminal: per
 // condition its overall means and last stage, the recall/transfer splits,
-// the transfers with their tests, and BWT.
+// the transfers with their tests, BWT, the accuracy–cost planes and the
+// benchmarks' own lines (Summarizer).
 func WriteSummary(w io.Writer, rep Report) {
 	for _, c := range rep.Conditions {
 		late := "–"
@@ -31,6 +32,12 @@ func WriteSummary(w io.Writer, rep Report) {
 	}
 	for _, r := range rep.Retention {
 		fmt.Fprintf(w, "BWT %s: S %s, U %s\n", r.Name, signed(r.BWTS), signed(r.BWTU))
+	}
+	for _, f := range rep.Frontiers {
+		fmt.Fprintln(w, strings.Join(f.Lines(), "\n"))
+	}
+	for _, line := range rep.Summary {
+		fmt.Fprintln(w, line)
 	}
 }
 

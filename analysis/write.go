@@ -375,10 +375,11 @@ func view(rep Report, link func(string) string) pageView {
 	}
 	sort.Strings(v.MetricNames)
 	for _, m := range []struct {
-		name string
-		y    func(RunningPoint) float64
-	}{{"S̄₁:t", func(p RunningPoint) float64 { return p.S }}, {"C̄₁:t (USD)", func(p RunningPoint) float64 { return p.Cost }}} {
-		if c := runningChart(rep, m.name, m.y); c != "" {
+		name   string
+		y      func(RunningPoint) float64
+		lo, hi float64
+	}{{"S̄₁:t", func(p RunningPoint) float64 { return p.S }, 0, 1}, {"C̄₁:t (cost USD)", func(p RunningPoint) float64 { return p.Cost }, 0, 0}} {
+		if c := runningChart(rep, m.name, m.y, m.lo, m.hi); c != "" {
 			v.Running = append(v.Running, c)
 		}
 	}
@@ -386,10 +387,12 @@ func view(rep Report, link func(string) string) pageView {
 }
 
 // runningChart draws the running mean of a metric over each stream's episodes
-// (EvoClinician §5, Figure 2).
-func runningChart(rep Report, name string, y func(RunningPoint) float64) template.HTML {
+// (EvoClinician §5, Figure 2) on an axis that spans at least [lo, hi], the
+// metric's range (S's 0 to 1, as the learning curves draw it), widened to
+// the means where they leave it.
+func runningChart(rep Report, name string, y func(RunningPoint) float64, lo, hi float64) template.HTML {
 	const W, H, L, B, T, R = 640, 280, 64, 44, 30, 160
-	maxT, lo, hi, any := 1, math.Inf(1), math.Inf(-1), false
+	maxT, any := 1, false
 	for _, c := range rep.Conditions {
 		for _, p := range c.Running {
 			maxT, lo, hi, any = max(maxT, p.T), math.Min(lo, y(p)), math.Max(hi, y(p)), true
@@ -604,7 +607,7 @@ func costBars(rep Report) template.HTML {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart costs" role="img" aria-label="process cost" viewBox="0 0 %d %d" width="%d" height="%d">`, W, H, W, H)
-	ChartTitle(&b, 6, "Mean cost per episode (USD), turns and tests")
+	ChartTitle(&b, 6, "Mean cost USD per episode, turns and tests")
 	for i, c := range rep.Conditions {
 		y := 30 + i*row
 		w := float64(W-L-240) * c.Overall.Cost / maxCost
@@ -690,7 +693,7 @@ table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 {{range .Sections}}{{.}}
 {{end}}
 <h3>Time per episode</h3><p>Mean activity time in milliseconds: diagnosing (the turn loop and scoring) and updating (grading and evolution), as EvoClinician §5 splits it, and the evolver role's model use per episode (a learning method's update; 0 under the built-in roles). A prompt optimiser's development phase (EvoPrompt, GEPA: playing and breeding its candidates) is update cost too: its time is in the update column and its model use, all roles, in the development columns, spread over the stream's episodes.</p>
-<table><tr><th>condition</th><th>diagnose ms</th><th>update ms</th><th>evolver tokens</th><th>evolver USD</th><th>development tokens</th><th>development USD</th></tr>
+<table><tr><th>condition</th><th>diagnose ms</th><th>update ms</th><th>evolver tokens</th><th>evolver model USD</th><th>development tokens</th><th>development model USD</th></tr>
 {{range .Conditions}}<tr><td>{{.Name}}</td><td>{{f1 (index .Overall.TimeMS "diagnose")}}</td><td>{{f1 (index .Overall.TimeMS "update")}}</td><td>{{f1 (index .Overall.Tokens "evolver")}}</td><td>{{f3 (index .Overall.ModelUSD "evolver")}}</td><td>{{f1 (index .Overall.Tokens "development")}}</td><td>{{f3 (index .Overall.ModelUSD "development")}}</td></tr>
 {{end}}</table>
 <h3>Stage series diagnostics (S)</h3><p>Descriptive, as MedEvoEval C.6 and D.5 treat them: Mann–Kendall trend, augmented Dickey–Fuller (constant, no lag on short series; the unit root is rejected when the statistic is below the small-sample 5% critical value), CUSUM and a one-break segmented regression.</p>

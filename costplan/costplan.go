@@ -6,7 +6,9 @@ package costplan
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/clinevo/clinevo/bench"
@@ -65,10 +67,10 @@ type Plan struct {
 	WallSeconds float64 `json:"wall_seconds"`
 }
 
-// History is what earlier runs recorded, as means per episode: the plan's
-// figures where there are any.
+// History is what earlier runs recorded: each condition is planned from the
+// means of the records related to it (related), where there are any.
 type History struct {
-	learn, eval means
+	recs []results.Record
 }
 
 type means struct {
@@ -81,18 +83,50 @@ type means struct {
 	timed    int
 }
 
-// NewHistory reads the records of earlier runs (stream episodes into the
-// learning means, evaluation episodes into the evaluation means).
+// NewHistory keeps the records of earlier runs.
 func NewHistory(recs []results.Record) History {
-	var h History
-	for _, r := range recs {
-		m := &h.eval
-		if r.Kind == string(contract.KindStream) {
-			m = &h.learn
+	return History{recs: recs}
+}
+
+// meansFor are the learning means (stream episodes) and evaluation means of
+// the records related to a condition of benchmark b with settings s.
+func (h History) meansFor(b bench.Benchmark, s settings.Settings) (learn, eval means) {
+	for _, r := range h.recs {
+		if !related(r, b, s) {
+			continue
 		}
-		m.add(r)
+		if r.Kind == string(contract.KindStream) {
+			learn.add(r)
+		} else {
+			eval.add(r)
+		}
 	}
-	return h
+	return learn, eval
+}
+
+// related says whether record r measures what a condition of benchmark b
+// with settings s will use: the doctor, who decides how many turns there
+// are, was served as s serves it (the same model, or built in: no usage),
+// and every role r recorded model use of is a model role of the condition on
+// the same model. A role the episode did not call is no evidence either way.
+// Otherwise an unrelated run (a built-in one, another model's) would move the
+// plan and lend its turns to a model as calls.
+func related(r results.Record, b bench.Benchmark, s settings.Settings) bool {
+	want := map[string]string{}
+	for _, name := range bench.RunRoles(b) {
+		if rs := s.Roles[name]; rs.Backend == settings.OpenAI {
+			want[name] = rs.Model
+		}
+	}
+	for role, u := range r.Usage {
+		if base, ok := strings.CutSuffix(role, "_fallback"); ok && want[base] != "" {
+			continue // the built-in stand-in of a model role's unusable reply
+		}
+		if m, ok := want[role]; !ok || m != u.Model {
+			return false
+		}
+	}
+	return want["doctor"] == r.Usage["doctor"].Model
 }
 
 func (m *means) add(r results.Record) {
@@ -115,8 +149,8 @@ func (m *means) add(r results.Record) {
 		m.usageN[role]++
 	}
 	if len(r.TimeMS) > 0 {
-		for _, ms := range r.TimeMS {
-			m.seconds += ms / 1000
+		for _, phase := range slices.Sorted(maps.Keys(r.TimeMS)) { // a float sum in one order: the same plan every time
+			m.seconds += r.TimeMS[phase] / 1000
 		}
 		m.timed++
 	}
@@ -202,7 +236,8 @@ func Experiment(set bench.Set, spec contract.ExperimentSpec, h History) (Plan, e
 		}
 		n := Count(c, cases, spec.StageSize)
 		cond := Condition{Name: c.Name, Kind: string(c.Kind), Budgets: bench.Budgets(b, s), Episodes: n.Learn, EvalEpisodes: n.Eval}
-		learn, eval := perEpisode(b, s, h.learn, true), perEpisode(b, s, h.eval, false)
+		hl, he := h.meansFor(b, s)
+		learn, eval := perEpisode(b, s, hl, true), perEpisode(b, s, he, false)
 		for j := range learn {
 			r := learn[j]
 			e := eval[j]
@@ -213,8 +248,8 @@ func Experiment(set bench.Set, spec contract.ExperimentSpec, h History) (Plan, e
 			cond.Roles = append(cond.Roles, r)
 		}
 		evalConc := orDefault(spec.EvalConcurrency, contract.DefaultEvalConcurrency)
-		cond.WallSeconds = episodeSeconds(s, h.learn, learn)*float64(n.Learn) +
-			episodeSeconds(s, h.eval, eval)*float64(n.Eval)/float64(min(evalConc, evalSlots(b, s)))
+		cond.WallSeconds = episodeSeconds(s, hl, learn)*float64(n.Learn) +
+			episodeSeconds(s, he, eval)*float64(n.Eval)/float64(min(evalConc, evalSlots(b, s)))
 		p.Conditions = append(p.Conditions, cond)
 	}
 	p.finish(spec)
@@ -436,10 +471,10 @@ func Compare(set bench.Set, spec contract.ExperimentSpec, recs []results.Record)
 	}
 	planned = Plan{Experiment: spec.Name}
 	for i, c := range spec.Conditions {
-		var others []results.Record
-		for name, rs := range by {
-			if name != c.Name {
-				others = append(others, rs...)
+		others := slices.Clone(by[""])      // earlier runs of no condition of spec
+		for _, o := range spec.Conditions { // in the spec's order: the same float sums every time
+			if o.Name != c.Name {
+				others = append(others, by[o.Name]...)
 			}
 		}
 		one := spec

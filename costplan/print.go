@@ -64,9 +64,9 @@ func (e Estimate) Write(w io.Writer) error {
 
 // Write prints a plan's table, with the use beside it when there is one.
 func Write(w io.Writer, p Plan, used *Plan) error {
-	fmt.Fprintf(w, "experiment %s: planned USD %.2f, wall %s", p.Experiment, p.CostUSD, textfmt.Seconds(p.WallSeconds))
+	fmt.Fprintf(w, "experiment %s: planned model USD %.2f, wall %s", p.Experiment, p.CostUSD, textfmt.Seconds(p.WallSeconds))
 	if used != nil {
-		fmt.Fprintf(w, "; used USD %.2f, wall %s", used.CostUSD, textfmt.Seconds(used.WallSeconds))
+		fmt.Fprintf(w, "; used model USD %.2f, wall %s", used.CostUSD, textfmt.Seconds(used.WallSeconds))
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
@@ -94,9 +94,9 @@ func writeConditions(tw io.Writer, p Plan, used *Plan) {
 }
 
 func writeRoles(tw io.Writer, p Plan, used *Plan) {
-	head := "ROLE\tMODEL\tCALLS\tIN TOKENS\tOUT TOKENS\tUSD\tSOURCE\t"
+	head := "ROLE\tMODEL\tCALLS\tIN TOKENS\tOUT TOKENS\tMODEL USD\tSOURCE\t"
 	if used != nil {
-		head = "ROLE\tMODEL\tCALLS\tUSED\tIN TOKENS\tUSED\tOUT TOKENS\tUSED\tUSD\tUSED\tSOURCE\t"
+		head = "ROLE\tMODEL\tCALLS\tUSED\tIN TOKENS\tUSED\tOUT TOKENS\tUSED\tMODEL USD\tUSED\tSOURCE\t"
 	}
 	fmt.Fprintln(tw, head)
 	for i, r := range p.Total {
@@ -129,7 +129,7 @@ func Over(p Plan, b settings.Budget) []string {
 
 // BudgetLine says whether the plan fits the experiment's cap.
 func BudgetLine(p Plan, b settings.Budget) string {
-	line := fmt.Sprintf("experiment budget: USD %g, tokens %d (0: no cap): ", b.USD, b.Tokens)
+	line := fmt.Sprintf("experiment budget: model USD %g, tokens %d (0: no cap): ", b.USD, b.Tokens)
 	if over := Over(p, b); len(over) > 0 {
 		return line + "the plan reaches it (" + strings.Join(over, ", ") + "); the streams will pause there (paused: experiment budget)"
 	}

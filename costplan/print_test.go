@@ -18,9 +18,9 @@ func TestOverAndBudgetLine(t *testing.T) {
 	require.Equal(t, []string{"usd"}, costplan.Over(p, settings.Budget{USD: 10, Tokens: 20000}))
 	require.Equal(t, []string{"usd", "tokens"}, costplan.Over(p, settings.Budget{USD: 12.5, Tokens: 10500}))
 	require.Empty(t, costplan.Over(p, settings.Budget{USD: 13, Tokens: 10501}))
-	require.Equal(t, "experiment budget: USD 10, tokens 0 (0: no cap): the plan reaches it (usd); the streams will pause there (paused: experiment budget)",
+	require.Equal(t, "experiment budget: model USD 10, tokens 0 (0: no cap): the plan reaches it (usd); the streams will pause there (paused: experiment budget)",
 		costplan.BudgetLine(p, settings.Budget{USD: 10}))
-	require.Equal(t, "experiment budget: USD 13, tokens 10501 (0: no cap): the plan is within it",
+	require.Equal(t, "experiment budget: model USD 13, tokens 10501 (0: no cap): the plan is within it",
 		costplan.BudgetLine(p, settings.Budget{USD: 13, Tokens: 10501}))
 }
 
@@ -41,20 +41,20 @@ func TestEstimateWrite(t *testing.T) {
 		want string
 	}{
 		{"plan", costplan.Estimate{Plan: plan}, "" +
-			"experiment x: planned USD 1.50, wall 1h02m\n" +
+			"experiment x: planned model USD 1.50, wall 1h02m\n" +
 			"CONDITION  EPISODES  EVAL EPISODES  WALL   \n" +
 			"E1         100       75             1h02m  \n" +
 			"           \n" +
-			"ROLE       MODEL  CALLS  IN TOKENS  OUT TOKENS  USD   SOURCE  \n" +
-			"doctor     m      800    12000      1600        1.50  guess   \n"},
+			"ROLE       MODEL  CALLS  IN TOKENS  OUT TOKENS  MODEL USD  SOURCE  \n" +
+			"doctor     m      800    12000      1600        1.50       guess   \n"},
 		{"used and cap", costplan.Estimate{Plan: plan, Used: &used, Budget: &costplan.BudgetCheck{USD: 1}}, "" +
-			"experiment x: planned USD 1.50, wall 1h02m; used USD 0.25, wall 42s\n" +
+			"experiment x: planned model USD 1.50, wall 1h02m; used model USD 0.25, wall 42s\n" +
 			"CONDITION  EPISODES  USED  EVAL EPISODES  USED  WALL   USED  \n" +
 			"E1         100       10    75             0     1h02m  42s   \n" +
 			"           \n" +
-			"ROLE       MODEL  CALLS  USED  IN TOKENS  USED  OUT TOKENS  USED  USD   USED  SOURCE  \n" +
-			"doctor     m      800    80    12000      1200  1600        160   1.50  0.25  guess   \n" +
-			"experiment budget: USD 1, tokens 0 (0: no cap): the plan reaches it (usd); the streams will pause there (paused: experiment budget)\n"},
+			"ROLE       MODEL  CALLS  USED  IN TOKENS  USED  OUT TOKENS  USED  MODEL USD  USED  SOURCE  \n" +
+			"doctor     m      800    80    12000      1200  1600        160   1.50       0.25  guess   \n" +
+			"experiment budget: model USD 1, tokens 0 (0: no cap): the plan reaches it (usd); the streams will pause there (paused: experiment budget)\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var b bytes.Buffer

@@ -381,7 +381,7 @@ func (r *roleSet) panel(b bench.Benchmark, s settings.Settings, base actor.Docto
 		}
 		clients[role] = c
 	}
-	return llm.PanelDoctor(clients, base), nil
+	return llm.PanelDoctorFor(b, clients, base), nil
 }
 
 // extraRoles builds the model-backed roles benchmark b adds (bench.Roles)

@@ -97,6 +97,12 @@ func startCheck(ctx context.Context, role string, s settings.Role, format string
 		rc.Verdict = "configuration: " + err.Error()
 		return rc, nil
 	}
+	if c.Preset.KeyRequired && c.noKey {
+		// A hosted API refuses a request without a key; saying which variable
+		// to set beats a 401 (or, offline, "unreachable") after a round trip.
+		rc.Verdict = "configuration: " + c.keyFix
+		return rc, nil
+	}
 	if done := c.checkModels(ctx, &rc); done {
 		return rc, nil
 	}

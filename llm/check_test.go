@@ -37,6 +37,7 @@ func TestCheckRole(t *testing.T) {
 	noModel.Models = []string{"llama3", "qwen2.5"}
 	noJSON := llmtest.New(t)
 	noJSON.NoJSONMode = true
+	keyless := llmtest.New(t)
 	closed := httptest.NewServer(nil)
 	gone := closed.URL + "/v1"
 	closed.Close()
@@ -57,6 +58,12 @@ func TestCheckRole(t *testing.T) {
 		{"no json mode", role(noJSON.BaseURL(), nil), false, "the server has no JSON mode", [4]string{"yes", "yes", "yes", "no"}, "no"},
 		{"unreachable", role(gone, nil), false, "unreachable: no answer from " + gone, [4]string{"no", "?", "?", "?"}, "-"},
 		{"unknown provider", role(good.BaseURL(), func(r *settings.Role) { r.Provider = "bedrock" }), false, `configuration: roles.doctor.provider "bedrock"`, [4]string{"?", "?", "?", "?"}, "-"},
+		// A hosted provider without its key fails before any request, naming
+		// the variable, even where the server (a keyless fake) would answer.
+		{"openai without its key", role(keyless.BaseURL(), func(r *settings.Role) { r.Provider, r.APIKeyEnv = "openai", "CHECK_UNSET_KEY" }), false,
+			"configuration: roles.doctor sent no key: set $CHECK_UNSET_KEY (roles.doctor.api_key_env)", [4]string{"?", "?", "?", "?"}, "-"},
+		{"azure without a key variable", role(keyless.BaseURL(), func(r *settings.Role) { r.Provider, r.APIKeyEnv = "azure", "" }), false,
+			"configuration: roles.doctor sent no key: name the variable that holds one in roles.doctor.api_key_env", [4]string{"?", "?", "?", "?"}, "-"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rc := llm.CheckRole(context.Background(), "doctor", tc.role, nil)
@@ -79,6 +86,7 @@ func TestCheckRole(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, probes, 2)
+	require.Empty(t, keyless.Requests(), "a role without its key sends nothing")
 	require.NotNil(t, good.Requests()[0].Body["response_format"], "the JSON probe asks for JSON mode")
 }
 

@@ -181,6 +181,7 @@ type Client struct {
 	prompts  bool   // Options.RecordPrompts
 	keyFix   string // what to do when the endpoint refuses the key (keyFix); never the key
 	redact   redactor
+	noKey    bool // the role found no key (APIKey): a provider that requires one refuses it
 }
 
 // Options are what a client takes besides its role's settings.
@@ -256,7 +257,7 @@ func NewClient(role string, s settings.Role, o Options) (*Client, error) {
 	}
 	cfg.HTTPClient = &retryAfterDoer{c: &http.Client{Timeout: timeout}}
 	c := &Client{Role: role, Settings: s, Preset: preset, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts, keyFix: keyFix(role, s, key),
-		redact: newRedactor(append(slices.Clone(o.Secrets), key)...)}
+		noKey: key == "", redact: newRedactor(append(slices.Clone(o.Secrets), key)...)}
 	if s.Concurrency > 0 || s.RPM > 0 || s.TPM > 0 {
 		ceiling := s.Concurrency
 		if ceiling == 0 {

@@ -16,6 +16,9 @@ import (
 type PanelMember struct {
 	C    *Client
 	Role string
+	// Prompt renders the role's messages: a benchmark's panel prompt
+	// (PanelFormat); nil is the shared one.
+	Prompt func(role string, v clinic.DoctorView, notes []actor.PanelNote) ([]Message, error)
 }
 
 var _ actor.PanelMember = PanelMember{}
@@ -28,6 +31,13 @@ var panelDuties = map[string][2]string{
 	actor.Challenger:  {"Dr Challenger", "Argue against the leading diagnosis: name the alternative it may be anchoring away from, and at most one test that could falsify the lead."},
 	actor.Stewardship: {"Dr Stewardship", "Approve only the tests worth their cost: list the approved ones in tests and the low-yield or needlessly expensive ones in vetoed; prefer a cheaper test that answers the same question."},
 	actor.Checklist:   {"Dr Checklist", "Check the panel's proposal before it goes out: list in tests the approved tests with valid, specific names, and in questions the questions still to ask; drop anything already asked or done."},
+}
+
+// PanelDuty is a panel role's title and instructions in the shared panel
+// prompt; empty for a role the panel does not have.
+func PanelDuty(role string) (title, duty string) {
+	d := panelDuties[role]
+	return d[0], d[1]
 }
 
 type panelReply struct {
@@ -50,15 +60,45 @@ func PanelDoctor(clients map[string]*Client, base actor.Doctor) actor.Panel {
 	return actor.Panel{Members: m, Base: base}
 }
 
+// PanelFormat is a benchmark's model panel prompt (a capability): a panel
+// role's messages rendered from the benchmark's own view; the reply is the
+// shared panel note. A benchmark without one plays the shared panel prompt.
+type PanelFormat interface {
+	PanelPrompt(role string, v clinic.DoctorView, notes []actor.PanelNote) ([]Message, error)
+}
+
+// PanelDoctorFor is the panel on model clients under benchmark b: its
+// members render b's panel prompt where b has one.
+func PanelDoctorFor(b any, clients map[string]*Client, base actor.Doctor) actor.Panel {
+	p := PanelDoctor(clients, base)
+	if f, ok := b.(PanelFormat); ok {
+		for role, m := range p.Members {
+			pm := m.(PanelMember)
+			pm.Prompt = f.PanelPrompt
+			p.Members[role] = pm
+		}
+	}
+	return p
+}
+
+// panelPrompt renders the shared panel prompt of a role.
+func panelPrompt(role string, v clinic.DoctorView, notes []actor.PanelNote) ([]Message, error) {
+	duty := panelDuties[role]
+	return Render("panel", struct{ Title, Duty string }{duty[0], duty[1]}, struct {
+		View  clinic.DoctorView
+		Notes []actor.PanelNote
+	}{v, notes})
+}
+
 // Deliberate asks the role's model for its note; a reply still malformed
 // after repair is an empty note with the reason saying so, and the panel
 // goes on.
 func (p PanelMember) Deliberate(ctx context.Context, v clinic.DoctorView, notes []actor.PanelNote) (actor.PanelNote, error) {
-	duty := panelDuties[p.Role]
-	msgs, err := Render("panel", struct{ Title, Duty string }{duty[0], duty[1]}, struct {
-		View  clinic.DoctorView
-		Notes []actor.PanelNote
-	}{v, notes})
+	prompt := p.Prompt
+	if prompt == nil {
+		prompt = panelPrompt
+	}
+	msgs, err := prompt(p.Role, v, notes)
 	if err != nil {
 		return actor.PanelNote{}, err
 	}

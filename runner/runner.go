@@ -73,8 +73,17 @@ type Deps struct {
 	EvoTestBook func(ctx context.Context, episode int) ([]clinic.Rule, error)
 }
 
-// Doctor is the run's doctor: the roles', or the benchmark's built-in one.
+// Doctor is the run's doctor: the roles', or the benchmark's built-in one,
+// as the benchmark composes it under the run's settings (actor.Composer).
 func (d Deps) Doctor() (actor.Doctor, error) {
+	doc, err := d.baseDoctor()
+	if err != nil {
+		return nil, err
+	}
+	return actor.ComposeFor(d.Bench, doc, d.Settings), nil
+}
+
+func (d Deps) baseDoctor() (actor.Doctor, error) {
 	if d.Roles.Doctor != nil {
 		return d.Roles.Doctor, nil
 	}

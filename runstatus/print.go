@@ -109,7 +109,7 @@ func writeSpend(tw io.Writer, label string, sp *contract.Spend, b *settings.Budg
 	}
 	var parts []string
 	if b.USD > 0 {
-		parts = append(parts, fmt.Sprintf("USD %.4f of %.4f", sp.USD, b.USD))
+		parts = append(parts, fmt.Sprintf("model USD %.4f of %.4f", sp.USD, b.USD))
 	}
 	if b.Tokens > 0 {
 		parts = append(parts, fmt.Sprintf("tokens %d of %d", sp.Tokens, b.Tokens))

@@ -52,7 +52,7 @@ func TestWriteStreamShowsBudgets(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, WriteStream(&out, "x-E1", st, true))
 	require.Regexp(t, `(?m)^budget +spent tokens 1200 of 5000 \(at the last check\)$`, out.String())
-	require.Regexp(t, `(?m)^experiment budget +spent USD 2\.2500 of 2\.0000, tokens 9000 of 20000 \(at the last check\)$`, out.String())
+	require.Regexp(t, `(?m)^experiment budget +spent model USD 2\.2500 of 2\.0000, tokens 9000 of 20000 \(at the last check\)$`, out.String())
 	st.Progress.Budget, st.Progress.ExperimentSpend = &settings.Budget{}, nil
 	out.Reset()
 	require.NoError(t, WriteStream(&out, "x-E1", st, true))

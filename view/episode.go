@@ -235,7 +235,7 @@ func (s *Server) explainScores(ctx context.Context, p *episodePage, b bench.Benc
 	rec := p.Record
 	if errors.Is(srcErr, results.ErrNotFound) {
 		p.Source = srcErr.Error() + "; the scores are shown as stored, without the similarity of the cards shown"
-		p.Scores = explain(rec.Scores, nil, nil, nil)
+		p.Scores = Explain(rec.Scores, nil, nil, nil)
 		return nil
 	}
 	if srcErr != nil {
@@ -244,11 +244,11 @@ func (s *Server) explainScores(ctx context.Context, p *episodePage, b bench.Benc
 	c, err := s.caseOf(src.Corpus, rec.CaseID)
 	if err != nil {
 		p.Source = fmt.Sprintf("run %s: %v; the scores are shown as stored, without the similarity of the cards shown", rec.Run, err)
-		p.Scores = explain(rec.Scores, nil, nil, nil)
+		p.Scores = Explain(rec.Scores, nil, nil, nil)
 		return nil
 	}
 	p.Source = fmt.Sprintf("case %s of %s, profile %s", c.ID, src.Corpus, src.Settings.Profile)
-	p.Scores = explain(rec.Scores, &c, &src.Settings, b)
+	p.Scores = Explain(rec.Scores, &c, &src.Settings, b)
 	return s.replay(ctx, p, c, src)
 }
 
@@ -402,11 +402,12 @@ type KeyPoint struct {
 	Matched bool
 }
 
-// explain spells out how each score was computed. With the case and the
-// run's settings it shows the numbers of each formula and checks them with
+// Explain spells out how each score was computed (the episode page, and
+// the explanations of an inspect log's scores). With the case and the run's
+// settings it shows the numbers of each formula and checks them with
 // grader.Combine on the stored judgement; without them it shows what was
 // stored.
-func explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings, b bench.Benchmark) ScoreView {
+func Explain(sc clinic.Scores, c *clinic.Case, set *settings.Settings, b bench.Benchmark) ScoreView {
 	// A benchmark this build does not have (nil) is explained as the manager's scores.
 	if e, ok := b.(Explainer); ok && set != nil {
 		return e.Explain(sc, c, *set)

@@ -284,12 +284,12 @@ func (d Doctor) testPlan(st seen, ranked []candidate, v clinic.DoctorView) []str
 			break
 		}
 		for _, t := range c.entry.Tests {
-			if !st.requested[catalog.Key(t)] && len(out)+v.TestsUsed < min(v.MaxTests, maxTests) && !slices.Contains(out, t) {
+			if !st.requested[catalog.Key(t)] && len(out)+v.TestsUsed < min(actor.TestAllowance(v), maxTests) && !slices.Contains(out, t) {
 				out = append(out, t)
 			}
 		}
 	}
-	return out
+	return actor.Affordable(v, out)
 }
 
 func (d Doctor) finalize(st seen, ranked []candidate) clinic.DoctorOutput {

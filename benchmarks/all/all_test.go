@@ -93,7 +93,7 @@ func TestDescribeNamesTheProfileTemplates(t *testing.T) {
 		"medinquire":        {"template doctor/3,", "template judge_grade/1,"},
 		"gpagent":           {"template doctor_gp/1,", "template judge_dx/1 + judge_tx/1,"},
 		"klinike":           {"template doctor_tools/1,", "template judge_grade/1 + judge_mustask/1,"},
-		"sdbench":           {"template doctor/3,", "template sd_judge_likert/1,"},
+		"sdbench":           {"template sd_doctor/1 + sd_panel/1,", "template sd_judge_likert/2,"},
 		"ddxplus":           {"template doctor_ddxplus/1,", "template judge/1,"},
 	}
 	set := buildSet(t)

@@ -10,13 +10,13 @@ import (
 	"github.com/clinevo/clinevo/settings"
 )
 
-// TestConformance runs the conformance suite on SDBench's three modes: no
-// budget, a cost cap, and a cost cap with orders quoted first, on cases of
+// TestConformance runs the conformance suite on SDBench's variants (no
+// budget, budgeted, question only, instant answer, ensemble), on cases of
 // the stream and of the held-out conditions.
 func TestConformance(t *testing.T) {
 	base := sdSettings()
-	runs := []settings.Settings{base, withEpisode(base, "cost_cap", 900.0),
-		withEpisode(withEpisode(base, "cost_cap", 1500.0), "order_mode", sdbench.AskBeforeOrder)}
+	runs := []settings.Settings{base, budgeted(base, 900), withEpisode(base, "variant", sdbench.QuestionOnly),
+		withEpisode(base, "variant", sdbench.InstantAnswer), withEpisode(base, "variant", sdbench.Ensemble)}
 	benchtest.Run(t, sdbench.Benchmark{}, benchtest.Config{
 		Settings: runs,
 		Cases:    sampleCases(t),
@@ -29,8 +29,10 @@ func TestConformance(t *testing.T) {
 			}
 		},
 		BadSettings: []benchtest.Bad[settings.Overrides]{
-			{Name: "a negative cost cap", Input: episodeKey("cost_cap", -5), Want: "episode.cost_cap"},
-			{Name: "an unknown order mode", Input: episodeKey("order_mode", "later"), Want: `episode.order_mode "later"`},
+			{Name: "a negative cost cap", Input: settings.Overrides{"episode": map[string]any{"variant": "budgeted", "cost_cap": -5}}, Want: "episode.cost_cap"},
+			{Name: "a budget without the budgeted variant", Input: episodeKey("cost_cap", 500), Want: "episode.cost_cap 500 is the budgeted variant's"},
+			{Name: "an unknown variant", Input: episodeKey("variant", "later"), Want: `episode.variant "later"`},
+			{Name: "an ensemble of one", Input: settings.Overrides{"episode": map[string]any{"variant": "ensemble", "panels": 1}}, Want: "episode.panels"},
 			{Name: "a visit cost that is no number", Input: episodeKey("visit_cost", "free"), Want: "episode.visit_cost"},
 			{Name: "static mode", Input: episodeKey("mode", "static"), Want: "episode.mode static"},
 		},

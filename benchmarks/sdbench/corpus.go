@@ -58,15 +58,27 @@ func streamConditions() []string {
 
 var _ corpus.Builtins = Benchmark{}
 
-// BuiltinSplits are the two splits, built on generator version 2.
+// BuiltinSplits are the synthetic splits, built on generator version 2, and
+// the DiagnosisArena splits (arena.go), which no generator version changes,
+// so every version names them.
 func (Benchmark) BuiltinSplits() map[string][]int {
-	return map[string][]int{Splits[0]: {synth.V2}, Splits[1]: {synth.V2}}
+	var all []int
+	for v := synth.V1; v <= synth.Latest; v++ {
+		all = append(all, v)
+	}
+	return map[string][]int{Splits[0]: {synth.V2}, Splits[1]: {synth.V2}, ArenaStream: all, ArenaHeldOutSplit: all}
 }
 
-// Builtin generates a split.
-func (Benchmark) Builtin(split string, version int, seed uint64) ([]clinic.Case, error) {
-	if !slices.Contains(Splits, split) || version != synth.V2 {
-		return nil, fmt.Errorf("the SDBench corpus has splits %s of generator version 2, not %s of v%d", strings.Join(Splits, ", "), split, version)
+// Builtin generates a synthetic split, or imports a DiagnosisArena one (the
+// seed orders nothing: the order is the release's).
+func (b Benchmark) Builtin(split string, version int, seed uint64) ([]clinic.Case, error) {
+	if vs, ok := b.BuiltinSplits()[split]; !ok || !slices.Contains(vs, version) {
+		return nil, fmt.Errorf("the SDBench corpus has splits %s of generator version 2 and %s, %s of any version, not %s of v%d",
+			strings.Join(Splits, ", "), ArenaStream, ArenaHeldOutSplit, split, version)
+	}
+	if split == ArenaStream || split == ArenaHeldOutSplit {
+		splits, err := ArenaSplits()
+		return splits[split], err
 	}
 	return Generate(split, seed)
 }
@@ -123,7 +135,7 @@ func Shape(c clinic.Case, g synth.Generator) clinic.Case {
 	slices.SortFunc(kept, func(a, b clinic.TestValue) int { return strings.Compare(a.Name, b.Name) })
 	c.Exam.Tests = kept
 	c.Exam.Catalog = nil // SDBench shows no test list
-	x, err := c.Exam.Ext.Put(Record{FullCase: FullCase(c)})
+	x, err := c.Exam.Ext.Put(Record{FullCase: FullCase(c), Complete: true})
 	if err == nil {
 		c.Exam.Ext = x
 	}

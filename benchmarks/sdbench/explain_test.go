@@ -7,6 +7,7 @@ import (
 
 	"github.com/clinevo/clinevo/benchmarks/sdbench"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/episode"
 )
 
 // TestExplain checks the episode page's explanation against stored scores,
@@ -20,4 +21,26 @@ func TestExplain(t *testing.T) {
 	require.Contains(t, sdbench.Benchmark{}.Explain(sc, nil, sdSettings()).Check, "is not visits")
 	sc.Cost, sc.Metrics["correct"] = 645, 0
 	require.Contains(t, sdbench.Benchmark{}.Explain(sc, nil, sdSettings()).Check, "does not follow")
+}
+
+// TestDescribe: a trace notes what each question or test turn was charged
+// and why.
+func TestDescribe(t *testing.T) {
+	c := sampleCases(t)[0]
+	env := start(t, c, sdSettings(), episode.BuiltinRoles(), nil)
+	notes := []string{}
+	for _, o := range []clinic.DoctorOutput{
+		{Action: clinic.Ask, Question: "When did it start?"},
+		{Action: clinic.Ask, Question: "Any fever?"},
+		{Action: clinic.RequestTest, TestName: "physical examination; complete blood count; serum unobtainium"},
+	} {
+		notes = append(notes, sdbench.Benchmark{}.Describe(step(t, env, o)).Note)
+	}
+	// The fallback of an order catalog.Infer puts in no category: the median price of the table's rows it puts in none.
+	require.Equal(t, 18.4, sdbench.Prices.Price("serum unobtainium").USD)
+	require.Equal(t, []string{
+		"charged $300: a new visit $300",
+		"charged $0: within the visit",
+		"charged $26.17: physical examination within the visit; complete blood count $7.77 [85025]; serum unobtainium $18.4 (not in the price table: its category's median); the visit ends", // 7.77 + 18.40
+	}, notes)
 }

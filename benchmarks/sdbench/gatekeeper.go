@@ -35,7 +35,8 @@ type Gatekeeper interface {
 
 // Builtin is the deterministic gatekeeper: the fact-retrieval reading of a
 // question (the built-in patient's, without a persona: the gatekeeper
-// speaks for the record) and a normal result for any unrecorded test.
+// speaks for the record), and for a test the record does not hold a result
+// that never contradicts the record.
 type Builtin struct{}
 
 var _ Gatekeeper = Builtin{}
@@ -54,16 +55,33 @@ var normalWordings = []string{
 	"%s: unremarkable; all values in the reference range.",
 }
 
-// Synthesize is a normal result: the record holds every abnormal finding of
-// the case, so a test it does not hold is consistent with it only when
-// normal.
+// Synthesize is the result of a test the record does not hold. The paper's
+// gatekeeper, a language model, makes up a result consistent with the case
+// (§2); the built-in one cannot, so it never says more than the record
+// does: a test of a region or organ the examination describes is answered
+// with that description; one of a region another recorded test covers is
+// not recorded; otherwise, where the record holds every abnormal finding of
+// the case (Record.Complete: the synthetic corpus), a normal result is
+// consistent with it, and elsewhere the finding is not recorded.
 func (Builtin) Synthesize(_ context.Context, c *clinic.Case, test, _ string) (string, error) {
-	h := fnv.New32a()
-	h.Write([]byte(c.ID + "\x00" + test))
 	name := strings.ToUpper(test[:1]) + test[1:]
+	notRecorded := name + ": no result is recorded for this patient."
+	if regions := regionsOf(test); len(regions) > 0 {
+		if found := describedBy(c, regions); len(found) > 0 {
+			return name + ": no separate result is recorded; the examination found " + strings.Join(found, "; "), nil
+		}
+		if regionTested(c, regions, test) {
+			return notRecorded, nil
+		}
+	}
+	if !RecordOf(c).Complete {
+		return notRecorded, nil
+	}
 	if it, m := catalog.Default().Lookup(test); m != catalog.MatchNone && it.Free() {
 		return name + ": no abnormality found.", nil // an examination has no reference range
 	}
+	h := fnv.New32a()
+	h.Write([]byte(c.ID + "\x00" + test))
 	return fmt.Sprintf(normalWordings[h.Sum32()%uint32(len(normalWordings))], name), nil
 }
 
@@ -173,17 +191,4 @@ func caseData(c *clinic.Case) any {
 		Case     *clinic.Case
 		FullCase string
 	}{c, RecordOf(c).FullCase}
-}
-
-// asksForDiagnosis reports whether a question asks the gatekeeper for the
-// answer rather than for a finding (SDBench: the gatekeeper gives no diagnostic
-// impressions).
-func asksForDiagnosis(q string) bool {
-	q = strings.ToLower(q)
-	for _, cue := range []string{"diagnos", "what is wrong", "what's wrong", "what is causing", "what's causing", "your impression", "what do you think it is"} {
-		if strings.Contains(q, cue) {
-			return true
-		}
-	}
-	return false
 }

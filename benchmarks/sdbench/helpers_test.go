@@ -28,6 +28,11 @@ func withEpisode(s settings.Settings, key string, v any) settings.Settings {
 	return s
 }
 
+// budgeted is s under the budgeted variant with a budget of usd.
+func budgeted(s settings.Settings, usd float64) settings.Settings {
+	return withEpisode(withEpisode(s, "variant", sdbench.Budgeted), "cost_cap", usd)
+}
+
 func episodeKey(key string, v any) settings.Overrides {
 	return settings.Overrides{"episode": map[string]any{key: v}}
 }

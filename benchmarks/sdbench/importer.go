@@ -17,8 +17,8 @@ const ImportSource = "sdbench"
 // CaseFile is one case in the import shape (docs/benchmarks/sdbench.md):
 // the paper's case (SDBench: an abstract, the full case, the final diagnosis),
 // with optional structure that lets the built-in gatekeeper answer from it.
-// Without history, the full case's sentences are the facts the gatekeeper
-// can tell.
+// Without it, the full case is split into history, examination and
+// investigations (SplitNarrative).
 type CaseFile struct {
 	ID             string   `json:"id"`
 	Abstract       string   `json:"abstract"`
@@ -131,37 +131,8 @@ func convert(raw json.RawMessage) (clinic.Case, error) {
 		c.Patient.Demographics.Text = ""
 	}
 	c.Patient.OpeningComplaint = strings.TrimSpace(f.Abstract)
-	if len(f.History) > 0 {
-		for i, h := range f.History {
-			if strings.TrimSpace(h.Text) == "" {
-				return clinic.Case{}, corpus.FieldError{Field: fmt.Sprintf("history[%d].text", i), Msg: "required"}
-			}
-			topics := h.Topics
-			if len(topics) == 0 {
-				topics = corpus.NarrativeTopics(h.Text)
-			}
-			c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: fmt.Sprintf("h%d", i+1), Text: strings.TrimSpace(h.Text), Topics: topics})
-		}
-	} else {
-		for i, s := range corpus.Sentences(f.FullCase) {
-			c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: fmt.Sprintf("s%d", i+1), Text: s, Topics: corpus.NarrativeTopics(s)})
-		}
-	}
-	for i, x := range f.Examination {
-		if strings.TrimSpace(x.System) == "" || strings.TrimSpace(x.Text) == "" {
-			return clinic.Case{}, corpus.FieldError{Field: fmt.Sprintf("examination[%d]", i), Msg: "want a system and a text"}
-		}
-		c.Exam.Findings = append(c.Exam.Findings, x)
-	}
-	for i, t := range f.Tests {
-		if strings.TrimSpace(t.Name) == "" || strings.TrimSpace(t.Result) == "" {
-			return clinic.Case{}, corpus.FieldError{Field: fmt.Sprintf("tests[%d]", i), Msg: "want a name and a result"}
-		}
-		name, aliases := corpus.TestName(t.Name)
-		if name != strings.TrimSpace(strings.ToLower(t.Name)) {
-			aliases = append(aliases, strings.TrimSpace(t.Name))
-		}
-		c.Exam.Tests = append(c.Exam.Tests, clinic.TestValue{Name: name, Aliases: aliases, Result: strings.TrimSpace(t.Result)})
+	if err := f.record(&c); err != nil {
+		return clinic.Case{}, err
 	}
 	x, err := c.Exam.Ext.Put(Record{FullCase: strings.TrimSpace(f.FullCase)})
 	if err != nil {
@@ -176,4 +147,71 @@ func convert(raw json.RawMessage) (clinic.Case, error) {
 		return clinic.Case{}, err
 	}
 	return c, nil
+}
+
+// record fills the case's history, examination and tests: the file's
+// structure where it gives one, else the full case split (SplitNarrative).
+// No history fact or examination finding may name the diagnosis: one that
+// does is left out (it stays in the full case, which only a model
+// gatekeeper reads).
+func (f CaseFile) record(c *clinic.Case) error {
+	n := SplitNarrative(f.FullCase)
+	guard := newLeakGuard(append([]string{f.FinalDiagnosis}, f.Acceptable...)...)
+	history := n.History
+	var topics [][]string
+	if len(f.History) > 0 {
+		history, topics = nil, make([][]string, len(f.History))
+		for i, h := range f.History {
+			if strings.TrimSpace(h.Text) == "" {
+				return corpus.FieldError{Field: fmt.Sprintf("history[%d].text", i), Msg: "required"}
+			}
+			history, topics[i] = append(history, strings.TrimSpace(h.Text)), h.Topics
+		}
+	}
+	for i, text := range history {
+		if guard.leaks(text) {
+			continue
+		}
+		var ts []string
+		if i < len(topics) {
+			ts = topics[i]
+		}
+		if len(ts) == 0 {
+			ts = corpus.NarrativeTopics(text)
+		}
+		c.Patient.Facts = append(c.Patient.Facts, clinic.Fact{ID: fmt.Sprintf("h%d", i+1), Text: text, Topics: ts})
+	}
+	findings := n.Examination
+	if len(f.Examination) > 0 {
+		findings = f.Examination
+	}
+	for i, x := range findings {
+		if strings.TrimSpace(x.System) == "" || strings.TrimSpace(x.Text) == "" {
+			return corpus.FieldError{Field: fmt.Sprintf("examination[%d]", i), Msg: "want a system and a text"}
+		}
+		if !guard.leaks(x.Text) {
+			c.Exam.Findings = append(c.Exam.Findings, x)
+		}
+	}
+	return f.tests(c, n)
+}
+
+// tests are the file's tests, else the investigations of the full case, by
+// the names the catalog gives them.
+func (f CaseFile) tests(c *clinic.Case, n Narrative) error {
+	if len(f.Tests) == 0 {
+		c.Exam.Tests = n.Investigations
+		return nil
+	}
+	for i, t := range f.Tests {
+		if strings.TrimSpace(t.Name) == "" || strings.TrimSpace(t.Result) == "" {
+			return corpus.FieldError{Field: fmt.Sprintf("tests[%d]", i), Msg: "want a name and a result"}
+		}
+		name, aliases := corpus.TestName(t.Name)
+		if name != strings.TrimSpace(strings.ToLower(t.Name)) {
+			aliases = append(aliases, strings.TrimSpace(t.Name))
+		}
+		c.Exam.Tests = append(c.Exam.Tests, clinic.TestValue{Name: name, Aliases: aliases, Result: strings.TrimSpace(t.Result)})
+	}
+	return nil
 }

@@ -12,13 +12,13 @@ import (
 )
 
 // CorrectAt is the judge's score from which a diagnosis counts as correct
-// (Nori et al. 2025, SDBench: a five-point rubric of clinical agreement, credit at
-// 4 or more).
+// (Nori et al. 2025, §2: "a cut-off of ≥ 4 on a five-point Likert scale").
 const CorrectAt = 4
 
 // LikertJudge grades a final diagnosis against the case's on the paper's
-// five-point scale: 5 the same diagnosis, 4 mostly right, 3 partly right, 2
-// mostly wrong, 1 wrong (SDBench). A run's judge must have it (CheckJudge).
+// five-point scale (Nori et al. 2025, Table 1): 5 the same diagnosis, 4
+// mostly right, 3 partly right, 2 mostly wrong, 1 wrong. A run's judge must
+// have it (CheckJudge).
 type LikertJudge interface {
 	JudgeLikert(ctx context.Context, c *clinic.Case, diagnosis string) (int, error)
 }
@@ -83,7 +83,8 @@ func (j ModelJudge) JudgeLikert(ctx context.Context, c *clinic.Case, diagnosis s
 	s, err := j.Shared.Score(ctx, templates, "judge_likert", struct {
 		Case      *clinic.Case
 		Diagnosis string
-	}{c, diagnosis}, []float64{1, 2, 3, 4, 5}, func() (float64, error) {
+		FullCase  string // the judge reads the case file (Nori et al. 2025, §2)
+	}{c, diagnosis, RecordOf(c).FullCase}, []float64{1, 2, 3, 4, 5}, func() (float64, error) {
 		g, err := j.Rubric.JudgeLikert(ctx, c, diagnosis)
 		return float64(g), err
 	})
@@ -104,7 +105,8 @@ func (Benchmark) Roles() []string { return []string{Role} }
 //go:embed prompts/*.tmpl
 var promptFiles embed.FS
 
-var templateVersions = map[string]string{"gatekeeper_answer": "sd_gatekeeper_answer/1", "gatekeeper_result": "sd_gatekeeper_result/1", "judge_likert": "sd_judge_likert/1"}
+var templateVersions = map[string]string{"gatekeeper_answer": "sd_gatekeeper_answer/1", "gatekeeper_result": "sd_gatekeeper_result/1", "judge_likert": "sd_judge_likert/2",
+	"doctor_sd": "sd_doctor/1", "panel_sd": "sd_panel/1"}
 
 var templates = llm.MustTemplates(promptFiles, "prompts", templateVersions)
 
@@ -113,6 +115,8 @@ func (Benchmark) Templates(role string) []string {
 	switch role {
 	case "judge":
 		return []string{templates.Version("judge_likert")}
+	case "doctor":
+		return []string{templates.Version("doctor_sd"), templates.Version("panel_sd")}
 	case Role:
 		return []string{templates.Version("gatekeeper_answer"), templates.Version("gatekeeper_result")}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/clinevo/clinevo/benchmarks/sdbench"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/episode"
+	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/textmatch"
 )
@@ -46,61 +47,120 @@ func unrecorded(t *testing.T, c clinic.Case) string {
 	return ""
 }
 
-// TestCostModel works a few encounters' costs out by hand (Nori et al.
-// 2025, SDBench: a visit per question turn, however many questions it holds,
-// plus each test's table price; examinations are part of the visit).
+// TestCostModel works a few encounters' charges out by hand (Nori et al.
+// 2025, §2 and §3): $300 per physician visit, a run of consecutive questions
+// and examinations ended by a diagnostic test request, plus each test's
+// price from prices.csv.
 func TestCostModel(t *testing.T) {
-	c := sampleCases(t)[0]
-	env := start(t, c, sdSettings(), episode.BuiltinRoles(), nil)
-	ev := step(t, env, clinic.DoctorOutput{Action: clinic.Ask, Question: "When did it start? Any fever? Any past illnesses?"})
-	require.Len(t, sdbench.TurnOf(ev).Answers, 3, "three questions in one turn")
-	require.Equal(t, 300.0, ev.Cost, "one visit: $300")
-	ev = step(t, env, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "physical examination; complete blood count"})
-	require.Equal(t, 45.0, ev.Cost, "examination free, CBC $45 (CPT 85025)")
-	ev = step(t, env, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "complete blood count"})
-	require.Equal(t, clinic.StatusDuplicate, ev.Status)
-	require.Zero(t, ev.Cost, "a test done before is not charged again")
-	step(t, env, clinic.DoctorOutput{Action: clinic.Ask, Question: "Do you smoke?"})
-	step(t, env, clinic.DoctorOutput{Action: clinic.Finalize, Diagnosis: []string{c.Manager.Diagnosis.Name}})
-	sc, err := sdbench.Benchmark{}.Score(context.Background(), bench.ScoreInput{Case: &c, Settings: sdSettings(), Env: env})
-	require.NoError(t, err)
-	// 2 visits × $300 + $45 = $645; the reference diagnosis scores 5, correct.
-	require.Equal(t, 645.0, sc.Cost)
-	require.Equal(t, 2.0, sc.Metrics["visits"])
-	require.Equal(t, 600.0, sc.Metrics["visit_cost_usd"])
-	require.Equal(t, 45.0, sc.Metrics["test_cost_usd"])
-	require.Equal(t, 5.0, sc.Metrics["likert"])
-	require.Equal(t, 1.0, sc.Metrics["correct"])
-	require.Equal(t, 1, sc.E)
+	cbc, ecg := price(t, "complete blood count"), price(t, "ecg")
+	require.Equal(t, 7.77, cbc, "CLFS 2025 Q2, 85025")
+	require.Equal(t, 13.91, ecg, "PFS 2025 Oct, 93000: 0.43 RVU × 32.3465")
+	type turn struct {
+		out  clinic.DoctorOutput
+		cost float64
+	}
+	ask := func(q string) clinic.DoctorOutput { return clinic.DoctorOutput{Action: clinic.Ask, Question: q} }
+	order := func(ts string) clinic.DoctorOutput {
+		return clinic.DoctorOutput{Action: clinic.RequestTest, TestName: ts}
+	}
+	for _, tc := range []struct {
+		name   string
+		turns  []turn
+		visits int
+		total  float64
+	}{
+		{"three questions in one turn are one visit", []turn{{ask("When did it start? Any fever? Any past illnesses?"), 300}}, 1, 300},
+		{"consecutive question turns are one visit", []turn{{ask("When did it start?"), 300}, {ask("Any fever?"), 0}, {ask("Do you smoke?"), 0}}, 1, 300},
+		{"a test ends the visit: the next question begins another", []turn{{ask("When did it start?"), 300}, {order("complete blood count"), cbc},
+			{ask("Any fever?"), 300}, {ask("Do you smoke?"), 0}}, 2, 600 + cbc},
+		{"an examination is part of the visit", []turn{{ask("When did it start?"), 300}, {order("physical examination"), 0}, {ask("Any fever?"), 0}}, 1, 300},
+		{"an examination first begins a visit; the tests of its turn end it", []turn{{order("physical examination; ecg"), 300 + ecg}, {ask("Any fever?"), 300}}, 2, 600 + ecg},
+		{"a test done before is not charged again, and still ends the visit", []turn{{order("complete blood count"), cbc}, {ask("Any fever?"), 300},
+			{order("full blood count"), 0}, {ask("Anything else?"), 300}}, 2, 600 + cbc},
+		{"tests alone cost no visit", []turn{{order("complete blood count"), cbc}, {order("ecg"), ecg}}, 0, cbc + ecg},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := sampleCases(t)[0]
+			env := start(t, c, sdSettings(), episode.BuiltinRoles(), nil)
+			for i, tr := range tc.turns {
+				require.InDelta(t, tr.cost, step(t, env, tr.out).Cost, 0.001, "turn %d", i)
+			}
+			step(t, env, clinic.DoctorOutput{Action: clinic.Finalize, Diagnosis: []string{c.Manager.Diagnosis.Name}})
+			sc, err := sdbench.Benchmark{}.Score(context.Background(), bench.ScoreInput{Case: &c, Settings: sdSettings(), Env: env})
+			require.NoError(t, err)
+			require.InDelta(t, tc.total, sc.Cost, 0.001)
+			require.Equal(t, float64(tc.visits), sc.Metrics["visits"])
+			require.InDelta(t, float64(tc.visits)*300, sc.Metrics["visit_cost_usd"], 0.001)
+			require.InDelta(t, tc.total-float64(tc.visits)*300, sc.Metrics["test_cost_usd"], 0.001)
+			require.Equal(t, 5.0, sc.Metrics["likert"], "the reference diagnosis scores 5")
+		})
+	}
 }
 
-// TestBudgets: a cost cap refuses what would pass it, uncharged; under
-// ask_before_order a test is quoted first and performed when ordered again.
+// price is a row's price in the shipped table.
+func price(t *testing.T, name string) float64 {
+	t.Helper()
+	r, ok := sdbench.Prices.Row(name)
+	require.True(t, ok, name)
+	return r.USD()
+}
+
+// TestBudgets: under the budgeted variant an order is quoted first (its
+// price and the spending so far, the paper's budget tracker) and performed
+// when ordered again; what would pass the budget is refused, uncharged, and
+// the refusal says why.
 func TestBudgets(t *testing.T) {
 	c := sampleCases(t)[1]
-	capped := withEpisode(sdSettings(), "cost_cap", 400.0)
-	env := start(t, c, capped, episode.BuiltinRoles(), nil)
+	ctHead := price(t, "ct head") // 3.25 RVU × 32.3465 = 105.13
+	require.Equal(t, 105.13, ctHead)
+	env := start(t, c, budgeted(sdSettings(), 400), episode.BuiltinRoles(), nil)
 	require.Equal(t, 300.0, step(t, env, clinic.DoctorOutput{Action: clinic.Ask, Question: "When did it start?"}).Cost)
-	ev := step(t, env, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "ct head; complete blood count"})
-	orders := sdbench.TurnOf(ev).Orders
-	require.Equal(t, clinic.StatusOverBudget, orders[0].Status, "$1300 would pass the $400 cap")
-	require.Equal(t, clinic.StatusReturned, orders[1].Status, "$45 fits")
-	require.Equal(t, 45.0, ev.Cost)
-	ev = step(t, env, clinic.DoctorOutput{Action: clinic.Ask, Question: "Any fever?"})
-	require.Equal(t, clinic.StatusOverBudget, ev.Status, "$345 + a $300 visit passes $400")
-	require.Zero(t, ev.Cost)
-	require.Equal(t, 345.0, sdbench.ViewOf(env.View(nil, nil)).SpentUSD)
-
-	ask := withEpisode(sdSettings(), "order_mode", sdbench.AskBeforeOrder)
-	env = start(t, c, ask, episode.BuiltinRoles(), nil)
-	ev = step(t, env, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "ecg"})
+	ev := step(t, env, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "ct head; ecg"})
 	require.Equal(t, sdbench.Quoted, ev.Status)
 	require.Zero(t, ev.Cost)
-	require.Equal(t, []sdbench.Quote{{Test: "ecg", USD: 120}}, sdbench.ViewOf(env.View(nil, nil)).Quotes)
-	ev = step(t, env, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "ECG"})
-	require.Equal(t, clinic.StatusReturned, ev.Status)
-	require.Equal(t, 120.0, ev.Cost, "ECG $120 (CPT 93000), once quoted")
-	require.Empty(t, sdbench.ViewOf(env.View(nil, nil)).Quotes)
+	require.Equal(t, []sdbench.Quote{{Test: "ct head", USD: ctHead}, {Test: "ecg", USD: 13.91}}, sdbench.ViewOf(env.View(nil, nil)).Quotes)
+	require.Contains(t, ev.Reply, "ct head: quoted at $105.13 (spent so far $300 of $400)")
+	ev = step(t, env, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "ct head; ecg"})
+	orders := sdbench.TurnOf(ev).Orders
+	require.Equal(t, clinic.StatusOverBudget, orders[0].Status, "$300 + $105.13 passes $400")
+	require.Equal(t, "refused: $105.13 would pass the budget of $400 ($300 spent)", orders[0].Result)
+	require.Equal(t, clinic.StatusReturned, orders[1].Status, "$300 + $13.91 fits")
+	require.Equal(t, 13.91, ev.Cost)
+	v := env.View(nil, nil)
+	require.Contains(t, v.Results, clinic.Result{Test: "ct head", Status: clinic.StatusOverBudget, Text: orders[0].Result}, "a refusal shows its reason")
+	ev = step(t, env, clinic.DoctorOutput{Action: clinic.Ask, Question: "Any fever?"})
+	require.Equal(t, clinic.StatusOverBudget, ev.Status, "the ECG ended the visit; a new one ($300) passes the budget")
+	require.Zero(t, ev.Cost)
+	require.Contains(t, ev.Reply, "a new visit costs $300")
+	left, ok := sdbench.ViewOf(env.View(nil, nil)).LeftUSD()
+	require.True(t, ok)
+	require.Equal(t, 86.09, left, "400 − 313.91")
+}
+
+// TestVariants: instant answer diagnoses from the abstract alone, question
+// only asks and diagnoses (§3.2); an action the variant does not have is a
+// recorded invalid turn.
+func TestVariants(t *testing.T) {
+	c := sampleCases(t)[0]
+	for _, tc := range []struct {
+		variant string
+		actions []string
+		refused clinic.DoctorOutput
+	}{
+		{sdbench.InstantAnswer, []string{"FINALIZE"}, clinic.DoctorOutput{Action: clinic.Ask, Question: "When did it start?"}},
+		{sdbench.QuestionOnly, []string{"ASK", "FINALIZE"}, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "ecg"}},
+	} {
+		t.Run(tc.variant, func(t *testing.T) {
+			s := withEpisode(sdSettings(), "variant", tc.variant)
+			require.Equal(t, len(tc.actions), len(sdbench.Benchmark{}.Actions(s)))
+			env := start(t, c, s, episode.BuiltinRoles(), nil)
+			require.Equal(t, tc.actions, env.View(nil, nil).Actions)
+			ev := step(t, env, tc.refused)
+			require.Equal(t, clinic.StatusInvalid, ev.Status)
+			require.Contains(t, ev.Reply, "variant "+tc.variant)
+			require.Zero(t, ev.Cost)
+		})
+	}
 }
 
 // TestGatekeeperRevealsOnlyWhatIsAsked plays a battery of questions and
@@ -113,7 +173,7 @@ func TestGatekeeperRevealsOnlyWhatIsAsked(t *testing.T) {
 	questions := []string{"When did it start?", "Any fever or weight loss?", "What medicines do you take?", "Any family history?",
 		"Do you smoke or drink?", "Where exactly is it?", "What is the diagnosis?", "Anything else?"}
 	for _, c := range sampleCases(t) {
-		env := start(t, c, withEpisode(sdSettings(), "cost_cap", 0.0), episode.BuiltinRoles(), nil)
+		env := start(t, c, sdSettings(), episode.BuiltinRoles(), nil)
 		for _, q := range questions {
 			ev := step(t, env, clinic.DoctorOutput{Action: clinic.Ask, Question: q})
 			a := sdbench.TurnOf(ev).Answers[0]
@@ -199,4 +259,36 @@ func TestSyntheticResultSurvivesRebuild(t *testing.T) {
 	a2 := step(t, rebuilt, clinic.DoctorOutput{Action: clinic.Ask, Question: "Do you drink alcohol?"})
 	require.Equal(t, ask.Reply, a2.Reply, "the same answer to the same question")
 	require.Zero(t, second, "the rebuilt encounter never asked its gatekeeper")
+}
+
+// TestRubric: the built-in judge reads the shared name grade on the paper's
+// five-point scale (clinevo's mapping of Table 1's anchors) and a diagnosis
+// counts as correct at 4 or more (§2).
+func TestRubric(t *testing.T) {
+	c := sampleCases(t)[0]
+	name := c.Manager.Diagnosis.Name
+	for _, tc := range []struct {
+		dx      string
+		correct bool
+	}{{name, true}, {"fractured femur", false}, {"", false}} {
+		env := start(t, c, sdSettings(), episode.BuiltinRoles(), nil)
+		if tc.dx != "" {
+			step(t, env, clinic.DoctorOutput{Action: clinic.Finalize, Diagnosis: []string{tc.dx}})
+		} else {
+			for !env.Done() {
+				step(t, env, clinic.DoctorOutput{Action: clinic.Ask, Question: "Anything else?"})
+			}
+		}
+		sc, err := sdbench.Benchmark{}.Score(context.Background(), bench.ScoreInput{Case: &c, Settings: sdSettings(), Env: env})
+		require.NoError(t, err)
+		require.Equal(t, tc.correct, sc.Metrics["likert"] >= sdbench.CorrectAt, tc.dx)
+		require.Equal(t, grader.Indicator(tc.correct), sc.Metrics["correct"], tc.dx)
+		if tc.dx == name {
+			require.Equal(t, 5.0, sc.Metrics["likert"])
+		}
+		if tc.dx == "" {
+			require.Equal(t, 1.0, sc.Metrics["likert"], "a forced end without a working diagnosis grades 1")
+		}
+	}
+	require.Equal(t, 4, sdbench.CorrectAt)
 }

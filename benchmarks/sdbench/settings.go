@@ -2,44 +2,68 @@ package sdbench
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/settings"
 )
 
-// Order modes (Nori et al. 2025: MAI-DxO's budgeted variant consults a
-// budget tracker before tests are ordered).
+// The MAI-DxO variants (Nori et al. 2025, §3.2, "from most cost conscious to
+// least"): what the doctor may do and how its spending is tracked. SDBench
+// is played by any doctor; a variant is the setting of the doctor's
+// capabilities the paper enables or disables, enforced by the encounter so
+// that it holds for a model and a built-in doctor alike.
 const (
-	// OrderDirect performs an order at once: the "no budget" variant when no
-	// cost cap is set.
-	OrderDirect = "direct"
-	// AskBeforeOrder quotes an order first (each test's price and the spend
-	// so far) and performs a test only once it has been quoted: the doctor
-	// asks what an order costs before it orders.
-	AskBeforeOrder = "ask_before_order"
+	// InstantAnswer diagnoses from the abstract alone: no questions, no
+	// tests.
+	InstantAnswer = "instant_answer"
+	// QuestionOnly asks questions but orders no tests: its cost is one
+	// physician visit.
+	QuestionOnly = "question_only"
+	// Budgeted tracks the spending against a maximum budget (cost_cap):
+	// every order is first quoted, the test's price and the spending so
+	// far (the paper's budget tracker), and performed only when ordered
+	// again, so the doctor may drop a test once it has seen its price; an
+	// order or a visit that would pass the budget is refused. Without a
+	// cost_cap the tracker quotes and nothing is refused.
+	Budgeted = "budgeted"
+	// NoBudget is the full doctor with no cost tracking or limit (the
+	// paper's "No Budget", also "Unconstrained Budget").
+	NoBudget = "no_budget"
+	// Ensemble runs several panels on the encounter and aggregates them
+	// (EnsembleDoctor); its encounter is NoBudget's.
+	Ensemble = "ensemble"
 )
 
+// Variants are the variants in the paper's order.
+var Variants = []string{InstantAnswer, QuestionOnly, Budgeted, NoBudget, Ensemble}
+
 // Episode are the benchmark's own episode keys, inline in settings.Episode.Ext
-// (episode.visit_cost, episode.cost_cap, episode.order_mode).
+// (episode.visit_cost, episode.variant, episode.cost_cap, episode.panels).
+// SDBench reads no test cap: the paper has none, so episode.max_tests is
+// neither shown to the doctor nor enforced.
 type Episode struct {
-	// VisitCost is the price of one physician visit, charged once per
-	// question turn however many questions it holds (SDBench); the default is the
-	// price table's.
+	// VisitCost is the price of one physician visit, VisitUSD (§2).
 	VisitCost float64 `json:"visit_cost"`
-	// CostCap is a cumulative cost cap per encounter in USD (the budgeted
-	// variant, MAI-DxO); 0 is no cap. An order or a visit that would pass it is
-	// refused and not charged.
+	// Variant is the MAI-DxO variant (§3.2): instant_answer, question_only,
+	// budgeted, no_budget (the default) or ensemble.
+	Variant string `json:"variant"`
+	// CostCap is the budgeted variant's maximum budget per encounter in
+	// USD; the paper does not give its values (clinevo's choice per run),
+	// and every other variant has none (0).
 	CostCap float64 `json:"cost_cap"`
-	// OrderMode is direct or ask_before_order.
-	OrderMode string `json:"order_mode"`
+	// Panels is how many panels the ensemble variant runs; the paper does
+	// not say (3 is clinevo's choice).
+	Panels int `json:"panels"`
 }
 
-var defaults = Episode{VisitCost: Prices.Visit.USD, OrderMode: OrderDirect}
+var defaults = Episode{VisitCost: VisitUSD, Variant: NoBudget, Panels: 3}
 
 var _ bench.EpisodeSettings = Benchmark{}
 
-// EpisodeDefaults are the keys with their defaults: the table's visit price,
-// no cap, direct orders.
+// EpisodeDefaults are the keys with their defaults: the paper's visit
+// price, no budget, three panels for the ensemble.
 func (Benchmark) EpisodeDefaults() any { return defaults }
 
 // EpisodeOf reads the keys of s over their defaults; the error names the key.
@@ -55,23 +79,49 @@ func (e Episode) validate() error {
 	switch {
 	case e.VisitCost < 0:
 		return fmt.Errorf("episode.visit_cost must not be negative, got %v", e.VisitCost)
+	case !slices.Contains(Variants, e.Variant):
+		return fmt.Errorf("episode.variant %q, want one of %v", e.Variant, Variants)
 	case e.CostCap < 0:
-		return fmt.Errorf("episode.cost_cap must not be negative (0 is no cap), got %v", e.CostCap)
-	case e.OrderMode != OrderDirect && e.OrderMode != AskBeforeOrder:
-		return fmt.Errorf("episode.order_mode %q, want %s or %s", e.OrderMode, OrderDirect, AskBeforeOrder)
+		return fmt.Errorf("episode.cost_cap must not be negative, got %v", e.CostCap)
+	case e.Variant != Budgeted && e.CostCap != 0:
+		return fmt.Errorf("episode.cost_cap %v is the budgeted variant's; variant %s has no budget", e.CostCap, e.Variant)
+	case e.Panels < 2 && e.Variant == Ensemble:
+		return fmt.Errorf("episode.panels must be at least 2 for the ensemble variant, got %d", e.Panels)
 	}
 	return nil
 }
 
-// Mode names the run's budget mode as the paper's variants do: "no budget",
-// "budgeted $X", with "ask before order" where orders are quoted first.
+// Quotes reports whether orders are quoted before they are performed (the
+// budgeted variant's budget tracker).
+func (e Episode) Quotes() bool { return e.Variant == Budgeted }
+
+// actions are the variant's actions (§3.2): instant answer diagnoses only,
+// question only asks and diagnoses.
+func (e Episode) actions() []clinic.ActionKind {
+	switch e.Variant {
+	case InstantAnswer:
+		return []clinic.ActionKind{clinic.Finalize}
+	case QuestionOnly:
+		return []clinic.ActionKind{clinic.Ask, clinic.Finalize}
+	}
+	return Actions
+}
+
+// Mode names the variant as the paper does: "no budget", "budgeted $X",
+// "ensemble of N".
 func (e Episode) Mode() string {
-	m := "no budget"
-	if e.CostCap > 0 {
-		m = fmt.Sprintf("budgeted $%g", e.CostCap)
+	switch e.Variant {
+	case Budgeted:
+		if e.CostCap == 0 {
+			return "budgeted, no maximum"
+		}
+		return fmt.Sprintf("budgeted $%g", e.CostCap)
+	case Ensemble:
+		return fmt.Sprintf("ensemble of %d", e.Panels)
+	case InstantAnswer:
+		return "instant answer"
+	case QuestionOnly:
+		return "question only"
 	}
-	if e.OrderMode == AskBeforeOrder {
-		m += ", ask before order"
-	}
-	return m
+	return "no budget"
 }

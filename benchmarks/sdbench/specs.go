@@ -4,11 +4,20 @@ import (
 	_ "embed"
 )
 
-// Experiment is SDBench's comparison: the single doctor against the panel,
-// with and without memory, budgeted and not, and the held-out conditions.
+// Experiment is SDBench's comparison on the synthetic corpus: MAI-DxO's
+// variants on the same cases, the panel, memory (score only, and an
+// answer-key oracle), and the held-out conditions.
 //
 //go:embed sdbench.yaml
 var Experiment []byte
 
-// Specs are the one.
-func (Benchmark) Specs() map[string][]byte { return map[string][]byte{"sdbench.yaml": Experiment} }
+// ArenaExperiment is the same comparison on DiagnosisArena's published
+// cases (arena.go), its held-out split the release's latest.
+//
+//go:embed sdbench-arena.yaml
+var ArenaExperiment []byte
+
+// Specs are the two.
+func (Benchmark) Specs() map[string][]byte {
+	return map[string][]byte{"sdbench.yaml": Experiment, "sdbench-arena.yaml": ArenaExperiment}
+}

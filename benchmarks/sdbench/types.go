@@ -3,6 +3,8 @@ package sdbench
 import (
 	"strings"
 
+	"github.com/clinevo/clinevo/actor"
+	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/textmatch"
 )
@@ -24,6 +26,14 @@ func OutputOf(o clinic.DoctorOutput) Output {
 	var x Output
 	_ = o.Ext.Decode(&x) // a member of the wrong shape reads as absent: the shared fields still hold the turn
 	return x
+}
+
+// WithOutput is o with the benchmark's own fields x.
+func WithOutput(o clinic.DoctorOutput, x Output) clinic.DoctorOutput {
+	if e, err := o.Ext.Put(x); err == nil { // a struct of plain fields always encodes
+		o.Ext = e
+	}
+	return o
 }
 
 // Questions are the questions of a turn: Output.Questions, else the shared
@@ -62,10 +72,17 @@ func Tests(o clinic.DoctorOutput) []string {
 }
 
 // Turn are the fields of an encounter's events (clinic.Event.Ext): each
-// question's answer, each ordered test's outcome.
+// question's answer, each ordered test's outcome, and the physician visit
+// the turn opened or closed (Nori et al. 2025, §3: a run of consecutive
+// questions is one visit, which ends when a diagnostic test is requested).
 type Turn struct {
 	Answers []Answer `json:"answers,omitempty"`
 	Orders  []Order  `json:"orders,omitempty"`
+	// OpensVisit marks a turn that began a physician visit, charged
+	// VisitUSD; ClosesVisit one that ended it (a diagnostic test ordered).
+	OpensVisit  bool    `json:"opens_visit,omitempty"`
+	VisitUSD    float64 `json:"visit_usd,omitempty"`
+	ClosesVisit bool    `json:"closes_visit,omitempty"`
 }
 
 // Answer is the gatekeeper's answer to one question of a turn.
@@ -86,11 +103,22 @@ type Order struct {
 	Request string        `json:"request"`
 	Test    string        `json:"test"` // the catalog name it resolved to, else the request
 	Status  clinic.Status `json:"status"`
-	Result  string        `json:"result,omitempty"`
+	// Result is the finding, or for an order not performed why not (its
+	// quote, or the refusal).
+	Result string `json:"result,omitempty"`
 	// Synthetic marks a result the record does not hold, made up by the
 	// gatekeeper consistent with the case (SDBench), and kept for the episode.
-	Synthetic bool    `json:"synthetic,omitempty"`
-	Price     float64 `json:"price"`
+	Synthetic bool `json:"synthetic,omitempty"`
+	// Exam marks an examination: part of the physician visit, with no
+	// price of its own (§2).
+	Exam bool `json:"exam,omitempty"`
+	// Price is what the order costs (charged when performed); Codes and
+	// Rows are the price table's codes and rows it matched, Unmatched an
+	// order the table did not match, priced at its category's fallback.
+	Price     float64  `json:"price"`
+	Codes     []string `json:"codes,omitempty"`
+	Rows      []string `json:"rows,omitempty"`
+	Unmatched bool     `json:"unmatched,omitempty"`
 }
 
 // Statuses of an order beyond the shared ones.
@@ -113,14 +141,51 @@ func setTurn(ev *clinic.Event, t Turn) {
 	}
 }
 
-// View is the benchmark's part of the doctor's view: the spend so far and
-// the budget, and the quotes of the orders not yet performed.
+// View is the benchmark's part of the doctor's view: the spending so far
+// and what the next visit costs, the variant with its budget, and the
+// quotes of the orders not yet performed (the budgeted variant).
 type View struct {
 	SpentUSD  float64 `json:"spent_usd"`
-	CostCap   float64 `json:"cost_cap_usd,omitempty"`
 	VisitCost float64 `json:"visit_cost_usd"`
-	OrderMode string  `json:"order_mode"`
+	// VisitOpen says a physician visit is under way: questions and
+	// examinations now cost nothing more; after a diagnostic test the next
+	// ones begin a new visit.
+	VisitOpen bool    `json:"visit_open"`
+	Variant   string  `json:"variant"`
+	CostCap   float64 `json:"cost_cap_usd,omitempty"`
 	Quotes    []Quote `json:"quotes,omitempty"`
+	// Panel and Panels are, for the ensemble variant, which panel a view is
+	// shown to (from 1) and how many there are.
+	Panel  int `json:"panel,omitempty"`
+	Panels int `json:"panels,omitempty"`
+}
+
+// NextVisitUSD is what the next question or examination costs: nothing
+// while a visit is under way, else a visit.
+func (v View) NextVisitUSD() float64 {
+	if v.VisitOpen {
+		return 0
+	}
+	return v.VisitCost
+}
+
+var _ actor.Costs = View{}
+
+// TestPrice is what ordering test costs now: an examination the next
+// visit's price, a test its price in the table (or its fallback).
+func (v View) TestPrice(test string) (float64, bool) {
+	if it, m := catalog.Default().Lookup(test); m != catalog.MatchNone && it.Free() {
+		return v.NextVisitUSD(), true
+	}
+	return Prices.Price(test).USD, true
+}
+
+// LeftUSD is what remains of the budget; false without one.
+func (v View) LeftUSD() (float64, bool) {
+	if v.CostCap <= 0 {
+		return 0, false
+	}
+	return round(max(v.CostCap-v.SpentUSD, 0)), true
 }
 
 // Quote is a priced test awaiting its order (ask_before_order).
@@ -137,6 +202,10 @@ func (View) DoctorViewExt() {}
 // the gatekeeper reads.
 type Record struct {
 	FullCase string `json:"full_case,omitempty"`
+	// Complete says the structured record holds every abnormal finding of
+	// the case (the synthetic corpus writes it so), so a test it does not
+	// hold is normal; an imported case makes no such promise.
+	Complete bool `json:"record_complete,omitempty"`
 }
 
 // RecordOf reads a case's full record.

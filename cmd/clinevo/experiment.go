@@ -120,7 +120,7 @@ func (a *app) experimentStatusCmd() *cobra.Command {
 		Long: "The experiment's status and every condition's (" + statusList + "): episodes done of planned,\n" +
 			"the stage, the means so far (a held-out condition's once it finished), and what anything waits for;\n" +
 			"then its plan beside its use so far (as experiment plan prints it): episodes and wall time per condition,\n" +
-			"model calls, input and output tokens and USD per role.",
+			"model calls, input and output tokens and model USD per role.",
 		Example: `  clinevo experiment status quick
   clinevo experiment status quick --json`,
 		Args: runArg,

@@ -13,23 +13,32 @@ func (a *app) exportCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "export", Short: "Export recorded runs in other tools' formats"}
 	var out string
 	inspect := &cobra.Command{
-		Use:   "inspect RUN",
-		Short: "Write a run as an inspect_ai eval log (DIR/<run>.json: one sample an episode, with messages, scores and metadata) for inspect view",
-		Args:  cobra.ExactArgs(1),
+		Use: "inspect RUN",
+		Short: "Write a run as inspect_ai eval logs for inspect view (an experiment: one log a condition; one sample an episode, " +
+			"with messages, events, scores and metadata)",
+		Long: "Writes DIR/<created>_<run>_<id>.json in inspect_ai's JSON log format (inspect_ai at commit 499e6152e7b8, release\n" +
+			"0.3.260 and 7 commits), named as inspect names its own logs so that `inspect view --log-dir DIR` lists it. RUN is any run `clinevo runs list` shows: a stream, a held-out run,\n" +
+			"a stage evaluation, a replay, or an experiment (one log a condition that has episodes).",
+		Example: `  clinevo export inspect quick-E1 --out inspect-logs/
+  clinevo export inspect quick --out inspect-logs/   # every condition of experiment quick
+  inspect view --log-dir inspect-logs/`,
+		Args: cobra.ExactArgs(1),
 		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
-			l, err := inspectlog.Load(cmd.Context(), eng.Results, eng.Benchmarks, args[0])
+			logs, err := inspectlog.Load(cmd.Context(), eng.Results, eng.Benchmarks, args[0])
 			if err != nil {
 				return err
 			}
-			path, err := inspectlog.Write(out, l)
-			if err != nil {
-				return err
+			for _, l := range logs {
+				path, err := inspectlog.Write(out, l)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d samples\n", path, len(l.Samples))
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d samples\n", path, len(l.Samples))
 			return nil
 		}),
 	}
-	inspect.Flags().StringVar(&out, "out", ".", "directory to write the log into")
+	inspect.Flags().StringVar(&out, "out", ".", "directory to write the logs into")
 	cmd.AddCommand(inspect)
 	return cmd
 }

@@ -18,7 +18,7 @@ func (a *app) experimentPlanCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "plan SPEC",
-		Short: "Estimate an experiment before it starts: episodes, model calls per role, tokens, USD and wall time",
+		Short: "Estimate an experiment before it starts: episodes, model calls per role, tokens, model USD and wall time",
 		Long: "Counts the episodes each condition plays and, per role, the model calls, input and output tokens and\n" +
 			"their cost (roles.<role>.price_*, else model_prices), and the wall time at the configured concurrency.\n" +
 			"Figures come from the means of earlier runs in the results store when there are any (source recorded),\n" +
@@ -72,7 +72,7 @@ func (a *app) experimentRaiseBudgetCmd() *cobra.Command {
 			return raiseExperimentBudget(cmd, c, ex, b)
 		}),
 	}
-	cmd.Flags().Float64Var(&b.USD, "budget-usd", 0, "the experiment's new cap in USD (0: none)")
+	cmd.Flags().Float64Var(&b.USD, "budget-usd", 0, "the experiment's new cap of model spend in USD (0: none)")
 	cmd.Flags().IntVar(&b.Tokens, "budget-tokens", 0, "the experiment's new cap in tokens (0: none)")
 	return cmd
 }
@@ -86,7 +86,7 @@ func raiseExperimentBudget(cmd *cobra.Command, c client.Client, ex runstatus.Exp
 		if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(cd.Run), "", contract.SignalRaiseExperimentBudget, b); err != nil {
 			return fmt.Errorf("raise the experiment budget of %s: condition %s (stream %s): %w", ex.Name, cd.Name, cd.Run, err)
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s (condition %s, %s): USD %g, tokens %d (0: no cap)\n",
+		fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s (condition %s, %s): model USD %g, tokens %d (0: no cap)\n",
 			contract.SignalRaiseExperimentBudget, cd.Run, cd.Name, cd.Status, b.USD, b.Tokens)
 		sent++
 	}

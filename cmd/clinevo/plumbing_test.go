@@ -934,8 +934,8 @@ func plumbRows(set bench.Set, keyFile string) ([]plumbRow, map[string]string) {
 			}},
 	)
 	// SDBench (profile sdbench): the scripted doctor asks, orders a blood
-	// count and a urinalysis, asks again and finalizes: two $300 visits and
-	// $70 of tests.
+	// count and a urinalysis (which ends the visit), asks again and
+	// finalizes: two $300 visits and the two tests' prices.
 	sd := map[string]any{"profile": "sdbench"}
 	sdCosts := func(r plumbRun, a clinic.ActionKind, st clinic.Status) []float64 {
 		var out []float64
@@ -958,17 +958,27 @@ func plumbRows(set bench.Set, keyFile string) ([]plumbRow, map[string]string) {
 				require.Equal(t, 300.0, c)
 			}
 		}},
-		plumbRow{key: "episode.cost_cap", value: 400, setup: sd, corpus: "builtin:sdbench@7", check: func(t *testing.T, base, got plumbRun) {
-			require.Positive(t, got.statuses(clinic.Ask)[clinic.StatusOverBudget], "the second visit would pass $400")
-			require.Zero(t, base.statuses(clinic.Ask)[clinic.StatusOverBudget])
-			for _, c := range got.scores(func(s clinic.Scores) float64 { return s.Cost }) {
-				require.LessOrEqual(t, c, 400.0)
+		plumbRow{key: "episode.variant", value: "question_only", setup: sd, corpus: "builtin:sdbench@7", check: func(t *testing.T, base, got plumbRun) {
+			require.Zero(t, got.statuses(clinic.RequestTest)[clinic.StatusReturned], "question only: no test is performed")
+			require.Positive(t, base.statuses(clinic.RequestTest)[clinic.StatusReturned])
+			for _, v := range got.scores(func(s clinic.Scores) float64 { return s.Metrics["visits"] }) {
+				require.Equal(t, 1.0, v, "questions without a test between them are one visit")
 			}
 		}},
-		plumbRow{key: "episode.order_mode", value: "ask_before_order", setup: sd, corpus: "builtin:sdbench@7", check: func(t *testing.T, base, got plumbRun) {
-			require.Positive(t, got.statuses(clinic.RequestTest)["quoted"], "orders are quoted first")
-			require.Zero(t, base.statuses(clinic.RequestTest)["quoted"])
-		}},
+		plumbRow{key: "episode.cost_cap", value: 250, setup: map[string]any{"profile": "sdbench", "episode.variant": "budgeted"}, corpus: "builtin:sdbench@7",
+			check: func(t *testing.T, base, got plumbRun) {
+				require.Positive(t, got.statuses(clinic.Ask)[clinic.StatusOverBudget], "a $300 visit would pass $250")
+				require.Zero(t, base.statuses(clinic.Ask)[clinic.StatusOverBudget], "no maximum: the tracker quotes, refuses nothing")
+				require.Positive(t, base.statuses(clinic.RequestTest)["quoted"], "the budget tracker quotes orders first")
+				for _, c := range got.scores(func(s clinic.Scores) float64 { return s.Cost }) {
+					require.LessOrEqual(t, c, 250.0)
+				}
+			}},
+		plumbRow{key: "episode.panels", value: 2, setup: map[string]any{"profile": "sdbench", "episode.variant": "ensemble"}, corpus: "builtin:sdbench@7",
+			check: func(t *testing.T, base, got plumbRun) {
+				require.NotEmpty(t, got.role("doctor"))
+				require.Equal(t, 3*len(got.role("doctor")), 2*len(base.role("doctor")), "two panels ask the doctor twice a turn, three thrice")
+			}},
 		plumbRow{key: "doctor.mode", value: "panel", setup: sd, corpus: "builtin:sdbench@7", builtinDoctor: true, check: func(t *testing.T, base, got plumbRun) {
 			noted := func(r plumbRun) int {
 				n := 0
@@ -996,8 +1006,8 @@ func plumbRows(set bench.Set, keyFile string) ([]plumbRow, map[string]string) {
 		"evolver.dev.generations": "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"evolver.dev.population":  "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline",
 		"evolver.dev.merges":      "read by the development phase of gepa only: workflows TestOptimizeGEPAMergesTwoParetoCandidates, engine TestMethodsExperimentRunsOffline",
-		"evolver.icl.episodes": "read by the icl method's evolver only: evolver TestICLKeepsTheExamplesItsVariantKeeps (correct and all)",
-		"memory.context_tokens": "bounds the cards shown only when they exceed it (the icl method's context): runner TestContextTokensBoundTheShownCards",
+		"evolver.icl.episodes":    "read by the icl method's evolver only: evolver TestICLKeepsTheExamplesItsVariantKeeps (correct and all)",
+		"memory.context_tokens":   "bounds the cards shown only when they exceed it (the icl method's context): runner TestContextTokensBoundTheShownCards",
 		"episode.ddxplus_mode": "read by the ddxplus benchmark only: benchmarks/ddxplus TestStreamMode, TestInteractiveMode, " +
 			"and through the activities in benchmarks/ddxplus/e2e TestTwoHundredPatientsInEachMode (both modes)",
 		"budget.usd": "changes nothing until a run's spend reaches it; then the stream pauses (workflows checkBudget, RunSpend): " +

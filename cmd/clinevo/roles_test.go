@@ -73,5 +73,5 @@ func TestExperimentPlanAgainstItsBudget(t *testing.T) {
 	out, err := run(t, nil, "experiment", "plan", f)
 	require.NoError(t, err)
 	// quick's built-in roles cost nothing.
-	require.Regexp(t, `(?m)^experiment budget: USD 5, tokens 0 \(0: no cap\): the plan is within it$`, out)
+	require.Regexp(t, `(?m)^experiment budget: model USD 5, tokens 0 \(0: no cap\): the plan is within it$`, out)
 }

@@ -231,7 +231,7 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.Regexp(t, `H0\s+heldout\s+completed\s+2/2\s+-\s+\d\.\d{3}\s+\d\.\d{2}\s+-?\d\.\d{3}\s+tiny-H0\n`, out)
 	// Its plan beside its use: 2 held-out episodes planned (heldout_limit)
 	// and 2 played, and a doctor that called the built-in role every turn.
-	require.Regexp(t, `experiment tiny: planned USD 0\.00, wall \d+s; used USD 0\.00, wall \d+s\n`, out)
+	require.Regexp(t, `experiment tiny: planned model USD 0\.00, wall \d+s; used model USD 0\.00, wall \d+s\n`, out)
 	require.Regexp(t, `(?m)^H0\s+0\s+0\s+2\s+2\s+\d+s\s+\d+s\s*$`, out)
 	out, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "status", "tiny", "--json")
 	require.NoError(t, err)
@@ -242,6 +242,15 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.Equal(t, 2, ex.Plan.Conditions[0].EvalEpisodes)
 	require.Equal(t, 2, ex.Used.Conditions[0].EvalEpisodes)
 	require.Equal(t, "doctor", ex.Used.Total[0].Role)
+	// The experiment exports as inspect logs, one a condition, and so does
+	// its held-out run alone (the runs table has no row of it), each named
+	// as inspect names its logs.
+	for _, name := range []string{"tiny", "tiny-H0"} {
+		dir := t.TempDir()
+		out, err = run(t, cli, "--data-dir", env.DataDir, "export", "inspect", name, "--out", dir)
+		require.NoError(t, err)
+		require.Regexp(t, `^wrote \S+/\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\S*_tiny-H0_\w+\.json: 2 samples\n$`, out)
+	}
 	require.Positive(t, ex.Used.Total[0].Calls, "the doctor's turns, read from the records")
 	_, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "run", file)
 	require.ErrorContains(t, err, "experiment tiny already exists (workflow tiny/experiment is completed; the results store describes it)")

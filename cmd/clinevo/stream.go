@@ -194,12 +194,12 @@ func (a *app) streamResumeCmd() *cobra.Command {
 			if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(args[0]), "", contract.SignalRaiseBudget, b); err != nil {
 				return fmt.Errorf("raise the budget of stream %s: %w", args[0], err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s: USD %g, tokens %d (0: no cap)\n", contract.SignalRaiseBudget, args[0], b.USD, b.Tokens)
+			fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s: model USD %g, tokens %d (0: no cap)\n", contract.SignalRaiseBudget, args[0], b.USD, b.Tokens)
 			return nil
 		}),
 	}
 	cmd.Flags().BoolVar(&raise, "raise-budget", false, "give a stream its spend cap paused (status paused: budget; paused: experiment budget raises the experiment's cap for this stream) a new budget, --budget-usd and --budget-tokens (0: no cap), and go on")
-	cmd.Flags().Float64Var(&b.USD, "budget-usd", 0, "with --raise-budget: the run's new cap in USD (0: none)")
+	cmd.Flags().Float64Var(&b.USD, "budget-usd", 0, "with --raise-budget: the run's new cap of model spend in USD (0: none)")
 	cmd.Flags().IntVar(&b.Tokens, "budget-tokens", 0, "with --raise-budget: the run's new cap in tokens (0: none)")
 	return cmd
 }

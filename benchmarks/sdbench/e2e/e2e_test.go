@@ -14,14 +14,16 @@ import (
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/benchmarks/sdbench"
 	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/results"
 )
 
 // TestSDBenchEndToEnd runs a short version of the shipped
-// benchmarks/sdbench/sdbench.yaml through Temporal, offline: the single doctor
-// and the panel, with and without memory, budgeted and not, and the
-// held-out conditions; the report's accuracy–cost frontier holds every
-// condition as a point, and (where Chromium is installed) renders; the
-// screenshot goes to CLINEVO_VIEW_SCREENSHOTS when that is set.
+// benchmarks/sdbench/sdbench.yaml through Temporal, offline: MAI-DxO's
+// variants on the same cases, the panel, memory (score only, and the
+// answer-key oracle) and the held-out conditions; the report draws one
+// accuracy–cost plane per case set (the held-out conditions apart), every
+// condition a point with its intervals, and (where Chromium is installed)
+// renders; the screenshot goes to CLINEVO_VIEW_SCREENSHOTS when that is set.
 func TestSDBenchEndToEnd(t *testing.T) {
 	env := enginetest.Start(t)
 	ctx := context.Background()
@@ -32,35 +34,39 @@ func TestSDBenchEndToEnd(t *testing.T) {
 	}
 	require.NoError(t, spec.Validate())
 	out, rep := enginetest.RunExperiment(t, env, spec)
-	require.Len(t, out.Conditions, 8)
-	require.Len(t, rep.Frontiers, 1)
-	f := rep.Frontiers[0]
-	require.Equal(t, sdbench.Name, f.Benchmark)
-	require.Equal(t, "correct", f.Accuracy)
-	require.Len(t, f.Points, 8)
-	pareto := 0
-	for _, p := range f.Points {
-		require.Positive(t, p.N, p.Condition)
-		require.Positive(t, p.Cost, p.Condition)
-		require.LessOrEqual(t, p.CostCI.Low, p.Cost)
-		require.GreaterOrEqual(t, p.CostCI.High, p.Cost)
-		if p.Pareto {
-			pareto++
-		} else {
-			require.NotEmpty(t, p.DominatedBy, p.Condition)
+	require.Len(t, out.Conditions, 10)
+	require.Len(t, rep.Frontiers, 2, "the stream's cases and the held-out ones, each on a plane")
+	stream, held := rep.Frontiers[0], rep.Frontiers[1]
+	require.Equal(t, sdbench.Name, stream.Benchmark)
+	require.Equal(t, "correct", stream.Accuracy)
+	require.Equal(t, "builtin:sdbench@7, 12 cases", stream.CaseSet)
+	require.Equal(t, "builtin:sdbench-heldout@7, 6 cases", held.CaseSet)
+	require.Len(t, stream.Points, 8)
+	require.Len(t, held.Points, 2)
+	for _, f := range rep.Frontiers {
+		pareto := 0
+		for _, p := range f.Points {
+			require.Positive(t, p.N, p.Condition)
+			require.LessOrEqual(t, p.CostCI.Low, p.Cost)
+			require.GreaterOrEqual(t, p.CostCI.High, p.Cost)
+			if p.Pareto {
+				pareto++
+			} else {
+				require.NotEmpty(t, p.DominatedBy, p.Condition)
+			}
+			t.Logf("%s %s: accuracy %.3f [%.3f, %.3f], cost %.0f [%.0f, %.0f], pareto %v, dominated by %v", f.CaseSet, p.Condition, p.Accuracy, p.AccuracyCI.Low, p.AccuracyCI.High,
+				p.Cost, p.CostCI.Low, p.CostCI.High, p.Pareto, p.DominatedBy)
 		}
-		t.Logf("%s: accuracy %.3f [%.3f, %.3f], cost %.0f [%.0f, %.0f], pareto %v, dominated by %v", p.Condition, p.Accuracy, p.AccuracyCI.Low, p.AccuracyCI.High,
-			p.Cost, p.CostCI.Low, p.CostCI.High, p.Pareto, p.DominatedBy)
+		require.Positive(t, pareto)
 	}
-	require.Positive(t, pareto)
 	for _, c := range rep.Conditions {
 		require.Equal(t, sdbench.Name, c.Profile, c.Name)
-		if c.Name == "SB" || c.Name == "PB" {
-			for _, r := range c.Episodes {
-				require.LessOrEqual(t, r.Scores.Cost, 1500.0, "%s: the cap holds", r.EpisodeID)
-			}
+		for _, r := range c.Episodes {
+			requireVariantCost(t, c.Name, r)
 		}
 	}
+	require.Len(t, rep.Summary, 1)
+	require.Contains(t, rep.Summary[0], "sdbench tests the price table did not match")
 
 	dir := t.TempDir()
 	require.NoError(t, analysis.Write(dir, rep, analysis.StoreTraces(ctx, env.Engine.Results)))
@@ -93,4 +99,48 @@ func TestSDBenchEndToEnd(t *testing.T) {
 	info, err := os.Stat(shot)
 	require.NoError(t, err)
 	require.Greater(t, info.Size(), int64(10000), "a screenshot with content")
+}
+
+// TestSDBenchArenaEndToEnd runs a short version of the shipped
+// sdbench-arena.yaml: the same conditions on DiagnosisArena's published
+// cases, the held-out ones (the release's latest ids) on a plane of their
+// own; the variants' charges hold on real case reports as on the synthetic
+// ones.
+func TestSDBenchArenaEndToEnd(t *testing.T) {
+	env := enginetest.Start(t)
+	spec := enginetest.Spec(t, "sdbench-arena.yaml", sdbench.ArenaExperiment)
+	spec.Name, spec.Limit, spec.StageSize, spec.HeldOutLimit, spec.EvalConcurrency = "sd-arena-mini", 6, 3, 4, 4
+	require.NoError(t, spec.Validate())
+	out, rep := enginetest.RunExperiment(t, env, spec)
+	require.Len(t, out.Conditions, 10)
+	require.Len(t, rep.Frontiers, 2)
+	require.Equal(t, "builtin:sdbench-arena, 6 cases", rep.Frontiers[0].CaseSet)
+	require.Equal(t, "builtin:sdbench-arena-heldout, 4 cases", rep.Frontiers[1].CaseSet)
+	for _, c := range rep.Conditions {
+		require.Equal(t, sdbench.Name, c.Profile, c.Name)
+		for _, r := range c.Episodes {
+			require.True(t, strings.HasPrefix(r.CaseID, "sdbench-arena-"), r.CaseID)
+			if c.Kind == "heldout" {
+				n, err := strconv.Atoi(strings.TrimPrefix(r.CaseID, "sdbench-arena-"))
+				require.NoError(t, err)
+				require.Greater(t, n, 915-sdbench.ArenaHeldOut, "%s: a held-out case is among the release's latest", r.CaseID)
+			}
+			requireVariantCost(t, c.Name, r)
+		}
+	}
+}
+
+// requireVariantCost checks an episode's cost against its variant's rule
+// (SDBench §3.2): instant answer costs nothing, question only one $300
+// visit, and the budgeted variant stays within its $400.
+func requireVariantCost(t *testing.T, condition string, r results.Record) {
+	t.Helper()
+	switch condition {
+	case "IA":
+		require.Zero(t, r.Scores.Cost, "%s: instant answer costs nothing", r.EpisodeID)
+	case "QO":
+		require.Equal(t, 300.0, r.Scores.Cost, "%s: question only costs one visit", r.EpisodeID)
+	case "BU":
+		require.LessOrEqual(t, r.Scores.Cost, 400.0, "%s: the budget holds", r.EpisodeID)
+	}
 }
