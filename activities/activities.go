@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -169,6 +170,9 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 	if err != nil {
 		return StreamPlan{}, badInput(err)
 	}
+	if err := a.notAnotherCondition(ctx, s); err != nil {
+		return StreamPlan{}, err
+	}
 	if err := a.claim(ctx, results.Run{Run: s.RunID, Kind: string(contract.KindStream), WorkflowID: contract.StreamWorkflowID(s.RunID), Spec: spec,
 		Claim: s.Claim}, "stream"); err != nil {
 		return StreamPlan{}, err
@@ -179,6 +183,24 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 	return plan, nil
 }
 
+// notAnotherCondition refuses a stream whose run ID an experiment claims
+// for one of its conditions, unless that experiment started the stream.
+func (a *Activities) notAnotherCondition(ctx context.Context, s contract.StreamSpec) error {
+	runs, _, err := a.Results.Runs(ctx)
+	if err != nil {
+		return err
+	}
+	exp, cond, ok := results.ConditionClaim(runs, s.RunID)
+	if !ok || exp == s.Experiment {
+		return nil
+	}
+	return fault.Permanent("input", fault.Invalid, ConditionClaimFix,
+		fmt.Errorf("stream %s: the run ID is claimed by experiment %s (its condition %s): %w", s.RunID, exp, cond, results.ErrRunExists))
+}
+
+// ConditionClaimFix says what to do about a run ID an experiment claims.
+const ConditionClaimFix = "choose another run ID: the experiment plays that condition itself"
+
 // claim records a run under its claim; a run ID that names another run is
 // a permanent failure saying what to do instead.
 func (a *Activities) claim(ctx context.Context, r results.Run, what string) error {
@@ -187,6 +209,17 @@ func (a *Activities) claim(ctx context.Context, r results.Run, what string) erro
 		return fault.Permanent("input", fault.Invalid, RunExistsFix(what, r.Run), fmt.Errorf("%s %s: %w", what, r.Run, err))
 	}
 	return err
+}
+
+// FinishedFix says what to do about a run ID that names a run that
+// finished: it cannot be continued under its own ID (a restart refuses a
+// finished run), a stream's memory can be continued by a new run.
+func FinishedFix(what, run string) string {
+	if what == "experiment" {
+		return fmt.Sprintf("that experiment has finished: read it with `clinevo report %s`; to run it again choose a new name", run)
+	}
+	return fmt.Sprintf("that run has finished: to continue its memory start a new run with `clinevo stream start --run NEW --memory-mode carry --carry-from %s`; "+
+		"to start over choose a new run ID", run)
 }
 
 // RunExistsFix says what to do about a run ID that names another run: a run
@@ -262,15 +295,28 @@ func (cs *Corpora) Plan(ref string, ids []string, limit int) (StreamPlan, error)
 		ids = ids[:limit]
 	}
 	plan := StreamPlan{CaseIDs: ids}
+	size := 0
 	for _, id := range ids {
 		c, ok := cp.Case(id)
 		if !ok {
 			return StreamPlan{}, fmt.Errorf("case %q is not in corpus %s", id, ref)
 		}
 		plan.Conditions = append(plan.Conditions, c.Condition)
+		size += len(id) + len(c.Condition) + 6 // two quoted strings and their commas
+	}
+	if size > MaxPlanBytes {
+		return StreamPlan{}, fmt.Errorf("the case order of %d cases of %s is %d bytes of workflow history, more than a run carries (%d): "+
+			"play fewer at a time (--limit, limit, heldout_limit) or split the corpus", len(ids), ref, size, MaxPlanBytes)
 	}
 	return plan, nil
 }
+
+// MaxPlanBytes bounds a run's case order (its case IDs and conditions),
+// which a stream's and an evaluation's history carry, far from Temporal's
+// 2 MiB payload limit: with IDs and conditions of 20 bytes each, some
+// 13,000 cases a run (clinevo's own choice; a longer corpus is played in
+// runs that carry their memory on).
+const MaxPlanBytes = 512 << 10
 
 // playable checks that the run's benchmark b plays every planned case.
 func (a *Activities) playable(b bench.Benchmark, ref string, ids []string) error {
@@ -969,9 +1015,40 @@ func (a *Activities) PutExperiment(ctx context.Context, spec contract.Experiment
 	if err != nil {
 		return ExperimentPlan{}, badInput(err)
 	}
+	if err := a.conditionsFree(ctx, spec); err != nil {
+		return ExperimentPlan{}, err
+	}
 	if err := a.claim(ctx, results.Run{Run: spec.Name, Kind: string(contract.KindExperiment), WorkflowID: contract.ExperimentWorkflowID(spec.Name), Spec: b,
 		Claim: spec.Claim}, "experiment"); err != nil {
 		return ExperimentPlan{}, err
 	}
 	return plan, nil
+}
+
+// conditionsFree refuses, when an experiment that claims its conditions'
+// run IDs first starts, a condition run ID that names a run already (one
+// started between the command's check and this claim) or that another
+// experiment claims. A resumed experiment (described already, under its
+// own claim) has run its conditions under those IDs itself.
+func (a *Activities) conditionsFree(ctx context.Context, spec contract.ExperimentSpec) error {
+	if !spec.ClaimsConditions {
+		return nil
+	}
+	runs, counts, err := a.Results.Runs(ctx)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(runs, func(r results.Run) bool { return r.Run == spec.Name && r.Claim == spec.Claim }) {
+		return nil
+	}
+	for _, c := range spec.Conditions {
+		run := spec.RunID(c.Name)
+		described := slices.ContainsFunc(runs, func(r results.Run) bool { return r.Run == run })
+		exp, _, claimed := results.ConditionClaim(runs, run)
+		if described || counts[run] > 0 || (claimed && exp != spec.Name) {
+			return fault.Permanent("input", fault.Invalid, RunExistsFix("experiment", spec.Name),
+				fmt.Errorf("experiment %s: condition run %s names another run already: %w", spec.Name, run, results.ErrRunExists))
+		}
+	}
+	return nil
 }

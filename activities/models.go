@@ -3,7 +3,9 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -41,11 +43,32 @@ func temporalError(err error) error {
 	if dep == "" {
 		dep = "unknown"
 	}
+	msg := clipFailure(err.Error())
 	if !f.Class.Transient() {
-		return temporal.NewNonRetryableApplicationError(err.Error(), string(f.Class), nil, dep)
+		return temporal.NewNonRetryableApplicationError(msg, string(f.Class), nil, dep)
 	}
-	return temporal.NewApplicationErrorWithOptions(err.Error(), string(f.Class), temporal.ApplicationErrorOptions{
+	return temporal.NewApplicationErrorWithOptions(msg, string(f.Class), temporal.ApplicationErrorOptions{
 		Details: []any{dep}, NextRetryDelay: f.RetryAfter})
+}
+
+// MaxFailure bounds the message of an activity's failure, which Temporal
+// keeps in the workflow's history (and once for every attempt it shows):
+// an endpoint's error body or a store's message may be any size, and a
+// history's payloads must stay far from Temporal's 2 MiB limit (clinevo's
+// own choice: room for any message a person reads).
+const MaxFailure = 8 << 10
+
+// clipFailure keeps the first MaxFailure bytes of a failure's message, on
+// a character boundary, and says how much it left out.
+func clipFailure(msg string) string {
+	if len(msg) <= MaxFailure {
+		return msg
+	}
+	cut := MaxFailure
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d more bytes left out)", msg[:cut], len(msg)-cut)
 }
 
 // classified is deferred by every activity: its error leaves the activity

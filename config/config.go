@@ -268,8 +268,11 @@ func (c Config) Validate(set bench.Set) error {
 	if err := set.ValidateSettings(c.Settings); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	if c.Memory.Dim < 16 {
-		return fmt.Errorf("config: memory.dim must be at least 16, got %d", c.Memory.Dim)
+	if err := settings.StoreDimRange.Check("memory.dim", c.Memory.Dim); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if err := settings.PortRange.Check("memory.qdrant.port", c.Memory.Qdrant.Port); err != nil {
+		return fmt.Errorf("config: %w", err)
 	}
 	if err := c.Results.validate(); err != nil {
 		return err

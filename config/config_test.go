@@ -3,6 +3,7 @@ package config_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -226,4 +227,28 @@ func TestWrongTypesNameTheirSource(t *testing.T) {
 	require.Equal(t, 4, c.Settings.Evolver.RuleBudget)
 	require.Equal(t, settings.Durability{MaxOutage: settings.Duration(2 * time.Hour), MaxBackoff: settings.Duration(5 * time.Second)}, c.Settings.Durability)
 	require.Equal(t, "info", c.Log.Level, "the default level")
+}
+
+// TestConfigNumbersAreBounded (issue 37, items 6, 10 and 12): a number out
+// of its range, or not finite (.inf in YAML used to fail with the JSON
+// encoder's words and no key), and a file that is not a configuration at
+// all are refused naming the file, the key or the line, and what is wrong.
+func TestConfigNumbersAreBounded(t *testing.T) {
+	tests := []struct{ name, file, want string }{
+		{"a huge memory.dim", "memory:\n  dim: 1000000000\n", "config: memory.dim must be at least 16 and at most 65536, got 1000000000"},
+		{"a port beyond 65535", "memory:\n  qdrant: {port: 70000}\n", "config: memory.qdrant.port must be at least 1 and at most 65535, got 70000"},
+		{"an infinite weight", "scoring:\n  lambda: .inf\n", "config FILE: scoring.lambda: want a finite number, got +Inf"},
+		{"not a number", "scoring:\n  lambda: .nan\n", "config FILE: scoring.lambda: want a finite number, got NaN"},
+		{"huge k", "memory:\n  k: 100000\n", "config: memory.k must be at least 0 and at most 1000, got 100000"},
+		{"huge max tokens", "roles:\n  doctor: {max_tokens: 99999999}\n", "config: roles.doctor.max_tokens must be at least 0 and at most 1000000, got 99999999"},
+		{"garbage", "episode: [unclosed\n", "config FILE: While parsing config: yaml: line 1: did not find expected ',' or ']'"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "c.yaml")
+			require.NoError(t, os.WriteFile(f, []byte(tc.file), 0o644))
+			_, err := config.Load(config.New(buildSet(t)), f, buildSet(t))
+			require.EqualError(t, err, strings.ReplaceAll(tc.want, "FILE", f))
+		})
+	}
 }

@@ -126,7 +126,7 @@ func fits(t reflect.Type, raw any) error {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return fitsWhole(raw)
 	case reflect.Float32, reflect.Float64:
-		return fitsNumber(raw)
+		return fitsFloat(raw)
 	case reflect.Bool:
 		return fitsBool(raw)
 	case reflect.String:
@@ -167,19 +167,6 @@ func fitsWhole(raw any) error {
 	return fmt.Errorf("want a whole number, got %s", show(raw))
 }
 
-// fitsNumber accepts a number or a text of one.
-func fitsNumber(raw any) error {
-	switch x := raw.(type) {
-	case int, int64, int32, float64:
-		return nil
-	case string:
-		if _, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
-			return nil
-		}
-	}
-	return fmt.Errorf("want a number, got %s", show(raw))
-}
-
 // fitsBool accepts a bool or a text of one.
 func fitsBool(raw any) error {
 	switch x := raw.(type) {
@@ -199,4 +186,24 @@ func show(raw any) string {
 		return strconv.Quote(s)
 	}
 	return fmt.Sprint(raw)
+}
+
+// fitsFloat checks a value for a key that takes a number: a finite one
+// (JSON, which carries settings on, has no infinity).
+func fitsFloat(raw any) error {
+	switch x := raw.(type) {
+	case int, int64, int32:
+		return nil
+	case float64:
+		if !math.IsInf(x, 0) && !math.IsNaN(x) {
+			return nil
+		}
+		return fmt.Errorf("want a finite number, got %v", x)
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return nil
+		}
+	}
+	return fmt.Errorf("want a number, got %s", show(raw))
 }

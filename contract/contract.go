@@ -118,6 +118,27 @@ const (
 	DefaultActivityTimeout = 120 // seconds
 )
 
+// MaxWorkflowIDLength is the longest workflow ID Temporal takes by default
+// (its limit.maxIDLength).
+const MaxWorkflowIDLength = 1000
+
+// ValidateWorkflowID checks an ID clinevo builds for a workflow (from a run
+// ID and a case ID): Temporal carries it in gRPC headers, which hold
+// printable ASCII only, and refuses a longer one than MaxWorkflowIDLength.
+// Temporal refusing a child's ID fails its parent's workflow task again and
+// again, for ever: the workflows check before they start one.
+func ValidateWorkflowID(id string) error {
+	if len(id) > MaxWorkflowIDLength {
+		return fmt.Errorf("workflow ID %.60q... has %d bytes; Temporal takes at most %d", id, len(id), MaxWorkflowIDLength)
+	}
+	for i, r := range id {
+		if r < 0x20 || r > 0x7e {
+			return fmt.Errorf("workflow ID %q holds %q at byte %d: Temporal carries workflow IDs as printable ASCII", id, r, i+1)
+		}
+	}
+	return nil
+}
+
 // StreamWorkflowID is the workflow ID of a stream run.
 func StreamWorkflowID(run string) string { return run + "/stream" }
 
@@ -213,6 +234,11 @@ type StreamSpec struct {
 	// refuses another run with the same run ID and another claim. Leave it
 	// empty: the stream sets it.
 	Claim string `json:"claim,omitempty"`
+	// Experiment names the experiment that started this stream as one of
+	// its conditions; empty for a stream started on its own. A run ID an
+	// experiment claims (ExperimentSpec.ClaimsConditions) is refused to a
+	// stream of any other.
+	Experiment string `json:"experiment,omitempty"`
 }
 
 // StreamState is a stream's cursor and what it has learned so far.
@@ -288,24 +314,20 @@ func (s StreamSpec) Validate() error {
 		return fmt.Errorf("stream spec: run_id is required")
 	case s.Corpus == "":
 		return fmt.Errorf("stream spec: corpus is required")
-	case s.StageSize < 1:
-		return fmt.Errorf("stream spec: stage_size must be at least 1, got %d", s.StageSize)
-	case s.Pass < 1:
-		return fmt.Errorf("stream spec: pass must be at least 1, got %d", s.Pass)
 	case s.Memory != MemoryDisabled && s.Memory != MemoryEmpty && s.Memory != MemoryCarry:
 		return fmt.Errorf("stream spec: memory %q, want disabled, empty or carry", s.Memory)
 	case s.Memory == MemoryCarry && len(s.CarryFrom) == 0:
 		return fmt.Errorf("stream spec: memory carry needs carry_from (the runs whose memory to read)")
 	case s.Memory != MemoryCarry && len(s.CarryFrom) > 0:
 		return fmt.Errorf("stream spec: carry_from needs memory carry")
-	case s.Limit < 0:
-		return fmt.Errorf("stream spec: limit must not be negative")
-	case s.FirstEpisode < 0:
-		return fmt.Errorf("stream spec: first_episode must not be negative")
 	case s.Retention != "" && s.Retention != RetentionFinal && s.Retention != RetentionMatrix:
 		return fmt.Errorf("stream spec: retention %q, want final or matrix", s.Retention)
-	case s.EvalConcurrency < 1:
-		return fmt.Errorf("stream spec: eval_concurrency must be at least 1")
+	}
+	if err := numbers(numberCheck{"stage_size", s.StageSize, StageSizeRange}, numberCheck{"pass", s.Pass, PassRange},
+		numberCheck{"limit", s.Limit, LimitRange}, numberCheck{"first_episode", s.FirstEpisode, EpisodeNumberRange},
+		numberCheck{"eval_concurrency", s.EvalConcurrency, EvalConcurrencyRange},
+		numberCheck{"activity_timeout_seconds", s.ActivityTimeoutSeconds, ActivityTimeoutRange}); err != nil {
+		return fmt.Errorf("stream spec: %w", err)
 	}
 	// A stream that played episodes already (continued as new, restarted)
 	// was checked when it started: a run ID an older clinevo accepted is not
@@ -508,6 +530,10 @@ func (e EvalSpec) Validate() error {
 		return fmt.Errorf("evaluation %s: kind %q, want stage_eval, replay, heldout or dev", e.RunID, e.Kind)
 	case e.AsOf < 0 || e.FirstIndex < 0:
 		return fmt.Errorf("evaluation %s: as_of and first_index must not be negative", e.RunID)
+	}
+	if err := numbers(numberCheck{"concurrency", e.Concurrency, EvalConcurrencyRange},
+		numberCheck{"activity_timeout_seconds", e.ActivityTimeoutSeconds, ActivityTimeoutRange}); err != nil {
+		return fmt.Errorf("evaluation %s: %w", e.RunID, err)
 	}
 	if err := e.Settings.Validate(); err != nil {
 		return fmt.Errorf("evaluation %s: settings: %w", e.RunID, err)

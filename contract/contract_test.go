@@ -36,3 +36,38 @@ func TestValidateRunID(t *testing.T) {
 	err := contract.StreamSpec{RunID: "a/b", Corpus: "builtin:stream"}.WithDefaults().Validate()
 	require.ErrorContains(t, err, `stream spec: run_id: run ID "a/b" holds '/'`)
 }
+
+// TestSpecNumbersAreChecked (issue 37, item 6): a stream's and an
+// evaluation's numbers are refused outside their ranges, naming the key and
+// the range, even when they reach a worker without the CLI's checks.
+func TestSpecNumbersAreChecked(t *testing.T) {
+	stream := func(mod func(*contract.StreamSpec)) error {
+		s := contract.StreamSpec{RunID: "r", Corpus: "builtin:stream"}.WithDefaults()
+		mod(&s)
+		return s.Validate()
+	}
+	eval := func(mod func(*contract.EvalSpec)) error {
+		e := contract.EvalSpec{RunID: "r/eval-s01", Corpus: "builtin:stream", CaseIDs: []string{"c"}, Kind: contract.KindStageEval}.WithDefaults()
+		mod(&e)
+		return e.Validate()
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"negative limit", stream(func(s *contract.StreamSpec) { s.Limit = -5 }), "stream spec: limit must be at least 0 and at most 1000000 (0: every case), got -5"},
+		{"negative stage size", stream(func(s *contract.StreamSpec) { s.StageSize = -1 }),
+			"stream spec: stage_size must be at least 1 and at most 100000 (0: the default, 50), got -1"},
+		{"negative concurrency", stream(func(s *contract.StreamSpec) { s.EvalConcurrency = -2 }),
+			"stream spec: eval_concurrency must be at least 1 and at most 256 (0: the default, 8), got -2"},
+		{"negative timeout", stream(func(s *contract.StreamSpec) { s.ActivityTimeoutSeconds = -10 }),
+			"stream spec: activity_timeout_seconds must be at least 1 and at most 86400 (0: the default, 120), got -10"},
+		{"evaluation timeout", eval(func(e *contract.EvalSpec) { e.ActivityTimeoutSeconds = -10 }),
+			"evaluation r/eval-s01: activity_timeout_seconds must be at least 1 and at most 86400 (0: the default, 120), got -10"},
+		{"evaluation concurrency", eval(func(e *contract.EvalSpec) { e.Concurrency = 100000 }),
+			"evaluation r/eval-s01: concurrency must be at least 1 and at most 256 (0: the default, 8), got 100000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { require.EqualError(t, tc.err, tc.want) })
+	}
+}

@@ -2,7 +2,6 @@ package contract
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -41,6 +40,25 @@ type ExperimentSpec struct {
 	// Claim is what the experiment was first started as (its first workflow
 	// run), as StreamSpec.Claim is a stream's. Leave it empty.
 	Claim string `yaml:"-" json:"claim,omitempty"`
+	// ClaimsConditions says that the experiment claims the run ID of every
+	// condition from the moment it starts: no other stream or experiment
+	// may take one (ConditionOf). Experiments started before claims were
+	// made have it false. Leave it unset: the experiment sets it.
+	ClaimsConditions bool `yaml:"-" json:"claims_conditions,omitempty"`
+}
+
+// ConditionOf is the condition of e whose run ID run is, when e claims its
+// conditions' run IDs (ClaimsConditions); ok is false otherwise.
+func (e ExperimentSpec) ConditionOf(run string) (ConditionSpec, bool) {
+	if !e.ClaimsConditions {
+		return ConditionSpec{}, false
+	}
+	for _, c := range e.Conditions {
+		if e.RunID(c.Name) == run {
+			return c, true
+		}
+	}
+	return ConditionSpec{}, false
 }
 
 // ConditionSpec is one condition: a stream, or a held-out evaluation.
@@ -100,24 +118,12 @@ func (e ExperimentSpec) SettingsOf(i int) (settings.Settings, error) {
 // Validate names the condition and field of the first problem, every
 // condition's settings included.
 func (e ExperimentSpec) Validate() error {
-	if e.Name == "" {
-		return fmt.Errorf("experiment: name is required")
-	}
-	if err := ValidateRunID(e.Name); err != nil {
-		return fmt.Errorf("experiment: name: %w", err)
-	}
-	if len(e.Conditions) == 0 {
-		return fmt.Errorf("experiment %s: conditions: at least one is required", e.Name)
-	}
-	if _, err := settings.Apply(e.Base.OrDefault(), "settings", e.Settings); err != nil {
-		return fmt.Errorf("experiment %s: %w", e.Name, err)
-	}
-	if b := e.Budget; b != nil && (b.USD < 0 || math.IsNaN(b.USD) || b.Tokens < 0) {
-		return fmt.Errorf("experiment %s: budget.usd and budget.tokens must not be negative (0: no cap), got %v and %d", e.Name, b.USD, b.Tokens)
+	if err := e.validateTop(); err != nil {
+		return err
 	}
 	seen := map[string]int{} // the conditions by name, as far as checked
 	for i, c := range e.Conditions {
-		if err := e.validateCondition(i, seen); err != nil {
+		if err := e.validateCondition(i, c, seen); err != nil {
 			return err
 		}
 		seen[c.Name] = i
@@ -127,65 +133,6 @@ func (e ExperimentSpec) Validate() error {
 	}
 	if e.Corpus == "" && slices.ContainsFunc(e.Conditions, func(c ConditionSpec) bool { return c.Kind == KindStream && c.Corpus == "" }) {
 		return fmt.Errorf("experiment %s: corpus is required", e.Name)
-	}
-	return nil
-}
-
-// validateCondition checks condition i: its name and run ID, its kind's
-// fields, its dependency (an earlier stream, in seen) and its settings.
-func (e ExperimentSpec) validateCondition(i int, seen map[string]int) error {
-	c := e.Conditions[i]
-	where := fmt.Sprintf("experiment %s: conditions[%d] (%s)", e.Name, i, c.Name)
-	if c.Name == "" {
-		return fmt.Errorf("%s: name is required", where)
-	}
-	if err := validateConditionRun(e.RunID(c.Name)); err != nil {
-		return fmt.Errorf("%s: the condition's run ID (<experiment>-<condition>): %w", where, err)
-	}
-	if _, dup := seen[c.Name]; dup {
-		return fmt.Errorf("%s: duplicate condition name", where)
-	}
-	if err := e.validateKind(c, where); err != nil {
-		return err
-	}
-	if dep := c.Dependency(); dep != "" {
-		j, ok := seen[dep]
-		if !ok {
-			return fmt.Errorf("%s: depends on %q, which is not an earlier condition", where, dep)
-		}
-		if e.Conditions[j].Kind != KindStream {
-			return fmt.Errorf("%s: depends on %q, which is not a stream", where, dep)
-		}
-	}
-	_, err := e.SettingsOf(i)
-	return err
-}
-
-// validateKind checks the fields of c that its kind allows.
-func (e ExperimentSpec) validateKind(c ConditionSpec, where string) error {
-	switch c.Kind {
-	case KindStream:
-		switch {
-		case c.Memory != "" && c.Memory != MemoryDisabled && c.Memory != MemoryEmpty && c.Memory != MemoryCarry:
-			return fmt.Errorf("%s: memory %q, want disabled, empty or carry", where, c.Memory)
-		case c.Memory == MemoryCarry && c.CarryFrom == "":
-			return fmt.Errorf("%s: memory carry needs carry_from", where)
-		case c.CarryFrom != "" && c.Memory != MemoryCarry:
-			return fmt.Errorf("%s: carry_from needs memory: carry", where)
-		case c.Retention != "" && c.Retention != RetentionFinal && c.Retention != RetentionMatrix:
-			return fmt.Errorf("%s: retention %q, want final or matrix", where, c.Retention)
-		case c.From != "":
-			return fmt.Errorf("%s: from is for heldout conditions; a stream continues another with memory: carry and carry_from", where)
-		}
-	case KindHeldOut:
-		switch {
-		case e.HeldOut == "" && c.Corpus == "":
-			return fmt.Errorf("%s: a heldout condition needs the experiment's heldout corpus or its own corpus", where)
-		case c.Memory != "" || c.CarryFrom != "" || c.StageEval || c.Retention != "":
-			return fmt.Errorf("%s: memory, carry_from, stage_eval and retention are for stream conditions", where)
-		}
-	default:
-		return fmt.Errorf("%s: kind %q, want stream or heldout", where, c.Kind)
 	}
 	return nil
 }
@@ -210,6 +157,98 @@ func (e ExperimentSpec) validateRefs(seen map[string]int) error {
 		if s.RunID != e.RunID(name) {
 			return fmt.Errorf("experiment %s: resume: condition %s resumes run %q, want %q", e.Name, name, s.RunID, e.RunID(name))
 		}
+	}
+	return nil
+}
+
+// validateTop checks the experiment's own keys: its name, its numbers, its
+// settings and budget.
+func (e ExperimentSpec) validateTop() error {
+	if e.Name == "" {
+		return fmt.Errorf("experiment: name is required")
+	}
+	if err := ValidateRunID(e.Name); err != nil {
+		return fmt.Errorf("experiment: name: %w", err)
+	}
+	if len(e.Conditions) == 0 {
+		return fmt.Errorf("experiment %s: conditions: at least one is required", e.Name)
+	}
+	checks := []numberCheck{{"limit", e.Limit, LimitRange}, {"stage_size", e.StageSize, StageSizeRange},
+		{"heldout_limit", e.HeldOutLimit, LimitRange}, {"eval_concurrency", e.EvalConcurrency, EvalConcurrencyRange},
+		{"activity_timeout_seconds", e.ActivityTimeout, ActivityTimeoutRange}}
+	for i, st := range e.UpdateStages {
+		checks = append(checks, numberCheck{fmt.Sprintf("update_stages[%d]", i), st, UpdateStageRange})
+	}
+	if err := numbers(checks...); err != nil {
+		return fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	if _, err := settings.Apply(e.Base.OrDefault(), "settings", e.Settings); err != nil {
+		return fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	if b := e.Budget; b != nil && (settings.CheckFinite("", b.USD) != nil || b.Tokens < 0) {
+		return fmt.Errorf("experiment %s: budget.usd and budget.tokens must not be negative (0: no cap), got %v and %d", e.Name, b.USD, b.Tokens)
+	}
+	return nil
+}
+
+// validateCondition checks condition i against the conditions before it
+// (seen, by name).
+func (e ExperimentSpec) validateCondition(i int, c ConditionSpec, seen map[string]int) error {
+	where := fmt.Sprintf("experiment %s: conditions[%d] (%s)", e.Name, i, c.Name)
+	if c.Name == "" {
+		return fmt.Errorf("%s: name is required", where)
+	}
+	if err := ValidateConditionRunID(e.RunID(c.Name)); err != nil {
+		return fmt.Errorf("%s: the condition's run ID (<experiment>-<condition>): %w", where, err)
+	}
+	if _, dup := seen[c.Name]; dup {
+		return fmt.Errorf("%s: duplicate condition name", where)
+	}
+	if err := LimitRange.Check("limit", c.Limit); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if err := c.validateKind(e.HeldOut); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if dep := c.Dependency(); dep != "" {
+		j, ok := seen[dep]
+		if !ok {
+			return fmt.Errorf("%s: depends on %q, which is not an earlier condition", where, dep)
+		}
+		if e.Conditions[j].Kind != KindStream {
+			return fmt.Errorf("%s: depends on %q, which is not a stream", where, dep)
+		}
+	}
+	_, err := e.SettingsOf(i)
+	return err
+}
+
+// validateKind checks the keys a condition's kind allows; heldOut is the
+// experiment's held-out corpus.
+func (c ConditionSpec) validateKind(heldOut string) error {
+	switch c.Kind {
+	case KindStream:
+		switch {
+		case c.Memory != "" && c.Memory != MemoryDisabled && c.Memory != MemoryEmpty && c.Memory != MemoryCarry:
+			return fmt.Errorf("memory %q, want disabled, empty or carry", c.Memory)
+		case c.Memory == MemoryCarry && c.CarryFrom == "":
+			return fmt.Errorf("memory carry needs carry_from")
+		case c.CarryFrom != "" && c.Memory != MemoryCarry:
+			return fmt.Errorf("carry_from needs memory: carry")
+		case c.Retention != "" && c.Retention != RetentionFinal && c.Retention != RetentionMatrix:
+			return fmt.Errorf("retention %q, want final or matrix", c.Retention)
+		case c.From != "":
+			return fmt.Errorf("from is for heldout conditions; a stream continues another with memory: carry and carry_from")
+		}
+	case KindHeldOut:
+		switch {
+		case heldOut == "" && c.Corpus == "":
+			return fmt.Errorf("a heldout condition needs the experiment's heldout corpus or its own corpus")
+		case c.Memory != "" || c.CarryFrom != "" || c.StageEval || c.Retention != "":
+			return fmt.Errorf("memory, carry_from, stage_eval and retention are for stream conditions")
+		}
+	default:
+		return fmt.Errorf("kind %q, want stream or heldout", c.Kind)
 	}
 	return nil
 }
@@ -245,10 +284,11 @@ func condCorpora(cs []ConditionSpec) []string {
 	return out
 }
 
-// validateConditionRun checks a condition's run ID, <experiment>-<condition>:
-// a run ID, except that a variant's condition name may hold one VariantSep
-// between its baseline's name and the variant's (A@cap45).
-func validateConditionRun(id string) error {
+// ValidateConditionRunID checks the run ID of a stream or of an
+// experiment's condition, <experiment>-<condition>: a run ID, except that a
+// variant's condition name may hold one VariantSep between its baseline's
+// name and the variant's (A@cap45).
+func ValidateConditionRunID(id string) error {
 	base, variant, ok := strings.Cut(id, VariantSep)
 	if !ok {
 		return ValidateRunID(id)

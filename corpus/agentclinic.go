@@ -12,7 +12,6 @@ import (
 
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
-	"github.com/clinevo/clinevo/internal/jsonl"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
@@ -87,7 +86,9 @@ func importAgentClinic(r io.Reader, name string, skipInvalid bool) ([]clinic.Cas
 	var cases []clinic.Case
 	var extra []catalog.Item
 	var skipped []Skipped
-	err := jsonl.Read(r, name, func(line int, raw []byte) error {
+	// A line that is not text stops the import even with skipInvalid: no
+	// line of such a file can be trusted.
+	err := readLines(r, name, func(line int, raw []byte) error {
 		c, items, reason := importAgentClinicLine(raw, line)
 		if reason != "" {
 			if !skipInvalid {

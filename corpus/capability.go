@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -267,4 +268,51 @@ func (l Library) BenchSplitOwners() []string {
 		}
 	}
 	return out
+}
+
+// ImportFile converts the file in, in the named format, into the native
+// corpus out (see Import and WriteJSONL). out must not be in, by any name
+// (a symbolic or hard link to it included): the import would replace the
+// file it reads. An error writing out is a *WriteError; any other error is
+// the input's.
+func (l Library) ImportFile(format, in, out string, opt Options) ([]clinic.Case, []Skipped, error) {
+	if err := notSameFile(in, out); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		return nil, nil, fmt.Errorf("corpus import: %w", err)
+	}
+	defer f.Close()
+	cases, skipped, err := l.Import(format, f, in, opt)
+	if err != nil {
+		return nil, skipped, err
+	}
+	if err := l.WriteJSONL(out, cases); err != nil {
+		return nil, skipped, &WriteError{err}
+	}
+	return cases, skipped, nil
+}
+
+// WriteError is a failure to write a corpus file (a full disk, a directory
+// that cannot be written), as opposed to a fault of the input.
+type WriteError struct{ Err error }
+
+func (e *WriteError) Error() string { return e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// notSameFile refuses an output that is the input file itself.
+func notSameFile(in, out string) error {
+	a, err := os.Stat(in)
+	if err != nil {
+		return fmt.Errorf("corpus import: %w", err)
+	}
+	b, err := os.Stat(out)
+	if err != nil {
+		return nil // out does not exist (yet), or cannot be read: not in
+	}
+	if os.SameFile(a, b) {
+		return fmt.Errorf("corpus import: --out %s is the input file %s (the same file by inode): the import would overwrite what it reads; choose another output file", out, in)
+	}
+	return nil
 }

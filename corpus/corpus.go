@@ -19,7 +19,6 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
-	"github.com/clinevo/clinevo/internal/jsonl"
 	"github.com/clinevo/clinevo/textmatch"
 )
 
@@ -76,6 +75,11 @@ func Validate(c *clinic.Case) error {
 		return fail("schema_version", fmt.Sprintf("unknown version %d, want %d", c.SchemaVersion, clinic.CaseSchemaVersion))
 	case strings.TrimSpace(c.ID) == "":
 		return fail("id", "required")
+	case ValidateCaseID(c.ID) != nil:
+		return fail("id", ValidateCaseID(c.ID).Error())
+	case len(c.Condition) > MaxKeyBytes || len(c.System) > MaxKeyBytes:
+		return fail("condition", fmt.Sprintf("condition and system keys take at most %d bytes each (they are search attributes of every episode), got %d and %d",
+			MaxKeyBytes, len(c.Condition), len(c.System)))
 	case strings.TrimSpace(c.Patient.OpeningComplaint) == "":
 		return fail("patient_view.opening_complaint", "required")
 	case len(c.Patient.Facts) == 0:
@@ -85,25 +89,14 @@ func Validate(c *clinic.Case) error {
 	case strings.TrimSpace(c.Provenance.Source) == "":
 		return fail("provenance.source", "required")
 	}
-	seen := map[string]bool{}
-	for i, f := range c.Patient.Facts {
-		field := fmt.Sprintf("patient_view.facts[%d]", i)
-		switch {
-		case f.ID == "":
-			return fail(field+".id", "required")
-		case seen[f.ID]:
-			return fail(field+".id", fmt.Sprintf("duplicate fact ID %q", f.ID))
-		case strings.TrimSpace(f.Text) == "":
-			return fail(field+".text", "required")
-		case len(f.Topics) == 0:
-			return fail(field+".topics", "at least one topic is required")
-		}
-		seen[f.ID] = true
-		for j, t := range f.Topics {
-			if !slices.Contains(clinic.Topics, t) {
-				return fail(fmt.Sprintf("%s.topics[%d]", field, j), fmt.Sprintf("unknown topic %q, want one of %s", t, strings.Join(clinic.Topics, ", ")))
-			}
-		}
+	if err := checkSizes(c); err != nil {
+		return err
+	}
+	if b, err := json.Marshal(c); err != nil || checkCaseBytes(len(b)) != nil {
+		return errors.Join(err, checkCaseBytes(len(b)))
+	}
+	if err := validateFacts(c.Patient.Facts); err != nil {
+		return err
 	}
 	p := c.Patient.Persona
 	for _, chk := range []struct {
@@ -115,6 +108,13 @@ func Validate(c *clinic.Case) error {
 			return fail("patient_view.persona."+chk.field, fmt.Sprintf("unknown value %q, want one of %s", chk.v, strings.Join(chk.allowed, ", ")))
 		}
 	}
+	return validateViews(c)
+}
+
+// validateViews checks the exam's tests, the manager's topics, actions and
+// referral, and that no finding is both present and absent.
+func validateViews(c *clinic.Case) error {
+	fail := func(field, msg string) error { return FieldError{field, msg} }
 	for i, t := range c.Exam.Tests {
 		if t.Name == "" {
 			return fail(fmt.Sprintf("exam_view.tests[%d].name", i), "required")
@@ -155,18 +155,42 @@ func Validate(c *clinic.Case) error {
 	return nil
 }
 
+// validateFacts checks the facts of a case: an ID each, unique, a text and
+// known topics.
+func validateFacts(facts []clinic.Fact) error {
+	fail := func(field, msg string) error { return FieldError{field, msg} }
+	seen := map[string]bool{}
+	for i, f := range facts {
+		field := fmt.Sprintf("patient_view.facts[%d]", i)
+		switch {
+		case f.ID == "":
+			return fail(field+".id", "required")
+		case seen[f.ID]:
+			return fail(field+".id", fmt.Sprintf("duplicate fact ID %q", f.ID))
+		case strings.TrimSpace(f.Text) == "":
+			return fail(field+".text", "required")
+		case len(f.Topics) == 0:
+			return fail(field+".topics", "at least one topic is required")
+		}
+		seen[f.ID] = true
+		for j, t := range f.Topics {
+			if !slices.Contains(clinic.Topics, t) {
+				return fail(fmt.Sprintf("%s.topics[%d]", field, j), fmt.Sprintf("unknown topic %q, want one of %s", t, strings.Join(clinic.Topics, ", ")))
+			}
+		}
+	}
+	return nil
+}
+
 // ReadJSONL reads native cases, one JSON object a line, validating each
 // (Validate). Errors name the file, the line and the field.
 func (l Library) ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
 	var cases []clinic.Case
 	firstLine := map[string]int{}
-	err := jsonl.Read(r, name, func(line int, raw []byte) error {
-		var c clinic.Case
-		if err := jsonl.Strict(raw, &c); err != nil {
-			return errors.New(DescribeJSONError(err))
-		}
-		if err := l.Validate(&c); err != nil {
-			return fmt.Errorf("case %q: %w", c.ID, err)
+	err := readLines(r, name, func(line int, raw []byte) error {
+		c, err := l.decodeCase(raw, line)
+		if err != nil {
+			return err
 		}
 		if first, ok := firstLine[c.ID]; ok {
 			return fmt.Errorf("field id: duplicate case ID %q (first on line %d)", c.ID, first)
@@ -182,6 +206,36 @@ func (l Library) ReadJSONL(r io.Reader, name string) ([]clinic.Case, error) {
 		return nil, fmt.Errorf("%s: no cases", name)
 	}
 	return cases, nil
+}
+
+// decodeCase reads and validates (Library.Validate) the case of one line;
+// the reader names the file and the line.
+func (l Library) decodeCase(raw []byte, line int) (clinic.Case, error) {
+	var c clinic.Case
+	if raw[0] != '{' {
+		return c, errors.New(notAnObject(raw, line))
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, errors.New(DescribeJSONError(err))
+	}
+	if dec.More() {
+		return c, errors.New("more than one JSON value on the line: a native corpus holds one case object a line")
+	}
+	if err := l.Validate(&c); err != nil {
+		return c, fmt.Errorf("case %q: %w", c.ID, err)
+	}
+	return c, nil
+}
+
+// notAnObject says what a line holds instead of a case object.
+func notAnObject(raw []byte, line int) string {
+	const want = "a native corpus is JSON Lines, one case object a line"
+	if raw[0] == '[' && line == 1 {
+		return want + ", and this file starts with a JSON array (turn it into lines with jq -c '.[]', or import it with `clinevo corpus import`)"
+	}
+	return fmt.Sprintf("%s; this line starts with %.20q", want, raw)
 }
 
 // DescribeJSONError says what is wrong with a JSON value in words that name the field.
@@ -407,8 +461,8 @@ func (l Library) Load(ref string) (*Corpus, error) {
 
 // EachLine calls fn with every non-blank line of r (a file called name),
 // trimmed, and its 1-based number, until fn returns an error; a line that
-// cannot be read is an error naming the file and the line. JSON Lines
-// readers share it.
+// cannot be read or is not UTF-8 text (checkLine) is an error naming the
+// file and the line. JSON Lines readers share it.
 func EachLine(r io.Reader, name string, fn func(line int, raw []byte) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -416,6 +470,9 @@ func EachLine(r io.Reader, name string, fn func(line int, raw []byte) error) err
 	for sc.Scan() {
 		line++
 		if raw := bytes.TrimSpace(sc.Bytes()); len(raw) > 0 {
+			if err := checkLine(raw, line); err != nil {
+				return fmt.Errorf("%s:%d: %w", name, line, err)
+			}
 			if err := fn(line, raw); err != nil {
 				return err
 			}

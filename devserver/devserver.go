@@ -26,6 +26,7 @@ import (
 
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/devserver/serverlog"
+	"github.com/clinevo/clinevo/internal/dirlock"
 	"github.com/clinevo/clinevo/internal/freeport"
 	"github.com/clinevo/clinevo/internal/sqliteuri"
 )
@@ -82,7 +83,13 @@ type Server struct {
 	srv   temporal.Server
 	addr  string
 	ports Ports
+	lock  *dirlock.Lock
 }
+
+// LockFile is the file of the data directory that a running server holds
+// an exclusive lock on (internal/dirlock), naming its process: two servers
+// on one temporal.db would corrupt each other's shards.
+const LockFile = "temporal.lock"
 
 // Ports are the ports the server opened besides the frontend's.
 func (s *Server) Ports() Ports { return s.ports }
@@ -90,8 +97,11 @@ func (s *Server) Ports() Ports { return s.ports }
 // Address is the frontend host:port.
 func (s *Server) Address() string { return s.addr }
 
-// Stop stops the server.
-func (s *Server) Stop() { s.srv.Stop() }
+// Stop stops the server and gives its data directory up.
+func (s *Server) Stop() {
+	s.srv.Stop()
+	_ = s.lock.Release() // closing the lock file cannot fail in a way that keeps the lock: the kernel drops it with the file
+}
 
 // Start starts a server on the data directory, creating the database on first
 // use. Starting again on the same directory resumes every workflow in it.
@@ -103,6 +113,54 @@ func Start(o Options) (*Server, error) {
 	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("devserver: %w", err)
 	}
+	lock, err := lockDataDir(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := start(o)
+	if err != nil {
+		_ = lock.Release() // see Stop
+		return nil, err
+	}
+	srv.lock = lock
+	return srv, nil
+}
+
+// withDefaults fills what o leaves empty: loopback, port 7233, the default
+// namespace, temporal.log in the data dir at level warn.
+func (o Options) withDefaults() Options {
+	if o.IP == "" {
+		o.IP = "127.0.0.1"
+	}
+	if o.Port == 0 {
+		o.Port = 7233
+	}
+	if o.Namespace == "" {
+		o.Namespace = "default"
+	}
+	if o.LogFile == "" {
+		o.LogFile = filepath.Join(o.DataDir, "temporal.log")
+	}
+	if o.LogLevel == "" {
+		o.LogLevel = "warn"
+	}
+	return o
+}
+
+// lockDataDir takes the data directory for this process, or says which
+// process has it.
+func lockDataDir(dir string) (*dirlock.Lock, error) {
+	lock, err := dirlock.Acquire(dir, LockFile)
+	var inUse *dirlock.InUseError
+	if errors.As(err, &inUse) {
+		return nil, fmt.Errorf("devserver: data directory %s is in use by another clinevo server (%s; lock %s): stop it, or give this one another data directory (--data-dir)",
+			dir, inUse.Holder, inUse.Path)
+	}
+	return lock, err
+}
+
+// start starts the server on a data directory this process holds.
+func start(o Options) (*Server, error) {
 	if err := portFree(o.IP, o.Port); err != nil {
 		return nil, err
 	}
@@ -137,27 +195,6 @@ func Start(o Options) (*Server, error) {
 	}
 	return &Server{srv: srv, addr: hostPort(o.Port), ports: Ports{HTTP: ports["frontend-http"], History: ports["history"],
 		Matching: ports["matching"], Worker: ports["worker"]}}, nil
-}
-
-// withDefaults fills what o leaves empty: loopback, port 7233, the default
-// namespace, temporal.log in the data dir at level warn.
-func (o Options) withDefaults() Options {
-	if o.IP == "" {
-		o.IP = "127.0.0.1"
-	}
-	if o.Port == 0 {
-		o.Port = 7233
-	}
-	if o.Namespace == "" {
-		o.Namespace = "default"
-	}
-	if o.LogFile == "" {
-		o.LogFile = filepath.Join(o.DataDir, "temporal.log")
-	}
-	if o.LogLevel == "" {
-		o.LogLevel = "warn"
-	}
-	return o
 }
 
 // servicePorts are the ports of the server's services by name: those o

@@ -55,6 +55,19 @@ type Options struct {
 	RateWindow time.Duration
 }
 
+// secrets are the process's secrets besides the roles' keys, which the
+// model clients remove from what endpoints return (llm.Options.Secrets).
+func (o Options) secrets() []string {
+	var out []string
+	if o.Postgres != nil {
+		out = append(out, o.Postgres.Password)
+	}
+	if o.Qdrant != nil {
+		out = append(out, o.Qdrant.APIKey)
+	}
+	return out
+}
+
 // Engine holds the build's benchmarks, the open stores and the activities
 // built on them.
 type Engine struct {
@@ -132,7 +145,8 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := &roleSet{set: set, opts: llm.Options{Cache: res, RecordPrompts: o.PromptText, RateWindow: o.RateWindow}, clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
+	rs := &roleSet{set: set, opts: llm.Options{Cache: res, RecordPrompts: o.PromptText, RateWindow: o.RateWindow, Secrets: o.secrets()},
+		clients: map[string]*llm.Client{}, built: map[string]runner.Roles{}}
 	var emb memory.Embedder = memory.HashEmbedder{D: o.MemoryDim}
 	if o.Embeddings.Backend == settings.OpenAI {
 		c, err := rs.client("embeddings", o.Embeddings)
@@ -184,6 +198,18 @@ func openResults(ctx context.Context, o Options, path string) (results.Store, er
 // directory without results.db is ErrNoData.
 func OpenResultsReader(ctx context.Context, o Options) (results.Store, error) {
 	o.ReadOnly = true
+	return openExistingResults(ctx, o)
+}
+
+// OpenResultsWriter opens only the results store, to write to a store that
+// exists (a terminated run's reason): a data directory without results.db
+// is ErrNoData, and no file is created there.
+func OpenResultsWriter(ctx context.Context, o Options) (results.Store, error) {
+	o.ReadOnly = false
+	return openExistingResults(ctx, o)
+}
+
+func openExistingResults(ctx context.Context, o Options) (results.Store, error) {
 	path := filepath.Join(o.DataDir, "results.db")
 	if o.Postgres == nil {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {

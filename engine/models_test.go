@@ -249,3 +249,41 @@ func TestDoctorModelsPerCondition(t *testing.T) {
 		}
 	}
 }
+
+// TestEchoedKeyNeverReachesTheDataDir (issue 37, item 7): an endpoint whose
+// 401 body echoes the request's Authorization header (some proxies do) fails
+// the stream, and the key is in no workflow history, no file of the data
+// directory (temporal.db's WAL included), no log line and not in the error
+// the stream ends with: it used to appear there 9 times.
+func TestEchoedKeyNeverReachesTheDataDir(t *testing.T) {
+	t.Parallel() // its key variable is its own: enginetest.Setenv
+	const key = "sk-clinevo-echo-3b1f0e9d8c7a"
+	enginetest.Setenv(t, "CLINEVO_TEST_ECHO_KEY", key)
+	srv := llmtest.New(t)
+	var mu sync.Mutex
+	judged := 0
+	srv.Script = func(_ int, r llmtest.Request) *llmtest.Reply {
+		if r.Role != "judge" {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if judged++; judged <= 2 {
+			return nil
+		}
+		return &llmtest.Reply{Status: 401, Content: "proxy: upstream refused Authorization: " + r.Auth}
+	}
+	var logs syncBuffer
+	logger := sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	env := enginetest.StartWith(t, logger)
+	ctx := context.Background()
+	run, err := engine.StartStream(ctx, env.Client, env.Engine.Results, "", contract.StreamSpec{RunID: "echo", Corpus: "builtin:stream", Limit: 4,
+		StageSize: 2, Settings: enginetest.ModelSettings(srv, "CLINEVO_TEST_ECHO_KEY", "doctor", "judge")})
+	require.NoError(t, err)
+	err = run.Get(ctx, nil)
+	require.ErrorContains(t, err, "proxy: upstream refused Authorization: Bearer [redacted]", "the stream fails on the 401, its words kept")
+	require.NotContains(t, err.Error(), key)
+	require.Equal(t, "Bearer "+key, srv.Requests()[0].Auth, "the key was sent, and echoed")
+	requireNowhere(t, env, "echo", key)
+	require.NotContains(t, logs.String(), key, "the logs hold the key")
+}

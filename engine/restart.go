@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -287,7 +288,8 @@ func restartable(ctx context.Context, c client.Client, id, what string) error {
 		return fmt.Errorf("%s is %w: it continues by itself when a worker polls its task queue again (a crashed worker needs only a restart; "+
 			"pause, resume or stop it with signals)", what, ErrRunning)
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		return fmt.Errorf("%s has %w (workflow %s completed)", what, ErrFinished, id)
+		kind, run, _ := strings.Cut(what, " ")
+		return fmt.Errorf("%s has %w (workflow %s completed): %s", what, ErrFinished, id, activities.FinishedFix(kind, run))
 	}
 	return nil
 }

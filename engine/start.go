@@ -16,6 +16,7 @@ import (
 	"github.com/clinevo/clinevo/activities"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/workflows"
 )
 
@@ -33,10 +34,56 @@ func StartStream(ctx context.Context, c client.Client, store results.RunLog, tas
 	if err := contract.ValidateRunID(s.RunID); err != nil {
 		return nil, fmt.Errorf("start stream: %w", err)
 	}
+	if err := notACondition(ctx, c, store, s.RunID); err != nil {
+		return nil, err
+	}
 	if err := unclaimed(ctx, c, store, "stream", s.RunID, contract.StreamWorkflowID(s.RunID)); err != nil {
 		return nil, err
 	}
 	return startStream(ctx, c, taskQueue, s, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+}
+
+// notACondition refuses a stream run ID that an experiment claims for one
+// of its conditions: one the results store describes as claiming it, or
+// one running in Temporal that names it (an experiment claims its
+// conditions from its start, before its description reaches the store).
+func notACondition(ctx context.Context, c client.Client, store results.RunLog, run string) error {
+	exp, cond, ok := "", "", false
+	if store != nil {
+		runs, _, err := store.Runs(ctx)
+		if err != nil {
+			return fmt.Errorf("start stream %s: look for experiments in the results store: %w", run, err)
+		}
+		exp, cond, ok = results.ConditionClaim(runs, run)
+	}
+	for i := 0; !ok && i < len(run); i++ {
+		if run[i] == '-' {
+			exp, cond, ok = runningCondition(ctx, c, run[:i], run)
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("start stream %s: the run ID is claimed by experiment %s (its condition %s): %w; %s", run, exp, cond, ErrRunExists, activities.ConditionClaimFix)
+}
+
+// runningCondition reports whether experiment name runs in Temporal with a
+// condition whose run ID is run, as the input it started with says.
+func runningCondition(ctx context.Context, c client.Client, name, run string) (string, string, bool) {
+	id := contract.ExperimentWorkflowID(name)
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil || d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return "", "", false // no such experiment running: nothing claims the ID here
+	}
+	var spec contract.ExperimentSpec
+	if runstatus.StartInput(ctx, c, id, &spec) != nil {
+		return "", "", false
+	}
+	spec.ClaimsConditions = true // a running experiment plays every condition it names
+	if cond, ok := spec.ConditionOf(run); ok {
+		return name, cond.Name, true
+	}
+	return "", "", false
 }
 
 // startStream starts a stream; reuse says which closed workflow of its ID
@@ -100,9 +147,11 @@ func unclaimed(ctx context.Context, c client.Client, store results.RunLog, what,
 	var found []string
 	desc, err := c.DescribeWorkflowExecution(ctx, workflowID, "")
 	var nf *serviceerror.NotFound
+	finished := false
 	switch {
 	case err == nil:
 		found = append(found, fmt.Sprintf("workflow %s is %s", workflowID, strings.ToLower(desc.GetWorkflowExecutionInfo().GetStatus().String())))
+		finished = desc.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
 	case !errors.As(err, &nf):
 		return fmt.Errorf("start %s %s: look for workflow %s: %w", what, run, workflowID, err)
 	}
@@ -121,6 +170,9 @@ func unclaimed(ctx context.Context, c client.Client, store results.RunLog, what,
 		if n := counts[name]; n > 0 {
 			found = append(found, fmt.Sprintf("%d episode records", n))
 		}
+		if _, err := store.RunResult(ctx, name); err == nil {
+			finished = true // its result is recorded, whichever Temporal ran it
+		}
 	}
 	if len(found) == 0 {
 		return nil
@@ -129,7 +181,12 @@ func unclaimed(ctx context.Context, c client.Client, store results.RunLog, what,
 	if name != run {
 		subject = fmt.Sprintf("experiment %s: condition run %s", run, name)
 	}
-	return fmt.Errorf("%s already exists (%s): %w; %s", subject, strings.Join(found, "; "), ErrRunExists, activities.RunExistsFix(what, run))
+	fix := activities.RunExistsFix(what, run)
+	if finished && name == run {
+		// A finished run is not restarted (RestartStream refuses it).
+		fix = activities.FinishedFix(what, run)
+	}
+	return fmt.Errorf("%s already exists (%s): %w; %s", subject, strings.Join(found, "; "), ErrRunExists, fix)
 }
 
 // startError explains a refused start: a workflow of the run's ID exists.

@@ -155,6 +155,10 @@ func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN int, cfg settings.Ev
 			skipped = append(skipped, fmt.Sprintf("%s rejected: %s", e.Op, why))
 			continue
 		}
+		if len(e.Text) > MaxRuleText {
+			skipped = append(skipped, fmt.Sprintf("%s rejected: %d bytes of rule; a rule takes at most %d", e.Op, len(e.Text), MaxRuleText))
+			continue
+		}
 		switch e.Op {
 		case OpAdd:
 			if d, ok := clinic.ParseRule(e.Text); ok {
@@ -473,6 +477,20 @@ func actionOf(ev clinic.Event, predicted string) string {
 
 // historyWords compresses a history to at most n content words, without
 // numbers: the opening, then what the patient said and the tests returned.
+// MaxRuleText bounds a rule of the rule book: the book travels in every
+// episode's input and every learning step's output, each a payload of a
+// workflow history, so B_P rules (at most settings.RuleBudgetRange.Max) stay
+// far below Temporal's 2 MiB payload limit: 200 rules of 1,000 bytes are
+// 200 KB (clinevo's own choice; the rules clinevo writes are about 100
+// bytes, a model evolver's a sentence or two).
+const MaxRuleText = 1000
+
+// maxContextWord bounds a word a rule or card takes from an episode as its
+// context: no word of a presentation is longer, and a case text of one long
+// "word" (a pasted blob) would otherwise make every rule that long
+// (clinevo's own choice).
+const maxContextWord = 40
+
 func historyWords(opening string, events []clinic.Event, n int) []string {
 	texts := []string{opening}
 	for _, ev := range events {
@@ -485,7 +503,7 @@ func historyWords(opening string, events []clinic.Event, n int) []string {
 	for _, t := range texts {
 		for _, w := range strings.Fields(textmatch.Normalize(t)) {
 			st := textmatch.Stem(w)
-			if len(st) < 3 || digits.MatchString(st) || seen[st] || len(textmatch.Tokens(w)) == 0 {
+			if len(st) < 3 || len(w) > maxContextWord || digits.MatchString(st) || seen[st] || len(textmatch.Tokens(w)) == 0 {
 				continue
 			}
 			seen[st] = true

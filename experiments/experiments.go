@@ -8,6 +8,7 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
+	"reflect"
 
 	"go.yaml.in/yaml/v3"
 
@@ -71,6 +72,16 @@ func Load(path string, base settings.Settings, set bench.Set) (contract.Experime
 // prompt optimiser's development set is held out of its stream (Development).
 func Parse(name string, b []byte, base settings.Settings, set bench.Set) (contract.ExperimentSpec, error) {
 	var spec contract.ExperimentSpec
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return spec, fmt.Errorf("experiment %s: %w (want a YAML mapping of the spec's keys: name, corpus, conditions, ...)", name, err)
+	}
+	if doc.Kind == 0 || (len(doc.Content) == 1 && doc.Content[0].Kind != yaml.MappingNode) {
+		return spec, fmt.Errorf("experiment %s: want a YAML mapping of the spec's keys (name, corpus, conditions, ...), got %s", name, describeDoc(&doc))
+	}
+	if err := wholeNumbers(&doc, reflect.TypeFor[contract.ExperimentSpec](), ""); err != nil {
+		return spec, fmt.Errorf("experiment %s: %w", name, err)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&spec); err != nil {
@@ -99,4 +110,15 @@ func Parse(name string, b []byte, base settings.Settings, set bench.Set) (contra
 		return spec, fmt.Errorf("%s: experiment %s: %w", name, spec.Name, err)
 	}
 	return spec, nil
+}
+
+// describeDoc says what a YAML document holds instead of a spec.
+func describeDoc(doc *yaml.Node) string {
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return "an empty document"
+	}
+	if n := doc.Content[0]; n.Kind == yaml.ScalarNode {
+		return fmt.Sprintf("the text %.40q on line %d", n.Value, n.Line)
+	}
+	return show(doc.Content[0])
 }

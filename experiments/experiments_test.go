@@ -3,6 +3,7 @@ package experiments_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -66,4 +67,47 @@ func TestExperimentBudgetIsRead(t *testing.T) {
 	require.Nil(t, spec.BudgetOf(), "a zero budget caps nothing")
 	spec.Budget = nil
 	require.Nil(t, spec.BudgetOf())
+}
+
+// TestSpecNumbersAreChecked (issue 37, item 6): every number of a spec is
+// refused outside its range, and a fraction where a whole number goes, with
+// the key and what it takes, before anything starts; garbage is refused
+// with what a spec is.
+func TestSpecNumbersAreChecked(t *testing.T) {
+	const head = "name: x\ncorpus: builtin:stream\nheldout: builtin:heldout\n"
+	const conds = "conditions:\n  - {name: A, kind: stream}\n"
+	tests := []struct{ name, yaml, want string }{
+		{"negative limit", head + "limit: -5\n" + conds, "experiment x: limit must be at least 0 and at most 1000000 (0: every case), got -5"},
+		{"fractional limit", head + "limit: 3.7\n" + conds, "experiment SPEC: line 4: limit: want a whole number, got 3.7"},
+		{"negative held-out limit", head + "heldout_limit: -3\n" + conds,
+			"experiment x: heldout_limit must be at least 0 and at most 1000000 (0: every case), got -3"},
+		{"negative stage size", head + "stage_size: -1\n" + conds,
+			"experiment x: stage_size must be at least 1 and at most 100000 (0: the default, 50), got -1"},
+		{"negative concurrency", head + "eval_concurrency: -2\n" + conds,
+			"experiment x: eval_concurrency must be at least 1 and at most 256 (0: the default, 8), got -2"},
+		{"negative timeout", head + "activity_timeout_seconds: -10\n" + conds,
+			"experiment x: activity_timeout_seconds must be at least 1 and at most 86400 (0: the default, 120), got -10"},
+		{"a year of timeout", head + "activity_timeout_seconds: 31536000\n" + conds,
+			"experiment x: activity_timeout_seconds must be at least 1 and at most 86400 (0: the default, 120), got 31536000"},
+		{"a stage of zero", head + "update_stages: [2, 0]\n" + conds, "experiment x: update_stages[1] must be at least 1 and at most 100000, got 0"},
+		{"fractional update stage", head + "update_stages: [2.5]\n" + conds, "line 4: update_stages[0]: want a whole number, got 2.5"},
+		{"negative condition limit", head + "conditions:\n  - {name: A, kind: stream, limit: -1}\n",
+			"experiment x: conditions[0] (A): limit must be at least 0 and at most 1000000 (0: every case), got -1"},
+		{"fractional condition limit", head + "conditions:\n  - {name: A, kind: stream, limit: 1.5}\n",
+			"line 5: conditions[0].limit: want a whole number, got 1.5"},
+		{"text for a number", head + "limit: ten\n" + conds, "line 4: limit: want a whole number, got ten"},
+		{"infinite setting", head + "settings: {scoring: {lambda: .inf}}\n" + conds, "settings.scoring.lambda: want a finite number, got +Inf"},
+		{"garbage", "\x00\x01\x02 not yaml", "experiment SPEC: yaml: control characters are not allowed"},
+		{"a list", "- name: x\n", "experiment SPEC: want a YAML mapping of the spec's keys (name, corpus, conditions, ...), got a list"},
+		{"a text", "just some words\n", `got the text "just some words" on line 1`},
+		{"empty", "", "got an empty document"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "spec.yaml")
+			require.NoError(t, os.WriteFile(f, []byte(tc.yaml), 0o644))
+			_, err := experiments.Load(f, settings.Default(), defaultSet(t))
+			require.ErrorContains(t, err, strings.ReplaceAll(tc.want, "SPEC", f))
+		})
+	}
 }

@@ -138,7 +138,7 @@ func (c *Client) checkModels(ctx context.Context, rc *RoleCheck) (done bool) {
 	rc.Reachable, rc.Auth = "yes", "yes"
 	var served []string
 	for _, m := range list.Models {
-		served = append(served, m.ID)
+		served = append(served, c.redact.text(m.ID))
 	}
 	if len(served) == 0 {
 		return false

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -180,7 +181,8 @@ type Client struct {
 	cache    Cache
 	prompts  bool   // Options.RecordPrompts
 	keyFix   string // what to do when the endpoint refuses the key (keyFix); never the key
-	noKey    bool   // the role found no key (APIKey): a provider that requires one refuses it
+	redact   redactor
+	noKey    bool // the role found no key (APIKey): a provider that requires one refuses it
 }
 
 // Options are what a client takes besides its role's settings.
@@ -193,6 +195,10 @@ type Options struct {
 	// RateWindow is the window of roles.<role>.rpm and tpm; zero: a minute.
 	// Tests scale it down.
 	RateWindow time.Duration
+	// Secrets are the process's other secrets (the results database's
+	// password, Qdrant's and Temporal's keys): removed, with the role's own
+	// key, from every text the endpoint returns (redact.go).
+	Secrets []string
 }
 
 // APIKey resolves the key of a role: the environment variable, else the file.
@@ -251,7 +257,8 @@ func NewClient(role string, s settings.Role, o Options) (*Client, error) {
 		timeout = 60 * time.Second
 	}
 	cfg.HTTPClient = &retryAfterDoer{c: &http.Client{Timeout: timeout}}
-	c := &Client{Role: role, Settings: s, Preset: preset, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts, keyFix: keyFix(role, s, key), noKey: key == ""}
+	c := &Client{Role: role, Settings: s, Preset: preset, api: openai.NewClientWithConfig(cfg), prompts: o.RecordPrompts, keyFix: keyFix(role, s, key),
+		noKey: key == "", redact: newRedactor(append(slices.Clone(o.Secrets), key)...)}
 	if s.Concurrency > 0 || s.RPM > 0 || s.TPM > 0 {
 		ceiling := s.Concurrency
 		if ceiling == 0 {
@@ -701,7 +708,7 @@ func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (Me
 	if len(resp.Choices) == 0 {
 		return Message{}, c.failed(fault.ServerError, 0, "the reply has no choices")
 	}
-	return resp.Choices[0].Message, nil
+	return c.redact.message(resp.Choices[0].Message), nil
 }
 
 // Dependency is how a role's endpoint is named in failures and waits.
@@ -716,8 +723,8 @@ func (c *Client) failed(cl fault.Class, status int, msg string) error {
 // limited (retried after the server's Retry-After), 5xx a server error, no
 // answer at all unavailable or a timeout; 401 and 403 are a refused key and
 // 400, 404 and a prompt over the context length an invalid request, which
-// say what to fix. The message never includes request headers, so the key
-// cannot leak through it.
+// say what to fix. The message never includes request headers, and the
+// endpoint's own words are redacted, so the key cannot leak through it.
 func (c *Client) classify(err error, retryAfter time.Duration) error {
 	status := 0
 	msg := err.Error()
@@ -729,6 +736,9 @@ func (c *Client) classify(err error, retryAfter time.Duration) error {
 	case errors.As(err, &reqErr):
 		status = reqErr.HTTPStatusCode
 	}
+	// The one way an endpoint's words leave the client on failure: the
+	// error keeps no other part of err (redact.go).
+	msg = c.redact.text(msg)
 	e := &Error{Role: c.Role, Status: status, Msg: msg}
 	dep := c.Dependency()
 	lower := strings.ToLower(msg)

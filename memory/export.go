@@ -1,12 +1,12 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 
 	"github.com/clinevo/clinevo/clinic"
@@ -17,11 +17,22 @@ import (
 // included (with the episode that evicted them), so that another run or backend
 // can be seeded with the bank as it was at any episode.
 
-// WriteCards writes cards in the export format.
+// WriteCards writes cards in the export format. It refuses a card that
+// ReadCards would refuse (ValidateCard, MaxCardLine), naming it, so that
+// every export imports.
 func WriteCards(w io.Writer, cards []clinic.Card) error {
-	enc := json.NewEncoder(w)
 	for i := range cards {
-		if err := enc.Encode(&cards[i]); err != nil {
+		if err := ValidateCard(&cards[i]); err != nil {
+			return fmt.Errorf("memory: write card %s: %w", cards[i].ID, err)
+		}
+		b, err := json.Marshal(&cards[i])
+		if err != nil {
+			return fmt.Errorf("memory: write card %s: %w", cards[i].ID, err)
+		}
+		if len(b) > MaxCardLine {
+			return fmt.Errorf("memory: write card %s: %d bytes of JSON; a card takes at most %d (16 MiB)", cards[i].ID, len(b), MaxCardLine)
+		}
+		if _, err := w.Write(append(b, '\n')); err != nil {
 			return fmt.Errorf("memory: write card %s: %w", cards[i].ID, err)
 		}
 	}
@@ -30,26 +41,21 @@ func WriteCards(w io.Writer, cards []clinic.Card) error {
 
 // ReadCards reads an export and checks every line before returning, so that an
 // import of a bad file writes nothing. Errors name the file, the line and the
-// field: malformed JSON, an unknown field, a missing id, kind or run, an
-// unknown kind, a duplicate id.
+// field: text that is not UTF-8, malformed JSON, an unknown field, a field
+// ValidateCard refuses, a duplicate id.
 func ReadCards(r io.Reader, name string) ([]clinic.Card, error) {
 	var out []clinic.Card
 	seen := map[string]int{}
-	kinds := []clinic.CardKind{clinic.CardSuccess, clinic.CardCorrection, clinic.CardRule, clinic.CardAdvice, clinic.CardSummary}
-	err := jsonl.Read(r, name, func(line int, raw []byte) error {
+	err := jsonl.ReadLimit(r, name, MaxCardLine, func(line int, raw []byte) error {
+		if off, bad, ok := jsonl.CheckUTF8(raw); !ok {
+			return fmt.Errorf("byte %d of the line (0x%02X) is not UTF-8: an export is UTF-8 text", off+1, bad)
+		}
 		var c clinic.Card
 		if err := jsonl.Strict(raw, &c); err != nil {
 			return fmt.Errorf("not a card: %v", err)
 		}
-		switch {
-		case c.ID == "":
-			return errors.New("field id: required")
-		case c.Kind == "":
-			return errors.New("field kind: required")
-		case !slices.Contains(kinds, c.Kind):
-			return fmt.Errorf("field kind: unknown kind %q, want one of %v", c.Kind, kinds)
-		case c.Run == "":
-			return errors.New("field run: required")
+		if err := ValidateCard(&c); err != nil {
+			return err
 		}
 		if first, ok := seen[c.ID]; ok {
 			return fmt.Errorf("field id: duplicate card %s (first on line %d)", c.ID, first)
@@ -64,14 +70,66 @@ func ReadCards(r io.Reader, name string) ([]clinic.Card, error) {
 	return out, nil
 }
 
+// ImportResult is what an import did: the cards it wrote, those the bank
+// held already as they are, and those it replaced (as they were before).
+type ImportResult struct {
+	Added, Unchanged int
+	Replaced         []clinic.Card
+}
+
+// ErrCardsExist is returned (wrapped) by Import when cards of the import
+// have the IDs of different cards in the bank and replacing was not asked.
+var ErrCardsExist = errors.New("the bank holds other cards of these IDs")
+
 // Import writes exported cards into a store and replays their evictions,
 // earliest episode first, so that the bank as of any episode is what it was in
 // the export. Upsert starts retrieval counts at zero: they belong to the run
 // that retrieved the cards. Importing the same cards twice changes nothing.
-func Import(ctx context.Context, st Store, cards []clinic.Card) error {
-	if err := st.Upsert(ctx, cards); err != nil {
-		return fmt.Errorf("memory: import: %w", err)
+// A card whose ID the bank holds with other contents is not changed unless
+// replace is set: without it Import writes nothing and returns an error
+// wrapping ErrCardsExist that names the cards.
+func Import(ctx context.Context, st Store, cards []clinic.Card, replace bool) (ImportResult, error) {
+	var res ImportResult
+	var write []clinic.Card
+	for _, c := range cards {
+		old, err := st.Get(ctx, c.ID)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			res.Added++
+			write = append(write, c)
+		case err != nil:
+			return ImportResult{}, fmt.Errorf("memory: import: card %s: %w", c.ID, err)
+		case sameCard(old, c):
+			res.Unchanged++
+		default:
+			res.Replaced = append(res.Replaced, old)
+			write = append(write, c)
+		}
 	}
+	if len(res.Replaced) > 0 && !replace {
+		o := res.Replaced[0]
+		return ImportResult{}, fmt.Errorf("memory: import: %d cards have the IDs of other cards in the bank (the first: %s, a %s card of run %s, episode %d): %w; "+
+			"an import changes no card unless --replace asks it to", len(res.Replaced), o.ID, o.Kind, o.Run, o.CreatedEpisode, ErrCardsExist)
+	}
+	if err := st.Upsert(ctx, write); err != nil {
+		return ImportResult{}, fmt.Errorf("memory: import: %w", err)
+	}
+	return res, evictions(ctx, st, write)
+}
+
+// sameCard reports whether an imported card is the one a bank holds,
+// leaving out the retrieval counts, which belong to the bank's runs.
+func sameCard(held, in clinic.Card) bool {
+	for _, c := range []*clinic.Card{&held, &in} {
+		c.Retrievals, c.LastRetrieved, c.Similarity = 0, 0, 0
+	}
+	a, errA := json.Marshal(held)
+	b, errB := json.Marshal(in)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
+}
+
+// evictions replays the evictions of imported cards, earliest episode first.
+func evictions(ctx context.Context, st Store, cards []clinic.Card) error {
 	byEpisode := map[int][]string{}
 	for _, c := range cards {
 		if c.EvictedEpisode > 0 {
@@ -91,6 +149,14 @@ func Import(ctx context.Context, st Store, cards []clinic.Card) error {
 	return nil
 }
 
+// CheckDiff refuses episodes a diff cannot compare: it needs 0 <= from < to.
+func CheckDiff(from, to int) error {
+	if from < 0 || to <= from {
+		return fmt.Errorf("need 0 <= from < to, got from %d and to %d", from, to)
+	}
+	return nil
+}
+
 // Diff is how a bank changed between two episodes.
 type Diff struct {
 	From, To int
@@ -102,8 +168,8 @@ type Diff struct {
 // bank) and as of episode to. A card written and evicted between the two is in
 // neither list: it was not there before and is not there after.
 func DiffOf(ctx context.Context, st Store, f Filter, from, to int) (Diff, error) {
-	if from < 0 || to <= from {
-		return Diff{}, fmt.Errorf("memory: diff: need 0 <= from < to, got from %d and to %d", from, to)
+	if err := CheckDiff(from, to); err != nil {
+		return Diff{}, fmt.Errorf("memory: diff: %w", err)
 	}
 	all := f
 	all.AsOf, all.IncludeEvicted = 0, true

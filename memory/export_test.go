@@ -62,7 +62,8 @@ func TestExportImportKeepsTheBankAsOfEveryEpisode(t *testing.T) {
 
 	dst := openBank(t)
 	for range 2 { // importing again changes nothing
-		require.NoError(t, memory.Import(ctx, dst, read))
+		_, err := memory.Import(ctx, dst, read, false)
+		require.NoError(t, err)
 	}
 	for n := 1; n <= 9; n++ {
 		want, err := src.List(ctx, memory.Filter{AsOf: n})
@@ -80,15 +81,15 @@ func TestExportImportKeepsTheBankAsOfEveryEpisode(t *testing.T) {
 }
 
 func TestReadCardsNamesLineAndField(t *testing.T) {
-	good := `{"id":"x","kind":"success","run":"r"}`
+	good := `{"id":"x","kind":"success","run":"r","bank":"success"}`
 	tests := []struct {
 		name, second, want string
 	}{
 		{"malformed JSON", `{"id":`, "bank.jsonl:3: not a card"},
-		{"unknown field", `{"id":"y","kind":"success","run":"r","colour":"red"}`, `bank.jsonl:3: not a card: json: unknown field "colour"`},
+		{"unknown field", `{"id":"y","kind":"success","run":"r","bank":"success","colour":"red"}`, `bank.jsonl:3: not a card: json: unknown field "colour"`},
 		{"missing id", `{"kind":"success","run":"r"}`, "bank.jsonl:3: field id: required"},
 		{"missing kind", `{"id":"y","run":"r"}`, "bank.jsonl:3: field kind: required"},
-		{"unknown kind", `{"id":"y","kind":"gossip","run":"r"}`, `bank.jsonl:3: field kind: unknown kind "gossip"`},
+		{"unknown kind", `{"id":"y","kind":"gossip","run":"r"}`, `bank.jsonl:3: field kind "gossip": want one of success, correction`},
 		{"missing run", `{"id":"y","kind":"rule"}`, "bank.jsonl:3: field run: required"},
 		{"duplicate id", good, "bank.jsonl:3: field id: duplicate card x (first on line 1)"},
 	}

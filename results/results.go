@@ -116,6 +116,10 @@ type Run struct {
 	// the store's clock read it (RFC 3339, UTC); empty while it has none.
 	// Runs fills it; PutRun ignores it.
 	Completed string `json:"completed,omitempty"`
+	// Terminated is why an operator ended the run (`clinevo stream
+	// terminate`, TerminateRun); empty for a run nobody terminated. Runs
+	// fills it; PutRun ignores it.
+	Terminated string `json:"terminated,omitempty"`
 }
 
 // TurnLog is the scratch state of running episodes: each turn's doctor decision
@@ -242,6 +246,10 @@ type RunLog interface {
 	// RunResult returns a finished run's result, or an error wrapping
 	// ErrNotFound.
 	RunResult(ctx context.Context, run string) ([]byte, error)
+	// TerminateRun records why an operator terminated a described run (the
+	// last reason wins); a run the store does not describe is an error
+	// wrapping ErrNotFound, and nothing is written.
+	TerminateRun(ctx context.Context, run, reason string) error
 }
 
 // Store is the whole results store, as the worker and the CLI open it.

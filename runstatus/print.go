@@ -45,7 +45,7 @@ func meansLine(m contract.Means, showU bool) string {
 func WriteStream(w io.Writer, run string, st Stream, showU bool) error {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintf(tw, "stream\t%s (workflow %s, profile %s)\n", run, st.WorkflowID, textfmt.OrDash(st.Profile))
-	fmt.Fprintf(tw, "status\t%s\n", st.Status)
+	fmt.Fprintf(tw, "status\t%s\n", withReason(st.Status, st.Reason))
 	if p := st.Progress; p != nil {
 		writeProgress(tw, st.Status, p, showU)
 	}
@@ -80,13 +80,25 @@ func writeProgress(tw io.Writer, status string, p *contract.Progress, showU bool
 	if p.Total > 0 {
 		total = fmt.Sprint(p.Total)
 	}
-	fmt.Fprintf(tw, "episodes\t%d of %s, stage %d of %d\n", p.Cursor, total, p.Stage, p.Stages)
+	if status == StatusStopped {
+		fmt.Fprintf(tw, "episodes\t%d played before it stopped, in %d stages\n", p.Cursor, p.Stages)
+	} else {
+		fmt.Fprintf(tw, "episodes\t%d of %s, stage %d of %d\n", p.Cursor, total, p.Stage, p.Stages)
+	}
 	fmt.Fprintf(tw, "overall\t%s\n", meansLine(p.Overall, showU))
 	if status != StatusCompleted && status != StatusStopped {
 		fmt.Fprintf(tw, "stage %d\t%s\n", p.Stage, meansLine(p.ThisStage, showU))
 	}
 	writeSpend(tw, "budget", p.Spend, p.Budget)
 	writeSpend(tw, "experiment budget", p.ExperimentSpend, p.ExperimentBudget)
+}
+
+// withReason is a status with why the run ended or is stuck, when known.
+func withReason(status, reason string) string {
+	if reason == "" {
+		return status
+	}
+	return status + ": " + textfmt.Clip(reason, 300)
 }
 
 // writeSpend prints a cap's line: the spend at the stream's last check of it
@@ -116,7 +128,7 @@ func writeWaiting(tw io.Writer, ws []contract.Waiting) {
 // finished, its results, then the plan beside the use. definesU says
 // whether a benchmark profile defines U (its column shows it then).
 func WriteExperiment(w io.Writer, ex Experiment, definesU func(profile string) bool) error {
-	fmt.Fprintf(w, "experiment %s (workflow %s): %s\n", ex.Name, ex.WorkflowID, ex.Status)
+	fmt.Fprintf(w, "experiment %s (workflow %s): %s\n", ex.Name, ex.WorkflowID, withReason(ex.Status, ex.Reason))
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONDITION\tKIND\tSTATUS\tEPISODES\tSTAGE\tS\tSTRICT\tU\tRUN")
 	for _, c := range ex.Conditions {

@@ -75,6 +75,9 @@ type Stream struct {
 	Endpoints []Endpoint `json:"endpoints,omitempty"`
 	// StoreError says why the endpoint figures could not be read.
 	StoreError string `json:"store_error,omitempty"`
+	// Reason is why a terminated or failed stream ended (CloseReason), or
+	// why a stuck one plays nothing (TaskFailure).
+	Reason string `json:"reason,omitempty"`
 }
 
 // StreamOf reads a stream's status, its progress and rule book (queries, or
@@ -102,6 +105,10 @@ func StreamOf(ctx context.Context, c client.Client, run string) (Stream, error) 
 		out.finished(res)
 		return out, nil
 	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		if out.Reason = TaskFailure(ctx, c, id, desc); out.Reason != "" {
+			out.Status = StatusStuck // it answers no query
+			return out, nil
+		}
 		out.query(ctx, c)
 		if out.Waiting, err = Waiting(ctx, c, id); err != nil {
 			return Stream{}, fmt.Errorf("stream %s: %w", run, err)
@@ -109,6 +116,8 @@ func StreamOf(ctx context.Context, c client.Client, run string) (Stream, error) 
 		if len(out.Waiting) > 0 {
 			out.Status = StatusWaiting
 		}
+	default:
+		out.Reason = CloseReason(ctx, c, id)
 	}
 	return out, nil
 }
@@ -122,6 +131,11 @@ func (out *Stream) finished(res contract.StreamResult) {
 	p := &contract.Progress{Run: res.Run, Cursor: res.Episodes, Stage: len(res.StageEnds), Stages: len(res.StageEnds), Overall: RoundMeans(res.Overall)}
 	if !res.Stopped {
 		p.Total = res.Episodes
+	} else if n := len(res.StageEnds); res.Episodes > 0 && (n == 0 || res.LastEpisode > res.StageEnds[n-1]) {
+		// Stopped within a stage that never ended: the stage it stopped
+		// in counts among the stages it played ("stage 0 of 0" said
+		// nothing). How many it would have played is not known.
+		p.Stage, p.Stages = n+1, n+1
 	}
 	out.Progress = p
 	out.Rules = make([]string, 0, len(res.RuleBook))

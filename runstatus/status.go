@@ -117,7 +117,9 @@ type Experiment struct {
 	Plan      *costplan.Plan `json:"plan,omitempty"`
 	Used      *costplan.Plan `json:"used,omitempty"`
 	PlanError string         `json:"plan_error,omitempty"`
-	spec      contract.ExperimentSpec
+	// Reason is why a terminated or failed experiment ended (CloseReason).
+	Reason string `json:"reason,omitempty"`
+	spec   contract.ExperimentSpec
 }
 
 // AddUse sets the experiment's plan beside its use so far
@@ -144,6 +146,9 @@ func ExperimentOf(ctx context.Context, c client.Client, name string) (Experiment
 		return Experiment{}, fmt.Errorf("experiment %s: %w", name, err)
 	}
 	out := Experiment{Name: name, WorkflowID: id, Status: closed(desc.GetWorkflowExecutionInfo().GetStatus())}
+	if out.Status == StatusTerminated || out.Status == StatusFailed {
+		out.Reason = CloseReason(ctx, c, id)
+	}
 	var spec contract.ExperimentSpec
 	if err := startInput(ctx, c, id, &spec); err != nil {
 		return Experiment{}, fmt.Errorf("experiment %s: %w", name, err)

@@ -2,7 +2,6 @@ package settings
 
 import (
 	"fmt"
-	"math"
 )
 
 // Budget caps a run's model spend: USD (budget.usd) and tokens, prompt and
@@ -31,7 +30,7 @@ func (b Budget) Reached(usd float64, tokens int) string {
 }
 
 func (b Budget) validate() error {
-	if b.USD < 0 || math.IsNaN(b.USD) || b.Tokens < 0 {
+	if CheckFinite("", b.USD) != nil || b.Tokens < 0 {
 		return fmt.Errorf("budget.usd and budget.tokens must not be negative (0: no cap), got %v and %d", b.USD, b.Tokens)
 	}
 	return nil

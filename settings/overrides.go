@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strings"
@@ -80,6 +81,12 @@ func check(t reflect.Type, v any, path string) error {
 			if err := check(f.Type, m[k], path+"."+k); err != nil {
 				return err
 			}
+		}
+	case reflect.Float32, reflect.Float64:
+		// JSON, which carries the overrides on, has no infinity: say so
+		// with the key instead of failing to encode.
+		if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			return fmt.Errorf("%s: want a finite number, got %v", path, f)
 		}
 	case reflect.Map:
 		if !isMap {

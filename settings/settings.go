@@ -476,7 +476,7 @@ func (s Settings) Validate() error {
 		return err
 	}
 	for i, p := range s.ModelPrices {
-		if strings.TrimSpace(p.Model) == "" || p.Prompt < 0 || p.Completion < 0 || math.IsNaN(p.Prompt) || math.IsNaN(p.Completion) {
+		if strings.TrimSpace(p.Model) == "" || CheckFinite("", p.Prompt) != nil || CheckFinite("", p.Completion) != nil {
 			return fmt.Errorf("model_prices[%d]: want a model name and non-negative prompt and completion prices (USD per million tokens)", i)
 		}
 	}
@@ -484,17 +484,13 @@ func (s Settings) Validate() error {
 }
 
 func (e Episode) validate() error {
+	if err := firstError(MaxTurnsRange.Check("episode.max_turns", e.MaxTurns), MaxTestsRange.Check("episode.max_tests", e.MaxTests),
+		CheckFinite("episode.base_turn_cost", e.BaseTurnCost), CheckFinite("episode.unknown_test_price", e.UnknownTestPrice)); err != nil {
+		return err
+	}
 	switch {
-	case e.MaxTurns < 1:
-		return fmt.Errorf("episode.max_turns must be at least 1, got %d", e.MaxTurns)
-	case e.MaxTests < 0:
-		return fmt.Errorf("episode.max_tests must not be negative, got %d", e.MaxTests)
 	case !slices.Contains([]string{MDTOff, MDTConsultant, MDTSameModel}, e.MDT):
 		return fmt.Errorf("episode.mdt %q, want off, consultant or same_model", e.MDT)
-	case e.BaseTurnCost < 0 || math.IsNaN(e.BaseTurnCost):
-		return fmt.Errorf("episode.base_turn_cost must not be negative, got %v", e.BaseTurnCost)
-	case e.UnknownTestPrice < 0:
-		return fmt.Errorf("episode.unknown_test_price must not be negative, got %v", e.UnknownTestPrice)
 	case e.Mode != Interactive && e.Mode != Static:
 		return fmt.Errorf("episode.mode %q, want interactive or static", e.Mode)
 	}
@@ -503,8 +499,8 @@ func (e Episode) validate() error {
 		if _, ok := known[k]; !ok {
 			return fmt.Errorf("episode.prices.%s: unknown price category, want one of %s", k, strings.Join(sortedKeys(known), ", "))
 		}
-		if p := e.Prices[k]; p < 0 || math.IsNaN(p) {
-			return fmt.Errorf("episode.prices.%s must not be negative, got %v", k, p)
+		if err := CheckFinite("episode.prices."+k, e.Prices[k]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -516,32 +512,32 @@ func (v Evolver) validate() error {
 		return fmt.Errorf("evolver.method %q, want one of %s", v.Method, strings.Join(Methods, ", "))
 	case v.SameAt < 0 || v.SameAt > 1 || math.IsNaN(v.SameAt):
 		return fmt.Errorf("evolver.same_at must be within [0, 1], got %v", v.SameAt)
-	case v.Optimises() && (v.Dev.Cases < 1 || v.Dev.Generations < 1 || v.Dev.Population < 1):
-		return fmt.Errorf("evolver.dev.cases, evolver.dev.generations and evolver.dev.population must be at least 1 for method %s", v.Method)
 	case v.Dev.Algo() != EvoPromptGA && v.Dev.Algo() != EvoPromptDE:
 		return fmt.Errorf("evolver.dev.algorithm %q, want %s or %s", v.Dev.Algorithm, EvoPromptGA, EvoPromptDE)
 	case v.Method == MethodEvoPrompt && v.Dev.Algo() == EvoPromptDE && v.Dev.Population < 3:
 		return fmt.Errorf("evolver.dev.population must be at least 3 for evolver.dev.algorithm de (a base and two donors, EvoPrompt's DE), got %d", v.Dev.Population)
-	case v.Dev.Merges < 0:
-		return fmt.Errorf("evolver.dev.merges %d, want 0 (no merge step) or more", v.Dev.Merges)
 	case v.ICL.Episodes != "" && v.ICL.Episodes != ICLCorrect && v.ICL.Episodes != ICLAll:
 		return fmt.Errorf("evolver.icl.episodes %q, want %s or %s", v.ICL.Episodes, ICLCorrect, ICLAll)
 	case v.ICL.Trace != "" && v.ICL.Trace != ICLRaw && v.ICL.Trace != ICLCompressed:
 		return fmt.Errorf("evolver.icl.trace %q, want %s or %s", v.ICL.Trace, ICLRaw, ICLCompressed)
 	case v.Mode != WriteBack && v.Mode != ScoreOnly:
 		return fmt.Errorf("evolver.mode %q, want %s or %s", v.Mode, WriteBack, ScoreOnly)
-	case v.RuleBudget < 0:
-		return fmt.Errorf("evolver.rule_budget (B_P) must not be negative, got %d", v.RuleBudget)
-	case v.MemoryBudget < 1:
-		return fmt.Errorf("evolver.memory_budget (B_M) must be at least 1, got %d", v.MemoryBudget)
-	case v.KeepReuse < 0 || v.KeepAge < 0:
-		return fmt.Errorf("evolver.keep_reuse and evolver.keep_age must not be negative")
-	case v.UpdateInterval < 1:
-		return fmt.Errorf("evolver.update_interval must be at least 1, got %d", v.UpdateInterval)
-	case v.CiteWindow < 1:
-		return fmt.Errorf("evolver.cite_window must be at least 1, got %d", v.CiteWindow)
-	case v.LeakNGram < 1 || v.LeakOverlap <= 0 || v.LeakOverlap > 1:
-		return fmt.Errorf("evolver.leak_ngram must be at least 1 and evolver.leak_overlap within (0, 1]")
+	case CheckFinite("", v.KeepReuse) != nil || CheckFinite("", v.KeepAge) != nil:
+		return fmt.Errorf("evolver.keep_reuse and evolver.keep_age must be finite numbers, 0 or more")
+	case !(v.LeakOverlap > 0 && v.LeakOverlap <= 1):
+		return fmt.Errorf("evolver.leak_overlap must be within (0, 1], got %v", v.LeakOverlap)
+	}
+	checks := []error{RuleBudgetRange.Check("evolver.rule_budget (B_P)", v.RuleBudget),
+		MemoryBudgetRange.Check("evolver.memory_budget (B_M)", v.MemoryBudget),
+		IntervalRange.Check("evolver.update_interval", v.UpdateInterval), IntervalRange.Check("evolver.cite_window", v.CiteWindow),
+		LeakNGramRange.Check("evolver.leak_ngram", v.LeakNGram), DevMergesRange.Check("evolver.dev.merges", v.Dev.Merges)}
+	if v.Optimises() {
+		// The development phase runs only for the methods that optimise.
+		checks = append(checks, DevCasesRange.Check("evolver.dev.cases", v.Dev.Cases),
+			DevRoundsRange.Check("evolver.dev.generations", v.Dev.Generations), DevRoundsRange.Check("evolver.dev.population", v.Dev.Population))
+	}
+	if err := firstError(checks...); err != nil {
+		return err
 	}
 	for i, k := range v.CardKinds {
 		if !slices.Contains(CardKinds, k) {
@@ -558,14 +554,20 @@ func (v Evolver) validate() error {
 
 func (m Memory) validate() error {
 	switch {
-	case m.K < 0:
-		return fmt.Errorf("memory.k must not be negative, got %d", m.K)
 	case m.Backend != "local" && m.Backend != "qdrant":
 		return fmt.Errorf("memory.backend %q, want local or qdrant", m.Backend)
 	case m.Retrieval != "similarity" && m.Retrieval != "recent":
 		return fmt.Errorf("memory.retrieval %q, want similarity or recent", m.Retrieval)
-	case m.ContextTokens < 0:
-		return fmt.Errorf("memory.context_tokens must not be negative (0: no bound), got %d", m.ContextTokens)
+	}
+	return firstError(KRange.Check("memory.k", m.K), ContextTokensRange.Check("memory.context_tokens", m.ContextTokens))
+}
+
+// firstError is the first non-nil error of errs.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -576,8 +578,8 @@ func (w Scoring) validate() error {
 		v    float64
 	}{{"w_diagnosis", w.Diagnosis}, {"w_evidence", w.Evidence}, {"w_plan", w.Plan}, {"lambda", w.Lambda}, {"mu", w.Mu},
 		{"pass_at", w.PassAt}, {"u_s", w.US}, {"u_t", w.UT}, {"u_e", w.UE}, {"u_r", w.UR}, {"match_at", w.MatchAt}, {"support_at", w.SupportAt}} {
-		if f.v < 0 || math.IsNaN(f.v) {
-			return fmt.Errorf("scoring.%s must be a non-negative number, got %v", f.name, f.v)
+		if err := CheckFinite("scoring."+f.name, f.v); err != nil {
+			return err
 		}
 	}
 	if w.Diagnosis+w.Evidence+w.Plan == 0 {
@@ -601,38 +603,49 @@ func (r Roles) Known(known []string) error {
 // benchmark set's to say (Known).
 func (r Roles) Validate() error {
 	for _, name := range sortedKeys(r) {
-		spec := r[name]
-		switch spec.Format {
-		case "", "json", "tags", "tools":
-		default:
-			return fmt.Errorf("roles.%s.format %q, want json, tags or tools", name, spec.Format)
+		if err := r[name].validate(name); err != nil {
+			return err
 		}
-		switch spec.Backend {
-		case "", Builtin:
-			// A built-in role ignores model, as it always has, except the
-			// doctor's: "textbook" chooses the textbook doctor
-			// (actor/textbook), anything else the case-based one.
-		case OpenAI:
-			if _, err := spec.PresetOf(); err != nil {
-				return fmt.Errorf("roles.%s.%w", name, err)
-			}
-			switch {
-			case spec.Endpoint() == "":
-				return fmt.Errorf("roles.%s.base_url is required for a model-backed role (provider %s has no usual one)", name, spec.ProviderName())
-			case spec.RPM < 0 || spec.TPM < 0:
-				return fmt.Errorf("roles.%s: rpm and tpm must not be negative", name)
-			case spec.Model == "":
-				return fmt.Errorf("roles.%s.model is required", name)
-			case spec.Timeout < 0 || spec.Concurrency < 0 || spec.MaxTokens < 0:
-				return fmt.Errorf("roles.%s: timeout, concurrency and max_tokens must not be negative", name)
-			case spec.Temperature < 0 || spec.TopP < 0 || spec.TopP > 1:
-				return fmt.Errorf("roles.%s: temperature must be >= 0 and top_p within [0, 1]", name)
-			case name == "embeddings" && spec.Dim < 1:
-				return fmt.Errorf("roles.embeddings.dim is required for a model embedder (the bank stores it)")
-			}
-		default:
-			return fmt.Errorf("roles.%s.backend %q, want builtin or openai", name, spec.Backend)
+	}
+	return nil
+}
+
+func (spec Role) validate(name string) error {
+	switch spec.Format {
+	case "", "json", "tags", "tools":
+	default:
+		return fmt.Errorf("roles.%s.format %q, want json, tags or tools", name, spec.Format)
+	}
+	key := "roles." + name + "."
+	if err := firstError(MaxTokensRange.Check(key+"max_tokens", spec.MaxTokens), ConcurrencyRange.Check(key+"concurrency", spec.Concurrency),
+		PerMinuteRange.Check(key+"rpm", spec.RPM), PerMinuteRange.Check(key+"tpm", spec.TPM), EmbeddingDimRange.Check(key+"dim", spec.Dim),
+		CheckFinite(key+"temperature", float64(spec.Temperature)), CheckFinite(key+"price_prompt", spec.PricePrompt),
+		CheckFinite(key+"price_completion", spec.PriceCompletion)); err != nil {
+		return err
+	}
+	switch spec.Backend {
+	case "", Builtin:
+		// A built-in role ignores model, as it always has, except the
+		// doctor's: "textbook" chooses the textbook doctor
+		// (actor/textbook), anything else the case-based one.
+	case OpenAI:
+		if _, err := spec.PresetOf(); err != nil {
+			return fmt.Errorf("roles.%s.%w", name, err)
 		}
+		switch {
+		case spec.Endpoint() == "":
+			return fmt.Errorf("roles.%s.base_url is required for a model-backed role (provider %s has no usual one)", name, spec.ProviderName())
+		case spec.Model == "":
+			return fmt.Errorf("roles.%s.model is required", name)
+		case spec.Timeout < 0:
+			return fmt.Errorf("roles.%s: timeout must not be negative", name)
+		case spec.TopP < 0 || spec.TopP > 1 || math.IsNaN(float64(spec.TopP)):
+			return fmt.Errorf("roles.%s: top_p must be within [0, 1]", name)
+		case name == "embeddings" && spec.Dim < 1:
+			return fmt.Errorf("roles.embeddings.dim is required for a model embedder (the bank stores it)")
+		}
+	default:
+		return fmt.Errorf("roles.%s.backend %q, want builtin or openai", name, spec.Backend)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package settings_test
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 	"time"
 
@@ -79,7 +80,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 			`evolver.method "sgd", want one of clinevo, static, transcripts, rag, mem0, exprag, remem, evoprompt, gepa, evotest, ace`},
 		{"same at", func(s *settings.Settings) { s.Evolver.SameAt = 1.5 }, "evolver.same_at"},
 		{"dev phase", func(s *settings.Settings) { s.Evolver.Method, s.Evolver.Dev.Cases = settings.MethodGEPA, 0 }, "evolver.dev.cases"},
-		{"merges", func(s *settings.Settings) { s.Evolver.Dev.Merges = -1 }, "evolver.dev.merges -1"},
+		{"merges", func(s *settings.Settings) { s.Evolver.Dev.Merges = -1 }, "evolver.dev.merges must be at least 0 and at most 1000, got -1"},
 		{"algorithm", func(s *settings.Settings) { s.Evolver.Dev.Algorithm = "pso" }, `evolver.dev.algorithm "pso", want ga or de`},
 		{"de population", func(s *settings.Settings) {
 			s.Evolver.Method, s.Evolver.Dev.Algorithm, s.Evolver.Dev.Population = settings.MethodEvoPrompt, settings.EvoPromptDE, 2
@@ -94,6 +95,46 @@ func TestValidateNamesTheKey(t *testing.T) {
 			s := settings.Default()
 			tc.mod(&s)
 			require.ErrorContains(t, s.Validate(), tc.want)
+		})
+	}
+}
+
+// TestEverySizeHasAnUpperBound (issue 37, item 12): every size a user sets
+// is refused above its bound, naming the key and the range, and so is a
+// number that is not finite (YAML's .inf and .nan).
+func TestEverySizeHasAnUpperBound(t *testing.T) {
+	role := func(mod func(*settings.Role)) func(*settings.Settings) {
+		return func(s *settings.Settings) {
+			r := s.Roles["doctor"]
+			mod(&r)
+			s.Roles["doctor"] = r
+		}
+	}
+	tests := []struct {
+		name string
+		mod  func(*settings.Settings)
+		want string
+	}{
+		{"max turns", func(s *settings.Settings) { s.Episode.MaxTurns = 1001 }, "episode.max_turns must be at least 1 and at most 1000, got 1001"},
+		{"max tests", func(s *settings.Settings) { s.Episode.MaxTests = 5000 }, "episode.max_tests must be at least 0 and at most 1000, got 5000"},
+		{"rule budget", func(s *settings.Settings) { s.Evolver.RuleBudget = 100000 }, "evolver.rule_budget (B_P) must be at least 0 and at most 200, got 100000"},
+		{"memory budget", func(s *settings.Settings) { s.Evolver.MemoryBudget = 2_000_000 }, "evolver.memory_budget (B_M) must be at least 1 and at most 1000000, got 2000000"},
+		{"k", func(s *settings.Settings) { s.Memory.K = 1_000_000 }, "memory.k must be at least 0 and at most 1000, got 1000000"},
+		{"context tokens", func(s *settings.Settings) { s.Memory.ContextTokens = -1 }, "memory.context_tokens must be at least 0 and at most 10000000, got -1"},
+		{"leak n-gram", func(s *settings.Settings) { s.Evolver.LeakNGram = 50 }, "evolver.leak_ngram must be at least 1 and at most 20, got 50"},
+		{"max tokens", role(func(r *settings.Role) { r.MaxTokens = 2_000_000 }), "roles.doctor.max_tokens must be at least 0 and at most 1000000, got 2000000"},
+		{"concurrency", role(func(r *settings.Role) { r.Concurrency = 100000 }), "roles.doctor.concurrency must be at least 0 and at most 1024, got 100000"},
+		{"embedding dim", role(func(r *settings.Role) { r.Dim = 1 << 20 }), "roles.doctor.dim must be at least 0 and at most 65536, got 1048576"},
+		{"infinite lambda", func(s *settings.Settings) { s.Scoring.Lambda = math.Inf(1) }, "scoring.lambda must be a finite number, 0 or more, got +Inf"},
+		{"infinite price", func(s *settings.Settings) { s.Episode.Prices["cbc"] = math.Inf(1) }, "episode.prices.cbc must be a finite number, 0 or more, got +Inf"},
+		{"NaN turn cost", func(s *settings.Settings) { s.Episode.BaseTurnCost = math.NaN() }, "episode.base_turn_cost must be a finite number, 0 or more, got NaN"},
+		{"infinite budget", func(s *settings.Settings) { s.Budget.USD = math.Inf(1) }, "budget.usd and budget.tokens must not be negative (0: no cap), got +Inf and 0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := settings.Default()
+			tc.mod(&s)
+			require.EqualError(t, s.Validate(), tc.want)
 		})
 	}
 }

@@ -2,6 +2,7 @@ package view
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -24,9 +25,12 @@ type memoryPage struct {
 	AsOf, Max, Top, From, To int
 	Runs, Q, Kinds, Bank     string
 	Live                     []clinic.Card // the cards live as of AsOf
-	Searched                 bool
-	Hits                     []memory.Hit
-	Diff                     *memory.Diff
+	// Note says what the page could not read (the retrieval counts as of
+	// an episode, when a record does not decode): the rest stands.
+	Note     string
+	Searched bool
+	Hits     []memory.Hit
+	Diff     *memory.Diff
 }
 
 // intParam reads a non-negative integer parameter; absent is def.
@@ -52,6 +56,24 @@ func list(s string) []string {
 	return out
 }
 
+// filter is the filter the page's parameters make, refusing a kind or a
+// bank that `clinevo memory query` refuses.
+func (p *memoryPage) filter() (memory.Filter, error) {
+	f := memory.Filter{Runs: list(p.Runs), Bank: p.Bank, AsOf: p.AsOf}
+	for _, k := range list(p.Kinds) {
+		if err := memory.CheckKind(k); err != nil {
+			return f, badRequest("parameter kind: %v", err) // as `clinevo memory query --kind` refuses it
+		}
+		f.Kinds = append(f.Kinds, clinic.CardKind(k))
+	}
+	if p.Bank != "" {
+		if err := memory.CheckBank(p.Bank); err != nil {
+			return f, badRequest("parameter bank: %v", err)
+		}
+	}
+	return f, nil
+}
+
 // memory shows the bank as of an episode, searches it the way the doctor
 // and `clinevo memory query TEXT --as-of N` do, and diffs two episodes.
 func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
@@ -61,9 +83,9 @@ func (s *Server) memory(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	empty := !p.Now && p.AsOf == 0 // memory.Filter's AsOf 0 is now
-	f := memory.Filter{Runs: list(p.Runs), Bank: p.Bank, AsOf: p.AsOf}
-	for _, k := range list(p.Kinds) {
-		f.Kinds = append(f.Kinds, clinic.CardKind(k))
+	f, err := p.filter()
+	if err != nil {
+		return nil, err
 	}
 	if err := s.live(ctx, &p, f, empty); err != nil {
 		return nil, err
@@ -127,7 +149,9 @@ func (s *Server) live(ctx context.Context, p *memoryPage, f memory.Filter, empty
 	}
 	n, err := s.retrievalsAsOf(ctx, p.AsOf)
 	if err != nil {
-		return err
+		// The records are another table than the bank: one that does not
+		// read costs the counts, not the page.
+		p.Note = fmt.Sprintf("retrieval counts as of episode %d could not be read from the records: %v", p.AsOf, err)
 	}
 	for i := range p.Live {
 		p.Live[i].Retrievals = n[p.Live[i].ID]

@@ -19,7 +19,9 @@ import (
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/costplan"
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runstatus"
 )
 
 // status is a workflow's state as a page shows it: Temporal's answer, or,
@@ -31,6 +33,14 @@ type status struct {
 	Err       string // why Temporal gave no status: a note beside the stored one
 	Stored    bool   // the status is the results store's
 	transient bool   // Temporal did not answer: ask again
+}
+
+// note adds what the page could not read of the run to Err.
+func (s *status) note(what string) {
+	if s.Err != "" {
+		what = s.Err + "; " + what
+	}
+	s.Err = what
 }
 
 // ErrShort is Err up to its first colon: "Temporal did not answer", the
@@ -72,12 +82,15 @@ func (s *Server) settle(ctx context.Context, st *status, run string, started boo
 		Overall *contract.Means `json:"overall"` // a stream's
 		Means   *contract.Means `json:"means"`   // an evaluation's
 	}
+	answered := st.Err == "" && st.Status != "unknown"
 	if raw != nil {
 		if err := json.Unmarshal(raw, &done); err != nil {
-			return nil, fmt.Errorf("run %s: stored result: %w", run, err)
+			// One row that does not decode costs its run's status, not the
+			// page it is listed on.
+			st.note(fmt.Sprintf("the results store's result of run %s does not decode: %v", run, err))
+			raw = nil
 		}
 	}
-	answered := st.Err == "" && st.Status != "unknown"
 	switch {
 	case raw != nil && done.Stopped && (!answered || st.Status == "completed"):
 		st.Status, st.Stored = "stopped", !answered
@@ -201,6 +214,7 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 			if _, err := s.settle(ctx, &row.Status, r.Run, experimentStarted(r.Run, runs, counts)); err != nil {
 				return nil, err
 			}
+			terminated(&row.Status, r)
 			p.anyLive = p.anyLive || row.Status.live()
 			p.Experiments = append(p.Experiments, row)
 			continue
@@ -208,6 +222,7 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 		if err := s.scored(ctx, &row); err != nil {
 			return nil, err
 		}
+		terminated(&row.Status, r)
 		p.anyLive = p.anyLive || row.Status.live()
 		p.Runs = append(p.Runs, row)
 	}
@@ -220,6 +235,21 @@ func (s *Server) index(ctx context.Context, _ *http.Request) (any, error) {
 		p.Evaluations = append(p.Evaluations, row)
 	}
 	return p, nil
+}
+
+// terminated completes a status with the reason the results store keeps
+// for a terminated run (`clinevo stream terminate`): the reason where
+// Temporal gave none, and the status itself where Temporal does not answer.
+func terminated(st *status, r results.Run) {
+	if r.Terminated == "" {
+		return
+	}
+	switch {
+	case st.Status == runstatus.StatusTerminated && st.Reason == "":
+		st.Reason = r.Terminated
+	case st.Err != "" || st.Status == "unknown":
+		st.Status, st.Reason, st.Stored = runstatus.StatusTerminated, r.Terminated, true
+	}
 }
 
 // experimentStarted reports whether any run of experiment name (its
@@ -249,6 +279,12 @@ func (s *Server) scored(ctx context.Context, row *runRow) error {
 		return err
 	}
 	recs, err := s.o.Results.Records(ctx, row.Run)
+	if f := fault.Of(err); f != nil && f.Class == fault.Schema {
+		// A record that does not decode costs this row its mean, not the
+		// page: the row says why.
+		row.Status.note(fmt.Sprintf("the records of run %s do not decode: %v", row.Run, err))
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -268,7 +304,8 @@ func (s *Server) scored(ctx context.Context, row *runRow) error {
 func (s *Server) conditionsDone(ctx context.Context, r results.Run, row *runRow) error {
 	var spec contract.ExperimentSpec
 	if err := json.Unmarshal(r.Spec, &spec); err != nil {
-		return fmt.Errorf("experiment %s: stored spec: %w", r.Run, err)
+		row.Status.note(fmt.Sprintf("the results store's spec of experiment %s does not decode: %v", r.Run, err))
+		return nil // the row says so; the other rows stand
 	}
 	row.Conditions = len(spec.Conditions)
 	for _, c := range spec.Conditions {
@@ -348,6 +385,11 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 	p.Status = s.stateOf(ctx, wf)
 	if _, err := s.settle(ctx, &p.Status, id, true); err != nil {
 		return nil, err
+	}
+	for _, r := range runs {
+		if r.Run == id {
+			terminated(&p.Status, r)
+		}
 	}
 	for run := range counts {
 		if strings.HasPrefix(run, id+"/") {

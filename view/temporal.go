@@ -30,6 +30,9 @@ type WorkflowState struct {
 	Status   string
 	Progress *contract.Progress // running streams only
 	Waiting  []contract.Waiting // what the workflow and its children wait for
+	// Reason is why a terminated or failed workflow ended, or why a stuck
+	// one plays nothing (runstatus.CloseReason, runstatus.TaskFailure).
+	Reason string
 }
 
 // temporalTimeout bounds each question to Temporal, so a page loads (saying
@@ -55,6 +58,11 @@ func (t temporalWorkflows) State(ctx context.Context, id string) (WorkflowState,
 	info := desc.GetWorkflowExecutionInfo()
 	st := WorkflowState{Status: strings.ToLower(info.GetStatus().String())}
 	if st.Status != "running" {
+		st.Reason = runstatus.CloseReason(ctx, t.c, id)
+		return st, nil
+	}
+	if st.Reason = runstatus.TaskFailure(ctx, t.c, id, desc); st.Reason != "" {
+		st.Status = runstatus.StatusStuck
 		return st, nil
 	}
 	if st.Waiting, err = runstatus.Waiting(ctx, t.c, id); err != nil {

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/corpus"
@@ -53,6 +54,13 @@ type Options struct {
 	// Token, when set, must be carried by every request: an Authorization
 	// Bearer header, a ?token= parameter (which sets a cookie), or the cookie.
 	Token string
+	// Listen is the address the viewer serves (host:port): a request whose
+	// Host header names another host is refused, so that a page of another
+	// site whose name its owner points at this address (DNS rebinding)
+	// cannot read it. On a loopback address only loopback IPs and localhost
+	// are taken; on a named host that name and IP literals; on every
+	// interface (0.0.0.0, which needs a token) any. Empty: no check.
+	Listen string
 }
 
 // Server serves the viewer's pages. It is an http.Handler.
@@ -106,10 +114,40 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "clinevo view is read-only: "+r.Method+" is not allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	if !hostAllowed(s.o.Listen, r.Host) {
+		http.Error(w, fmt.Sprintf("clinevo view: host %q is not this viewer's address (%s): open it by that address", r.Host, s.o.Listen), http.StatusMisdirectedRequest)
+		return
+	}
 	if !s.authorized(w, r) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// hostAllowed reports whether a request's Host header may reach a viewer
+// listening on listen (Options.Listen).
+func hostAllowed(listen, host string) bool {
+	if listen == "" {
+		return true
+	}
+	lh, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	h = strings.Trim(h, "[]")
+	lip := net.ParseIP(lh)
+	switch {
+	case lh == "" || (lip != nil && lip.IsUnspecified()):
+		return true // every interface: the token guards it (CheckListen)
+	case lh == "localhost" || (lip != nil && lip.IsLoopback()):
+		ip := net.ParseIP(h)
+		return strings.EqualFold(h, "localhost") || (ip != nil && ip.IsLoopback())
+	}
+	return net.ParseIP(h) != nil || strings.EqualFold(h, lh)
 }
 
 // authorized checks the token. A valid ?token= sets the cookie and redirects
@@ -120,7 +158,8 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	same := func(t string) bool { return subtle.ConstantTimeCompare([]byte(t), []byte(s.o.Token)) == 1 }
-	if t, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && same(t) {
+	// The scheme's name is case-insensitive (RFC 9110 §11.1).
+	if scheme, t, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") && same(strings.TrimSpace(t)) {
 		return true
 	}
 	if c, err := r.Cookie(tokenCookie); err == nil && same(c.Value) {
@@ -139,20 +178,30 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// CheckListen refuses an address other machines can reach unless a token
-// guards it. Loopback addresses (127.0.0.0/8, ::1, localhost) need none.
+// MinTokenLength is the shortest token that may guard a viewer other
+// machines can reach: 16 characters, what `openssl rand -hex 8` prints
+// (clinevo's own choice).
+const MinTokenLength = 16
+
+// CheckListen refuses an address other machines can reach unless a strong
+// token guards it (MinTokenLength characters, no spaces). Loopback
+// addresses (127.0.0.0/8, ::1, localhost) need none.
 func CheckListen(addr, token string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("view: listen address %q: want host:port (%w)", addr, err)
 	}
-	if token != "" || host == "localhost" {
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
 		return nil
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
+	switch {
+	case token == "":
+		return fmt.Errorf("view: listen address %q is not loopback: serving other machines needs --token (every request must then carry it)", addr)
+	case len(token) < MinTokenLength || strings.IndexFunc(token, unicode.IsSpace) >= 0:
+		return fmt.Errorf("view: the token (--token or %s) is too weak to guard %q, which other machines can reach: "+
+			"a token takes at least %d characters and no spaces (e.g. openssl rand -hex 16)", "CLINEVO_VIEW_TOKEN", addr, MinTokenLength)
 	}
-	return fmt.Errorf("view: listen address %q is not loopback: serving other machines needs --token (every request must then carry it)", addr)
+	return nil
 }
 
 // loader builds a page's data from a request; an error it returns is shown

@@ -593,7 +593,8 @@ func TestCheckListen(t *testing.T) {
 		{":8233", "", "is not loopback"},
 		{"192.0.2.7:8233", "", "is not loopback"},
 		{"example.org:80", "", "is not loopback"},
-		{"0.0.0.0:8233", "t", ""},
+		{"0.0.0.0:8233", "t", "is too weak to guard"},
+		{"0.0.0.0:8233", "0123456789abcdef", ""},
 		{"8233", "", `listen address "8233": want host:port`},
 	} {
 		t.Run(tc.addr+"/"+tc.token, func(t *testing.T) {

@@ -74,6 +74,11 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 		if spec.SettingsRef != "" {
 			in.Settings, in.SettingsRef, in.Durability = settings.Settings{}, spec.SettingsRef, spec.Settings.Durability
 		}
+		if err := checkEpisodeID(ctx, in); err != nil {
+			f, set := workflow.NewFuture(ctx)
+			set.SetError(err)
+			return childFailed{f}
+		}
 		return workflow.ExecuteChildWorkflow(episodeOptions(ctx, in), EpisodeWorkflow, in)
 	}
 	sel := workflow.NewSelector(ctx)

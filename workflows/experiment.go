@@ -31,6 +31,14 @@ func ExperimentWorkflow(ctx workflow.Context, spec contract.ExperimentSpec) (con
 // code, as before.
 const versionPlanned = "plan-experiment"
 
+// versionClaimConditions is the change ID of experiments that claim the run
+// ID of every condition from their start: from version 1 the spec says so
+// (ClaimsConditions) when PutExperiment records it, and each condition's
+// stream carries the experiment's name (StreamSpec.Experiment), so that
+// ValidateStream refuses that run ID to any other stream. Histories without
+// the marker claim only their own name, as before.
+const versionClaimConditions = "claim-conditions"
+
 func runExperiment(ctx workflow.Context, spec contract.ExperimentSpec) (contract.ExperimentResult, error) {
 	e, err := newExperiment(ctx, spec)
 	if err != nil {
@@ -81,6 +89,9 @@ func newExperiment(ctx workflow.Context, spec contract.ExperimentSpec) (*experim
 		}
 	} else if spec.Claim == "" {
 		spec.Claim = firstRun(ctx)
+	}
+	if planned && workflow.GetVersion(ctx, versionClaimConditions, workflow.DefaultVersion, 1) >= 1 {
+		spec.ClaimsConditions = true
 	}
 	w, err := newWaiter(ctx, spec.Base.Durability)
 	if err != nil {
@@ -210,6 +221,9 @@ func (e *experiment) startStream(c contract.ConditionSpec, run string, set setti
 	s.Settings = set
 	if r, ok := e.spec.Resume[c.Name]; ok {
 		s = r // started before the experiment stopped: its recorded spec, from its last completed episode
+	}
+	if e.spec.ClaimsConditions {
+		s.Experiment = e.spec.Name
 	}
 	return workflow.ExecuteChildWorkflow(workflow.WithChildOptions(e.ctx, workflow.ChildWorkflowOptions{
 		WorkflowID: contract.StreamWorkflowID(run), StaticSummary: fmt.Sprintf("experiment %s: %s", e.spec.Name, c.Name)}), StreamWorkflow, s)

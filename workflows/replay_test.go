@@ -34,7 +34,12 @@ import (
 // "evoprompt-population" (the seed alone, then one GA generation of two
 // children), which must keep replaying on the old path;
 // optimize_evoprompt_de.json one from after it (version 1: the seed, two
-// initial books, one DE generation of three children).
+// initial books, one DE generation of three children);
+// experiment_claims.json is an experiment that claimed its conditions' run
+// IDs (version 1 of "claim-conditions": its stream condition carries its
+// name), stream_checked_ids.json that condition's stream and
+// evaluation_checked_ids.json its held-out evaluation, both checking each
+// episode's workflow ID (version 1 of "check-episode-ids").
 func TestReplayCommittedHistories(t *testing.T) {
 	for _, f := range []string{"testdata/stream_stage1.json", "testdata/episode.json",
 		"testdata/stream_stage1_v1.json", "testdata/episode_v1.json", "testdata/episode_eval_v1.json",
@@ -42,7 +47,8 @@ func TestReplayCommittedHistories(t *testing.T) {
 		"testdata/experiment_planned.json", "testdata/evaluation_heldout_batches.json", "testdata/evaluation_stage_batches.json",
 		"testdata/stream_resolved.json", "testdata/episode_waited.json", "testdata/stream_gepa.json", "testdata/optimize_gepa.json",
 		"testdata/stream_experiment_budget.json", "testdata/optimize_evoprompt.json",
-		"testdata/optimize_evoprompt_de.json"} {
+		"testdata/optimize_evoprompt_de.json", "testdata/experiment_claims.json", "testdata/stream_checked_ids.json",
+		"testdata/evaluation_checked_ids.json"} {
 		t.Run(f, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflow(workflows.StreamWorkflow)

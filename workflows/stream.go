@@ -397,6 +397,9 @@ func (s *stream) episode() error {
 		Grade: s.local, ActivityTimeoutSeconds: s.spec.ActivityTimeoutSeconds, Settings: s.spec.Settings, Durability: s.spec.Settings.Durability,
 		Temperature: s.st.Temperature}
 	var score contract.ScoreSummary
+	if err := checkEpisodeID(s.ctx, in); err != nil {
+		return err
+	}
 	if err := workflow.ExecuteChildWorkflow(episodeOptions(s.ctx, in), EpisodeWorkflow, in).Get(s.ctx, &score); err != nil {
 		return err
 	}

@@ -124,6 +124,27 @@ func EpisodeWorkflow(ctx workflow.Context, in acts.EpisodeInput) (contract.Score
 	return s, nil
 }
 
+// versionCheckIDs is the change ID of streams and evaluations that check
+// each episode's workflow ID before they start it (checkEpisodeID): from
+// version 1 an ID Temporal would refuse (a case ID of characters a gRPC
+// header cannot carry) fails the run at once, naming the case, where the
+// refusal used to fail the workflow task again and again and wedge the run
+// for good. Histories without the marker started their episodes unchecked.
+const versionCheckIDs = "check-episode-ids"
+
+// checkEpisodeID refuses, as a non-retryable failure of the run, an episode
+// whose workflow ID Temporal would refuse.
+func checkEpisodeID(ctx workflow.Context, in acts.EpisodeInput) error {
+	if workflow.GetVersion(ctx, versionCheckIDs, workflow.DefaultVersion, 1) < 1 {
+		return nil
+	}
+	if err := contract.ValidateWorkflowID(in.EpisodeID); err != nil {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("episode %d of run %s: case %q cannot be played: %v (fix the case's ID in the corpus)",
+			in.Index, in.Run, in.CaseID, err), "BadCaseID", nil)
+	}
+	return nil
+}
+
 func episodeOptions(ctx workflow.Context, in acts.EpisodeInput) workflow.Context {
 	return workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID: in.EpisodeID,
@@ -134,4 +155,14 @@ func episodeOptions(ctx workflow.Context, in acts.EpisodeInput) workflow.Context
 			AttrEpisodeIndex.ValueSet(int64(in.Index))),
 		StaticSummary: fmt.Sprintf("%s episode %d: case %s", in.Kind, in.Index, in.CaseID),
 	})
+}
+
+// childFailed is a child workflow that never started: every future of it
+// holds the error that kept it from starting.
+type childFailed struct{ workflow.Future }
+
+func (c childFailed) GetChildWorkflowExecution() workflow.Future { return c.Future }
+
+func (c childFailed) SignalChildWorkflow(workflow.Context, string, any) workflow.Future {
+	return c.Future
 }

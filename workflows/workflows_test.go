@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -35,6 +36,8 @@ type fakeStream struct {
 	choose func(n int) *float64
 	learns int
 	temps  map[string]*float64
+	// caseIDs, when set, are the plan's case IDs instead of ca, cb, ...
+	caseIDs []string
 }
 
 func (f *fakeStream) call(c string) {
@@ -49,6 +52,9 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 	for i := range ids {
 		ids[i] = "c" + string(rune('a'+i))
 		conds[i] = "cond"
+	}
+	if f.caseIDs != nil {
+		copy(ids, f.caseIDs)
 	}
 	env.RegisterWorkflow(workflows.EpisodeWorkflow)
 	env.OnActivity(acts.ValidateStream.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, s contract.StreamSpec) (acts.StreamPlan, error) {
@@ -439,4 +445,27 @@ func TestStreamSpecCarriesTheExperimentBudget(t *testing.T) {
 	require.Equal(t, &contract.ExperimentBudget{Experiment: "x", Runs: []string{"x-E1", "x-H3"}, Budget: settings.Budget{USD: 3}}, s.ExperimentBudget)
 	e.Budget = nil
 	require.Nil(t, workflows.StreamSpecOf(e, e.Conditions[0], e.RunID("E1"), nil).ExperimentBudget)
+}
+
+// TestBadCaseIDStopsTheStream (issue 37, item 1): an episode whose workflow
+// ID Temporal would refuse (a case ID that is not printable ASCII) fails the
+// stream at once, non-retryable, naming the episode and the case; it used
+// to fail the stream's workflow task every ten seconds for ever. Histories
+// from before the check start the episode unchecked.
+func TestBadCaseIDStopsTheStream(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := newEnv(&s)
+	f := &fakeStream{caseIDs: []string{"ca", "病例-0002", "cc"}}
+	f.register(env, 3)
+	env.ExecuteWorkflow(workflows.StreamWorkflow, spec(0, 10))
+	require.True(t, env.IsWorkflowCompleted())
+	err := env.GetWorkflowError()
+	require.Error(t, err)
+	require.False(t, workflow.IsContinueAsNewError(err))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.True(t, app.NonRetryable())
+	require.ErrorContains(t, err, `episode 2 of run t: case "病例-0002" cannot be played: workflow ID "t/p1/s01/e0002-病例-0002" holds '病' at byte 16: `+
+		"Temporal carries workflow IDs as printable ASCII (fix the case's ID in the corpus)")
+	require.Equal(t, []string{"episode:t/p1/s01/e0001-ca", "grade:ca", "learn", "record:ca"}, f.calls, "the first episode played, the second never started")
 }

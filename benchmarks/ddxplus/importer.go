@@ -96,7 +96,10 @@ func (d *Dictionary) ReadPatients(r io.Reader, name string, skipInvalid bool) ([
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := cr.FieldPos(0)
+		line, err := rowLine(cr, rec, err)
+		if line == 0 {
+			return nil, nil, fmt.Errorf("%s: row %d: %w", name, row, err) // not a row's fault: no row after it can be read
+		}
 		var c clinic.Case
 		if err == nil {
 			c, err = d.rowCase(rec, at, fmt.Sprintf("%s-%s-%05d", Name, stem, row), fmt.Sprintf("%s row %d", filepath.Base(name), row))
@@ -114,6 +117,24 @@ func (d *Dictionary) ReadPatients(r io.Reader, name string, skipInvalid bool) ([
 		return nil, skipped, fmt.Errorf("%s: no valid patients (%d rows skipped)", name, len(skipped))
 	}
 	return cases, skipped, nil
+}
+
+// rowLine is the line a row read with err starts on, and err; 0 for a
+// failure to read that is no row's (a read error of the file). A row that
+// does not parse has no field positions to ask for (csv.Reader.FieldPos
+// panics then): its line is the parse error's.
+func rowLine(cr *csv.Reader, rec []string, err error) (int, error) {
+	var perr *csv.ParseError
+	switch {
+	case errors.As(err, &perr):
+		return perr.StartLine, err
+	case err != nil:
+		return 0, err
+	case len(rec) == 0:
+		return 0, errors.New("a row without fields")
+	}
+	line, _ := cr.FieldPos(0)
+	return line, nil
 }
 
 // rowCase converts one row; the error names the field.

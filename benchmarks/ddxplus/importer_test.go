@@ -140,3 +140,17 @@ func TestImportCompanionFiles(t *testing.T) {
 		"evidences": filepath.Join(dicts, ddxplus.EvidencesFile), "conditions": filepath.Join(dicts, ddxplus.ConditionsFile)}})
 	require.ErrorContains(t, err, `release_conditions.json: condition "Scurvy": field symptoms: unknown evidence E_999`)
 }
+
+// TestUnparsableRowIsAnErrorNotAPanic (issue 37, item 12, found by
+// FuzzImport): a row the CSV reader cannot parse (a quote never closed)
+// used to panic in csv.Reader.FieldPos; it is an error naming the file, the
+// row and its line, and --skip-invalid lists it and imports the rest.
+func TestUnparsableRowIsAnErrorNotAPanic(t *testing.T) {
+	path := release(t, t.TempDir(), goodRow, `"unclosed`)
+	_, err := importFile(t, path, corpus.Options{})
+	const why = `parse error on line 3, column 11: extraneous or missing " in quoted-field`
+	require.EqualError(t, err, path+": row 2 (line 3): "+why)
+	skipped, err := importFile(t, path, corpus.Options{SkipInvalid: true})
+	require.NoError(t, err)
+	require.Equal(t, []corpus.Skipped{{File: path, Line: 3, Reason: "row 2: " + why}}, skipped)
+}

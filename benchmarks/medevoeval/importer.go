@@ -65,41 +65,13 @@ type medEvoCase struct {
 // Import reads MedEvoEval cases: a JSON array, a single object, or one
 // object a line. Errors name the record (and line for JSONL) and the field.
 func Import(r io.Reader, name string) ([]clinic.Case, error) {
-	data, err := io.ReadAll(r)
+	data, err := corpus.ReadWhole(r, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: read: %w", name, err)
+		return nil, err
 	}
-	type rec struct {
-		where string
-		raw   []byte
-	}
-	var recs []rec
-	trimmed := bytes.TrimSpace(data)
-	switch {
-	case len(trimmed) == 0:
-		return nil, fmt.Errorf("%s: no cases", name)
-	case trimmed[0] == '[':
-		var arr []json.RawMessage
-		if err := json.Unmarshal(trimmed, &arr); err != nil {
-			return nil, fmt.Errorf("%s: %s", name, corpus.DescribeJSONError(err))
-		}
-		for i, a := range arr {
-			recs = append(recs, rec{fmt.Sprintf("%s: record %d", name, i+1), a})
-		}
-	default:
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		for dec.More() {
-			var one json.RawMessage
-			start := int(dec.InputOffset())
-			for start < len(trimmed) && (trimmed[start] == '\n' || trimmed[start] == ' ' || trimmed[start] == '\t' || trimmed[start] == '\r') {
-				start++
-			}
-			line := 1 + bytes.Count(trimmed[:start], []byte("\n"))
-			if err := dec.Decode(&one); err != nil {
-				return nil, fmt.Errorf("%s:%d: %s", name, line, corpus.DescribeJSONError(err))
-			}
-			recs = append(recs, rec{fmt.Sprintf("%s:%d", name, line), one})
-		}
+	recs, err := records(data, name)
+	if err != nil {
+		return nil, err
 	}
 	var cases []clinic.Case
 	var extra []catalog.Item
@@ -130,6 +102,46 @@ func Import(r io.Reader, name string) ([]clinic.Case, error) {
 		}
 	}
 	return cases, nil
+}
+
+// record is one record of a MedEvoEval file and where it is.
+type record struct {
+	where string
+	raw   []byte
+}
+
+// records splits a MedEvoEval file into its records: the items of a JSON
+// array, or the objects one after another (one a line, or one alone).
+func records(data []byte, name string) ([]record, error) {
+	var recs []record
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case len(trimmed) == 0:
+		return nil, fmt.Errorf("%s: no cases", name)
+	case trimmed[0] == '[':
+		var arr []json.RawMessage
+		if err := json.Unmarshal(trimmed, &arr); err != nil {
+			return nil, fmt.Errorf("%s: %s", name, corpus.DescribeJSONError(err))
+		}
+		for i, a := range arr {
+			recs = append(recs, record{fmt.Sprintf("%s: record %d", name, i+1), a})
+		}
+	default:
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		for dec.More() {
+			var one json.RawMessage
+			start := int(dec.InputOffset())
+			for start < len(trimmed) && (trimmed[start] == '\n' || trimmed[start] == ' ' || trimmed[start] == '\t' || trimmed[start] == '\r') {
+				start++
+			}
+			line := 1 + bytes.Count(trimmed[:start], []byte("\n"))
+			if err := dec.Decode(&one); err != nil {
+				return nil, fmt.Errorf("%s:%d: %s", name, line, corpus.DescribeJSONError(err))
+			}
+			recs = append(recs, record{fmt.Sprintf("%s:%d", name, line), one})
+		}
+	}
+	return recs, nil
 }
 
 func convertMedEvo(m medEvoCase) (clinic.Case, []catalog.Item, error) {

@@ -83,9 +83,9 @@ var parquetMagic = []byte("PAR1")
 // otherwise. Errors name the file, the record (row or line) and the field;
 // with skipInvalid a bad record is listed and the rest imported.
 func ImportArena(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []corpus.Skipped, error) {
-	data, err := io.ReadAll(r)
+	data, err := corpus.ReadBounded(r, name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: read: %w", name, err)
+		return nil, nil, err
 	}
 	var recs []arenaRow
 	if bytes.HasPrefix(data, parquetMagic) {

@@ -51,9 +51,9 @@ func (Benchmark) Formats() []corpus.Format {
 // one object a line. Errors name the record and field; with skipInvalid a
 // bad record is listed and skipped.
 func Import(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []corpus.Skipped, error) {
-	data, err := io.ReadAll(r)
+	data, err := corpus.ReadWhole(r, name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: read: %w", name, err)
+		return nil, nil, err
 	}
 	type rec struct {
 		line int // 0 for a record of an array
@@ -101,6 +101,9 @@ func Import(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []corpus
 		}
 		seen[c.ID] = true
 		cases = append(cases, c)
+	}
+	if len(cases) == 0 {
+		return nil, skipped, fmt.Errorf("%s: no valid cases (%d records skipped)", name, len(skipped))
 	}
 	return cases, skipped, nil
 }

@@ -52,6 +52,25 @@ var badInputs = []refusedInput{
 		`engine: neither results.db nor memory.db is in DATA_DIR/typo: nothing has run with this data_dir (set --data-dir or data_dir to where the worker writes)`},
 	{"an unknown log level", []string{"--log-level", "loud", "runs", "list"}, nil, "",
 		`config: log.level (or --log-level) "loud", want one of debug, info, warn, error`},
+	// Issue 37: numbers, terminate, diff, infinite and huge settings, the viewer's address.
+	{"a negative limit", []string{"stream", "start", "--run", "r", "--limit", "-5"}, nil, "",
+		`stream start: --limit must be at least 0 and at most 1000000 (0: every case), got -5`},
+	{"a fractional limit", []string{"stream", "start", "--run", "r", "--limit", "3.7"}, nil, "",
+		`invalid argument "3.7" for "--limit" flag: must be an integer`},
+	{"terminate without a reason", []string{"stream", "terminate", "r1"}, nil, "",
+		`stream terminate: --reason is required: say why the run is ended (status and the viewer show it)`},
+	{"a backward diff", []string{"memory", "diff", "--from", "5", "--to", "3"}, nil, "",
+		`memory diff: --from 5 --to 3: need 0 <= from < to, got from 5 and to 3`},
+	{"an infinite weight", []string{"runs", "list"}, nil, "scoring:\n  lambda: .inf\n",
+		`config FILE: scoring.lambda: want a finite number, got +Inf`},
+	{"a huge memory.dim", []string{"runs", "list"}, nil, "memory:\n  dim: 1000000000\n",
+		`config: memory.dim must be at least 16 and at most 65536, got 1000000000`},
+	{"garbage YAML", []string{"runs", "list"}, nil, "episode: [unclosed\n",
+		`config FILE: While parsing config: yaml: line 1: did not find expected ',' or ']'`},
+	{"a public viewer without a token", []string{"view", "--listen", "0.0.0.0:7280"}, nil, "",
+		`view: listen address "0.0.0.0:7280" is not loopback: serving other machines needs --token (every request must then carry it)`},
+	{"a public viewer with a weak token", []string{"view", "--listen", "0.0.0.0:7280", "--token", "t"}, nil, "",
+		`view: the token (--token or CLINEVO_VIEW_TOKEN) is too weak to guard "0.0.0.0:7280", which other machines can reach: a token takes at least 16 characters and no spaces (e.g. openssl rand -hex 16)`},
 }
 
 // TestBadInputIsRefused runs every bad input of the table "Bad input and

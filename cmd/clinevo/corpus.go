@@ -1,8 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -139,38 +140,23 @@ func (a *app) corpusImportCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return fmt.Errorf("corpus import: --out FILE is required")
+				return badInput(fmt.Errorf("corpus import: --out FILE is required"))
 			}
-			f, err := os.Open(args[1])
-			if err != nil {
-				return fmt.Errorf("corpus import: %w", err)
-			}
-			defer f.Close()
-			cases, skipped, err := a.lib.Import(args[0], f, args[1], corpus.Options{SkipInvalid: skipInvalid, Files: files, DropImageCases: dropImages})
+			cases, skipped, err := a.lib.ImportFile(args[0], args[1], out, corpus.Options{SkipInvalid: skipInvalid, Files: files, DropImageCases: dropImages})
 			for _, s := range skipped {
 				fmt.Fprintln(cmd.ErrOrStderr(), s)
 			}
 			if skipInvalid {
 				fmt.Fprintf(cmd.ErrOrStderr(), "skipped lines: %d\n", len(skipped))
 			}
+			var write *corpus.WriteError
+			if err != nil && !errors.As(err, &write) {
+				return badInput(err)
+			}
 			if err != nil {
 				return err
 			}
-			redacted := 0
-			for _, c := range cases {
-				for _, r := range c.Provenance.Redactions {
-					fmt.Fprintf(cmd.ErrOrStderr(), "case %s: redacted: %s\n", c.ID, r)
-				}
-				if len(c.Provenance.Redactions) > 0 {
-					redacted++
-				}
-			}
-			if redacted > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "redacted cases: %d (a text named the diagnosis)\n", redacted)
-			}
-			if err := a.lib.WriteJSONL(out, cases); err != nil {
-				return err
-			}
+			reportRedactions(cmd.ErrOrStderr(), cases)
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases imported from %s\n", out, len(cases), args[1])
 			return nil
 		},
@@ -180,6 +166,23 @@ func (a *app) corpusImportCmd() *cobra.Command {
 	cmd.Flags().StringToStringVar(&files, "file", nil, "a companion file the format reads, NAME=PATH (repeatable; see the formats' files below)")
 	cmd.Flags().BoolVar(&dropImages, "drop-image-cases", false, "agentclinic: leave out the NEJM cases whose source shows an image (default: import them as text, marked by provenance.image_url)")
 	return cmd
+}
+
+// reportRedactions lists what the import redacted of each case (a text
+// that named the diagnosis).
+func reportRedactions(w io.Writer, cases []clinic.Case) {
+	redacted := 0
+	for _, c := range cases {
+		for _, r := range c.Provenance.Redactions {
+			fmt.Fprintf(w, "case %s: redacted: %s\n", c.ID, r)
+		}
+		if len(c.Provenance.Redactions) > 0 {
+			redacted++
+		}
+	}
+	if redacted > 0 {
+		fmt.Fprintf(w, "redacted cases: %d (a text named the diagnosis)\n", redacted)
+	}
 }
 
 // formatList lists the import formats, and the companion files each

@@ -28,7 +28,12 @@ var examples = map[string]string{
   clinevo experiment run experiments/quick.yaml --wait`,
 	"memory export": `  clinevo memory export --out cards.jsonl
   clinevo memory export --run quick-E1 > e1-cards.jsonl`,
-	"memory import": `  clinevo memory --memory-backend qdrant import cards.jsonl`,
+	"memory import": `  clinevo memory --memory-backend qdrant import cards.jsonl
+  clinevo memory import cards.jsonl --replace   # and change the cards the bank holds under the same IDs`,
+	"stream terminate":     `  clinevo stream terminate r1 --reason "case 病例-0002 wedged its episode"`,
+	"experiment terminate": `  clinevo experiment terminate quick --reason "the endpoint's quota ran out"`,
+	"evaluation terminate": `  clinevo evaluation terminate quick-H0 --reason "stuck on a model that no longer answers"
+  clinevo evaluation terminate r1/eval-s02 --reason "stuck"`,
 	"memory show": `  clinevo memory show 5f0c2a4e-8d1b-5c52-9a57-0f7a3c1d2e4b
   clinevo memory show 5f0c2a4e-8d1b-5c52-9a57-0f7a3c1d2e4b --json`,
 	"memory stats": `  clinevo memory stats

@@ -30,7 +30,8 @@ func (a *app) loadExperiment(path string) (contract.ExperimentSpec, error) {
 func (a *app) experimentCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "experiment", Short: "Run, follow and resume experiments (a named set of conditions)"}
 	cmd.AddCommand(a.experimentRunCmd(), a.experimentValidateCmd(), a.experimentStatusCmd(), a.experimentResumeCmd(), a.rescoreCmd(),
-		a.experimentPlanCmd(), a.experimentRaiseBudgetCmd())
+		a.experimentPlanCmd(), a.experimentRaiseBudgetCmd(),
+		a.terminateCmd(contract.KindExperiment, "NAME", "experiment", "an experiment and every condition it runs"))
 	return cmd
 }
 

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/memory"
@@ -66,32 +68,43 @@ func (a *app) memoryExportCmd() *cobra.Command {
 }
 
 func (a *app) memoryImportCmd() *cobra.Command {
-	return &cobra.Command{
+	var replace bool
+	cmd := &cobra.Command{
 		Use:   "import FILE",
-		Short: "Load a memory export into the configured backend (evictions are restored, retrieval counts start at zero)",
+		Short: "Load a memory export into the configured backend (evictions are restored, retrieval counts start at zero); cards already in the bank are changed only with --replace",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
 			if err != nil {
-				return err
+				return badInput(fmt.Errorf("memory import: %w", err))
 			}
 			defer f.Close()
 			cards, err := memory.ReadCards(f, args[0])
 			if err != nil {
-				return err
+				return badInput(err)
 			}
 			eng, err := a.openEngine(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer eng.Close()
-			if err := memory.Import(cmd.Context(), eng.Memory, cards); err != nil {
+			res, err := memory.Import(cmd.Context(), eng.Memory, cards, replace)
+			if errors.Is(err, memory.ErrCardsExist) {
+				return badInput(err)
+			}
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "imported %d cards from %s\n", len(cards), args[0])
+			for _, c := range res.Replaced {
+				fmt.Fprintf(cmd.OutOrStdout(), "replaced card %s (a %s card of run %s, episode %d)\n", c.ID, c.Kind, c.Run, c.CreatedEpisode)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "imported %d cards from %s: %d new, %d already in the bank unchanged, %d replaced\n",
+				len(cards), args[0], res.Added, res.Unchanged, len(res.Replaced))
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&replace, "replace", false, "replace the cards of the bank that have the IDs of imported cards (each is named); without it such an import changes nothing")
+	return cmd
 }
 
 func (a *app) memoryDiffCmd() *cobra.Command {
@@ -104,6 +117,22 @@ func (a *app) memoryDiffCmd() *cobra.Command {
 		Example: `  clinevo memory diff --to 25                   # what the first 25 episodes wrote
   clinevo memory diff --from 25 --to 50 --run quick-E1
   clinevo memory diff --from 75 --json            # from episode 75 to now`,
+		PreRunE: func(cmd *cobra.Command, _ []string) error {
+			// Checked before the stores open: bad input exits 2.
+			check := memory.CheckDiff(from, from+1) // --from alone: 0 or more
+			if cmd.Flags().Changed("to") {
+				check = memory.CheckDiff(from, to)
+			}
+			if check != nil {
+				return badInput(fmt.Errorf("memory diff: --from %d --to %d: %w", from, to, check))
+			}
+			for _, r := range runs {
+				if err := contract.ValidateConditionRunID(r); err != nil {
+					return badInput(fmt.Errorf("memory diff: --run: %w", err))
+				}
+			}
+			return nil
+		},
 		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
 			if !cmd.Flags().Changed("to") {
 				last, err := memory.Latest(cmd.Context(), eng.Memory, runs) // now

@@ -103,7 +103,7 @@ func TestExportImportIntoQdrant(t *testing.T) {
 
 	// A bad export line fails before anything is written.
 	bad := filepath.Join(dir, "bad.jsonl")
-	require.NoError(t, os.WriteFile(bad, []byte(`{"id":"x","kind":"success","run":"r"}`+"\n"+`{"id":"y","kind":"success"}`+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(bad, []byte(`{"id":"x","kind":"success","run":"r","bank":"success"}`+"\n"+`{"id":"y","kind":"success"}`+"\n"), 0o644))
 	_, err = root(qenv, "memory", "--memory-backend", "qdrant", "import", bad)
 	require.ErrorContains(t, err, "bad.jsonl:2: field run: required")
 	_, err = qd.Get(ctx, "x")

@@ -156,15 +156,19 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	fix := func(run string) string {
 		return fmt.Sprintf("a run ID names one run; to continue that run use `clinevo stream restart %s`; to start over choose a new run ID", run)
 	}
-	for _, tc := range []struct{ run, found string }{
-		{"good2", "stream good2 already exists (workflow good2/stream is completed; the results store describes it; 5 episode records)"},
-		{"halted", "stream halted already exists (workflow halted/stream is terminated; the results store describes it; "},
-		{"moved", "stream moved already exists (the results store describes it)"},
+	// A finished run is not restarted: the advice is a carry run (issue 37,
+	// item 10: it used to name `stream restart`, which then refused it).
+	finished := "a run ID names one run; that run has finished: to continue its memory start a new run with " +
+		"`clinevo stream start --run NEW --memory-mode carry --carry-from good2`; to start over choose a new run ID"
+	for _, tc := range []struct{ run, found, fix string }{
+		{"good2", "stream good2 already exists (workflow good2/stream is completed; the results store describes it; 5 episode records)", finished},
+		{"halted", "stream halted already exists (workflow halted/stream is terminated; the results store describes it; ", fix("halted")},
+		{"moved", "stream moved already exists (the results store describes it)", fix("moved")},
 	} {
 		t.Run(tc.run, func(t *testing.T) {
 			_, err := run(t, cli, "--data-dir", env.DataDir, "stream", "start", "--run", tc.run, "--limit", "8", "--stage-size", "4")
 			require.ErrorContains(t, err, tc.found)
-			require.ErrorContains(t, err, fix(tc.run))
+			require.ErrorContains(t, err, tc.fix)
 		})
 	}
 	require.Equal(t, before, snapshot(t, env), "nothing changed")
@@ -213,7 +217,7 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.Contains(t, out, "episode good2/p1/s01/e0001-")
 	out, err = run(t, cli, "--data-dir", env.DataDir, "stream", "status", "halted")
 	require.NoError(t, err)
-	require.Regexp(t, `status\s+terminated\n`, out)
+	require.Regexp(t, `status\s+terminated: test: halted\n`, out, "and why")
 
 	// An experiment of a name that names a run: refused the same way.
 	file := filepath.Join(t.TempDir(), "tiny.yaml")
@@ -250,5 +254,5 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 	require.Positive(t, ex.Used.Total[0].Calls, "the doctor's turns, read from the records")
 	_, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "run", file)
 	require.ErrorContains(t, err, "experiment tiny already exists (workflow tiny/experiment is completed; the results store describes it)")
-	require.ErrorContains(t, err, "a run ID names one run; to continue that experiment run `clinevo experiment resume tiny`; to start over choose a new name")
+	require.ErrorContains(t, err, "a run ID names one run; that experiment has finished: read it with `clinevo report tiny`; to run it again choose a new name")
 }

@@ -60,6 +60,17 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 			return s, fmt.Errorf("stream start: --run: %w", err)
 		}
 	}
+	// The flags take the ranges of the spec keys they set.
+	for _, n := range []struct {
+		flag string
+		v    int
+		r    settings.Range
+	}{{"--limit", s.Limit, contract.LimitRange}, {"--stage-size", s.StageSize, contract.StageSizeRange},
+		{"--activity-timeout", s.ActivityTimeoutSeconds, contract.ActivityTimeoutRange}} {
+		if err := n.r.Check(n.flag, n.v); err != nil {
+			return s, fmt.Errorf("stream start: %w", err)
+		}
+	}
 	if s.Corpus == "" {
 		s.Corpus = a.cfg.Corpus
 	}
@@ -117,7 +128,8 @@ func (a *app) streamCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "stream", Short: "Start and steer streams of episodes"}
 	cmd.AddCommand(a.streamStartCmd(), a.signalCmd("pause", contract.SignalPause, "Pause a stream before its next episode"),
 		a.streamResumeCmd(), a.signalCmd("stop", contract.SignalStop, "Stop a stream after the current episode"),
-		a.streamRestartCmd(), a.streamSizeCmd(), a.streamTimingCmd(), a.streamStatusCmd())
+		a.streamRestartCmd(), a.streamSizeCmd(), a.streamTimingCmd(), a.streamStatusCmd(),
+		a.terminateCmd(contract.KindStream, "RUN", "stream", "a stream and the episodes and evaluations it runs"))
 	return cmd
 }
 

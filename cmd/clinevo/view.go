@@ -54,7 +54,7 @@ func (a *app) runView(cmd *cobra.Command, f viewFlags) error {
 		f.token = os.Getenv(viewTokenEnv)
 	}
 	if err := view.CheckListen(addr, f.token); err != nil {
-		return err
+		return badInput(err)
 	}
 	ctx, stop := interrupted()
 	defer stop()
@@ -75,7 +75,7 @@ func (a *app) runView(cmd *cobra.Command, f viewFlags) error {
 	}
 	defer c.Close()
 	srv, err := view.New(view.Options{Results: eng.Results, Memory: eng.Memory, Workflows: view.Temporal(c),
-		TemporalAddress: a.cfg.Temporal.Address, Namespace: a.cfg.Temporal.Namespace, TemporalUI: f.tempUI, Token: f.token})
+		TemporalAddress: a.cfg.Temporal.Address, Namespace: a.cfg.Temporal.Namespace, TemporalUI: f.tempUI, Token: f.token, Listen: addr})
 	if err != nil {
 		return err
 	}

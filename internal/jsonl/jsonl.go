@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // MaxLine is the longest line Read accepts, in bytes: 64 MiB (clinevo's
@@ -24,10 +25,13 @@ const MaxLine = 64 << 20
 // longer than MaxLine or a failed read is an error naming the file and the
 // line too.
 func Read(r io.Reader, name string, fn func(line int, raw []byte) error) error {
-	return read(r, name, MaxLine, fn)
+	return ReadLimit(r, name, MaxLine, fn)
 }
 
-func read(r io.Reader, name string, maxLine int, fn func(line int, raw []byte) error) error {
+// ReadLimit is Read with lines of at most maxLine bytes, for a file whose
+// records have a smaller bound of their own (a case, a memory card): the
+// reader holds no more than that of a line that is too long.
+func ReadLimit(r io.Reader, name string, maxLine int, fn func(line int, raw []byte) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, min(maxLine, 64<<10)), maxLine)
 	line := 0
@@ -56,4 +60,22 @@ func Strict(raw []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
+}
+
+// BOM is the UTF-8 byte-order mark, which a JSON Lines file must not start
+// with (encoding/json refuses it with a message that does not say why).
+var BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// CheckUTF8 finds the first byte of b that does not start a valid UTF-8
+// sequence: its offset and value, ok false; encoding/json would otherwise
+// replace it with U+FFFD in silence.
+func CheckUTF8(b []byte) (offset int, bad byte, ok bool) {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i, b[i], false
+		}
+		i += size
+	}
+	return 0, 0, true
 }

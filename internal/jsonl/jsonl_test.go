@@ -16,7 +16,7 @@ type item struct {
 // collect reads a file of items with read and a line limit of maxLine.
 func collect(text string, maxLine int) (map[int]string, error) {
 	got := map[int]string{}
-	err := read(strings.NewReader(text), "items.jsonl", maxLine, func(line int, raw []byte) error {
+	err := ReadLimit(strings.NewReader(text), "items.jsonl", maxLine, func(line int, raw []byte) error {
 		var it item
 		if err := Strict(raw, &it); err != nil {
 			return fmt.Errorf("not an item: %w", err)

@@ -7,6 +7,9 @@ package sqlitefault
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"modernc.org/sqlite"
@@ -72,4 +75,28 @@ func Tag(dependency, path string, err error) error {
 		return fault.Permanent(dependency, c, Fix(c, path), err)
 	}
 	return fault.New(dependency, c, err)
+}
+
+// header starts every SQLite database file.
+const header = "SQLite format 3\x00"
+
+// CheckFile refuses a file at path that exists, holds something, and is no
+// SQLite database (a file copied over it, a text saved in its place): a
+// schema fault that says so and where, before SQLite's own words ("file is
+// not a database", or a schema version of 0 that asks for a migration that
+// cannot help). A missing or empty file is left to SQLite, which creates it.
+func CheckFile(dependency, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // missing, or unreadable: opening it says which
+	}
+	defer f.Close()
+	b := make([]byte, len(header))
+	n, _ := io.ReadFull(f, b) // a short file is judged by what it holds
+	if n == 0 || string(b[:n]) == header {
+		return nil
+	}
+	return fault.Permanent(dependency, fault.Schema,
+		"restore it from a backup, or point the data directory (--data-dir) at the one the worker writes",
+		fmt.Errorf("%s is not a SQLite database (it starts with %.24q)", path, b[:n]))
 }

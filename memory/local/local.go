@@ -81,6 +81,9 @@ func OpenReader(ctx context.Context, path string, emb memory.Embedder) (*Store, 
 }
 
 func open(ctx context.Context, path string, emb memory.Embedder, reader bool) (*Store, error) {
+	if err := sqlitefault.CheckFile(Dependency, path); err != nil {
+		return nil, fmt.Errorf("memory: open %s: %w", path, err)
+	}
 	dsn := sqliteuri.File(path, "_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)")
 	if reader {
 		dsn = sqliteuri.File(path, "mode=ro&_pragma=busy_timeout(10000)")

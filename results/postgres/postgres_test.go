@@ -82,12 +82,12 @@ func TestMigrations(t *testing.T) {
 		s, err := postgres.Open(ctx, c)
 		require.NoError(t, err)
 		require.NoError(t, s.Close())
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, resultstest.Versions(t, db))
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, resultstest.Versions(t, db))
 	}
 	_, err := db.Exec(`INSERT INTO schema_migrations(version, name) VALUES(99, 'from the future')`)
 	require.NoError(t, err)
 	_, err = postgres.Open(ctx, c)
-	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (7)")
+	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (8)")
 }
 
 // TestNewDatabaseHasTheSchemaOfVersion7: a database this build creates holds

@@ -56,6 +56,7 @@ func Run(t *testing.T, b Backend) {
 	t.Run("model cache", func(t *testing.T) { cache(t, open(t)) })
 	t.Run("runs and completion", func(t *testing.T) { runs(t, open(t)) })
 	t.Run("a run ID has one claim", func(t *testing.T) { claims(t, open(t)) })
+	t.Run("a terminated run says why", func(t *testing.T) { terminations(t, open(t)) })
 	t.Run("shared settings", func(t *testing.T) { sharedSettings(t, open(t)) })
 	t.Run("a reader reads and writes nothing", func(t *testing.T) { reader(t, b) })
 	t.Run("writers in several processes", func(t *testing.T) { processes(t, b) })
@@ -391,6 +392,24 @@ func claims(t *testing.T, s results.Store) {
 	list, _, err := s.Runs(ctx)
 	require.NoError(t, err)
 	require.Equal(t, []results.Run{adopted, first}, list, "the refused description changed nothing")
+}
+
+// terminations: the reason an operator terminated a run is kept with its
+// description (the last reason wins), a description written again keeps it,
+// and a run the store does not describe is not found and written nowhere.
+func terminations(t *testing.T, s results.Store) {
+	ctx := context.Background()
+	r := results.Run{Run: "stuck", Kind: "stream", WorkflowID: "stuck/stream", Spec: json.RawMessage(`{"run_id":"stuck"}`),
+		Created: "2026-11-01T10:00:00Z", Claim: "run-1"}
+	require.NoError(t, s.PutRun(ctx, r))
+	require.NoError(t, s.TerminateRun(ctx, "stuck", "first reason"))
+	require.NoError(t, s.TerminateRun(ctx, "stuck", "a case wedged it"))
+	require.NoError(t, s.PutRun(ctx, r), "the same run described again")
+	require.ErrorIs(t, s.TerminateRun(ctx, "nowhere", "x"), results.ErrNotFound)
+	list, _, err := s.Runs(ctx)
+	require.NoError(t, err)
+	r.Terminated = "a case wedged it"
+	require.Equal(t, []results.Run{r}, list)
 }
 
 func sharedSettings(t *testing.T, s results.Store) {

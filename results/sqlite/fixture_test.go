@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,8 +29,8 @@ func TestReadsVersion7File(t *testing.T) {
 	require.NoError(t, err)
 	readsV7(t, w)
 	require.NoError(t, w.Close())
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, resultstest.Versions(t, fileDB(t, path)))
-	require.Equal(t, before, schema(t, path), "the writer changed no table")
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, resultstest.Versions(t, fileDB(t, path)))
+	require.Equal(t, withTerminated(t, before), schema(t, path), "the writer added version 8's column and changed nothing else")
 	r, err := sqlite.OpenReader(ctx, path)
 	require.NoError(t, err)
 	readsV7(t, r)
@@ -36,14 +38,30 @@ func TestReadsVersion7File(t *testing.T) {
 }
 
 // TestNewFileHasTheSchemaOfVersion7: a file this build creates holds the
-// tables, columns and indexes of the file the previous build wrote, to the
-// letter of their SQL.
+// tables, columns and indexes of the file the version-7 build wrote, to the
+// letter of their SQL, with version 8's one column (runs.terminated).
 func TestNewFileHasTheSchemaOfVersion7(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "results.db")
 	s, err := sqlite.Open(context.Background(), path)
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
-	require.Equal(t, schema(t, copyFixture(t, "testdata/results-v7.db")), schema(t, path))
+	require.Equal(t, withTerminated(t, schema(t, copyFixture(t, "testdata/results-v7.db"))), schema(t, path))
+}
+
+// withTerminated is a version-7 schema as version 8's migration leaves it:
+// SQLite appends an added column to the table's CREATE statement.
+func withTerminated(t *testing.T, v7 []string) []string {
+	t.Helper()
+	out := slices.Clone(v7)
+	for i, entry := range out {
+		if strings.HasPrefix(entry, "table runs: ") {
+			require.True(t, strings.HasSuffix(entry, ")"), entry)
+			out[i] = strings.TrimSuffix(entry, ")") + ", terminated TEXT NOT NULL DEFAULT '')"
+			return out
+		}
+	}
+	t.Fatalf("no table runs in %q", v7)
+	return nil
 }
 
 func readsV7(t *testing.T, s results.Store) {

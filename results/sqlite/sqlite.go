@@ -58,6 +58,9 @@ func OpenReader(ctx context.Context, path string) (*Store, error) {
 
 // open opens the file with the URI's parameters and prepares its schema.
 func open(ctx context.Context, path, params string, prepare func(context.Context, *sql.DB, sqlstore.Config) error) (*Store, error) {
+	if err := sqlitefault.CheckFile(Dependency, path); err != nil {
+		return nil, fmt.Errorf("results: open %s: %w", path, err)
+	}
 	db, err := sql.Open("sqlite", sqliteuri.File(path, params))
 	if err != nil {
 		return nil, fmt.Errorf("results: open %s: %w", path, err)

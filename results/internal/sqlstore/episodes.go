@@ -100,11 +100,11 @@ func (s *Store) PutRun(ctx context.Context, r results.Run) error {
 // Runs implements results.RunLog.
 func (s *Store) Runs(ctx context.Context) ([]results.Run, map[string]int, error) {
 	var out []results.Run
-	err := s.each(ctx, "runs", `SELECT runs.run, runs.kind, workflow_id, spec, created, claim, COALESCE(run_results.completed, '')
+	err := s.each(ctx, "runs", `SELECT runs.run, runs.kind, workflow_id, spec, created, claim, COALESCE(run_results.completed, ''), terminated
 		FROM runs LEFT JOIN run_results ON run_results.run = runs.run ORDER BY created, runs.run`, nil, func(rows *sql.Rows) error {
 		var r results.Run
 		var spec string
-		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created, &r.Claim, &r.Completed); err != nil {
+		if err := rows.Scan(&r.Run, &r.Kind, &r.WorkflowID, &spec, &r.Created, &r.Claim, &r.Completed, &r.Terminated); err != nil {
 			return err
 		}
 		r.Spec = json.RawMessage(spec)
@@ -145,4 +145,16 @@ func (s *Store) RunResult(ctx context.Context, run string) ([]byte, error) {
 		return nil, err
 	}
 	return []byte(body), nil
+}
+
+// TerminateRun implements results.RunLog.
+func (s *Store) TerminateRun(ctx context.Context, run, reason string) error {
+	res, err := s.exec(ctx, `UPDATE runs SET terminated=$1 WHERE run=$2`, reason, run)
+	if err != nil {
+		return s.fail(fmt.Errorf("results: terminate run %s: %w", run, err))
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return errors.Join(s.fail(err), fmt.Errorf("results: terminate run %s: %w", run, results.ErrNotFound))
+	}
+	return nil
 }

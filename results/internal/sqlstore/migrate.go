@@ -95,7 +95,9 @@ ALTER TABLE usage ADD COLUMN rate_limited BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE usage ADD COLUMN waited_ms DOUBLE PRECISION NOT NULL DEFAULT 0;
 ALTER TABLE usage ADD COLUMN endpoint_limit BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE usage ADD COLUMN limit_at BIGINT NOT NULL DEFAULT 0;
-`}}}
+`}}, {version: 8, name: "run terminations", sql: `
+ALTER TABLE runs ADD COLUMN terminated TEXT NOT NULL DEFAULT '';
+`}}
 
 // Latest is the schema version this build writes and reads.
 func Latest() int { return migrations[len(migrations)-1].version }

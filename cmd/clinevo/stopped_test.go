@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/engine/enginetest"
+)
+
+// TestStoppedStreamStatusIsConsistent (issue 37, item 10): a stream stopped
+// before its first stage ended shows the episodes it played and the stage
+// it stopped in (it showed "18 of ?, stage 0 of 0"), and every command's
+// advice about it agrees: `stream start` of its ID and `stream restart`
+// name a carry run (start named `stream restart`, which then said the run
+// had finished), and `stream terminate` finds nothing to end.
+func TestStoppedStreamStatusIsConsistent(t *testing.T) {
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	r, err := engine.StartStream(ctx, env.Client, env.Engine.Results, "", contract.StreamSpec{RunID: "halt", Corpus: "builtin:stream", Limit: 40, StageSize: 20})
+	require.NoError(t, err)
+	require.NoError(t, env.Client.SignalWorkflow(ctx, contract.StreamWorkflowID("halt"), "", contract.SignalStop, nil))
+	var res contract.StreamResult
+	require.NoError(t, r.Get(ctx, &res))
+	require.True(t, res.Stopped)
+	require.Less(t, res.Episodes, 20, "stopped within the first stage")
+
+	cli := map[string]string{"CLINEVO_TEMPORAL_ADDRESS": env.Server.Address()}
+	out, err := run(t, cli, "--data-dir", env.DataDir, "stream", "status", "halt")
+	require.NoError(t, err)
+	require.Regexp(t, `status\s+stopped\n`, out)
+	require.Regexp(t, `episodes\s+\d+ played before it stopped, in 1 stages\n`, out)
+	require.NotContains(t, out, "of ?")
+	require.NotContains(t, out, "stage 0 of 0")
+
+	const carry = "that run has finished: to continue its memory start a new run with `clinevo stream start --run NEW --memory-mode carry --carry-from halt`"
+	_, err = run(t, cli, "--data-dir", env.DataDir, "stream", "start", "--run", "halt")
+	require.ErrorContains(t, err, carry)
+	require.NotContains(t, err.Error(), "stream restart")
+	require.Equal(t, exitBadInput, exitCode(err))
+	_, err = run(t, cli, "--data-dir", env.DataDir, "stream", "restart", "halt")
+	require.ErrorContains(t, err, "stream halt has finished (workflow halt/stream completed): "+carry)
+	_, err = run(t, cli, "--data-dir", env.DataDir, "stream", "terminate", "halt", "--reason", "tidy up")
+	require.EqualError(t, err, "terminate stream halt: workflow halt/stream is completed: not running")
+	require.Equal(t, exitBadInput, exitCode(err))
+}

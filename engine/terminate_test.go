@@ -1,0 +1,70 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/llm/llmtest"
+	"github.com/clinevo/clinevo/runstatus"
+)
+
+// TestTerminateEndsAStuckRun (issue 37, item 9): a stream stuck waiting for
+// an endpoint that never answers (it would wait for durability.max_outage,
+// a day; stop waits for the episode to end) is ended by Terminate at once,
+// with its episodes; the reason is in Temporal and with the run in the
+// results store, status says "terminated" and why, what it recorded stays
+// readable, and a second terminate finds nothing running.
+func TestTerminateEndsAStuckRun(t *testing.T) {
+	t.Parallel() // see TestMain
+	srv := llmtest.New(t)
+	srv.Script = func(n int, _ llmtest.Request) *llmtest.Reply {
+		if n < 30 {
+			return nil
+		}
+		return &llmtest.Reply{Status: 503, Content: "overloaded"}
+	}
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	_, err := engine.StartStream(ctx, env.Client, env.Engine.Results, "", contract.StreamSpec{RunID: "stuck", Corpus: "builtin:stream", Limit: 40,
+		StageSize: 20, Settings: enginetest.ModelSettings(srv, "", "doctor")})
+	require.NoError(t, err)
+	enginetest.Eventually(t, 2*time.Minute, "the stream waiting for its endpoint", func() bool {
+		st, err := runstatus.StreamOf(ctx, env.Client, "stuck")
+		return err == nil && st.Status == runstatus.StatusWaiting
+	})
+	recs, err := env.Engine.Results.Records(ctx, "stuck")
+	require.NoError(t, err)
+
+	const reason = "the endpoint is gone for the week"
+	done, err := engine.Terminate(ctx, env.Client, env.Engine.Results, contract.KindStream, "stuck", reason)
+	require.NoError(t, err)
+	require.Equal(t, "stuck/stream", done.Workflows[0])
+	require.GreaterOrEqual(t, len(done.Workflows), 2, "the stream and the episode it waited in")
+	require.Equal(t, []string{"stuck"}, done.Recorded)
+
+	st, err := runstatus.StreamOf(ctx, env.Client, "stuck")
+	require.NoError(t, err)
+	require.Equal(t, runstatus.StatusTerminated, st.Status)
+	require.Equal(t, reason, st.Reason)
+	enginetest.Eventually(t, time.Minute, "no workflow of the run left running", func() bool {
+		resp, err := env.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: `ClinevoRun = "stuck" AND ExecutionStatus = "Running"`})
+		return err == nil && len(resp.Executions) == 0
+	})
+	runs, _, err := env.Engine.Results.Runs(ctx)
+	require.NoError(t, err)
+	require.Equal(t, reason, runs[0].Terminated)
+	after, err := env.Engine.Results.Records(ctx, "stuck")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(after), len(recs), "what was recorded stays readable")
+
+	_, err = engine.Terminate(ctx, env.Client, env.Engine.Results, contract.KindStream, "stuck", reason)
+	require.ErrorIs(t, err, engine.ErrNotRunning)
+	require.ErrorContains(t, err, "terminate stream stuck: workflow stuck/stream is terminated: not running")
+}
