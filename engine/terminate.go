@@ -62,12 +62,13 @@ func Terminate(ctx context.Context, c client.Client, store results.RunLog, kind 
 	for _, id := range ids {
 		// The parent first, so that it starts nothing more; a child it
 		// closed in between (the server terminates children with their
-		// parent) is not an error.
+		// parent) is not an error, and it is one this call ended: it was
+		// running when underneath listed it.
 		err := c.TerminateWorkflow(ctx, id, "", reason)
 		if err != nil && !errors.As(err, &nf) {
 			return out, fmt.Errorf("terminate %s %s: workflow %s: %w", kind, run, id, err)
 		}
-		if err == nil {
+		if err == nil || id != root {
 			out.Workflows = append(out.Workflows, id)
 		}
 	}
