@@ -844,13 +844,13 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) (err error) {
 	if len(spent) > 0 {
 		r.TimeMS = spent
 	}
-	profile := in.Profile
+	profile := in.Benchmark
 	if profile == "" && in.SettingsRef != "" {
 		e := EpisodeInput{EpisodeID: in.EpisodeID, SettingsRef: in.SettingsRef}
 		if err := a.resolve(ctx, &e); err != nil {
 			return err
 		}
-		profile = e.Settings.Profile
+		profile = e.Settings.Benchmark
 	}
 	b, _ := a.Benchmarks.Get(profile) // nil (not in this build): the shared reading of every action
 	seen := map[string]bool{}
@@ -897,7 +897,7 @@ func (a *Activities) Learn(ctx context.Context, in EvolveInput) (_ EvolveOutput,
 	}
 	for i, ref := range in.Episodes {
 		rec := RecordInput{EpisodeRef: ref, Run: in.Run, Kind: contract.KindStream, Pass: in.Pass, RuleBook: out.RuleBook, Temperature: out.Temperature,
-			Profile: in.Settings.Profile}
+			Benchmark: in.Settings.Benchmark}
 		if i < len(out.Lessons) {
 			rec.Lesson = out.Lessons[i]
 		}

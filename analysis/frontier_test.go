@@ -53,9 +53,9 @@ func TestFrontierInReport(t *testing.T) {
 	}{{"single", 1, 500}, {"panel", 2, 400}, {"wasteful", 2, 900}, {"mee", 3, 100}} {
 		run := "f-" + c.name
 		s := settings.Default()
-		s.Profile = costedProfile
+		s.Benchmark = costedProfile
 		if c.name == "mee" {
-			s.Profile = settings.MedEvoEval
+			s.Benchmark = settings.MedEvoEval
 		}
 		in.Settings[run] = s
 		in.Result.Conditions = append(in.Result.Conditions, contract.ConditionResult{Name: c.name, Kind: "heldout", Run: run})
@@ -116,7 +116,7 @@ func TestFrontierOnePlanePerCaseSet(t *testing.T) {
 	}{{"A", "abcd", 2, 400}, {"B", "dcba", 1, 500}, {"H", "wxyz", 4, 100}} {
 		run := "p-" + c.name
 		s := settings.Default()
-		s.Profile = costedProfile
+		s.Benchmark = costedProfile
 		in.Settings[run] = s
 		in.Result.Conditions = append(in.Result.Conditions, contract.ConditionResult{Name: c.name, Kind: "heldout", Run: run})
 		for i, id := range c.cases {
@@ -182,7 +182,7 @@ func TestSummaryLines(t *testing.T) {
 	}{{"A", 1, 300}, {"B", 0, 400}} {
 		run := "s-" + c.name
 		s := settings.Default()
-		s.Profile = costedProfile
+		s.Benchmark = costedProfile
 		in.Settings[run] = s
 		in.Result.Conditions = append(in.Result.Conditions, contract.ConditionResult{Name: c.name, Kind: "stream", Run: run})
 		in.Records[run] = []results.Record{{EpisodeID: run + "a", Run: run, CaseID: "a", Scores: clinic.Scores{S: c.ok, Cost: c.cost, Metrics: map[string]float64{"correct": c.ok}}}}

@@ -38,10 +38,10 @@ type Provenance struct {
 
 // ConditionProvenance is one condition's settings and models.
 type ConditionProvenance struct {
-	Name    string `json:"name"`
-	Run     string `json:"run"`
-	Corpus  string `json:"corpus"`
-	Profile string `json:"profile"`
+	Name      string `json:"name"`
+	Run       string `json:"run"`
+	Corpus    string `json:"corpus"`
+	Benchmark string `json:"profile"`
 	// SettingsDigest is results.SettingsRef of the run's resolved settings:
 	// two runs with one digest were played with the same settings.
 	SettingsDigest string `json:"settings_digest"`
@@ -114,7 +114,7 @@ func provenance(in Input) *Provenance {
 		}
 		s := in.Settings[run].OrDefault()
 		b, _ := in.Benchmarks.Of(s) // nil for a benchmark this build does not have: its shared roles
-		cp := ConditionProvenance{Name: c.Name, Run: run, Corpus: explicitCorpus(lib, in.Spec.CorpusOf(c)), Profile: s.Profile, Models: Models(b, s),
+		cp := ConditionProvenance{Name: c.Name, Run: run, Corpus: explicitCorpus(lib, in.Spec.CorpusOf(c)), Benchmark: s.Benchmark, Models: Models(b, s),
 			Method: s.Evolver.MethodName(), Operators: Operators(s)}
 		if b, err := json.Marshal(s); err == nil {
 			cp.SettingsDigest = results.SettingsRef(b)

@@ -128,10 +128,10 @@ type Report struct {
 
 // ConditionReport summarises one condition.
 type ConditionReport struct {
-	Name    string `json:"name"`
-	Kind    string `json:"kind"`
-	Run     string `json:"run"`
-	Profile string `json:"profile,omitempty"` // the run's settings.Profile
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Run       string `json:"run"`
+	Benchmark string `json:"profile,omitempty"` // the run's settings.Benchmark
 	// Corpus is the corpus reference the condition played (its own, or the
 	// experiment's stream or held-out corpus).
 	Corpus       string            `json:"corpus,omitempty"`
@@ -278,9 +278,9 @@ func (b *builder) conditions(rep *Report) {
 		res := b.byName[c.Name]
 		recs := in.Records[res.Run]
 		cr := Condition(c.Name, string(c.Kind), res.Run, recs)
-		cr.Profile = in.Settings[res.Run].OrDefault().Profile
+		cr.Benchmark = in.Settings[res.Run].OrDefault().Benchmark
 		cr.Corpus = in.Spec.CorpusOf(c)
-		cr.Bench, _ = b.in.Benchmarks.Get(cr.Profile) // nil for a benchmark this build does not have: the shared numbers only
+		cr.Bench, _ = b.in.Benchmarks.Get(cr.Benchmark) // nil for a benchmark this build does not have: the shared numbers only
 		if c.Kind == contract.KindStream {
 			cr.addDevPhase(devPhase(in, res.Run))
 		}

@@ -33,11 +33,11 @@ func TestUOnlyWhereTheProfileDefinesIt(t *testing.T) {
 	// E0 under MedEvoEval; E1, H0 and H3 under Med-Inquire.
 	in := fixture()
 	inquire := settings.Default()
-	inquire.Profile = noUProfile
+	inquire.Benchmark = noUProfile
 	in.Settings = map[string]settings.Settings{"t-E0": settings.Default(), "t-E1": inquire, "t-H0": inquire, "t-H3": inquire}
 	rep = analysis.Build(in)
 	require.True(t, rep.Conditions[0].DefinesU())
-	require.Equal(t, noUProfile, rep.Conditions[1].Profile)
+	require.Equal(t, noUProfile, rep.Conditions[1].Benchmark)
 	require.False(t, rep.Conditions[1].DefinesU())
 	require.Nil(t, rep.Transfer[0].ETU)
 	require.InDelta(t, 0.5, rep.Transfer[0].ETS, 1e-9, "the S statistics are unchanged")

@@ -673,7 +673,7 @@ table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 <tr><th>bootstrap seed</th><td>{{.BootstrapSeed}}</td></tr>
 </table>
 <table class="provenance-conditions"><tr><th>condition</th><th>run</th><th>corpus</th><th>profile</th><th>method</th><th>settings digest</th><th>models</th></tr>
-{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Run}}</td><td><code>{{.Corpus}}</code></td><td>{{.Profile}}</td><td class="text">{{.Method}}{{if .Operators}} ({{.Operators}}){{end}}</td><td><code title="{{.SettingsDigest}}">{{digest .SettingsDigest}}</code></td><td class="text">{{range $i, $m := .Models}}{{if $i}}; {{end}}{{$m}}{{end}}</td></tr>
+{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Run}}</td><td><code>{{.Corpus}}</code></td><td>{{.Benchmark}}</td><td class="text">{{.Method}}{{if .Operators}} ({{.Operators}}){{end}}</td><td><code title="{{.SettingsDigest}}">{{digest .SettingsDigest}}</code></td><td class="text">{{range $i, $m := .Models}}{{if $i}}; {{end}}{{$m}}{{end}}</td></tr>
 {{end}}</table>
 <details><summary>spec</summary><pre class="spec">{{indent .Spec}}</pre></details></details>{{end}}
 <h2>Learning curves</h2>
@@ -686,7 +686,7 @@ table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 <table><tr><th>condition</th><th>kind</th><th>episodes</th><th>S</th><th>strict acc</th><th>pass</th><th>non-dangerous</th><th>U</th><th>turns T</th><th>tests E</th><th>invalid R</th><th>cost USD</th><th>learning gain (S)</th></tr>
 {{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{.Overall.N}}</td><td>{{f3 .Overall.S}}</td><td>{{f3 .Overall.Strict}}</td><td>{{f3 .Overall.Pass}}</td><td>{{f3 .Overall.NonDangerous}}</td><td>{{if .DefinesU}}{{f3 .Overall.U}}{{else}}–{{end}}</td><td>{{f3 .Overall.T}}</td><td>{{f3 .Overall.E}}</td><td>{{f3 .Overall.R}}</td><td>{{f3 .Overall.Cost}}</td><td>{{gain .LearningGain}}</td></tr>
 {{end}}</table>
-{{if .MetricNames}}<h3>Profile metrics</h3><p>Each metric's mean over the episodes that define it.</p><table><tr><th>condition</th>{{range .MetricNames}}<th>{{.}}</th>{{end}}</tr>
+{{if .MetricNames}}<h3>Benchmark metrics</h3><p>Each metric's mean over the episodes that define it.</p><table><tr><th>condition</th>{{range .MetricNames}}<th>{{.}}</th>{{end}}</tr>
 {{range $c := .Conditions}}<tr><td>{{$c.Name}}</td>{{range $.MetricNames}}<td>{{metric $c.Overall .}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
 {{.Frontier}}

@@ -48,7 +48,7 @@ func TestSet(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "toy-a", b.Name())
 	s := settings.Default()
-	s.Profile = "nowhere"
+	s.Benchmark = "nowhere"
 	_, err = set.Of(s)
 	require.ErrorContains(t, err, `profile "nowhere" is not available, want one of toy-a, toy-b`)
 	_, err = bench.Set{}.Of(s)
@@ -71,7 +71,7 @@ func TestRunRoles(t *testing.T) {
 	require.Contains(t, set.Roles(), "gatekeeper")
 	def := set.DefaultSettings()
 	require.Equal(t, settings.DefaultRole("gatekeeper"), def.Roles["gatekeeper"], "every role of the set has its default")
-	def.Profile = "toy-a"
+	def.Benchmark = "toy-a"
 	require.NoError(t, set.ValidateSettings(def), "another benchmark's role at its default")
 	def.Roles["gatekeper"] = settings.DefaultRole("gatekeper")
 	require.ErrorContains(t, set.ValidateSettings(def), "roles.gatekeper: unknown role, want one of doctor, ")
@@ -96,7 +96,7 @@ func TestEpisodeKeyOwnership(t *testing.T) {
 	require.NoError(t, err)
 	run := func(profile string, ext map[string]any) error {
 		s := settings.Default()
-		s.Profile, s.Episode.Ext = profile, ext
+		s.Benchmark, s.Episode.Ext = profile, ext
 		return set.ValidateSettings(s)
 	}
 	require.NoError(t, run("toy-keyed", map[string]any{"tags": []any{"a"}, "limit": 9}))

@@ -64,13 +64,13 @@ func (s Set) lookup(name string) (Benchmark, error) {
 // benchmark are MedEvoEval's.
 func (s Set) Get(name string) (Benchmark, error) {
 	if name == "" {
-		name = settings.Default().Profile
+		name = settings.Default().Benchmark
 	}
 	return s.lookup(name)
 }
 
 // Of is the benchmark a run's settings select (settings key "profile").
-func (s Set) Of(st settings.Settings) (Benchmark, error) { return s.Get(st.Profile) }
+func (s Set) Of(st settings.Settings) (Benchmark, error) { return s.Get(st.Benchmark) }
 
 // Roles lists every role a run of any of the set's benchmarks may configure:
 // the shared roles, then each benchmark's own (RunRoles), once each.

@@ -72,7 +72,7 @@ func TestSettingsComeFromEveryLayer(t *testing.T) {
 	c, err := config.Load(config.New(buildSet(t)), f, buildSet(t))
 	require.NoError(t, err)
 	s := c.Settings
-	require.Equal(t, "medinquire", s.Profile)
+	require.Equal(t, "medinquire", s.Benchmark)
 	require.Equal(t, 6, s.Episode.MaxTurns)
 	require.Equal(t, 999.0, s.Episode.Prices["cbc"])
 	require.Equal(t, 500.0, s.Episode.Prices["ct"], "the other prices keep their defaults")
@@ -86,7 +86,7 @@ func TestSettingsComeFromEveryLayer(t *testing.T) {
 			delete(def.Episode.Ext, k) // viper keeps no key whose default is null
 		}
 	}
-	def.Profile, def.Episode.MaxTurns, def.Episode.MDT, def.Evolver.CardKinds = s.Profile, 6, settings.MDTOff, []string{"correction"}
+	def.Benchmark, def.Episode.MaxTurns, def.Episode.MDT, def.Evolver.CardKinds = s.Benchmark, 6, settings.MDTOff, []string{"correction"}
 	def.Episode.Prices["cbc"] = 999
 	r := def.Roles["doctor"]
 	r.Timeout = settings.Duration(90 * time.Second)

@@ -300,12 +300,12 @@ func (r *roleSet) get(s settings.Settings) (runner.Roles, error) {
 		return runner.Roles{}, err
 	}
 	key := mustJSON(struct {
-		Profile string
-		Roles   settings.Roles
-		MDT     string
-		Scoring settings.Scoring
-		Doctor  settings.Doctor
-	}{s.Profile, s.Roles, s.Episode.MDT, s.Scoring, s.Doctor})
+		Benchmark string
+		Roles     settings.Roles
+		MDT       string
+		Scoring   settings.Scoring
+		Doctor    settings.Doctor
+	}{s.Benchmark, s.Roles, s.Episode.MDT, s.Scoring, s.Doctor})
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if out, ok := r.built[key]; ok {

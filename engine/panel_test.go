@@ -19,7 +19,7 @@ import (
 func TestPanelRoles(t *testing.T) {
 	for _, profile := range []string{sdbench.Name, "gpagent"} {
 		s := settings.Default()
-		s.Profile, s.Doctor.Mode = profile, settings.PanelDoctor
+		s.Benchmark, s.Doctor.Mode = profile, settings.PanelDoctor
 		r, err := engine.RolesFor(s, llm.Options{})
 		require.NoError(t, err)
 		p, ok := r.Doctor.(actor.Panel)

@@ -94,7 +94,7 @@ func startStream(ctx context.Context, c client.Client, taskQueue string, s contr
 		WorkflowIDReusePolicy: reuse, WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrRun.ValueSet(s.RunID),
 			workflows.AttrKind.ValueSet(string(contract.KindStream)), workflows.AttrPass.ValueSet(int64(s.Pass))),
-		StaticSummary: fmt.Sprintf("clinevo stream %s (%s, memory %s, profile %s)", s.RunID, s.Corpus, s.Memory, s.Settings.Profile),
+		StaticSummary: fmt.Sprintf("clinevo stream %s (%s, memory %s, profile %s)", s.RunID, s.Corpus, s.Memory, s.Settings.Benchmark),
 	}, workflows.StreamWorkflow, s)
 	if err != nil {
 		return nil, startError("stream", s.RunID, err)

@@ -62,7 +62,7 @@ func WriteConditions(w io.Writer, spec contract.ExperimentSpec, budgets func(i i
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Profile, textfmt.OrDash(mem),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Benchmark, textfmt.OrDash(mem),
 			textfmt.OrDash(c.Dependency()), b, s.Episode.Mode, s.Evolver.Mode, s.Evolver.MethodName(),
 			s.Evolver.RuleBudget, s.Evolver.MemoryBudget, s.Memory.K, strings.Join(s.Evolver.CardKinds, ","), doctor)
 	}

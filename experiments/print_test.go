@@ -21,7 +21,7 @@ func TestWriteConditions(t *testing.T) {
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NoError(t, experiments.WriteConditions(&out, spec, func(i int, s settings.Settings) (string, error) {
-		return fmt.Sprintf("b%d-%s", i, s.Profile), nil
+		return fmt.Sprintf("b%d-%s", i, s.Benchmark), nil
 	}))
 	require.Regexp(t, `^experiment quick: 5 conditions, valid\nCONDITION +KIND +PROFILE +MEMORY +DEPENDS ON +BUDGETS +MODE +FEEDBACK +METHOD +B_P +B_M +K +CARDS +DOCTOR\n`, out.String())
 	require.Regexp(t, `(?m)^E0 +stream +medevoeval +disabled +- +b0-medevoeval +interactive +write_back +clinevo +0 +300 +5 +success,correction,rule +builtin$`, out.String())

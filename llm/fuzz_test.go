@@ -141,7 +141,7 @@ func FuzzBenchmarkReplies(f *testing.F) {
 		srv.answer(reply, format%6 == 5)
 		name := names[int(which)%len(names)]
 		s := settings.Default()
-		s.Profile = name
+		s.Benchmark = name
 		b, err := set.Of(s)
 		if err != nil {
 			t.Fatal(err)

@@ -22,7 +22,7 @@ import (
 // run of Med-Inquire (evoClinician) or MedEvoEval (the default).
 func textbookDeps(t testing.TB, s settings.Settings, withMemory bool) runner.Deps {
 	d := deps(t, withMemory)
-	if s.Profile == medinquire.Name {
+	if s.Benchmark == medinquire.Name {
 		d.Bench = medinquire.Benchmark{}
 	}
 	s.Roles = settings.Roles{"doctor": {Backend: settings.Builtin, Model: textbook.Name}}
@@ -40,7 +40,7 @@ func (ownDoctor) BuiltinDoctor() actor.Doctor { return actor.Builtin{} }
 // score-only feedback, memory entries, B_P 12.
 func evoClinician() settings.Settings {
 	s := settings.Default()
-	s.Profile = medinquire.Name
+	s.Benchmark = medinquire.Name
 	s.Episode.MDT = settings.MDTOff
 	s.Evolver.Mode = settings.ScoreOnly
 	s.Evolver.CardKinds = []string{"advice"}

@@ -44,7 +44,7 @@ func meansLine(m contract.Means, showU bool) string {
 // the stream's benchmark defines U (its means show it then).
 func WriteStream(w io.Writer, run string, st Stream, showU bool) error {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintf(tw, "stream\t%s (workflow %s, profile %s)\n", run, st.WorkflowID, textfmt.OrDash(st.Profile))
+	fmt.Fprintf(tw, "stream\t%s (workflow %s, profile %s)\n", run, st.WorkflowID, textfmt.OrDash(st.Benchmark))
 	fmt.Fprintf(tw, "status\t%s\n", withReason(st.Status, st.Reason))
 	if p := st.Progress; p != nil {
 		writeProgress(tw, st.Status, p, showU)
@@ -132,7 +132,7 @@ func WriteExperiment(w io.Writer, ex Experiment, definesU func(profile string) b
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONDITION\tKIND\tSTATUS\tEPISODES\tSTAGE\tS\tSTRICT\tU\tRUN")
 	for _, c := range ex.Conditions {
-		writeCondition(tw, c, definesU(c.Profile))
+		writeCondition(tw, c, definesU(c.Benchmark))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -64,7 +64,7 @@ func TestWriteStreamShowsBudgets(t *testing.T) {
 // it, the rule book numbered under one label.
 func TestWriteStreamMeans(t *testing.T) {
 	m := contract.Means{N: 4, S: 0.5, Strict: 0.25, U: -0.125, T: 6.5, E: 1.25, Cost: 42}
-	st := Stream{WorkflowID: "r1/stream", Profile: "p", Status: StatusRunning, Rules: []string{"ask first", "test second"},
+	st := Stream{WorkflowID: "r1/stream", Benchmark: "p", Status: StatusRunning, Rules: []string{"ask first", "test second"},
 		Progress: &contract.Progress{Cursor: 4, Stage: 2, Stages: 3, Overall: m}}
 	for _, c := range []struct {
 		showU bool
@@ -91,7 +91,7 @@ func TestWriteStreamMeans(t *testing.T) {
 		require.NoError(t, WriteStream(&out, "r1", st, c.showU))
 		require.Equal(t, c.want, out.String())
 	}
-	st.Status, st.Profile = StatusCompleted, ""
+	st.Status, st.Benchmark = StatusCompleted, ""
 	var out bytes.Buffer
 	require.NoError(t, WriteStream(&out, "r1", st, true))
 	require.Contains(t, out.String(), "profile -)")
@@ -114,9 +114,9 @@ func TestLive(t *testing.T) {
 func TestWriteExperiment(t *testing.T) {
 	ex := Experiment{Name: "q", WorkflowID: "q/experiment", Status: StatusRunning, PlanError: "corpus x: not found",
 		Conditions: []Condition{
-			{Name: "E1", Kind: contract.KindStream, Profile: "withu", Status: StatusCompleted, Done: 8, Total: 8, Stage: 2, Stages: 2,
+			{Name: "E1", Kind: contract.KindStream, Benchmark: "withu", Status: StatusCompleted, Done: 8, Total: 8, Stage: 2, Stages: 2,
 				Means: contract.Means{N: 8, S: 0.0534, Strict: 0.125, U: -0.1384}, Run: "q-E1"},
-			{Name: "E2", Kind: contract.KindStream, Profile: "nou", Status: StatusRunning, Done: 3, Stage: 1, Stages: 2,
+			{Name: "E2", Kind: contract.KindStream, Benchmark: "nou", Status: StatusRunning, Done: 3, Stage: 1, Stages: 2,
 				Means: contract.Means{N: 3, S: 0.5, U: 0.2}, Run: "q-E2"},
 			{Name: "H0", Kind: contract.KindHeldOut, Status: StatusPending, Run: "q-H0"},
 		}}

@@ -61,8 +61,8 @@ type Stream struct {
 	Status string `json:"status"`
 	// TemporalStatus is Temporal's own (a stopped stream is Completed there).
 	TemporalStatus string `json:"temporal_status"`
-	// Profile is the benchmark the stream plays (its spec's).
-	Profile string `json:"profile"`
+	// Benchmark is the benchmark the stream plays (its spec's).
+	Benchmark string `json:"profile"`
 	// Progress is the running stream's answer to the progress query, or a
 	// closed stream's numbers from its result (Cursor episodes played).
 	Progress   *contract.Progress `json:"progress,omitempty"`
@@ -95,7 +95,7 @@ func StreamOf(ctx context.Context, c client.Client, run string) (Stream, error) 
 	if err := startInput(ctx, c, id, &spec); err != nil {
 		return Stream{}, fmt.Errorf("stream %s: %w", run, err)
 	}
-	out.Profile = spec.Settings.Profile
+	out.Benchmark = spec.Settings.Benchmark
 	switch st {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		var res contract.StreamResult

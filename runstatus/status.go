@@ -93,7 +93,7 @@ func startInput(ctx context.Context, c client.Client, id string, v any) error {
 type Condition struct {
 	Name       string             `json:"name"`
 	Kind       contract.Kind      `json:"kind"`
-	Profile    string             `json:"profile"`
+	Benchmark  string             `json:"profile"`
 	Run        string             `json:"run"`
 	WorkflowID string             `json:"workflow_id"`
 	Status     string             `json:"status"`
@@ -160,7 +160,7 @@ func ExperimentOf(ctx context.Context, c client.Client, name string) (Experiment
 			return Experiment{}, fmt.Errorf("experiment %s: condition %s: %w", name, cd.Name, err)
 		}
 		if s, err := spec.SettingsOf(i); err == nil { // an error: a spec that never validated; its profile stays unknown
-			cond.Profile = s.Profile
+			cond.Benchmark = s.Benchmark
 		}
 		out.Conditions = append(out.Conditions, cond)
 	}

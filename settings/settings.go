@@ -20,12 +20,12 @@ import (
 // the configuration file's keys, so an experiment's `settings:` overrides use
 // the same spelling as clinevo.yaml.
 type Settings struct {
-	Profile string  `json:"profile" mapstructure:"profile"` // the benchmark: the name of one of the build's benchmarks (bench.Set)
-	Episode Episode `json:"episode" mapstructure:"episode"`
-	Scoring Scoring `json:"scoring" mapstructure:"scoring"`
-	Evolver Evolver `json:"evolver" mapstructure:"evolver"`
-	Memory  Memory  `json:"memory" mapstructure:"memory"`
-	Roles   Roles   `json:"roles" mapstructure:"roles"`
+	Benchmark string  `json:"profile" mapstructure:"profile"` // the benchmark: the name of one of the build's benchmarks (bench.Set)
+	Episode   Episode `json:"episode" mapstructure:"episode"`
+	Scoring   Scoring `json:"scoring" mapstructure:"scoring"`
+	Evolver   Evolver `json:"evolver" mapstructure:"evolver"`
+	Memory    Memory  `json:"memory" mapstructure:"memory"`
+	Roles     Roles   `json:"roles" mapstructure:"roles"`
 	// Doctor is how the doctor decides: alone, or as a panel (doctor.mode).
 	Doctor Doctor `json:"doctor" mapstructure:"doctor"`
 	// Durability is how long the run waits out an outage (durability.go).
@@ -381,7 +381,7 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // (EvoClinician names B_P, B_M and k and gives no values), the leak screen.
 func Default() Settings {
 	s := Settings{
-		Profile: MedEvoEval,
+		Benchmark: MedEvoEval,
 		// The price table (USD) by catalog category: physical examination is free and
 		// outside Emax; other is what a test no category rule recognises pays.
 		Episode: Episode{MaxTurns: 10, MaxTests: 3, MDT: MDTConsultant, BaseTurnCost: 5, Prices: map[string]float64{
@@ -448,7 +448,7 @@ func cloneMap[V any](m map[string]V) map[string]V {
 }
 
 // IsZero reports whether s was never set (a spec started without settings).
-func (s Settings) IsZero() bool { return s.Profile == "" }
+func (s Settings) IsZero() bool { return s.Benchmark == "" }
 
 // OrDefault returns s, or Default() when s was never set.
 func (s Settings) OrDefault() Settings {
@@ -460,7 +460,7 @@ func (s Settings) OrDefault() Settings {
 
 // Validate names the key of the first invalid value.
 func (s Settings) Validate() error {
-	if strings.TrimSpace(s.Profile) == "" {
+	if strings.TrimSpace(s.Benchmark) == "" {
 		// Which names are benchmarks is the benchmark set's to say (bench.Set.ValidateSettings).
 		return fmt.Errorf("profile is required: the name of a benchmark")
 	}

@@ -66,7 +66,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 		mod  func(*settings.Settings)
 		want string
 	}{
-		{"profile", func(s *settings.Settings) { s.Profile = "" }, "profile is required"},
+		{"profile", func(s *settings.Settings) { s.Benchmark = "" }, "profile is required"},
 		{"max turns", func(s *settings.Settings) { s.Episode.MaxTurns = 0 }, "episode.max_turns"},
 		{"mdt", func(s *settings.Settings) { s.Episode.MDT = "maybe" }, "episode.mdt"},
 		{"mode", func(s *settings.Settings) { s.Episode.Mode = "dream" }, "episode.mode"},

@@ -247,7 +247,7 @@ func (s *Server) explainScores(ctx context.Context, p *episodePage, b bench.Benc
 		p.Scores = Explain(rec.Scores, nil, nil, nil)
 		return nil
 	}
-	p.Source = fmt.Sprintf("case %s of %s, profile %s", c.ID, src.Corpus, src.Settings.Profile)
+	p.Source = fmt.Sprintf("case %s of %s, profile %s", c.ID, src.Corpus, src.Settings.Benchmark)
 	p.Scores = Explain(rec.Scores, &c, &src.Settings, b)
 	return s.replay(ctx, p, c, src)
 }

@@ -353,10 +353,10 @@ func (p runPage) Live() bool { return p.Status.live() }
 // specSummary is what the run page says of a stream's spec: no role
 // endpoint, key variable or file, only what was played and how.
 type specSummary struct {
-	Corpus, Memory, Profile string
-	StageSize, Limit, Pass  int
-	CarryFrom               []string
-	Roles                   []string // role: backend[/model]
+	Corpus, Memory, Benchmark string
+	StageSize, Limit, Pass    int
+	CarryFrom                 []string
+	Roles                     []string // role: backend[/model]
 }
 
 type roleUsage struct {
@@ -449,8 +449,8 @@ func (s *Server) addScores(ctx context.Context, p *runPage) {
 	cond := analysis.Condition(p.Run, kind, p.Run, p.Records)
 	// A held-out run stores no spec: its settings are its condition's.
 	if src, err := results.SourceOfRun(ctx, s.o.Results, p.Run); err == nil {
-		cond.Profile = src.Settings.OrDefault().Profile
-		cond.Bench, _ = s.o.Benchmarks.Get(cond.Profile) // nil for a benchmark this build does not have
+		cond.Benchmark = src.Settings.OrDefault().Benchmark
+		cond.Bench, _ = s.o.Benchmarks.Get(cond.Benchmark) // nil for a benchmark this build does not have
 	}
 	p.NoU = !cond.DefinesU()
 	p.Glossary = analysis.GlossaryHTML(analysis.Glossaries(cond.Bench))
@@ -499,7 +499,7 @@ func ruleBookAt(recs []results.Record, stage int) stageRules {
 
 // summarise is a stream's spec as its page shows it; b is its benchmark.
 func summarise(s contract.StreamSpec, b bench.Benchmark) *specSummary {
-	return &specSummary{Corpus: s.Corpus, Memory: string(s.Memory), Profile: s.Settings.Profile, StageSize: s.StageSize, Limit: s.Limit, Pass: s.Pass,
+	return &specSummary{Corpus: s.Corpus, Memory: string(s.Memory), Benchmark: s.Settings.Benchmark, StageSize: s.StageSize, Limit: s.Limit, Pass: s.Pass,
 		CarryFrom: s.CarryFrom, Roles: analysis.Models(b, s.Settings)}
 }
 

@@ -404,7 +404,7 @@ func TestViewer(t *testing.T) {
 		c, ok := cp.Case("klinike-0001")
 		require.True(t, ok)
 		set := settings.Default()
-		set.Profile = klinike.Name
+		set.Benchmark = klinike.Name
 		id := contract.EpisodeWorkflowID("kl", 1, 1, 1, c.ID)
 		tr, err := runner.Play(ctx, c, runner.Deps{Bench: klinike.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: set}, runner.Meta{RunID: "kl", EpisodeID: id, Number: 1, Pass: 1, Stage: 1})
 		require.NoError(t, err)

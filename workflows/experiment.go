@@ -194,7 +194,7 @@ func (e *experiment) start(i int) error {
 	if d := c.Dependency(); d != "" {
 		dep = e.res[e.index[d]].Stream
 	}
-	e.log.Info("condition started", "experiment", e.spec.Name, "condition", c.Name, "kind", string(c.Kind), "profile", set.Profile)
+	e.log.Info("condition started", "experiment", e.spec.Name, "condition", c.Name, "kind", string(c.Kind), "profile", set.Benchmark)
 	var f workflow.ChildWorkflowFuture
 	if c.Kind == contract.KindStream {
 		f = e.startStream(c, run, set, dep)

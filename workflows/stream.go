@@ -184,7 +184,7 @@ func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error
 		return nil, err
 	}
 	if s.st.Cursor == 0 {
-		s.log.Info("stream started", "run", spec.RunID, "cases", s.total(), "stage_size", spec.StageSize, "profile", spec.Settings.Profile,
+		s.log.Info("stream started", "run", spec.RunID, "cases", s.total(), "stage_size", spec.StageSize, "profile", spec.Settings.Benchmark,
 			"memory", string(spec.Memory), "feedback", spec.Settings.Evolver.Mode, "pass", spec.Pass)
 	}
 	if s.st.Cursor < s.total() && s.st.Cursor%spec.StageSize == 0 {
@@ -460,7 +460,7 @@ func (s *stream) flush() error {
 			lesson = out.Lessons[i]
 		}
 		rec := acts.RecordInput{EpisodeRef: ref, Run: s.spec.RunID, Kind: contract.KindStream, Pass: s.spec.Pass, Lesson: lesson,
-			RuleBook: s.st.RuleBook, Temperature: out.Temperature, Profile: s.spec.Settings.Profile}
+			RuleBook: s.st.RuleBook, Temperature: out.Temperature, Benchmark: s.spec.Settings.Benchmark}
 		if err := call(s.actx, s.w.activity, acts.Record, rec, nil); err != nil {
 			return err
 		}

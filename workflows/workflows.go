@@ -115,7 +115,7 @@ func EpisodeWorkflow(ctx workflow.Context, in acts.EpisodeInput) (contract.Score
 	if in.Frozen {
 		// Evaluation episodes learn nothing, so they record themselves; stream
 		// episodes are recorded by the stream after Evolve.
-		rec := acts.RecordInput{EpisodeRef: in.Ref(), Run: in.Run, Kind: in.Kind, Pass: in.Pass, Profile: in.Settings.Profile, SettingsRef: in.SettingsRef}
+		rec := acts.RecordInput{EpisodeRef: in.Ref(), Run: in.Run, Kind: in.Kind, Pass: in.Pass, Benchmark: in.Settings.Benchmark, SettingsRef: in.SettingsRef}
 		if err := call(actx, start, acts.Record, rec, nil); err != nil {
 			return contract.ScoreSummary{}, err
 		}

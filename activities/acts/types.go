@@ -113,12 +113,12 @@ type RecordInput struct {
 	RuleBook []clinic.Rule `json:"rule_book,omitempty"`
 	// Temperature is the doctor temperature chosen with RuleBook (EvoTest).
 	Temperature *float64 `json:"temperature,omitempty"`
-	// Profile is the run's benchmark, whose reading of its own actions the
+	// Benchmark is the run's benchmark, whose reading of its own actions the
 	// record's action lines keep; empty (a workflow of an older build): the
 	// shared reading.
-	Profile string `json:"profile,omitempty"`
+	Benchmark string `json:"profile,omitempty"`
 	// SettingsRef names the settings of an evaluation episode, which carries
-	// them by reference: the benchmark is read from them when Profile is empty.
+	// them by reference: the benchmark is read from them when Benchmark is empty.
 	SettingsRef string `json:"settings_ref,omitempty"`
 }
 

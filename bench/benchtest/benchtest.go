@@ -64,7 +64,7 @@ func Settings(b bench.Benchmark) settings.Settings {
 		panic(fmt.Sprintf("benchtest: %v", err)) // a test helper: the benchmark's name is malformed
 	}
 	s := set.DefaultSettings()
-	s.Profile = b.Name()
+	s.Benchmark = b.Name()
 	return s
 }
 

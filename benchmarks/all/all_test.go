@@ -101,7 +101,7 @@ func TestDescribeNamesTheProfileTemplates(t *testing.T) {
 	for _, b := range set.All() {
 		profile := b.Name()
 		s := settings.Default()
-		s.Profile = profile
+		s.Benchmark = profile
 		s.Roles = settings.Roles{
 			"doctor": {Backend: settings.OpenAI, Model: "m", BaseURL: "http://127.0.0.1:1/v1"},
 			"judge":  {Backend: settings.OpenAI, Model: "m", BaseURL: "http://127.0.0.1:1/v1"},

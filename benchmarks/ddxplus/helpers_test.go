@@ -29,7 +29,7 @@ func dict(t *testing.T) *ddxplus.Dictionary {
 // run are the settings of a DDXPlus run in a mode, score-only.
 func run(mode string) settings.Settings {
 	s := settings.Default()
-	s.Profile = ddxplus.Name
+	s.Benchmark = ddxplus.Name
 	s.Evolver.Mode = settings.ScoreOnly
 	s.Episode.Ext = map[string]any{"ddxplus_mode": mode}
 	return s

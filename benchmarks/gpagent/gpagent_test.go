@@ -18,7 +18,7 @@ import (
 
 func gpSettings() settings.Settings {
 	s := settings.Default()
-	s.Profile = gpagent.Name
+	s.Benchmark = gpagent.Name
 	return s
 }
 

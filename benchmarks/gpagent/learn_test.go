@@ -19,7 +19,7 @@ import (
 
 func gpDeps(tb testing.TB, withMemory bool) runner.Deps {
 	s := settings.Default()
-	s.Profile = gpagent.Name
+	s.Benchmark = gpagent.Name
 	d := runner.Deps{Bench: gpagent.Benchmark{}, Roles: runner.BuiltinRoles(), Settings: s}
 	if withMemory {
 		st, err := local.Open(context.Background(), filepath.Join(tb.TempDir(), "memory.db"), memory.HashEmbedder{})

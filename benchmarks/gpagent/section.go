@@ -41,7 +41,7 @@ var columns = []struct {
 func conditions(rep analysis.Report) []analysis.ConditionReport {
 	var out []analysis.ConditionReport
 	for _, c := range rep.Conditions {
-		if c.Profile == Name {
+		if c.Benchmark == Name {
 			out = append(out, c)
 		}
 	}

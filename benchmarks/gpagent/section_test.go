@@ -83,7 +83,7 @@ func gpFixture() analysis.Input {
 		in.Records["g-A2"] = append(in.Records["g-A2"], rec("g-A2", 1, i, true))
 	}
 	gp := settings.Default()
-	gp.Profile = "gpagent"
+	gp.Benchmark = "gpagent"
 	in.Settings = map[string]settings.Settings{"g-A6-E0": gp, "g-A6-E1": gp, "g-A2": gp}
 	in.Result = contract.ExperimentResult{Name: "g", Conditions: []contract.ConditionResult{
 		{Name: "A6-E0", Kind: "stream", Run: "g-A6-E0", Stream: &contract.StreamResult{StageEnds: []int{4, 8}}},
@@ -140,7 +140,7 @@ func TestGPReportSection(t *testing.T) {
 func TestNoGPSectionElsewhere(t *testing.T) {
 	in := gpFixture()
 	for run, s := range in.Settings {
-		s.Profile = "medevoeval"
+		s.Benchmark = "medevoeval"
 		in.Settings[run] = s
 	}
 	key, data, html := gpagent.Benchmark{}.Section(in, analysis.Build(in))
@@ -189,7 +189,7 @@ func TestGPReportRendersInChromium(t *testing.T) {
 // 71.8%) top left, where the paper puts them.
 func TestScatterAxesAreFigure4s(t *testing.T) {
 	cond := func(name string, mr, mg float64) analysis.ConditionReport {
-		return analysis.ConditionReport{Name: name, Profile: gpagent.Name,
+		return analysis.ConditionReport{Name: name, Benchmark: gpagent.Name,
 			Overall: analysis.StageMean{N: 1, Metrics: map[string]float64{"miss_refer": mr, "miss_gp": mg}}}
 	}
 	rep := analysis.Report{Conditions: []analysis.ConditionReport{cond("sonnet", 0.771, 0.134), cond("kimi", 0.403, 0.718)}}

@@ -59,7 +59,7 @@ func call(tool, args string) clinic.DoctorOutput {
 
 func klinikeSettings() settings.Settings {
 	s := settings.Default()
-	s.Profile = klinike.Name
+	s.Benchmark = klinike.Name
 	return s
 }
 

@@ -81,7 +81,7 @@ type Change struct {
 }
 
 // played reports whether a condition is a KlinikeBench one with episodes.
-func played(c analysis.ConditionReport) bool { return c.Profile == Name && len(c.Episodes) > 0 }
+func played(c analysis.ConditionReport) bool { return c.Benchmark == Name && len(c.Episodes) > 0 }
 
 // report builds the section from the conditions' records and the re-scored
 // runs of the experiment; nil when no condition is a KlinikeBench one.

@@ -29,7 +29,7 @@ func TestMedInquireDoctorSeesNoTestList(t *testing.T) {
 		t.Run(profile, func(t *testing.T) {
 			before := len(srv.Requests())
 			set := settings.Default()
-			set.Profile = profile
+			set.Benchmark = profile
 			roles := runner.BuiltinRoles()
 			roles.Doctor = llm.Doctor{C: srv.Client(t, "doctor", nil)}
 			tr, err := runner.Play(context.Background(), c, runner.Deps{Bench: b, Roles: roles, Settings: set}, runner.Meta{RunID: "r", EpisodeID: "e", Number: 1})

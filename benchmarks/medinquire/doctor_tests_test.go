@@ -26,7 +26,7 @@ func TestBuiltinDoctorOrdersTests(t *testing.T) {
 	cases, _, err := medinquire.ImportArena(f, "diagnosisarena-100.jsonl", false)
 	require.NoError(t, err)
 	s := settings.Default()
-	s.Profile, s.Episode.MDT = medinquire.Name, settings.MDTOff
+	s.Benchmark, s.Episode.MDT = medinquire.Name, settings.MDTOff
 	ctx := context.Background()
 	ordered, answered := 0, 0
 	for _, c := range cases {

@@ -23,7 +23,7 @@ func lineOf(v view.ScoreView, name string) view.ScoreLine {
 // EvoClinician §3.6 by hand: grade 75, 8 turns at 5 USD and 30 USD of tests.
 func TestExplain(t *testing.T) {
 	set := settings.Default()
-	set.Profile = medinquire.Name
+	set.Benchmark = medinquire.Name
 	b := medinquire.Benchmark{}
 	v := b.Explain(clinic.Scores{Grade: 75, S: 0.75, Cost: 70, T: 8}, &clinic.Case{}, set)
 	require.Contains(t, lineOf(v, "C").How, "= 5·8 + 30.00 (EvoClinician §3.6)")

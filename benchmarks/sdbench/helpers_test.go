@@ -13,7 +13,7 @@ import (
 // sdSettings are a run of SDBench: 12 turns, no budget.
 func sdSettings() settings.Settings {
 	s := settings.Default()
-	s.Profile = sdbench.Name
+	s.Benchmark = sdbench.Name
 	s.Episode.MaxTurns = 12
 	s.Evolver.Mode = settings.ScoreOnly
 	return s

@@ -33,7 +33,7 @@ type CostRow struct {
 func costRows(rep analysis.Report) []CostRow {
 	var out []CostRow
 	for _, c := range rep.Conditions {
-		if c.Profile != Name || len(c.Episodes) == 0 {
+		if c.Benchmark != Name || len(c.Episodes) == 0 {
 			continue
 		}
 		r := CostRow{Condition: c.Name, Episodes: len(c.Episodes)}

@@ -236,7 +236,7 @@ func (a *app) streamStatusCmd() *cobra.Command {
 				// the endpoint figures, and the status says why.
 				st.StoreError = err.Error()
 			}
-			return output(cmd, asJSON, st, func(w io.Writer) error { return runstatus.WriteStream(w, args[0], st, a.definesU(st.Profile)) })
+			return output(cmd, asJSON, st, func(w io.Writer) error { return runstatus.WriteStream(w, args[0], st, a.definesU(st.Benchmark)) })
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
@@ -326,5 +326,5 @@ func (a *app) waitStream(cmd *cobra.Command, c client.Client, run client.Workflo
 	if err != nil {
 		return err
 	}
-	return runstatus.WriteStream(cmd.OutOrStdout(), runID, st, a.definesU(st.Profile))
+	return runstatus.WriteStream(cmd.OutOrStdout(), runID, st, a.definesU(st.Benchmark))
 }

@@ -57,7 +57,7 @@ func TestPatientDetailsSurviveSIGKILL(t *testing.T) {
 		return nil
 	}
 	s := enginetest.ModelSettings(srv, "", "doctor", "patient")
-	s.Profile = "medinquire"
+	s.Benchmark = "medinquire"
 
 	spec := contract.StreamSpec{RunID: "inquire-crash", Corpus: "builtin:stream", CaseIDs: []string{"stream-0001"}, StageSize: 1,
 		ActivityTimeoutSeconds: 3, Settings: s}

@@ -58,7 +58,7 @@ func TestGatekeeperResultSurvivesSIGKILL(t *testing.T) {
 		return nil
 	}
 	s := enginetest.ModelSettings(srv, "", "doctor", sdbench.Role)
-	s.Profile = sdbench.Name
+	s.Benchmark = sdbench.Name
 
 	spec := contract.StreamSpec{RunID: "sd-crash", Corpus: "builtin:sdbench", CaseIDs: []string{"sdbench-0001"}, StageSize: 1,
 		ActivityTimeoutSeconds: 3, Settings: s}

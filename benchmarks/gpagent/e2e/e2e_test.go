@@ -37,7 +37,7 @@ func TestGPAgentBenchEndToEnd(t *testing.T) {
 		require.Contains(t, c.Overall.Metrics, "miss_gp", c.Name)
 		// Held-out runs store no spec: their profile comes from the
 		// experiment's condition, and GPAgentBench defines no U.
-		require.Equal(t, gpagent.Name, c.Profile, c.Name)
+		require.Equal(t, gpagent.Name, c.Benchmark, c.Name)
 		for _, r := range c.Episodes {
 			require.Contains(t, []string{gpagent.PathwayManage, gpagent.PathwayRefer, ""}, gpagent.EndingOf(r.Final).Disposition)
 		}

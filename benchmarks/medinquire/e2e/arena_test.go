@@ -28,7 +28,7 @@ func TestDiagnosisArenaStream(t *testing.T) {
 	_, rep := enginetest.RunExperiment(t, env, spec)
 	require.Len(t, rep.Conditions, 1)
 	c := rep.Conditions[0]
-	require.Equal(t, medinquire.Name, c.Profile)
+	require.Equal(t, medinquire.Name, c.Benchmark)
 	require.Equal(t, 100, c.Overall.N)
 	require.Len(t, c.Episodes, 100)
 	tested := 0

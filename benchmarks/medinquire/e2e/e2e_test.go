@@ -151,7 +151,7 @@ func TestEvoClinicianShortRun(t *testing.T) {
 		require.Positive(t, c.Running[9].Cost, "condition %s: every turn costs", c.Name)
 		// The profile reaches the report from the stored run settings: U is
 		// MedEvoEval's, and Med-Inquire shows none.
-		require.Equal(t, "medinquire", c.Profile, c.Name)
+		require.Equal(t, "medinquire", c.Benchmark, c.Name)
 		require.False(t, c.DefinesU(), c.Name)
 	}
 	for _, c := range rep.Comparisons {

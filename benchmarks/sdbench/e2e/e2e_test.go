@@ -60,7 +60,7 @@ func TestSDBenchEndToEnd(t *testing.T) {
 		require.Positive(t, pareto)
 	}
 	for _, c := range rep.Conditions {
-		require.Equal(t, sdbench.Name, c.Profile, c.Name)
+		require.Equal(t, sdbench.Name, c.Benchmark, c.Name)
 		for _, r := range c.Episodes {
 			requireVariantCost(t, c.Name, r)
 		}
@@ -117,7 +117,7 @@ func TestSDBenchArenaEndToEnd(t *testing.T) {
 	require.Equal(t, "builtin:sdbench-arena, 6 cases", rep.Frontiers[0].CaseSet)
 	require.Equal(t, "builtin:sdbench-arena-heldout, 4 cases", rep.Frontiers[1].CaseSet)
 	for _, c := range rep.Conditions {
-		require.Equal(t, sdbench.Name, c.Profile, c.Name)
+		require.Equal(t, sdbench.Name, c.Benchmark, c.Name)
 		for _, r := range c.Episodes {
 			require.True(t, strings.HasPrefix(r.CaseID, "sdbench-arena-"), r.CaseID)
 			if c.Kind == "heldout" {
