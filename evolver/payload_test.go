@@ -1,6 +1,7 @@
 package evolver_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -32,7 +33,10 @@ func TestRuleBookStaysFarFromPayloadLimits(t *testing.T) {
 	cfg.RuleBudget = settings.RuleBudgetRange.Max
 	var rules []clinic.Rule
 	for i := range cfg.RuleBudget + 5 {
-		text := strings.Repeat("a", evolver.MaxRuleText-12) + " variant " + string(rune('A'+i%26)) + string(rune('a'+i/26))
+		// Rules that share no word, so that none is the same rule as
+		// another (the book merges those), each near the longest allowed.
+		w := fmt.Sprintf("step%d ", i)
+		text := strings.TrimSpace(strings.Repeat(w, (evolver.MaxRuleText-1)/len(w)))
 		rules, _, _ = evolver.ApplyEdits(rules, []evolver.Edit{{Op: evolver.OpAdd, Text: text}}, i+1, cfg, evolver.NewScreen(cfg, evolver.Forbidden{}, nil))
 	}
 	size := 0
