@@ -13,6 +13,7 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
+	"github.com/clinevo/clinevo/internal/jsonl"
 )
 
 // The companion files of the import and their names in a release.
@@ -144,6 +145,13 @@ func (d *Dictionary) rowCase(rec []string, at map[string]int, id, sourceID strin
 	var err error
 	fail := func(f string, err error) (clinic.Case, error) {
 		return clinic.Case{}, fmt.Errorf("field %s: %w", f, err)
+	}
+	for _, c := range columns {
+		// The release is UTF-8; a file re-saved in another encoding
+		// would otherwise surface as an unknown pathology or evidence.
+		if off, b, ok := jsonl.CheckUTF8([]byte(rec[at[c]])); !ok {
+			return fail(c, fmt.Errorf("byte 0x%02X at character %d is not UTF-8 (the release is UTF-8: re-save the file as UTF-8)", b, off+1))
+		}
 	}
 	if p.Age, err = strconv.Atoi(field("AGE")); err != nil || p.Age < 0 {
 		return fail("AGE", fmt.Errorf("want a whole number of years, got %q", field("AGE")))

@@ -86,6 +86,7 @@ func TestImportErrors(t *testing.T) {
 		{strings.Replace(goodRow, "['Bronchitis', 0.3]", "['Bronchitis']", 1), "field DIFFERENTIAL_DIAGNOSIS: item 2: want [pathology, probability]"},
 		{strings.Replace(goodRow, "5,", "five,", 1), `field AGE: want a whole number of years, got "five"`},
 		{strings.Replace(goodRow, ",F,", ",X,", 1), `field SEX: want M or F, got "X"`},
+		{strings.Replace(goodRow, ",URTI,", ",URT\xe9,", 1), "field PATHOLOGY: byte 0xE9 at character 4 is not UTF-8 (the release is UTF-8: re-save the file as UTF-8)"},
 		{strings.Replace(goodRow, `"['E_201'`, `"[E_201`, 1), "field EVIDENCES: want a quoted text, a number or a list at character 2"},
 	}
 	for _, c := range bad {
