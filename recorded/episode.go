@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -59,24 +60,34 @@ func Export(ctx context.Context, store results.Episodes, run, format string, w i
 	return export(ctx, store, recs, format, w)
 }
 
-// ExportFile is Export into the file at path, made once the records are
-// read; a failed export leaves no file there.
+// ExportFile is Export into the file at path, written beside it under a
+// temporary name and renamed over it once complete: a failed or interrupted
+// export leaves whatever was at path as it was, and no half file.
 func ExportFile(ctx context.Context, store results.Episodes, run, format, path string) error {
 	recs, err := store.Records(ctx, run)
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.partial")
 	if err != nil {
 		return err
 	}
-	if err := export(ctx, store, recs, format, f); err != nil {
-		// The export's error is the one to report; the half-written file goes.
-		f.Close()
-		os.Remove(path)
+	err = export(ctx, store, recs, format, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		// CreateTemp makes the file 0600; an export is as readable as any file written.
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
 		return err
 	}
-	return f.Close()
+	return nil
 }
 
 func export(ctx context.Context, store results.Episodes, recs []results.Record, format string, w io.Writer) error {

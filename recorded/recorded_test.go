@@ -116,7 +116,15 @@ func TestExport(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 3, strings.Count(string(b), "\n"))
 	require.Error(t, recorded.ExportFile(ctx, brokenTraces{st}, "r1", "jsonl", path))
-	require.NoFileExists(t, path, "a failed export leaves no file")
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, b, after, "a failed export leaves the earlier export as it was")
+	fresh := filepath.Join(t.TempDir(), "r1.jsonl")
+	require.Error(t, recorded.ExportFile(ctx, brokenTraces{st}, "r1", "jsonl", fresh))
+	require.NoFileExists(t, fresh, "and no file where there was none")
+	left, err := os.ReadDir(filepath.Dir(fresh))
+	require.NoError(t, err)
+	require.Empty(t, left, "no temporary file left behind")
 }
 
 // brokenTraces is a store whose traces cannot be read.
