@@ -128,7 +128,9 @@ func writeDemo(ctx context.Context, out io.Writer, store results.Store, set benc
 	fmt.Fprintf(out, "\nreport:  %s\n", filepath.Join(reportDir, "index.html"))
 	fmt.Fprintf(out, "results: %s (results.db, memory.db, temporal.db; the server's log: temporal.log)\n", dir)
 	fmt.Fprintf(out, "inspect: clinevo --data-dir %s runs list | runs stages | memory stats\n", dir)
-	fmt.Fprintf(out, "         clinevo --data-dir %s episode show %s\n", dir, contract.EpisodeWorkflowID(spec.RunID("E1"), 1, 1, 1, streams[0].CaseID))
+	if len(streams) > 0 { // a spec without a stream condition has no episode to point at
+		fmt.Fprintf(out, "         clinevo --data-dir %s episode show %s\n", dir, contract.EpisodeWorkflowID(spec.RunID("E1"), 1, 1, 1, streams[0].CaseID))
+	}
 	return nil
 }
 
