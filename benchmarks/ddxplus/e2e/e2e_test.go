@@ -14,7 +14,6 @@ import (
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/runner"
-	"github.com/clinevo/clinevo/settings"
 )
 
 // keys counts the learning steps and those given the answer key.
@@ -52,20 +51,9 @@ func TestTwoHundredPatientsInEachMode(t *testing.T) {
 		t.Skip("400 episodes on the embedded server")
 	}
 	k := &keys{}
-	env := enginetest.StartWith(t, enginetest.Quiet{}, func(e *engine.Engine) {
-		roles := e.Activities.Roles
-		e.Activities.Roles = func(s settings.Settings) (runner.Roles, error) {
-			r, err := roles(s)
-			if err != nil {
-				return r, err
-			}
-			if r.Grader == nil {
-				r.Grader = grader.BuiltinProcessGrader{}
-			}
-			r.Grader = recordingGrader{k, r.Grader}
-			return r, nil
-		}
-	})
+	env := enginetest.StartWith(t, enginetest.Quiet{}, enginetest.WrapRoles(func(r *runner.Roles) {
+		r.Grader = recordingGrader{k, r.Grader}
+	}))
 	ctx := context.Background()
 	spec := enginetest.Keep(t, enginetest.Spec(t, "streambench.yaml", ddxplus.Protocol), "memprompt", "interactive-memprompt")
 	spec.Name, spec.Limit = "ddx200", 200

@@ -114,23 +114,9 @@ func TestEvoClinicianShortRun(t *testing.T) {
 		t.Skip("runs twelve conditions of 10 episodes on the embedded server")
 	}
 	rec := &learnerInputs{}
-	env := enginetest.StartWith(t, enginetest.Quiet{}, func(e *engine.Engine) {
-		roles := e.Activities.Roles
-		e.Activities.Roles = func(s settings.Settings) (runner.Roles, error) {
-			r, err := roles(s)
-			if err != nil {
-				return r, err
-			}
-			if r.Grader == nil {
-				r.Grader = grader.BuiltinProcessGrader{}
-			}
-			if r.Evolver == nil {
-				r.Evolver = evolver.Builtin{}
-			}
-			r.Grader, r.Evolver = recordingGrader{rec, r.Grader}, recordingEvolver{rec, r.Evolver}
-			return r, nil
-		}
-	})
+	env := enginetest.StartWith(t, enginetest.Quiet{}, enginetest.WrapRoles(func(r *runner.Roles) {
+		r.Grader, r.Evolver = recordingGrader{rec, r.Grader}, recordingEvolver{rec, r.Evolver}
+	}))
 	ctx := context.Background()
 	spec := enginetest.Spec(t, "evoclinician.yaml", medinquire.Protocol)
 	spec.Name, spec.Limit, spec.StageSize = "evo", 10, 5
