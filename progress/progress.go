@@ -5,6 +5,7 @@ package progress
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,8 +14,11 @@ import (
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"golang.org/x/term"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/clinevo/clinevo/runstatus"
 )
@@ -156,7 +160,7 @@ func closedStatus(s string) bool {
 // the rows are read once more when run ends.
 func Follow(ctx context.Context, w io.Writer, run client.WorkflowRun, read func(context.Context) ([]Row, error)) error {
 	done := make(chan error, 1)
-	go func() { done <- run.Get(ctx, nil) }()
+	go func() { done <- Await(ctx, run) }()
 	p := New(ctx, w)
 	defer p.Close()
 	tick := time.NewTicker(Poll)
@@ -181,6 +185,34 @@ func Follow(ctx context.Context, w io.Writer, run client.WorkflowRun, read func(
 			return ctx.Err()
 		}
 	}
+}
+
+// Await waits for run to close, as run.Get does, but starts the wait again
+// when one long poll of the workflow's history ends by a deadline or an
+// unavailable server while ctx is alive: a wait of a multi-hour run on a
+// loaded machine otherwise ended with "context deadline exceeded" while the
+// run went on. A failure of the workflow itself is returned as it is.
+func Await(ctx context.Context, run client.WorkflowRun) error {
+	for {
+		err := run.Get(ctx, nil)
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return err
+		}
+	}
+}
+
+// transient says whether err ended a wait, not the workflow.
+func transient(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	switch status.Code(err) {
+	case codes.DeadlineExceeded, codes.Unavailable:
+		return true
+	}
+	var unavailable *serviceerror.Unavailable
+	var deadline *serviceerror.DeadlineExceeded
+	return errors.As(err, &unavailable) || errors.As(err, &deadline)
 }
 
 // ExperimentRows reads an experiment's conditions as rows.

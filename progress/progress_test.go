@@ -3,10 +3,16 @@ package progress
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // TestLines: off a terminal, a row prints when first seen, when its status
@@ -39,4 +45,46 @@ func TestClosedStatus(t *testing.T) {
 		"timed_out": true, "running": false, "paused": false, "waiting": false, "pending": false, "stopping": false} {
 		require.Equal(t, closed, closedStatus(st), st)
 	}
+}
+
+// waits is a workflow run whose Get returns its errors one by one, then nil.
+type waits struct {
+	client.WorkflowRun
+	errs  []error
+	calls int
+}
+
+func (w *waits) Get(context.Context, any) error {
+	w.calls++
+	if len(w.errs) == 0 {
+		return nil
+	}
+	err := w.errs[0]
+	w.errs = w.errs[1:]
+	return err
+}
+
+// TestAwaitOutlastsAnEndedPoll: a long poll that ends by a deadline or an
+// unavailable server starts the wait again (a --wait on a loaded machine
+// ended with "context deadline exceeded" while its run went on); the
+// workflow's own failure, or the caller's ended context, is returned.
+func TestAwaitOutlastsAnEndedPoll(t *testing.T) {
+	ctx := context.Background()
+	w := &waits{errs: []error{context.DeadlineExceeded, status.Error(codes.DeadlineExceeded, "poll"),
+		serviceerror.NewUnavailable("restarting"), fmt.Errorf("get history: %w", context.DeadlineExceeded)}}
+	require.NoError(t, Await(ctx, w))
+	require.Equal(t, 5, w.calls)
+
+	failed := errors.New("workflow execution error: activity failed")
+	w = &waits{errs: []error{failed}}
+	require.ErrorIs(t, Await(ctx, w), failed)
+	require.Equal(t, 1, w.calls)
+
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	w = &waits{errs: []error{context.Canceled}}
+	require.ErrorIs(t, Await(done, w), context.Canceled)
+	w = &waits{errs: []error{context.DeadlineExceeded}}
+	require.ErrorIs(t, Await(done, w), context.DeadlineExceeded, "the caller's own ended context is not waited out")
+	require.Equal(t, 1, w.calls)
 }
