@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -33,31 +34,42 @@ type Steered struct {
 	Signalled string
 }
 
+// SteerWait is how long Steer waits for a worker to take an update before
+// it sends the signal instead: a worker that runs the stream takes one in a
+// workflow task, in milliseconds; 30 s covers a loaded machine (clinevo's
+// choice). Longer, a worker is not running or the stream's workflow task
+// is failing.
+const SteerWait = 30 * time.Second
+
 // Steer sends the stream of run the update name (contract.UpdatePause,
 // UpdateResume, UpdateStop, UpdateRaiseBudget, UpdateRaiseExperimentBudget;
 // budget is the raise's new cap, nil for the others) and waits until the
 // stream has taken it. A refusal is an error wrapping ErrRefused. A stream
-// whose worker does not know the update (a clinevo from before updates), or
-// a server that refuses updates, gets the signal of the same name instead,
-// as Steered.Signalled says.
+// whose worker does not know the update (a clinevo from before updates), a
+// server that refuses updates, or no worker taking it within SteerWait, gets
+// the signal of the same name instead, as Steered.Signalled says.
 func Steer(ctx context.Context, c client.Client, run, name string, budget *settings.Budget) (Steered, error) {
-	id := contract.StreamWorkflowID(run)
-	var args []any
-	if budget != nil {
-		args = []any{*budget}
-	}
+	return steerWithin(ctx, c, run, name, budget, SteerWait)
+}
+
+func steerWithin(ctx context.Context, c client.Client, run, name string, budget *settings.Budget, wait time.Duration) (Steered, error) {
 	out := Steered{Run: run, Update: name}
-	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: name, Args: args,
-		WaitForStage: client.WorkflowUpdateStageCompleted})
+	p, err := update(ctx, c, run, name, budget, wait)
 	if err == nil {
-		var p contract.Progress
-		if err = h.Get(ctx, &p); err == nil {
-			out.Progress = &p
-			return out, nil
-		}
+		out.Progress = &p
+		return out, nil
 	}
-	if why := updateUnknown(err, name); why != "" {
-		if err := c.SignalWorkflow(ctx, id, "", name, signalArg(budget)); err != nil {
+	why := updateUnknown(err, name)
+	var timeout *client.WorkflowUpdateServiceTimeoutOrCanceledError
+	if why == "" && errors.As(err, &timeout) && ctx.Err() == nil {
+		// The update may yet reach the stream with the signal, when a
+		// worker runs it: both make the same change, so the second adds
+		// nothing (or is refused).
+		why = fmt.Sprintf("no worker took the update within %s (none is running, or the stream's workflow task fails: "+
+			"clinevo stream status %s says which)", wait, run)
+	}
+	if why != "" {
+		if err := c.SignalWorkflow(ctx, contract.StreamWorkflowID(run), "", name, signalArg(budget)); err != nil {
 			return out, fmt.Errorf("%s stream %s: %s, and its signal failed: %w", name, run, why, err)
 		}
 		out.Signalled = why
@@ -68,6 +80,23 @@ func Steer(ctx context.Context, c client.Client, run, name string, budget *setti
 		return out, fmt.Errorf("%s stream %s: %w: %s", name, run, ErrRefused, app.Message())
 	}
 	return out, fmt.Errorf("%s stream %s: %w", name, run, err)
+}
+
+// update sends the update and waits up to wait for the stream's answer.
+func update(ctx context.Context, c client.Client, run, name string, budget *settings.Budget, wait time.Duration) (contract.Progress, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var args []any
+	if budget != nil {
+		args = []any{*budget}
+	}
+	var p contract.Progress
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: contract.StreamWorkflowID(run), UpdateName: name, Args: args,
+		WaitForStage: client.WorkflowUpdateStageCompleted})
+	if err == nil {
+		err = h.Get(ctx, &p)
+	}
+	return p, err
 }
 
 // signalArg is the signal's argument: the budget of a raise, none else.

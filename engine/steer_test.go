@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/serviceerror"
@@ -13,6 +14,7 @@ import (
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -53,6 +55,30 @@ func TestSteerFallsBackToTheSignal(t *testing.T) {
 	var got settings.Budget
 	require.NoError(t, run.Get(ctx, &got))
 	require.Equal(t, settings.Budget{USD: 7, Tokens: 9}, got, "the signal carried the raise")
+}
+
+// TestSteerWithoutAWorker: a stream no worker runs (its task queue has
+// none) takes no update; after the wait Steer sends the signal, which the
+// history holds for when a worker comes.
+func TestSteerWithoutAWorker(t *testing.T) {
+	t.Parallel() // see TestMain
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID("idle"), TaskQueue: "no-worker"}, "StreamWorkflow")
+	require.NoError(t, err)
+	s, err := engine.SteerWithin(ctx, env.Client, "idle", contract.UpdatePause, nil, 2*time.Second)
+	require.NoError(t, err)
+	require.Equal(t, "stream idle: sent the pause signal instead: no worker took the update within 2s (none is running, or the stream's "+
+		"workflow task fails: clinevo stream status idle says which); it is taken unchecked (clinevo stream status idle shows the stream's state)", s.String())
+	h, err := runstatus.History(ctx, env.Client, run.GetID(), run.GetRunID())
+	require.NoError(t, err)
+	var signals []string
+	for _, e := range h.GetEvents() {
+		if a := e.GetWorkflowExecutionSignaledEventAttributes(); a != nil {
+			signals = append(signals, a.GetSignalName())
+		}
+	}
+	require.Equal(t, []string{contract.SignalPause}, signals)
 }
 
 // deniedClient is a client of a server that refuses updates
