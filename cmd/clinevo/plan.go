@@ -63,8 +63,8 @@ func (a *app) experimentRaiseBudgetCmd() *cobra.Command {
 			"condition of the experiment. A stream the experiment's cap paused (status paused: experiment budget) goes on\n" +
 			"when the experiment's total spend is below the new cap. Conditions that have not started yet start with the\n" +
 			"spec's cap: raise again when they pause. Each stream answers with its status and caps, or refuses a cap the\n" +
-			"total it last read still reaches (exit status 2 when any refused); one whose worker is older than updates\n" +
-			"gets the signal instead, unchecked.",
+			"total it last read still reaches (exit status 2 when any refused); one whose worker is older than updates,\n" +
+			"or that no worker takes within " + engine.SteerWait.String() + ", gets the signal instead, unchecked.",
 		Example: `  clinevo experiment raise-budget quick --budget-usd 80`,
 		Args:    runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {

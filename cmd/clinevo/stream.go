@@ -177,9 +177,10 @@ func (a *app) steerCmd(name, short string) *cobra.Command {
 }
 
 // steerHelp is what every steering command's help says about its answer.
-const steerHelp = "The stream answers with its status after the change (running, paused, stopping) and the caps in force,\n" +
+var steerHelp = "The stream answers with its status after the change (running, paused, stopping) and the caps in force,\n" +
 	"or refuses what cannot apply in its state and says why (exit status 2, nothing changed). A stream whose\n" +
-	"worker is older than updates gets the signal of the same name instead, unchecked, and the command says so."
+	"worker is older than updates, or that no worker takes within " + engine.SteerWait.String() + ", gets the signal of the same name\n" +
+	"instead, unchecked, and the command says so."
 
 // steer sends the update and prints the stream's answer (engine.Steer); a
 // refusal is bad input.
