@@ -53,6 +53,15 @@ func (s *steerer) send(name string, args ...any) *answer {
 	return a
 }
 
+// steeredStream is a test environment of a stream of n cases (fakeStream)
+// and a steerer of it.
+func steeredStream(t *testing.T, n int) (*testsuite.TestWorkflowEnvironment, *steerer) {
+	var s testsuite.WorkflowTestSuite
+	env := newEnv(&s)
+	(&fakeStream{}).register(env, n)
+	return env, &steerer{t: t, env: env}
+}
+
 // accepted checks that the update was taken and answered.
 func (a *answer) accepted(t *testing.T) contract.Progress {
 	t.Helper()
@@ -109,11 +118,7 @@ func script(env *testsuite.TestWorkflowEnvironment, steps ...func()) {
 // are refused and change nothing; a resume update answers "running" and
 // wakes the stream, which plays every episode.
 func TestPauseUpdateRefusalsAndResume(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := newEnv(&s)
-	f := &fakeStream{}
-	f.register(env, 6)
-	st := &steerer{t: t, env: env}
+	env, st := steeredStream(t, 6)
 	var pause, resume *answer
 	var refusals []*answer
 	afterFirstEpisode(env, func() { pause = st.send(contract.UpdatePause) })
@@ -149,11 +154,7 @@ func TestPauseUpdateRefusalsAndResume(t *testing.T) {
 // and a resume of the stopping stream are refused; it stops after the
 // episode it plays.
 func TestStopUpdate(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := newEnv(&s)
-	f := &fakeStream{}
-	f.register(env, 6)
-	st := &steerer{t: t, env: env}
+	env, st := steeredStream(t, 6)
 	afterFirstEpisode(env, func() {
 		st.send(contract.UpdateStop)
 		st.send(contract.UpdateStop)
@@ -177,11 +178,7 @@ func TestStopUpdate(t *testing.T) {
 // episode (it records its result), a pause, stop or resume is refused; a
 // raise is taken (it changes nothing the stream will play).
 func TestUpdatesAfterTheLastEpisode(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := newEnv(&s)
-	f := &fakeStream{}
-	f.register(env, 2)
-	st := &steerer{t: t, env: env}
+	env, st := steeredStream(t, 2)
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		if info.ActivityType.Name == acts.CompleteRun.Name() {
 			st.send(contract.UpdatePause)
@@ -207,14 +204,10 @@ func TestUpdatesAfterTheLastEpisode(t *testing.T) {
 // a cap is reached at it) and an experiment cap; a raise to 101 answers
 // "running" with the new cap in force and wakes it.
 func TestBudgetPauseRefusalsAndRaise(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := newEnv(&s)
-	f := &fakeStream{}
-	f.register(env, 6)
+	env, st := steeredStream(t, 6)
 	env.OnActivity(acts.RunSpend.Name(), mock.Anything, mock.Anything).Return(contract.Spend{Tokens: 100}, nil)
 	sp := spec(0, 100).WithDefaults() // settings of their own, not all defaults
 	sp.Settings.Budget = settings.Budget{Tokens: 100}
-	st := &steerer{t: t, env: env}
 	var raise *answer
 	script(env, func() {
 		p := progressOf(t, env)
@@ -256,14 +249,10 @@ func TestBudgetPauseRefusalsAndRaise(t *testing.T) {
 // that cap paused it, as the run's (1.5, which is the experiment cap's
 // then); the experiment cap raised to 3 answers "running" and wakes it.
 func TestExperimentBudgetPauseRefusalsAndRaise(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := newEnv(&s)
-	f := &fakeStream{}
-	f.register(env, 6)
+	env, st := steeredStream(t, 6)
 	env.OnActivity(acts.ExperimentSpend.Name(), mock.Anything, mock.Anything).Return(contract.Spend{USD: 2}, nil)
 	sp := spec(0, 100)
 	sp.ExperimentBudget = &contract.ExperimentBudget{Experiment: "x", Runs: []string{"t", "t2"}, Budget: settings.Budget{USD: 2}}
-	st := &steerer{t: t, env: env}
 	var raise *answer
 	script(env, func() {
 		require.Equal(t, "experiment budget", progressOf(t, env).PausedBy)
