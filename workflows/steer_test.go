@@ -276,3 +276,17 @@ func TestExperimentBudgetPauseRefusalsAndRaise(t *testing.T) {
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Equal(t, 6, res.Episodes)
 }
+
+// TestExperimentCapSignalOnAStreamOfNoExperiment: the signal of an
+// experiment cap (which the update refuses) reaching a stream of no
+// experiment with a budget changes nothing it does: the stream plays on
+// instead of failing its workflow task at its next check.
+func TestExperimentCapSignalOnAStreamOfNoExperiment(t *testing.T) {
+	env, _ := steeredStream(t, 4)
+	afterFirstEpisode(env, func() { env.SignalWorkflow(contract.SignalRaiseExperimentBudget, settings.Budget{USD: 5}) })
+	env.ExecuteWorkflow(workflows.StreamWorkflow, spec(0, 100))
+	require.NoError(t, env.GetWorkflowError())
+	var res contract.StreamResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	require.Equal(t, 4, res.Episodes)
+}

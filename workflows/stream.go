@@ -292,7 +292,10 @@ func (s *stream) checkBudget() error {
 // so all of them pause once the total reaches the cap.
 func (s *stream) checkExperimentBudget() error {
 	b := s.experimentBudgetOf()
-	if b == nil || b.IsZero() || s.st.Paused || workflow.GetVersion(s.ctx, versionExperimentBudget, workflow.DefaultVersion, 1) < 1 {
+	// A stream of no experiment with a budget has no runs to sum: an
+	// experiment cap signalled to it (the update refuses one) is ignored.
+	if b == nil || b.IsZero() || s.spec.ExperimentBudget == nil || s.st.Paused ||
+		workflow.GetVersion(s.ctx, versionExperimentBudget, workflow.DefaultVersion, 1) < 1 {
 		return nil
 	}
 	var sp contract.Spend
