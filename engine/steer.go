@@ -28,9 +28,9 @@ type Steered struct {
 	// Progress is the stream's progress after the change; nil when the
 	// signal was sent instead.
 	Progress *contract.Progress
-	// Signalled, when set, says why the update could not be sent and the
-	// signal of the same name was: the stream takes it when it next runs,
-	// unchecked and without an answer.
+	// Signalled, when set, says why the update was not taken and the
+	// signal of the same name was sent: the stream takes it when it next
+	// runs, unchecked and without an answer.
 	Signalled string
 }
 
