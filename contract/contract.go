@@ -1,8 +1,8 @@
 // Package contract is the workflow contract: the specs that start streams,
 // evaluations and experiments, the results they return, workflow IDs, kinds,
-// signal and query names, and their defaults. Workflows, activities, analysis
-// and the command line share it; it imports only the standard library and the
-// domain packages, never the Temporal SDK.
+// signal, update and query names, and their defaults. Workflows, activities,
+// analysis and the command line share it; it imports only the standard
+// library and the domain packages, never the Temporal SDK.
 package contract
 
 import (
@@ -37,6 +37,23 @@ const (
 	// QueryWaiting asks any clinevo workflow what it waits for (a *Waiting,
 	// nil when it waits for nothing).
 	QueryWaiting = "waiting"
+)
+
+// Names of the updates that steer a stream: the same names as the signals
+// that make the same change (which older clients and the Temporal CLI still
+// send). Each answers with the stream's Progress after the change, or
+// refuses what cannot apply with an application error of type
+// UpdateRefused, changing nothing. Pause, resume and stop take no argument;
+// the raises take a settings.Budget.
+const (
+	UpdatePause                 = SignalPause
+	UpdateResume                = SignalResume
+	UpdateStop                  = SignalStop
+	UpdateRaiseBudget           = SignalRaiseBudget
+	UpdateRaiseExperimentBudget = SignalRaiseExperimentBudget
+	// UpdateRefused is the type of the error with which a stream refuses an
+	// update; its message says why.
+	UpdateRefused = "Refused"
 )
 
 // Waiting is what a workflow waits for while a dependency of one of its

@@ -264,7 +264,9 @@ func serverConfig(o Options, sqlCfg *config.SQL, ports map[string]int) *config.C
 }
 
 // dynamicConfig is the server's dynamic configuration: clinevo's choices
-// for one process on one shard, each measured.
+// for one process on one shard, each measured. Workflow updates (how the
+// CLI steers a stream) need nothing here: server v1.32.1 turns
+// frontend.enableUpdateWorkflowExecution on by default.
 func dynamicConfig() dynamicconfig.StaticClient {
 	return dynamicconfig.StaticClient{
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 200,

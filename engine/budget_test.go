@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/settings"
@@ -19,7 +21,8 @@ import (
 // token budget that its first three episodes reach pauses there, durably,
 // with status paused: budget and its spend; raised, it goes on, and its
 // records, traces and cards are those of the same stream run without a cap:
-// nothing lost, nothing repeated.
+// nothing lost, nothing repeated. A raise update the spend still reaches is
+// refused; the signal of the same cap is taken (and keeps it paused).
 func TestBudgetPausesAndResumes(t *testing.T) {
 	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
@@ -70,14 +73,22 @@ func TestBudgetPausesAndResumes(t *testing.T) {
 	require.True(t, p.Paused)
 	require.Equal(t, 3, p.Cursor)
 
-	// A raise still below the spend keeps it paused; one above lets it go on.
+	// A raise the spend still reaches: the update is refused and changes
+	// nothing; the signal (older clients) is taken and keeps it paused.
+	_, err = engine.Steer(ctx, capped.Client, "budget", contract.UpdateRaiseBudget, &settings.Budget{Tokens: capTokens - 1})
+	require.ErrorIs(t, err, engine.ErrRefused)
+	require.ErrorContains(t, err, fmt.Sprintf("raise-budget stream budget: refused: the run's spend at the last check reaches the new cap (tokens %d of %d): "+
+		"the stream would stay paused", capTokens, capTokens-1))
 	require.NoError(t, capped.Client.SignalWorkflow(ctx, run.GetID(), "", contract.SignalRaiseBudget, settings.Budget{Tokens: capTokens - 1}))
 	enginetest.Eventually(t, 30*time.Second, "the raise to be taken", func() bool {
 		v, err := capped.Client.QueryWorkflow(ctx, run.GetID(), "", contract.QueryProgress)
 		return err == nil && v.Get(&p) == nil && p.Budget.Tokens == capTokens-1
 	})
 	require.True(t, p.Paused)
-	require.NoError(t, capped.Client.SignalWorkflow(ctx, run.GetID(), "", contract.SignalRaiseBudget, settings.Budget{}))
+	// Lifted by the update, which answers with the stream going on.
+	s, err := engine.Steer(ctx, capped.Client, "budget", contract.UpdateRaiseBudget, &settings.Budget{})
+	require.NoError(t, err)
+	require.Equal(t, "stream budget: running (3 of 6 episodes played); budget: no cap", s.String())
 	var res contract.StreamResult
 	require.NoError(t, run.Get(ctx, &res))
 	require.Equal(t, 6, res.Episodes)

@@ -9,9 +9,11 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/contract"
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/llm/llmtest"
 	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/settings"
 	"github.com/clinevo/clinevo/workflows"
 )
@@ -21,6 +23,8 @@ import (
 // spent part of it, a stream with no cap of its own pauses once the total
 // reaches it (paused: experiment budget, the total in its progress), and a
 // raise lets it finish with the records of the same stream run without a cap.
+// Raised through `experiment raise-budget`'s update, a cap the total still
+// reaches is refused; none is taken by the paused condition alone.
 func TestExperimentBudgetPausesOnTheTotal(t *testing.T) {
 	t.Parallel() // see TestMain
 	srv := llmtest.New(t)
@@ -68,8 +72,20 @@ func TestExperimentBudgetPausesOnTheTotal(t *testing.T) {
 		return err == nil && v.Get(&p) == nil && p.ExperimentBudget.Tokens == other+first3-1
 	})
 	require.True(t, p.Paused)
-	// What `experiment raise-budget` sends: the new experiment cap.
-	require.NoError(t, capped.Client.SignalWorkflow(ctx, run.GetID(), "", contract.SignalRaiseExperimentBudget, settings.Budget{}))
+	// What `experiment raise-budget` sends, to its live stream conditions
+	// only: a cap the total still reaches is refused, none lets it finish.
+	ex := runstatus.Experiment{Name: "xb", Conditions: []runstatus.Condition{
+		{Name: "E1", Kind: contract.KindStream, Run: "xb-E1", Status: runstatus.StatusPaused + ": experiment budget"},
+		{Name: "E2", Kind: contract.KindStream, Run: "xb-E2", Status: runstatus.StatusCompleted}}}
+	raised, err := engine.RaiseExperimentBudget(ctx, capped.Client, ex, settings.Budget{Tokens: other + first3})
+	require.ErrorIs(t, err, engine.ErrRefused)
+	require.ErrorContains(t, err, "raise the experiment budget of xb: condition E1: raise-experiment-budget stream xb-E1: refused: "+
+		"the experiment's spend at the last check reaches the new cap")
+	require.Len(t, raised, 1)
+	raised, err = engine.RaiseExperimentBudget(ctx, capped.Client, ex, settings.Budget{})
+	require.NoError(t, err)
+	require.Len(t, raised, 1)
+	require.Equal(t, "condition E1: stream xb-E1: running (3 of 6 episodes played); experiment budget: no cap", raised[0].String())
 	var res contract.StreamResult
 	require.NoError(t, run.Get(ctx, &res))
 	require.Equal(t, 6, res.Episodes)

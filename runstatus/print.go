@@ -107,14 +107,35 @@ func writeSpend(tw io.Writer, label string, sp *contract.Spend, b *settings.Budg
 	if sp == nil || b == nil || b.IsZero() {
 		return
 	}
+	fmt.Fprintf(tw, "%s\t%s\n", label, CapText(sp, *b))
+}
+
+// CapText says a cap with the spend at the stream's last check of it
+// ("spent model USD 1.2000 of 2.0000 (at the last check)"), the cap alone
+// before any check, "no cap" for none.
+func CapText(sp *contract.Spend, b settings.Budget) string {
+	if b.IsZero() {
+		return "no cap"
+	}
 	var parts []string
 	if b.USD > 0 {
-		parts = append(parts, fmt.Sprintf("model USD %.4f of %.4f", sp.USD, b.USD))
+		part := fmt.Sprintf("model USD %.4f", b.USD)
+		if sp != nil {
+			part = fmt.Sprintf("model USD %.4f of %.4f", sp.USD, b.USD)
+		}
+		parts = append(parts, part)
 	}
 	if b.Tokens > 0 {
-		parts = append(parts, fmt.Sprintf("tokens %d of %d", sp.Tokens, b.Tokens))
+		part := fmt.Sprintf("tokens %d", b.Tokens)
+		if sp != nil {
+			part = fmt.Sprintf("tokens %d of %d", sp.Tokens, b.Tokens)
+		}
+		parts = append(parts, part)
 	}
-	fmt.Fprintf(tw, "%s\tspent %s (at the last check)\n", label, strings.Join(parts, ", "))
+	if sp == nil {
+		return strings.Join(parts, ", ") + " (no spend checked yet)"
+	}
+	return "spent " + strings.Join(parts, ", ") + " (at the last check)"
 }
 
 func writeWaiting(tw io.Writer, ws []contract.Waiting) {

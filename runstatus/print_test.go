@@ -166,3 +166,40 @@ func TestSize(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `{"episodes":0,"largest_episode":"","largest_episode_events":0,"largest_stream_run":"","largest_stream_run_events":0,"stream_runs":0}`, string(b))
 }
+
+// TestProgressStatus: a stream's progress says its status the way `stream
+// status` and the steering commands print it: stopping before paused.
+func TestProgressStatus(t *testing.T) {
+	for _, tc := range []struct {
+		p    contract.Progress
+		want string
+	}{
+		{contract.Progress{}, StatusRunning},
+		{contract.Progress{Paused: true}, StatusPaused},
+		{contract.Progress{Paused: true, PausedBy: "budget"}, "paused: budget"},
+		{contract.Progress{Paused: true, Stopping: true}, StatusStopping},
+	} {
+		require.Equal(t, tc.want, ProgressStatus(tc.p), "%+v", tc.p)
+	}
+}
+
+// TestCapText: a cap with the spend last checked, the cap alone before a
+// check, "no cap" for none.
+func TestCapText(t *testing.T) {
+	sp := &contract.Spend{USD: 1.25, Tokens: 300}
+	for _, tc := range []struct {
+		name string
+		sp   *contract.Spend
+		b    settings.Budget
+		want string
+	}{
+		{"none", sp, settings.Budget{}, "no cap"},
+		{"both, checked", sp, settings.Budget{USD: 2, Tokens: 1000}, "spent model USD 1.2500 of 2.0000, tokens 300 of 1000 (at the last check)"},
+		{"tokens, checked", sp, settings.Budget{Tokens: 1000}, "spent tokens 300 of 1000 (at the last check)"},
+		{"USD, not checked", nil, settings.Budget{USD: 40}, "model USD 40.0000 (no spend checked yet)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, CapText(tc.sp, tc.b))
+		})
+	}
+}

@@ -144,6 +144,22 @@ func (out *Stream) finished(res contract.StreamResult) {
 	}
 }
 
+// ProgressStatus is the status of a running stream as its progress (the
+// query's answer, or a steering update's) says: stopping, paused ("paused:
+// budget" when its own rule paused it: the figures are in the progress),
+// else running.
+func ProgressStatus(p contract.Progress) string {
+	switch {
+	case p.Stopping:
+		return StatusStopping
+	case p.Paused && p.PausedBy != "":
+		return StatusPaused + ": " + p.PausedBy
+	case p.Paused:
+		return StatusPaused
+	}
+	return StatusRunning
+}
+
 // query asks a running stream for its progress (paused or stopping shows in
 // the status) and its rule book; a stream that does not answer yet says so
 // in QueryError.
@@ -159,14 +175,7 @@ func (out *Stream) query(ctx context.Context, c client.Client) {
 	if err := v.Get(&p); err == nil {
 		p.Overall, p.ThisStage = RoundMeans(p.Overall), RoundMeans(p.ThisStage)
 		out.Progress = &p
-		switch {
-		case p.Stopping:
-			out.Status = StatusStopping
-		case p.Paused && p.PausedBy != "":
-			out.Status = StatusPaused + ": " + p.PausedBy // paused by its own rule (a budget): the figures are in the progress
-		case p.Paused:
-			out.Status = StatusPaused
-		}
+		out.Status = ProgressStatus(p)
 	}
 	if v, err := c.QueryWorkflow(ctx, out.WorkflowID, "", contract.QueryRules); err == nil {
 		var rules []string

@@ -29,7 +29,8 @@ func (b Budget) Reached(usd float64, tokens int) string {
 	return ""
 }
 
-func (b Budget) validate() error {
+// Validate refuses a negative or non-finite cap.
+func (b Budget) Validate() error {
 	if CheckFinite("", b.USD) != nil || b.Tokens < 0 {
 		return fmt.Errorf("budget.usd and budget.tokens must not be negative (0: no cap), got %v and %d", b.USD, b.Tokens)
 	}

@@ -472,7 +472,7 @@ func (s Settings) Validate() error {
 	if m := s.Doctor.Mode; m != "" && m != SingleDoctor && m != PanelDoctor {
 		return fmt.Errorf("doctor.mode %q, want %s or %s", m, SingleDoctor, PanelDoctor)
 	}
-	if err := s.Budget.validate(); err != nil {
+	if err := s.Budget.Validate(); err != nil {
 		return err
 	}
 	for i, p := range s.ModelPrices {

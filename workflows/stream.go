@@ -102,6 +102,7 @@ func runStream(ctx workflow.Context, spec contract.StreamSpec) (contract.StreamR
 			return contract.StreamResult{}, s.continueAsNew(stageEnd)
 		}
 	}
+	s.ended = true
 	if err := s.flush(); err != nil {
 		return contract.StreamResult{}, err
 	}
@@ -121,6 +122,9 @@ type stream struct {
 	pending []acts.EpisodeRef
 	log     log.Logger
 	w       *waiter
+	// ended says the stream left its loop of episodes (all played, or
+	// stopped): nothing is left to pause, resume or stop.
+	ended bool
 }
 
 // versionResolved is the change ID of a stream whose defaults ValidateStream
@@ -130,7 +134,7 @@ type stream struct {
 const versionResolved = "resolve-before-start"
 
 // startStream validates the spec and its corpus, tags the run, and installs
-// the signal and query handlers.
+// the update, signal and query handlers.
 func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error) {
 	// The versions are read before anything else, so a run started by older
 	// code keeps the old path to its end.
@@ -152,6 +156,9 @@ func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error
 	if s.st.Cursor == 0 {
 		s.st.RuleBook = s.spec.RuleBook
 	}
+	if err := s.setUpdateHandlers(); err != nil {
+		return nil, err
+	}
 	if err := call(s.actx, w.activity, acts.ValidateStream, s.spec, &s.plan); err != nil {
 		return nil, err
 	}
@@ -172,12 +179,7 @@ func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error
 		return nil, err
 	}
 	s.listen()
-	if err := workflow.SetQueryHandler(ctx, contract.QueryProgress, func() (contract.Progress, error) {
-		return contract.Progress{Run: spec.RunID, Cursor: s.st.Cursor, Total: s.total(), Stage: s.progressStage(), Stages: s.stages(),
-			Paused: s.st.Paused, Stopping: s.st.Stopping, PausedBy: s.st.PausedBy, Spend: s.st.Spend, Budget: s.budgetOf(),
-			ExperimentSpend: s.st.ExperimentSpend, ExperimentBudget: s.experimentBudgetOf(),
-			Overall: s.st.Totals.Means(), ThisStage: s.st.Stage.Means(), Waiting: w.state}, nil
-	}); err != nil {
+	if err := workflow.SetQueryHandler(ctx, contract.QueryProgress, func() (contract.Progress, error) { return s.progress(), nil }); err != nil {
 		return nil, err
 	}
 	if err := workflow.SetQueryHandler(ctx, contract.QueryRules, func() ([]string, error) { return ruleTexts(s.st.RuleBook), nil }); err != nil {
@@ -193,7 +195,8 @@ func startStream(ctx workflow.Context, spec contract.StreamSpec) (*stream, error
 	return s, nil
 }
 
-// listen applies pause, resume and stop as they arrive.
+// listen applies the steering signals as they arrive (the updates of the
+// same names apply the same changes: steer.go).
 func (s *stream) listen() {
 	pause := workflow.GetSignalChannel(s.ctx, contract.SignalPause)
 	resume := workflow.GetSignalChannel(s.ctx, contract.SignalResume)
@@ -203,9 +206,9 @@ func (s *stream) listen() {
 	workflow.Go(s.ctx, func(gctx workflow.Context) {
 		for {
 			sel := workflow.NewSelector(gctx)
-			sel.AddReceive(pause, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.st.Paused = true })
-			sel.AddReceive(resume, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.st.Paused, s.st.PausedBy = false, "" })
-			sel.AddReceive(stop, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.st.Stopping = true })
+			sel.AddReceive(pause, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.pause() })
+			sel.AddReceive(resume, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.resume() })
+			sel.AddReceive(stop, func(c workflow.ReceiveChannel, _ bool) { c.Receive(gctx, nil); s.stop() })
 			sel.AddReceive(raise, func(c workflow.ReceiveChannel, _ bool) {
 				var b settings.Budget
 				c.Receive(gctx, &b)
@@ -226,8 +229,7 @@ func (s *stream) drain() {
 	for _, sig := range []struct {
 		name string
 		set  func()
-	}{{contract.SignalPause, func() { s.st.Paused = true }}, {contract.SignalResume, func() { s.st.Paused, s.st.PausedBy = false, "" }},
-		{contract.SignalStop, func() { s.st.Stopping = true }}} {
+	}{{contract.SignalPause, s.pause}, {contract.SignalResume, s.resume}, {contract.SignalStop, s.stop}} {
 		for workflow.GetSignalChannel(s.ctx, sig.name).ReceiveAsync(nil) {
 			sig.set()
 		}
@@ -290,7 +292,10 @@ func (s *stream) checkBudget() error {
 // so all of them pause once the total reaches the cap.
 func (s *stream) checkExperimentBudget() error {
 	b := s.experimentBudgetOf()
-	if b == nil || b.IsZero() || s.st.Paused || workflow.GetVersion(s.ctx, versionExperimentBudget, workflow.DefaultVersion, 1) < 1 {
+	// A stream of no experiment with a budget has no runs to sum: an
+	// experiment cap signalled to it (the update refuses one) is ignored.
+	if b == nil || b.IsZero() || s.spec.ExperimentBudget == nil || s.st.Paused ||
+		workflow.GetVersion(s.ctx, versionExperimentBudget, workflow.DefaultVersion, 1) < 1 {
 		return nil
 	}
 	var sp contract.Spend
@@ -306,8 +311,12 @@ func (s *stream) checkExperimentBudget() error {
 	return nil
 }
 
-// pausedByExperiment is PausedBy of a stream its experiment's cap paused.
-const pausedByExperiment = "experiment budget"
+// PausedBy of a stream its own cap paused, and of one its experiment's cap
+// paused.
+const (
+	pausedByBudget     = "budget"
+	pausedByExperiment = "experiment budget"
+)
 
 // checkRunBudget reads the run's spend and pauses the stream, before its next
 // episode, when a cap is reached; a stream without a budget does nothing.
@@ -322,7 +331,7 @@ func (s *stream) checkRunBudget() error {
 	}
 	s.st.Spend = &sp
 	if over := b.Reached(sp.USD, sp.Tokens); over != "" && s.st.Cursor < s.total() {
-		s.st.Paused, s.st.PausedBy = true, "budget"
+		s.st.Paused, s.st.PausedBy = true, pausedByBudget
 		s.log.Info("stream paused: budget", "run", s.spec.RunID, "reached", over, "episodes", s.st.Cursor, "usd", sp.USD, "tokens", sp.Tokens)
 	}
 	return nil
@@ -338,7 +347,7 @@ func (s *stream) raise(b settings.Budget) {
 		return
 	}
 	s.st.Budget = &b
-	if s.st.PausedBy != "budget" {
+	if s.st.PausedBy != pausedByBudget {
 		return
 	}
 	if s.st.Spend == nil || b.Reached(s.st.Spend.USD, s.st.Spend.Tokens) == "" {
@@ -372,6 +381,22 @@ func (s *stream) stageUnclosed() bool {
 
 func (s *stream) total() int  { return len(s.plan.CaseIDs) }
 func (s *stream) stages() int { return (s.total() + s.spec.StageSize - 1) / s.spec.StageSize }
+
+// progress is what the stream answers the progress query and a steering
+// update: where it is, its state and its budgets.
+// An update can arrive before ValidateStream resolved the stage size (a
+// stream started with none): its stages are then unknown, not a division
+// by zero.
+func (s *stream) progress() contract.Progress {
+	p := contract.Progress{Run: s.spec.RunID, Cursor: s.st.Cursor, Total: s.total(),
+		Paused: s.st.Paused, Stopping: s.st.Stopping, PausedBy: s.st.PausedBy, Spend: s.st.Spend, Budget: s.budgetOf(),
+		ExperimentSpend: s.st.ExperimentSpend, ExperimentBudget: s.experimentBudgetOf(),
+		Overall: s.st.Totals.Means(), ThisStage: s.st.Stage.Means(), Waiting: s.w.state}
+	if s.spec.StageSize > 0 {
+		p.Stage, p.Stages = s.progressStage(), s.stages()
+	}
+	return p
+}
 
 // progressStage is the stage whose means the stage totals hold: the stage
 // of the last episode played while they count any (a stage that just ended,

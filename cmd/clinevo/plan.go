@@ -1,14 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/costplan"
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/settings"
@@ -50,7 +51,7 @@ func (a *app) experimentPlanCmd() *cobra.Command {
 }
 
 // experimentRaiseBudgetCmd sends a new experiment-wide cap to every live
-// stream condition (SignalRaiseExperimentBudget); those the cap paused go
+// stream condition (engine.RaiseExperimentBudget); those the cap paused go
 // on when the total is below it. Conditions not started yet start with the
 // spec's cap.
 func (a *app) experimentRaiseBudgetCmd() *cobra.Command {
@@ -61,7 +62,9 @@ func (a *app) experimentRaiseBudgetCmd() *cobra.Command {
 		Long: "Sends the new cap, --budget-usd and --budget-tokens (0: no cap), to every running, paused or waiting stream\n" +
 			"condition of the experiment. A stream the experiment's cap paused (status paused: experiment budget) goes on\n" +
 			"when the experiment's total spend is below the new cap. Conditions that have not started yet start with the\n" +
-			"spec's cap: raise again when they pause.",
+			"spec's cap: raise again when they pause. Each stream answers with its status and caps, or refuses a cap the\n" +
+			"total it last read still reaches (exit status 2 when any refused); one whose worker is older than updates,\n" +
+			"or that no worker takes within " + engine.SteerWait.String() + ", gets the signal instead, unchecked.",
 		Example: `  clinevo experiment raise-budget quick --budget-usd 80`,
 		Args:    runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
@@ -69,31 +72,21 @@ func (a *app) experimentRaiseBudgetCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return raiseExperimentBudget(cmd, c, ex, b)
+			raised, err := engine.RaiseExperimentBudget(cmd.Context(), c, ex, b)
+			for _, r := range raised {
+				if r.Err == nil {
+					fmt.Fprintln(cmd.OutOrStdout(), r)
+				}
+			}
+			if errors.Is(err, engine.ErrRefused) {
+				return badInput(err)
+			}
+			return err
 		}),
 	}
 	cmd.Flags().Float64Var(&b.USD, "budget-usd", 0, "the experiment's new cap of model spend in USD (0: none)")
 	cmd.Flags().IntVar(&b.Tokens, "budget-tokens", 0, "the experiment's new cap in tokens (0: none)")
 	return cmd
-}
-
-func raiseExperimentBudget(cmd *cobra.Command, c client.Client, ex runstatus.Experiment, b settings.Budget) error {
-	sent := 0
-	for _, cd := range ex.Conditions {
-		if cd.Kind != contract.KindStream || !runstatus.Live(cd.Status) {
-			continue
-		}
-		if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(cd.Run), "", contract.SignalRaiseExperimentBudget, b); err != nil {
-			return fmt.Errorf("raise the experiment budget of %s: condition %s (stream %s): %w", ex.Name, cd.Name, cd.Run, err)
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s (condition %s, %s): model USD %g, tokens %d (0: no cap)\n",
-			contract.SignalRaiseExperimentBudget, cd.Run, cd.Name, cd.Status, b.USD, b.Tokens)
-		sent++
-	}
-	if sent == 0 {
-		return fmt.Errorf("experiment %s: no stream condition is running, paused or waiting: nothing to raise", ex.Name)
-	}
-	return nil
 }
 
 // output prints v as JSON with --json, else as write prints it.

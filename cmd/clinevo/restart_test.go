@@ -16,8 +16,10 @@ import (
 	"github.com/clinevo/clinevo/engine/enginetest"
 )
 
-// TestStreamRestartCommand drives `clinevo stream restart` against the
-// embedded server: a paused stream is running and is refused; terminated, it
+// TestStreamRestartCommand drives `clinevo stream pause` and `clinevo stream
+// restart` against the embedded server: the pause answers with the stream's
+// status, a second pause and a negative budget are refused; a paused stream
+// is running and its restart is refused; terminated, it
 // restarts after its last recorded episode and finishes; finished, it is
 // refused again.
 func TestStreamRestartCommand(t *testing.T) {
@@ -32,7 +34,18 @@ func TestStreamRestartCommand(t *testing.T) {
 		return len(recs)
 	}
 	enginetest.Eventually(t, time.Minute, "two recorded episodes", func() bool { return records() >= 2 })
-	require.NoError(t, env.Client.SignalWorkflow(ctx, contract.StreamWorkflowID("cli"), "", contract.SignalPause, nil))
+	cli := map[string]string{"CLINEVO_TEMPORAL_ADDRESS": env.Server.Address()}
+	// `stream pause` answers with the stream's status; what cannot apply
+	// (a second pause, a negative budget) is refused: exit status 2.
+	out, err := run(t, cli, "--data-dir", env.DataDir, "stream", "pause", "cli")
+	require.NoError(t, err)
+	require.Regexp(t, `^stream cli: paused \([2-5] of 6 episodes played\)\n$`, out)
+	_, err = run(t, cli, "--data-dir", env.DataDir, "stream", "pause", "cli")
+	require.EqualError(t, err, "pause stream cli: refused: the stream is already paused")
+	require.Equal(t, exitBadInput, exitCode(err))
+	_, err = run(t, cli, "--data-dir", env.DataDir, "stream", "resume", "cli", "--raise-budget", "--budget-usd", "-1")
+	require.EqualError(t, err, "raise-budget stream cli: refused: the new budget: budget.usd and budget.tokens must not be negative (0: no cap), got -1 and 0")
+	require.Equal(t, exitBadInput, exitCode(err))
 	var p contract.Progress
 	// Paused, and quiet: an episode started before the signal finishes and is
 	// recorded after it, so wait until no episode runs and every one is recorded.
@@ -48,7 +61,6 @@ func TestStreamRestartCommand(t *testing.T) {
 	})
 	require.Less(t, p.Cursor, 6)
 
-	cli := map[string]string{"CLINEVO_TEMPORAL_ADDRESS": env.Server.Address()}
 	restart := func(args ...string) (string, error) {
 		return run(t, cli, append([]string{"--data-dir", env.DataDir, "stream", "restart", "cli"}, args...)...)
 	}
@@ -56,7 +68,7 @@ func TestStreamRestartCommand(t *testing.T) {
 	require.ErrorContains(t, err, "stream cli is still running: it continues by itself when a worker polls its task queue again")
 
 	require.NoError(t, env.Client.TerminateWorkflow(ctx, contract.StreamWorkflowID("cli"), "", "test: terminated while paused"))
-	out, err := restart("--wait", "--json")
+	out, err = restart("--wait", "--json")
 	require.NoError(t, err)
 	// The progress (stderr, here in the same buffer): plain lines, as
 	// stderr is no terminal, ending with the finished stream.

@@ -126,8 +126,8 @@ func (a *app) carry(cmd *cobra.Command, s contract.StreamSpec, from string) (con
 
 func (a *app) streamCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "stream", Short: "Start and steer streams of episodes"}
-	cmd.AddCommand(a.streamStartCmd(), a.signalCmd("pause", contract.SignalPause, "Pause a stream before its next episode"),
-		a.streamResumeCmd(), a.signalCmd("stop", contract.SignalStop, "Stop a stream after the current episode"),
+	cmd.AddCommand(a.streamStartCmd(), a.steerCmd(contract.UpdatePause, "Pause a stream before its next episode"),
+		a.streamResumeCmd(), a.steerCmd(contract.UpdateStop, "Stop a stream after the current episode"),
 		a.streamRestartCmd(), a.streamSizeCmd(), a.streamTimingCmd(), a.streamStatusCmd(),
 		a.terminateCmd(contract.KindStream, "RUN", "stream", "a stream and the episodes and evaluations it runs"))
 	return cmd
@@ -165,41 +165,51 @@ func (a *app) streamStartCmd() *cobra.Command {
 	return cmd
 }
 
-// signalCmd is a command that sends a stream a signal without arguments.
-func (a *app) signalCmd(name, signal, short string) *cobra.Command {
+// steerCmd is a command that sends a stream an update without arguments
+// (pause, stop) and prints its answer.
+func (a *app) steerCmd(name, short string) *cobra.Command {
 	return &cobra.Command{
-		Use: name + " RUN", Short: short, Args: runArg,
+		Use: name + " RUN", Short: short, Long: short + ".\n" + steerHelp, Args: runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			return sendSignal(cmd, c, name, signal, args[0])
+			return steer(cmd, c, args[0], name, nil)
 		}),
 	}
 }
 
-func sendSignal(cmd *cobra.Command, c client.Client, name, signal, run string) error {
-	if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(run), "", signal, nil); err != nil {
-		return fmt.Errorf("%s stream %s: %w", name, run, err)
+// steerHelp is what every steering command's help says about its answer.
+var steerHelp = "The stream answers with its status after the change (running, paused, stopping) and the caps in force,\n" +
+	"or refuses what cannot apply in its state and says why (exit status 2, nothing changed). A stream whose\n" +
+	"worker is older than updates, or that no worker takes within " + engine.SteerWait.String() + ", gets the signal of the same name\n" +
+	"instead, unchecked, and the command says so."
+
+// steer sends the update and prints the stream's answer (engine.Steer); a
+// refusal is bad input.
+func steer(cmd *cobra.Command, c client.Client, run, name string, budget *settings.Budget) error {
+	s, err := engine.Steer(cmd.Context(), c, run, name, budget)
+	if errors.Is(err, engine.ErrRefused) {
+		return badInput(err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s\n", signal, run)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), s)
 	return nil
 }
 
-// streamResumeCmd resumes a paused stream; with --raise-budget it sends the
-// stream a new budget instead (SignalRaiseBudget), and the stream goes on
+// streamResumeCmd resumes a paused stream; with --raise-budget it gives the
+// stream a new budget instead (UpdateRaiseBudget), and the stream goes on
 // when its spend is below it.
 func (a *app) streamResumeCmd() *cobra.Command {
 	var raise bool
 	var b settings.Budget
 	cmd := &cobra.Command{
-		Use: "resume RUN", Short: "Resume a paused stream", Args: runArg,
+		Use: "resume RUN", Short: "Resume a paused stream", Long: "Resume a paused stream, or with --raise-budget give it a new budget.\n" + steerHelp,
+		Args: runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
 			if !raise {
-				return sendSignal(cmd, c, "resume", contract.SignalResume, args[0])
+				return steer(cmd, c, args[0], contract.UpdateResume, nil)
 			}
-			if err := c.SignalWorkflow(cmd.Context(), contract.StreamWorkflowID(args[0]), "", contract.SignalRaiseBudget, b); err != nil {
-				return fmt.Errorf("raise the budget of stream %s: %w", args[0], err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "sent %s to stream %s: model USD %g, tokens %d (0: no cap)\n", contract.SignalRaiseBudget, args[0], b.USD, b.Tokens)
-			return nil
+			return steer(cmd, c, args[0], contract.UpdateRaiseBudget, &b)
 		}),
 	}
 	cmd.Flags().BoolVar(&raise, "raise-budget", false, "give a stream its spend cap paused (status paused: budget; paused: experiment budget raises the experiment's cap for this stream) a new budget, --budget-usd and --budget-tokens (0: no cap), and go on")
