@@ -192,7 +192,12 @@ func (c *Client) probe(ctx context.Context, rc *RoleCheck, own FormatCheck) erro
 	case rc.Format == FormatTags:
 		return c.probeTags(ctx)
 	}
-	return c.jsonModeFirst(ctx, rc, func(c *Client) error { return c.probeJSON(ctx) })
+	return c.jsonModeFirst(ctx, rc, func(c *Client) error {
+		if ok, err := c.probeShared(ctx); ok {
+			return err
+		}
+		return c.probeJSON(ctx)
+	})
 }
 
 // jsonModeFirst runs a probe; a request refused while in JSON mode is tried
@@ -319,7 +324,7 @@ func (c *Client) verdictOf(err error, rc *RoleCheck) {
 		rc.Verdict = fmt.Sprintf("the server has no JSON mode (it refused response_format: %s): set roles.%s.json_mode: false; replies are still read as JSON", clip(msg, 120), c.Role)
 	case IsMalformed(err):
 		rc.Reachable, rc.Auth, rc.FormatOK = "yes", "yes", "no"
-		rc.Verdict = fmt.Sprintf("the model answered, but not in the %s format after one repair request (%s): choose a model that follows the format, or another roles.%s.format", rc.Format, clip(msg, 160), c.Role)
+		rc.Verdict = c.malformedFix(rc.Format, msg)
 	case status == 0 && f != nil && (f.Class == fault.Unavailable || f.Class == fault.Timeout):
 		rc.Reachable = "no"
 		rc.Verdict = fmt.Sprintf("unreachable: no answer from %s (%s): start the server, or fix roles.%s.base_url", rc.BaseURL, clip(msg, 120), c.Role)
@@ -338,6 +343,25 @@ func (c *Client) verdictOf(err error, rc *RoleCheck) {
 	default:
 		rc.Verdict = "the call failed: " + clip(msg, 160)
 	}
+}
+
+// malformedFix says what to change when the model answered the probe, but
+// not as the role must, even after the repair request: the server's JSON
+// mode where the reply held no JSON and the server has one that is off;
+// otherwise a model that keeps to the role's reply (a shared role's reply
+// is fixed; only a benchmark's doctor has formats to choose from).
+func (c *Client) malformedFix(format, msg string) string {
+	what := fmt.Sprintf("the model answered, but not with the %s role's reply in the %s format, even after one repair request (%s)", c.Role, format, clip(msg, 160))
+	noJSON := strings.Contains(msg, "no JSON object") || strings.Contains(msg, "invalid JSON")
+	switch {
+	case format == FormatJSON && strings.Contains(msg, "JSON object is incomplete"):
+		return what + fmt.Sprintf(": the reply was cut off; raise roles.%s.max_tokens", c.Role)
+	case format == FormatJSON && noJSON && !c.Settings.JSONMode && c.Preset.JSONMode:
+		return what + fmt.Sprintf(": set roles.%s.json_mode: true (the server's JSON mode), or choose a model that writes JSON", c.Role)
+	case format == FormatJSON:
+		return what + fmt.Sprintf(": choose a model that keeps to the role's reply (docs/models.md shows each role's), or lower roles.%s.temperature", c.Role)
+	}
+	return what + fmt.Sprintf(": choose a model that follows the format, or another roles.%s.format", c.Role)
 }
 
 func clip(s string, n int) string {

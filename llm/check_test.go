@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -52,7 +53,7 @@ func TestCheckRole(t *testing.T) {
 	}{
 		{"good", role(good.BaseURL(), nil), true, "ok", [4]string{"yes", "yes", "yes", "yes"}, "yes"},
 		{"good tools", role(good.BaseURL(), func(r *settings.Role) { r.Format = "tools" }), true, "ok", [4]string{"yes", "yes", "yes", "yes"}, "-"},
-		{"good tags", role(good.BaseURL(), func(r *settings.Role) { r.Format = "tags" }), false, "not in the tags format", [4]string{"yes", "yes", "yes", "no"}, "-"},
+		{"good tags", role(good.BaseURL(), func(r *settings.Role) { r.Format = "tags" }), false, "in the tags format, even after one repair request", [4]string{"yes", "yes", "yes", "no"}, "-"},
 		{"wrong key", role(wrongKey.BaseURL(), nil), false, "key refused (HTTP 401): the endpoint refused the key of roles.doctor in $CHECK_KEY", [4]string{"yes", "no", "?", "?"}, "-"},
 		{"missing model", role(noModel.BaseURL(), nil), false, `model "test-model" is not served at ` + noModel.BaseURL() + ` (it serves llama3, qwen2.5)`, [4]string{"yes", "yes", "no", "?"}, "-"},
 		{"no json mode", role(noJSON.BaseURL(), nil), false, "the server has no JSON mode", [4]string{"yes", "yes", "yes", "no"}, "no"},
@@ -102,4 +103,53 @@ func TestCheckEmbeddings(t *testing.T) {
 	require.False(t, rc.OK)
 	require.Contains(t, rc.Verdict, "set roles.embeddings.dim to 32")
 	require.Equal(t, "no", rc.FormatOK)
+}
+
+// TestCheckRoleSpeaksEachRolesReply (issue 39 §4): roles check asks every
+// shared role what a run asks it, through the role's own prompt and
+// parser. The fake's valid reply of each role passes; a reply that is JSON
+// but not the role's ({"ok": true}, what the generic probe asked for) fails
+// with the fix for a model off the format; prose without JSON from a server
+// whose JSON mode is off fails with "set json_mode: true"; a reply cut off
+// fails with "raise max_tokens".
+func TestCheckRoleSpeaksEachRolesReply(t *testing.T) {
+	wrong := map[string]func(llmtest.Request) *llmtest.Reply{
+		"generic object": func(llmtest.Request) *llmtest.Reply { return &llmtest.Reply{Status: 200, Content: `{"ok": true}`} },
+		"prose": func(llmtest.Request) *llmtest.Reply {
+			return &llmtest.Reply{Status: 200, Content: "I would ask about the headache."}
+		},
+		"cut off": func(llmtest.Request) *llmtest.Reply {
+			return &llmtest.Reply{Status: 200, Content: `{"action": "ASK", "question": "When di`}
+		},
+	}
+	fix := map[string]string{"generic object": "choose a model that keeps to the role's reply", "prose": "json_mode: true", "cut off": "raise roles.%s.max_tokens"}
+	for _, role := range []string{"doctor", "patient", "exam", "consultant", "judge", "grader", "evolver"} {
+		t.Run(role, func(t *testing.T) {
+			s := settings.Role{Backend: settings.OpenAI, Model: "test-model", Format: "json", Timeout: settings.Duration(2 * time.Second)}
+			good := llmtest.New(t)
+			s.BaseURL = good.BaseURL()
+			rc := llm.CheckRole(context.Background(), role, s, nil)
+			require.True(t, rc.OK, rc.Verdict)
+			seen := false
+			for _, r := range good.Requests() {
+				seen = seen || r.Role == role
+				require.NotEqual(t, "check", r.Role, "the role's own prompt, not the generic probe")
+			}
+			require.True(t, seen, "the fake saw a %s request", role)
+			for name, reply := range wrong {
+				srv := llmtest.New(t)
+				srv.Policy = reply
+				s.BaseURL = srv.BaseURL()
+				rc := llm.CheckRole(context.Background(), role, s, nil)
+				require.False(t, rc.OK, name)
+				require.Equal(t, "no", rc.FormatOK, name)
+				want := fix[name]
+				if strings.Contains(want, "%s") {
+					want = fmt.Sprintf(want, role)
+				}
+				require.Contains(t, rc.Verdict, "not with the "+role+" role's reply", name)
+				require.Contains(t, rc.Verdict, want, name)
+			}
+		})
+	}
 }

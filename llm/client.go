@@ -183,6 +183,10 @@ type Client struct {
 	keyFix   string // what to do when the endpoint refuses the key (keyFix); never the key
 	redact   redactor
 	noKey    bool // the role found no key (APIKey): a provider that requires one refuses it
+	// malformedSeen, when set (roles check's probe of a role's own call),
+	// hears of a reply still malformed after the repair request, which the
+	// role itself turns into an llm_error turn or a fallback.
+	malformedSeen func(error)
 }
 
 // Options are what a client takes besides its role's settings.
@@ -357,7 +361,11 @@ func (c *Client) Exchange(ctx context.Context, msgs []Message, read func(reply s
 		return err
 	}
 	if problem != nil {
-		return &malformed{role: c.Role, msg: problem.Error()}
+		err := &malformed{role: c.Role, msg: problem.Error()}
+		if c.malformedSeen != nil {
+			c.malformedSeen(err)
+		}
+		return err
 	}
 	return nil
 }
