@@ -154,7 +154,7 @@ func TestOrderingsEndToEnd(t *testing.T) {
 	require.Len(t, rep.Orderings.Transfers, 1, "H3 vs H0 in both orderings")
 	for _, c := range rep.Conditions {
 		if c.Name == "H3.o2" {
-			require.Equal(t, []string{"ord-E1.o2"}, c.Encounters.Lineage, "H3.o2 reads ordering 2's memory")
+			require.Equal(t, []string{"E1.o2"}, c.Encounters.Lineage, "H3.o2 reads ordering 2's memory")
 		}
 	}
 }
