@@ -151,6 +151,7 @@ func (a *Activities) ValidateStream(ctx context.Context, s contract.StreamSpec) 
 	if err != nil {
 		return StreamPlan{}, badInput(fmt.Errorf("stream %s: %w", s.RunID, err))
 	}
+	plan = plan.Ordered(s.Order, s.OrderBlock)
 	if err := a.playable(b, s.Corpus, plan.CaseIDs); err != nil {
 		return StreamPlan{}, badInput(fmt.Errorf("stream %s: %w", s.RunID, err))
 	}

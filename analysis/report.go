@@ -111,6 +111,9 @@ type Report struct {
 	Updates     []UpdateResponse  `json:"updates,omitempty"`
 	Comparisons []Comparison      `json:"comparisons,omitempty"`
 	Sensitivity []Sensitivity     `json:"sensitivity,omitempty"`
+	// Orderings is the experiment over several orderings of its cases
+	// (orderings.go); nil for one played in the published order only.
+	Orderings *Orderings `json:"orderings,omitempty"`
 	// Frontiers are the accuracy–cost planes of the benchmarks with a
 	// headline cost (frontier.go).
 	Frontiers []Frontier `json:"frontiers,omitempty"`
@@ -249,6 +252,7 @@ func Build(in Input) Report {
 	b.transfers(&rep)
 	streams := b.comparisons(&rep)
 	rep.Sensitivity = sensitivity(in, streams, b.byName)
+	rep.Orderings = orderings(in.Spec, rep)
 	encounters(in, &rep)
 	rep.Frontiers = frontiers(rep)
 	rep.sections = sections(in, rep)
@@ -320,7 +324,8 @@ func (b *builder) transfers(rep *Report) {
 
 // comparisons adds the comparisons of conditions paired by case with
 // another (static vs interactive, MDT study), then of the streams over the
-// same cases against the first of them, which it returns.
+// same cases against the first of them in the same ordering (the
+// experiment's orderings), and returns those streams.
 func (b *builder) comparisons(rep *Report) []contract.ConditionSpec {
 	in := b.in
 	for _, c := range in.Spec.Conditions {
@@ -335,10 +340,17 @@ func (b *builder) comparisons(rep *Report) []contract.ConditionSpec {
 			streams = append(streams, c)
 		}
 	}
-	for i := 1; i < len(streams); i++ {
-		base, treat := b.byName[streams[0].Name], b.byName[streams[i].Name]
-		rep.Comparisons = append(rep.Comparisons, compare(streams[0].Name, streams[i].Name, in.Records[base.Run], in.Records[treat.Run],
-			b.withU[streams[0].Name] && b.withU[streams[i].Name])...)
+	first := map[int]contract.ConditionSpec{} // each ordering's first stream
+	for _, c := range streams {
+		k := max(c.Ordering, 1)
+		f, ok := first[k]
+		if !ok {
+			first[k] = c
+			continue
+		}
+		base, treat := b.byName[f.Name], b.byName[c.Name]
+		rep.Comparisons = append(rep.Comparisons, compare(f.Name, c.Name, in.Records[base.Run], in.Records[treat.Run],
+			b.withU[f.Name] && b.withU[c.Name])...)
 	}
 	return streams
 }

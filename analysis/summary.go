@@ -33,6 +33,7 @@ func WriteSummary(w io.Writer, rep Report) {
 	for _, r := range rep.Retention {
 		fmt.Fprintf(w, "BWT %s: S %s, U %s\n", r.Name, signed(r.BWTS), signed(r.BWTU))
 	}
+	writeOrderings(w, rep.Orderings)
 	for _, f := range rep.Frontiers {
 		fmt.Fprintln(w, strings.Join(f.Lines(), "\n"))
 	}

@@ -70,8 +70,12 @@ func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 
 // csvTables are the report's CSV files by name, header row first.
 func csvTables(rep Report) map[string][][]string {
-	return map[string][][]string{"stages.csv": stageRows(rep), "episodes.csv": episodeRows(rep), "retention.csv": retentionRows(rep),
+	out := map[string][][]string{"stages.csv": stageRows(rep), "episodes.csv": episodeRows(rep), "retention.csv": retentionRows(rep),
 		"transfer.csv": transferRows(rep), "comparisons.csv": comparisonRows(rep), "encounters.csv": encounterCSV(rep)}
+	if rep.Orderings != nil {
+		out["orderings.csv"] = orderingRows(rep.Orderings)
+	}
+	return out
 }
 
 // uCSV spells a condition's U: empty where its profile defines no U
@@ -343,6 +347,7 @@ type pageView struct {
 	Sections    []template.HTML // the benchmarks' own sections (Section)
 	Frontier    template.HTML   // the accuracy–cost frontiers (frontier.go)
 	Encounters  []encounterRow  // the recall/transfer split (encounters.go)
+	Orderings   template.HTML   // the orderings' section (orderings.go)
 	// EpisodeLink is where an episode's link points.
 	EpisodeLink func(episodeID string) string
 }
@@ -360,6 +365,7 @@ func view(rep Report, link func(string) string) pageView {
 		v.Deltas = append(v.Deltas, deltas(t))
 	}
 	v.CostBars = costBars(rep)
+	v.Orderings = orderingsHTML(rep.Orderings)
 	v.Frontier = frontierHTML(rep.Frontiers)
 	for _, sec := range rep.sections {
 		v.Sections = append(v.Sections, sec.HTML)
@@ -442,6 +448,15 @@ func runningChart(rep Report, name string, y func(RunningPoint) float64, lo, hi 
 // bootstrap bands when band is set: a benchmark's section draws its own
 // metrics' curves with it.
 func Curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, band bool) template.HTML {
+	title := name + " by stage"
+	if band {
+		title += ", with bootstrap 95% bands"
+	}
+	return curvesTitled(rep, name, title, y, lo, hi, band)
+}
+
+// curvesTitled draws learning curves under title.
+func curvesTitled(rep Report, name, title string, y func(StageMean) float64, lo, hi float64, band bool) template.HTML {
 	f := curveFrame{maxStage: 1, yt: NiceTicks(lo, hi, 6)}
 	for _, c := range rep.Conditions {
 		for _, m := range c.Stages {
@@ -450,10 +465,6 @@ func Curves(rep Report, name string, y func(StageMean) float64, lo, hi float64, 
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart curve" role="img" aria-label="learning curves of %s" viewBox="0 0 %d %d" width="%d" height="%d">`, template.HTMLEscapeString(name), cW, cH, cW, cH)
-	title := name + " by stage"
-	if band {
-		title += ", with bootstrap 95% bands"
-	}
 	ChartTitle(&b, cL, title)
 	for _, v := range f.yt.Values() {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text class="ytick" x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>`, cL, cW-cR, f.py(v), f.py(v), cL-6, f.py(v)+4, f.yt.Label(v))
@@ -662,7 +673,7 @@ details{margin:.5em 0}code{font-size:12px}td.text{text-align:left;white-space:no
 table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 </style></head><body>
 {{template "body" .}}
-<p>Numbers: report.json (with the provenance and glossary), stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
+<p>Numbers: report.json (with the provenance and glossary), stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv{{if .Report.Orderings}}, orderings.csv{{end}}. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
 </body></html>
 {{define "body"}}<h1>clinevo report: {{if .Report.Stream}}stream {{.Report.Stream}}{{else}}{{.Report.Experiment}}{{end}}</h1>
 {{with .Report.Provenance}}<details class="provenance" open><summary>Provenance</summary><table class="kv provenance">
@@ -717,6 +728,7 @@ table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 {{range .Report.Updates}}<tr><td>{{.Name}}</td><td>{{f3 .Pre}}</td><td>{{f3 .Upd}}</td><td>{{f3 .Post}}</td><td>{{f3 .DeltaUpd}}</td><td>{{f3 .DeltaPost}}</td><td>{{opt .Recovery}}</td></tr>{{end}}</table>{{end}}
 {{if .Report.Comparisons}}<h2>Paired comparisons</h2><p>Case by case, d = B − A: Wilcoxon signed-rank on S, U, T, E, R and the diagnosis grade; exact McNemar on strict accuracy, pass and non-dangerous diagnosis (MedEvoEval C.6).</p><table><tr><th>A (baseline)</th><th>B</th><th>metric</th><th>n</th><th>mean B − A</th><th>95% CI</th><th>Wilcoxon p</th><th>McNemar b/c</th><th>McNemar p</th></tr>
 {{range .Report.Comparisons}}<tr><td>{{.A}}</td><td>{{.B}}</td><td>{{.Metric}}</td><td>{{.N}}</td><td>{{f3 .MeanDiff}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{pv .Wilcoxon.P}}</td><td>{{with .McNemar}}{{.B}}/{{.C}}{{else}}–{{end}}</td><td>{{with .McNemar}}{{pv .P}}{{else}}–{{end}}</td></tr>{{end}}</table>{{end}}
+{{.Orderings}}
 <h2>Process cost</h2>
 {{.CostBars}}
 {{if .Report.Sensitivity}}<h2>Utility-weight sensitivity</h2><table><tr><th>weights (S/T/E/R)</th><th>ranking by mean U</th></tr>

@@ -220,13 +220,21 @@ func StreamOfRunID(run string) string {
 
 // StreamSpec is the input of StreamWorkflow.
 type StreamSpec struct {
-	RunID     string     `json:"run_id"`
-	Corpus    string     `json:"corpus"`             // a JSONL path or builtin:<split>[@seed]
-	CaseIDs   []string   `json:"case_ids,omitempty"` // case order; empty: the corpus order
-	Limit     int        `json:"limit,omitempty"`    // play only the first Limit cases (0: all)
-	StageSize int        `json:"stage_size"`         // episodes per stage
-	Pass      int        `json:"pass"`               // 1 for a first pass
-	Memory    MemoryMode `json:"memory"`             // disabled | empty | carry
+	RunID   string   `json:"run_id"`
+	Corpus  string   `json:"corpus"`             // a JSONL path or builtin:<split>[@seed]
+	CaseIDs []string `json:"case_ids,omitempty"` // case order; empty: the corpus order
+	Limit   int      `json:"limit,omitempty"`    // play only the first Limit cases (0: all)
+	// Order is the seed of a permutation of the played cases (the first
+	// Limit, in CaseIDs' or the corpus order): one ordering of an
+	// experiment's `orderings` (ExperimentSpec.Orderings); 0 plays them in
+	// that order. OrderBlock permutes within consecutive blocks of that many
+	// cases (an update stream's stages keep their shifted cases), 0 the
+	// whole stream (CaseOrder).
+	Order      uint64     `json:"order,omitempty"`
+	OrderBlock int        `json:"order_block,omitempty"`
+	StageSize  int        `json:"stage_size"` // episodes per stage
+	Pass       int        `json:"pass"`       // 1 for a first pass
+	Memory     MemoryMode `json:"memory"`     // disabled | empty | carry
 	// CarryFrom lists the runs whose memory a carry run reads, oldest first.
 	CarryFrom []string `json:"carry_from,omitempty"`
 	// FirstEpisode is the episode number before this run's first episode: a carry
@@ -341,6 +349,7 @@ func (s StreamSpec) Validate() error {
 		return fmt.Errorf("stream spec: retention %q, want final or matrix", s.Retention)
 	}
 	if err := numbers(numberCheck{"stage_size", s.StageSize, StageSizeRange}, numberCheck{"pass", s.Pass, PassRange},
+		numberCheck{"order_block", s.OrderBlock, LimitRange},
 		numberCheck{"limit", s.Limit, LimitRange}, numberCheck{"first_episode", s.FirstEpisode, EpisodeNumberRange},
 		numberCheck{"eval_concurrency", s.EvalConcurrency, EvalConcurrencyRange},
 		numberCheck{"activity_timeout_seconds", s.ActivityTimeoutSeconds, ActivityTimeoutRange}); err != nil {

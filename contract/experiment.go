@@ -30,8 +30,16 @@ type ExperimentSpec struct {
 	Budget *settings.Budget `yaml:"budget" json:"budget,omitempty"`
 	// Base is the configuration the experiment was submitted with (the
 	// submitter's config file, environment and flags); zero means the defaults.
-	Base       settings.Settings `yaml:"-" json:"base"`
-	Conditions []ConditionSpec   `yaml:"conditions" json:"conditions"`
+	Base settings.Settings `yaml:"-" json:"base"`
+	// Orderings plays every stream condition, and every condition that
+	// depends on one, over this many orderings of the same cases (Expand):
+	// the first is the published order, each other a seeded permutation
+	// (Seeds). 0 or 1: the published order only.
+	Orderings int `yaml:"orderings" json:"orderings,omitempty"`
+	// Seeds are the permutation seeds of orderings 2 to Orderings (default
+	// 1, 2, ...: clinevo's choice), each a positive integer, no two alike.
+	Seeds      []uint64        `yaml:"seeds" json:"seeds,omitempty"`
+	Conditions []ConditionSpec `yaml:"conditions" json:"conditions"`
 	// Resume holds, by condition name, the stream conditions a stopped
 	// experiment had started and not finished, each with the spec it recorded
 	// and the state rebuilt from its records (engine.ResumeExperiment): they
@@ -80,6 +88,15 @@ type ConditionSpec struct {
 	PairedWith string `yaml:"paired_with" json:"paired_with,omitempty"`
 	// Settings apply to this condition, on top of the experiment's.
 	Settings settings.Overrides `yaml:"settings" json:"settings,omitempty"`
+	// Ordering is the ordering (1 to Orderings) a condition of an expanded
+	// spec plays, 0 for one the orderings do not repeat (Expand); Replicates
+	// names the condition of the first ordering it repeats (empty for that
+	// one); Order and OrderBlock are its stream's StreamSpec.Order and
+	// OrderBlock. Expand sets them; a spec file does not.
+	Ordering   int    `yaml:"-" json:"ordering,omitempty"`
+	Replicates string `yaml:"-" json:"replicates,omitempty"`
+	Order      uint64 `yaml:"-" json:"order,omitempty"`
+	OrderBlock int    `yaml:"-" json:"order_block,omitempty"`
 }
 
 // RunID is the run ID of a condition.
@@ -120,6 +137,9 @@ func (e ExperimentSpec) SettingsOf(i int) (settings.Settings, error) {
 func (e ExperimentSpec) Validate() error {
 	if err := e.validateTop(); err != nil {
 		return err
+	}
+	if e.Orderings > 1 && !e.Expanded() {
+		return e.Expand().Validate() // the repeats' names and references too
 	}
 	seen := map[string]int{} // the conditions by name, as far as checked
 	for i, c := range e.Conditions {
@@ -180,6 +200,9 @@ func (e ExperimentSpec) validateTop() error {
 		checks = append(checks, numberCheck{fmt.Sprintf("update_stages[%d]", i), st, UpdateStageRange})
 	}
 	if err := numbers(checks...); err != nil {
+		return fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	if err := e.validateOrderings(); err != nil {
 		return fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
 	if _, err := settings.Apply(e.Base.OrDefault(), "settings", e.Settings); err != nil {

@@ -65,6 +65,21 @@ type Plan struct {
 	Total       []Role  `json:"total"`
 	CostUSD     float64 `json:"cost_usd"`
 	WallSeconds float64 `json:"wall_seconds"`
+	// Orderings is what the spec's orderings add (nil: none).
+	Orderings *OrderingsPlan `json:"orderings,omitempty"`
+}
+
+// OrderingsPlan is the share of a plan that the orderings repeat: storage
+// (the records of their episodes) and model use grow linearly with N.
+type OrderingsPlan struct {
+	N int `json:"n"`
+	// Repeated are the spec's conditions the orderings repeat (by the first
+	// ordering's name); Episodes and CostUSD are the episodes (evaluations
+	// included) and model USD of all their orderings, of the plan's total.
+	Repeated []string `json:"repeated"`
+	Episodes int      `json:"episodes"`
+	Total    int      `json:"total_episodes"`
+	CostUSD  float64  `json:"cost_usd"`
 }
 
 // History is what earlier runs recorded: each condition is planned from the
@@ -383,6 +398,7 @@ func (p *Plan) finish(spec contract.ExperimentSpec) {
 	for _, name := range order {
 		p.Total = append(p.Total, *total[name])
 	}
+	p.orderings(spec)
 	ends := map[string]float64{}
 	for i, c := range spec.Conditions {
 		if i >= len(p.Conditions) {
@@ -492,4 +508,30 @@ func Compare(set bench.Set, spec contract.ExperimentSpec, recs []results.Record)
 	}
 	planned.finish(spec)
 	return planned, Used(set, spec, by), nil
+}
+
+// orderings fills the plan's Orderings from the expanded spec.
+func (p *Plan) orderings(spec contract.ExperimentSpec) {
+	if spec.Orderings <= 1 || !spec.Expanded() {
+		return
+	}
+	o := &OrderingsPlan{N: spec.Orderings}
+	for i, c := range spec.Conditions {
+		if i >= len(p.Conditions) {
+			break
+		}
+		pc := p.Conditions[i]
+		o.Total += pc.Episodes + pc.EvalEpisodes
+		if c.Ordering == 0 {
+			continue
+		}
+		if c.Ordering == 1 {
+			o.Repeated = append(o.Repeated, c.Name)
+		}
+		o.Episodes += pc.Episodes + pc.EvalEpisodes
+		for _, r := range pc.Roles {
+			o.CostUSD += r.CostUSD
+		}
+	}
+	p.Orderings = o
 }

@@ -1,6 +1,8 @@
 package costplan_test
 
 import (
+	"bytes"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -137,4 +139,31 @@ func TestPlanCostsTheRolesABenchmarkAdds(t *testing.T) {
 	require.Equal(t, "m1", g["gatekeeper"].Model)
 	require.InDelta(t, 36*(1500*1.0+200*4.0)/1e6, g["gatekeeper"].CostUSD, 1e-12)
 	require.NotContains(t, roles(p.Conditions[1]), "gatekeeper")
+}
+
+// TestPlanGrowsLinearlyWithOrderings: quick.yaml over 3 orderings repeats
+// E0, E1, E2 and H3 (525 episodes each time: 100 + 275 + 100 + 50) and
+// plays H0 once (50): 3·525 + 50 = 1625 episodes, the model use in
+// proportion, and the printed line says so.
+func TestPlanGrowsLinearlyWithOrderings(t *testing.T) {
+	base := defaultSet(t).DefaultSettings()
+	base.ModelPrices = []settings.ModelPrice{{Model: "m1", Prompt: 1, Completion: 4}}
+	doc := base.Roles["doctor"]
+	doc.Backend, doc.BaseURL, doc.Model, doc.MaxTokens = settings.OpenAI, "http://127.0.0.1:1/v1", "m1", 1024
+	base.Roles["doctor"] = doc
+	raw, err := os.ReadFile("../experiments/quick.yaml")
+	require.NoError(t, err)
+	spec, err := experiments.Parse("quick3.yaml", append(raw, "orderings: 3\n"...), base, defaultSet(t))
+	require.NoError(t, err)
+	p, err := costplan.Experiment(defaultSet(t), spec, costplan.History{})
+	require.NoError(t, err)
+	o := p.Orderings
+	require.NotNil(t, o)
+	require.Equal(t, []string{"E0", "E1", "E2", "H3"}, o.Repeated)
+	require.Equal(t, [2]int{3 * 525, 3*525 + 50}, [2]int{o.Episodes, o.Total})
+	require.InDelta(t, 16250, p.Total[0].Calls, 1e-9, "1625 episodes at Tmax 10")
+	require.InDelta(t, p.CostUSD*1575/1625, o.CostUSD, 1e-9)
+	var out bytes.Buffer
+	require.NoError(t, costplan.Write(&out, p, nil))
+	require.Contains(t, out.String(), "orderings 3: E0, E1, E2, H3 played 3 times each: 1575 of the 1625 episodes (records stored)")
 }

@@ -106,3 +106,55 @@ func TestQuickExperimentEndToEnd(t *testing.T) {
 	require.NoError(t, run.Get(ctx, &again))
 	require.Equal(t, out.Conditions[1].Stream.Overall, again.Conditions[1].Stream.Overall)
 }
+
+// TestOrderingsEndToEnd submits an experiment over 2 orderings as the
+// Temporal CLI would (its orderings not written out): the workflow plays
+// E0, E1 and H3 again in ordering 2 on the same cases in the permutation of
+// seed 1, H0 once, and the report puts them side by side.
+func TestOrderingsEndToEnd(t *testing.T) {
+	t.Parallel() // see TestMain
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	spec := contract.ExperimentSpec{Name: "ord", Corpus: "builtin:stream", Limit: 8, StageSize: 4, HeldOut: "builtin:heldout", HeldOutLimit: 4,
+		EvalConcurrency: 4, Orderings: 2, Conditions: []contract.ConditionSpec{
+			{Name: "E0", Kind: "stream", Memory: "disabled"}, {Name: "E1", Kind: "stream", Memory: "empty"},
+			{Name: "H0", Kind: "heldout"}, {Name: "H3", Kind: "heldout", From: "E1"}}}
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.ExperimentWorkflowID("ord"), TaskQueue: contract.TaskQueue},
+		workflows.ExperimentWorkflow, spec)
+	require.NoError(t, err)
+	var out contract.ExperimentResult
+	require.NoError(t, run.Get(ctx, &out))
+	var names []string
+	for _, c := range out.Conditions {
+		names = append(names, c.Name)
+	}
+	require.Equal(t, []string{"E0", "E1", "H0", "H3", "E0.o2", "E1.o2", "H3.o2"}, names)
+	caseIDs := func(run string) []string {
+		recs, err := env.Engine.Results.Records(ctx, run)
+		require.NoError(t, err)
+		var ids []string
+		for _, r := range recs {
+			ids = append(ids, r.CaseID)
+		}
+		return ids
+	}
+	first, second := caseIDs("ord-E1"), caseIDs("ord-E1.o2")
+	require.Len(t, second, 8)
+	for i, j := range contract.CaseOrder(8, 1, 0) {
+		require.Equal(t, first[j], second[i], "ordering 2 plays the published order's case %d %d-th", j+1, i+1)
+	}
+	require.Equal(t, 8, out.Conditions[6].Eval.AsOf, "H3.o2 freezes E1.o2's final memory")
+
+	in, err := analysis.Load(ctx, env.Engine.Results, env.Engine.Benchmarks, "ord")
+	require.NoError(t, err)
+	rep := analysis.Build(in)
+	require.NotNil(t, rep.Orderings)
+	require.Len(t, rep.Orderings.Conditions, 3)
+	require.Equal(t, []string{"ord-E1", "ord-E1.o2"}, rep.Orderings.Conditions[1].Runs)
+	require.Len(t, rep.Orderings.Transfers, 1, "H3 vs H0 in both orderings")
+	for _, c := range rep.Conditions {
+		if c.Name == "H3.o2" {
+			require.Equal(t, []string{"E1.o2"}, c.Encounters.Lineage, "H3.o2 reads ordering 2's memory")
+		}
+	}
+}

@@ -67,7 +67,8 @@ func Load(path string, base settings.Settings, set bench.Set) (contract.Experime
 
 // Parse reads an experiment spec submitted with the base settings (the
 // submitter's configuration): unknown YAML fields and unknown settings keys
-// are errors naming them, every condition's settings must validate against
+// are errors naming them, orderings are written out (ExperimentSpec.Expand),
+// every condition's settings must validate against
 // the build's benchmarks (set), every corpus the spec names must load, and a
 // prompt optimiser's development set is held out of its stream (Development).
 func Parse(name string, b []byte, base settings.Settings, set bench.Set) (contract.ExperimentSpec, error) {
@@ -91,6 +92,7 @@ func Parse(name string, b []byte, base settings.Settings, set bench.Set) (contra
 	if err := spec.Validate(); err != nil {
 		return spec, fmt.Errorf("%s: %w", name, err)
 	}
+	spec = spec.Expand() // every ordering's conditions, as the workflow plays them
 	for i, c := range spec.Conditions {
 		s, err := spec.SettingsOf(i)
 		if err != nil {

@@ -40,6 +40,11 @@ const versionPlanned = "plan-experiment"
 const versionClaimConditions = "claim-conditions"
 
 func runExperiment(ctx workflow.Context, spec contract.ExperimentSpec) (contract.ExperimentResult, error) {
+	// A spec started from the Temporal CLI arrives with its orderings not
+	// yet written out; clinevo's own start expands it first. Expand is pure,
+	// and the identity on every spec without orderings: histories from
+	// before orderings replay unchanged, with no version marker.
+	spec = spec.Expand()
 	e, err := newExperiment(ctx, spec)
 	if err != nil {
 		return contract.ExperimentResult{}, err
@@ -312,7 +317,7 @@ func orInt(v, d int) int {
 func streamSpec(e contract.ExperimentSpec, c contract.ConditionSpec, run string, dep *contract.StreamResult) contract.StreamSpec {
 	s := contract.StreamSpec{RunID: run, Corpus: e.CorpusOf(c), Limit: e.Limit, StageSize: e.StageSize, Memory: c.Memory,
 		StageEval: c.StageEval, Retention: c.Retention, EvalConcurrency: e.EvalConcurrency, ActivityTimeoutSeconds: e.ActivityTimeout,
-		ExperimentBudget: e.BudgetOf()}
+		ExperimentBudget: e.BudgetOf(), Order: c.Order, OrderBlock: c.OrderBlock}
 	if c.Limit != 0 {
 		s.Limit = c.Limit
 	}

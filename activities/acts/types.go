@@ -131,6 +131,22 @@ type StreamPlan struct {
 	Spec       *contract.StreamSpec `json:"spec,omitempty"`
 }
 
+// Ordered is the plan in the ordering of seed and block
+// (contract.CaseOrder): the same cases, each with its condition.
+func (p StreamPlan) Ordered(seed uint64, block int) StreamPlan {
+	if seed == 0 {
+		return p
+	}
+	out := StreamPlan{CaseIDs: make([]string, len(p.CaseIDs)), Conditions: make([]string, len(p.Conditions)), Spec: p.Spec}
+	for i, j := range contract.CaseOrder(len(p.CaseIDs), seed, block) {
+		out.CaseIDs[i] = p.CaseIDs[j]
+		if j < len(p.Conditions) {
+			out.Conditions[i] = p.Conditions[j]
+		}
+	}
+	return out
+}
+
 // ExperimentPlan is what an experiment resolved before it ran: every
 // condition's settings, in condition order, the evaluations' concurrency, and
 // how the experiment itself waits out outages (its base settings'

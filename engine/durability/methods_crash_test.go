@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -21,10 +22,11 @@ import (
 	"github.com/clinevo/clinevo/workflows"
 )
 
-// methodSpecs are three streams of eight cases, one per learning method the
+// methodSpecs are four streams of eight cases, one per learning method the
 // crash test covers: mem0 (memory consolidated with updates and deletes),
 // gepa (a development phase before the stream), ace (a playbook with
-// counters).
+// counters), and clinevo's own in a permuted order (an experiment's
+// ordering).
 func methodSpecs() []contract.StreamSpec {
 	var out []contract.StreamSpec
 	for _, m := range []struct {
@@ -41,6 +43,12 @@ func methodSpecs() []contract.StreamSpec {
 		out = append(out, contract.StreamSpec{RunID: "crash-" + m.method, Corpus: "builtin:stream", Limit: 8, StageSize: 4,
 			Memory: m.memory, ActivityTimeoutSeconds: 3, EvalConcurrency: 2, Settings: s})
 	}
+	// One ordering of an experiment's orderings (issue 38): the same eight
+	// cases in the permutation of seed 3, memory and rules from empty.
+	s := settings.Default()
+	s.Episode.MDT = settings.MDTOff
+	out = append(out, contract.StreamSpec{RunID: "crash-ordering", Corpus: "builtin:stream", Limit: 8, StageSize: 4, Order: 3,
+		Memory: contract.MemoryEmpty, ActivityTimeoutSeconds: 3, EvalConcurrency: 2, Settings: s})
 	return out
 }
 
@@ -120,13 +128,28 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 	for _, dev := range []string{contract.DevRunID(gepa, 0, 0), contract.DevRunID(gepa, 1, 0), contract.DevRunID(gepa, 1, 1)} {
 		same(ref.Engine.Results, got.Results, dev)
 	}
-	f := memory.Filter{Runs: []string{specs[0].RunID}, IncludeEvicted: true}
-	wc, err := ref.Engine.Memory.List(ctx, f)
+	for _, run := range []string{specs[0].RunID, specs[3].RunID} {
+		f := memory.Filter{Runs: []string{run}, IncludeEvicted: true}
+		wc, err := ref.Engine.Memory.List(ctx, f)
+		require.NoError(t, err)
+		gc, err := got.Memory.List(ctx, f)
+		require.NoError(t, err)
+		require.NotEmpty(t, wc, "%s wrote memories", run)
+		require.Equal(t, wc, gc, "%s's memories, evicted ones too", run)
+	}
+	ordered, err := got.Results.Records(ctx, specs[3].RunID)
 	require.NoError(t, err)
-	gc, err := got.Memory.List(ctx, f)
-	require.NoError(t, err)
-	require.NotEmpty(t, wc, "mem0 wrote memories")
-	require.Equal(t, wc, gc, "mem0's memories, evicted ones too")
+	var cases []string
+	for _, r := range ordered {
+		cases = append(cases, r.CaseID)
+	}
+	// contract.CaseOrder(8, 3, 0) of stream-0001 ... stream-0008.
+	var want []string
+	for _, i := range contract.CaseOrder(8, 3, 0) {
+		want = append(want, fmt.Sprintf("stream-%04d", i+1))
+	}
+	require.Equal(t, want, cases, "the ordering's cases in its permutation")
+	require.False(t, slices.IsSorted(cases), "not the published order")
 	ace, err := got.Results.Records(ctx, specs[2].RunID)
 	require.NoError(t, err)
 	counted := 0
