@@ -16,7 +16,6 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
-	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
 	"github.com/clinevo/clinevo/results/sqlite"
 	"github.com/clinevo/clinevo/workflows"
@@ -201,17 +200,10 @@ func TestCrashRecovery(t *testing.T) {
 // memory and evaluations with the in-process reference.
 func requireFinishedAsReference(t *testing.T, addr string, p *proc, dir string, spec contract.StreamSpec, refEvals map[string][]clinic.Trace) {
 	t.Helper()
-	ctx := context.Background()
-	c := connect(t, addr, p)
-	defer c.Close()
 	var out contract.StreamResult
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	require.NoError(t, c.GetWorkflow(wctx, contract.StreamWorkflowID(spec.RunID), "").Get(wctx, &out))
+	awaitResult(t, addr, p, contract.StreamWorkflowID(spec.RunID), &out)
 	require.Equal(t, spec.Limit, out.Episodes)
-	eng, err := engine.Open(ctx, engine.Options{DataDir: dir})
-	require.NoError(t, err)
-	defer eng.Close()
+	eng := openEngine(t, dir)
 	enginetest.RequireSameAsReference(t, eng.Results, eng.Memory, spec)
 	enginetest.RequireEvaluationsAsReference(t, eng.Results, refEvals)
 }

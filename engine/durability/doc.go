@@ -10,6 +10,10 @@
 //     one run (TestManyWorkersOneRun);
 //   - outages longer than a minute of the results database, a model endpoint
 //     and the Qdrant bank (TestOutagesAreWaitedOut);
+//   - clinevo upgraded in the middle of a stream (TestUpgradeMidStage) and of
+//     an experiment (TestUpgradeMidExperiment): the build of an earlier
+//     commit (CLINEVO_UPGRADE_FROM; unset, they skip) starts the run and is
+//     stopped, this tree's build finishes it;
 //   - a run longer than one history could hold: a held-out evaluation of 600
 //     episodes, three runs of the evaluation
 //     (TestHeldOutEvaluationContinuesAsNew; 2,500 in
