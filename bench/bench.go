@@ -144,6 +144,16 @@ type EpisodeSettings interface {
 	EpisodeDefaults() any
 }
 
+// RetiredSettings is a benchmark that once had episode keys it no longer
+// offers (a capability). A run outlives releases: the settings an older
+// clinevo recorded for it carry those keys (a build adds every benchmark's
+// keys with their defaults to every run), and every stage checks them again.
+// A retired key is accepted in any run's settings; the benchmark that
+// retired it reads it where it still means something, the others ignore it.
+type RetiredSettings interface {
+	RetiredEpisodeKeys() []string
+}
+
 // Budget is one per-episode budget of a run, as tables print it.
 type Budget struct{ Name, Value string }
 

@@ -107,3 +107,24 @@ func TestEpisodeKeyOwnership(t *testing.T) {
 	require.ErrorContains(t, run("toy-plain", map[string]any{"limit": 5}), "episode.limit is a setting of benchmark toy-keyed")
 	require.ErrorContains(t, run("toy-plain", map[string]any{"limt": 5}), "episode.limt: unknown settings key (known: ")
 }
+
+// retiring is a benchmark that retired an episode key.
+type retiring struct{ keyed }
+
+func (retiring) RetiredEpisodeKeys() []string { return []string{"mode"} }
+
+// TestRetiredEpisodeKeyIsAccepted: settings an older build recorded carry a
+// key a benchmark has since retired; every run's settings accept it (a
+// stream checks them again at each stage, and refused them at the first
+// stage after an upgrade), while a key nobody retired stays unknown.
+func TestRetiredEpisodeKeyIsAccepted(t *testing.T) {
+	set, err := bench.NewSet(retiring{keyed{toy{"toy-retiring"}}}, toy{"toy-plain"})
+	require.NoError(t, err)
+	for _, b := range []string{"toy-retiring", "toy-plain"} {
+		s := settings.Default()
+		s.Benchmark, s.Episode.Ext = b, map[string]any{"mode": "direct"}
+		require.NoError(t, set.ValidateSettings(s), b)
+		s.Episode.Ext = map[string]any{"mood": "direct"}
+		require.ErrorContains(t, set.ValidateSettings(s), "episode.mood: unknown settings key", b)
+	}
+}

@@ -144,7 +144,13 @@ func (s Set) ValidateSettings(st settings.Settings) error {
 func (s Set) checkEpisodeKeys(st settings.Settings, b Benchmark) error {
 	owners := map[string][]Benchmark{}
 	var known []string
+	retired := map[string]bool{}
 	for _, o := range s.list {
+		if r, ok := o.(RetiredSettings); ok {
+			for _, k := range r.RetiredEpisodeKeys() {
+				retired[k] = true
+			}
+		}
 		if es, ok := o.(EpisodeSettings); ok {
 			for _, k := range settings.ExtKeys(es.EpisodeDefaults()) {
 				owners[k] = append(owners[k], o)
@@ -155,6 +161,8 @@ func (s Set) checkEpisodeKeys(st settings.Settings, b Benchmark) error {
 	for _, k := range sortedKeys(st.Episode.Ext) {
 		os := owners[k]
 		switch {
+		case len(os) == 0 && retired[k]:
+			continue // a retired key of a run an older clinevo started
 		case len(os) == 0:
 			known = append(known, settings.ExtKeys(settings.Episode{})...)
 			sort.Strings(known)

@@ -292,3 +292,24 @@ func TestRubric(t *testing.T) {
 	}
 	require.Equal(t, 4, sdbench.CorrectAt)
 }
+
+// TestRetiredOrderMode: settings recorded before the variants replaced
+// episode.order_mode (403a52f) still read: direct is no_budget, the
+// default; ask_before_order, which quoted every order first, is the
+// budgeted variant, whose tracker quotes; a variant set beside it wins.
+func TestRetiredOrderMode(t *testing.T) {
+	for _, c := range []struct {
+		ext  map[string]any
+		want string
+	}{
+		{map[string]any{"order_mode": "direct"}, sdbench.NoBudget},
+		{map[string]any{"order_mode": "ask_before_order"}, sdbench.Budgeted},
+		{map[string]any{"order_mode": "ask_before_order", "variant": "question_only"}, sdbench.QuestionOnly},
+	} {
+		s := settings.Default()
+		s.Benchmark, s.Episode.Ext = "sdbench", c.ext
+		e, err := sdbench.EpisodeOf(s)
+		require.NoError(t, err)
+		require.Equal(t, c.want, e.Variant, "%v", c.ext)
+	}
+}

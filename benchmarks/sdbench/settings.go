@@ -66,11 +66,29 @@ var _ bench.EpisodeSettings = Benchmark{}
 // price, no budget, three panels for the ensemble.
 func (Benchmark) EpisodeDefaults() any { return defaults }
 
+// orderModeKey is the key the variants replaced (at 403a52f): builds before
+// it record `order_mode: direct` in every run's settings, and
+// `ask_before_order` in an SDBench run that quoted its orders first.
+const orderModeKey = "order_mode"
+
+var _ bench.RetiredSettings = Benchmark{}
+
+// RetiredEpisodeKeys: episode.order_mode, which runs started before the
+// variants still carry.
+func (Benchmark) RetiredEpisodeKeys() []string { return []string{orderModeKey} }
+
 // EpisodeOf reads the keys of s over their defaults; the error names the key.
+// A run recorded with the retired episode.order_mode ask_before_order (its
+// orders quoted before they were performed) and no variant is the budgeted
+// variant, whose budget tracker quotes every order; direct is no_budget, the
+// default.
 func EpisodeOf(s settings.Settings) (Episode, error) {
 	e := defaults
 	if err := s.Episode.Decode(&e); err != nil {
 		return Episode{}, err
+	}
+	if _, set := s.Episode.Ext["variant"]; !set && s.Episode.Ext[orderModeKey] == "ask_before_order" {
+		e.Variant = Budgeted
 	}
 	return e, nil
 }
