@@ -207,10 +207,16 @@ func comparisonsOf(cs []Comparison) []pairedResult {
 	return out
 }
 
+// transfersOf are the transfers' ET(S), and where the report splits it
+// (encounters.go) its seen and unseen sides, as paired results.
 func transfersOf(ts []Transfer) []pairedResult {
-	out := make([]pairedResult, len(ts))
-	for i, t := range ts {
-		out[i] = pairedResult{t.Baseline, t.Name, "ET(S)", t.ETS, t.CI}
+	var out []pairedResult
+	for _, t := range ts {
+		out = append(out, pairedResult{t.Baseline, t.Name, "ET(S)", t.ETS, t.CI})
+		if s := t.ByCondition; s != nil && s.Seen.N > 0 && s.New.N > 0 {
+			out = append(out, pairedResult{t.Baseline, t.Name, "ET(S) seen", s.Seen.ETS, s.Seen.CI},
+				pairedResult{t.Baseline, t.Name, "ET(S) unseen", s.New.ETS, s.New.CI})
+		}
 	}
 	return out
 }
@@ -296,7 +302,7 @@ func writeOrderings(w io.Writer, o *Orderings) {
 		transfer[t.Pair] = true
 	}
 	for _, c := range append(slices.Clone(o.Transfers), o.Comparisons...) {
-		if (c.Metric != "S" && c.Metric != "ET(S)") || (c.Metric == "S" && transfer[c.Pair]) {
+		if (c.Metric != "S" && !strings.HasPrefix(c.Metric, "ET(S)")) || (c.Metric == "S" && transfer[c.Pair]) {
 			continue // ET(S) is the paired comparison of S of a transfer's two conditions
 		}
 		all++
@@ -406,7 +412,7 @@ func robustnessChart(o *Orderings) template.HTML {
 		}
 	}
 	for _, t := range o.Transfers {
-		ets = append(ets, row{t.B + " vs " + t.A, t.Diff})
+		ets = append(ets, row{strings.TrimSpace(t.B + " vs " + t.A + " " + strings.TrimPrefix(t.Metric, "ET(S)")), t.Diff})
 	}
 	const W, rowH, L, R = 640, 22, 190, 30
 	var b strings.Builder
