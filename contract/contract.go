@@ -6,8 +6,13 @@
 package contract
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -264,6 +269,51 @@ type StreamSpec struct {
 	// experiment claims (ExperimentSpec.ClaimsConditions) is refused to a
 	// stream of any other.
 	Experiment string `json:"experiment,omitempty"`
+	// Unknown lists the top-level keys of the input that are no field of a
+	// stream spec, as UnmarshalJSON found them: a stream started from the
+	// Temporal CLI with a made-up or misspelt key ("rules": true) is refused
+	// at its start (Validate) instead of running without it. Leave it empty.
+	Unknown []string `json:"unknown_fields,omitempty"`
+}
+
+// streamSpecFields are the JSON names of StreamSpec's fields.
+var streamSpecFields = jsonFields(reflect.TypeFor[StreamSpec]())
+
+// UnmarshalJSON reads a stream spec as encoding/json does, and lists the
+// input's keys that are none of its fields in Unknown.
+func (s *StreamSpec) UnmarshalJSON(b []byte) error {
+	type plain StreamSpec // without this method
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	for k := range keys { // the spec passed on (to an activity, a new run) keeps the list
+		if !streamSpecFields[k] && !slices.Contains(p.Unknown, k) {
+			p.Unknown = append(p.Unknown, k)
+		}
+	}
+	sort.Strings(p.Unknown)
+	*s = StreamSpec(p)
+	return nil
+}
+
+// jsonFields are the JSON names of a struct type's fields.
+func jsonFields(t reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "" {
+			name = t.Field(i).Name
+		}
+		if name != "-" {
+			out[name] = true
+		}
+	}
+	return out
 }
 
 // StreamState is a stream's cursor and what it has learned so far.
@@ -347,6 +397,11 @@ func (s StreamSpec) Validate() error {
 		return fmt.Errorf("stream spec: carry_from needs memory carry")
 	case s.Retention != "" && s.Retention != RetentionFinal && s.Retention != RetentionMatrix:
 		return fmt.Errorf("stream spec: retention %q, want final or matrix", s.Retention)
+	}
+	// A stream that played episodes already was started by a build that
+	// read every key it had: a field since removed is not refused halfway.
+	if len(s.Unknown) > 0 && s.State.Cursor == 0 {
+		return fmt.Errorf("stream spec: unknown field(s) %s; a stream spec's fields are %s", quoteList(s.Unknown), strings.Join(sortedFields(streamSpecFields), ", "))
 	}
 	if err := numbers(numberCheck{"stage_size", s.StageSize, StageSizeRange}, numberCheck{"pass", s.Pass, PassRange},
 		numberCheck{"order_block", s.OrderBlock, LimitRange},
@@ -591,4 +646,24 @@ type ConditionResult struct {
 type ExperimentResult struct {
 	Name       string            `json:"name"`
 	Conditions []ConditionResult `json:"conditions"`
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// sortedFields lists a field set's names but Unknown's, sorted.
+func sortedFields(fields map[string]bool) []string {
+	var out []string
+	for f := range fields {
+		if f != "unknown_fields" && f != "state" && f != "claim" {
+			out = append(out, f)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

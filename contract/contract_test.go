@@ -1,6 +1,7 @@
 package contract_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -70,4 +71,43 @@ func TestSpecNumbersAreChecked(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { require.EqualError(t, tc.err, tc.want) })
 	}
+}
+
+// TestStreamInputRefusesUnknownFields (issue 39 §5): a stream input with a
+// key that is no field of the spec, as the Temporal CLI sends it, is refused
+// at the start naming the key; the fields a spec has read as before; a
+// stream that played episodes already is not refused halfway.
+func TestStreamInputRefusesUnknownFields(t *testing.T) {
+	var s contract.StreamSpec
+	require.NoError(t, json.Unmarshal([]byte(`{"run_id":"r1","corpus":"builtin:stream","limit":100,"stage_size":25,"memory":"empty","rules":true,"rule_budgett":3}`), &s))
+	require.Equal(t, []string{"rule_budgett", "rules"}, s.Unknown)
+	require.Equal(t, 100, s.Limit)
+	err := s.WithDefaults().Validate()
+	require.ErrorContains(t, err, `stream spec: unknown field(s) "rule_budgett", "rules"; a stream spec's fields are `)
+	require.ErrorContains(t, err, "corpus, ")
+
+	s.State.Cursor = 5
+	require.NoError(t, s.WithDefaults().Validate(), "a stream under way is not refused halfway")
+
+	ok := contract.StreamSpec{RunID: "r1", Corpus: "builtin:stream", Limit: 4, StageSize: 2, Memory: contract.MemoryEmpty}.WithDefaults()
+	b, err := json.Marshal(ok)
+	require.NoError(t, err)
+	var back contract.StreamSpec
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Empty(t, back.Unknown)
+	require.Equal(t, ok, back)
+	require.NoError(t, back.Validate())
+}
+
+// TestUnknownFieldsSurvivePassingOn: the workflow hands its spec to the
+// activity that checks it, encoded again: the list of unknown keys goes
+// with it.
+func TestUnknownFieldsSurvivePassingOn(t *testing.T) {
+	var s contract.StreamSpec
+	require.NoError(t, json.Unmarshal([]byte(`{"run_id":"r1","corpus":"builtin:stream","rules":true}`), &s))
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	var again contract.StreamSpec
+	require.NoError(t, json.Unmarshal(b, &again))
+	require.Equal(t, []string{"rules"}, again.Unknown)
 }

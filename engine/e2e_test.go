@@ -106,3 +106,22 @@ func TestStreamEndToEnd(t *testing.T) {
 		return len(resp.Executions) == 10
 	})
 }
+
+// TestStreamInputWithUnknownFieldFails (issue 39 §5): the input the
+// Temporal CLI sends, a JSON object, with a key that is no field of a
+// stream ("rules": true used to be ignored, and the stream ran with its
+// rule book), fails the stream at its start naming the key.
+func TestStreamInputWithUnknownFieldFails(t *testing.T) {
+	t.Parallel() // see TestMain
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	input := map[string]any{"run_id": "unknown-key", "corpus": "builtin:stream", "limit": 2, "stage_size": 2, "memory": "empty", "rules": false}
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.StreamWorkflowID("unknown-key"), TaskQueue: contract.TaskQueue},
+		"StreamWorkflow", input)
+	require.NoError(t, err)
+	err = run.Get(ctx, nil)
+	require.ErrorContains(t, err, `stream spec: unknown field(s) "rules"`)
+	recs, err := env.Engine.Results.Records(ctx, "unknown-key")
+	require.NoError(t, err)
+	require.Empty(t, recs, "no episode played")
+}
