@@ -7,6 +7,8 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,6 +50,13 @@ type LogConfig struct {
 
 // LogLevels are the levels log.level takes.
 var LogLevels = []string{"debug", "info", "warn", "error"}
+
+// Logger writes this process's log lines (and, given to the Temporal SDK,
+// its workflows' and activities') to w at the level l names.
+func (l LogConfig) Logger(w io.Writer) *slog.Logger {
+	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[l.Level]
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
 
 // MemoryStore is where this process keeps cards: the embedder dimension and the
 // Qdrant connection (the backend choice itself is a run setting, memory.backend).

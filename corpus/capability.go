@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/corpus/synth"
 )
 
 // Builtins are a benchmark's built-in corpora (a capability): named splits
@@ -163,6 +165,19 @@ func (l Library) Formats() []Format {
 	return out
 }
 
+// FormatHelp lists the import formats, each with what it reads and the
+// companion files it takes, for a command's help.
+func (l Library) FormatHelp() string {
+	var b strings.Builder
+	for _, f := range l.Formats() {
+		fmt.Fprintf(&b, "  %-15s %s\n", f.Name, f.Doc)
+		for _, o := range f.Files {
+			fmt.Fprintf(&b, "  %-15s   --file %s=PATH: %s\n", "", o.Name, o.Doc)
+		}
+	}
+	return b.String()
+}
+
 // Import reads r in the named format. A companion file the format does not
 // read is an error naming the ones it does.
 func (l Library) Import(format string, r io.Reader, name string, opt Options) ([]clinic.Case, []Skipped, error) {
@@ -258,6 +273,32 @@ func (l Library) BenchSplits(name string, version int, seed uint64) (map[string]
 	return out, names, nil
 }
 
+// WriteSplits writes the splits of the synthetic corpus at a generator
+// version and seed, or with benchmark those of that benchmark's built-in
+// corpus (BenchSplits), as dir/<split>.jsonl, and says on w how many cases
+// each file holds.
+func (l Library) WriteSplits(w io.Writer, dir, benchmark string, version int, seed uint64) error {
+	var splits map[string][]clinic.Case
+	var err error
+	names := synth.Splits
+	if benchmark != "" {
+		splits, names, err = l.BenchSplits(benchmark, version, seed)
+	} else {
+		splits, err = synth.GenerateVersion(version, seed)
+	}
+	if err != nil {
+		return fmt.Errorf("corpus gen: %w", err)
+	}
+	for _, name := range names {
+		path := filepath.Join(dir, name+".jsonl")
+		if err := l.WriteJSONL(path, splits[name]); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s: %d cases\n", path, len(splits[name]))
+	}
+	return nil
+}
+
 // BenchSplitOwners are the library's benchmarks with built-in corpora, by
 // name.
 func (l Library) BenchSplitOwners() []string {
@@ -292,6 +333,26 @@ func (l Library) ImportFile(format, in, out string, opt Options) ([]clinic.Case,
 		return nil, skipped, &WriteError{err}
 	}
 	return cases, skipped, nil
+}
+
+// ImportTo converts in as ImportFile does and reports on it: each line it
+// skipped on errw, with their count when opt.SkipInvalid, then, once out is
+// written, what it redacted (WriteRedactions) on errw and how many cases it
+// wrote on w.
+func (l Library) ImportTo(w, errw io.Writer, format, in, out string, opt Options) error {
+	cases, skipped, err := l.ImportFile(format, in, out, opt)
+	for _, s := range skipped {
+		fmt.Fprintln(errw, s)
+	}
+	if opt.SkipInvalid {
+		fmt.Fprintf(errw, "skipped lines: %d\n", len(skipped))
+	}
+	if err != nil {
+		return err
+	}
+	WriteRedactions(errw, cases)
+	fmt.Fprintf(w, "%s: %d cases imported from %s\n", out, len(cases), in)
+	return nil
 }
 
 // WriteError is a failure to write a corpus file (a full disk, a directory

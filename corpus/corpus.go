@@ -459,6 +459,37 @@ func (l Library) Load(ref string) (*Corpus, error) {
 	return New(ref, cases)
 }
 
+// Validation is what `corpus validate` says of a valid corpus; its JSON
+// keys are in the order the command has printed them.
+type Validation struct {
+	Cases         int    `json:"cases"`
+	Corpus        string `json:"corpus"`
+	SchemaVersion int    `json:"schema_version"`
+	Valid         bool   `json:"valid"`
+}
+
+// Check loads the corpus ref names, which checks every case, and, strict,
+// that whether a test returns a result does not depend on the condition
+// (CheckAvailability).
+func (l Library) Check(ref string, strict bool) (Validation, error) {
+	c, err := l.Load(ref)
+	if err != nil {
+		return Validation{}, err
+	}
+	if strict {
+		if err := CheckAvailability(c); err != nil {
+			return Validation{}, err
+		}
+	}
+	return Validation{Cases: len(c.Cases), Corpus: ref, SchemaVersion: clinic.CaseSchemaVersion, Valid: true}, nil
+}
+
+// Write prints the validation as a line.
+func (v Validation) Write(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "%s: %d cases, all valid (schema_version %d)\n", v.Corpus, v.Cases, v.SchemaVersion)
+	return err
+}
+
 // EachLine calls fn with every non-blank line of r (a file called name),
 // trimmed, and its 1-based number, until fn returns an error; a line that
 // cannot be read or is not UTF-8 text (checkLine) is an error naming the

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/clinevo/clinevo/clinic"
 )
@@ -53,4 +54,22 @@ func (w *Redactor) Findings(sentences []string) []clinic.Finding {
 		out = append(out, clinic.Finding{System: sys, Text: s, Abnormal: abnormal})
 	}
 	return out
+}
+
+// WriteRedactions lists what an import redacted of each case (a text that
+// named the diagnosis), then how many cases it redacted; nothing when it
+// redacted nothing.
+func WriteRedactions(w io.Writer, cases []clinic.Case) {
+	redacted := 0
+	for _, c := range cases {
+		for _, r := range c.Provenance.Redactions {
+			fmt.Fprintf(w, "case %s: redacted: %s\n", c.ID, r)
+		}
+		if len(c.Provenance.Redactions) > 0 {
+			redacted++
+		}
+	}
+	if redacted > 0 {
+		fmt.Fprintf(w, "redacted cases: %d (a text named the diagnosis)\n", redacted)
+	}
 }

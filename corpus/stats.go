@@ -318,6 +318,34 @@ func Openings(c *Corpus) OpeningStats {
 	return s
 }
 
+// Summary is what `corpus stats` says of a corpus: its stats and, against
+// another corpus, the openings the two share. Its JSON is {"stats"}, with
+// "overlap" against another corpus.
+type Summary struct {
+	Overlap *Overlap `json:"overlap,omitempty"`
+	Stats   Stats    `json:"stats"`
+	c, b    *Corpus
+}
+
+// Summarise summarises c, and its overlap with b unless b is nil.
+func Summarise(c, b *Corpus) Summary {
+	s := Summary{Stats: StatsOf(c), c: c, b: b}
+	if b != nil {
+		o := OpeningOverlap(c, b)
+		s.Overlap = &o
+	}
+	return s
+}
+
+// Write prints the summary as tables: WriteStats, then WriteOverlap.
+func (s Summary) Write(w io.Writer) error {
+	WriteStats(w, s.c)
+	if s.b != nil {
+		WriteOverlap(w, s.c, s.b)
+	}
+	return nil
+}
+
 // Overlap is how many openings of one corpus another corpus also has.
 type Overlap struct {
 	Cases          int      `json:"cases"`           // cases of the first corpus

@@ -2,6 +2,7 @@ package devserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,6 +44,20 @@ func AddMissingSearchAttributes(ctx context.Context, c client.Client, ns string)
 	}
 	if _, err := c.OperatorService().AddSearchAttributes(ctx, add); err != nil {
 		return fmt.Errorf("add search attributes %s to namespace %s: %w", strings.Join(missing, ", "), ns, err)
+	}
+	return nil
+}
+
+// CheckSearchAttributes refuses namespace ns when it lacks any of the
+// SearchAttributes (a worker's workflows that set one would fail their
+// tasks until it is added); the error says how to add them (MissingHelp).
+func CheckSearchAttributes(ctx context.Context, c client.Client, ns string) error {
+	missing, err := MissingSearchAttributes(ctx, c, ns)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return errors.New(MissingHelp(ns, missing))
 	}
 	return nil
 }

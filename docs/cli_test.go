@@ -150,12 +150,12 @@ func TestCheckCommand(t *testing.T) {
 	tree := cliTree(t)
 	for line, want := range map[string][]string{
 		"--config m.yaml stream start --run r1 --limit 50 --wait | tee out": nil,
-		"stream status r1 --json":                                          nil,
-		"stream start --runs r1":                                           {"clinevo stream start: no flag --runs"},
-		"stream restrat r1":                                                {"clinevo stream: no command restrat"},
-		"restart r1 --limit 5":                                             {"clinevo: no command restart", "clinevo: no flag --limit"},
-		"experiment run spec.yaml --wait 2>&1 --nonsense":                  nil,
-		"--log-level=debug dev --port 7233":                                nil,
+		"stream status r1 --json":                         nil,
+		"stream start --runs r1":                          {"clinevo stream start: no flag --runs"},
+		"stream restrat r1":                               {"clinevo stream: no command restrat"},
+		"restart r1 --limit 5":                            {"clinevo: no command restart", "clinevo: no flag --limit"},
+		"experiment run spec.yaml --wait 2>&1 --nonsense": nil,
+		"--log-level=debug dev --port 7233":               nil,
 	} {
 		require.Equal(t, want, checkCommand(tree, strings.Fields(line)), line)
 	}

@@ -27,6 +27,7 @@ func TestMissingSearchAttributesAreAdded(t *testing.T) {
 	missing, err := devserver.MissingSearchAttributes(ctx, c, "default")
 	require.NoError(t, err)
 	require.Empty(t, missing, "a new data dir has every attribute")
+	require.NoError(t, devserver.CheckSearchAttributes(ctx, c, "default"))
 
 	_, err = c.OperatorService().RemoveSearchAttributes(ctx, &operatorservice.RemoveSearchAttributesRequest{Namespace: "default",
 		SearchAttributes: []string{"ClinevoOutcome"}})
@@ -36,6 +37,8 @@ func TestMissingSearchAttributesAreAdded(t *testing.T) {
 	require.Equal(t, []string{"ClinevoOutcome"}, missing)
 	require.Contains(t, devserver.MissingHelp("default", missing),
 		"temporal operator search-attribute create --namespace default --name ClinevoOutcome --type Keyword")
+	require.EqualError(t, devserver.CheckSearchAttributes(ctx, c, "default"), devserver.MissingHelp("default", missing),
+		"a worker refuses the namespace, saying how to add what it lacks")
 
 	require.NoError(t, devserver.AddMissingSearchAttributes(ctx, c, "default"))
 	missing, err = devserver.MissingSearchAttributes(ctx, c, "default")

@@ -1,14 +1,20 @@
 package engine
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
+	"time"
 
 	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/clinevo/clinevo/config"
+	"github.com/clinevo/clinevo/telemetry"
 )
 
 // ClientOptions builds the options that dial the configured Temporal frontend:
@@ -31,6 +37,25 @@ func ClientOptions(t config.TemporalConfig) (client.Options, error) {
 		// With a key and no TLS settings the SDK turns TLS on with the system's
 		// roots: Temporal Cloud takes keys over TLS only.
 		opts.Credentials = client.NewAPIKeyStaticCredentials(key)
+	}
+	return opts, nil
+}
+
+// ClientOptionsWith are the options of a process's Temporal clients: the
+// connection t describes (ClientOptions), the SDK's logs (and so a worker's
+// workflows' and activities': "stream started", "waiting for a
+// dependency") on log, and, traced, the tracing interceptors
+// (telemetry.ClientOptions).
+func ClientOptionsWith(t config.TemporalConfig, log *slog.Logger, traced bool) (client.Options, error) {
+	opts, err := ClientOptions(t)
+	if err != nil {
+		return client.Options{}, err
+	}
+	opts.Logger = sdklog.NewStructuredLogger(log)
+	if traced {
+		if err := telemetry.ClientOptions(&opts); err != nil {
+			return client.Options{}, err
+		}
 	}
 	return opts, nil
 }
@@ -59,4 +84,46 @@ func clientTLS(t config.TemporalTLS) (*tls.Config, error) {
 		c.Certificates = []tls.Certificate{cert}
 	}
 	return c, nil
+}
+
+// Dial connects to the Temporal frontend t names with opts (ClientOptions(t)
+// and what the caller adds: a logger, interceptors). Its error says where
+// the address came from and what points elsewhere.
+func Dial(t config.TemporalConfig, opts client.Options) (client.Client, error) {
+	c, err := client.Dial(opts)
+	if err != nil {
+		if t.Source != "" {
+			return nil, fmt.Errorf("connect to Temporal at %s (from %s, written by `clinevo dev`: is it still running? --address overrides): %w", t.Address, t.Source, err)
+		}
+		return nil, fmt.Errorf("connect to Temporal at %s: %w (is `clinevo dev` running? --address, CLINEVO_TEMPORAL_ADDRESS or temporal.address point elsewhere)", t.Address, err)
+	}
+	return c, nil
+}
+
+// DialPatiently waits for a frontend that is not up yet (a worker may start
+// before its server): it calls dial every poll until dial succeeds, ctx ends
+// or patience has passed, and notes the first failure on note.
+func DialPatiently(ctx context.Context, dial func() (client.Client, error), note io.Writer, patience, poll time.Duration) (client.Client, error) {
+	deadline := time.Now().Add(patience)
+	for noted := false; ; noted = true {
+		c, err := dial()
+		if err == nil || time.Now().After(deadline) {
+			return c, err
+		}
+		if !noted {
+			fmt.Fprintln(note, "waiting for the Temporal frontend:", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+}
+
+// Embedded is the in-process server at address as t's namespace and task
+// queue see it: plaintext on loopback, so the configured TLS and API key
+// (meant for a remote cluster) do not apply.
+func Embedded(address string, t config.TemporalConfig) config.TemporalConfig {
+	return config.TemporalConfig{Address: address, Namespace: t.Namespace, TaskQueue: t.TaskQueue}
 }

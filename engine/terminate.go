@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -82,6 +83,17 @@ func Terminate(ctx context.Context, c client.Client, store results.RunLog, kind 
 		}
 	}
 	return out, out.record(ctx, store, runs, reason)
+}
+
+// Write says what Terminate ended of run (a what: stream, experiment,
+// evaluation) and where the reason is kept.
+func (t Terminated) Write(w io.Writer, what, run string) {
+	fmt.Fprintf(w, "terminated %s %s: %d workflows (%s)\n", what, run, len(t.Workflows), strings.Join(t.Workflows, ", "))
+	if len(t.Recorded) > 0 {
+		fmt.Fprintf(w, "reason recorded with runs %s in the results store\n", strings.Join(t.Recorded, ", "))
+	} else {
+		fmt.Fprintln(w, "reason kept in Temporal's history only (the results store describes no such run)")
+	}
 }
 
 // record keeps reason with every run of runs that the store describes.

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,4 +68,22 @@ func TestTerminateEndsAStuckRun(t *testing.T) {
 	_, err = engine.Terminate(ctx, env.Client, env.Engine.Results, contract.KindStream, "stuck", reason)
 	require.ErrorIs(t, err, engine.ErrNotRunning)
 	require.ErrorContains(t, err, "terminate stream stuck: workflow stuck/stream is terminated: not running")
+}
+
+// TestTerminatedWrite: what terminate says: the workflows it ended, then
+// where the reason is kept.
+func TestTerminatedWrite(t *testing.T) {
+	for _, tc := range []struct {
+		t    engine.Terminated
+		want string
+	}{
+		{engine.Terminated{Workflows: []string{"q/experiment", "q-E1/stream"}, Recorded: []string{"q", "q-E1"}},
+			"terminated experiment q: 2 workflows (q/experiment, q-E1/stream)\nreason recorded with runs q, q-E1 in the results store\n"},
+		{engine.Terminated{Workflows: []string{"q/experiment"}},
+			"terminated experiment q: 1 workflows (q/experiment)\nreason kept in Temporal's history only (the results store describes no such run)\n"},
+	} {
+		var out strings.Builder
+		tc.t.Write(&out, "experiment", "q")
+		require.Equal(t, tc.want, out.String())
+	}
 }

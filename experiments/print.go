@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/internal/textfmt"
 	"github.com/clinevo/clinevo/settings"
@@ -39,9 +40,9 @@ func Resolve(spec contract.ExperimentSpec) (Resolved, error) {
 }
 
 // WriteConditions prints `experiment validate`'s table: a row per condition
-// with what sets it apart. budgets spells a condition's benchmark budgets
-// (the caller knows the benchmarks).
-func WriteConditions(w io.Writer, spec contract.ExperimentSpec, budgets func(i int, s settings.Settings) (string, error)) error {
+// with what sets it apart, its benchmark's budgets among them (bench.Budgets,
+// of the condition's benchmark in set; one set lacks is an error).
+func WriteConditions(w io.Writer, spec contract.ExperimentSpec, set bench.Set) error {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintf(tw, "experiment %s: %d conditions, valid\n", spec.Name, len(spec.Conditions))
 	fmt.Fprintln(tw, "CONDITION\tKIND\tPROFILE\tMEMORY\tDEPENDS ON\tBUDGETS\tMODE\tFEEDBACK\tMETHOD\tB_P\tB_M\tK\tCARDS\tDOCTOR")
@@ -58,12 +59,12 @@ func WriteConditions(w io.Writer, spec contract.ExperimentSpec, budgets func(i i
 		if c.Kind == contract.KindHeldOut {
 			mem = "frozen"
 		}
-		b, err := budgets(i, s)
+		bm, err := set.Of(s)
 		if err != nil {
-			return err
+			return fmt.Errorf("conditions[%d] (%s): %w", i, c.Name, err)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.Name, c.Kind, s.Benchmark, textfmt.OrDash(mem),
-			textfmt.OrDash(c.Dependency()), b, s.Episode.Mode, s.Evolver.Mode, s.Evolver.MethodName(),
+			textfmt.OrDash(c.Dependency()), bench.Budgets(bm, s), s.Episode.Mode, s.Evolver.Mode, s.Evolver.MethodName(),
 			s.Evolver.RuleBudget, s.Evolver.MemoryBudget, s.Memory.K, strings.Join(s.Evolver.CardKinds, ","), doctor)
 	}
 	return tw.Flush()

@@ -75,6 +75,23 @@ func playedRun(t *testing.T, n int) (results.Run, []inspectlog.Episode) {
 	return results.Run{Run: "r1", Kind: "stream", WorkflowID: "r1/stream", Created: "2026-12-02T07:00:00Z", Completed: "2026-12-02T07:30:00Z"}, eps
 }
 
+// describedRun is a results store that describes stream r1 (playedRun's
+// two episodes, on builtin:stream@7), with the run and its episodes, which
+// it does not hold yet.
+func describedRun(t *testing.T) (*sqlite.Store, results.Run, []inspectlog.Episode) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "results.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
+	run, eps := playedRun(t, 2)
+	spec, err := json.Marshal(contract.StreamSpec{RunID: "r1", Corpus: "builtin:stream@7", Settings: settings.Default()})
+	require.NoError(t, err)
+	run.Spec = spec
+	require.NoError(t, store.PutRun(ctx, run))
+	return store, run, eps
+}
+
 // modelDoctor is the default settings with the doctor on model m of an
 // OpenAI-compatible server (the other roles built in).
 func modelDoctor() settings.Settings {
@@ -250,14 +267,7 @@ func TestValidateFile(t *testing.T) {
 // run is an error naming it.
 func TestLoad(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "results.db"))
-	require.NoError(t, err)
-	defer store.Close()
-	run, eps := playedRun(t, 2)
-	spec, err := json.Marshal(contract.StreamSpec{RunID: "r1", Corpus: "builtin:stream@7", Settings: settings.Default()})
-	require.NoError(t, err)
-	run.Spec = spec
-	require.NoError(t, store.PutRun(ctx, run))
+	store, run, eps := describedRun(t)
 	require.NoError(t, store.CompleteRun(ctx, "r1", run.Kind, []byte(`{}`)))
 	exp := contract.ExperimentSpec{Name: "x", Corpus: "builtin:stream@7", HeldOut: "builtin:stream@7", Base: settings.Default(),
 		Conditions: []contract.ConditionSpec{{Name: "E1", Kind: contract.KindStream}, {Name: "H0", Kind: contract.KindHeldOut}}}
@@ -313,4 +323,30 @@ func defaultSet(t testing.TB) bench.Set {
 	set, err := bench.NewSet(medevoeval.Benchmark{})
 	require.NoError(t, err)
 	return set
+}
+
+// TestExport: a run's log is written into the directory and said with its
+// samples; a run the store does not record is the error, and writes
+// nothing.
+func TestExport(t *testing.T) {
+	ctx := context.Background()
+	store, _, eps := describedRun(t)
+	for _, e := range eps {
+		require.NoError(t, store.PutRecord(ctx, e.Record, e.Trace))
+	}
+	dir := filepath.Join(t.TempDir(), "logs")
+	var out bytes.Buffer
+	require.NoError(t, inspectlog.Export(ctx, store, defaultSet(t), "r1", dir, &out))
+	files, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	require.Equal(t, "wrote "+filepath.Join(dir, files[0].Name())+": 2 samples\n", out.String())
+
+	out.Reset()
+	empty := t.TempDir()
+	require.Error(t, inspectlog.Export(ctx, store, defaultSet(t), "nope", empty, &out))
+	require.Empty(t, out.String())
+	files, err = os.ReadDir(empty)
+	require.NoError(t, err)
+	require.Empty(t, files)
 }

@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -384,6 +385,24 @@ type Condition struct {
 	Name     string
 	Settings settings.Settings
 	Bench    bench.Benchmark
+}
+
+// ConditionsOf are the conditions of an experiment spec as checks read
+// them: each with its resolved settings and its benchmark, from set.
+func ConditionsOf(spec contract.ExperimentSpec, set bench.Set) ([]Condition, error) {
+	var out []Condition
+	for i, c := range spec.Conditions {
+		s, err := spec.SettingsOf(i)
+		if err != nil {
+			return nil, err
+		}
+		b, err := set.Of(s)
+		if err != nil {
+			return nil, fmt.Errorf("conditions[%d] (%s): %w", i, c.Name, err)
+		}
+		out = append(out, Condition{Name: c.Name, Settings: s, Bench: b})
+	}
+	return out, nil
 }
 
 // CheckConditions checks every model role of every condition, its

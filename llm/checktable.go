@@ -23,6 +23,15 @@ func WriteChecks(w io.Writer, checks []ConditionCheck) error {
 	return tw.Flush()
 }
 
+// ChecksError is the error of a check where roles failed, counting them; nil
+// when every role passed.
+func ChecksError(checks []ConditionCheck) error {
+	if failed := FailedChecks(checks); failed > 0 {
+		return fmt.Errorf("roles check: %d of %d model roles failed", failed, len(checks))
+	}
+	return nil
+}
+
 // FailedChecks counts the checks whose role failed.
 func FailedChecks(checks []ConditionCheck) int {
 	n := 0

@@ -6,7 +6,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/llm"
+	"github.com/clinevo/clinevo/settings"
 )
 
 // TestWriteChecks: no model role says so in one line; otherwise a row per
@@ -30,4 +34,32 @@ func TestWriteChecks(t *testing.T) {
 		"E0,E1       doctor  vllm      m      json    yes        yes   yes          yes        -      yes     13ms     ok\n"+
 		"E1          judge   custom    m      json    yes        no    ?            ?          -      ?       0ms      key refused (HTTP 401)\n", out.String())
 	require.Equal(t, 1, llm.FailedChecks(checks))
+	require.EqualError(t, llm.ChecksError(checks), "roles check: 1 of 2 model roles failed")
+	require.NoError(t, llm.ChecksError(checks[:1]))
+	require.NoError(t, llm.ChecksError(nil), "no model role: nothing failed")
+}
+
+// TestConditionsOf: every condition of a spec with its resolved settings
+// and its benchmark; a benchmark the set lacks is an error naming the
+// condition.
+func TestConditionsOf(t *testing.T) {
+	base := settings.Default()
+	base.Benchmark = "gated"
+	spec := contract.ExperimentSpec{Name: "x", Corpus: "builtin:stream", Base: base, Conditions: []contract.ConditionSpec{
+		{Name: "A", Kind: contract.KindStream},
+		{Name: "B", Kind: contract.KindStream, Settings: settings.Overrides{"memory": map[string]any{"k": 2}}},
+	}}
+	set, err := bench.NewSet(benchtest.Fake{N: "gated"})
+	require.NoError(t, err)
+	conds, err := llm.ConditionsOf(spec, set)
+	require.NoError(t, err)
+	require.Len(t, conds, 2)
+	require.Equal(t, "A", conds[0].Name)
+	require.Equal(t, "gated", conds[0].Bench.Name())
+	require.Equal(t, base.Memory.K, conds[0].Settings.Memory.K)
+	require.Equal(t, "B", conds[1].Name)
+	require.Equal(t, 2, conds[1].Settings.Memory.K, "the condition's own settings")
+
+	_, err = llm.ConditionsOf(spec, bench.Set{})
+	require.ErrorContains(t, err, "conditions[0] (A): ")
 }

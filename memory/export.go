@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/internal/jsonl"
 )
 
@@ -70,11 +72,32 @@ func ReadCards(r io.Reader, name string) ([]clinic.Card, error) {
 	return out, nil
 }
 
+// ReadCardsFile reads the memory export at path (ReadCards); a file that
+// cannot be opened is an error of `memory import`, naming it.
+func ReadCardsFile(path string) ([]clinic.Card, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("memory import: %w", err)
+	}
+	defer f.Close()
+	return ReadCards(f, path)
+}
+
 // ImportResult is what an import did: the cards it wrote, those the bank
 // held already as they are, and those it replaced (as they were before).
 type ImportResult struct {
 	Added, Unchanged int
 	Replaced         []clinic.Card
+}
+
+// Write says what an import of the cards of file from did: each card it
+// replaced, then the counts.
+func (r ImportResult) Write(w io.Writer, from string) {
+	for _, c := range r.Replaced {
+		fmt.Fprintf(w, "replaced card %s (a %s card of run %s, episode %d)\n", c.ID, c.Kind, c.Run, c.CreatedEpisode)
+	}
+	fmt.Fprintf(w, "imported %d cards from %s: %d new, %d already in the bank unchanged, %d replaced\n",
+		r.Added+r.Unchanged+len(r.Replaced), from, r.Added, r.Unchanged, len(r.Replaced))
 }
 
 // ErrCardsExist is returned (wrapped) by Import when cards of the import
@@ -155,6 +178,48 @@ func CheckDiff(from, to int) error {
 		return fmt.Errorf("need 0 <= from < to, got from %d and to %d", from, to)
 	}
 	return nil
+}
+
+// DiffAsked is a diff as `memory diff` is given it: the bank of Runs (none:
+// every run) as of episode From and as of episode To, which without ToGiven
+// is now (Latest).
+type DiffAsked struct {
+	From, To int
+	ToGiven  bool
+	Runs     []string
+}
+
+// Check refuses what no diff can compare (CheckDiff; From alone must be 0
+// or more) and run IDs that cannot name a run. The errors name the flags.
+func (q DiffAsked) Check() error {
+	check := CheckDiff(q.From, q.From+1)
+	if q.ToGiven {
+		check = CheckDiff(q.From, q.To)
+	}
+	if check != nil {
+		return fmt.Errorf("memory diff: --from %d --to %d: %w", q.From, q.To, check)
+	}
+	for _, r := range q.Runs {
+		if err := contract.ValidateConditionRunID(r); err != nil {
+			return fmt.Errorf("memory diff: --run: %w", err)
+		}
+	}
+	return nil
+}
+
+// Diff compares the bank of st as asked (DiffOf). Without ToGiven it
+// compares with now: the latest episode any card names, and at least one
+// after From.
+func (q DiffAsked) Diff(ctx context.Context, st Store) (Diff, error) {
+	to := q.To
+	if !q.ToGiven {
+		last, err := Latest(ctx, st, q.Runs)
+		if err != nil {
+			return Diff{}, err
+		}
+		to = max(last, q.From+1)
+	}
+	return DiffOf(ctx, st, Filter{Runs: q.Runs}, q.From, to)
 }
 
 // Diff is how a bank changed between two episodes.

@@ -39,6 +39,24 @@ func ResolveEpisode(ctx context.Context, store results.Episodes, id string) (str
 	return id, nil // not recorded: RecordTrace says so
 }
 
+// Episode is a recorded episode as `episode show` shows it; its JSON is
+// {"record", "trace"}, as Export writes an episode.
+type Episode struct {
+	Record results.Record `json:"record"`
+	Trace  clinic.Trace   `json:"trace"`
+}
+
+// EpisodeOf reads the episode id names (ResolveEpisode): its record and
+// trace.
+func EpisodeOf(ctx context.Context, store results.Episodes, id string) (Episode, error) {
+	id, err := ResolveEpisode(ctx, store, id)
+	if err != nil {
+		return Episode{}, err
+	}
+	rec, t, err := store.RecordTrace(ctx, id)
+	return Episode{rec, t}, err
+}
+
 // WriteEpisode prints `episode show`: the trace as the benchmark b reads its
 // events (nil: the shared reading), the labels, the memory and rule changes,
 // and where its history is.
@@ -47,6 +65,19 @@ func WriteEpisode(w io.Writer, rec results.Record, t clinic.Trace, b bench.Bench
 	fmt.Fprintf(w, "labels: %s\n", strings.Join(rec.Labels, " "))
 	fmt.Fprintf(w, "cards: %d retrieved, %d written, %d evicted; rule edits: %s\n", len(rec.Retrieved), len(rec.Written), len(rec.Evicted), strings.Join(rec.RuleEdits, "; "))
 	fmt.Fprintf(w, "history: temporal workflow show --workflow-id %q\n", rec.WorkflowID)
+}
+
+// ExportFormat is the format of an export asked for as format, or as JSON
+// (asJSON, which wins): "jsonl" or "json"; any other is an error naming the
+// flag.
+func ExportFormat(format string, asJSON bool) (string, error) {
+	if asJSON {
+		format = "json"
+	}
+	if format != "jsonl" && format != "json" {
+		return format, fmt.Errorf("runs export: --format %q, want jsonl or json", format)
+	}
+	return format, nil
 }
 
 // Export writes the records of run ("": every run) with their traces to w:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"path/filepath"
 
 	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/bench"
@@ -28,6 +30,18 @@ func Report(ctx context.Context, store results.Store, set bench.Set, name, dir s
 		return analysis.Report{}, err
 	}
 	return write(ctx, store, in, dir)
+}
+
+// WriteReport writes the report of name into dir (Report) and its summary
+// (analysis.WriteSummary) to w, with where its page is.
+func WriteReport(ctx context.Context, w io.Writer, store results.Store, set bench.Set, name, dir string) error {
+	rep, err := Report(ctx, store, set, name, dir)
+	if err != nil {
+		return err
+	}
+	analysis.WriteSummary(w, rep)
+	fmt.Fprintf(w, "report: %s\n", filepath.Join(dir, "index.html"))
+	return nil
 }
 
 // ExperimentReport gathers an experiment's results and writes its report
@@ -58,6 +72,25 @@ func Experiment(ctx context.Context, store results.RunLog, name, where string) (
 	}
 	var spec contract.ExperimentSpec
 	return spec, json.Unmarshal(run.Spec, &spec)
+}
+
+// ResumeSpec is the spec experiment name resumes with: the one in file,
+// read with load, when file is given, else the one it recorded
+// (Experiment; where names the data directory). A spec that names another
+// experiment is refused.
+func ResumeSpec(ctx context.Context, store results.RunLog, name, where, file string,
+	load func(file string) (contract.ExperimentSpec, error)) (contract.ExperimentSpec, error) {
+	var spec contract.ExperimentSpec
+	var err error
+	if file != "" {
+		spec, err = load(file)
+	} else {
+		spec, err = Experiment(ctx, store, name, where)
+	}
+	if err == nil && spec.Name != name {
+		err = fmt.Errorf("experiment resume %s: %s names experiment %s", name, file, spec.Name)
+	}
+	return spec, err
 }
 
 // runOf is the run of the store named name of kind, nil when there is none.

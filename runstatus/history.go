@@ -10,6 +10,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/clinevo/clinevo/contract"
 )
@@ -26,6 +27,16 @@ func History(ctx context.Context, c client.Client, workflowID, runID string) (*h
 		h.Events = append(h.Events, ev)
 	}
 	return h, nil
+}
+
+// HistoryJSON is a workflow run's full history (History) as the indented
+// JSON `temporal workflow show --output json` writes and replayers read.
+func HistoryJSON(ctx context.Context, c client.Client, workflowID, runID string) ([]byte, error) {
+	h, err := History(ctx, c, workflowID, runID)
+	if err != nil {
+		return nil, err
+	}
+	return protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
 }
 
 // Size is what `stream size` shows: how many histories a stream made and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -22,4 +23,19 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 		return fmt.Errorf("view: %w", err)
 	}
 	return nil
+}
+
+// ListenAndServe listens on addr and serves h until ctx ends, having said on
+// out where, and what it serves (about: its stores and Temporal); with token,
+// it also says how a browser and a client pass the token.
+func ListenAndServe(ctx context.Context, out io.Writer, h http.Handler, addr, about string, token bool) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("view: %w", err)
+	}
+	fmt.Fprintf(out, "clinevo view on http://%s/ (%s)\n", ln.Addr(), about)
+	if token {
+		fmt.Fprintln(out, "every request must carry the token: open http://"+ln.Addr().String()+"/?token=TOKEN once, or send Authorization: Bearer TOKEN")
+	}
+	return Serve(ctx, ln, h)
 }

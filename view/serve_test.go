@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,4 +36,32 @@ func TestServe(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	require.ErrorContains(t, Serve(ctx, closed, http.NotFoundHandler()), "view: ")
+}
+
+// TestListenAndServe: the viewer says where it listens and what it serves,
+// and with a token how to pass it; an address taken is the error, and
+// nothing is said.
+func TestListenAndServe(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // serve nothing: the banner is written before serving
+	for _, token := range []bool{false, true} {
+		var out strings.Builder
+		require.NoError(t, ListenAndServe(ctx, &out, http.NotFoundHandler(), "127.0.0.1:0", "results r.db, Temporal t:7233", token))
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		require.Regexp(t, `^clinevo view on http://127\.0\.0\.1:(\d+)/ \(results r\.db, Temporal t:7233\)$`, lines[0])
+		if !token {
+			require.Len(t, lines, 1)
+			continue
+		}
+		addr := strings.TrimSuffix(strings.TrimPrefix(strings.Fields(lines[0])[3], "http://"), "/")
+		require.Equal(t, []string{lines[0], "every request must carry the token: open http://" + addr +
+			"/?token=TOKEN once, or send Authorization: Bearer TOKEN"}, lines)
+	}
+
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer taken.Close()
+	var out strings.Builder
+	require.ErrorContains(t, ListenAndServe(context.Background(), &out, http.NotFoundHandler(), taken.Addr().String(), "", false), "view: listen tcp ")
+	require.Empty(t, out.String())
 }

@@ -32,7 +32,7 @@ func (a *app) complete(cmd *cobra.Command, args []string, prefix string,
 		return nil
 	}
 	var out []string
-	_ = a.withLookup(cmd.Context(), func(store results.RunLog) error { // nothing to offer is the answer to any error
+	_ = a.withLookup(cmd.Context(), func(store results.Store) error { // nothing to offer is the answer to any error
 		if store == nil {
 			return engine.ErrNoData
 		}

@@ -3,13 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/corpus/synth"
 )
@@ -29,20 +26,11 @@ func (a *app) corpusValidateCmd() *cobra.Command {
   clinevo corpus validate cases.jsonl --strict --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.lib.Load(args[0])
+			v, err := a.lib.Check(args[0], strict)
 			if err != nil {
 				return badInput(err)
 			}
-			if strict {
-				if err := corpus.CheckAvailability(c); err != nil {
-					return badInput(err)
-				}
-			}
-			if asJSON {
-				return printJSON(cmd, map[string]any{"corpus": args[0], "cases": len(c.Cases), "valid": true, "schema_version": clinic.CaseSchemaVersion})
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases, all valid (schema_version %d)\n", args[0], len(c.Cases), clinic.CaseSchemaVersion)
-			return nil
+			return output(cmd, asJSON, v, v.Write)
 		},
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "also fail when whether a test returns a result depends on the condition")
@@ -61,25 +49,7 @@ func (a *app) corpusGenCmd() *cobra.Command {
 			if out == "" {
 				return fmt.Errorf("corpus gen: --out DIR is required")
 			}
-			var splits map[string][]clinic.Case
-			var err error
-			names := synth.Splits
-			if benchmark != "" {
-				splits, names, err = a.lib.BenchSplits(benchmark, version, seed)
-			} else {
-				splits, err = synth.GenerateVersion(version, seed)
-			}
-			if err != nil {
-				return fmt.Errorf("corpus gen: %w", err)
-			}
-			for _, name := range names {
-				path := filepath.Join(out, name+".jsonl")
-				if err := a.lib.WriteJSONL(path, splits[name]); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases\n", path, len(splits[name]))
-			}
-			return nil
+			return a.lib.WriteSplits(cmd.OutOrStdout(), out, benchmark, version, seed)
 		},
 	}
 	cmd.Flags().Uint64Var(&seed, "seed", corpus.DefaultSeed, "generator seed")
@@ -110,18 +80,8 @@ func (a *app) corpusStatsCmd() *cobra.Command {
 					return badInput(err)
 				}
 			}
-			if asJSON {
-				out := map[string]any{"stats": corpus.StatsOf(c)}
-				if b != nil {
-					out["overlap"] = corpus.OpeningOverlap(c, b)
-				}
-				return printJSON(cmd, out)
-			}
-			corpus.WriteStats(cmd.OutOrStdout(), c)
-			if b != nil {
-				corpus.WriteOverlap(cmd.OutOrStdout(), c, b)
-			}
-			return nil
+			sum := corpus.Summarise(c, b)
+			return output(cmd, asJSON, sum, sum.Write)
 		},
 	}
 	cmd.Flags().StringVar(&against, "against", "", "also report the openings REF shares with this corpus (normalised)")
@@ -136,29 +96,19 @@ func (a *app) corpusImportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import FORMAT IN",
 		Short: "Convert an external corpus to native JSONL",
-		Long:  "Convert an external corpus to native JSONL. FORMAT is one of:\n" + a.formatList(),
+		Long:  "Convert an external corpus to native JSONL. FORMAT is one of:\n" + a.lib.FormatHelp(),
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return badInput(fmt.Errorf("corpus import: --out FILE is required"))
 			}
-			cases, skipped, err := a.lib.ImportFile(args[0], args[1], out, corpus.Options{SkipInvalid: skipInvalid, Files: files, DropImageCases: dropImages})
-			for _, s := range skipped {
-				fmt.Fprintln(cmd.ErrOrStderr(), s)
-			}
-			if skipInvalid {
-				fmt.Fprintf(cmd.ErrOrStderr(), "skipped lines: %d\n", len(skipped))
-			}
+			err := a.lib.ImportTo(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], args[1], out,
+				corpus.Options{SkipInvalid: skipInvalid, Files: files, DropImageCases: dropImages})
 			var write *corpus.WriteError
 			if err != nil && !errors.As(err, &write) {
 				return badInput(err)
 			}
-			if err != nil {
-				return err
-			}
-			reportRedactions(cmd.ErrOrStderr(), cases)
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d cases imported from %s\n", out, len(cases), args[1])
-			return nil
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output JSONL file")
@@ -166,34 +116,4 @@ func (a *app) corpusImportCmd() *cobra.Command {
 	cmd.Flags().StringToStringVar(&files, "file", nil, "a companion file the format reads, NAME=PATH (repeatable; see the formats' files below)")
 	cmd.Flags().BoolVar(&dropImages, "drop-image-cases", false, "agentclinic: leave out the NEJM cases whose source shows an image (default: import them as text, marked by provenance.image_url)")
 	return cmd
-}
-
-// reportRedactions lists what the import redacted of each case (a text
-// that named the diagnosis).
-func reportRedactions(w io.Writer, cases []clinic.Case) {
-	redacted := 0
-	for _, c := range cases {
-		for _, r := range c.Provenance.Redactions {
-			fmt.Fprintf(w, "case %s: redacted: %s\n", c.ID, r)
-		}
-		if len(c.Provenance.Redactions) > 0 {
-			redacted++
-		}
-	}
-	if redacted > 0 {
-		fmt.Fprintf(w, "redacted cases: %d (a text named the diagnosis)\n", redacted)
-	}
-}
-
-// formatList lists the import formats, and the companion files each
-// reads, for the command's help.
-func (a *app) formatList() string {
-	var b strings.Builder
-	for _, f := range a.lib.Formats() {
-		fmt.Fprintf(&b, "  %-15s %s\n", f.Name, f.Doc)
-		for _, o := range f.Files {
-			fmt.Fprintf(&b, "  %-15s   --file %s=PATH: %s\n", "", o.Name, o.Doc)
-		}
-	}
-	return b.String()
 }

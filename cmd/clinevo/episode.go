@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/runner"
@@ -32,12 +34,7 @@ func (a *app) episodeRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			roles, err := engine.RolesFor(a.cfg.Settings, llm.Options{RecordPrompts: a.cfg.Telemetry.PromptText})
-			if err != nil {
-				return err
-			}
-			d := runner.Deps{Bench: b, Roles: roles, Settings: a.cfg.Settings}
-			t, err := runner.Play(cmd.Context(), cs, d, runner.Meta{RunID: "adhoc", EpisodeID: "adhoc/" + caseID, Number: 1, Pass: 1})
+			t, err := engine.PlayCase(cmd.Context(), a.cfg.Settings, b, cs, llm.Options{RecordPrompts: a.cfg.Telemetry.PromptText})
 			if err != nil {
 				return err
 			}
@@ -58,14 +55,14 @@ func (a *app) episodeRunCmd() *cobra.Command {
 	cmd.Flags().StringVar(&tracePath, "trace", "", "also write the trace as JSONL to this file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trace as JSON")
 	cmd.Flags().String("profile", "", a.profileHelp())
-	bindKey(cmd.Flags(), "profile", "profile")
+	config.BindKey(cmd.Flags(), "profile", "profile")
 	_ = cmd.MarkFlagRequired("case")
 	return cmd
 }
 
 // caseOf is case id of corpus ref (empty: the configured corpus).
 func (a *app) caseOf(ref, id string) (clinic.Case, error) {
-	ref = orDefault(ref, a.cfg.Corpus)
+	ref = cmp.Or(ref, a.cfg.Corpus)
 	c, err := a.lib.Load(ref)
 	if err != nil {
 		return clinic.Case{}, err

@@ -8,17 +8,13 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/analysis"
-	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/experiments"
-	"github.com/clinevo/clinevo/progress"
+	"github.com/clinevo/clinevo/llm"
 	"github.com/clinevo/clinevo/recorded"
-	"github.com/clinevo/clinevo/rescore"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runstatus"
-	"github.com/clinevo/clinevo/settings"
 )
 
 // loadExperiment reads an experiment file with this configuration's settings as its base.
@@ -37,22 +33,18 @@ func (a *app) experimentCmd() *cobra.Command {
 
 func (a *app) experimentRunCmd() *cobra.Command {
 	var wait waitFlags
+	var spec contract.ExperimentSpec
 	cmd := &cobra.Command{
 		Use:   "run FILE",
 		Short: "Validate an experiment spec and start it (workflow ID <name>/experiment)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := a.loadExperiment(args[0])
-			if err != nil {
-				return err
-			}
-			c, err := a.dial(a.cfg.Temporal)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
+		PreRunE: func(_ *cobra.Command, args []string) (err error) {
+			spec, err = a.loadExperiment(args[0]) // before Temporal is dialled: bad input is found without it
+			return err
+		},
+		RunE: a.withClient(func(cmd *cobra.Command, _ []string, c client.Client) error {
 			var r client.WorkflowRun
-			if err := a.withLookup(cmd.Context(), func(store results.RunLog) error {
+			if err := a.withLookup(cmd.Context(), func(store results.Store) (err error) {
 				r, err = engine.StartExperiment(cmd.Context(), c, store, a.cfg.Temporal.TaskQueue, spec)
 				return err
 			}); err != nil {
@@ -60,7 +52,7 @@ func (a *app) experimentRunCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started experiment %s: workflow %s\n", spec.Name, r.GetID())
 			return a.waitExperiment(cmd, c, r, spec.Name, wait)
-		},
+		}),
 	}
 	wait.bind(cmd, "experiment")
 	return cmd
@@ -82,7 +74,7 @@ func (a *app) experimentValidateCmd() *cobra.Command {
 			if err := a.printConditions(cmd, spec, asJSON); err != nil || !checkRoles {
 				return err
 			}
-			conds, err := a.conditions(spec)
+			conds, err := llm.ConditionsOf(spec, a.set)
 			if err != nil {
 				return err
 			}
@@ -103,13 +95,7 @@ func (a *app) printConditions(cmd *cobra.Command, spec contract.ExperimentSpec, 
 		}
 		return printJSON(cmd, r)
 	}
-	return experiments.WriteConditions(cmd.OutOrStdout(), spec, func(i int, s settings.Settings) (string, error) {
-		b, err := a.set.Of(s)
-		if err != nil {
-			return "", fmt.Errorf("conditions[%d] (%s): %w", i, spec.Conditions[i].Name, err)
-		}
-		return bench.Budgets(b, s), nil
-	})
+	return experiments.WriteConditions(cmd.OutOrStdout(), spec, a.set)
 }
 
 func (a *app) experimentStatusCmd() *cobra.Command {
@@ -125,16 +111,9 @@ func (a *app) experimentStatusCmd() *cobra.Command {
   clinevo experiment status quick --json`,
 		Args: runArg,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			ex, err := runstatus.ExperimentOf(cmd.Context(), c, args[0])
+			ex, err := engine.ExperimentStatus(cmd.Context(), c, engine.Configured(a.cfg, true), a.set, args[0])
 			if err != nil {
 				return err
-			}
-			if err := a.withLookupStore(cmd.Context(), func(store results.Store) error {
-				recs, err := store.Records(cmd.Context(), "")
-				ex.AddUse(a.set, recs)
-				return err
-			}); err != nil {
-				ex.PlanError = err.Error() // the status is Temporal's; without the store only the plan is missing
 			}
 			return output(cmd, asJSON, ex, func(w io.Writer) error { return runstatus.WriteExperiment(w, ex, a.definesU) })
 		}),
@@ -155,7 +134,7 @@ func (a *app) experimentResumeCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
-			spec, err := a.experimentSpec(cmd, eng, args[0], file)
+			spec, err := recorded.ResumeSpec(cmd.Context(), eng.Results, args[0], eng.DataDir(), file, a.loadExperiment)
 			if err != nil {
 				return err
 			}
@@ -171,22 +150,6 @@ func (a *app) experimentResumeCmd() *cobra.Command {
 	return cmd
 }
 
-// experimentSpec is the spec of experiment name: file's, else the one it
-// recorded; a spec that names another experiment is refused.
-func (a *app) experimentSpec(cmd *cobra.Command, eng *engine.Engine, name, file string) (contract.ExperimentSpec, error) {
-	var spec contract.ExperimentSpec
-	var err error
-	if file != "" {
-		spec, err = a.loadExperiment(file)
-	} else {
-		spec, err = recorded.Experiment(cmd.Context(), eng.Results, name, eng.DataDir())
-	}
-	if err == nil && spec.Name != name {
-		err = fmt.Errorf("experiment resume %s: %s names experiment %s", name, file, spec.Name)
-	}
-	return spec, err
-}
-
 // waitExperiment waits for a started experiment when asked to, showing each
 // condition's progress on stderr, and prints every condition's status and
 // results (or, with --json, the experiment's result).
@@ -194,21 +157,7 @@ func (a *app) waitExperiment(cmd *cobra.Command, c client.Client, r client.Workf
 	if !w.wait {
 		return nil
 	}
-	if err := progress.Follow(cmd.Context(), cmd.ErrOrStderr(), r, progress.ExperimentRows(c, name)); err != nil {
-		return err
-	}
-	if w.json {
-		var res contract.ExperimentResult
-		if err := r.Get(cmd.Context(), &res); err != nil {
-			return err
-		}
-		return printJSON(cmd, res)
-	}
-	ex, err := runstatus.ExperimentOf(cmd.Context(), c, name)
-	if err != nil {
-		return err
-	}
-	return runstatus.WriteExperiment(cmd.OutOrStdout(), ex, a.definesU)
+	return a.waitOutput(cmd, w).Experiment(cmd.Context(), c, r, name)
 }
 
 func (a *app) rescoreCmd() *cobra.Command {
@@ -217,22 +166,9 @@ func (a *app) rescoreCmd() *cobra.Command {
 		Use:   "rescore NAME",
 		Short: "Re-score a finished experiment's held-out baseline conditions under the configured roles.judge, without replaying them, into runs NAME-<condition>@<variant> that its report compares",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.openEngine(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
-			spec, err := recorded.Experiment(cmd.Context(), eng.Results, args[0], eng.DataDir())
-			if err != nil {
-				return err
-			}
-			sums, err := rescore.Experiment(cmd.Context(), eng.Results, a.set, spec, a.cfg.Settings.Roles["judge"], variant, eng.Roles)
-			for _, s := range sums {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s -> %s: %d episodes, mean S %.3f -> %.3f\n", s.Source, s.Run, s.Episodes, s.Before, s.After)
-			}
-			return err
-		},
+		RunE: a.withEngine(false, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
+			return eng.Rescore(cmd.Context(), args[0], a.cfg.Settings.Roles["judge"], variant, cmd.OutOrStdout())
+		}),
 	}
 	cmd.Flags().StringVar(&variant, "variant", "", "the variant's name, e.g. judge-b (required)")
 	_ = cmd.MarkFlagRequired("variant")
@@ -256,13 +192,7 @@ func (a *app) reportCmd() *cobra.Command {
 			if out == "" {
 				out = filepath.Join(a.cfg.DataDir, "reports", args[0])
 			}
-			rep, err := recorded.Report(cmd.Context(), eng.Results, a.set, args[0], out)
-			if err != nil {
-				return err
-			}
-			analysis.WriteSummary(cmd.OutOrStdout(), rep)
-			fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", filepath.Join(out, "index.html"))
-			return nil
+			return recorded.WriteReport(cmd.Context(), cmd.OutOrStdout(), eng.Results, a.set, args[0], out)
 		}),
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output directory (default: <data_dir>/reports/NAME)")

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/clinevo/clinevo/engine"
@@ -24,18 +22,7 @@ func (a *app) exportCmd() *cobra.Command {
   inspect view --log-dir inspect-logs/`,
 		Args: cobra.ExactArgs(1),
 		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
-			logs, err := inspectlog.Load(cmd.Context(), eng.Results, eng.Benchmarks, args[0])
-			if err != nil {
-				return err
-			}
-			for _, l := range logs {
-				path, err := inspectlog.Write(out, l)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d samples\n", path, len(l.Samples))
-			}
-			return nil
+			return inspectlog.Export(cmd.Context(), eng.Results, eng.Benchmarks, args[0], out, cmd.OutOrStdout())
 		}),
 	}
 	inspect.Flags().StringVar(&out, "out", ".", "directory to write the logs into")

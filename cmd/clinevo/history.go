@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/runstatus"
@@ -21,11 +20,7 @@ func (a *app) historyCmd() *cobra.Command {
 		Short: "Export a workflow history as JSON (the format `temporal workflow show --output json` and replayers read)",
 		Args:  cobra.ExactArgs(1),
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			h, err := runstatus.History(cmd.Context(), c, args[0], runID)
-			if err != nil {
-				return err
-			}
-			b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
+			b, err := runstatus.HistoryJSON(cmd.Context(), c, args[0], runID)
 			if err != nil {
 				return err
 			}

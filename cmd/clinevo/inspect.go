@@ -1,22 +1,15 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/clinevo/clinevo/analysis"
-	"github.com/clinevo/clinevo/bench"
-	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/recorded"
-	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -33,22 +26,18 @@ func (a *app) episodeShowCmd() *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.completeEpisodes,
 		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
-			id, err := recorded.ResolveEpisode(cmd.Context(), eng.Results, args[0])
-			if err != nil {
-				return err
-			}
-			rec, t, err := eng.Results.RecordTrace(cmd.Context(), id)
+			e, err := recorded.EpisodeOf(cmd.Context(), eng.Results, args[0])
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return printJSON(cmd, map[string]any{"record": rec, "trace": t})
+				return printJSON(cmd, e)
 			}
-			b, err := runBenchmark(cmd.Context(), eng, rec.Run)
+			b, err := eng.RunBenchmark(cmd.Context(), e.Record.Run)
 			if err != nil {
 				return err
 			}
-			recorded.WriteEpisode(cmd.OutOrStdout(), rec, t, b)
+			recorded.WriteEpisode(cmd.OutOrStdout(), e.Record, e.Trace, b)
 			return nil
 		}),
 	}
@@ -56,34 +45,9 @@ func (a *app) episodeShowCmd() *cobra.Command {
 	return cmd
 }
 
-// runBenchmark is the benchmark a recorded run played; nil when the results
-// store holds no spec naming the run or this build lacks the benchmark, and
-// then its traces are shown by the shared reading.
-func runBenchmark(ctx context.Context, eng *engine.Engine, run string) (bench.Benchmark, error) {
-	src, err := results.SourceOfRun(ctx, eng.Results, run)
-	if errors.Is(err, results.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	b, err := eng.Benchmarks.Of(src.Settings)
-	if err != nil {
-		return nil, nil // not an error: a benchmark this build does not have: the shared reading, as the viewer shows it
-	}
-	return b, nil
-}
-
-// queryFlags are the flags of `memory query`.
-type queryFlags struct {
-	filter      memory.Filter
-	runs, kinds []string
-	top         int
-	json        bool
-}
-
 func (a *app) memoryQueryCmd() *cobra.Command {
-	var f queryFlags
+	var q memory.Asked
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "query TEXT",
 		Short: "Cards most similar to TEXT, optionally as of an episode number",
@@ -94,69 +58,28 @@ func (a *app) memoryQueryCmd() *cobra.Command {
 			if err := cobra.ExactArgs(1)(cmd, args); err != nil {
 				return err
 			}
-			return checkQuery(cmd, args[0], f.filter, f.kinds, f.top)
+			q.Text, q.TopGiven, q.AsOfGiven = args[0], cmd.Flags().Changed("top"), cmd.Flags().Changed("as-of")
+			return q.Check()
 		},
-		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
-			q := memory.Query{Text: args[0], K: f.top, Filter: f.filter}
-			q.Filter.Runs = f.runs
-			for _, k := range f.kinds {
-				q.Filter.Kinds = append(q.Filter.Kinds, clinic.CardKind(k))
+		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
+			hits, err := q.Search(cmd.Context(), eng.Memory, a.cfg.Settings.Memory.K) // without --top: the configured doctor's K
+			if err != nil {
+				return err
 			}
-			if !cmd.Flags().Changed("top") {
-				q.K = a.cfg.Settings.Memory.K // the configured doctor's K
-			}
-			var hits []memory.Hit
-			// As of episode 0 the bank is empty (memory.Filter's 0 is now).
-			if !cmd.Flags().Changed("as-of") || q.Filter.AsOf > 0 {
-				var err error
-				if hits, err = eng.Memory.Search(cmd.Context(), q); err != nil {
-					return err
-				}
-			}
-			if hits == nil {
-				hits = []memory.Hit{} // JSON: an empty list, not null
-			}
-			return output(cmd, f.json, hits, func(w io.Writer) error { return memory.WriteHits(w, hits) })
+			return output(cmd, asJSON, hits, func(w io.Writer) error { return memory.WriteHits(w, hits) })
 		}),
 	}
-	cmd.Flags().IntVar(&f.filter.AsOf, "as-of", 0, asOfHelp)
-	cmd.Flags().BoolVar(&f.json, "json", false, "print the cards and their scores as JSON")
-	cmd.Flags().StringSliceVar(&f.runs, "run", nil, "only cards written by these runs")
-	cmd.Flags().StringSliceVar(&f.kinds, "kind", nil, "only these kinds: "+strings.Join(settings.CardKinds, ", "))
-	cmd.Flags().StringVar(&f.filter.Bank, "bank", "", "only this bank: success, correction, rules, advice")
-	cmd.Flags().IntVar(&f.top, "top", 0, "number of cards (default: the configured doctor's K, memory.k)")
+	cmd.Flags().IntVar(&q.Filter.AsOf, "as-of", 0, asOfHelp)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the cards and their scores as JSON")
+	cmd.Flags().StringSliceVar(&q.Filter.Runs, "run", nil, "only cards written by these runs")
+	cmd.Flags().StringSliceVar(&q.KindNames, "kind", nil, "only these kinds: "+strings.Join(settings.CardKinds, ", "))
+	cmd.Flags().StringVar(&q.Filter.Bank, "bank", "", "only this bank: success, correction, rules, advice")
+	cmd.Flags().IntVar(&q.Top, "top", 0, "number of cards (default: the configured doctor's K, memory.k)")
 	return cmd
 }
 
 // asOfHelp is the one meaning of "as of" on every memory command.
 const asOfHelp = "the bank as of episode N: the cards live once episode N was learned from (0: the empty bank, before episode 1; without it: now)"
-
-// checkQuery refuses a memory query that cannot mean anything: no text, a
-// negative episode, an unknown kind or bank, fewer than one card.
-func checkQuery(cmd *cobra.Command, text string, f memory.Filter, kinds []string, top int) error {
-	banks := []string{}
-	for _, k := range settings.CardKinds {
-		if b := memory.BankOf(clinic.CardKind(k)); !slices.Contains(banks, b) {
-			banks = append(banks, b)
-		}
-	}
-	switch {
-	case strings.TrimSpace(text) == "":
-		return errors.New(`memory query: TEXT is empty: give the words to search for, e.g. memory query "chest pain on exertion"`)
-	case f.AsOf < 0:
-		return fmt.Errorf("memory query: --as-of %d: want an episode number, 0 or more (0: the empty bank; without --as-of: now)", f.AsOf)
-	case cmd.Flags().Changed("top") && top < 1:
-		return fmt.Errorf("memory query: --top %d: want at least 1 card (without --top: memory.k)", top)
-	case f.Bank != "" && !slices.Contains(banks, f.Bank):
-		return fmt.Errorf("memory query: --bank %q: want one of %s", f.Bank, strings.Join(banks, ", "))
-	}
-	for _, k := range kinds {
-		if !slices.Contains(settings.CardKinds, k) {
-			return fmt.Errorf("memory query: --kind %q: want one of %s", k, strings.Join(settings.CardKinds, ", "))
-		}
-	}
-	return nil
-}
 
 func (a *app) memoryStatsCmd() *cobra.Command {
 	var runs []string
@@ -236,14 +159,9 @@ func (a *app) runsExportCmd() *cobra.Command {
 		Example: `  clinevo runs export --run quick-E1 --out e1.jsonl
   clinevo runs export --run quick-E1 --json | jq '.[0].record.scores'`,
 		Args: cobra.NoArgs,
-		PreRunE: func(*cobra.Command, []string) error {
-			if asJSON {
-				format = "json"
-			}
-			if format != "jsonl" && format != "json" {
-				return badInput(fmt.Errorf("runs export: --format %q, want jsonl or json", format))
-			}
-			return nil
+		PreRunE: func(*cobra.Command, []string) (err error) {
+			format, err = recorded.ExportFormat(format, asJSON)
+			return badInput(err)
 		},
 		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
 			if out == "" {

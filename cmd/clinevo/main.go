@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,11 +17,12 @@ import (
 	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
+	"github.com/clinevo/clinevo/internal/buildinfo"
 	"github.com/clinevo/clinevo/telemetry"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; empty:
-// the module version and VCS stamp Go records in the binary (buildVersion).
+// the module version and VCS stamp Go records in the binary (buildinfo.Line).
 var version = ""
 
 // app carries the loaded configuration to every command.
@@ -164,35 +164,9 @@ func versionCmd() *cobra.Command {
 		Example: "  clinevo version",
 		Args:    cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), "clinevo", buildVersion())
+			fmt.Fprintln(cmd.OutOrStdout(), "clinevo", buildinfo.Line(version))
 		},
 	}
-}
-
-// buildVersion is the version this binary was built as: -X main.version
-// when set, else the module version Go recorded (v0.x.y for `go install
-// module@version`, (devel) in a checkout) with the VCS revision and time
-// when it was built from a checkout.
-func buildVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return orDefault(version, "(unknown)")
-	}
-	v := orDefault(version, info.Main.Version)
-	settings := map[string]string{}
-	for _, s := range info.Settings {
-		settings[s.Key] = s.Value
-	}
-	if rev := settings["vcs.revision"]; rev != "" {
-		v += " commit " + rev[:min(12, len(rev))]
-		if settings["vcs.modified"] == "true" {
-			v += "+dirty"
-		}
-		if t := settings["vcs.time"]; t != "" {
-			v += " " + t
-		}
-	}
-	return v + " " + info.GoVersion
 }
 
 // clientFlags are the flags of the Temporal client every command that talks
@@ -217,37 +191,21 @@ func clientFlags(fs *pflag.FlagSet, v *viper.Viper) {
 // load reads the configuration for cmd: flags, environment, config file,
 // and the address a running `clinevo dev` wrote in the data dir.
 func (a *app) load(cmd *cobra.Command) error {
-	// Flags annotated with a config key bind to it when their command runs
-	// (viper binds one flag per key, and several commands share keys).
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if keys := f.Annotations[configKey]; len(keys) == 1 && f.Changed {
-			_ = a.v.BindPFlag(keys[0], f)
-		}
-	})
-	cfg, err := config.Load(a.v, a.file, a.set)
+	cfg, err := config.LoadFlags(a.v, a.file, a.set, cmd.Flags())
 	if err != nil {
-		return err
-	}
-	given := func(flag, key string) bool {
-		return cmd.Flags().Changed(flag) || config.Explicit(a.v, key)
-	}
-	if err := cfg.UseDev(given("address", "temporal.address"), given("namespace", "temporal.namespace")); err != nil {
 		return err
 	}
 	a.cfg = cfg
 	return nil
 }
 
-// configKey annotates a command flag with the config key it sets.
-const configKey = "clinevo/config-key"
-
 // backendFlag adds --memory-backend (local or qdrant) to a command, and
 // --memory, its name before 0.23, as a hidden deprecated alias.
 func backendFlag(fs *pflag.FlagSet) {
 	fs.String("memory-backend", "", "memory backend: local or qdrant (default: memory.backend)")
-	bindKey(fs, "memory-backend", "memory.backend")
+	config.BindKey(fs, "memory-backend", "memory.backend")
 	fs.String("memory", "", "memory backend")
-	bindKey(fs, "memory", "memory.backend")
+	config.BindKey(fs, "memory", "memory.backend")
 	deprecate(fs, "memory", "memory-backend")
 }
 
@@ -255,12 +213,6 @@ func backendFlag(fs *pflag.FlagSet) {
 // prints that the new name replaces it.
 func deprecate(fs *pflag.FlagSet, old, now string) {
 	_ = fs.MarkDeprecated(old, "use --"+now) // the flag exists (defined by the caller)
-}
-
-// bindKey makes a defined flag set a configuration key when it is given.
-func bindKey(fs *pflag.FlagSet, name, key string) {
-	// The flag exists (defined by the caller), so the annotation cannot fail.
-	_ = fs.SetAnnotation(name, configKey, []string{key})
 }
 
 // profileHelp is the --profile flag's help: the build's benchmarks.

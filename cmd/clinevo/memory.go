@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/memory"
@@ -74,12 +72,7 @@ func (a *app) memoryImportCmd() *cobra.Command {
 		Short: "Load a memory export into the configured backend (evictions are restored, retrieval counts start at zero); cards already in the bank are changed only with --replace",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := os.Open(args[0])
-			if err != nil {
-				return badInput(fmt.Errorf("memory import: %w", err))
-			}
-			defer f.Close()
-			cards, err := memory.ReadCards(f, args[0])
+			cards, err := memory.ReadCardsFile(args[0])
 			if err != nil {
 				return badInput(err)
 			}
@@ -92,15 +85,10 @@ func (a *app) memoryImportCmd() *cobra.Command {
 			if errors.Is(err, memory.ErrCardsExist) {
 				return badInput(err)
 			}
-			if err != nil {
-				return err
+			if err == nil {
+				res.Write(cmd.OutOrStdout(), args[0])
 			}
-			for _, c := range res.Replaced {
-				fmt.Fprintf(cmd.OutOrStdout(), "replaced card %s (a %s card of run %s, episode %d)\n", c.ID, c.Kind, c.Run, c.CreatedEpisode)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "imported %d cards from %s: %d new, %d already in the bank unchanged, %d replaced\n",
-				len(cards), args[0], res.Added, res.Unchanged, len(res.Replaced))
-			return nil
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&replace, "replace", false, "replace the cards of the bank that have the IDs of imported cards (each is named); without it such an import changes nothing")
@@ -108,8 +96,7 @@ func (a *app) memoryImportCmd() *cobra.Command {
 }
 
 func (a *app) memoryDiffCmd() *cobra.Command {
-	var from, to int
-	var runs []string
+	var q memory.DiffAsked
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "diff",
@@ -118,30 +105,11 @@ func (a *app) memoryDiffCmd() *cobra.Command {
   clinevo memory diff --from 25 --to 50 --run quick-E1
   clinevo memory diff --from 75 --json            # from episode 75 to now`,
 		PreRunE: func(cmd *cobra.Command, _ []string) error {
-			// Checked before the stores open: bad input exits 2.
-			check := memory.CheckDiff(from, from+1) // --from alone: 0 or more
-			if cmd.Flags().Changed("to") {
-				check = memory.CheckDiff(from, to)
-			}
-			if check != nil {
-				return badInput(fmt.Errorf("memory diff: --from %d --to %d: %w", from, to, check))
-			}
-			for _, r := range runs {
-				if err := contract.ValidateConditionRunID(r); err != nil {
-					return badInput(fmt.Errorf("memory diff: --run: %w", err))
-				}
-			}
-			return nil
+			q.ToGiven = cmd.Flags().Changed("to")
+			return badInput(q.Check()) // before the stores open: bad input exits 2
 		},
 		RunE: a.withEngine(true, func(cmd *cobra.Command, _ []string, eng *engine.Engine) error {
-			if !cmd.Flags().Changed("to") {
-				last, err := memory.Latest(cmd.Context(), eng.Memory, runs) // now
-				if err != nil {
-					return err
-				}
-				to = max(last, from+1)
-			}
-			d, err := memory.DiffOf(cmd.Context(), eng.Memory, memory.Filter{Runs: runs}, from, to)
+			d, err := q.Diff(cmd.Context(), eng.Memory)
 			if err != nil {
 				return err
 			}
@@ -149,9 +117,9 @@ func (a *app) memoryDiffCmd() *cobra.Command {
 				func(w io.Writer) error { return memory.WriteDiff(w, d) })
 		}),
 	}
-	cmd.Flags().IntVar(&from, "from", 0, "compare "+asOfHelp+"; default 0")
-	cmd.Flags().IntVar(&to, "to", 0, "with the bank as of episode M, as --from (without it: now)")
-	cmd.Flags().StringSliceVar(&runs, "run", nil, "only cards of these runs")
+	cmd.Flags().IntVar(&q.From, "from", 0, "compare "+asOfHelp+"; default 0")
+	cmd.Flags().IntVar(&q.To, "to", 0, "with the bank as of episode M, as --from (without it: now)")
+	cmd.Flags().StringSliceVar(&q.Runs, "run", nil, "only cards of these runs")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the written and evicted cards as JSON")
 	return cmd
 }

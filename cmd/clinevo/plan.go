@@ -8,9 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/clinevo/clinevo/costplan"
 	"github.com/clinevo/clinevo/engine"
-	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -32,14 +30,7 @@ func (a *app) experimentPlanCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var recs []results.Record
-			if err := a.withLookupStore(cmd.Context(), func(store results.Store) error {
-				recs, err = store.Records(cmd.Context(), "")
-				return err
-			}); err != nil {
-				return err
-			}
-			e, err := costplan.EstimateOf(a.set, spec, recs)
+			e, err := engine.Plan(cmd.Context(), engine.Configured(a.cfg, true), a.set, spec)
 			if err != nil {
 				return err
 			}

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/llm"
 )
 
@@ -31,7 +29,7 @@ func (a *app) rolesCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if conds, err = a.conditions(spec); err != nil {
+				if conds, err = llm.ConditionsOf(spec, a.set); err != nil {
 					return err
 				}
 			}
@@ -43,24 +41,6 @@ func (a *app) rolesCmd() *cobra.Command {
 	return cmd
 }
 
-// conditions are the conditions of an experiment spec as checks read them:
-// each with its settings and benchmark.
-func (a *app) conditions(spec contract.ExperimentSpec) ([]llm.Condition, error) {
-	var out []llm.Condition
-	for i, c := range spec.Conditions {
-		s, err := spec.SettingsOf(i)
-		if err != nil {
-			return nil, err
-		}
-		b, err := a.set.Of(s)
-		if err != nil {
-			return nil, fmt.Errorf("conditions[%d] (%s): %w", i, c.Name, err)
-		}
-		out = append(out, llm.Condition{Name: c.Name, Settings: s, Bench: b})
-	}
-	return out, nil
-}
-
 // printRoleChecks checks the roles and prints the verdicts; a failed role is
 // the command's error.
 func printRoleChecks(cmd *cobra.Command, conds []llm.Condition, asJSON bool) error {
@@ -68,8 +48,5 @@ func printRoleChecks(cmd *cobra.Command, conds []llm.Condition, asJSON bool) err
 	if err := output(cmd, asJSON, checks, func(w io.Writer) error { return llm.WriteChecks(w, checks) }); err != nil {
 		return err
 	}
-	if failed := llm.FailedChecks(checks); failed > 0 {
-		return fmt.Errorf("roles check: %d of %d model roles failed", failed, len(checks))
-	}
-	return nil
+	return llm.ChecksError(checks)
 }

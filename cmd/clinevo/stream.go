@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,9 +10,11 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/config"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/experiments"
+	"github.com/clinevo/clinevo/internal/textfmt"
 	"github.com/clinevo/clinevo/progress"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/runstatus"
@@ -43,11 +44,11 @@ func (a *app) bindStreamFlags(cmd *cobra.Command, f *streamFlags) {
 	fl.StringVar(&f.spec.Retention, "retention", "", "after the last stage, replay earlier stages: final (A[K][j]) or matrix (A[k][j])")
 	fl.IntVar(&f.spec.ActivityTimeoutSeconds, "activity-timeout", contract.DefaultActivityTimeout, "activity start-to-close timeout in seconds")
 	fl.String("profile", "", a.profileHelp())
-	bindKey(fl, "profile", "profile")
+	config.BindKey(fl, "profile", "profile")
 	fl.Int("update-interval", 0, "evolve after every N episodes (default: evolver.update_interval)")
-	bindKey(fl, "update-interval", "evolver.update_interval")
+	config.BindKey(fl, "update-interval", "evolver.update_interval")
 	fl.Int("rule-budget", 0, "B_P; 0 keeps no rule book (default: evolver.rule_budget)")
-	bindKey(fl, "rule-budget", "evolver.rule_budget")
+	config.BindKey(fl, "rule-budget", "evolver.rule_budget")
 }
 
 // buildSpec fills a spec from flags and configuration and validates it,
@@ -80,26 +81,7 @@ func (a *app) buildSpec(cmd *cobra.Command, f *streamFlags) (contract.StreamSpec
 	if err != nil {
 		return s, err
 	}
-	s = s.WithDefaults()
-	if err := s.Validate(); err != nil {
-		return s, err
-	}
-	if err := a.set.ValidateSettings(s.Settings); err != nil {
-		return s, fmt.Errorf("stream %s: settings: %w", s.RunID, err)
-	}
-	cp, err := a.lib.Load(s.Corpus)
-	if err != nil {
-		return s, err
-	}
-	if s.Settings, err = experiments.Development(a.lib, s.Corpus, s.Limit, s.Settings); err != nil {
-		return s, fmt.Errorf("stream %s: settings: %w", s.RunID, err)
-	}
-	for _, id := range s.CaseIDs {
-		if _, ok := cp.Case(id); !ok {
-			return s, fmt.Errorf("stream %s: case %q is not in corpus %s", s.RunID, id, s.Corpus)
-		}
-	}
-	return s, nil
+	return experiments.Stream(a.lib, a.set, s)
 }
 
 // carry continues the finished run from in spec s, with --memory-mode carry;
@@ -113,7 +95,7 @@ func (a *app) carry(cmd *cobra.Command, s contract.StreamSpec, from string) (con
 	case s.Memory != contract.MemoryCarry:
 		return s, nil
 	}
-	err := a.withLookup(cmd.Context(), func(store results.RunLog) error {
+	err := a.withLookup(cmd.Context(), func(store results.Store) error {
 		if store == nil {
 			return fmt.Errorf("carry from %s: the run has not finished: nothing has run with data_dir %s", from, a.cfg.DataDir)
 		}
@@ -136,21 +118,17 @@ func (a *app) streamCmd() *cobra.Command {
 func (a *app) streamStartCmd() *cobra.Command {
 	var f streamFlags
 	var wait waitFlags
+	var s contract.StreamSpec
 	cmd := &cobra.Command{
 		Use:   "start",
 		Short: "Validate and start a stream (workflow ID <run>/stream)",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.buildSpec(cmd, &f)
-			if err != nil {
-				return badInput(err)
-			}
-			c, err := a.dial(a.cfg.Temporal)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
+		PreRunE: func(cmd *cobra.Command, _ []string) (err error) {
+			s, err = a.buildSpec(cmd, &f) // before Temporal is dialled: bad input is found without it
+			return badInput(err)
+		},
+		RunE: a.withClient(func(cmd *cobra.Command, _ []string, c client.Client) error {
 			var run client.WorkflowRun
-			if err := a.withLookup(cmd.Context(), func(store results.RunLog) error {
+			if err := a.withLookup(cmd.Context(), func(store results.Store) (err error) {
 				run, err = engine.StartStream(cmd.Context(), c, store, a.cfg.Temporal.TaskQueue, s)
 				return err
 			}); err != nil {
@@ -158,7 +136,7 @@ func (a *app) streamStartCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started stream %s: workflow %s (run %s)\n", s.RunID, run.GetID(), run.GetRunID())
 			return a.waitStream(cmd, c, run, s.RunID, wait)
-		},
+		}),
 	}
 	a.bindStreamFlags(cmd, &f)
 	wait.bind(cmd, "stream")
@@ -232,19 +210,9 @@ func (a *app) streamStatusCmd() *cobra.Command {
 		Args:              runArg,
 		ValidArgsFunction: a.completeRuns,
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			st, err := runstatus.StreamOf(cmd.Context(), c, args[0])
+			st, err := engine.StreamStatus(cmd.Context(), c, engine.Configured(a.cfg, true), args[0])
 			if err != nil {
 				return err
-			}
-			if err := a.withLookupStore(cmd.Context(), func(store results.Store) error {
-				u, err := store.RunUsage(cmd.Context(), args[0])
-				st.Endpoints = runstatus.Endpoints(u)
-				return err
-			}); err != nil {
-				// The status is Temporal's; a results store this command
-				// cannot read (an older schema, a database down) costs only
-				// the endpoint figures, and the status says why.
-				st.StoreError = err.Error()
 			}
 			return output(cmd, asJSON, st, func(w io.Writer) error { return runstatus.WriteStream(w, args[0], st, a.definesU(st.Benchmark)) })
 		}),
@@ -300,11 +268,7 @@ func (a *app) streamRestartCmd() *cobra.Command {
 	return cmd
 }
 
-func printJSON(cmd *cobra.Command, v any) error {
-	enc := json.NewEncoder(cmd.OutOrStdout())
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func printJSON(cmd *cobra.Command, v any) error { return textfmt.JSON(cmd.OutOrStdout(), v) }
 
 // waitFlags are the flags of a command that can wait for what it started.
 type waitFlags struct {
@@ -322,19 +286,10 @@ func (a *app) waitStream(cmd *cobra.Command, c client.Client, run client.Workflo
 	if !w.wait {
 		return nil
 	}
-	if err := progress.Follow(cmd.Context(), cmd.ErrOrStderr(), run, progress.StreamRows(c, runID)); err != nil {
-		return err
-	}
-	if w.json {
-		var res contract.StreamResult
-		if err := run.Get(cmd.Context(), &res); err != nil {
-			return err
-		}
-		return printJSON(cmd, res)
-	}
-	st, err := runstatus.StreamOf(cmd.Context(), c, runID)
-	if err != nil {
-		return err
-	}
-	return runstatus.WriteStream(cmd.OutOrStdout(), runID, st, a.definesU(st.Benchmark))
+	return a.waitOutput(cmd, w).Stream(cmd.Context(), c, run, runID)
+}
+
+// waitOutput is where a command that waits writes.
+func (a *app) waitOutput(cmd *cobra.Command, w waitFlags) progress.Output {
+	return progress.Output{Out: cmd.OutOrStdout(), Progress: cmd.ErrOrStderr(), JSON: w.json, ShowsU: a.definesU}
 }

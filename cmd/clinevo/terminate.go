@@ -45,29 +45,18 @@ func (a *app) terminateCmd(kind contract.Kind, arg, what, ends string) *cobra.Co
 			return nil
 		},
 		RunE: a.withClient(func(cmd *cobra.Command, args []string, c client.Client) error {
-			var store results.RunLog
-			s, err := engine.OpenResultsWriter(cmd.Context(), a.engineOptions(a.cfg.DataDir, true, false))
-			switch {
-			case err == nil:
-				defer s.Close()
-				store = s
-			case !errors.Is(err, engine.ErrNoData):
+			var t engine.Terminated
+			err := engine.WithResults(cmd.Context(), engine.Configured(a.cfg, false), func(store results.Store) (err error) {
+				t, err = engine.Terminate(cmd.Context(), c, store, kind, args[0], reason)
 				return err
-			}
-			t, err := engine.Terminate(cmd.Context(), c, store, kind, args[0], reason)
+			})
 			if errors.Is(err, engine.ErrNotRunning) {
 				return badInput(err)
 			}
-			if err != nil {
-				return err
+			if err == nil {
+				t.Write(cmd.OutOrStdout(), what, args[0])
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "terminated %s %s: %d workflows (%s)\n", what, args[0], len(t.Workflows), strings.Join(t.Workflows, ", "))
-			if len(t.Recorded) > 0 {
-				fmt.Fprintf(cmd.OutOrStdout(), "reason recorded with runs %s in the results store\n", strings.Join(t.Recorded, ", "))
-			} else {
-				fmt.Fprintln(cmd.OutOrStdout(), "reason kept in Temporal's history only (the results store describes no such run)")
-			}
-			return nil
+			return err
 		}),
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why the run is ended (required)")

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/view"
 )
 
@@ -79,18 +77,6 @@ func (a *app) runView(cmd *cobra.Command, f viewFlags) error {
 	if err != nil {
 		return err
 	}
-	return a.serveView(ctx, cmd.OutOrStdout(), srv, addr, f.token != "")
-}
-
-// serveView serves h on addr until ctx ends, having said where.
-func (a *app) serveView(ctx context.Context, out io.Writer, h http.Handler, addr string, token bool) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("view: %w", err)
-	}
-	fmt.Fprintf(out, "clinevo view on http://%s/ (results %s, Temporal %s)\n", ln.Addr(), a.resultsAt(), a.cfg.Temporal.Address)
-	if token {
-		fmt.Fprintln(out, "every request must carry the token: open http://"+ln.Addr().String()+"/?token=TOKEN once, or send Authorization: Bearer TOKEN")
-	}
-	return view.Serve(ctx, ln, h)
+	about := fmt.Sprintf("results %s, Temporal %s", engine.Configured(a.cfg, true).ResultsAt(), a.cfg.Temporal.Address)
+	return view.ListenAndServe(ctx, cmd.OutOrStdout(), srv, addr, about, f.token != "")
 }

@@ -5,6 +5,7 @@
 package buildinfo
 
 import (
+	"cmp"
 	"runtime/debug"
 	"strings"
 )
@@ -61,4 +62,35 @@ func versionOf(bi *debug.BuildInfo) string {
 		return v
 	}
 	return v + " (" + strings.Join(extra, ", ") + ")"
+}
+
+// Line is what `clinevo version` prints after the name: version when the
+// binary was built with one (-X main.version), else the module version Go
+// recorded (v0.x.y for `go install module@version`, (devel) in a
+// checkout), then the commit ("+dirty" for a work tree with changes) and its
+// time when it was built from a checkout, then the Go version.
+func Line(version string) string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return cmp.Or(version, "(unknown)")
+	}
+	return lineOf(version, bi)
+}
+
+func lineOf(version string, bi *debug.BuildInfo) string {
+	v := cmp.Or(version, bi.Main.Version)
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		v += " commit " + rev[:min(12, len(rev))]
+		if settings["vcs.modified"] == "true" {
+			v += "+dirty"
+		}
+		if t := settings["vcs.time"]; t != "" {
+			v += " " + t
+		}
+	}
+	return v + " " + bi.GoVersion
 }

@@ -1,9 +1,14 @@
 // Package textfmt spells values for a terminal's tables: a long text clipped
-// to a column, a duration in seconds as 1h02m or 42s. The packages that
-// render the command line's tables share it.
+// to a column, a duration in seconds as 1h02m or 42s; and values as the
+// command line's --json prints them. The packages that render the command
+// line's output share it.
 package textfmt
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
 
 // Clip shortens s to n-1 bytes and an ellipsis when it is longer than n
 // bytes, so that one long text does not widen a whole table column.
@@ -33,4 +38,12 @@ func OrDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// JSON writes v to w as JSON indented by two spaces, as every command's
+// --json prints it.
+func JSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -1,6 +1,7 @@
 package textfmt
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -47,4 +48,13 @@ func TestOrDash(t *testing.T) {
 	require.Equal(t, "-", OrDash(""))
 	require.Equal(t, "x", OrDash("x"))
 	require.Equal(t, " ", OrDash(" "), "only the empty string is absent")
+}
+
+// TestJSON: two-space indents, a newline at the end, keys of a map in
+// order, and HTML characters escaped as encoding/json escapes them.
+func TestJSON(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, JSON(&b, map[string]any{"b": "<x>", "a": []int{1}}))
+	require.Equal(t, "{\n  \"a\": [\n    1\n  ],\n  \"b\": \"\\u003cx\\u003e\"\n}\n", b.String())
+	require.Error(t, JSON(&b, func() {}), "a value JSON cannot hold")
 }

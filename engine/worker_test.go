@@ -1,8 +1,9 @@
-package main
+package engine_test
 
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -15,10 +16,11 @@ import (
 	"github.com/clinevo/clinevo/llm/llmtest"
 )
 
-// TestWorkerWaitsForItsActivities (issue 40): a `clinevo worker` told to
-// stop while the doctor's first model call is in flight (the fake answers it
-// after 2 s) waits for the call, so the turn it pays for is stored before
-// the worker returns, and its log says that it waits and that it stopped.
+// TestWorkerWaitsForItsActivities (issue 40): the worker RunWorker runs (that
+// of `clinevo worker` and `clinevo dev`), told to stop while the doctor's
+// first model call is in flight (the fake answers it after 2 s), waits for
+// the call, so the turn it pays for is stored before the worker returns,
+// and its log says that it waits and that it stopped.
 // With the SDK's default stop timeout (0) the call is cancelled and nothing
 // is stored.
 func TestWorkerWaitsForItsActivities(t *testing.T) {
@@ -33,7 +35,7 @@ func TestWorkerWaitsForItsActivities(t *testing.T) {
 		return 2 * time.Second
 	}
 	env := enginetest.StartWith(t, enginetest.Quiet{})
-	env.Worker.Stop() // the worker under test is runWorker's
+	env.Worker.Stop() // the worker under test is RunWorker's
 	ctx := context.Background()
 	spec := contract.StreamSpec{RunID: "stopping", Corpus: "builtin:stream", Limit: 1, StageSize: 1, Settings: enginetest.ModelSettings(srv, "", "doctor")}
 	_, err := engine.StartStream(ctx, env.Client, env.Engine.Results, "", spec)
@@ -42,7 +44,7 @@ func TestWorkerWaitsForItsActivities(t *testing.T) {
 	wctx, stop := context.WithCancel(ctx)
 	var log bytes.Buffer
 	done := make(chan error, 1)
-	go func() { done <- (&app{}).runWorker(wctx, env.Client, env.Engine, &log) }()
+	go func() { done <- env.Engine.RunWorker(wctx, env.Client, "", slog.New(slog.NewTextHandler(&log, nil))) }()
 	select {
 	case <-inFlight:
 	case <-time.After(time.Minute):
