@@ -37,15 +37,22 @@ func TestCount(t *testing.T) {
 	require.Equal(t, costplan.Counts{Eval: 50}, costplan.Count(contract.ConditionSpec{Kind: contract.KindHeldOut}, 50, 25))
 }
 
-// TestPlanQuick: the quick experiment's episodes by hand, and a model doctor
-// priced from model_prices with no history: Tmax calls an episode (a bound)
-// and the guessed tokens.
-func TestPlanQuick(t *testing.T) {
+// modelDoctor is the default settings with a model doctor on m1, priced 1
+// and 4 USD per million prompt and completion tokens.
+func modelDoctor(t *testing.T) settings.Settings {
 	base := defaultSet(t).DefaultSettings()
 	base.ModelPrices = []settings.ModelPrice{{Model: "m1", Prompt: 1, Completion: 4}}
 	doc := base.Roles["doctor"]
 	doc.Backend, doc.BaseURL, doc.Model, doc.MaxTokens = settings.OpenAI, "http://127.0.0.1:1/v1", "m1", 1024
 	base.Roles["doctor"] = doc
+	return base
+}
+
+// TestPlanQuick: the quick experiment's episodes by hand, and a model doctor
+// priced from model_prices with no history: Tmax calls an episode (a bound)
+// and the guessed tokens.
+func TestPlanQuick(t *testing.T) {
+	base := modelDoctor(t)
 	spec, err := experiments.Load("../experiments/quick.yaml", base, defaultSet(t))
 	require.NoError(t, err)
 	p, err := costplan.Experiment(defaultSet(t), spec, costplan.History{})
@@ -146,11 +153,7 @@ func TestPlanCostsTheRolesABenchmarkAdds(t *testing.T) {
 // plays H0 once (50): 3·525 + 50 = 1625 episodes, the model use in
 // proportion, and the printed line says so.
 func TestPlanGrowsLinearlyWithOrderings(t *testing.T) {
-	base := defaultSet(t).DefaultSettings()
-	base.ModelPrices = []settings.ModelPrice{{Model: "m1", Prompt: 1, Completion: 4}}
-	doc := base.Roles["doctor"]
-	doc.Backend, doc.BaseURL, doc.Model, doc.MaxTokens = settings.OpenAI, "http://127.0.0.1:1/v1", "m1", 1024
-	base.Roles["doctor"] = doc
+	base := modelDoctor(t)
 	raw, err := os.ReadFile("../experiments/quick.yaml")
 	require.NoError(t, err)
 	spec, err := experiments.Parse("quick3.yaml", append(raw, "orderings: 3\n"...), base, defaultSet(t))
