@@ -58,7 +58,6 @@ type Spread struct {
 // verdict of the published order (B above A, below A, or no difference
 // at 95%) is the verdict of every ordering.
 type OrderedComparison struct {
-	A, B    string     `json:"-"`
 	Pair    [2]string  `json:"pair"` // A (the baseline), B
 	Metric  string     `json:"metric"`
 	Diff    Spread     `json:"mean_diff"`
@@ -250,7 +249,7 @@ func orderedComparisons(n int, rs []pairedResult, ordering map[string]int, base 
 		if slices.Contains(per[kk], nil) {
 			continue // not in every ordering
 		}
-		oc := OrderedComparison{A: kk.a, B: kk.b, Pair: [2]string{kk.a, kk.b}, Metric: kk.metric, Holds: true}
+		oc := OrderedComparison{Pair: [2]string{kk.a, kk.b}, Metric: kk.metric, Holds: true}
 		var means []float64
 		for _, r := range per[kk] {
 			means = append(means, r.Mean)
@@ -310,7 +309,7 @@ func writeOrderings(w io.Writer, o *Orderings) {
 			held++
 			continue
 		}
-		fmt.Fprintf(w, "  does not hold in every ordering: %s vs %s (%s): %s\n", c.B, c.A, c.Metric, verdictText(c))
+		fmt.Fprintf(w, "  does not hold in every ordering: %s vs %s (%s): %s\n", c.Pair[1], c.Pair[0], c.Metric, verdictText(c))
 	}
 	fmt.Fprintf(w, "  comparisons of S that hold in every ordering: %d of %d\n", held, all)
 }
@@ -390,7 +389,7 @@ func comparisonsTable(b *strings.Builder, cs []OrderedComparison) {
 		if !c.Holds {
 			holds = "<strong>no</strong>"
 		}
-		fmt.Fprintf(b, `<tr><td>%s</td><td>%s</td><td>%s</td><td class="text">%s</td><td>%s</td><td>%s</td></tr>`, template.HTMLEscapeString(c.A), template.HTMLEscapeString(c.B),
+		fmt.Fprintf(b, `<tr><td>%s</td><td>%s</td><td>%s</td><td class="text">%s</td><td>%s</td><td>%s</td></tr>`, template.HTMLEscapeString(c.Pair[0]), template.HTMLEscapeString(c.Pair[1]),
 			template.HTMLEscapeString(c.Metric), template.HTMLEscapeString(strings.Join(per, "; ")), meanCI(c.Diff), holds)
 	}
 	b.WriteString(`</table>`)
@@ -412,7 +411,7 @@ func robustnessChart(o *Orderings) template.HTML {
 		}
 	}
 	for _, t := range o.Transfers {
-		ets = append(ets, row{strings.TrimSpace(t.B + " vs " + t.A + " " + strings.TrimPrefix(t.Metric, "ET(S)")), t.Diff})
+		ets = append(ets, row{strings.TrimSpace(t.Pair[1] + " vs " + t.Pair[0] + " " + strings.TrimPrefix(t.Metric, "ET(S)")), t.Diff})
 	}
 	const W, rowH, L, R = 640, 22, 190, 30
 	var b strings.Builder

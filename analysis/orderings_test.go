@@ -85,12 +85,12 @@ func TestOrderings(t *testing.T) {
 
 	var s, et *analysis.OrderedComparison
 	for i, c := range o.Comparisons {
-		if c.A == "E0" && c.B == "E1" && c.Metric == "S" {
+		if c.Pair == [2]string{"E0", "E1"} && c.Metric == "S" {
 			s = &o.Comparisons[i]
 		}
 	}
 	for i, c := range o.Transfers {
-		if c.A == "H0" && c.B == "H3" {
+		if c.Pair == [2]string{"H0", "H3"} && c.Metric == "ET(S)" {
 			et = &o.Transfers[i]
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -276,8 +275,8 @@ type StreamSpec struct {
 	Unknown []string `json:"unknown_fields,omitempty"`
 }
 
-// streamSpecFields are the JSON names of StreamSpec's fields.
-var streamSpecFields = jsonFields(reflect.TypeFor[StreamSpec]())
+// streamSpecFields are the JSON names of StreamSpec's fields, sorted.
+var streamSpecFields = settings.ExtKeys(StreamSpec{})
 
 // UnmarshalJSON reads a stream spec as encoding/json does, and lists the
 // input's keys that are none of its fields in Unknown.
@@ -292,28 +291,13 @@ func (s *StreamSpec) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	for k := range keys { // the spec passed on (to an activity, a new run) keeps the list
-		if !streamSpecFields[k] && !slices.Contains(p.Unknown, k) {
+		if !slices.Contains(streamSpecFields, k) && !slices.Contains(p.Unknown, k) {
 			p.Unknown = append(p.Unknown, k)
 		}
 	}
 	sort.Strings(p.Unknown)
 	*s = StreamSpec(p)
 	return nil
-}
-
-// jsonFields are the JSON names of a struct type's fields.
-func jsonFields(t reflect.Type) map[string]bool {
-	out := map[string]bool{}
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name == "" {
-			name = t.Field(i).Name
-		}
-		if name != "-" {
-			out[name] = true
-		}
-	}
-	return out
 }
 
 // StreamState is a stream's cursor and what it has learned so far.
@@ -401,7 +385,7 @@ func (s StreamSpec) Validate() error {
 	// A stream that played episodes already was started by a build that
 	// read every key it had: a field since removed is not refused halfway.
 	if len(s.Unknown) > 0 && s.State.Cursor == 0 {
-		return fmt.Errorf("stream spec: unknown field(s) %s; a stream spec's fields are %s", quoteList(s.Unknown), strings.Join(sortedFields(streamSpecFields), ", "))
+		return fmt.Errorf("stream spec: unknown field(s) %s; a stream spec's fields are %s", quoteList(s.Unknown), strings.Join(inputFields(), ", "))
 	}
 	if err := numbers(numberCheck{"stage_size", s.StageSize, StageSizeRange}, numberCheck{"pass", s.Pass, PassRange},
 		numberCheck{"order_block", s.OrderBlock, LimitRange},
@@ -656,14 +640,10 @@ func quoteList(xs []string) string {
 	return strings.Join(q, ", ")
 }
 
-// sortedFields lists a field set's names but Unknown's, sorted.
-func sortedFields(fields map[string]bool) []string {
-	var out []string
-	for f := range fields {
-		if f != "unknown_fields" && f != "state" && f != "claim" {
-			out = append(out, f)
-		}
-	}
-	sort.Strings(out)
-	return out
+// inputFields are the fields a stream input may set: its own, not the
+// ones the stream fills in (its state, claim, unknown fields).
+func inputFields() []string {
+	return slices.DeleteFunc(slices.Clone(streamSpecFields), func(f string) bool {
+		return f == "unknown_fields" || f == "state" || f == "claim"
+	})
 }
