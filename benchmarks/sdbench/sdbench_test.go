@@ -137,6 +137,28 @@ func TestBudgets(t *testing.T) {
 	require.Equal(t, 86.09, left, "400 − 313.91")
 }
 
+// TestNoTestCap: SDBench has no test cap (Nori et al. 2025, §3.3: "No
+// limits were imposed on ... the number of tests ordered"), so a run's
+// episode.max_tests, here 1, is neither shown to the doctor nor enforced:
+// four tests in two turns are all performed and charged.
+func TestNoTestCap(t *testing.T) {
+	s := sdSettings()
+	s.Episode.MaxTests = 1
+	env := start(t, sampleCases(t)[0], s, episode.BuiltinRoles(), nil)
+	require.Zero(t, env.View(nil, nil).MaxTests, "no cap shown")
+	first := step(t, env, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "complete blood count; ecg; ct head"})
+	second := step(t, env, clinic.DoctorOutput{Action: clinic.RequestTest, TestName: "chest x ray"})
+	for _, ev := range []clinic.Event{first, second} {
+		for _, o := range sdbench.TurnOf(ev).Orders {
+			require.Equal(t, clinic.StatusReturned, o.Status, o.Test)
+		}
+	}
+	require.Equal(t, 4, env.TestsDone())
+	// 7.77 (85025) + 13.91 (93000) + 105.13 (70450) + 32.67 (71046) = 159.48
+	require.InDelta(t, 159.48, first.Cost+second.Cost, 1e-9)
+	require.Zero(t, env.View(nil, nil).MaxTests)
+}
+
 // TestVariants: instant answer diagnoses from the abstract alone, question
 // only asks and diagnoses (§3.2); an action the variant does not have is a
 // recorded invalid turn.
