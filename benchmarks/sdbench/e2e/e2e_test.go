@@ -22,8 +22,9 @@ import (
 // variants on the same cases, the panel, memory (score only, and the
 // answer-key oracle) and the held-out conditions; the report draws one
 // accuracy–cost plane per case set (the held-out conditions apart), every
-// condition a point with its intervals, and (where Chromium is installed)
-// renders; the screenshot goes to CLINEVO_VIEW_SCREENSHOTS when that is set.
+// condition a point with its intervals, compares H1 with H0 case by case,
+// and (where Chromium is installed) renders; the screenshot goes to
+// CLINEVO_VIEW_SCREENSHOTS when that is set.
 func TestSDBenchEndToEnd(t *testing.T) {
 	env := enginetest.Start(t)
 	ctx := context.Background()
@@ -43,22 +44,8 @@ func TestSDBenchEndToEnd(t *testing.T) {
 	require.Equal(t, "builtin:sdbench-heldout@7, 6 cases", held.CaseSet)
 	require.Len(t, stream.Points, 8)
 	require.Len(t, held.Points, 2)
-	for _, f := range rep.Frontiers {
-		pareto := 0
-		for _, p := range f.Points {
-			require.Positive(t, p.N, p.Condition)
-			require.LessOrEqual(t, p.CostCI.Low, p.Cost)
-			require.GreaterOrEqual(t, p.CostCI.High, p.Cost)
-			if p.Pareto {
-				pareto++
-			} else {
-				require.NotEmpty(t, p.DominatedBy, p.Condition)
-			}
-			t.Logf("%s %s: accuracy %.3f [%.3f, %.3f], cost %.0f [%.0f, %.0f], pareto %v, dominated by %v", f.CaseSet, p.Condition, p.Accuracy, p.AccuracyCI.Low, p.AccuracyCI.High,
-				p.Cost, p.CostCI.Low, p.CostCI.High, p.Pareto, p.DominatedBy)
-		}
-		require.Positive(t, pareto)
-	}
+	requireFrontiers(t, rep)
+	requirePairedComparison(t, rep, "H0", "H1", 6)
 	for _, c := range rep.Conditions {
 		require.Equal(t, sdbench.Name, c.Benchmark, c.Name)
 		for _, r := range c.Episodes {
@@ -75,30 +62,7 @@ func TestSDBenchEndToEnd(t *testing.T) {
 	page := string(b)
 	require.Contains(t, page, `class="chart frontier"`)
 	require.Contains(t, page, "Accuracy–cost frontier")
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skipf("chromium not found: the frontier's rendering is not checked (%v)", err)
-	}
-	shot := filepath.Join(dir, "frontier.png")
-	if d := os.Getenv("CLINEVO_VIEW_SCREENSHOTS"); d != "" {
-		require.NoError(t, os.MkdirAll(d, 0o755))
-		shot = filepath.Join(d, "sdbench-frontier.png")
-	}
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + t.TempDir()}
-	page = "file://" + filepath.Join(dir, "index.html")
-	dom, err := exec.Command(browser, append(args, "--dump-dom", page)...).Output()
-	require.NoError(t, err)
-	require.Contains(t, string(dom), `class="chart frontier"`)
-	logs, err := exec.Command(browser, append(args, "--window-size=1100,3200", "--screenshot="+shot, page)...).CombinedOutput()
-	require.NoError(t, err, string(logs))
-	for _, line := range strings.Split(string(logs), "\n") {
-		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
-			t.Errorf("console message: %s", line)
-		}
-	}
-	info, err := os.Stat(shot)
-	require.NoError(t, err)
-	require.Greater(t, info.Size(), int64(10000), "a screenshot with content")
+	requireRenders(t, dir)
 }
 
 // TestSDBenchArenaEndToEnd runs a short version of the shipped
@@ -143,4 +107,81 @@ func requireVariantCost(t *testing.T, condition string, r results.Record) {
 	case "BU":
 		require.LessOrEqual(t, r.Scores.Cost, 400.0, "%s: the budget holds", r.EpisodeID)
 	}
+}
+
+// requireFrontiers checks every plane: each condition a point of its cases
+// with seeded bootstrap 95% intervals around its accuracy and its mean cost,
+// one at least on the frontier, every other one named with what dominates it.
+func requireFrontiers(t *testing.T, rep analysis.Report) {
+	t.Helper()
+	for _, f := range rep.Frontiers {
+		pareto := 0
+		for _, p := range f.Points {
+			require.Positive(t, p.N, p.Condition)
+			require.LessOrEqual(t, p.AccuracyCI.Low, p.Accuracy, p.Condition)
+			require.GreaterOrEqual(t, p.AccuracyCI.High, p.Accuracy, p.Condition)
+			require.LessOrEqual(t, p.CostCI.Low, p.Cost)
+			require.GreaterOrEqual(t, p.CostCI.High, p.Cost)
+			if p.Pareto {
+				pareto++
+			} else {
+				require.NotEmpty(t, p.DominatedBy, p.Condition)
+			}
+			t.Logf("%s %s: accuracy %.3f [%.3f, %.3f], cost %.0f [%.0f, %.0f], pareto %v, dominated by %v", f.CaseSet, p.Condition, p.Accuracy, p.AccuracyCI.Low, p.AccuracyCI.High,
+				p.Cost, p.CostCI.Low, p.CostCI.High, p.Pareto, p.DominatedBy)
+		}
+		require.Positive(t, pareto)
+	}
+}
+
+// requirePairedComparison checks the report's paired comparison of b against
+// a on the same n cases: accuracy (pass, the judge's score 4 or more) with
+// the mean difference inside its bootstrap interval, a Wilcoxon and an exact
+// McNemar p-value (clinevo's statistics; the paper's is a one-sided paired
+// permutation test).
+func requirePairedComparison(t *testing.T, rep analysis.Report, a, b string, n int) {
+	t.Helper()
+	for _, c := range rep.Comparisons {
+		if c.A != a || c.B != b || c.Metric != "pass" {
+			continue
+		}
+		require.Equal(t, n, c.N, "paired by case")
+		require.LessOrEqual(t, c.CI.Low, c.MeanDiff)
+		require.GreaterOrEqual(t, c.CI.High, c.MeanDiff)
+		require.InDelta(t, 0.5, c.Wilcoxon.P, 0.5, "a p-value")
+		require.NotNil(t, c.McNemar, "a binary metric: McNemar")
+		require.InDelta(t, 0.5, c.McNemar.P, 0.5, "a p-value")
+		return
+	}
+	t.Fatalf("no comparison of %s against %s on pass", b, a)
+}
+
+// requireRenders renders the report's page in headless Chromium, where it is
+// installed, and checks the frontier is drawn without console errors.
+func requireRenders(t *testing.T, dir string) {
+	t.Helper()
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skipf("chromium not found: the frontier's rendering is not checked (%v)", err)
+	}
+	shot := filepath.Join(dir, "frontier.png")
+	if d := os.Getenv("CLINEVO_VIEW_SCREENSHOTS"); d != "" {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		shot = filepath.Join(d, "sdbench-frontier.png")
+	}
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + t.TempDir()}
+	page := "file://" + filepath.Join(dir, "index.html")
+	dom, err := exec.Command(browser, append(args, "--dump-dom", page)...).Output()
+	require.NoError(t, err)
+	require.Contains(t, string(dom), `class="chart frontier"`)
+	logs, err := exec.Command(browser, append(args, "--window-size=1100,3200", "--screenshot="+shot, page)...).CombinedOutput()
+	require.NoError(t, err, string(logs))
+	for _, line := range strings.Split(string(logs), "\n") {
+		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
+			t.Errorf("console message: %s", line)
+		}
+	}
+	info, err := os.Stat(shot)
+	require.NoError(t, err)
+	require.Greater(t, info.Size(), int64(10000), "a screenshot with content")
 }
