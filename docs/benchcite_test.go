@@ -52,9 +52,10 @@ func citations(pages map[string]string) []citation {
 	return out
 }
 
-// benchmarkFuncs returns the names of the Benchmark functions declared in the
-// _test.go files of the directory dir, parsed with go/parser.
-func benchmarkFuncs(t *testing.T, dir string) []string {
+// testFuncs returns the names of the functions named prefix... (Benchmark,
+// Test) declared in the _test.go files of the directory dir, parsed with
+// go/parser.
+func testFuncs(t *testing.T, dir, prefix string) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 	require.NoError(t, err)
@@ -64,7 +65,7 @@ func benchmarkFuncs(t *testing.T, dir string) []string {
 		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
 		require.NoError(t, err, "parse %s", f)
 		for _, d := range file.Decls {
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Benchmark") {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, prefix) {
 				out = append(out, fn.Name.Name)
 			}
 		}
@@ -112,7 +113,7 @@ func unmatched(t *testing.T, root string, cites []citation) []string {
 		}
 		found := false
 		for _, dir := range dirs {
-			for _, name := range benchmarkFuncs(t, dir) {
+			for _, name := range testFuncs(t, dir, "Benchmark") {
 				found = found || re.MatchString(name)
 			}
 		}
