@@ -9,23 +9,31 @@ import (
 
 func (a *app) exportCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "export", Short: "Export recorded runs in other tools' formats"}
-	var out string
+	var out, format string
+	var f inspectlog.Format
 	inspect := &cobra.Command{
 		Use: "inspect RUN",
 		Short: "Write a run as inspect_ai eval logs for inspect view (an experiment: one log a condition; one sample an episode, " +
 			"with messages, events, scores and metadata)",
-		Long: "Writes DIR/<created>_<run>_<id>.json in inspect_ai's JSON log format (inspect_ai at commit 499e6152e7b8, release\n" +
-			"0.3.260 and 7 commits), named as inspect names its own logs so that `inspect view --log-dir DIR` lists it. RUN is any run `clinevo runs list` shows: a stream, a held-out run,\n" +
+		Long: "Writes DIR/<created>_<run>_<id>.eval (or .json with --format json) in inspect_ai's log formats (inspect_ai at commit\n" +
+			"499e6152e7b8, release 0.3.260 and 7 commits), named as inspect names its own logs so that `inspect view --log-dir DIR`\n" +
+			"lists it. .eval, inspect's default, is a zip of JSON entries (a header, one entry a sample, the samples' summaries);\n" +
+			".json is the whole log as one document. RUN is any run `clinevo runs list` shows: a stream, a held-out run,\n" +
 			"a stage evaluation, a replay, or an experiment (one log a condition that has episodes).",
 		Example: `  clinevo export inspect quick-E1 --out inspect-logs/
-  clinevo export inspect quick --out inspect-logs/   # every condition of experiment quick
+  clinevo export inspect quick --out inspect-logs/ --format json   # every condition of experiment quick
   inspect view --log-dir inspect-logs/`,
 		Args: cobra.ExactArgs(1),
+		PreRunE: func(*cobra.Command, []string) (err error) {
+			f, err = inspectlog.ParseFormat(format)
+			return badInput(err)
+		},
 		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
-			return inspectlog.Export(cmd.Context(), eng.Results, eng.Benchmarks, args[0], out, cmd.OutOrStdout())
+			return inspectlog.Export(cmd.Context(), eng.Results, eng.Benchmarks, args[0], out, f, cmd.OutOrStdout())
 		}),
 	}
 	inspect.Flags().StringVar(&out, "out", ".", "directory to write the logs into")
+	inspect.Flags().StringVar(&format, "format", string(inspectlog.FormatEval), "log format: eval (inspect's default, a zip) or json")
 	cmd.AddCommand(inspect)
 	return cmd
 }
