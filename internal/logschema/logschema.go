@@ -225,8 +225,8 @@ func ATIFFile(path string) (int, error) {
 	}
 	var t struct {
 		Steps []struct {
-			StepID    int `json:"step_id"`
-			ToolCalls []toolCall `json:"tool_calls"`
+			StepID      int        `json:"step_id"`
+			ToolCalls   []toolCall `json:"tool_calls"`
 			Observation *struct {
 				Results []struct {
 					SourceCallID *string `json:"source_call_id"`
