@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/clinevo/clinevo/atif"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/inspectlog"
 )
@@ -34,6 +35,25 @@ func (a *app) exportCmd() *cobra.Command {
 	}
 	inspect.Flags().StringVar(&out, "out", ".", "directory to write the logs into")
 	inspect.Flags().StringVar(&format, "format", string(inspectlog.FormatEval), "log format: eval (inspect's default, a zip) or json")
-	cmd.AddCommand(inspect)
+	cmd.AddCommand(inspect, a.exportATIFCmd())
 	return cmd
+}
+
+func (a *app) exportATIFCmd() *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "atif RUN",
+		Short: "Write a run's episodes as ATIF trajectories (Harbor's format, RFC 0001): one file an episode",
+		Long: "Writes DIR/<run>/<episode>.json, one ATIF v1.6 trajectory an episode (the doctor as the agent, each action a tool\n" +
+			"call, each reply its observation, the doctor's model use as final metrics). RUN is any run `clinevo runs list`\n" +
+			"shows; an experiment gives a folder a condition that has episodes.",
+		Example: `  clinevo export atif quick-E1 --out trajectories/
+  clinevo export atif quick --out trajectories/   # every condition of experiment quick`,
+		Args: cobra.ExactArgs(1),
+		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
+			return atif.Export(cmd.Context(), eng.Results, eng.Benchmarks, args[0], out, cmd.OutOrStdout())
+		}),
+	}
+	c.Flags().StringVar(&out, "out", ".", "directory to write the trajectories into (a folder a run)")
+	return c
 }
