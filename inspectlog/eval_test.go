@@ -113,7 +113,7 @@ func TestEvalErrors(t *testing.T) {
 	l := inspectlog.Build(inspectlog.Input{Run: run, Settings: modelDoctor(), Bench: medevoeval.Benchmark{}, Episodes: eps})
 	dir := t.TempDir()
 	_, err := inspectlog.Write(dir, l, "yaml")
-	require.ErrorContains(t, err, `format "yaml": want eval or json`)
+	require.ErrorContains(t, err, `--format "yaml": want eval (inspect's default, a zip) or json`)
 	files, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Empty(t, files)

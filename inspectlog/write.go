@@ -29,7 +29,7 @@ func ParseFormat(s string) (Format, error) {
 	case FormatEval, FormatJSON:
 		return f, nil
 	}
-	return "", fmt.Errorf("inspect export: format %q: want eval or json", s)
+	return "", fmt.Errorf("--format %q: want eval (inspect's default, a zip) or json", s)
 }
 
 // Write writes the log into dir in format f under the name inspect gives

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/clinevo/clinevo/atif"
@@ -26,8 +28,10 @@ func (a *app) exportCmd() *cobra.Command {
   inspect view --log-dir inspect-logs/`,
 		Args: cobra.ExactArgs(1),
 		PreRunE: func(*cobra.Command, []string) (err error) {
-			f, err = inspectlog.ParseFormat(format)
-			return badInput(err)
+			if f, err = inspectlog.ParseFormat(format); err != nil {
+				return badInput(fmt.Errorf("export inspect: %w", err))
+			}
+			return nil
 		},
 		RunE: a.withEngine(true, func(cmd *cobra.Command, args []string, eng *engine.Engine) error {
 			return inspectlog.Export(cmd.Context(), eng.Results, eng.Benchmarks, args[0], out, f, cmd.OutOrStdout())
