@@ -86,7 +86,8 @@ func (a *Activities) metered(ctx context.Context, episodeID string, fn func(cont
 		}
 		if aerr := a.Results.AddUsage(ctx, episodeID, results.Usage{Model: u.Model, Calls: u.Calls, PromptTokens: u.PromptTokens,
 			CompletionTokens: u.CompletionTokens, CostUSD: u.CostUSD, CacheHits: u.CacheHits, ExtraFields: u.ExtraFields,
-			CachedTokens: u.CachedTokens, Endpoint: u.Endpoint, RateLimited: u.RateLimited, WaitedMS: u.WaitedMS, Limit: u.Limit, LimitAt: u.LimitAt},
+			CachedTokens: u.CachedTokens, Endpoint: u.Endpoint, RateLimited: u.RateLimited, WaitedMS: u.WaitedMS, Limit: u.Limit, LimitAt: u.LimitAt,
+			ServedModels: u.ServedModels, Fingerprints: u.Fingerprints},
 			role); aerr != nil && err == nil {
 			err = aerr
 		}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/clinevo/clinevo/bench"
@@ -53,6 +54,48 @@ type ConditionProvenance struct {
 	// Operators says what performed the method's operators when that is not
 	// what its paper describes (Operators); empty otherwise.
 	Operators string `json:"operators,omitempty"`
+	// Fingerprints and ServedModels are, by role, the distinct
+	// system_fingerprints and served model names the run's model replies
+	// reported (Fingerprints, ServedModels); none for built-in roles or
+	// providers that report none.
+	Fingerprints map[string][]string `json:"fingerprints,omitempty"`
+	ServedModels map[string][]string `json:"served_models,omitempty"`
+}
+
+// Fingerprints are, by role, the distinct system_fingerprints the model
+// replies of a run's episodes reported (each sorted); a role none of whose
+// replies reported one is left out. Two runs whose fingerprints of a role
+// differ were served by different backend configurations of their
+// provider, whatever their settings say: what a comparison of them should
+// warn of.
+func Fingerprints(recs []results.Record) map[string][]string {
+	return distinctByRole(recs, func(u results.Usage) []string { return u.Fingerprints })
+}
+
+// ServedModels are, by role, the distinct model names the model replies of
+// a run's episodes said served them (a snapshot an alias resolved to).
+func ServedModels(recs []results.Record) map[string][]string {
+	return distinctByRole(recs, func(u results.Usage) []string { return u.ServedModels })
+}
+
+func distinctByRole(recs []results.Record, names func(results.Usage) []string) map[string][]string {
+	out := map[string][]string{}
+	for _, r := range recs {
+		for role, u := range r.Usage {
+			for _, n := range names(u) {
+				if !slices.Contains(out[role], n) {
+					out[role] = append(out[role], n)
+				}
+			}
+		}
+	}
+	for _, ns := range out {
+		slices.Sort(ns)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // Operators is, for a prompt optimiser or playbook method (EvoPrompt, GEPA,
@@ -115,7 +158,7 @@ func provenance(in Input) *Provenance {
 		s := in.Settings[run].OrDefault()
 		b, _ := in.Benchmarks.Of(s) // nil for a benchmark this build does not have: its shared roles
 		cp := ConditionProvenance{Name: c.Name, Run: run, Corpus: explicitCorpus(lib, in.Spec.CorpusOf(c)), Benchmark: s.Benchmark, Models: Models(b, s),
-			Method: s.Evolver.MethodName(), Operators: Operators(s)}
+			Method: s.Evolver.MethodName(), Operators: Operators(s), Fingerprints: Fingerprints(in.Records[run]), ServedModels: ServedModels(in.Records[run])}
 		if b, err := json.Marshal(s); err == nil {
 			cp.SettingsDigest = results.SettingsRef(b)
 		}

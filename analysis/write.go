@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -647,9 +649,10 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 		}
 		return d
 	},
-	"side": func(m StageMean, ci Interval, noU bool) sideView { return sideView{m, ci, noU} },
-	"add":  func(a, b int) int { return a + b },
-	"f1":   func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	"served": served,
+	"side":   func(m StageMean, ci Interval, noU bool) sideView { return sideView{m, ci, noU} },
+	"add":    func(a, b int) int { return a + b },
+	"f1":     func(x float64) string { return fmt.Sprintf("%.1f", x) },
 	"metric": func(m StageMean, k string) string {
 		if v, ok := m.Metrics[k]; ok {
 			return fmt.Sprintf("%.3f", v)
@@ -683,8 +686,8 @@ table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 <tr><th>corpora</th><td>{{range $i, $c := .Corpora}}{{if $i}}, {{end}}<code>{{$c}}</code>{{end}}</td></tr>
 <tr><th>bootstrap seed</th><td>{{.BootstrapSeed}}</td></tr>
 </table>
-<table class="provenance-conditions"><tr><th>condition</th><th>run</th><th>corpus</th><th>profile</th><th>method</th><th>settings digest</th><th>models</th></tr>
-{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Run}}</td><td><code>{{.Corpus}}</code></td><td>{{.Benchmark}}</td><td class="text">{{.Method}}{{if .Operators}} ({{.Operators}}){{end}}</td><td><code title="{{.SettingsDigest}}">{{digest .SettingsDigest}}</code></td><td class="text">{{range $i, $m := .Models}}{{if $i}}; {{end}}{{$m}}{{end}}</td></tr>
+<table class="provenance-conditions"><tr><th>condition</th><th>run</th><th>corpus</th><th>profile</th><th>method</th><th>settings digest</th><th>models</th><th>served by</th></tr>
+{{range .Conditions}}<tr><td>{{.Name}}</td><td>{{.Run}}</td><td><code>{{.Corpus}}</code></td><td>{{.Benchmark}}</td><td class="text">{{.Method}}{{if .Operators}} ({{.Operators}}){{end}}</td><td><code title="{{.SettingsDigest}}">{{digest .SettingsDigest}}</code></td><td class="text">{{range $i, $m := .Models}}{{if $i}}; {{end}}{{$m}}{{end}}</td><td class="text">{{served .}}</td></tr>
 {{end}}</table>
 <details><summary>spec</summary><pre class="spec">{{indent .Spec}}</pre></details></details>{{end}}
 <h2>Learning curves</h2>
@@ -774,4 +777,28 @@ func optCSV(p *float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(*p, 'f', 4, 64)
+}
+
+// served is a condition's provider provenance on one line, by role: the
+// served models and, in brackets, the fingerprints ("doctor: gpt-x-0613
+// [fp_a, fp_b]"); a dash when no reply reported either.
+func served(c ConditionProvenance) string {
+	roles := slices.AppendSeq(slices.Collect(maps.Keys(c.Fingerprints)), maps.Keys(c.ServedModels))
+	slices.Sort(roles)
+	roles = slices.Compact(roles)
+	if len(roles) == 0 {
+		return "–"
+	}
+	parts := make([]string, 0, len(roles))
+	for _, role := range roles {
+		p := role + ":"
+		if ms := c.ServedModels[role]; len(ms) > 0 {
+			p += " " + strings.Join(ms, ", ")
+		}
+		if fps := c.Fingerprints[role]; len(fps) > 0 {
+			p += " [" + strings.Join(fps, ", ") + "]"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "; ")
 }

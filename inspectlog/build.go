@@ -269,10 +269,10 @@ func usageOf(s *Sample, r results.Record) {
 }
 
 // fileName is the log's file name as inspect names its own,
-// "<created>_<task>_<id>.json" with "_", "/", ":" and "+" of each part as
+// "<created>_<task>_<id>.<format>" with "_", "/", ":" and "+" of each part as
 // "-", so that `inspect view --log-dir` lists it: it takes a .json file for
 // a log only when its name starts with a timestamp.
-func fileName(l Log) string {
+func fileName(l Log, f Format) string {
 	clean := strings.NewReplacer("_", "-", "/", "-", ":", "-", "+", "-").Replace
-	return fmt.Sprintf("%s_%s_%s.json", clean(l.Eval.Created), clean(strings.TrimPrefix(l.Eval.Task, "clinevo/")), clean(l.Eval.TaskID))
+	return fmt.Sprintf("%s_%s_%s.%s", clean(l.Eval.Created), clean(strings.TrimPrefix(l.Eval.Task, "clinevo/")), clean(l.Eval.TaskID), f)
 }

@@ -9,7 +9,9 @@
 // 499e6152e7b8fc8cbd8ac5283536572aa6e4ab17, src/inspect_ai/log/_log.py and
 // src/inspect_ai/_view/inspect-openapi.json); the test validates the output
 // against the schema derived from that commit
-// (scripts/derive-inspect-schema.py, testdata/eval_log.schema.json).
+// (scripts/derive-inspect-schema.py,
+// internal/logschema/testdata/inspect_eval_log.schema.json). Both of
+// inspect's formats are written: .eval (a zip, its default) and .json.
 package inspectlog
 
 // Log is an inspect EvalLog (version 2).
@@ -23,7 +25,7 @@ type Log struct {
 	Invalidated bool           `json:"invalidated"`
 	Tags        []string       `json:"tags"`
 	Metadata    map[string]any `json:"metadata"`
-	Samples     []Sample       `json:"samples"`
+	Samples     []Sample       `json:"samples,omitempty"` // none in an .eval log's header
 }
 
 // Spec is inspect's EvalSpec: what was evaluated.

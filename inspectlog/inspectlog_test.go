@@ -3,7 +3,6 @@ package inspectlog_test
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -21,35 +20,23 @@ import (
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/corpus/synth"
 	"github.com/clinevo/clinevo/inspectlog"
+	"github.com/clinevo/clinevo/internal/logschema"
 	"github.com/clinevo/clinevo/results"
 	"github.com/clinevo/clinevo/results/sqlite"
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 )
 
-// evalLogSchema is inspect_ai's EvalLog schema, derived from its published
-// OpenAPI document by scripts/derive-inspect-schema.py, with unknown fields
-// refused.
-//
-//go:embed testdata/eval_log.schema.json
-var evalLogSchema []byte
-
 func compile(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(evalLogSchema))
-	require.NoError(t, err)
-	c := jsonschema.NewCompiler()
-	require.NoError(t, c.AddResource("eval_log.schema.json", doc))
-	s, err := c.Compile("eval_log.schema.json")
+	s, err := logschema.Inspect("")
 	require.NoError(t, err)
 	return s
 }
 
 func validate(t *testing.T, s *jsonschema.Schema, b []byte) error {
 	t.Helper()
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	require.NoError(t, err)
-	return s.Validate(v)
+	return logschema.Validate(s, b)
 }
 
 // playedRun plays n episodes of the built-in stream in process and records
@@ -116,7 +103,7 @@ func TestLogValidates(t *testing.T) {
 	run, eps := playedRun(t, 3)
 	l := inspectlog.Build(inspectlog.Input{Run: run, Settings: modelDoctor(), Bench: medevoeval.Benchmark{}, Episodes: eps})
 	dir := t.TempDir()
-	path, err := inspectlog.Write(dir, l)
+	path, err := inspectlog.Write(dir, l, inspectlog.FormatJSON)
 	require.NoError(t, err)
 	// 07:00:00Z as inspect writes it, 2026-12-02T07:00:00+00:00, with ":"
 	// and "+" as "-"; the task is the run.
@@ -243,21 +230,18 @@ func TestEvents(t *testing.T) {
 	})
 }
 
-// TestValidateFile validates an exported log named by CLINEVO_INSPECT_LOG
-// (the demo's E1 run: clinevo export inspect quick-E1 --out DIR); skipped
-// without one.
+// TestValidateFile validates an exported log, .json or .eval, named by
+// CLINEVO_INSPECT_LOG (the demo's E1 run: clinevo export inspect quick-E1
+// --out DIR); skipped without one.
 func TestValidateFile(t *testing.T) {
 	path := os.Getenv("CLINEVO_INSPECT_LOG")
 	if path == "" {
 		t.Skip("CLINEVO_INSPECT_LOG names no exported log")
 	}
-	raw, err := os.ReadFile(path)
+	n, err := logschema.InspectFile(path)
 	require.NoError(t, err)
-	require.NoError(t, validate(t, compile(t), raw))
-	var l struct{ Samples []any }
-	require.NoError(t, json.Unmarshal(raw, &l))
-	require.NotEmpty(t, l.Samples)
-	t.Logf("%s: %d samples valid", path, len(l.Samples))
+	require.NotZero(t, n)
+	t.Logf("%s: %d samples valid", path, n)
 }
 
 // TestLoad: a recorded stream loads with its corpus's cases; a stage
@@ -336,7 +320,7 @@ func TestExport(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "logs")
 	var out bytes.Buffer
-	require.NoError(t, inspectlog.Export(ctx, store, defaultSet(t), "r1", dir, &out))
+	require.NoError(t, inspectlog.Export(ctx, store, defaultSet(t), "r1", dir, inspectlog.FormatJSON, &out))
 	files, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, files, 1)
@@ -344,7 +328,7 @@ func TestExport(t *testing.T) {
 
 	out.Reset()
 	empty := t.TempDir()
-	require.Error(t, inspectlog.Export(ctx, store, defaultSet(t), "nope", empty, &out))
+	require.Error(t, inspectlog.Export(ctx, store, defaultSet(t), "nope", empty, inspectlog.FormatJSON, &out))
 	require.Empty(t, out.String())
 	files, err = os.ReadDir(empty)
 	require.NoError(t, err)

@@ -28,28 +28,41 @@ type target struct {
 	settings settings.Settings
 }
 
-// Load builds the eval logs of a recorded run: one for a stream, a held-out
-// run, a stage evaluation or a replay (any run `runs list` shows), and one a
-// condition with episodes for an experiment, as inspect's eval sets write
-// them. Each holds its records and traces, the cases of its corpus where the
-// corpus loads (else the samples name the case only), and the reading of
-// its actions by its benchmark (the one of benches its settings name). A
-// run no store records is an error naming it.
+// Load builds the eval logs of a recorded run: one an Input of Inputs.
 func Load(ctx context.Context, src Source, benches bench.Set, runID string) ([]Log, error) {
+	ins, err := Inputs(ctx, src, benches, runID)
+	if err != nil {
+		return nil, err
+	}
+	logs := make([]Log, 0, len(ins))
+	for _, in := range ins {
+		logs = append(logs, Build(in))
+	}
+	return logs, nil
+}
+
+// Inputs are what a recorded run's logs are built from: one for a stream,
+// a held-out run, a stage evaluation or a replay (any run `runs list`
+// shows), and one a condition with episodes for an experiment, as
+// inspect's eval sets write them. Each holds its records and traces, the
+// cases of its corpus where the corpus loads (else the samples name the
+// case only), and its benchmark (the one of benches its settings name). A
+// run no store records is an error naming it, as is one with no episode.
+func Inputs(ctx context.Context, src Source, benches bench.Set, runID string) ([]Input, error) {
 	runs, _, err := src.Runs(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("inspect export: %w", err)
+		return nil, fmt.Errorf("export: %w", err)
 	}
 	targets, err := targetsOf(ctx, src, runs, runID)
 	if err != nil {
-		return nil, fmt.Errorf("inspect export: %w", err)
+		return nil, fmt.Errorf("export: %w", err)
 	}
 	lib, cases := corpus.NewLibrary(benches), map[string]map[string]*clinic.Case{}
-	var logs []Log
+	var ins []Input
 	for _, t := range targets {
 		recs, err := src.Records(ctx, t.run.Run)
 		if err != nil {
-			return nil, fmt.Errorf("inspect export: run %s: %w", t.run.Run, err)
+			return nil, fmt.Errorf("export: run %s: %w", t.run.Run, err)
 		}
 		if len(recs) == 0 {
 			continue // a condition that has not played yet
@@ -61,17 +74,17 @@ func Load(ctx context.Context, src Source, benches bench.Set, runID string) ([]L
 		for _, r := range recs {
 			_, tr, err := src.RecordTrace(ctx, r.EpisodeID)
 			if err != nil {
-				return nil, fmt.Errorf("inspect export: episode %s: %w", r.EpisodeID, err)
+				return nil, fmt.Errorf("export: episode %s: %w", r.EpisodeID, err)
 			}
 			eps = append(eps, Episode{Record: r, Trace: tr, Case: cases[t.corpus][r.CaseID]})
 		}
 		b, _ := benches.Of(t.settings) // a benchmark this build lacks: the shared reading of actions
-		logs = append(logs, Build(Input{Run: t.run, Settings: t.settings, Bench: b, Episodes: eps}))
+		ins = append(ins, Input{Run: t.run, Settings: t.settings, Bench: b, Episodes: eps})
 	}
-	if len(logs) == 0 {
-		return nil, fmt.Errorf("inspect export: run %q has no recorded episode yet", runID)
+	if len(ins) == 0 {
+		return nil, fmt.Errorf("export: run %q has no recorded episode yet", runID)
 	}
-	return logs, nil
+	return ins, nil
 }
 
 // casesOf are the cases of a corpus by ID; none when it does not load here

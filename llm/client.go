@@ -95,6 +95,14 @@ type Usage struct {
 	WaitedMS float64 `json:"waited_ms,omitempty"`
 	Limit    int     `json:"limit,omitempty"`
 	LimitAt  int64   `json:"limit_at,omitempty"`
+	// ServedModels and Fingerprints are the provider's provenance of the
+	// role's replies, distinct and sorted: the model each reply says served
+	// it (the response's model, which may name a snapshot of the configured
+	// one) and its system_fingerprint, the provider's backend configuration
+	// (where it reports one). Two runs whose fingerprints differ were not
+	// served alike, whatever their settings say.
+	ServedModels []string `json:"served_models,omitempty"`
+	Fingerprints []string `json:"fingerprints,omitempty"`
 }
 
 // Meter receives usage; activities put one in the context to account usage per episode.
@@ -145,6 +153,7 @@ func (t *Tally) Add(u Usage) {
 	if u.LimitAt >= a.LimitAt && u.LimitAt != 0 { // a reading, not a sum: the latest counts
 		a.Limit, a.LimitAt = u.Limit, u.LimitAt
 	}
+	a.ServedModels, a.Fingerprints = distinct(a.ServedModels, u.ServedModels...), distinct(a.Fingerprints, u.Fingerprints...)
 	t.byRo[u.Role] = a
 }
 
@@ -657,6 +666,19 @@ func (c *Client) Chat(ctx context.Context, req openai.ChatCompletionRequest, acc
 }
 
 // call makes one chat call to the model and accounts for it.
+// distinct is set with names added: sorted, each once, none empty (nil
+// when it holds none).
+func distinct(set []string, names ...string) []string {
+	out := slices.Clone(set)
+	for _, n := range names {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (Message, error) {
 	var retryAfter, waited time.Duration
 	outcome, used := Failed, 0
@@ -702,7 +724,7 @@ func (c *Client) call(ctx context.Context, req openai.ChatCompletionRequest) (Me
 	}
 	if m := meter(ctx); m != nil {
 		m.Add(Usage{Role: c.Role, Model: c.Settings.Model, Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-			CachedTokens: cached, CostUSD: cost})
+			CachedTokens: cached, CostUSD: cost, ServedModels: distinct(nil, resp.Model), Fingerprints: distinct(nil, resp.SystemFingerprint)})
 	}
 	trace.SpanFromContext(ctx).SetAttributes(attribute.Int("llm.prompt_tokens", resp.Usage.PromptTokens), attribute.Int("llm.completion_tokens", resp.Usage.CompletionTokens),
 		attribute.Int("llm.cached_tokens", cached))

@@ -56,3 +56,28 @@ func TestCachedTokens(t *testing.T) {
 	require.Equal(t, 5, u.CachedTokens)
 	require.Greater(t, u.PromptTokens, 5)
 }
+
+// TestProvenance: every reply's system_fingerprint and served model are
+// kept with the role's usage, each once, sorted: three replies served by
+// fp_b, fp_a and fp_b again give fp_a and fp_b; a reply without a
+// fingerprint adds none.
+func TestProvenance(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Fingerprints, srv.ServedModel = []string{"fp_b", "fp_a"}, "test-model-2026-01-01"
+	var tally llm.Tally
+	ctx := llm.WithMeter(context.Background(), &tally)
+	c := srv.Client(t, "judge", nil)
+	var out struct{}
+	for range 3 {
+		require.NoError(t, c.JSON(ctx, []llm.Message{llm.System("You are the examiner"), llm.User("grade this answer now please")}, &out, nil))
+	}
+	u := tally.ByRole()["judge"]
+	require.Equal(t, 3, u.Calls)
+	require.Equal(t, []string{"fp_a", "fp_b"}, u.Fingerprints)
+	require.Equal(t, []string{"test-model-2026-01-01"}, u.ServedModels)
+
+	srv.Fingerprints = nil
+	var plain llm.Tally
+	require.NoError(t, c.JSON(llm.WithMeter(context.Background(), &plain), []llm.Message{llm.User("grade this too")}, &out, nil))
+	require.Nil(t, plain.ByRole()["judge"].Fingerprints)
+}

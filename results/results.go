@@ -98,6 +98,12 @@ type Usage struct {
 	WaitedMS    float64 `json:"waited_ms,omitempty"`
 	Limit       int     `json:"limit,omitempty"`
 	LimitAt     int64   `json:"limit_at,omitempty"`
+	// ServedModels and Fingerprints are the provider's provenance of the
+	// role's replies (llm.Usage): the models the responses named and their
+	// system_fingerprints, distinct and sorted. A run's usage (RunUsage)
+	// holds every one its episodes met.
+	ServedModels []string `json:"served_models,omitempty"`
+	Fingerprints []string `json:"fingerprints,omitempty"`
 }
 
 // Run describes one stream or evaluation run.

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Derive the JSON schema inspectlog's test validates against from inspect_ai's
+"""Derive the JSON schema inspectlog's exports are validated against from inspect_ai's
 published OpenAPI document (src/inspect_ai/_view/inspect-openapi.json, MIT
 licence): the EvalLog component and every component it reaches, as a JSON
 Schema 2020-12 document with $defs, and additionalProperties false on every
 object that lists its properties (inspect ignores unknown fields; the test
-refuses them, so a misspelt field name fails).
+refuses them, so a misspelt field name fails). EvalSampleSummary (the
+summaries of an .eval log, which no EvalLog field reaches) is kept too.
 
-  python3 scripts/derive-inspect-schema.py inspect-openapi.json > inspectlog/testdata/eval_log.schema.json
+  git show 499e6152e7b8:src/inspect_ai/_view/inspect-openapi.json > inspect-openapi.json
+  python3 scripts/derive-inspect-schema.py inspect-openapi.json 499e6152e7b8 \
+    > internal/logschema/testdata/inspect_eval_log.schema.json
 """
 import json
 import sys
@@ -28,7 +31,7 @@ def refs(node, out):
             refs(v, out)
 
 
-reach, todo = set(), ["EvalLog"]
+reach, todo = set(), ["EvalLog", "EvalSampleSummary"]
 while todo:
     name = todo.pop()
     if name in reach:
@@ -59,7 +62,9 @@ def rewrite(node):
 
 schema = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$comment": "Derived from inspect_ai's src/inspect_ai/_view/inspect-openapi.json (MIT) by scripts/derive-inspect-schema.py",
+    "$comment": "Derived from inspect_ai's src/inspect_ai/_view/inspect-openapi.json (MIT) at commit "
+    + sys.argv[2]
+    + " by scripts/derive-inspect-schema.py",
     "$ref": "#/$defs/EvalLog",
     "$defs": {name: rewrite(comps[name]) for name in sorted(reach)},
 }

@@ -38,6 +38,8 @@ var badInputs = []refusedInput{
 		`memory query: TEXT is empty: give the words to search for, e.g. memory query "chest pain on exertion"`},
 	{"a negative as-of", []string{"memory", "query", "chest pain", "--as-of", "-5"}, nil, "",
 		`memory query: --as-of -5: want an episode number, 0 or more (0: the empty bank; without --as-of: now)`},
+	{"an unknown log format", []string{"export", "inspect", "quick-E1", "--format", "yaml"}, nil, "",
+		`export inspect: --format "yaml": want eval (inspect's default, a zip) or json`},
 	{"an unknown kind", []string{"memory", "query", "chest pain", "--kind", "bogus"}, nil, "",
 		`memory query: --kind "bogus": want one of success, correction, rule, advice, summary, memory, experience, example`},
 	{"no cards", []string{"memory", "query", "chest pain", "--top", "0"}, nil, "",

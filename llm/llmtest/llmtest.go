@@ -74,6 +74,12 @@ type Server struct {
 	// CachedTokens, when set, is the prompt_tokens_details.cached_tokens
 	// every chat reply reports, as providers with prefix caching do.
 	CachedTokens int
+	// Fingerprints, when set, are the system_fingerprint of the chat
+	// replies in turn (reply n reports Fingerprints[n%len]), and ServedModel
+	// the model every reply says served it (default: the one requested), as
+	// a provider reports its backend and the snapshot an alias resolved to.
+	Fingerprints []string
+	ServedModel  string
 	// Latency, when set, is how long chat request n (0-based) waits before
 	// whatever reply it gets: a call in flight for a test to act on.
 	Latency func(n int) time.Duration
@@ -324,12 +330,19 @@ func (s *Server) writeCompletion(w http.ResponseWriter, n int, req Request, body
 	if finish == "" {
 		finish = "stop"
 	}
-	json.NewEncoder(w).Encode(map[string]any{
+	out := map[string]any{
 		"id": fmt.Sprintf("chat-%d", n), "object": "chat.completion", "model": body["model"],
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
 			"prompt_tokens_details": map[string]any{"cached_tokens": min(s.CachedTokens, prompt)}},
-	})
+	}
+	if len(s.Fingerprints) > 0 {
+		out["system_fingerprint"] = s.Fingerprints[n%len(s.Fingerprints)]
+	}
+	if s.ServedModel != "" {
+		out["model"] = s.ServedModel
+	}
+	json.NewEncoder(w).Encode(out)
 }
 
 // models lists the served models (GET /models).

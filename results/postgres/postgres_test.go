@@ -83,18 +83,20 @@ func TestMigrations(t *testing.T) {
 		s, err := postgres.Open(ctx, c)
 		require.NoError(t, err)
 		require.NoError(t, s.Close())
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, resultstest.Versions(t, db))
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, resultstest.Versions(t, db))
 	}
 	_, err := db.Exec(`INSERT INTO schema_migrations(version, name) VALUES(99, 'from the future')`)
 	require.NoError(t, err)
 	_, err = postgres.Open(ctx, c)
-	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (8)")
+	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (9)")
 }
 
 // TestNewDatabaseHasTheSchemaOfVersion7: a database this build creates holds
 // the columns and indexes that the version-7 build created
 // (testdata/README.md), so a database that build wrote is read unchanged,
-// with version 8's one column (runs.terminated) after runs.claim.
+// with version 8's one column (runs.terminated) after runs.claim and
+// version 9's two (usage.served_models, usage.fingerprints) after
+// usage.limit_at.
 func TestNewDatabaseHasTheSchemaOfVersion7(t *testing.T) {
 	dsn := pgtest.Fresh(t)
 	s, err := postgres.Open(context.Background(), postgres.Config{DSN: dsn, Password: os.Getenv(pgtest.EnvPassword)})
@@ -112,5 +114,9 @@ func TestNewDatabaseHasTheSchemaOfVersion7(t *testing.T) {
 	claim := slices.Index(v7, "runs.claim text collate=- null=NO default=''::text")
 	require.GreaterOrEqual(t, claim, 0, "schema-v7.txt has runs.claim")
 	want := slices.Insert(slices.Clone(v7), claim+1, "runs.terminated text collate=- null=NO default=''::text")
+	limitAt := slices.Index(want, "usage.limit_at bigint collate=- null=NO default=0")
+	require.GreaterOrEqual(t, limitAt, 0, "schema-v7.txt has usage.limit_at")
+	want = slices.Insert(want, limitAt+1, "usage.served_models text collate=- null=NO default=''::text",
+		"usage.fingerprints text collate=- null=NO default=''::text")
 	require.Equal(t, want, got)
 }

@@ -30,7 +30,7 @@ func migrates6(t *testing.T, b Backend) {
 	require.ErrorContains(t, err, "cached_tokens", "version 6 has no cached_tokens column")
 
 	s := b.open(t, loc)
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, Versions(t, db))
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, Versions(t, db))
 	old := results.Usage{Model: "m-doc", Calls: 3, PromptTokens: 300, CompletionTokens: 40, CostUSD: 0.75, CacheHits: 1, ExtraFields: 2}
 	u, err := s.RunUsage(ctx, "old")
 	require.NoError(t, err)

@@ -288,15 +288,22 @@ func usage(t *testing.T, s results.Store) {
 		u        results.Usage
 	}{
 		{"r1/p1/s1/e1-a", "doctor", results.Usage{Model: "m-doc", Calls: 1, PromptTokens: 100, CompletionTokens: 10, CostUSD: 0.25, ExtraFields: 2,
-			CachedTokens: 60, Endpoint: "http://m/v1 m-doc", RateLimited: 1, WaitedMS: 1500, Limit: 4, LimitAt: 2000}},
+			CachedTokens: 60, Endpoint: "http://m/v1 m-doc", RateLimited: 1, WaitedMS: 1500, Limit: 4, LimitAt: 2000,
+			ServedModels: []string{"m-doc-2026"}, Fingerprints: []string{"fp_a"}}},
 		// A reading of the limit older than the stored one (another worker's
 		// clock, a late retry) is summed but does not replace it.
+		// Its provenance: a served model met already, and fp_b besides fp_a.
 		{"r1/p1/s1/e1-a", "doctor", results.Usage{Calls: 2, PromptTokens: 200, CompletionTokens: 30, CostUSD: 0.5, CacheHits: 1, ExtraFields: 1,
-			CachedTokens: 40, RateLimited: 2, WaitedMS: 500, Limit: 8, LimitAt: 1000}},
-		{"r1/p1/s1/e1-a", "judge", results.Usage{Model: "m-judge", Calls: 1, PromptTokens: 50, CompletionTokens: 5, CostUSD: 0.125}},
+			CachedTokens: 40, RateLimited: 2, WaitedMS: 500, Limit: 8, LimitAt: 1000,
+			ServedModels: []string{"m-doc-2026"}, Fingerprints: []string{"fp_a", "fp_b"}}},
+		{"r1/p1/s1/e1-a", "judge", results.Usage{Model: "m-judge", Calls: 1, PromptTokens: 50, CompletionTokens: 5, CostUSD: 0.125,
+			Fingerprints: []string{"fp_x"}}},
+		// fpxx is another fingerprint than fp_x, which LIKE 'fp_x' would match.
+		{"r1/p1/s1/e1-a", "judge", results.Usage{Fingerprints: []string{"fpxx"}}},
 		{"r1/p1/s1/e2-b", "doctor", results.Usage{Calls: 1, PromptTokens: 10, CompletionTokens: 1, CostUSD: 0.25,
-			CachedTokens: 5, Endpoint: "http://m/v1 m-doc", Limit: 2, LimitAt: 3000}},
-		{"r10/p1/s1/e1-a", "doctor", results.Usage{Calls: 7, PromptTokens: 7, CompletionTokens: 7, CostUSD: 7, Limit: 99, LimitAt: 9000}},
+			CachedTokens: 5, Endpoint: "http://m/v1 m-doc", Limit: 2, LimitAt: 3000, ServedModels: []string{"m-doc-2027"}, Fingerprints: []string{"fp_c"}}},
+		{"r10/p1/s1/e1-a", "doctor", results.Usage{Calls: 7, PromptTokens: 7, CompletionTokens: 7, CostUSD: 7, Limit: 99, LimitAt: 9000,
+			Fingerprints: []string{"fp_z"}}},
 		{"rx1/p1/s1/e1-a", "doctor", results.Usage{Calls: 9, PromptTokens: 9, CompletionTokens: 9, CostUSD: 9}},
 	}
 	for _, a := range adds {
@@ -307,20 +314,24 @@ func usage(t *testing.T, s results.Store) {
 	// doctor: 1+2 calls, 100+200 prompt, 10+30 completion, 0.25+0.5 USD, 0+1 hits,
 	// 2+1 extra fields, 60+40 cached tokens, 1+2 answered 429, 1500+500 ms
 	// waited; an addition without a model name or endpoint keeps the one
-	// recorded, and the limit is the reading of 2000 (the later), 4.
+	// recorded, and the limit is the reading of 2000 (the later), 4; the
+	// served models and fingerprints are every one met, once each.
 	require.Equal(t, map[string]results.Usage{
 		"doctor": {Model: "m-doc", Calls: 3, PromptTokens: 300, CompletionTokens: 40, CostUSD: 0.75, CacheHits: 1, ExtraFields: 3,
-			CachedTokens: 100, Endpoint: "http://m/v1 m-doc", RateLimited: 3, WaitedMS: 2000, Limit: 4, LimitAt: 2000},
-		"judge": {Model: "m-judge", Calls: 1, PromptTokens: 50, CompletionTokens: 5, CostUSD: 0.125},
+			CachedTokens: 100, Endpoint: "http://m/v1 m-doc", RateLimited: 3, WaitedMS: 2000, Limit: 4, LimitAt: 2000,
+			ServedModels: []string{"m-doc-2026"}, Fingerprints: []string{"fp_a", "fp_b"}},
+		"judge": {Model: "m-judge", Calls: 1, PromptTokens: 50, CompletionTokens: 5, CostUSD: 0.125, Fingerprints: []string{"fp_x", "fpxx"}},
 	}, u)
 	u, err = s.RunUsage(ctx, "r1")
 	require.NoError(t, err)
 	// doctor over e1 and e2: 3+1 calls, 300+10 prompt, 40+1 completion, 0.75+0.25 USD,
-	// 100+5 cached tokens; the limit is e2's reading (3000, the latest): 2.
+	// 100+5 cached tokens; the limit is e2's reading (3000, the latest): 2;
+	// the served models and fingerprints of both episodes.
 	require.Equal(t, map[string]results.Usage{
 		"doctor": {Model: "m-doc", Calls: 4, PromptTokens: 310, CompletionTokens: 41, CostUSD: 1, CacheHits: 1, ExtraFields: 3,
-			CachedTokens: 105, Endpoint: "http://m/v1 m-doc", RateLimited: 3, WaitedMS: 2000, Limit: 2, LimitAt: 3000},
-		"judge": {Model: "m-judge", Calls: 1, PromptTokens: 50, CompletionTokens: 5, CostUSD: 0.125},
+			CachedTokens: 105, Endpoint: "http://m/v1 m-doc", RateLimited: 3, WaitedMS: 2000, Limit: 2, LimitAt: 3000,
+			ServedModels: []string{"m-doc-2026", "m-doc-2027"}, Fingerprints: []string{"fp_a", "fp_b", "fp_c"}},
+		"judge": {Model: "m-judge", Calls: 1, PromptTokens: 50, CompletionTokens: 5, CostUSD: 0.125, Fingerprints: []string{"fp_x", "fpxx"}},
 	}, u, "r10 and rx1 are other runs")
 	u, err = s.RunUsage(ctx, "r_1")
 	require.NoError(t, err)

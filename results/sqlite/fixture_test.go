@@ -29,8 +29,8 @@ func TestReadsVersion7File(t *testing.T) {
 	require.NoError(t, err)
 	readsV7(t, w)
 	require.NoError(t, w.Close())
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, resultstest.Versions(t, fileDB(t, path)))
-	require.Equal(t, withTerminated(t, before), schema(t, path), "the writer added version 8's column and changed nothing else")
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, resultstest.Versions(t, fileDB(t, path)))
+	require.Equal(t, withLaterColumns(t, before), schema(t, path), "the writer added the columns of versions 8 and 9 and changed nothing else")
 	r, err := sqlite.OpenReader(ctx, path)
 	require.NoError(t, err)
 	readsV7(t, r)
@@ -39,29 +39,40 @@ func TestReadsVersion7File(t *testing.T) {
 
 // TestNewFileHasTheSchemaOfVersion7: a file this build creates holds the
 // tables, columns and indexes of the file the version-7 build wrote, to the
-// letter of their SQL, with version 8's one column (runs.terminated).
+// letter of their SQL, with version 8's one column (runs.terminated) and
+// version 9's two (usage.served_models, usage.fingerprints).
 func TestNewFileHasTheSchemaOfVersion7(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "results.db")
 	s, err := sqlite.Open(context.Background(), path)
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
-	require.Equal(t, withTerminated(t, schema(t, copyFixture(t, "testdata/results-v7.db"))), schema(t, path))
+	require.Equal(t, withLaterColumns(t, schema(t, copyFixture(t, "testdata/results-v7.db"))), schema(t, path))
 }
 
-// withTerminated is a version-7 schema as version 8's migration leaves it:
-// SQLite appends an added column to the table's CREATE statement.
-func withTerminated(t *testing.T, v7 []string) []string {
+// withLaterColumns is a version-7 schema as the migrations of versions 8
+// and 9 leave it: SQLite adds a column to the table's CREATE statement
+// after its last column.
+func withLaterColumns(t *testing.T, v7 []string) []string {
 	t.Helper()
 	out := slices.Clone(v7)
+	added := map[string]string{"runs": ", terminated TEXT NOT NULL DEFAULT ''",
+		"usage": ", served_models TEXT NOT NULL DEFAULT '', fingerprints TEXT NOT NULL DEFAULT ''"}
 	for i, entry := range out {
-		if strings.HasPrefix(entry, "table runs: ") {
-			require.True(t, strings.HasSuffix(entry, ")"), entry)
-			out[i] = strings.TrimSuffix(entry, ")") + ", terminated TEXT NOT NULL DEFAULT '')"
-			return out
+		for table, cols := range added {
+			if strings.HasPrefix(entry, "table "+table+": ") {
+				require.True(t, strings.HasSuffix(entry, ")"), entry)
+				// After the last column: before a table constraint, if any.
+				at := strings.LastIndex(entry, ", PRIMARY KEY")
+				if at < 0 {
+					at = len(entry) - 1
+				}
+				out[i] = entry[:at] + cols + entry[at:]
+				delete(added, table)
+			}
 		}
 	}
-	t.Fatalf("no table runs in %q", v7)
-	return nil
+	require.Empty(t, added, "tables missing from %q", v7)
+	return out
 }
 
 func readsV7(t *testing.T, s results.Store) {

@@ -55,7 +55,7 @@ func TestMigratesUnversionedFile(t *testing.T) {
 	for open := 1; open <= 2; open++ { // the second open finds nothing to do
 		s, err := sqlite.Open(ctx, path)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, resultstest.Versions(t, fileDB(t, path)), "open %d", open)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, resultstest.Versions(t, fileDB(t, path)), "open %d", open)
 
 		runs, counts, err := s.Runs(ctx)
 		require.NoError(t, err)
@@ -108,7 +108,7 @@ func TestRefusesNewerSchema(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = sqlite.Open(context.Background(), path)
-	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (8)")
+	require.ErrorContains(t, err, "schema version 99 is newer than this clinevo knows (9)")
 	require.ErrorContains(t, err, path)
 }
 

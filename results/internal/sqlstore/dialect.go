@@ -24,6 +24,9 @@ type Dialect struct {
 	versions string
 	// now is the time a migration is applied, in schema_migrations.applied's type.
 	now string
+	// joined is the aggregate that joins a text column's values over a
+	// group with commas (a fmt format of the column).
+	joined string
 }
 
 // engine names a dialect for the migrations whose SQL differs by engine.
@@ -47,7 +50,8 @@ var SQLite = Dialect{
 	versions: `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied TEXT NOT NULL)`,
 	// RFC 3339 in UTC, as the files written before this package hold it.
-	now: `strftime('%Y-%m-%dT%H:%M:%SZ', 'now')`,
+	now:    `strftime('%Y-%m-%dT%H:%M:%SZ', 'now')`,
+	joined: `group_concat(%s, ',')`,
 }
 
 // PostgreSQL is the dialect of PostgreSQL (pgx).
@@ -57,7 +61,8 @@ var PostgreSQL = Dialect{
 	begin:   []string{`BEGIN`, fmt.Sprintf(`SELECT pg_advisory_xact_lock(%d)`, migrationLock)},
 	versions: `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied TIMESTAMPTZ NOT NULL DEFAULT now())`,
-	now: `now()`,
+	now:    `now()`,
+	joined: `string_agg(%s, ',')`,
 }
 
 // bind spells a query's $n placeholders as the engine reads them. The

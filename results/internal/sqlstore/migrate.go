@@ -97,6 +97,9 @@ ALTER TABLE usage ADD COLUMN endpoint_limit BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE usage ADD COLUMN limit_at BIGINT NOT NULL DEFAULT 0;
 `}}, {version: 8, name: "run terminations", sql: `
 ALTER TABLE runs ADD COLUMN terminated TEXT NOT NULL DEFAULT '';
+`}, {version: 9, name: "usage provenance", sql: `
+ALTER TABLE usage ADD COLUMN served_models TEXT NOT NULL DEFAULT '';
+ALTER TABLE usage ADD COLUMN fingerprints TEXT NOT NULL DEFAULT '';
 `}}
 
 // Latest is the schema version this build writes and reads.
