@@ -161,14 +161,7 @@ func (p *Display) Close() {
 	p.bars.Wait()
 }
 
-func closedStatus(s string) bool {
-	switch s {
-	case runstatus.StatusCompleted, runstatus.StatusStopped, runstatus.StatusFailed, runstatus.StatusTerminated,
-		runstatus.StatusCanceled, runstatus.StatusTimedOut:
-		return true
-	}
-	return false
-}
+func closedStatus(s string) bool { return runstatus.Closed(s) }
 
 // Follow waits for run, polling read every Poll for the rows to show on w;
 // the rows are read once more when run ends.
