@@ -3,6 +3,7 @@ module github.com/clinevo/clinevo
 go 1.26.8
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.10.0

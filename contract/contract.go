@@ -516,6 +516,12 @@ type StreamResult struct {
 	StageEnds   []int         `json:"stage_ends,omitempty"`
 	Pass        int           `json:"pass,omitempty"`
 	Evaluations []EvalResult  `json:"evaluations,omitempty"` // stage evaluations and replays
+	// Progress is the stream's last answer to the progress query: where it
+	// ended, of how many episodes and stages. A closed stream's status reads
+	// it, so that it says what the running stream said ("57 of 200, stage 2
+	// of 8"), not a count rebuilt from the stage ends. Nil in the result of a
+	// stream that finished before it was recorded.
+	Progress *Progress `json:"progress,omitempty"`
 }
 
 // CarryFrom is the spec of a run that continues r's memory lineage, episode

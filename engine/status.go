@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/clinevo/clinevo/analysis"
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/costplan"
@@ -25,12 +27,31 @@ func StreamStatus(ctx context.Context, c client.Client, o Options, run string) (
 	}
 	if err := withRecorded(ctx, o, func(store results.Store) error {
 		u, err := store.RunUsage(ctx, run)
+		if err != nil {
+			return err
+		}
 		st.Endpoints = runstatus.Endpoints(u)
+		if st.Progress == nil || !runstatus.Closed(st.Status) {
+			return nil
+		}
+		recs, err := store.Records(ctx, run)
+		st.StageMeans = stageMeans(recs)
 		return err
 	}); err != nil {
 		st.StoreError = err.Error()
 	}
 	return st, nil
+}
+
+// stageMeans are the means of a run's records per stage, in stage order.
+func stageMeans(recs []results.Record) []runstatus.StageMeans {
+	var out []runstatus.StageMeans
+	for _, m := range analysis.StageMeans(recs) {
+		out = append(out, runstatus.StageMeans{Stage: m.Stage, Means: runstatus.RoundMeans(contract.Means{N: m.N, S: m.S,
+			Strict: m.Strict, U: m.U, T: m.T, E: m.E, Cost: m.Cost})})
+	}
+	slices.SortFunc(out, func(a, b runstatus.StageMeans) int { return a.Stage - b.Stage })
+	return out
 }
 
 // ExperimentStatus is experiment name's status from Temporal

@@ -53,9 +53,16 @@ type Display struct {
 func New(ctx context.Context, w io.Writer) *Display {
 	p := &Display{w: w, bar: map[string]*mpb.Bar{}, state: map[string]Row{}, seen: map[string]time.Time{}, now: time.Now}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.bars = mpb.NewWithContext(ctx, mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
+		p.bars = bars(ctx, w)
 	}
 	return p
+}
+
+// bars draws one bar per row on w, redrawn in place every 200 ms (the
+// tests add mpb.WithAutoRefresh to draw on a buffer).
+func bars(ctx context.Context, w io.Writer, opts ...mpb.ContainerOption) *mpb.Progress {
+	opts = append([]mpb.ContainerOption{mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(200 * time.Millisecond)}, opts...)
+	return mpb.NewWithContext(ctx, opts...)
 }
 
 // row is the last state of row name and its ETA.
@@ -69,7 +76,7 @@ func (p *Display) row(name string) (Row, string) {
 // (p.mu held).
 func (p *Display) eta(r Row) string {
 	start, ok := p.seen[r.Name]
-	if !ok || r.Done == 0 || r.Total == 0 || r.Done >= r.Total {
+	if !ok || r.Done == 0 || r.Total == 0 || r.Done >= r.Total || closedStatus(r.Status) {
 		return "-"
 	}
 	left := time.Duration(float64(p.now().Sub(start)) / float64(r.Done) * float64(r.Total-r.Done))
@@ -115,15 +122,22 @@ func (p *Display) Update(r Row) {
 		b.SetTotal(int64(r.Total), false)
 	}
 	b.SetCurrent(int64(r.Done))
-	if closedStatus(r.Status) {
+	switch {
+	case r.Status == runstatus.StatusCompleted:
 		b.SetTotal(int64(max(r.Done, 1)), true)
+	case closedStatus(r.Status): // stopped or failed: the bar stays where the run stopped
+		b.Abort(false)
 	}
 }
 
-// addBar adds r's bar, whose decorators read the row's latest state.
+// addBar adds r's bar, whose decorators read the row's latest state. The bar
+// starts without a total, so that mpb never ends it by itself: a bar made
+// with a total of 1 (the row's total not known yet) ended at its first
+// episode and was drawn at that fill ever after ("completed 12/12" over a
+// bar a tenth full); a bar ends only when its row closes (Update).
 func (p *Display) addBar(r Row) *mpb.Bar {
 	name := r.Name
-	b := p.bars.AddBar(int64(max(r.Total, 1)),
+	b := p.bars.AddBar(0,
 		mpb.PrependDecorators(decor.Name(name, decor.WC{W: 6, C: decor.DindentRight}),
 			decor.Any(func(decor.Statistics) string { cur, _ := p.row(name); return fmt.Sprintf("%-10s", cur.Status) })),
 		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
@@ -147,14 +161,7 @@ func (p *Display) Close() {
 	p.bars.Wait()
 }
 
-func closedStatus(s string) bool {
-	switch s {
-	case runstatus.StatusCompleted, runstatus.StatusStopped, runstatus.StatusFailed, runstatus.StatusTerminated,
-		runstatus.StatusCanceled, runstatus.StatusTimedOut:
-		return true
-	}
-	return false
-}
+func closedStatus(s string) bool { return runstatus.Closed(s) }
 
 // Follow waits for run, polling read every Poll for the rows to show on w;
 // the rows are read once more when run ends.

@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/vbauerster/mpb/v8"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/grpc/codes"
@@ -87,4 +90,51 @@ func TestAwaitOutlastsAnEndedPoll(t *testing.T) {
 	w = &waits{errs: []error{context.DeadlineExceeded}}
 	require.ErrorIs(t, Await(done, w), context.DeadlineExceeded, "the caller's own ended context is not waited out")
 	require.Equal(t, 1, w.calls)
+}
+
+// lastLines are the last n lines of out: off a terminal mpb writes each
+// frame after the one before, so they are its last frame of n rows.
+func lastLines(out string, n int) string {
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestBarsEndFull: a row whose total is not known when its bar is made, and
+// one that plays a second pass (its count starting again), end as full bars
+// at "completed"; a stopped row's bar stays where it stopped. Before, a bar
+// made with a total of 1 ended at its first episode and was drawn a tenth
+// full under "completed 12/12" to the end.
+func TestBarsEndFull(t *testing.T) {
+	var out syncBuffer
+	p := &Display{w: &out, bar: map[string]*mpb.Bar{}, state: map[string]Row{}, seen: map[string]time.Time{}, now: time.Now}
+	p.bars = bars(context.Background(), &out, mpb.WithAutoRefresh(), mpb.WithWidth(120)) // off a terminal the width is the line's
+	p.Update(Row{Name: "E2", Status: "pending"})
+	p.Update(Row{Name: "E2", Status: "running", Done: 1})
+	p.Update(Row{Name: "E2", Status: "running", Done: 12, Total: 12})
+	p.Update(Row{Name: "E2", Status: "running", Done: 3, Total: 12}) // the second pass
+	p.Update(Row{Name: "E2", Status: "completed", Done: 12, Total: 12, Means: 0.723, N: 12})
+	p.Update(Row{Name: "E3", Status: "running", Done: 5, Total: 10})
+	p.Update(Row{Name: "E3", Status: "stopped", Done: 5, Total: 10})
+	p.Close()
+	frame := lastLines(out.String(), 2)
+	require.Regexp(t, `E2 +completed +\[=+\] +12/12  S 0\.723`, frame)
+	require.Regexp(t, `E3 +stopped +\[=+>?-+\] +5/10  S -      ETA -`, frame)
+}
+
+// syncBuffer is a buffer mpb's goroutine writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

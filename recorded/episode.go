@@ -64,6 +64,14 @@ func WriteEpisode(w io.Writer, rec results.Record, t clinic.Trace, b bench.Bench
 	fmt.Fprint(w, runner.Format(t, b))
 	fmt.Fprintf(w, "labels: %s\n", strings.Join(rec.Labels, " "))
 	fmt.Fprintf(w, "cards: %d retrieved, %d written, %d evicted; rule edits: %s\n", len(rec.Retrieved), len(rec.Written), len(rec.Evicted), strings.Join(rec.RuleEdits, "; "))
+	for _, c := range []struct {
+		what string
+		ids  []string
+	}{{"retrieved", rec.Retrieved}, {"written", rec.Written}, {"evicted", rec.Evicted}} {
+		if len(c.ids) > 0 { // `memory show ID` shows a card whole
+			fmt.Fprintf(w, "  %s: %s\n", c.what, strings.Join(c.ids, ", "))
+		}
+	}
 	fmt.Fprintf(w, "history: temporal workflow show --workflow-id %q\n", rec.WorkflowID)
 }
 

@@ -152,3 +152,18 @@ func TestResumeSpec(t *testing.T) {
 	_, err = recorded.ResumeSpec(ctx, st, "nope", "/data", "", load("nope"))
 	require.EqualError(t, err, `experiment "nope" is not in /data (pass --file)`)
 }
+
+// TestWriteEpisodeNamesCards: `episode show` names the cards a turn retrieved
+// and those the episode retrieved, wrote and evicted (it gave counts only),
+// so that `memory show ID` can follow any of them.
+func TestWriteEpisodeNamesCards(t *testing.T) {
+	rec := resultstest.Record("r1", 1, "c1")
+	rec.Retrieved, rec.Written = []string{"card-a", "card-b"}, []string{"card-c"}
+	tr := resultstest.Trace(rec.EpisodeID, rec.CaseID, 2)
+	tr.Events[0].RetrievedCards = []string{"card-a", "card-b"}
+	var out strings.Builder
+	recorded.WriteEpisode(&out, rec, tr, nil)
+	require.Contains(t, out.String(), "\n     cards: 2 retrieved: card-a, card-b\n")
+	require.Contains(t, out.String(), "cards: 2 retrieved, 1 written, 0 evicted; rule edits: \n  retrieved: card-a, card-b\n  written: card-c\nhistory: ")
+	require.NotContains(t, out.String(), "evicted: ")
+}

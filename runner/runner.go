@@ -723,7 +723,7 @@ func Format(t clinic.Trace, bm bench.Benchmark) string {
 			}
 		}
 		if len(ev.RetrievedCards) > 0 {
-			fmt.Fprintf(&b, "     cards: %d retrieved\n", len(ev.RetrievedCards))
+			fmt.Fprintf(&b, "     cards: %d retrieved: %s\n", len(ev.RetrievedCards), strings.Join(ev.RetrievedCards, ", "))
 		}
 		if d.Note != "" {
 			fmt.Fprintf(&b, "     %s\n", d.Note)

@@ -49,6 +49,9 @@ func WriteStream(w io.Writer, run string, st Stream, showU bool) error {
 	if p := st.Progress; p != nil {
 		writeProgress(tw, st.Status, p, showU)
 	}
+	for _, m := range st.StageMeans {
+		fmt.Fprintf(tw, "stage %d\t%s\n", m.Stage, meansLine(m.Means, showU))
+	}
 	if st.QueryError != "" {
 		fmt.Fprintf(tw, "progress\tnot answered yet (%s)\n", st.QueryError)
 	}
@@ -80,9 +83,12 @@ func writeProgress(tw io.Writer, status string, p *contract.Progress, showU bool
 	if p.Total > 0 {
 		total = fmt.Sprint(p.Total)
 	}
-	if status == StatusStopped {
+	switch {
+	case status == StatusStopped && p.Total > 0:
+		fmt.Fprintf(tw, "episodes\t%d of %d played before it stopped, in stage %d of %d\n", p.Cursor, p.Total, p.Stage, p.Stages)
+	case status == StatusStopped:
 		fmt.Fprintf(tw, "episodes\t%d played before it stopped, in %d stages\n", p.Cursor, p.Stages)
-	} else {
+	default:
 		fmt.Fprintf(tw, "episodes\t%d of %s, stage %d of %d\n", p.Cursor, total, p.Stage, p.Stages)
 	}
 	fmt.Fprintf(tw, "overall\t%s\n", meansLine(p.Overall, showU))

@@ -96,6 +96,18 @@ func TestWriteStreamMeans(t *testing.T) {
 	require.NoError(t, WriteStream(&out, "r1", st, true))
 	require.Contains(t, out.String(), "profile -)")
 	require.NotRegexp(t, `(?m)^stage 2`, out.String(), "a finished stream has no current stage")
+
+	// A finished stream shows its means stage by stage (from the results
+	// store), a stopped one where it stopped of how many.
+	st.Status, st.Progress.Total, st.Progress.Cursor = StatusStopped, 12, 5
+	st.StageMeans = []StageMeans{{Stage: 1, Means: contract.Means{N: 4, S: 0.25}}, {Stage: 2, Means: contract.Means{N: 1, S: 1}}}
+	out.Reset()
+	require.NoError(t, WriteStream(&out, "r1", st, false))
+	require.Contains(t, out.String(), ""+
+		"episodes  5 of 12 played before it stopped, in stage 2 of 3\n"+
+		"overall   n=4 S=0.500 strict=0.25 turns=6.5 tests=1.2 cost=42 USD\n"+
+		"stage 1   n=4 S=0.250 strict=0.00 turns=0.0 tests=0.0 cost=0 USD\n"+
+		"stage 2   n=1 S=1.000 strict=0.00 turns=0.0 tests=0.0 cost=0 USD\n")
 }
 
 // TestLive: experiment raise-budget signals only the streams that take

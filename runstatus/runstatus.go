@@ -73,7 +73,11 @@ type Stream struct {
 	// the results store (Endpoints); StreamOf, which reads Temporal only,
 	// leaves them for the caller.
 	Endpoints []Endpoint `json:"endpoints,omitempty"`
-	// StoreError says why the endpoint figures could not be read.
+	// StageMeans are a closed stream's means per stage, from its records in
+	// the results store (the caller's, as Endpoints).
+	StageMeans []StageMeans `json:"stage_means,omitempty"`
+	// StoreError says why the endpoint figures (or the stage means) could
+	// not be read.
 	StoreError string `json:"store_error,omitempty"`
 	// Reason is why a terminated or failed stream ended (CloseReason), or
 	// why a stuck one plays nothing (TaskFailure).
@@ -122,26 +126,56 @@ func StreamOf(ctx context.Context, c client.Client, run string) (Stream, error) 
 	return out, nil
 }
 
+// StageMeans are the means of one stage's episodes.
+type StageMeans struct {
+	Stage int `json:"stage"`
+	contract.Means
+}
+
+// Closed says whether status is that of a closed workflow.
+func Closed(status string) bool {
+	switch status {
+	case StatusCompleted, StatusStopped, StatusFailed, StatusTerminated, StatusCanceled, StatusTimedOut:
+		return true
+	}
+	return false
+}
+
 // finished shows a completed stream's result: stopped or not, its episodes,
-// stages, means and rule book.
+// stages, means and rule book. Its progress is the stream's own last answer
+// to the progress query where the result has it.
 func (out *Stream) finished(res contract.StreamResult) {
 	if res.Stopped {
 		out.Status = StatusStopped
 	}
+	if res.Progress != nil {
+		p := *res.Progress
+		p.Paused, p.Stopping, p.PausedBy = false, false, ""
+		p.Overall, p.ThisStage = RoundMeans(p.Overall), RoundMeans(p.ThisStage)
+		out.Progress = &p
+	} else {
+		out.Progress = rebuiltProgress(res)
+	}
+	out.Rules = make([]string, 0, len(res.RuleBook))
+	for _, r := range res.RuleBook {
+		out.Rules = append(out.Rules, r.Text)
+	}
+}
+
+// rebuiltProgress is the progress of a stream whose result does not hold its
+// last answer to the progress query: its stages counted from their ends, how
+// many it would have played not known when it stopped.
+func rebuiltProgress(res contract.StreamResult) *contract.Progress {
 	p := &contract.Progress{Run: res.Run, Cursor: res.Episodes, Stage: len(res.StageEnds), Stages: len(res.StageEnds), Overall: RoundMeans(res.Overall)}
 	if !res.Stopped {
 		p.Total = res.Episodes
 	} else if n := len(res.StageEnds); res.Episodes > 0 && (n == 0 || res.LastEpisode > res.StageEnds[n-1]) {
 		// Stopped within a stage that never ended: the stage it stopped
 		// in counts among the stages it played ("stage 0 of 0" said
-		// nothing). How many it would have played is not known.
+		// nothing).
 		p.Stage, p.Stages = n+1, n+1
 	}
-	out.Progress = p
-	out.Rules = make([]string, 0, len(res.RuleBook))
-	for _, r := range res.RuleBook {
-		out.Rules = append(out.Rules, r.Text)
-	}
+	return p
 }
 
 // ProgressStatus is the status of a running stream as its progress (the

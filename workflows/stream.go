@@ -532,6 +532,9 @@ func (s *stream) finish() (contract.StreamResult, error) {
 	out := contract.StreamResult{Run: s.spec.RunID, Episodes: s.st.Cursor, Stopped: s.st.Stopping && s.st.Cursor < s.total(),
 		Overall: s.st.Totals.Means(), LastEpisode: s.spec.FirstEpisode + s.st.Cursor, MemoryRuns: s.memoryRuns(),
 		RuleBook: s.st.RuleBook, StageEnds: s.st.StageEnds, Pass: s.spec.Pass}
+	last := s.progress()
+	last.Waiting = nil
+	out.Progress = &last
 	if K := len(s.st.StageEnds); s.spec.Retention != "" && !out.Stopped && K > 1 {
 		for j := 1; j < K; j++ {
 			from := K

@@ -35,7 +35,8 @@ func (a *app) runDemo(cmd *cobra.Command, f demoFlags) error {
 	if dir == "" {
 		dir = filepath.Join(a.cfg.DataDir, "demo", time.Now().UTC().Format("20060102-150405"))
 	}
-	d := engine.Demo{Worker: a.worker(cmd), Settings: a.cfg.Settings, Resize: f.cases != 100 || f.stageSize != 25, Limit: f.cases, StageSize: f.stageSize}
+	d := engine.Demo{Worker: a.worker(cmd), Settings: a.cfg.Settings, Resize: f.cases != 100 || f.stageSize != 25, Limit: f.cases, StageSize: f.stageSize,
+		Logs: a.dialLogging}
 	d.Stores.DataDir, d.Stores.Postgres = dir, nil
 	return d.Run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,7 +14,9 @@ import (
 
 // TestStoppedStreamStatusIsConsistent (issue 37, item 10): a stream stopped
 // before its first stage ended shows the episodes it played and the stage
-// it stopped in (it showed "18 of ?, stage 0 of 0"), and every command's
+// it stopped in (it showed "18 of ?, stage 0 of 0"), as the stream's own
+// progress query answers them (one source: it said "in 1 stages" where the
+// query said stage 1 of 2), with its stage's means; and every command's
 // advice about it agrees: `stream start` of its ID and `stream restart`
 // name a carry run (start named `stream restart`, which then said the run
 // had finished), and `stream terminate` finds nothing to end.
@@ -32,7 +35,13 @@ func TestStoppedStreamStatusIsConsistent(t *testing.T) {
 	out, err := run(t, cli, "--data-dir", env.DataDir, "stream", "status", "halt")
 	require.NoError(t, err)
 	require.Regexp(t, `status\s+stopped\n`, out)
-	require.Regexp(t, `episodes\s+\d+ played before it stopped, in 1 stages\n`, out)
+	resp, err := env.Client.QueryWorkflow(ctx, contract.StreamWorkflowID("halt"), "", contract.QueryProgress)
+	require.NoError(t, err)
+	var p contract.Progress
+	require.NoError(t, resp.Get(&p))
+	require.Equal(t, []int{res.Episodes, 40, 1, 2}, []int{p.Cursor, p.Total, p.Stage, p.Stages})
+	require.Regexp(t, fmt.Sprintf(`episodes\s+%d of 40 played before it stopped, in stage 1 of 2\n`, res.Episodes), out)
+	require.Regexp(t, fmt.Sprintf(`stage 1\s+n=%d S=%.3f `, res.Episodes, res.Overall.S), out, "the stage's means, from the results store")
 	require.NotContains(t, out, "of ?")
 	require.NotContains(t, out, "stage 0 of 0")
 

@@ -33,6 +33,17 @@ func (a *app) clientOptions(t config.TemporalConfig) (client.Options, error) {
 	return engine.ClientOptionsWith(t, a.logger(os.Stderr), a.tel != nil && a.tel.Tracer != nil)
 }
 
+// dialLogging is dial with the SDK's logs on w instead of stderr.
+func (a *app) dialLogging(w io.Writer) func(config.TemporalConfig) (client.Client, error) {
+	return func(t config.TemporalConfig) (client.Client, error) {
+		opts, err := engine.ClientOptionsWith(t, a.logger(w), a.tel != nil && a.tel.Tracer != nil)
+		if err != nil {
+			return nil, err
+		}
+		return engine.Dial(t, opts)
+	}
+}
+
 // logger writes this process's log lines to w (stderr) at log.level.
 func (a *app) logger(w io.Writer) *slog.Logger { return a.cfg.Log.Logger(w) }
 
