@@ -171,7 +171,7 @@ func ApplyEdits(rules []clinic.Rule, edits []Edit, episodeN int, cfg settings.Ev
 				continue
 			}
 			// A rule the book already holds is cited again, never added twice
-			// (issue 38: a model evolver proposing one rule after every
+			// (a model evolver proposing one rule after every
 			// episode filled the book with copies of it).
 			if i := duplicateOf(out, e.Text, cfg.SameAt); i >= 0 {
 				out[i] = cite(out[i], episodeN, window)

@@ -606,7 +606,7 @@ func Propose(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grad
 	if err != nil {
 		return evolver.Output{}, fmt.Errorf("evolver: %w", err)
 	}
-	// Whichever method wrote the book, it holds no rule twice (issue 38).
+	// Whichever method wrote the book, it holds no rule twice.
 	var merged []string
 	out.Rules, merged = evolver.Distinct(out.Rules, d.Settings.Evolver.SameAt)
 	out.Edits = append(out.Edits, merged...)

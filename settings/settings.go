@@ -282,7 +282,7 @@ type Memory struct {
 	// tokens (about four characters a token, the estimate of the model
 	// client's rate limiter); 0 is no bound (clinevo's default). With recent
 	// retrieval and a large K it puts as many of the latest episodes as fit
-	// into the doctor's context (issue 38's full-context baseline).
+	// into the doctor's context (the full-context baseline a reviewer asks for).
 	ContextTokens int `json:"context_tokens" mapstructure:"context_tokens"`
 }
 

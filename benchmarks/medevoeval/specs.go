@@ -17,7 +17,7 @@ var Protocol []byte
 var ModelComparison []byte
 
 // Textbook plays E0/E1 and H0/H1 with the textbook doctor (actor/textbook),
-// which learns rather than copies the key (issue 24).
+// which learns rather than copies the key.
 //
 //go:embed textbook.yaml
 var Textbook []byte
