@@ -47,10 +47,38 @@ examinations exams`)
 var captionWords = wordSet(`title titles description descriptions image images figure figures fig caption legend note notes
 info included and additional`)
 
-// qualifierWords qualify a result rather than name a test ("Strongly positive: vimentin").
+// qualifierWords qualify a result rather than name a test ("Strongly positive: vimentin",
+// "Others: 3%" closing a cell count).
 var qualifierWords = wordSet(`strongly focally weakly diffusely partially positive negative result results finding findings
 impression interpretation conclusion comment comments summary normal abnormal elevated decreased increased low high note notes
-key main significant other notable pertinent value values additional further initial follow up repeat subsequent later`)
+key main significant other others notable pertinent value values additional further initial follow up repeat subsequent later`)
+
+// slotWords follow "Test" in a label that says which test was done ("Test
+// Type: MRI", "Test Name: ..."), whose text is the test's name.
+var slotWords = wordSet(`type name performed`)
+
+// testSlot reports whether a label only announces the test its text names
+// ("Test: Punch biopsy of the skin", "Test Type: MRI (2013)").
+func testSlot(label string) bool {
+	ws := words(label)
+	return len(ws) > 0 && ws[0] == "test" && allIn(ws[1:], slotWords)
+}
+
+// testOutcome reports whether a label only announces the outcome of the
+// test before it ("Test Result: a KRT6A variant", "Test Findings").
+func testOutcome(label string) bool {
+	ws := words(label)
+	return len(ws) > 1 && (ws[0] == "test" || ws[0] == "tests") && allIn(ws[1:], resultWords)
+}
+
+func allIn(ws []string, set map[string]bool) bool {
+	for _, w := range ws {
+		if !set[w] {
+			return false
+		}
+	}
+	return true
+}
 
 // resultWords end a test's label without naming it ("MRI findings").
 var resultWords = wordSet(`findings finding results result report reports`)

@@ -55,19 +55,28 @@ type testSection struct {
 type namedTest struct {
 	label string
 	texts []string
+	// slot is a test a "Test" entry named: its name is part of the
+	// section's result even where its outcome is written as tests of their
+	// own ("Test: MMSE", "Initial Score: 24/30").
+	slot bool
 }
 
 type testGroups struct{ sections []*testSection }
 
 // groupTests places each item: a heading opens a section; a caption
-// (Title, Description, Figure ...) belongs to the test before it; another
-// label is a named test of the current section; unlabelled text belongs to
-// the test or section before it.
+// (Title, Description, Figure ...) or a test's outcome ("Test Result")
+// belongs to the test before it; a "Test" entry opens the test its text
+// names; another label is a named test of the current section; unlabelled
+// text belongs to the test or section before it.
 func groupTests(items []TestItem) *testGroups {
 	g := &testGroups{}
 	for _, it := range items {
 		label := strings.TrimSpace(it.Label)
 		switch {
+		case label != "" && testOutcome(label):
+			g.add(label + ": " + it.Text)
+		case label != "" && testSlot(label):
+			g.slot(it)
 		case label != "" && (it.Depth == 0 || it.Depth < 0 && isHeading(label)):
 			g.sections = append(g.sections, &testSection{label: label})
 			g.add(it.Text)
@@ -84,6 +93,22 @@ func groupTests(items []TestItem) *testGroups {
 		}
 	}
 	return g
+}
+
+// slot opens the test a "Test" entry names: a section of its own at the
+// top level or in free text, where it follows whatever section came before
+// ("- Laboratory Tests: ... - Test: Computed tomography ..."), else a named
+// test of the current section. An entry with no text says nothing.
+func (g *testGroups) slot(it TestItem) {
+	name := strings.TrimSpace(it.Text)
+	switch {
+	case name == "":
+	case it.Depth <= 0:
+		g.sections = append(g.sections, &testSection{label: name})
+	default:
+		s := g.current()
+		s.subs = append(s.subs, &namedTest{label: name, slot: true})
+	}
 }
 
 // add puts text in the last named test, or the last section.
@@ -159,8 +184,11 @@ func (g *testGroups) tests() []clinic.TestValue {
 func (s *testSection) result() string {
 	parts := slices.Clone(s.texts)
 	for _, n := range s.subs {
-		if t := strings.Join(n.texts, " "); t != "" {
+		switch t := strings.Join(n.texts, " "); {
+		case t != "":
 			parts = append(parts, n.label+": "+t)
+		case n.slot:
+			parts = append(parts, n.label)
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -113,3 +113,22 @@ func TestPersonaShapesAnswers(t *testing.T) {
 	require.Equal(t, episode.NotInPatientView, none.Unanswered)
 	require.Empty(t, none.FactIDs)
 }
+
+// TestPatientDoesNotReadItsOpeningBack: an imported case report's history
+// may repeat its abstract, the opening complaint, as facts; the patient
+// tells the other facts, in the first person, and never reads its complaint
+// back (issue 35).
+func TestPatientDoesNotReadItsOpeningBack(t *testing.T) {
+	view := clinic.PatientView{
+		OpeningComplaint: "A 45-year-old man presented with chest pain. He had a fever.",
+		Facts: []clinic.Fact{
+			{ID: "h1", Text: "He had a fever.", Topics: []string{clinic.TopicAssociated}},
+			{ID: "h2", Text: "He had a dry cough for two days.", Topics: []string{clinic.TopicAssociated}},
+		},
+		Persona: clinic.Persona{Personality: "neutral", Recall: "high"},
+	}
+	rep, err := episode.BuiltinPatient{}.Answer(context.Background(), episode.PatientQuery{View: view, Question: "Any other symptoms?"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"h2"}, rep.FactIDs)
+	require.Equal(t, "I had a dry cough for two days.", rep.Text)
+}

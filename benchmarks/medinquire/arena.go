@@ -79,8 +79,9 @@ func (Benchmark) Formats() []corpus.Format {
 var parquetMagic = []byte("PAR1")
 
 // ImportArena reads DiagnosisArena records from r (a file called name):
-// parquet when the file starts with parquet's magic number, JSON Lines
-// otherwise. Errors name the file, the record (row or line) and the field;
+// parquet when the file starts or ends with parquet's magic number or is
+// called *.parquet (so that a file cut at its head fails as parquet, not as
+// text), JSON Lines otherwise. Errors name the file, the record (row or line) and the field;
 // with skipInvalid a bad record is listed and the rest imported.
 func ImportArena(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []corpus.Skipped, error) {
 	data, err := corpus.ReadBounded(r, name)
@@ -88,7 +89,7 @@ func ImportArena(r io.Reader, name string, skipInvalid bool) ([]clinic.Case, []c
 		return nil, nil, err
 	}
 	var recs []arenaRow
-	if bytes.HasPrefix(data, parquetMagic) {
+	if bytes.HasPrefix(data, parquetMagic) || bytes.HasSuffix(data, parquetMagic) || strings.HasSuffix(strings.ToLower(name), ".parquet") {
 		recs, err = readArenaParquet(data, name)
 	} else {
 		recs, err = readArenaJSONL(data, name, skipInvalid)

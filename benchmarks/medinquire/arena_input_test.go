@@ -22,13 +22,17 @@ func sampleLines(t *testing.T) []string {
 }
 
 // TestArenaTruncatedParquet cuts a copy of the release short in a temporary
-// directory, and damages another in its data: each import fails with an
-// error naming the file (and, for the damage in the data, the rows and the
-// column), and nothing is imported.
+// directory, another at its head, and damages a third in its data: each
+// import fails with an error naming the file (and, for the damage in the
+// data, the rows and the column), and nothing is imported. A file whose
+// head is gone is still read as parquet (its name and its closing magic
+// number say so), not as JSON Lines.
 func TestArenaTruncatedParquet(t *testing.T) {
 	dir := t.TempDir()
 	cut := filepath.Join(dir, "cut.parquet")
 	require.NoError(t, os.WriteFile(cut, ArenaRelease[:len(ArenaRelease)/2], 0o644))
+	headless := filepath.Join(dir, "headless.bin")
+	require.NoError(t, os.WriteFile(headless, ArenaRelease[len(ArenaRelease)/2:], 0o644))
 	damaged := bytes.Clone(ArenaRelease)
 	for i := 1000; i < 1100; i++ {
 		damaged[i] ^= 0xff // inside the first column's pages
@@ -40,6 +44,7 @@ func TestArenaTruncatedParquet(t *testing.T) {
 		want []string
 	}{
 		{cut, []string{cut + ": not a whole parquet file (cut short or damaged)"}},
+		{headless, []string{headless + ": not a whole parquet file (cut short or damaged)"}},
 		{bad, []string{bad + ": rows 1 to 128:", `column "id"`}},
 	} {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {

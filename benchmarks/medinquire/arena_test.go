@@ -158,6 +158,11 @@ func TestArenaEveryCaseValidates(t *testing.T) {
 		require.Len(t, c.Manager.Distractors, 3, c.ID)
 		require.NotContains(t, c.Manager.Distractors, c.Manager.Diagnosis.Name, c.ID)
 		require.Equal(t, ArenaLicense, c.Provenance.License)
+		for _, tv := range c.Exam.Tests {
+			// "Test: Punch biopsy ...", "Test Result: ...", "Others: 3%" are
+			// entries of a test, not tests (corpus.GroupTests).
+			require.NotContains(t, []string{"test", "tests", "others", "test name"}, tv.Name, c.ID)
+		}
 	}
 }
 

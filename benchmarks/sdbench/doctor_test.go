@@ -73,22 +73,45 @@ func TestModelDoctorReplies(t *testing.T) {
 }
 
 // TestBuiltinDoctorOrdersTests plays the built-in doctor with no memory on
-// the sample cases: it orders tests in every one (before, under sdbench
-// it ordered none in 50 real cases, since only memory ever named a test).
+// the synthetic sample cases and on the first 50 published case reports
+// (builtin:sdbench-arena): it orders a billable test in every one (issue 35:
+// under sdbench it ordered none in 50 real cases, since only memory ever
+// named a test).
 func TestBuiltinDoctorOrdersTests(t *testing.T) {
-	for _, c := range sampleCases(t) {
-		env := start(t, c, sdSettings(), episode.BuiltinRoles(), nil)
-		orders := 0
-		for !env.Done() {
-			d, err := actor.Builtin{}.Decide(context.Background(), env.View(nil, nil))
-			require.NoError(t, err)
-			ev := step(t, env, d.Output)
-			for _, o := range sdbench.TurnOf(ev).Orders {
-				if o.Price > 0 {
-					orders++
-				}
+	splits, err := sdbench.ArenaSplits()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		cases []clinic.Case
+	}{
+		{"synthetic", sampleCases(t)},
+		{"published", splits[sdbench.ArenaStream][:50]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			total := 0
+			for _, c := range tc.cases {
+				orders := builtinOrders(t, c)
+				require.Positive(t, orders, c.ID)
+				total += orders
+			}
+			t.Logf("%d cases: %d billable orders, at least one in every case", len(tc.cases), total)
+		})
+	}
+}
+
+// builtinOrders plays one episode with the built-in doctor and counts its
+// billable orders.
+func builtinOrders(t *testing.T, c clinic.Case) (orders int) {
+	t.Helper()
+	env := start(t, c, sdSettings(), episode.BuiltinRoles(), nil)
+	for !env.Done() {
+		d, err := actor.Builtin{}.Decide(context.Background(), env.View(nil, nil))
+		require.NoError(t, err)
+		for _, o := range sdbench.TurnOf(step(t, env, d.Output)).Orders {
+			if o.Price > 0 {
+				orders++
 			}
 		}
-		require.Positive(t, orders, c.ID)
 	}
+	return orders
 }
