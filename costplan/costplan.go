@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -27,6 +28,15 @@ const (
 	GuessCompletionTokens = 200  // tokens it writes (or max_tokens, if lower)
 	GuessCallSeconds      = 2.0  // seconds a model call takes
 	GuessBuiltinSeconds   = 0.05 // seconds an episode of built-in roles takes
+	// GuessEpisodeCPUSeconds is the processor time one episode costs the
+	// machine that runs the worker and the embedded Temporal server
+	// (`clinevo dev`): the roles' built-in work, the workflows, the stores
+	// and the learning. Conditions that run at once share that machine's
+	// cores, so an experiment never takes less wall time than its episodes'
+	// processor time over the cores. Measured with the built-in roles on the
+	// project's two-core machine (docs/performance.md, "Wall time, planned
+	// and measured").
+	GuessEpisodeCPUSeconds = 0.12
 )
 
 // Role is one role's planned (or used) model use.
@@ -61,10 +71,14 @@ type Plan struct {
 	Experiment string      `json:"experiment"`
 	Conditions []Condition `json:"conditions"`
 	// Total sums the conditions' roles; WallSeconds is the longest chain of
-	// dependent conditions (the experiment starts independent ones at once).
+	// dependent conditions (the experiment starts independent ones at once),
+	// or, when more, the episodes' processor time over the machine's cores:
+	// CPUSeconds over Cores (a plan's only; a use's are 0).
 	Total       []Role  `json:"total"`
 	CostUSD     float64 `json:"cost_usd"`
 	WallSeconds float64 `json:"wall_seconds"`
+	CPUSeconds  float64 `json:"cpu_seconds,omitempty"`
+	Cores       int     `json:"cores,omitempty"`
 	// Orderings is what the spec's orderings add (nil: none).
 	Orderings *OrderingsPlan `json:"orderings,omitempty"`
 }
@@ -86,6 +100,15 @@ type OrderingsPlan struct {
 // means of the records related to it (related), where there are any.
 type History struct {
 	recs []results.Record
+	// cores is how many cores the machine that plays the experiment has
+	// (0: this machine's, runtime.NumCPU).
+	cores int
+}
+
+// OnCores is h for a machine of n cores.
+func (h History) OnCores(n int) History {
+	h.cores = n
+	return h
 }
 
 type means struct {
@@ -266,8 +289,14 @@ func Experiment(set bench.Set, spec contract.ExperimentSpec, h History) (Plan, e
 		cond.WallSeconds = episodeSeconds(s, hl, learn)*float64(n.Learn) +
 			episodeSeconds(s, he, eval)*float64(n.Eval)/float64(min(evalConc, evalSlots(b, s)))
 		p.Conditions = append(p.Conditions, cond)
+		p.CPUSeconds += float64(n.Learn+n.Eval) * GuessEpisodeCPUSeconds
 	}
 	p.finish(spec)
+	p.Cores = h.cores
+	if p.Cores <= 0 {
+		p.Cores = runtime.NumCPU()
+	}
+	p.WallSeconds = max(p.WallSeconds, p.CPUSeconds/float64(p.Cores))
 	return p, nil
 }
 

@@ -2,7 +2,9 @@ package costplan_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -169,4 +171,34 @@ func TestPlanGrowsLinearlyWithOrderings(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, costplan.Write(&out, p, nil))
 	require.Contains(t, out.String(), "orderings 3: E0, E1, E2, H3 played 3 times each: 1575 of the 1625 episodes (records stored)")
+}
+
+// TestPlanWallIsNeverLessThanTheMachinesWork: conditions that run at once
+// share the worker's cores, so the quick experiment's wall time is its 575
+// episodes' processor time over the cores when that is more than its longest
+// chain of conditions (it planned 11 s for a run of 32 s on two cores, the
+// chain alone), and the printed plan says so.
+func TestPlanWallIsNeverLessThanTheMachinesWork(t *testing.T) {
+	spec, err := experiments.Load("../experiments/quick.yaml", defaultSet(t).DefaultSettings(), defaultSet(t))
+	require.NoError(t, err)
+	for _, cores := range []int{1, 2, 64} {
+		p, err := costplan.Experiment(defaultSet(t), spec, costplan.History{}.OnCores(cores))
+		require.NoError(t, err)
+		require.Equal(t, cores, p.Cores)
+		require.InDelta(t, 575*costplan.GuessEpisodeCPUSeconds, p.CPUSeconds, 1e-9)
+		chain := 0.0 // E1 then E2 (E2 carries E1), or E1, E2 and H3 (H3 reads E2)
+		for _, c := range p.Conditions {
+			chain = max(chain, c.WallSeconds)
+		}
+		require.InDelta(t, max(p.CPUSeconds/float64(cores), p.WallSeconds), p.WallSeconds, 1e-9)
+		require.GreaterOrEqual(t, p.WallSeconds, chain)
+		var out strings.Builder
+		require.NoError(t, costplan.Write(&out, p, nil))
+		if cores <= 2 { // 69 s over 1 or 2 cores is more than the chain's 11 s
+			require.InDelta(t, p.CPUSeconds/float64(cores), p.WallSeconds, 1e-9)
+			require.Contains(t, out.String(), fmt.Sprintf("\nplanned wall: the episodes' processor time, 1m09s, over %d cores (more than the longest chain of conditions)\n", cores))
+		} else {
+			require.NotContains(t, out.String(), "processor time")
+		}
+	}
 }
