@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/contract"
@@ -26,8 +27,9 @@ type ComparedRun struct {
 	// run of an older build): its settings are then unknown, not the defaults.
 	SettingsRecorded bool              `json:"settings_recorded"`
 	Settings         settings.Settings `json:"-"`
-	MemoryRuns       []string          `json:"memory_runs,omitempty"`
-	Records          []results.Record  `json:"-"`
+	// Memory is the memory the run read (memoryOf).
+	Memory  string           `json:"memory"`
+	Records []results.Record `json:"-"`
 	// Bench is the run's benchmark; nil for one this build does not have.
 	Bench bench.Benchmark `json:"-"`
 }
@@ -61,7 +63,7 @@ func LoadCompared(ctx context.Context, store results.Store, set bench.Set, runs 
 		src, err := results.SourceOfRun(ctx, store, run)
 		switch {
 		case err == nil:
-			cr.SettingsRecorded, cr.Corpus, cr.MemoryRuns = true, src.Corpus, src.MemoryRuns
+			cr.SettingsRecorded, cr.Corpus, cr.Memory = true, src.Corpus, memoryOf(run, src.MemoryRuns)
 			cr.Settings = src.Settings.OrDefault()
 		case errors.Is(err, results.ErrNotFound):
 			cr.Settings = settings.Default() // only to find a benchmark: the records are the default profile's
@@ -73,6 +75,31 @@ func LoadCompared(ctx context.Context, store results.Store, set bench.Set, runs 
 		out = append(out, cr)
 	}
 	return out, nil
+}
+
+// memoryOf spells the memory lineage a run read: "none" (memory disabled,
+// or a held-out run without memory), "own" (a stream's own cards), or the
+// runs it read, with "own" last for a stream that carried memory forward.
+// A stream's lineage always holds itself, which alone tells no two streams
+// apart.
+func memoryOf(run string, lineage []string) string {
+	if len(lineage) == 0 {
+		return "none"
+	}
+	self := contract.StreamOfRunID(run)
+	var parts []string
+	own := false
+	for _, r := range lineage {
+		if r == self {
+			own = true
+			continue
+		}
+		parts = append(parts, r)
+	}
+	if own {
+		parts = append(parts, "own")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // RunComparison is `clinevo compare`: the first run against each other one.
@@ -281,19 +308,24 @@ func (d *MetricDiff) unpairedDiff(m bench.Metric, a, b []results.Record) {
 	d.CI = BootstrapDiff(x, y, bootstrapResamples, Seed)
 }
 
-// binary reports whether m is a 0/1 outcome on these episodes: declared on
-// [0, 1] and every value 0 or 1 (pass, strict, a benchmark's own pass@1),
-// so McNemar applies.
+// binary reports whether m is a 0/1 outcome on these episodes, so that
+// McNemar applies: declared on [0, 1] with every value 0 or 1, and either the
+// shared pass or strict or a metric seen taking both values (a benchmark's
+// own pass@1; not a rate such as R that merely stayed at 0).
 func binary(m bench.Metric, xs ...[]float64) bool {
 	if m.Min != 0 || m.Max != 1 {
 		return false
 	}
+	seen := map[float64]bool{}
 	for _, vs := range xs {
-		if slices.ContainsFunc(vs, func(v float64) bool { return v != 0 && v != 1 }) {
-			return false
+		for _, v := range vs {
+			if v != 0 && v != 1 {
+				return false
+			}
+			seen[v] = true
 		}
 	}
-	return true
+	return (m.Shared && (m.Name == "pass" || m.Name == "strict")) || len(seen) == 2
 }
 
 // diffStages compares the stages both streams played, stage by stage.

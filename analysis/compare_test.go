@@ -25,7 +25,8 @@ import (
 var passBench = benchtest.Fake{N: "passfake", M: []bench.Metric{
 	{Name: "s", Shared: true, Title: "S", Min: 0, Max: 1, Headline: true, Doc: "S"},
 	{Name: "pass", Shared: true, Title: "pass", Min: 0, Max: 1, Doc: "pass"},
-	{Name: "t", Shared: true, Title: "turns", Min: 0, Max: math.Inf(1), Direction: bench.LowerBetter, Doc: "turns"}}}
+	{Name: "t", Shared: true, Title: "turns", Min: 0, Max: math.Inf(1), Direction: bench.LowerBetter, Doc: "turns"},
+	{Name: "r", Shared: true, Title: "R", Min: 0, Max: 1, Direction: bench.LowerBetter, Doc: "a rate, 0 on every episode here"}}}
 
 // ep is one scored episode of run at stage, with S, pass and turns.
 type ep struct {
@@ -38,7 +39,7 @@ type ep struct {
 
 func comparedRun(run, kind string, eps ...ep) analysis.ComparedRun {
 	cr := analysis.ComparedRun{Run: run, Kind: kind, Benchmark: passBench.N, Bench: passBench, SettingsRecorded: true,
-		Settings: settings.Default(), Corpus: "builtin:stream", Episodes: len(eps)}
+		Settings: settings.Default(), Corpus: "builtin:stream", Memory: "own", Episodes: len(eps)}
 	for i, e := range eps {
 		r := resultstest.Record(run, i+1, e.caseID)
 		r.Kind, r.Stage, r.Scores.S, r.Scores.Pass, r.Scores.T = kind, e.stage, e.s, e.pass, e.turns
@@ -104,6 +105,7 @@ func TestComparePaired(t *testing.T) {
 	require.True(t, turns.LowerBetter)
 	require.InDelta(t, 0, turns.MeanDiff, 1e-9, "each case took as many turns in both")
 	require.Nil(t, turns.McNemar, "turns are declared on [0, ∞)")
+	require.Nil(t, metricRow(t, p.Metric, "r").McNemar, "a rate that stayed 0 is not a 0/1 outcome")
 
 	// By stage: stage 1 pairs c1, c2 (d 0.3, 0: mean 0.15); stage 2 pairs
 	// c3, c4, c5 (d 0.4, −0.2, 0.1: mean 0.1).
@@ -165,7 +167,7 @@ func TestSettingsDiff(t *testing.T) {
 	a, b := pairedRuns()
 	require.Empty(t, analysis.SettingsDiff(a, b), "same kind, corpus and settings")
 	b.Corpus = "builtin:heldout"
-	b.MemoryRuns = []string{"x-E1"}
+	b.Memory = "x-E1"
 	b.Settings = settings.Default().Clone()
 	b.Settings.Evolver.Method = settings.MethodGEPA
 	doc := b.Settings.Roles["doctor"]
@@ -173,7 +175,7 @@ func TestSettingsDiff(t *testing.T) {
 	b.Settings.Roles["doctor"] = doc
 	require.Equal(t, []analysis.SettingDiff{
 		{Key: "corpus", A: "builtin:stream", B: "builtin:heldout"},
-		{Key: "memory_from", A: "", B: "x-E1"},
+		{Key: "memory", A: "own", B: "x-E1"},
 		{Key: "evolver.method", A: settings.MethodClinevo, B: settings.MethodGEPA},
 		{Key: "roles.doctor.backend", A: settings.Builtin, B: "openai"},
 		{Key: "roles.doctor.model", A: "", B: "gpt-x"},
@@ -237,6 +239,7 @@ func TestLoadCompared(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, runs[0].SettingsRecorded)
 	require.Equal(t, "builtin:stream", runs[0].Corpus)
+	require.Equal(t, "own", runs[0].Memory, "a stream reads its own cards")
 	require.Equal(t, settings.MedEvoEval, runs[0].Bench.Name())
 	require.False(t, runs[1].SettingsRecorded, "no spec names old-H0")
 	require.Equal(t, 1, runs[1].Episodes)

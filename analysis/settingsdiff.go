@@ -3,7 +3,6 @@ package analysis
 import (
 	"encoding/json"
 	"sort"
-	"strings"
 
 	"github.com/clinevo/clinevo/settings"
 )
@@ -33,7 +32,7 @@ func SettingsDiff(a, b ComparedRun) []SettingDiff {
 		return out
 	}
 	add("corpus", a.Corpus, b.Corpus)
-	add("memory_from", strings.Join(a.MemoryRuns, ","), strings.Join(b.MemoryRuns, ","))
+	add("memory", a.Memory, b.Memory)
 	fa, fb := flatSettings(a.Settings), flatSettings(b.Settings)
 	keys := make([]string, 0, len(fa)+len(fb))
 	for k := range fa {
