@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,6 +14,8 @@ import (
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
+	"github.com/clinevo/clinevo/results"
+	"github.com/clinevo/clinevo/runstatus"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -18,7 +23,7 @@ import (
 // learning and one with a fixed prompt, and compares them: the settings
 // diff names the method, the episodes pair by case, S's means are the
 // records', both stages are compared; unknown runs and a lone run are bad
-// input.
+// input. `episode list --where` filters the same runs on recorded fields.
 func TestCompareTwoStreams(t *testing.T) {
 	env := enginetest.Start(t)
 	ctx := context.Background()
@@ -67,9 +72,68 @@ func TestCompareTwoStreams(t *testing.T) {
 	require.InDelta(t, mean("cmp-b"), s.MeanB, 1e-9)
 	require.InDelta(t, s.MeanB-s.MeanA, s.MeanDiff, 1e-9, "every case paired: the mean difference is the difference of means")
 
-	for _, args := range [][]string{{"compare", "cmp-a", "nope"}, {"compare", "cmp-a"}, {"compare", "cmp-a", "cmp-a"}} {
+	for _, args := range [][]string{{"compare", "cmp-a", "nope"}, {"episode", "list", "--run", "cmp-a", "--where", "turns~3"}, {"compare", "cmp-a"}, {"compare", "cmp-a", "cmp-a"}} {
 		out, err := run(t, cli, append([]string{"--data-dir", env.DataDir}, args...)...)
 		require.Error(t, err, out)
 		require.Equal(t, exitBadInput, exitCode(err), "%v: %v", args, err)
 	}
+}
+
+// TestEpisodeListWhereRecorded: comparisons on recorded fields list the
+// episodes whose records meet them, counted here from the records
+// themselves.
+func TestEpisodeListWhereRecorded(t *testing.T) {
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	cli := map[string]string{"CLINEVO_TEMPORAL_ADDRESS": env.Server.Address()}
+	r, err := engine.StartStream(ctx, env.Client, env.Engine.Results, "", contract.StreamSpec{RunID: "where-a", Corpus: "builtin:stream", Limit: 8, StageSize: 4})
+	require.NoError(t, err)
+	require.NoError(t, r.Get(ctx, nil))
+	recs, err := env.Engine.Results.Records(ctx, "where-a")
+	require.NoError(t, err)
+	require.Len(t, recs, 8)
+	diag := strings.Fields(recs[0].Final.Diagnosis[0])[0]
+	count := func(keep func(results.Record) bool) (ids []string) {
+		for _, r := range recs {
+			if keep(r) {
+				ids = append(ids, r.WorkflowID)
+			}
+		}
+		return ids
+	}
+	for _, c := range []struct {
+		where string
+		want  []string
+	}{
+		{"cards>0", count(func(r results.Record) bool { return len(r.Retrieved) > 0 })},
+		{"turns>=" + strconv.Itoa(recs[0].Turns), count(func(r results.Record) bool { return r.Turns >= recs[0].Turns })},
+		{"diagnosis~" + diag, count(func(r results.Record) bool {
+			return slices.ContainsFunc(r.Final.Diagnosis, func(d string) bool { return strings.Contains(strings.ToLower(d), strings.ToLower(diag)) })
+		})},
+		{"stage=2 and cost>0", count(func(r results.Record) bool { return r.Stage == 2 && r.Scores.Cost > 0 })},
+		{"card=" + firstCard(recs), count(func(r results.Record) bool { return slices.Contains(r.Retrieved, firstCard(recs)) })},
+	} {
+		t.Run(c.where, func(t *testing.T) {
+			out, err := run(t, cli, "--data-dir", env.DataDir, "episode", "list", "--run", "where-a", "--where", c.where, "--json")
+			require.NoError(t, err, out)
+			var eps []runstatus.Episode
+			require.NoError(t, json.Unmarshal([]byte(out), &eps))
+			var got []string
+			for _, e := range eps {
+				got = append(got, e.WorkflowID)
+			}
+			require.NotEmpty(t, c.want, "the clause matches some episode, so the test can fail")
+			require.ElementsMatch(t, c.want, got)
+		})
+	}
+}
+
+// firstCard is the first card any record retrieved ("none" if none did).
+func firstCard(recs []results.Record) string {
+	for _, r := range recs {
+		if len(r.Retrieved) > 0 {
+			return r.Retrieved[0]
+		}
+	}
+	return "none"
 }
