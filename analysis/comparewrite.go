@@ -25,7 +25,7 @@ func WriteComparison(w io.Writer, c RunComparison) error {
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
-		fmt.Fprintln(w, pairing(p))
+		fmt.Fprintln(w, p.Pairing())
 		if err := writeMetricTable(w, p.A, p.B, p.Metric, false); err != nil {
 			return err
 		}
@@ -61,8 +61,8 @@ func writeSettingsDiff(w io.Writer, p PairDiff) {
 	_ = tw.Flush() // w is a terminal or a buffer: a failed write shows in the table that follows
 }
 
-// pairing says how the pair's episodes were matched.
-func pairing(p PairDiff) string {
+// Pairing says how the pair's episodes were matched.
+func (p PairDiff) Pairing() string {
 	if !p.Paired {
 		return "unpaired: the runs share no case (difference of means, unpaired bootstrap, no signed-rank or McNemar test)"
 	}
