@@ -66,7 +66,11 @@ func (p PairDiff) Pairing() string {
 	if !p.Paired {
 		return "unpaired: the runs share no case (difference of means, unpaired bootstrap, no signed-rank or McNemar test)"
 	}
-	return fmt.Sprintf("paired by case: %d cases in both (%d only in %s, %d only in %s)", p.Shared, p.OnlyA, p.A, p.OnlyB, p.B)
+	cases := "cases"
+	if p.Shared == 1 {
+		cases = "case"
+	}
+	return fmt.Sprintf("paired by case: %d %s in both (%d only in %s, %d only in %s)", p.Shared, cases, p.OnlyA, p.A, p.OnlyB, p.B)
 }
 
 // writeMetricTable prints a row per metric (the headline ones only when

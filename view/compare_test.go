@@ -101,7 +101,7 @@ func TestRunPageWhere(t *testing.T) {
 		{"diagnosis~pneumonia", 1},
 		{"S>=0.5", 3},
 		{"S>=0.5 and label!=critical_error", 2}, // c1 and c3
-		{"case=c2, S<0.7", 0}, // bad's c2 scored 0.75
+		{"case=c2, S<0.7", 0},                   // bad's c2 scored 0.75
 	} {
 		t.Run(tc.where, func(t *testing.T) {
 			r := get(t, srv, http.MethodGet, "/run?id=bad&where="+url.QueryEscape(tc.where), nil)
