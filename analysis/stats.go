@@ -205,8 +205,40 @@ func BootstrapMean(xs []float64, b int, seed uint64) Interval {
 		}
 		means[i] = s / float64(len(xs))
 	}
-	sort.Float64s(means)
-	q := func(p float64) float64 { return means[int(math.Round(p*float64(b-1)))] }
+	return percentile95(means)
+}
+
+// BootstrapDiff is a seeded percentile bootstrap 95% interval of mean(b) −
+// mean(a) for two independent samples (runs that share no case): each
+// resample draws len(a) values from a and len(b) from b, with replacement.
+// Either sample empty gives the zero interval.
+func BootstrapDiff(a, b []float64, n int, seed uint64) Interval {
+	if len(a) == 0 || len(b) == 0 {
+		return Interval{}
+	}
+	r := rand.New(rand.NewPCG(seed, uint64(len(a))<<32|uint64(len(b))))
+	draw := func(xs []float64) float64 {
+		s := 0.0
+		for range xs {
+			s += xs[r.IntN(len(xs))]
+		}
+		return s / float64(len(xs))
+	}
+	diffs := make([]float64, n)
+	for i := range diffs {
+		diffs[i] = draw(b) - draw(a)
+	}
+	return percentile95(diffs)
+}
+
+// percentile95 is the 2.5% and 97.5% percentiles of resampled statistics
+// (sorted in place), taken at the nearest rank.
+func percentile95(xs []float64) Interval {
+	if len(xs) == 0 {
+		return Interval{}
+	}
+	sort.Float64s(xs)
+	q := func(p float64) float64 { return xs[int(math.Round(p*float64(len(xs)-1)))] }
 	return Interval{Low: q(0.025), High: q(0.975)}
 }
 

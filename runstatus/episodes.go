@@ -3,10 +3,7 @@ package runstatus
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
-	"strconv"
-	"strings"
 
 	commonpb "go.temporal.io/api/common/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
@@ -14,61 +11,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 )
-
-// whereField is a name `episode list --where` takes and the search
-// attribute (or Temporal field) it reads.
-type whereField struct {
-	attr    string
-	numeric bool
-}
-
-// WhereFields are the names a where clause may compare: an episode's score
-// S, its stage, pass, index in the run, case, condition and kind, and its
-// Temporal status.
-var WhereFields = map[string]whereField{
-	"s": {"Score", true}, "stage": {"Stage", true}, "pass": {"Pass", true}, "index": {"EpisodeIndex", true},
-	"case": {"CaseId", false}, "condition": {"Condition", false}, "kind": {"Kind", false}, "status": {"ExecutionStatus", false},
-}
-
-var comparison = regexp.MustCompile(`^\s*([A-Za-z_]+)\s*(<=|>=|!=|=|<|>)\s*(.+?)\s*$`)
-
-// Where turns a where clause of comparisons joined by "and" or ","
-// ("S<0.5", "stage>=3 and condition=angina", "status=Running") into a
-// Temporal visibility query over the episodes' search attributes. A name it
-// does not know, an operator it does not take or a number that does not
-// parse is an error naming it.
-func Where(clause string) (string, error) {
-	var parts []string
-	for _, term := range regexp.MustCompile(`(?i)\s+and\s+|,`).Split(clause, -1) {
-		if strings.TrimSpace(term) == "" {
-			continue
-		}
-		m := comparison.FindStringSubmatch(term)
-		if m == nil {
-			return "", fmt.Errorf("--where %q: %q is not NAME OP VALUE (OP one of < <= > >= = !=), e.g. S<0.5", clause, strings.TrimSpace(term))
-		}
-		name, op, value := strings.ToLower(m[1]), m[2], strings.Trim(m[3], `"'`)
-		f, ok := WhereFields[name]
-		if !ok {
-			return "", fmt.Errorf("--where %q: unknown name %q: want one of S, stage, pass, index, case, condition, kind, status", clause, m[1])
-		}
-		if f.numeric {
-			if _, err := strconv.ParseFloat(value, 64); err != nil {
-				return "", fmt.Errorf("--where %q: %s takes a number, got %q", clause, m[1], value)
-			}
-			parts = append(parts, fmt.Sprintf("%s %s %s", f.attr, op, value))
-			continue
-		}
-		if op != "=" && op != "!=" {
-			return "", fmt.Errorf("--where %q: %s takes = or !=, got %s", clause, m[1], op)
-		}
-		if name == "status" { // Temporal's names: Running, Completed, Failed, ...
-			value = strings.ToUpper(value[:1]) + value[1:]
-		}
-		parts = append(parts, fmt.Sprintf("%s %s %q", f.attr, op, value))
-	}
-	return strings.Join(parts, " AND "), nil
-}
 
 // Episode is one row of `episode list`.
 type Episode struct {
@@ -84,7 +26,7 @@ type Episode struct {
 }
 
 // Episodes lists the episode workflows of run that match the visibility
-// query where (Where's output; empty: all), in pass, stage and index order.
+// query where (Filter.Query; empty: all), in pass, stage and index order.
 func Episodes(ctx context.Context, c client.Client, run, where string) ([]Episode, error) {
 	q := fmt.Sprintf(`ClinevoRun = %q AND WorkflowType = "EpisodeWorkflow"`, run)
 	if where != "" {

@@ -346,6 +346,11 @@ type runPage struct {
 	LastNumber int
 	NoU        bool // the run's profile defines no U: shown as "–"
 	Glossary   template.HTML
+	// Where filters the episode list (the clause `episode list --where`
+	// takes); Shown are the records it keeps, WhereErr why it keeps all.
+	Where    string
+	WhereErr string
+	Shown    []results.Record
 }
 
 func (p runPage) Live() bool { return p.Status.live() }
@@ -401,6 +406,7 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 	if err := p.addRuleBook(r.URL.Query().Get("stage")); err != nil {
 		return nil, err
 	}
+	p.filter(r.URL.Query().Get("where"))
 	usage, err := s.o.Results.RunUsage(ctx, id)
 	if err != nil {
 		return nil, err
@@ -481,6 +487,23 @@ func (p *runPage) addRuleBook(asked string) error {
 	}
 	p.RuleBook = ruleBookAt(p.Records, stage)
 	return nil
+}
+
+// filter keeps the episodes a where clause matches in the list; a clause
+// that does not parse keeps them all and says why.
+func (p *runPage) filter(where string) {
+	p.Where, p.Shown = where, p.Records
+	f, err := runstatus.ParseWhere(where)
+	if err != nil {
+		p.WhereErr = err.Error()
+		return
+	}
+	p.Shown = nil
+	for _, r := range p.Records {
+		if f.Match(r) {
+			p.Shown = append(p.Shown, r)
+		}
+	}
 }
 
 // ruleBookAt is the rule book after the last episode of a stage: the one the

@@ -99,6 +99,8 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("/card", s.render("card", s.card))
 	s.mux.HandleFunc("/experiment", s.render("experiment", s.experiment))
 	s.mux.HandleFunc("/part/experiment", s.render("experimentlive", s.experiment))
+	s.mux.HandleFunc("/compare", s.render("compare", s.compare))
+	s.mux.HandleFunc("/compare/episode", s.render("episodepair", s.episodePair))
 	return s, nil
 }
 

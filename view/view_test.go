@@ -175,7 +175,7 @@ func TestViewer(t *testing.T) {
 				}
 			}
 		}
-		for _, k := range []string{"/", "/run", "/episode", "/memory", "/card", "/experiment", "/static/view.css", "/static/view.js"} {
+		for _, k := range []string{"/", "/run", "/episode", "/memory", "/card", "/experiment", "/compare", "/static/view.css", "/static/view.js"} {
 			require.True(t, kinds[k], "a link to %s", k)
 		}
 		t.Logf("%d links followed", len(seen))
@@ -504,6 +504,55 @@ func TestViewer(t *testing.T) {
 		require.NotContains(t, kl, `data-term="u"`, "KlinikeBench defines no U")
 	})
 
+	t.Run("compare page", func(t *testing.T) {
+		srv := newServer(t, f, "")
+		r := get(t, srv, http.MethodGet, "/compare?run=vt-H0&run=vt-H3", nil)
+		page := body(t, r)
+		require.Equal(t, http.StatusOK, r.StatusCode, page)
+		require.Contains(t, page, "paired by case: 4 cases in both (0 only in vt-H0, 0 only in vt-H3)")
+		require.Regexp(t, `<tr class="setting"><td><code>memory</code></td><td class="text">none</td><td class="text">vt-E1</td></tr>`, page,
+			"H3 read the stream's memory, H0 none")
+		row := regexp.MustCompile(`<tr class="metric" data-metric="s">.*?</tr>`).FindString(page)
+		require.Contains(t, row, fmt.Sprintf(`<td class="n">%.3f</td><td class="n">%.3f</td>`, meanS(t, f, "vt-H0"), meanS(t, f, "vt-H3")))
+		require.Contains(t, row, `<td class="n">4</td>`, "four pairs")
+		require.NotContains(t, page, "Learning curves", "held-out runs have no stages")
+
+		// Two streams: their curves overlaid (a legend entry each) and
+		// stage tables.
+		page = body(t, get(t, srv, http.MethodGet, "/compare?run=vt-E1&run=live", nil))
+		curves := regexp.MustCompile(`(?s)<svg class="chart curve".*?</svg>`).FindString(page)
+		require.Contains(t, curves, `font-size="12">vt-E1</text>`)
+		require.Contains(t, curves, `font-size="12">live</text>`)
+		require.Contains(t, page, "By stage (headline metrics)")
+		// The experiment page links its conditions' comparison.
+		exp := body(t, get(t, srv, http.MethodGet, "/experiment?name=vt", nil))
+		require.Contains(t, exp, `href="/compare?run=vt-E1&amp;run=vt-H0&amp;run=vt-H3&amp;"`)
+	})
+
+	t.Run("filtered episode list", func(t *testing.T) {
+		srv := newServer(t, f, "")
+		recs, err := f.env.Engine.Results.Records(ctx, "vt-E1")
+		require.NoError(t, err)
+		for _, tc := range []struct {
+			where string
+			keep  func(results.Record) bool
+		}{
+			{"cards>0", func(r results.Record) bool { return len(r.Retrieved) > 0 }},
+			{"stage=2 and cards=0", func(r results.Record) bool { return r.Stage == 2 && len(r.Retrieved) == 0 }},
+			{"turns>=4", func(r results.Record) bool { return r.Turns >= 4 }},
+		} {
+			want := 0
+			for _, r := range recs {
+				if tc.keep(r) {
+					want++
+				}
+			}
+			page := body(t, get(t, srv, http.MethodGet, "/run?id=vt-E1&where="+url.QueryEscape(tc.where), nil))
+			require.Equal(t, want, strings.Count(page, `<tr class="episode">`), tc.where)
+			require.Contains(t, page, fmt.Sprintf("%d of 12 episodes match", want), tc.where)
+		}
+	})
+
 	t.Run("retrievals as of an episode", func(t *testing.T) {
 		// The bank's counter is to date; as of an episode the page counts the
 		// stream episodes up to it that were shown each card. As of the last
@@ -645,6 +694,11 @@ func browse(t *testing.T, f fixture) {
 	pages := []string{"/", "/run?id=vt-E1", "/run?id=vt-H0", "/card?id=" + url.QueryEscape(f.card.ID), "/experiment?name=vt",
 		"/memory?runs=vt-E1&from=3&to=12", "/memory?runs=vt-E1&as_of=6&q=" + url.QueryEscape("burning when passing urine"),
 		"/episode?id=" + ep, "/memory?runs=vt-E1&as_of=2", "/memory?runs=vt-E1&as_of=12", "/memory?runs=vt-E1&as_of=6"}
+	h0, err := f.env.Engine.Results.Records(context.Background(), "vt-H0")
+	require.NoError(t, err)
+	comparePage, filtered := "/compare?run=vt-E1&run=live&run=vt-H3", "/run?id=vt-E1&where="+url.QueryEscape("cards>0")
+	pairPage := "/compare/episode?a=" + ep + "&b=" + url.QueryEscape(h0[0].EpisodeID)
+	pages = append(pages, comparePage, filtered, pairPage)
 	var loads []load
 	for _, p := range pages {
 		loads = append(loads, load{base: hs.URL, page: p})
@@ -655,7 +709,8 @@ func browse(t *testing.T, f fixture) {
 	// The screenshots are taken by the loads that dump the same pages' DOM.
 	shots := map[load]string{{base: hs.URL, page: "/run?id=vt-E1"}: shot("run"), {base: hs.URL, page: "/episode?id=" + ep}: shot("episode"),
 		{base: hs.URL, page: "/experiment?name=vt"}: shot("experiment"), memoryShot: shot("memory"),
-		{base: gone.URL, page: "/"}: shot("index-no-temporal"), {base: waiting.URL, page: "/experiment?name=vt"}: shot("experiment-waiting")}
+		{base: gone.URL, page: "/"}: shot("index-no-temporal"), {base: waiting.URL, page: "/experiment?name=vt"}: shot("experiment-waiting"),
+		{base: hs.URL, page: comparePage}: shot("compare"), {base: hs.URL, page: pairPage}: shot("compare-episode")}
 	for l := range shots {
 		require.Contains(t, loads, l, "a screenshot of a page that is loaded")
 	}
@@ -717,6 +772,26 @@ func browse(t *testing.T, f fixture) {
 		page := domOf(waiting.URL, p) // no table wider than the page, with every row waiting
 		require.Contains(t, page, "waiting for results/postgres", p)
 	}
+	// The compare page: a pair section for each run after the first, the
+	// curves overlaid; the filtered list; two episodes side by side.
+	cmp := dom(comparePage)
+	require.Equal(t, 2, strings.Count(cmp, `<section class="pair"`))
+	require.Contains(t, cmp, `<svg class="chart curve"`)
+	// An S row per pair, and one per stage the two streams both played.
+	require.Equal(t, 2+strings.Count(cmp, `<h4>Stage `), strings.Count(cmp, `<tr class="metric" data-metric="s">`))
+	require.Positive(t, strings.Count(cmp, `<h4>Stage `), "vt-E1 and live share stage 1")
+	withCards := 0
+	recs, err := f.env.Engine.Results.Records(context.Background(), "vt-E1")
+	require.NoError(t, err)
+	for _, r := range recs {
+		if len(r.Retrieved) > 0 {
+			withCards++
+		}
+	}
+	require.Equal(t, withCards, strings.Count(dom(filtered), `<tr class="episode">`))
+	side := dom(pairPage)
+	require.Contains(t, side, `data-episode="`+f.episode.EpisodeID+`"`)
+	require.Contains(t, side, `data-episode="`+h0[0].EpisodeID+`"`)
 	exp := dom("/experiment?name=vt")
 	require.Contains(t, exp, `<g class="legend">`)
 	require.Contains(t, exp, "Provenance")

@@ -120,7 +120,7 @@ that failed).`,
 	root.AddCommand(versionCmd())
 	root.AddCommand(a.corpusCmd(), a.episodeCmd(), a.devCmd(), a.workerCmd(), a.streamCmd(), a.memoryCmd(), a.runsCmd(), a.demoCmd(), a.experimentCmd(), a.reportCmd())
 	root.AddCommand(a.viewCmd(), docsCmd())
-	root.AddCommand(a.rolesCmd(), a.exportCmd(), a.evaluationCmd())
+	root.AddCommand(a.rolesCmd(), a.exportCmd(), a.evaluationCmd(), a.compareCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	finish(root)
 	return root

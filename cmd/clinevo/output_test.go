@@ -66,7 +66,7 @@ func jsonKeyProblems(t reflect.Type, path string, seen map[reflect.Type]bool) []
 // TestPrintedJSONIsSnakeCase checks every type a command prints as JSON.
 func TestPrintedJSONIsSnakeCase(t *testing.T) {
 	for _, v := range []any{clinic.Trace{}, clinic.Card{}, results.Record{}, memory.Stats{}, contract.Progress{}, contract.StreamResult{}, contract.ExperimentSpec{}, settings.Settings{}, analysis.Report{},
-		recorded.RunSummary{}, runstatus.Stream{}, runstatus.Experiment{}, episodeRow{}} {
+		recorded.RunSummary{}, runstatus.Stream{}, runstatus.Experiment{}, episodeRow{}, analysis.RunComparison{}} {
 		typ := reflect.TypeOf(v)
 		t.Run(typ.String(), func(t *testing.T) {
 			require.Empty(t, jsonKeyProblems(typ, typ.Name(), map[reflect.Type]bool{}))
