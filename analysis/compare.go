@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -196,6 +197,7 @@ func ComparePair(a, b ComparedRun) PairDiff {
 	if note != "" {
 		p.Notes = append(p.Notes, note)
 	}
+	p.Notes = append(p.Notes, servedApart(a, b)...)
 	pa, pb := pairByCase(a.Records, b.Records)
 	p.Paired, p.Shared, p.OnlyA, p.OnlyB = len(pa) > 0, len(pa), len(a.Records)-len(pa), len(b.Records)-len(pb)
 	p.Metric = diffMetrics(metrics, a.Records, b.Records)
@@ -204,6 +206,23 @@ func ComparePair(a, b ComparedRun) PairDiff {
 	}
 	p.Disagreements = disagreements(pa, pb)
 	return p
+}
+
+// servedApart warns, role by role, where the providers' replies of a and b
+// carried different system fingerprints: the same model name served by a
+// changed backend, which can move a difference as much as a changed setting.
+// A role without fingerprints on either side (built-in, or a provider that
+// sends none) says nothing.
+func servedApart(a, b ComparedRun) []string {
+	fa, fb := Fingerprints(a.Records), Fingerprints(b.Records)
+	var notes []string
+	for _, role := range slices.Sorted(maps.Keys(fa)) {
+		if len(fb[role]) > 0 && !slices.Equal(fa[role], fb[role]) {
+			notes = append(notes, fmt.Sprintf("warning: %s's replies came from different system fingerprints: %s in %s, %s in %s",
+				role, strings.Join(fa[role], ", "), a.Run, strings.Join(fb[role], ", "), b.Run))
+		}
+	}
+	return notes
 }
 
 // sharedMetrics are the metrics a's benchmark declares that b's declares

@@ -260,3 +260,24 @@ func TestLoadCompared(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareWarnsOfOtherFingerprints: a role whose replies carried other
+// system fingerprints in B than in A is named with both sets; a role with
+// the same ones, or with none on one side (built-in), is not.
+func TestCompareWarnsOfOtherFingerprints(t *testing.T) {
+	a, b := pairedRuns()
+	served := func(cr analysis.ComparedRun, role string, fps ...string) {
+		for i := range cr.Records {
+			cr.Records[i].Usage = map[string]results.Usage{role: {Calls: 1, Fingerprints: fps}}
+		}
+	}
+	served(a, "doctor", "fp_1")
+	served(b, "doctor", "fp_1", "fp_2")
+	p := analysis.ComparePair(a, b)
+	require.Contains(t, p.Notes, "warning: doctor's replies came from different system fingerprints: fp_1 in A, fp_1, fp_2 in B")
+
+	served(b, "doctor", "fp_1")
+	require.Empty(t, analysis.ComparePair(a, b).Notes, "the same fingerprints")
+	served(b, "judge", "fp_9")
+	require.Empty(t, analysis.ComparePair(a, b).Notes, "no role with fingerprints on both sides")
+}
