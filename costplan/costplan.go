@@ -33,10 +33,12 @@ const (
 	// (`clinevo dev`): the roles' built-in work, the workflows, the stores
 	// and the learning. Conditions that run at once share that machine's
 	// cores, so an experiment never takes less wall time than its episodes'
-	// processor time over the cores. Measured with the built-in roles on the
-	// project's two-core machine (docs/performance.md, "Wall time, planned
-	// and measured").
-	GuessEpisodeCPUSeconds = 0.12
+	// processor time over the cores. Measured with the built-in roles
+	// (clinevo's figure, docs/performance.md, "Wall time, planned and
+	// measured"): 0.107 to 0.146 processor seconds an episode over the
+	// quick, SDBench, KlinikeBench and textbook experiments; 0.13 is their
+	// middle.
+	GuessEpisodeCPUSeconds = 0.13
 )
 
 // Role is one role's planned (or used) model use.
