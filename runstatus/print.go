@@ -81,7 +81,11 @@ func writeProgress(tw io.Writer, status string, p *contract.Progress, showU bool
 		total = fmt.Sprint(p.Total)
 	}
 	if status == StatusStopped {
-		fmt.Fprintf(tw, "episodes\t%d played before it stopped, in %d stages\n", p.Cursor, p.Stages)
+		stages := "stages"
+		if p.Stages == 1 {
+			stages = "stage"
+		}
+		fmt.Fprintf(tw, "episodes\t%d played before it stopped, in %d %s\n", p.Cursor, p.Stages, stages)
 	} else {
 		fmt.Fprintf(tw, "episodes\t%d of %s, stage %d of %d\n", p.Cursor, total, p.Stage, p.Stages)
 	}

@@ -32,7 +32,7 @@ func TestStoppedStreamStatusIsConsistent(t *testing.T) {
 	out, err := run(t, cli, "--data-dir", env.DataDir, "stream", "status", "halt")
 	require.NoError(t, err)
 	require.Regexp(t, `status\s+stopped\n`, out)
-	require.Regexp(t, `episodes\s+\d+ played before it stopped, in 1 stages\n`, out)
+	require.Regexp(t, `episodes\s+\d+ played before it stopped, in 1 stage\n`, out)
 	require.NotContains(t, out, "of ?")
 	require.NotContains(t, out, "stage 0 of 0")
 
@@ -43,6 +43,7 @@ func TestStoppedStreamStatusIsConsistent(t *testing.T) {
 	require.Equal(t, exitBadInput, exitCode(err))
 	_, err = run(t, cli, "--data-dir", env.DataDir, "stream", "restart", "halt")
 	require.ErrorContains(t, err, "stream halt has finished (workflow halt/stream completed): "+carry)
+	require.Equal(t, exitBadInput, exitCode(err), "a run that cannot restart is bad input, as in start and terminate")
 	_, err = run(t, cli, "--data-dir", env.DataDir, "stream", "terminate", "halt", "--reason", "tidy up")
 	require.EqualError(t, err, "terminate stream halt: workflow halt/stream is completed: not running")
 	require.Equal(t, exitBadInput, exitCode(err))
