@@ -221,4 +221,12 @@ func TestBenchmarkKeysTakeFiniteNumbers(t *testing.T) {
 	e := settings.Episode{Ext: map[string]any{"visit_cost": "12.5"}}
 	require.NoError(t, e.Decode(&keys))
 	require.Equal(t, 12.5, keys.Cost, "a finite number in a text reads")
+
+	// A spec's settings block (a condition's too) carries a benchmark's key
+	// unchecked to the benchmark: one that is not finite is named there.
+	_, err := settings.Apply(settings.Default(), "conditions[0] (A).settings",
+		settings.Overrides{"episode": map[string]any{"visit_cost": math.Inf(1)}})
+	require.EqualError(t, err, "conditions[0] (A).settings.episode.visit_cost: want a finite number, got +Inf")
+	_, err = settings.Apply(settings.Default(), "settings", settings.Overrides{"episode": map[string]any{"weights": []any{1.0, map[string]any{"w": math.NaN()}}}})
+	require.EqualError(t, err, "settings.episode.weights[1].w: want a finite number, got NaN")
 }
