@@ -15,12 +15,20 @@ func FuzzLoad(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(string(example), uint8(0))
-	for i, s := range []string{"memory:\n  k: 3.7\n", "scoring:\n  lambda: .inf\n", "episode: [unclosed\n", "[memory]\nk = 5\n", `{"memory": {"k": 5}}`,
-		`{"memory": {"dim": 1e12}}`, "roles:\n  doctor: {max_tokens: -1}\n", "\xef\xbb\xbfmemory:\n  k: 5\n", "a: &a [*a, *a, *a]\n", "\x00", "memory = 5\n"} {
-		f.Add(s, uint8(i))
-	}
 	exts := []string{".yaml", ".toml", ".json"}
+	const yaml, toml, json = 0, 1, 2 // each seed in the format it is written in
+	f.Add(string(example), uint8(yaml))
+	for _, s := range []struct {
+		text string
+		ext  uint8
+	}{
+		{"memory:\n  k: 3.7\n", yaml}, {"scoring:\n  lambda: .inf\n", yaml}, {"episode: [unclosed\n", yaml}, {"[memory]\nk = 5\n", toml},
+		{"[scoring]\nlambda = inf\n", toml}, {`{"memory": {"k": 5}}`, json}, {`{"memory": {"dim": 1e12}}`, json}, {"roles:\n  doctor: {max_tokens: -1}\n", yaml},
+		{"\xef\xbb\xbfmemory:\n  k: 5\n", yaml}, {"a: &a [*a, *a, *a]\n", yaml}, {"\x00", json}, {"memory = 5\n", toml},
+		{"profile: sdbench\nepisode:\n  visit_cost: .inf\n  panels: 100000000\n", yaml}, {`{"profile": "klinike", "episode": {"max_steps": 1e9}}`, json},
+	} {
+		f.Add(s.text, s.ext)
+	}
 	set := buildSet(f)
 	f.Fuzz(func(t *testing.T, in string, ext uint8) {
 		p := filepath.Join(t.TempDir(), "c"+exts[int(ext)%len(exts)])

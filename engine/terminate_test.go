@@ -70,6 +70,34 @@ func TestTerminateEndsAStuckRun(t *testing.T) {
 	require.ErrorContains(t, err, "terminate stream stuck: workflow stuck/stream is terminated: not running")
 }
 
+// TestTerminatedExperimentNamesItsReason (issue 37, item 9): an
+// experiment's condition that Temporal terminates with the experiment (the
+// parent close policy) says why the experiment was ended, not only Temporal's
+// "by parent close policy", in `stream status` and the viewer alike.
+func TestTerminatedExperimentNamesItsReason(t *testing.T) {
+	t.Parallel() // see TestMain
+	env := enginetest.Start(t)
+	ctx := context.Background()
+	spec := contract.ExperimentSpec{Name: "halt", Corpus: "builtin:stream", Limit: 400, StageSize: 50,
+		Conditions: []contract.ConditionSpec{{Name: "E1", Kind: contract.KindStream}}}
+	_, err := engine.StartExperiment(ctx, env.Client, env.Engine.Results, "", spec)
+	require.NoError(t, err)
+	enginetest.Eventually(t, 2*time.Minute, "the condition's stream running", func() bool {
+		st, err := runstatus.StreamOf(ctx, env.Client, "halt-E1")
+		return err == nil && st.Status == runstatus.StatusRunning
+	})
+	// The experiment alone, as Terminate ends it first: the server ends the
+	// condition's stream by the parent close policy.
+	const reason = "the corpus was the wrong one"
+	require.NoError(t, env.Client.TerminateWorkflow(ctx, "halt/experiment", "", reason))
+	var st runstatus.Stream
+	enginetest.Eventually(t, time.Minute, "the condition's stream ended with it", func() bool {
+		st, err = runstatus.StreamOf(ctx, env.Client, "halt-E1")
+		return err == nil && st.Status == runstatus.StatusTerminated
+	})
+	require.Equal(t, reason+" (with its parent, workflow halt/experiment)", st.Reason)
+}
+
 // TestTerminatedWrite: what terminate says: the workflows it ended, then
 // where the reason is kept.
 func TestTerminatedWrite(t *testing.T) {

@@ -97,6 +97,8 @@ func TestSpecNumbersAreChecked(t *testing.T) {
 			"line 5: conditions[0].limit: want a whole number, got 1.5"},
 		{"text for a number", head + "limit: ten\n" + conds, "line 4: limit: want a whole number, got ten"},
 		{"infinite setting", head + "settings: {scoring: {lambda: .inf}}\n" + conds, "settings.scoring.lambda: want a finite number, got +Inf"},
+		{"an infinite benchmark key", head + "conditions:\n  - {name: A, kind: stream, settings: {episode: {visit_cost: .inf}}}\n",
+			"conditions[0] (A).settings.episode.visit_cost: want a finite number, got +Inf"},
 		{"garbage", "\x00\x01\x02 not yaml", "experiment SPEC: yaml: control characters are not allowed"},
 		{"a list", "- name: x\n", "experiment SPEC: want a YAML mapping of the spec's keys (name, corpus, conditions, ...), got a list"},
 		{"a text", "just some words\n", `got the text "just some words" on line 1`},

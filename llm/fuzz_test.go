@@ -2,12 +2,14 @@ package llm_test
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/clinevo/clinevo/bench"
 	"github.com/clinevo/clinevo/benchmarks/all"
 	"github.com/clinevo/clinevo/catalog"
 	"github.com/clinevo/clinevo/clinic"
@@ -113,24 +115,35 @@ func FuzzRoleReplies(f *testing.F) {
 }
 
 // FuzzBenchmarkReplies plays one episode of every benchmark with its model
-// doctor (in each reply format) and judge answering any reply: the
-// benchmarks' readers of JSON, tagged and function-calling replies may
-// refuse a reply, never panic or hang.
+// doctor (in each reply format), its judge and the model form of every role
+// it adds (SDBench's gatekeeper) answering any reply: the benchmarks'
+// readers of JSON, tagged and function-calling replies may refuse a reply,
+// never panic or hang.
 func FuzzBenchmarkReplies(f *testing.F) {
-	for i, s := range replySeeds {
-		f.Add(s, uint8(i), uint8(i/3))
-	}
-	f.Add(`order_imaging {"modality":"ct","region":"head"}`, uint8(3), uint8(2))
-	f.Add(`order_imaging {"modality":`, uint8(3), uint8(2))
-	f.Add(`record_diagnosis {"diagnosis":["x"],"rationale":7}`, uint8(3), uint8(5))
-	srv := newFuzzServer(f)
 	set, err := all.Set()
 	if err != nil {
 		f.Fatal(err)
 	}
-	lib := corpus.NewLibrary(set)
 	names := set.Names()
 	sort.Strings(names)
+	// A seed meant for one benchmark names it: the list grows.
+	benchOf := func(name string) uint8 {
+		i := slices.Index(names, name)
+		if i < 0 {
+			f.Fatalf("no benchmark %s", name)
+		}
+		return uint8(i)
+	}
+	for i, s := range replySeeds {
+		f.Add(s, uint8(i), uint8(i/3))
+	}
+	f.Add(`order_imaging {"modality":"ct","region":"head"}`, benchOf("klinike"), uint8(2))
+	f.Add(`order_imaging {"modality":`, benchOf("klinike"), uint8(2))
+	f.Add(`record_diagnosis {"diagnosis":["x"],"rationale":7}`, benchOf("klinike"), uint8(5))
+	f.Add(`{"answer":"Two weeks.","revealed_fact_ids":["no-such-fact"],"beyond_record":true}`, benchOf("sdbench"), uint8(0))
+	f.Add(`{"result":"","answer":" "}`, benchOf("sdbench"), uint8(0))
+	srv := newFuzzServer(f)
+	lib := corpus.NewLibrary(set)
 	cases := map[string]clinic.Case{}
 	for _, n := range names {
 		cases[n] = firstCase(lib, n)
@@ -150,6 +163,7 @@ func FuzzBenchmarkReplies(f *testing.F) {
 		roles := runner.BuiltinRoles()
 		roles.Doctor = llm.DoctorFor(b, doctor)
 		roles.Judge = llm.JudgeFor(b, llm.Judge{C: srv.Client(t, "judge", nil)}, s)
+		roles.Env.Extra = modelRoles(t, srv, b)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		_, err = runner.Play(ctx, cases[name], runner.Deps{Bench: b, Roles: roles, Settings: s}, runner.Meta{RunID: "fz", EpisodeID: "fz/1", Number: 1})
@@ -167,4 +181,26 @@ func firstCase(lib corpus.Library, name string) clinic.Case {
 		return synth.Generate(7)["stream"][0]
 	}
 	return splits[order[0]][0]
+}
+
+// modelRoles are the model forms of the roles b adds, on the fuzz server, as
+// the engine builds them (episode.Roles.Extra); nil for a benchmark without.
+func modelRoles(t *testing.T, srv *fuzzServer, b bench.Benchmark) map[string]any {
+	rs, ok := b.(bench.Roles)
+	if !ok {
+		return nil
+	}
+	mk, ok := b.(llm.RoleMaker)
+	if !ok {
+		t.Fatalf("benchmark %s adds roles and has no model form of them", b.Name())
+	}
+	out := map[string]any{}
+	for _, name := range rs.Roles() {
+		r, err := mk.ModelRole(name, srv.Client(t, name, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = r
+	}
+	return out
 }

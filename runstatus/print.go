@@ -86,8 +86,12 @@ func writeProgress(tw io.Writer, status string, p *contract.Progress, showU bool
 	switch {
 	case status == StatusStopped && p.Total > 0:
 		fmt.Fprintf(tw, "episodes\t%d of %d played before it stopped, in stage %d of %d\n", p.Cursor, p.Total, p.Stage, p.Stages)
-	case status == StatusStopped:
-		fmt.Fprintf(tw, "episodes\t%d played before it stopped, in %d stages\n", p.Cursor, p.Stages)
+	case status == StatusStopped: // a stream that finished before its result held its progress
+		stages := "stages"
+		if p.Stages == 1 {
+			stages = "stage"
+		}
+		fmt.Fprintf(tw, "episodes\t%d played before it stopped, in %d %s\n", p.Cursor, p.Stages, stages)
 	default:
 		fmt.Fprintf(tw, "episodes\t%d of %s, stage %d of %d\n", p.Cursor, total, p.Stage, p.Stages)
 	}

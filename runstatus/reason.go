@@ -21,7 +21,9 @@ const stuckAfter = 3
 
 // CloseReason is why a closed workflow ended, as its close event says: a
 // terminated workflow's reason, a failed one's failure; "" for any other,
-// or when the history cannot be read (the status stands without it).
+// or when the history cannot be read (the status stands without it). A
+// child the server terminated with its parent (an experiment's condition,
+// a stream's episode) gives the parent's reason, which the operator wrote.
 func CloseReason(ctx context.Context, c client.Client, id string) string {
 	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
 	for it.HasNext() {
@@ -29,7 +31,9 @@ func CloseReason(ctx context.Context, c client.Client, id string) string {
 		if err != nil {
 			return ""
 		}
-		if a := ev.GetWorkflowExecutionTerminatedEventAttributes(); a != nil {
+		if a := ev.GetWorkflowExecutionTerminatedEventAttributes(); a != nil && a.GetReason() == parentClosed {
+			return parentReason(ctx, c, id)
+		} else if a != nil {
 			return a.GetReason()
 		}
 		if a := ev.GetWorkflowExecutionFailedEventAttributes(); a != nil {
@@ -37,6 +41,21 @@ func CloseReason(ctx context.Context, c client.Client, id string) string {
 		}
 	}
 	return ""
+}
+
+// parentClosed is the reason the Temporal server gives a child it
+// terminates because its parent closed (the parent close policy).
+const parentClosed = "by parent close policy"
+
+// parentReason is the reason of the parent that took workflow id with it;
+// Temporal's own words when the parent is not known.
+func parentReason(ctx context.Context, c client.Client, id string) string {
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	p := d.GetWorkflowExecutionInfo().GetParentExecution()
+	if err != nil || p.GetWorkflowId() == "" {
+		return parentClosed
+	}
+	return fmt.Sprintf("%s (with its parent, workflow %s)", CloseReason(ctx, c, p.GetWorkflowId()), p.GetWorkflowId())
 }
 
 // TaskFailure says why a running workflow is stuck: how often its workflow

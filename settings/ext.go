@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strconv"
@@ -107,8 +108,13 @@ func (e Episode) Decode(v any) error {
 	return nil
 }
 
-// coerce reads a text value as the type a field wants.
+// coerce reads a text value as the type a field wants. A number that is
+// not finite is refused here, with the key, before JSON (which carries
+// settings and has no infinity) refuses it in its own words.
 func coerce(v any, t reflect.Type) (any, error) {
+	if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+		return nil, fmt.Errorf("want a finite number, got %v", f)
+	}
 	s, ok := v.(string)
 	if !ok {
 		return v, nil
@@ -124,6 +130,9 @@ func coerce(v any, t reflect.Type) (any, error) {
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {
 			return nil, fmt.Errorf("want a number, got %q", s)
+		}
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, fmt.Errorf("want a finite number, got %q", s)
 		}
 		return f, nil
 	case reflect.Bool:

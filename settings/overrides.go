@@ -73,7 +73,12 @@ func check(t reflect.Type, v any, path string) error {
 		for _, k := range sortedKeys(m) {
 			f, ok := fieldByKey(t, k)
 			if !ok && hasRemain(t) {
-				continue // a benchmark's key: bench.Set.ValidateSettings names it if no benchmark has it
+				// A benchmark's key: bench.Set.ValidateSettings names it if no
+				// benchmark has it; its numbers must reach JSON all the same.
+				if err := finite(m[k], path+"."+k); err != nil {
+					return err
+				}
+				continue
 			}
 			if !ok {
 				return fmt.Errorf("%s.%s: unknown settings key (known: %s)", path, k, strings.Join(keysOf(t), ", "))
@@ -94,6 +99,31 @@ func check(t reflect.Type, v any, path string) error {
 		}
 		for _, k := range sortedKeys(m) {
 			if err := check(t.Elem(), m[k], path+"."+k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// finite refuses a number that is not finite anywhere in v, a value whose
+// type only its benchmark knows, naming where: JSON, which carries the
+// overrides on, has no infinity.
+func finite(v any, path string) error {
+	switch x := v.(type) {
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return fmt.Errorf("%s: want a finite number, got %v", path, x)
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			if err := finite(x[k], path+"."+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := finite(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
 		}

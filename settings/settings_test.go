@@ -2,6 +2,7 @@ package settings_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -192,4 +193,40 @@ func TestBudget(t *testing.T) {
 	s := settings.Default()
 	s.Budget.USD = -1
 	require.ErrorContains(t, s.Validate(), "budget.usd and budget.tokens must not be negative")
+}
+
+// TestBenchmarkKeysTakeFiniteNumbers (issue 37, item 10): a benchmark's
+// episode key that takes a number refuses one that is not finite, from a
+// file (YAML's .inf) or a variable ("inf"), naming the key; it failed with
+// the JSON encoder's words ("json: unsupported value: +Inf").
+func TestBenchmarkKeysTakeFiniteNumbers(t *testing.T) {
+	var keys struct {
+		Cost float64 `json:"visit_cost"`
+	}
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{math.Inf(1), "episode.visit_cost: want a finite number, got +Inf"},
+		{math.NaN(), "episode.visit_cost: want a finite number, got NaN"},
+		{"inf", `episode.visit_cost: want a finite number, got "inf"`},
+		{"-Infinity", `episode.visit_cost: want a finite number, got "-Infinity"`},
+		{"nan", `episode.visit_cost: want a finite number, got "nan"`},
+	} {
+		t.Run(fmt.Sprint(tc.v), func(t *testing.T) {
+			e := settings.Episode{Ext: map[string]any{"visit_cost": tc.v}}
+			require.EqualError(t, e.Decode(&keys), tc.want)
+		})
+	}
+	e := settings.Episode{Ext: map[string]any{"visit_cost": "12.5"}}
+	require.NoError(t, e.Decode(&keys))
+	require.Equal(t, 12.5, keys.Cost, "a finite number in a text reads")
+
+	// A spec's settings block (a condition's too) carries a benchmark's key
+	// unchecked to the benchmark: one that is not finite is named there.
+	_, err := settings.Apply(settings.Default(), "conditions[0] (A).settings",
+		settings.Overrides{"episode": map[string]any{"visit_cost": math.Inf(1)}})
+	require.EqualError(t, err, "conditions[0] (A).settings.episode.visit_cost: want a finite number, got +Inf")
+	_, err = settings.Apply(settings.Default(), "settings", settings.Overrides{"episode": map[string]any{"weights": []any{1.0, map[string]any{"w": math.NaN()}}}})
+	require.EqualError(t, err, "settings.episode.weights[1].w: want a finite number, got NaN")
 }

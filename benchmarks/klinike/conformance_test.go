@@ -63,6 +63,11 @@ func TestConformance(t *testing.T) {
 			{Name: "negative step cap", Input: settings.Overrides{"episode": map[string]any{"max_steps": -1}}, Want: "episode.max_steps"},
 			{Name: "negative patient turns", Input: settings.Overrides{"episode": map[string]any{"max_patient_turns": -3}}, Want: "episode.max_patient_turns"},
 			{Name: "a step cap that is no number", Input: settings.Overrides{"episode": map[string]any{"max_steps": "many"}}, Want: "episode.max_steps"},
+			// Issue 37, item 12: every size has an upper bound.
+			{Name: "a step cap past its bound", Input: settings.Overrides{"episode": map[string]any{"max_steps": 1_000_000_000}},
+				Want: "episode.max_steps must be at least 0 and at most 1000 (0: no cap, 200 steps), got 1000000000"},
+			{Name: "patient turns past their bound", Input: settings.Overrides{"episode": map[string]any{"max_patient_turns": 2_000_000_000}},
+				Want: "episode.max_patient_turns must be at least 0 and at most 1000 (0: no cap), got 2000000000"},
 		},
 		View:   reflect.TypeFor[klinike.View](),
 		Hidden: []reflect.Type{reflect.TypeFor[klinike.Sandbox](), reflect.TypeFor[sandbox.Record](), reflect.TypeFor[klinike.ToolKey](), reflect.TypeFor[klinike.Key]()},

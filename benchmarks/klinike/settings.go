@@ -33,14 +33,22 @@ func BudgetOf(s settings.Settings) (Budget, error) {
 // EpisodeDefaults are the keys episode.max_steps and episode.max_patient_turns.
 func (Benchmark) EpisodeDefaults() any { return Defaults() }
 
-// Validate checks the budgets: whole numbers, not negative.
+// The budgets' ranges. The upper bounds are clinevo's choice (the paper's
+// budgets are 32 and 10): the bound of episode.max_turns, so that a typo of a
+// few zeros is refused instead of playing an episode for ever.
+var (
+	MaxStepsRange        = settings.Range{Min: 0, Max: 1000, Zero: fmt.Sprintf("no cap, %d steps", Uncapped)}
+	MaxPatientTurnsRange = settings.Range{Min: 0, Max: 1000, Zero: "no cap"}
+)
+
+// Validate checks the budgets: whole numbers in their ranges.
 func (Benchmark) Validate(s settings.Settings) error {
 	b, err := BudgetOf(s)
 	if err != nil {
 		return err
 	}
-	if b.MaxSteps < 0 || b.MaxPatientTurns < 0 {
-		return fmt.Errorf("episode.max_steps and episode.max_patient_turns must not be negative, got %d and %d", b.MaxSteps, b.MaxPatientTurns)
+	if err := MaxStepsRange.Check("episode.max_steps", b.MaxSteps); err != nil {
+		return err
 	}
-	return nil
+	return MaxPatientTurnsRange.Check("episode.max_patient_turns", b.MaxPatientTurns)
 }

@@ -33,6 +33,9 @@ func TestConformance(t *testing.T) {
 			{Name: "a budget without the budgeted variant", Input: episodeKey("cost_cap", 500), Want: "episode.cost_cap 500 is the budgeted variant's"},
 			{Name: "an unknown variant", Input: episodeKey("variant", "later"), Want: `episode.variant "later"`},
 			{Name: "an ensemble of one", Input: settings.Overrides{"episode": map[string]any{"variant": "ensemble", "panels": 1}}, Want: "episode.panels"},
+			// Issue 37, item 12: every size has an upper bound.
+			{Name: "an ensemble of a hundred million", Input: settings.Overrides{"episode": map[string]any{"variant": "ensemble", "panels": 100_000_000}},
+				Want: "episode.panels (the ensemble variant's) must be at least 2 and at most 20, got 100000000"},
 			{Name: "a visit cost that is no number", Input: episodeKey("visit_cost", "free"), Want: "episode.visit_cost"},
 			{Name: "static mode", Input: episodeKey("mode", "static"), Want: "episode.mode static"},
 		},

@@ -103,11 +103,16 @@ func (e Episode) validate() error {
 		return fmt.Errorf("episode.cost_cap must not be negative, got %v", e.CostCap)
 	case e.Variant != Budgeted && e.CostCap != 0:
 		return fmt.Errorf("episode.cost_cap %v is the budgeted variant's; variant %s has no budget", e.CostCap, e.Variant)
-	case e.Panels < 2 && e.Variant == Ensemble:
-		return fmt.Errorf("episode.panels must be at least 2 for the ensemble variant, got %d", e.Panels)
+	case e.Variant == Ensemble:
+		return PanelsRange.Check("episode.panels (the ensemble variant's)", e.Panels)
 	}
 	return nil
 }
+
+// PanelsRange is the ensemble's number of panels: two make an ensemble; the
+// upper bound is clinevo's choice (the paper gives none), far above the
+// default 3, so that a typo does not ask a model a million times a turn.
+var PanelsRange = settings.Range{Min: 2, Max: 20}
 
 // Quotes reports whether orders are quoted before they are performed (the
 // budgeted variant's budget tracker).

@@ -40,6 +40,8 @@ func TestExitCodes(t *testing.T) {
 	}
 	require.Equal(t, exitFailure, exitCode(errors.New("boom")))
 	require.Equal(t, exitBadInput, exitCode(fmt.Errorf("stream r1 already exists: %w", engine.ErrRunExists)), "a run ID already used")
+	require.Equal(t, exitBadInput, exitCode(fmt.Errorf("stream r1 has %w", engine.ErrFinished)), "a finished run restarted")
+	require.Equal(t, exitBadInput, exitCode(fmt.Errorf("experiment x is %w", engine.ErrRunning)), "a running experiment resumed")
 }
 
 // TestVersion prints the Go version and, with -X main.version, that version.

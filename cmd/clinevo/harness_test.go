@@ -284,7 +284,33 @@ func corpusProbes(t *testing.T) []probe {
 			args: []string{"corpus", "import", "agentclinic", "DIR/in", "--out", "DIR/hard"}, refuse: "is the input file"},
 		{family: fam, name: "a valid import", files: map[string]string{"in": string(ac)}, guard: []string{"in"},
 			args: []string{"corpus", "import", "agentclinic", "DIR/in", "--out", "DIR/out.jsonl"}, ok: "cases imported from DIR/in"},
+		imp("an AgentClinic NEJM line cut short", "agentclinic", nejmLine(t)[:300], "DIR/in:1: malformed JSON at byte 300"),
+		imp("DiagnosisArena text that is not JSON", "diagnosisarena", "Case Information: a 40-year-old man\n", "DIR/in:1: malformed JSON at byte 1"),
+		imp("a DiagnosisArena record without its case", "diagnosisarena", `{"id": 1}`+"\n", "DIR/in:1: field Case Information: required"),
+		imp("DDXPlus patients without their dictionaries", "ddxplus", ddxHeader+ddxRow, "evidence dictionary (--file evidences=PATH)"),
+		imp("a DDXPlus evidence code the dictionary lacks", "ddxplus", ddxHeader+strings.Replace(ddxRow, "'E_201']", "'E_201', 'E_999']", 1),
+			`DIR/in: row 1 (line 2): field EVIDENCES: unknown evidence code "E_999"`, ddxDictionaries...),
+		imp("a DDXPlus age below zero", "ddxplus", ddxHeader+strings.Replace(ddxRow, "5,", "-3,", 1), `field AGE: want a whole number of years, got "-3"`, ddxDictionaries...),
+		imp("a DDXPlus quote left open", "ddxplus", ddxHeader+`"unclosed`+"\n", "row 1 (line 2): parse error on line 2", ddxDictionaries...),
 	}
+}
+
+// DDXPlus patients: the release's header, one row, and the shipped
+// dictionaries the importer decodes them through.
+const (
+	ddxHeader = "AGE,DIFFERENTIAL_DIAGNOSIS,SEX,PATHOLOGY,EVIDENCES,INITIAL_EVIDENCE\n"
+	ddxRow    = `5,"[['URTI', 0.6]]",F,URTI,"['E_201']",E_201` + "\n"
+)
+
+var ddxDictionaries = []string{"--file", "evidences=../../benchmarks/ddxplus/data/release_evidences.json",
+	"--file", "conditions=../../benchmarks/ddxplus/data/release_conditions.json"}
+
+// nejmLine is the first case of AgentClinic's NEJM sample.
+func nejmLine(t *testing.T) string {
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(corpustest.AgentClinicPath(t)), "agentclinic_nejm.jsonl"))
+	require.NoError(t, err)
+	line, _, _ := strings.Cut(string(b), "\n")
+	return line
 }
 
 func specProbes() []probe {
@@ -305,6 +331,8 @@ func specProbes() []probe {
 		p("an update stage of 0", head+"update_stages: [0]\n"+conds, "update_stages[0] must be at least 1"),
 		p("an infinite setting", head+"settings: {scoring: {lambda: .inf}}\n"+conds, "settings.scoring.lambda: want a finite number"),
 		p("a condition ID not in ASCII", head+"conditions:\n  - {name: 病, kind: stream}\n", "holds '病'"),
+		p("an infinite benchmark key in a condition", head+"conditions:\n  - {name: A, kind: stream, settings: {episode: {visit_cost: .inf}}}\n",
+			"conditions[0] (A).settings.episode.visit_cost: want a finite number, got +Inf"),
 		p("garbage", "\x00\x01 not yaml", "control characters are not allowed"),
 		p("an empty file", "", "got an empty document"),
 		p("a list", "- a\n- b\n", "want a YAML mapping of the spec's keys"),
@@ -335,6 +363,12 @@ func configProbes() []probe {
 		p("a negative budget", "c.yaml", "budget:\n  usd: -1\n", "budget.usd and budget.tokens must not be negative"),
 		env("a text in a variable", "CLINEVO_MEMORY_K", "lots", `environment variable CLINEVO_MEMORY_K: memory.k: want a whole number, got "lots"`),
 		env("an infinite variable", "CLINEVO_SCORING_LAMBDA", "inf", "scoring.lambda: want a number"),
+		p("an infinite benchmark key", "c.yaml", "profile: sdbench\nepisode:\n  visit_cost: .inf\n", "episode.visit_cost: want a finite number, got +Inf"),
+		p("an ensemble of a hundred million panels", "c.yaml", "profile: sdbench\nepisode:\n  variant: ensemble\n  panels: 100000000\n",
+			"episode.panels (the ensemble variant's) must be at least 2 and at most 20, got 100000000"),
+		p("a step cap of a billion", "c.yaml", "profile: klinike\nepisode:\n  max_steps: 1000000000\n", "episode.max_steps must be at least 0 and at most 1000"),
+		{family: fam, name: "an infinite benchmark variable", env: map[string]string{"CLINEVO_PROFILE": "sdbench", "CLINEVO_EPISODE_VISIT_COST": "inf"},
+			args: []string{"corpus", "stats", "builtin:heldout"}, refuse: `episode.visit_cost: want a finite number, got "inf"`},
 		p("a valid file", "c.yaml", "memory:\n  k: 4\n", ""),
 	}
 }

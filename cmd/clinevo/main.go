@@ -68,9 +68,11 @@ func exitCode(err error) int {
 	var in inputError
 	// cobra's own "unknown command" error is untyped; a data dir where
 	// nothing ran is a mistyped --data-dir; a run ID already used must be
-	// changed (or the run restarted).
+	// changed (or the run restarted); a restart or resume of a run that
+	// runs or has finished names the wrong run, as a terminate of one that
+	// has ended does.
 	if errors.As(err, &in) || strings.HasPrefix(err.Error(), "unknown command ") || errors.Is(err, engine.ErrNoData) ||
-		errors.Is(err, engine.ErrRunExists) {
+		errors.Is(err, engine.ErrRunExists) || errors.Is(err, engine.ErrFinished) || errors.Is(err, engine.ErrRunning) {
 		return exitBadInput
 	}
 	return exitFailure
@@ -89,8 +91,8 @@ func newRoot() *cobra.Command {
 Exit status: 0 on success; 2 for bad input (an unknown command or flag, a
 missing or malformed argument, a configuration or spec that does not
 validate, a data directory where nothing ran, a run ID that names a run
-already); 1 for a failure at run time (Temporal or a store unreachable, a run
-that failed).`,
+already, a restart of a run that runs or has finished); 1 for a failure at
+run time (Temporal or a store unreachable, a run that failed).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

@@ -52,6 +52,7 @@ func TestStoppedStreamStatusIsConsistent(t *testing.T) {
 	require.Equal(t, exitBadInput, exitCode(err))
 	_, err = run(t, cli, "--data-dir", env.DataDir, "stream", "restart", "halt")
 	require.ErrorContains(t, err, "stream halt has finished (workflow halt/stream completed): "+carry)
+	require.Equal(t, exitBadInput, exitCode(err), "a run that cannot restart is bad input, as in start and terminate")
 	_, err = run(t, cli, "--data-dir", env.DataDir, "stream", "terminate", "halt", "--reason", "tidy up")
 	require.EqualError(t, err, "terminate stream halt: workflow halt/stream is completed: not running")
 	require.Equal(t, exitBadInput, exitCode(err))
