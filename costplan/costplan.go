@@ -294,12 +294,19 @@ func Experiment(set bench.Set, spec contract.ExperimentSpec, h History) (Plan, e
 		p.CPUSeconds += float64(n.Learn+n.Eval) * GuessEpisodeCPUSeconds
 	}
 	p.finish(spec)
-	p.Cores = h.cores
-	if p.Cores <= 0 {
-		p.Cores = runtime.NumCPU()
-	}
-	p.WallSeconds = max(p.WallSeconds, p.CPUSeconds/float64(p.Cores))
+	p.onCores(h.cores)
 	return p, nil
+}
+
+// onCores bounds a plan's wall time below by its episodes' processor time
+// over cores (0: this machine's): conditions the chain counts as running at
+// once share them.
+func (p *Plan) onCores(cores int) {
+	if cores <= 0 {
+		cores = runtime.NumCPU()
+	}
+	p.Cores = cores
+	p.WallSeconds = max(p.WallSeconds, p.CPUSeconds/float64(cores))
 }
 
 // evalSlots is how many evaluation episodes of benchmark b can call the
@@ -536,8 +543,10 @@ func Compare(set bench.Set, spec contract.ExperimentSpec, recs []results.Record)
 			return Plan{}, Plan{}, err
 		}
 		planned.Conditions = append(planned.Conditions, p.Conditions...)
+		planned.CPUSeconds += p.CPUSeconds
 	}
 	planned.finish(spec)
+	planned.onCores(0)
 	return planned, Used(set, spec, by), nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -181,7 +182,7 @@ func TestPlanGrowsLinearlyWithOrderings(t *testing.T) {
 func TestPlanWallIsNeverLessThanTheMachinesWork(t *testing.T) {
 	spec, err := experiments.Load("../experiments/quick.yaml", defaultSet(t).DefaultSettings(), defaultSet(t))
 	require.NoError(t, err)
-	for _, cores := range []int{1, 2, 64} {
+	for _, cores := range []int{1, 2, 64, runtime.NumCPU()} {
 		p, err := costplan.Experiment(defaultSet(t), spec, costplan.History{}.OnCores(cores))
 		require.NoError(t, err)
 		require.Equal(t, cores, p.Cores)
@@ -194,6 +195,11 @@ func TestPlanWallIsNeverLessThanTheMachinesWork(t *testing.T) {
 		require.GreaterOrEqual(t, p.WallSeconds, chain)
 		var out strings.Builder
 		require.NoError(t, costplan.Write(&out, p, nil))
+		if cores == runtime.NumCPU() { // the CLI's plan, on this machine, is the same
+			e, err := costplan.EstimateOf(defaultSet(t), spec, nil)
+			require.NoError(t, err)
+			require.InDelta(t, p.WallSeconds, e.Plan.WallSeconds, 1e-9)
+		}
 		if cores <= 2 { // 575 × 0.13 = 74.75 s (printed 1m14s) over 1 or 2 cores is more than the chain's 11 s
 			require.InDelta(t, p.CPUSeconds/float64(cores), p.WallSeconds, 1e-9)
 			require.Contains(t, out.String(), fmt.Sprintf("\nplanned wall: the episodes' processor time, 1m14s, over %d cores (more than the longest chain of conditions)\n", cores))
