@@ -27,7 +27,14 @@ const (
 	GuessPromptTokens     = 1500 // tokens a model call reads
 	GuessCompletionTokens = 200  // tokens it writes (or max_tokens, if lower)
 	GuessCallSeconds      = 2.0  // seconds a model call takes
-	GuessBuiltinSeconds   = 0.05 // seconds an episode of built-in roles takes
+	// GuessBuiltinCallSeconds is the wall time a built-in role's turn adds to
+	// an episode in a running experiment: the turn's activities' round trips
+	// through Temporal and the stores, beside the other conditions playing
+	// at once. Measured on the shipped experiments (docs/performance.md,
+	// "Wall time, planned and measured"): an episode's planned built-in
+	// calls take 0.0085 s each in the quick experiment, 0.0196 s in SDBench's
+	// (eight streams at once); 0.013 is clinevo's middle.
+	GuessBuiltinCallSeconds = 0.013
 	// GuessEpisodeCPUSeconds is the processor time one episode costs the
 	// machine that runs the worker and the embedded Temporal server
 	// (`clinevo dev`): the roles' built-in work, the workflows, the stores
@@ -81,6 +88,8 @@ type Plan struct {
 	WallSeconds float64 `json:"wall_seconds"`
 	CPUSeconds  float64 `json:"cpu_seconds,omitempty"`
 	Cores       int     `json:"cores,omitempty"`
+	// ChainSeconds is the longest chain of dependent conditions alone.
+	ChainSeconds float64 `json:"chain_seconds,omitempty"`
 	// Orderings is what the spec's orderings add (nil: none).
 	Orderings *OrderingsPlan `json:"orderings,omitempty"`
 }
@@ -387,16 +396,19 @@ func perEpisode(b bench.Benchmark, s settings.Settings, m means, learning bool) 
 	return out
 }
 
-// episodeSeconds is an episode's wall time: the recorded mean, else the
-// model calls at GuessCallSeconds each (built-in roles: GuessBuiltinSeconds).
+// episodeSeconds is an episode's wall time: the recorded mean, else its
+// model calls at GuessCallSeconds each and its built-in roles' calls at
+// GuessBuiltinCallSeconds.
 func episodeSeconds(s settings.Settings, m means, roles []Role) float64 {
 	if m.timed > 0 {
 		return m.seconds / float64(m.timed)
 	}
-	sec := GuessBuiltinSeconds
+	sec := 0.0
 	for _, r := range roles {
 		if s.Roles[r.Role].Backend == settings.OpenAI {
 			sec += r.Calls * GuessCallSeconds
+		} else {
+			sec += r.Calls * GuessBuiltinCallSeconds
 		}
 	}
 	return sec
@@ -446,6 +458,7 @@ func (p *Plan) finish(spec contract.ExperimentSpec) {
 		ends[c.Name] = end
 		p.WallSeconds = max(p.WallSeconds, end)
 	}
+	p.ChainSeconds = p.WallSeconds
 }
 
 // Used is the same figures read from a finished experiment's records

@@ -69,9 +69,9 @@ func Write(w io.Writer, p Plan, used *Plan) error {
 		fmt.Fprintf(w, "; used model USD %.2f, wall %s", used.CostUSD, textfmt.Seconds(used.WallSeconds))
 	}
 	fmt.Fprintln(w)
-	if p.Cores > 0 && p.WallSeconds > 0 && p.WallSeconds == p.CPUSeconds/float64(p.Cores) {
-		fmt.Fprintf(w, "planned wall: the episodes' processor time, %s, over %d cores (more than the longest chain of conditions)\n",
-			textfmt.Seconds(p.CPUSeconds), p.Cores)
+	if p.Cores > 0 && p.WallSeconds > p.ChainSeconds {
+		fmt.Fprintf(w, "planned wall: the episodes' processor time, %s, over %d cores (more than the longest chain of conditions, %s)\n",
+			textfmt.Seconds(p.CPUSeconds), p.Cores, textfmt.Seconds(p.ChainSeconds))
 	}
 	if o := p.Orderings; o != nil {
 		fmt.Fprintf(w, "orderings %d: %s played %d times each: %d of the %d episodes (records stored) and model USD %.2f of %.2f; both grow linearly with orderings\n",
