@@ -38,13 +38,14 @@ type Step struct {
 	Source           string         `json:"source"` // system | user | agent
 	Message          string         `json:"message"`
 	ReasoningContent string         `json:"reasoning_content,omitempty"`
-	ToolCalls        []ToolCall     `json:"tool_calls,omitempty"`
+	ToolCalls        []Call         `json:"tool_calls,omitempty"`
 	Observation      *Observation   `json:"observation,omitempty"`
 	Extra            map[string]any `json:"extra,omitempty"`
 }
 
-// ToolCall is ATIF's ToolCallSchema: one action of the agent.
-type ToolCall struct {
+// Call is ATIF's ToolCallSchema: one action of the agent (Call, not the
+// schema's own name, which a benchmark's action kind also has).
+type Call struct {
 	ToolCallID   string         `json:"tool_call_id"`
 	FunctionName string         `json:"function_name"`
 	Arguments    map[string]any `json:"arguments"`

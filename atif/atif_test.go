@@ -115,7 +115,7 @@ func TestToolCall(t *testing.T) {
 		Episodes: []inspectlog.Episode{{Record: results.Record{EpisodeID: "k/p1/s01/e0001-c", Run: "k", CaseID: "c"}, Trace: clinic.Trace{Events: []clinic.Event{ev}}}}}
 	tr := atif.Build(in)[0]
 	st := tr.Steps[1]
-	require.Equal(t, atif.ToolCall{ToolCallID: "turn-1", FunctionName: "order_imaging", Arguments: map[string]any{"modality": "CT", "region": "abdomen"}}, st.ToolCalls[0])
+	require.Equal(t, atif.Call{ToolCallID: "turn-1", FunctionName: "order_imaging", Arguments: map[string]any{"modality": "CT", "region": "abdomen"}}, st.ToolCalls[0])
 	require.Equal(t, "CT abdomen: appendicitis", st.Observation.Results[0].Content)
 	require.Equal(t, "right lower quadrant pain", st.ReasoningContent)
 	require.Equal(t, "c", tr.Steps[0].Message, "without its corpus, the case is named")

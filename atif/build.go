@@ -68,14 +68,14 @@ func step(b bench.Benchmark, id int, ev clinic.Event) Step {
 	if d.Target != "" {
 		msg += ": " + d.Target
 	}
-	call := ToolCall{ToolCallID: fmt.Sprintf("turn-%d", ev.Turn), FunctionName: string(ev.Action), Arguments: arguments(d.Step)}
+	call := Call{ToolCallID: fmt.Sprintf("turn-%d", ev.Turn), FunctionName: string(ev.Action), Arguments: arguments(d.Step)}
 	if d.Said == "tool" && d.Name != "" {
 		call.FunctionName, call.Arguments = d.Name, map[string]any{}
 		if d.Detail != "" && json.Unmarshal([]byte(d.Detail), &call.Arguments) != nil {
 			call.Arguments = map[string]any{"raw": d.Detail} // arguments that are no JSON object, as the trace kept them
 		}
 	}
-	s := Step{StepID: id, Source: "agent", Message: msg, ReasoningContent: strings.Join(ev.Rationale, "\n"), ToolCalls: []ToolCall{call},
+	s := Step{StepID: id, Source: "agent", Message: msg, ReasoningContent: strings.Join(ev.Rationale, "\n"), ToolCalls: []Call{call},
 		Extra: map[string]any{"turn": ev.Turn, "status": string(ev.Status), "cost_usd": ev.Cost}}
 	if len(ev.WorkingDiagnoses) > 0 {
 		s.Extra["working_diagnoses"] = ev.WorkingDiagnoses

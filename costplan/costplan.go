@@ -32,8 +32,8 @@ const (
 	// through Temporal and the stores, beside the other conditions playing
 	// at once. Measured on the shipped experiments (docs/performance.md,
 	// "Wall time, planned and measured"): an episode's planned built-in
-	// calls take 0.0085 s each in the quick experiment, 0.0196 s in SDBench's
-	// (eight streams at once); 0.013 is clinevo's middle.
+	// calls take 0.0085 s each in the quick experiment, 0.0196 s in an
+	// experiment of eight streams at once; 0.013 is clinevo's middle.
 	GuessBuiltinCallSeconds = 0.013
 	// GuessEpisodeCPUSeconds is the processor time one episode costs the
 	// machine that runs the worker and the embedded Temporal server
@@ -42,9 +42,8 @@ const (
 	// cores, so an experiment never takes less wall time than its episodes'
 	// processor time over the cores. Measured with the built-in roles
 	// (clinevo's figure, docs/performance.md, "Wall time, planned and
-	// measured"): 0.107 to 0.146 processor seconds an episode over the
-	// quick, SDBench, KlinikeBench and textbook experiments; 0.13 is their
-	// middle.
+	// measured"): 0.107 to 0.146 processor seconds an episode over four
+	// shipped experiments of three benchmarks; 0.13 is their middle.
 	GuessEpisodeCPUSeconds = 0.13
 )
 

@@ -249,7 +249,7 @@ func TestStreamStartRefusesAnExistingRun(t *testing.T) {
 		dir := t.TempDir()
 		out, err = run(t, cli, "--data-dir", env.DataDir, "export", "inspect", name, "--out", dir)
 		require.NoError(t, err)
-		require.Regexp(t, `^wrote \S+/\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\S*_tiny-H0_\w+\.json: 2 samples\n$`, out)
+		require.Regexp(t, `^wrote \S+/\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\S*_tiny-H0_\w+\.eval: 2 samples\n$`, out)
 	}
 	require.Positive(t, ex.Used.Total[0].Calls, "the doctor's turns, read from the records")
 	_, err = run(t, cli, "--data-dir", env.DataDir, "experiment", "run", file)
