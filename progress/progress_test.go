@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -105,7 +104,7 @@ func lastLines(out string, n int) string {
 // made with a total of 1 ended at its first episode and was drawn a tenth
 // full under "completed 12/12" to the end.
 func TestBarsEndFull(t *testing.T) {
-	var out syncBuffer
+	var out bytes.Buffer // read after Close, which waits for mpb's writes
 	p := &Display{w: &out, bar: map[string]*mpb.Bar{}, state: map[string]Row{}, seen: map[string]time.Time{}, now: time.Now}
 	p.bars = bars(context.Background(), &out, mpb.WithAutoRefresh(), mpb.WithWidth(120)) // off a terminal the width is the line's
 	p.Update(Row{Name: "E2", Status: "pending"})
@@ -119,22 +118,4 @@ func TestBarsEndFull(t *testing.T) {
 	frame := lastLines(out.String(), 2)
 	require.Regexp(t, `E2 +completed +\[=+\] +12/12  S 0\.723`, frame)
 	require.Regexp(t, `E3 +stopped +\[=+>?-+\] +5/10  S -      ETA -`, frame)
-}
-
-// syncBuffer is a buffer mpb's goroutine writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
