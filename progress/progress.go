@@ -76,7 +76,7 @@ func (p *Display) row(name string) (Row, string) {
 // (p.mu held).
 func (p *Display) eta(r Row) string {
 	start, ok := p.seen[r.Name]
-	if !ok || r.Done == 0 || r.Total == 0 || r.Done >= r.Total || closedStatus(r.Status) {
+	if !ok || r.Done == 0 || r.Total == 0 || r.Done >= r.Total || runstatus.Closed(r.Status) {
 		return "-"
 	}
 	left := time.Duration(float64(p.now().Sub(start)) / float64(r.Done) * float64(r.Total-r.Done))
@@ -125,7 +125,7 @@ func (p *Display) Update(r Row) {
 	switch {
 	case r.Status == runstatus.StatusCompleted:
 		b.SetTotal(int64(max(r.Done, 1)), true)
-	case closedStatus(r.Status): // stopped or failed: the bar stays where the run stopped
+	case runstatus.Closed(r.Status): // stopped or failed: the bar stays where the run stopped
 		b.Abort(false)
 	}
 }
@@ -160,8 +160,6 @@ func (p *Display) Close() {
 	}
 	p.bars.Wait()
 }
-
-func closedStatus(s string) bool { return runstatus.Closed(s) }
 
 // Follow waits for run, polling read every Poll for the rows to show on w;
 // the rows are read once more when run ends.

@@ -40,15 +40,6 @@ func TestLines(t *testing.T) {
 		"E1     completed   100/100  S 0.600  ETA -\n", out.String())
 }
 
-// TestClosedStatus: a bar ends at a status that closes its workflow, never
-// at one it may leave again.
-func TestClosedStatus(t *testing.T) {
-	for st, closed := range map[string]bool{"completed": true, "stopped": true, "failed": true, "terminated": true, "canceled": true,
-		"timed_out": true, "running": false, "paused": false, "waiting": false, "pending": false, "stopping": false} {
-		require.Equal(t, closed, closedStatus(st), st)
-	}
-}
-
 // waits is a workflow run whose Get returns its errors one by one, then nil.
 type waits struct {
 	client.WorkflowRun

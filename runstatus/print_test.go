@@ -215,3 +215,12 @@ func TestCapText(t *testing.T) {
 		})
 	}
 }
+
+// TestClosedStatus: the statuses of a closed workflow, never one a run may
+// leave again (a progress bar ends at them).
+func TestClosedStatus(t *testing.T) {
+	for st, closed := range map[string]bool{"completed": true, "stopped": true, "failed": true, "terminated": true, "canceled": true,
+		"timed_out": true, "running": false, "paused": false, "waiting": false, "pending": false, "stopping": false} {
+		require.Equal(t, closed, Closed(st), st)
+	}
+}
