@@ -1,6 +1,10 @@
 package actor
 
-import "github.com/clinevo/clinevo/settings"
+import (
+	"fmt"
+
+	"github.com/clinevo/clinevo/settings"
+)
 
 // Policy is a benchmark's own built-in doctor: a capability a benchmark
 // offers when its environment is not the shared question-and-test one
@@ -33,4 +37,20 @@ func ComposeFor(b any, d Doctor, s settings.Settings) Doctor {
 		return c.ComposeDoctor(d, s)
 	}
 	return d
+}
+
+// CheckTextbook refuses settings that choose the built-in textbook doctor
+// (roles.doctor.model: textbook) for a benchmark b with its own built-in
+// doctor: the textbook doctor plays the shared question-and-test
+// environment only. Spec validation calls it, so such a run is refused
+// before it starts instead of retrying its first decision for ever.
+func CheckTextbook(b any, name string, st settings.Settings) error {
+	r := st.Roles["doctor"]
+	if r.Model != settings.TextbookDoctor || (r.Backend != "" && r.Backend != settings.Builtin) {
+		return nil
+	}
+	if _, own := b.(Policy); own {
+		return fmt.Errorf("roles.doctor.model %s: the textbook doctor plays the shared question-and-test environment; benchmark %s has its own built-in doctor (leave roles.doctor.model unset for it)", settings.TextbookDoctor, name)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clinevo/clinevo/actor"
 	"github.com/clinevo/clinevo/settings"
 )
 
@@ -132,6 +133,9 @@ func (s Set) ValidateSettings(st settings.Settings) error {
 		return err
 	}
 	if err := s.checkEpisodeKeys(st, b); err != nil {
+		return err
+	}
+	if err := actor.CheckTextbook(b, b.Name(), st); err != nil {
 		return err
 	}
 	if err := b.Validate(st); err != nil {

@@ -90,8 +90,8 @@ func (d Deps) baseDoctor() (actor.Doctor, error) {
 	}
 	b := d.Bench
 	if r := d.Settings.Roles["doctor"]; r.Model == textbook.Name && (r.Backend == "" || r.Backend == settings.Builtin) {
-		if _, own := b.(actor.Policy); own {
-			return nil, fmt.Errorf("roles.doctor.model %s: the textbook doctor plays the shared question-and-test environment; benchmark %s has its own built-in doctor", textbook.Name, b.Name())
+		if err := actor.CheckTextbook(b, b.Name(), d.Settings); err != nil {
+			return nil, err
 		}
 		return textbook.New(), nil
 	}

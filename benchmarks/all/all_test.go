@@ -1,6 +1,7 @@
 package all_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clinevo/clinevo/bench"
+	"github.com/clinevo/clinevo/bench/benchtest"
 	"github.com/clinevo/clinevo/benchmarks/all"
 	"github.com/clinevo/clinevo/costplan"
 	"github.com/clinevo/clinevo/experiments"
@@ -120,4 +122,27 @@ func TestDescribeNamesTheProfileTemplates(t *testing.T) {
 		require.Contains(t, judge, want[profile][1], profile)
 		require.Contains(t, lines, "patient: builtin", profile)
 	}
+}
+
+// TestTextbookDoctorOnlyWhereItCanPlay: settings that choose the textbook
+// doctor are refused when they are validated (a spec's parse, a config's
+// load) for exactly the benchmarks with a built-in doctor of their own
+// (gpagent, klinike, ddxplus); before, such a run started and retried its
+// first decision for ever.
+func TestTextbookDoctorOnlyWhereItCanPlay(t *testing.T) {
+	set := buildSet(t)
+	var refused []string
+	for _, b := range set.All() {
+		s := benchtest.Settings(b)
+		s.Roles = maps.Clone(s.Roles)
+		s.Roles["doctor"] = settings.Role{Backend: settings.Builtin, Model: settings.TextbookDoctor}
+		err := set.ValidateSettings(s)
+		if err != nil {
+			require.ErrorContains(t, err, "roles.doctor.model textbook", b.Name())
+			require.ErrorContains(t, err, "benchmark "+b.Name()+" has its own built-in doctor")
+			refused = append(refused, b.Name())
+		}
+	}
+	sort.Strings(refused)
+	require.Equal(t, []string{"ddxplus", "gpagent", "klinike"}, refused)
 }
