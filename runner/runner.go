@@ -27,6 +27,7 @@ import (
 	"github.com/clinevo/clinevo/corpus"
 	"github.com/clinevo/clinevo/episode"
 	"github.com/clinevo/clinevo/evolver"
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/internal/tokens"
 	"github.com/clinevo/clinevo/memory"
@@ -91,7 +92,8 @@ func (d Deps) baseDoctor() (actor.Doctor, error) {
 	b := d.Bench
 	if r := d.Settings.Roles["doctor"]; r.Model == textbook.Name && (r.Backend == "" || r.Backend == settings.Builtin) {
 		if err := actor.CheckTextbook(b, b.Name(), d.Settings); err != nil {
-			return nil, err
+			// Invalid, not waited out: no retry can change the settings.
+			return nil, fault.New("roles.doctor", fault.Invalid, err)
 		}
 		return textbook.New(), nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/clinevo/clinevo/benchmarks/medinquire"
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/corpus/synth"
+	"github.com/clinevo/clinevo/fault"
 	"github.com/clinevo/clinevo/internal/benchsize"
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
@@ -193,8 +194,14 @@ func TestTextbookDoctorIsASetting(t *testing.T) {
 	d = textbookDeps(t, settings.Default(), false)
 	d.Bench = ownDoctor{benchtest.Fake{N: "own"}}
 	d.Roles.Doctor = nil
-	if _, err := d.Doctor(); err == nil || !strings.Contains(err.Error(), "has its own built-in doctor") {
+	_, err = d.Doctor()
+	if err == nil || !strings.Contains(err.Error(), "has its own built-in doctor") {
 		t.Fatalf("err %v", err)
+	}
+	// Permanent, so the episode's workflow fails at once instead of
+	// waiting out an outage that is not one.
+	if f := fault.Of(err); f.Class.Transient() {
+		t.Fatalf("class %s, want a permanent one", f.Class)
 	}
 	d = textbookDeps(t, settings.Default(), false)
 	d.Roles.Doctor = nil
