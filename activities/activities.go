@@ -491,7 +491,7 @@ func (a *Activities) decide(ctx context.Context, in TurnInput) (decision, error)
 	}
 	view := ep.View(nil, in.Rules)
 	var dec decision
-	err = a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
+	err = a.metered(llm.WithEpoch(ctx, in.Epoch), in.EpisodeID, func(ctx context.Context) error {
 		doctor, err := d.Doctor()
 		if err != nil {
 			return err
@@ -554,7 +554,7 @@ func (a *Activities) Step(ctx context.Context, in TurnInput) (_ TurnSummary, err
 	}
 	var ev clinic.Event
 	start := time.Now()
-	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
+	if err := a.metered(llm.WithEpoch(ctx, in.Epoch), in.EpisodeID, func(ctx context.Context) error {
 		var err error
 		ev, err = ep.Step(ctx, episode.StepInput{Output: dec.Output, RetrievedCards: dec.Cards, PrunedCards: dec.Pruned, LLMError: dec.LLMError})
 		return err
@@ -604,7 +604,7 @@ func (a *Activities) Score(ctx context.Context, in EpisodeInput) (_ contract.Sco
 	}
 	var t clinic.Trace
 	start := time.Now()
-	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
+	if err := a.metered(llm.WithEpoch(ctx, in.Epoch), in.EpisodeID, func(ctx context.Context) error {
 		var err error
 		t, err = runner.Finish(ctx, c, d, meta(in), events)
 		return err
@@ -818,7 +818,7 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) (err error) {
 		return err // frozen evaluations are not graded (not found); anything else is a fault
 	}
 	r := results.Record{EpisodeID: in.EpisodeID, WorkflowID: in.EpisodeID, Run: in.Run, Kind: string(in.Kind), Pass: in.Pass,
-		Stage: in.Stage, Index: in.Index, Number: in.Number, CaseID: in.CaseID, Condition: t.Condition, Scores: *t.Scores,
+		Stage: in.Stage, Index: in.Index, Epoch: in.Epoch, Number: in.Number, CaseID: in.CaseID, Condition: t.Condition, Scores: *t.Scores,
 		Final: t.Final, Termination: t.Termination, Turns: len(t.Events), Written: in.Lesson.Written, Evicted: in.Lesson.Evicted,
 		RuleEdits: in.Lesson.Edits, LLMErrorTurns: t.LLMErrorTurns}
 	if in.Kind == contract.KindStream {

@@ -18,6 +18,14 @@ import (
 // case in one run, as before.
 const versionEvalBatches = "eval-batches"
 
+// versionEvalEpochs is the change ID of evaluations that play each case
+// several times (EvalSpec.Epochs > 1): from version 1 they play every case
+// once per epoch, epoch by epoch, each play its own episode
+// (contract.EpochEpisodeID). Only a spec with epochs asks for the marker,
+// so the histories of one-epoch evaluations are unchanged; a history of
+// such a spec without it (an older worker started it) plays each case once.
+const versionEvalEpochs = "eval-epochs"
+
 // EvaluationWorkflow plays a set of cases with memory and rules frozen as of
 // an episode and no write-back: stage evaluations (A[j][j]), retention replays
 // (A[k][j]) and held-out transfer (H0, H3). Episodes run in parallel, at most
@@ -29,6 +37,9 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 	batches := workflow.GetVersion(ctx, versionEvalBatches, workflow.DefaultVersion, 1) >= 1
 	if !batches {
 		spec = spec.WithDefaults()
+	}
+	if spec.Epochs > 1 && workflow.GetVersion(ctx, versionEvalEpochs, workflow.DefaultVersion, 1) < 1 {
+		spec.Epochs = 0 // started by a worker that played each case once
 	}
 	w, err := newWaiter(ctx, spec.Settings.Durability)
 	if err != nil {
@@ -49,11 +60,11 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 	}
 	actx := activityOptions(ctx, spec.ActivityTimeoutSeconds)
 	if spec.Played == 0 {
-		log.Info("evaluation started", "run", spec.RunID, "kind", string(spec.Kind), "label", spec.Label, "cases", len(spec.CaseIDs),
+		log.Info("evaluation started", "run", spec.RunID, "kind", string(spec.Kind), "label", spec.Label, "cases", len(spec.CaseIDs), "epochs", max(spec.Epochs, 1),
 			"as_of", spec.AsOf, "memory_runs", len(spec.MemoryRuns), "rules", len(spec.Rules))
 	}
 	res := contract.EvalResult{RunID: spec.RunID, Label: spec.Label, Stage: spec.Stage, AsOf: spec.AsOf}
-	first, end := spec.Played, len(spec.CaseIDs)
+	first, end := spec.Played, spec.Plays()
 	if batches {
 		end = min(end, first+contract.EvalBatch)
 	}
@@ -61,16 +72,8 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 	// The batch's scores, added to the totals in case order once all are in:
 	// the means do not depend on the order the episodes finished in.
 	batch := make([]contract.ScoreSummary, end-first)
-	start := func(i int) workflow.ChildWorkflowFuture {
-		index := spec.FirstIndex + i + 1
-		cond := ""
-		if i < len(spec.Conditions) {
-			cond = spec.Conditions[i]
-		}
-		in := acts.EpisodeInput{Run: spec.RunID, EpisodeID: contract.EpisodeWorkflowID(spec.RunID, spec.Pass, spec.Stage, index, spec.CaseIDs[i]),
-			Kind: spec.Kind, Corpus: spec.Corpus, CaseID: spec.CaseIDs[i], Condition: cond, Index: index, Number: spec.AsOf + 1,
-			Pass: spec.Pass, Stage: spec.Stage, Rules: spec.Rules, MemoryRuns: spec.MemoryRuns, AsOf: spec.AsOf, Frozen: true,
-			ActivityTimeoutSeconds: spec.ActivityTimeoutSeconds, Settings: spec.Settings}
+	start := func(play int) workflow.ChildWorkflowFuture {
+		in := evalEpisode(spec, play)
 		if spec.SettingsRef != "" {
 			in.Settings, in.SettingsRef, in.Durability = settings.Settings{}, spec.SettingsRef, spec.Settings.Durability
 		}
@@ -115,9 +118,9 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 	for _, s := range batch {
 		totals.Add(s)
 	}
-	if end < len(spec.CaseIDs) {
+	if end < spec.Plays() {
 		spec.Played, spec.Totals = end, totals
-		log.Info("evaluation continues as new", "run", spec.RunID, "played", end, "cases", len(spec.CaseIDs))
+		log.Info("evaluation continues as new", "run", spec.RunID, "played", end, "plays", spec.Plays())
 		return contract.EvalResult{}, workflow.NewContinueAsNewError(ctx, EvaluationWorkflow, spec)
 	}
 	res.Means = totals.Means()
@@ -126,4 +129,24 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 	}
 	log.Info("evaluation finished", "run", spec.RunID, "label", spec.Label, "episodes", res.Means.N, "s", res.Means.S, "strict", res.Means.Strict, "u", res.Means.U)
 	return res, nil
+}
+
+// evalEpisode is the input of play i of an evaluation: its case, in its
+// epoch. A play of the first epoch is the episode an evaluation without
+// epochs plays (Epoch stays 0 in its input and record).
+func evalEpisode(spec contract.EvalSpec, play int) acts.EpisodeInput {
+	i, epoch := spec.Play(play)
+	index := spec.FirstIndex + i + 1
+	cond := ""
+	if i < len(spec.Conditions) {
+		cond = spec.Conditions[i]
+	}
+	in := acts.EpisodeInput{Run: spec.RunID, EpisodeID: contract.EpochEpisodeID(spec.RunID, spec.Pass, spec.Stage, index, epoch, spec.CaseIDs[i]),
+		Kind: spec.Kind, Corpus: spec.Corpus, CaseID: spec.CaseIDs[i], Condition: cond, Index: index, Number: spec.AsOf + 1,
+		Pass: spec.Pass, Stage: spec.Stage, Rules: spec.Rules, MemoryRuns: spec.MemoryRuns, AsOf: spec.AsOf, Frozen: true,
+		ActivityTimeoutSeconds: spec.ActivityTimeoutSeconds, Settings: spec.Settings}
+	if spec.Epochs > 1 {
+		in.Epoch = epoch
+	}
+	return in
 }
