@@ -1,6 +1,13 @@
 package analysis
 
 import (
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/results"
 )
@@ -229,4 +236,64 @@ func firstEpoch(recs []results.Record) []results.Record {
 		}
 	}
 	return out
+}
+
+// reducerRows are epochs.csv: one row per held-out condition with epochs
+// and reducer (mean, pass@k, pass^k) and k.
+func reducerRows(rs []Reducers) [][]string {
+	rows := [][]string{{"condition", "epochs", "cases", "reducer", "k", "value", "ci_low", "ci_high"}}
+	for _, r := range rs {
+		head := []string{r.Name, strconv.Itoa(r.K), strconv.Itoa(r.Cases)}
+		rows = append(rows, append(slices.Clone(head), "mean_s", "", f4(r.Mean), f4(r.MeanCI.Low), f4(r.MeanCI.High)),
+			append(slices.Clone(head), "mean_strict", "", f4(r.MeanStrict), "", ""))
+		for _, set := range []struct {
+			name string
+			at   []AtK
+		}{{"pass_at_k", r.PassAt}, {"pass_hat_k", r.PassHat}} {
+			for _, a := range set.at {
+				rows = append(rows, append(slices.Clone(head), set.name, strconv.Itoa(a.K), f4(a.Value), f4(a.CI.Low), f4(a.CI.High)))
+			}
+		}
+	}
+	return rows
+}
+
+// writeEpochs prints each condition's reducers on the terminal.
+func writeEpochs(w io.Writer, rs []Reducers) {
+	for _, r := range rs {
+		fmt.Fprintf(w, "epochs %s: %d plays of %d cases; mean S %.3f [%.3f, %.3f], strict %.3f\n", r.Name, r.K, r.Cases, r.Mean, r.MeanCI.Low, r.MeanCI.High, r.MeanStrict)
+		fmt.Fprintf(w, "  pass@k %s\n  pass^k %s\n", atKText(r.PassAt), atKText(r.PassHat))
+	}
+}
+
+func atKText(as []AtK) string {
+	parts := make([]string, len(as))
+	for i, a := range as {
+		parts[i] = fmt.Sprintf("k=%d %.3f [%.3f, %.3f]", a.K, a.Value, a.CI.Low, a.CI.High)
+	}
+	return strings.Join(parts, "  ")
+}
+
+// epochsHTML is the report's section on epochs: a table per condition of
+// the mean and of pass@k and pass^k at every k, with their intervals.
+func epochsHTML(rs []Reducers) template.HTML {
+	if len(rs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(`<h2 id="epochs">Epochs</h2><p>Each case of these held-out conditions was played several times (epochs), each play its own episode. A play is correct when it is a strict pass (the final diagnosis matched an acceptable name). Per case: the mean of its plays; pass@k = 1 − C(n−c, k)/C(n, k), the chance that at least one of k plays drawn from its n plays (c correct) is correct (Chen et al. 2021, arXiv 2107.03374 §2.1); pass^k = C(c, k)/C(n, k), the chance that all k are (τ-bench, arXiv 2406.12045; inspect_ai's pass_at and pass_k reducers). Each is averaged over the cases, with a bootstrap 95% interval over the cases. Paired comparisons count each case once, by the mean of its plays.</p>`)
+	b.WriteString(`<table><tr><th>condition</th><th>epochs</th><th>cases</th><th>mean S [95% CI]</th><th>strict (mean)</th><th>k</th><th>pass@k [95% CI]</th><th>pass^k [95% CI]</th></tr>`)
+	for _, r := range rs {
+		for i := range r.PassAt {
+			head := `<td></td><td></td><td></td><td></td><td></td>`
+			if i == 0 {
+				head = fmt.Sprintf(`<td>%s</td><td>%d</td><td>%d</td><td>%.3f [%.3f, %.3f]</td><td>%.3f</td>`, template.HTMLEscapeString(r.Name), r.K, r.Cases,
+					r.Mean, r.MeanCI.Low, r.MeanCI.High, r.MeanStrict)
+			}
+			at, hat := r.PassAt[i], r.PassHat[i]
+			fmt.Fprintf(&b, `<tr>%s<td>%d</td><td>%.3f [%.3f, %.3f]</td><td>%.3f [%.3f, %.3f]</td></tr>`, head, at.K, at.Value, at.CI.Low, at.CI.High, hat.Value, hat.CI.Low, hat.CI.High)
+		}
+	}
+	b.WriteString(`</table>`)
+	return template.HTML(b.String())
 }

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -104,4 +105,23 @@ func TestTransferPairsByCaseOverTheEpochMean(t *testing.T) {
 			require.InDelta(t, 0.25, c.MeanDiff, 1e-12)
 		}
 	}
+}
+
+// TestEpochsOutputs: the reducers reach epochs.csv, the terminal summary
+// and the page.
+func TestEpochsOutputs(t *testing.T) {
+	recs := []results.Record{play("h", "a", 1, 1, true), play("h", "a", 2, 0, false)}
+	r := EpochReducers("H0", 2, recs)
+	// One case, plays strict and not: mean S 0.5, pass@1 = 1/2, pass@2 = 1 − C(1,2)/C(2,2) = 1,
+	// pass^2 = C(1,2)/C(2,2) = 0.
+	rep := Report{Epochs: []Reducers{*r}}
+	rows := csvTables(rep)["epochs.csv"]
+	require.Len(t, rows, 1+2+2*2, "header, the two means, pass@k and pass^k at k = 1, 2")
+	require.Equal(t, []string{"H0", "2", "1", "pass_at_k", "2", "1.0000", "1.0000", "1.0000"}, rows[4])
+	require.Equal(t, []string{"H0", "2", "1", "pass_hat_k", "2", "0.0000", "0.0000", "0.0000"}, rows[6])
+	var b strings.Builder
+	WriteSummary(&b, rep)
+	require.Contains(t, b.String(), "epochs H0: 2 plays of 1 cases; mean S 0.500 [0.500, 0.500], strict 0.500\n  pass@k k=1 0.500 [0.500, 0.500]  k=2 1.000 [1.000, 1.000]\n  pass^k k=1 0.500")
+	require.Contains(t, string(epochsHTML(rep.Epochs)), "<td>H0</td><td>2</td><td>1</td>")
+	require.Nil(t, csvTables(Report{})["epochs.csv"], "no epochs, no file")
 }
