@@ -85,21 +85,32 @@ type casePlays struct {
 	s          float64 // the sum of S
 }
 
-// playsByCase groups records by case, in the order of each case's first play.
-func playsByCase(recs []results.Record) (order []string, plays map[string]*casePlays) {
-	plays = map[string]*casePlays{}
+// groupByCase groups records by case, the cases in the order of their
+// first record.
+func groupByCase(recs []results.Record) (order []string, groups map[string][]results.Record) {
+	groups = map[string][]results.Record{}
 	for _, r := range recs {
-		p, ok := plays[r.CaseID]
-		if !ok {
-			p = &casePlays{}
-			plays[r.CaseID] = p
+		if _, ok := groups[r.CaseID]; !ok {
 			order = append(order, r.CaseID)
 		}
-		p.n++
-		p.s += r.Scores.S
-		if r.Scores.Strict {
-			p.correct++
+		groups[r.CaseID] = append(groups[r.CaseID], r)
+	}
+	return order, groups
+}
+
+// playsByCase counts each case's plays, their strict passes and their S.
+func playsByCase(recs []results.Record) (order []string, plays map[string]*casePlays) {
+	order, groups := groupByCase(recs)
+	plays = map[string]*casePlays{}
+	for id, rs := range groups {
+		p := &casePlays{n: len(rs)}
+		for _, r := range rs {
+			p.s += r.Scores.S
+			if r.Scores.Strict {
+				p.correct++
+			}
 		}
+		plays[id] = p
 	}
 	return order, plays
 }
@@ -207,17 +218,14 @@ func (p pairedValues) gains() []float64 {
 // caseMeans is the mean of metric over each case's records, and the cases
 // in the order of their first record.
 func caseMeans(recs []results.Record, metric string) (order []string, means map[string]float64) {
-	sum, n := map[string]float64{}, map[string]int{}
-	for _, r := range recs {
-		if n[r.CaseID] == 0 {
-			order = append(order, r.CaseID)
-		}
-		sum[r.CaseID] += metricOf(r, metric)
-		n[r.CaseID]++
-	}
+	order, groups := groupByCase(recs)
 	means = map[string]float64{}
-	for id, s := range sum {
-		means[id] = s / float64(n[id])
+	for id, rs := range groups {
+		s := 0.0
+		for _, r := range rs {
+			s += metricOf(r, metric)
+		}
+		means[id] = s / float64(len(rs))
 	}
 	return order, means
 }
