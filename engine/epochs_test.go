@@ -18,7 +18,8 @@ import (
 // server: each held-out case is played twice, as two episodes with their
 // own workflow IDs and epochs 1 and 2 in their records; the streams play
 // once; the report carries the reducers and pairs H3 with H0 by case (3
-// pairs, not 6); the evaluation's history replays.
+// pairs, not 6); the status counts every play; the evaluation's history
+// replays.
 func TestEpochsEndToEnd(t *testing.T) {
 	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
@@ -62,6 +63,10 @@ func TestEpochsEndToEnd(t *testing.T) {
 	}
 	require.Len(t, rep.Transfer, 1)
 	require.Equal(t, 3, rep.Transfer[0].N, "H3 vs H0 pairs by case over the epoch mean")
+
+	st, err := runstatus.EvaluationOf(ctx, env.Client, "ep-H0")
+	require.NoError(t, err)
+	require.Equal(t, [2]int{6, 6}, [2]int{st.Done, st.Total}, "the status counts every play")
 
 	h, err := runstatus.HistoryJSON(ctx, env.Client, contract.EvaluationWorkflowID("ep-H0"), "")
 	require.NoError(t, err)
