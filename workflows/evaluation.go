@@ -34,31 +34,11 @@ const versionEvalEpochs = "eval-epochs"
 // evaluation waits for its running episodes and continues as new with the
 // scores so far.
 func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.EvalResult, error) {
-	batches := workflow.GetVersion(ctx, versionEvalBatches, workflow.DefaultVersion, 1) >= 1
-	if !batches {
-		spec = spec.WithDefaults()
-	}
-	if spec.Epochs > 1 && workflow.GetVersion(ctx, versionEvalEpochs, workflow.DefaultVersion, 1) < 1 {
-		spec.Epochs = 0 // started by a worker that played each case once
-	}
-	w, err := newWaiter(ctx, spec.Settings.Durability)
+	spec, w, batches, err := startEvaluation(ctx, spec)
 	if err != nil {
 		return contract.EvalResult{}, err
 	}
 	log := workflow.GetLogger(ctx)
-	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrRun.ValueSet(spec.RunID), AttrKind.ValueSet(string(spec.Kind)),
-		AttrStage.ValueSet(int64(spec.Stage)), AttrPass.ValueSet(int64(spec.Pass))); err != nil {
-		return contract.EvalResult{}, err
-	}
-	if batches && spec.SettingsRef == "" { // the first run: later ones carry the prepared spec
-		var prepared contract.EvalSpec
-		if err := call(localActivityOptions(ctx, 60), w.local, acts.PrepareEvaluation, spec, &prepared); err != nil {
-			return contract.EvalResult{}, err
-		}
-		spec = prepared
-		w.dur = spec.Settings.Durability
-	}
-	actx := activityOptions(ctx, spec.ActivityTimeoutSeconds)
 	if spec.Played == 0 {
 		log.Info("evaluation started", "run", spec.RunID, "kind", string(spec.Kind), "label", spec.Label, "cases", len(spec.CaseIDs), "epochs", max(spec.Epochs, 1),
 			"as_of", spec.AsOf, "memory_runs", len(spec.MemoryRuns), "rules", len(spec.Rules))
@@ -68,51 +48,9 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 	if batches {
 		end = min(end, first+contract.EvalBatch)
 	}
-	next := first
-	// The batch's scores, added to the totals in case order once all are in:
-	// the means do not depend on the order the episodes finished in.
-	batch := make([]contract.ScoreSummary, end-first)
-	start := func(play int) workflow.ChildWorkflowFuture {
-		in := evalEpisode(spec, play)
-		if spec.SettingsRef != "" {
-			in.Settings, in.SettingsRef, in.Durability = settings.Settings{}, spec.SettingsRef, spec.Settings.Durability
-		}
-		if err := checkEpisodeID(ctx, in); err != nil {
-			f, set := workflow.NewFuture(ctx)
-			set.SetError(err)
-			return childFailed{f}
-		}
-		return workflow.ExecuteChildWorkflow(episodeOptions(ctx, in), EpisodeWorkflow, in)
-	}
-	sel := workflow.NewSelector(ctx)
-	var firstErr error
-	running := 0
-	launch := func() {
-		for running < spec.Concurrency && next < end {
-			i := next
-			f := start(i)
-			next++
-			running++
-			sel.AddFuture(f, func(f workflow.Future) {
-				running--
-				var s contract.ScoreSummary
-				if err := f.Get(ctx, &s); err != nil {
-					if firstErr == nil {
-						firstErr = err
-					}
-					return
-				}
-				batch[i-first] = s // the episode recorded itself
-			})
-		}
-	}
-	launch()
-	for running > 0 {
-		sel.Select(ctx)
-		if firstErr != nil {
-			return contract.EvalResult{}, fmt.Errorf("evaluation %s: %w", spec.RunID, firstErr)
-		}
-		launch()
+	batch, err := playBatch(ctx, spec, first, end)
+	if err != nil {
+		return contract.EvalResult{}, err
 	}
 	totals := spec.Totals
 	for _, s := range batch {
@@ -124,11 +62,95 @@ func EvaluationWorkflow(ctx workflow.Context, spec contract.EvalSpec) (contract.
 		return contract.EvalResult{}, workflow.NewContinueAsNewError(ctx, EvaluationWorkflow, spec)
 	}
 	res.Means = totals.Means()
+	actx := activityOptions(ctx, spec.ActivityTimeoutSeconds)
 	if err := call(actx, w.activity, acts.CompleteRun, acts.RunCompletion{Run: spec.RunID, Kind: spec.Kind, Result: res}, nil); err != nil {
 		return contract.EvalResult{}, err
 	}
 	log.Info("evaluation finished", "run", spec.RunID, "label", spec.Label, "episodes", res.Means.N, "s", res.Means.S, "strict", res.Means.Strict, "u", res.Means.U)
 	return res, nil
+}
+
+// startEvaluation reads the evaluation's versions, sets its search
+// attributes and, in its first run from version 1 of versionEvalBatches,
+// prepares its spec (PrepareEvaluation); batches reports that version.
+func startEvaluation(ctx workflow.Context, spec contract.EvalSpec) (_ contract.EvalSpec, w *waiter, batches bool, err error) {
+	batches = workflow.GetVersion(ctx, versionEvalBatches, workflow.DefaultVersion, 1) >= 1
+	if !batches {
+		spec = spec.WithDefaults()
+	}
+	if spec.Epochs > 1 && workflow.GetVersion(ctx, versionEvalEpochs, workflow.DefaultVersion, 1) < 1 {
+		spec.Epochs = 0 // started by a worker that played each case once
+	}
+	if w, err = newWaiter(ctx, spec.Settings.Durability); err != nil {
+		return spec, nil, false, err
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrRun.ValueSet(spec.RunID), AttrKind.ValueSet(string(spec.Kind)),
+		AttrStage.ValueSet(int64(spec.Stage)), AttrPass.ValueSet(int64(spec.Pass))); err != nil {
+		return spec, nil, false, err
+	}
+	if batches && spec.SettingsRef == "" { // the first run: later ones carry the prepared spec
+		var prepared contract.EvalSpec
+		if err := call(localActivityOptions(ctx, 60), w.local, acts.PrepareEvaluation, spec, &prepared); err != nil {
+			return spec, nil, false, err
+		}
+		spec = prepared
+		w.dur = spec.Settings.Durability
+	}
+	return spec, w, batches, nil
+}
+
+// playBatch plays plays first to end-1 of the evaluation, at most
+// Concurrency at a time, and returns their scores in play order: the means
+// do not depend on the order the episodes finished in. Each episode records
+// itself; the first to fail ends the batch.
+func playBatch(ctx workflow.Context, spec contract.EvalSpec, first, end int) ([]contract.ScoreSummary, error) {
+	batch := make([]contract.ScoreSummary, end-first)
+	sel := workflow.NewSelector(ctx)
+	var firstErr error
+	next, running := first, 0
+	launch := func() {
+		for running < spec.Concurrency && next < end {
+			i := next
+			f := startPlay(ctx, spec, i)
+			next++
+			running++
+			sel.AddFuture(f, func(f workflow.Future) {
+				running--
+				var s contract.ScoreSummary
+				if err := f.Get(ctx, &s); err != nil {
+					if firstErr == nil {
+						firstErr = err
+					}
+					return
+				}
+				batch[i-first] = s
+			})
+		}
+	}
+	launch()
+	for running > 0 {
+		sel.Select(ctx)
+		if firstErr != nil {
+			return nil, fmt.Errorf("evaluation %s: %w", spec.RunID, firstErr)
+		}
+		launch()
+	}
+	return batch, nil
+}
+
+// startPlay starts play i's episode as a child workflow; an episode ID
+// Temporal would refuse fails it at once.
+func startPlay(ctx workflow.Context, spec contract.EvalSpec, play int) workflow.ChildWorkflowFuture {
+	in := evalEpisode(spec, play)
+	if spec.SettingsRef != "" {
+		in.Settings, in.SettingsRef, in.Durability = settings.Settings{}, spec.SettingsRef, spec.Settings.Durability
+	}
+	if err := checkEpisodeID(ctx, in); err != nil {
+		f, set := workflow.NewFuture(ctx)
+		set.SetError(err)
+		return childFailed{f}
+	}
+	return workflow.ExecuteChildWorkflow(episodeOptions(ctx, in), EpisodeWorkflow, in)
 }
 
 // evalEpisode is the input of play i of an evaluation: its case, in its
