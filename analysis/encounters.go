@@ -235,13 +235,7 @@ func split(run string, seen, fresh []results.Record) Split {
 		}
 		return Overall(recs)
 	}
-	ci := func(recs []results.Record) Interval {
-		xs := make([]float64, len(recs))
-		for i, r := range recs {
-			xs[i] = r.Scores.S
-		}
-		return BootstrapMean(xs, 1000, Seed)
-	}
+	ci := func(recs []results.Record) Interval { return BootstrapMean(caseValues(recs, "S"), 1000, Seed) }
 	return Split{Seen: side(seen), New: side(fresh), SeenCI: ci(seen), NewCI: ci(fresh)}
 }
 

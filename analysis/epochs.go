@@ -230,6 +230,25 @@ func caseMeans(recs []results.Record, metric string) (order []string, means map[
 	return order, means
 }
 
+// caseValues is metric of each record, or, where the records are plays of
+// epochs, the mean of each case's plays in the order of its first: what a
+// bootstrap over the cases resamples.
+func caseValues(recs []results.Record, metric string) []float64 {
+	if !hasEpochs(recs) {
+		xs := make([]float64, len(recs))
+		for i, r := range recs {
+			xs[i] = metricOf(r, metric)
+		}
+		return xs
+	}
+	order, means := caseMeans(recs, metric)
+	xs := make([]float64, len(order))
+	for i, id := range order {
+		xs[i] = means[id]
+	}
+	return xs
+}
+
 // firstEpoch is the records of the first play of each case: what an
 // evaluation without epochs plays, and what a test on one binary outcome
 // per case (McNemar's) reads.

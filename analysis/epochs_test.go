@@ -125,3 +125,18 @@ func TestEpochsOutputs(t *testing.T) {
 	require.Contains(t, string(epochsHTML(rep.Epochs)), "<td>H0</td><td>2</td><td>1</td>")
 	require.Nil(t, csvTables(Report{})["epochs.csv"], "no epochs, no file")
 }
+
+// TestCaseValues: without epochs, one value a record; with them, one a
+// case, the mean of its plays, in the order of its first play.
+func TestCaseValues(t *testing.T) {
+	once := []results.Record{play("h", "a", 0, 1, true), play("h", "b", 0, 0.5, false)}
+	require.Equal(t, []float64{1, 0.5}, caseValues(once, "S"))
+	// a: (1 + 0.5)/2 = 0.75; b: (0 + 0.2)/2 = 0.1.
+	twice := []results.Record{play("h", "a", 1, 1, true), play("h", "b", 1, 0, false), play("h", "a", 2, 0.5, false), play("h", "b", 2, 0.2, false)}
+	require.InDeltaSlice(t, []float64{0.75, 0.1}, caseValues(twice, "S"), 1e-12)
+	require.InDeltaSlice(t, []float64{0.5, 0}, caseValues(twice, "strict"), 1e-12)
+	s := split("h", twice, nil)
+	require.Equal(t, 4, s.Seen.N, "the side counts plays")
+	require.GreaterOrEqual(t, s.SeenCI.Low, 0.1, "the interval resamples the two case means, 0.75 and 0.1")
+	require.LessOrEqual(t, s.SeenCI.High, 0.75)
+}
