@@ -294,11 +294,32 @@ func writeEpochs(w io.Writer, rs []Reducers) {
 }
 
 func atKText(as []AtK) string {
-	parts := make([]string, len(as))
-	for i, a := range as {
-		parts[i] = fmt.Sprintf("k=%d %.3f [%.3f, %.3f]", a.K, a.Value, a.CI.Low, a.CI.High)
+	var parts []string
+	for _, a := range shown(as) {
+		parts = append(parts, fmt.Sprintf("k=%d %.3f [%.3f, %.3f]", a.K, a.Value, a.CI.Low, a.CI.High))
 	}
 	return strings.Join(parts, "  ")
+}
+
+// shownK are the k the page and the terminal show of more than maxShownK
+// epochs (report.json and epochs.csv hold every k): clinevo's choice, the
+// steps pass@k curves are usually read at.
+var shownK = []int{1, 2, 3, 5, 10, 20, 50, 100}
+
+const maxShownK = 10
+
+// shown is as, or of more than maxShownK, those at shownK and the last.
+func shown(as []AtK) []AtK {
+	if len(as) <= maxShownK {
+		return as
+	}
+	var out []AtK
+	for i, a := range as {
+		if slices.Contains(shownK, a.K) || i == len(as)-1 {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // epochsHTML is the report's section on epochs: a table per condition of
@@ -311,13 +332,14 @@ func epochsHTML(rs []Reducers) template.HTML {
 	b.WriteString(`<h2 id="epochs">Epochs</h2><p>Each case of these held-out conditions was played several times (epochs), each play its own episode. A play is correct when it is a strict pass (the final diagnosis matched an acceptable name). Per case: the mean of its plays; pass@k = 1 − C(n−c, k)/C(n, k), the chance that at least one of k plays drawn from its n plays (c correct) is correct (Chen et al. 2021, arXiv 2107.03374 §2.1); pass^k = C(c, k)/C(n, k), the chance that all k are (τ-bench, arXiv 2406.12045; inspect_ai's pass_at and pass_k reducers). Each is averaged over the cases, with a bootstrap 95% interval over the cases. Paired comparisons count each case once, by the mean of its plays.</p>`)
 	b.WriteString(`<table><tr><th>condition</th><th>epochs</th><th>cases</th><th>mean S [95% CI]</th><th>strict (mean)</th><th>k</th><th>pass@k [95% CI]</th><th>pass^k [95% CI]</th></tr>`)
 	for _, r := range rs {
-		for i := range r.PassAt {
+		at, hat := shown(r.PassAt), shown(r.PassHat)
+		for i := range at {
 			head := `<td></td><td></td><td></td><td></td><td></td>`
 			if i == 0 {
 				head = fmt.Sprintf(`<td>%s</td><td>%d</td><td>%d</td><td>%.3f [%.3f, %.3f]</td><td>%.3f</td>`, template.HTMLEscapeString(r.Name), r.K, r.Cases,
 					r.Mean, r.MeanCI.Low, r.MeanCI.High, r.MeanStrict)
 			}
-			at, hat := r.PassAt[i], r.PassHat[i]
+			at, hat := at[i], hat[i]
 			fmt.Fprintf(&b, `<tr>%s<td>%d</td><td>%.3f [%.3f, %.3f]</td><td>%.3f [%.3f, %.3f]</td></tr>`, head, at.K, at.Value, at.CI.Low, at.CI.High, hat.Value, hat.CI.Low, hat.CI.High)
 		}
 	}

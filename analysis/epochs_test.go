@@ -140,3 +140,22 @@ func TestCaseValues(t *testing.T) {
 	require.GreaterOrEqual(t, s.SeenCI.Low, 0.1, "the interval resamples the two case means, 0.75 and 0.1")
 	require.LessOrEqual(t, s.SeenCI.High, 0.75)
 }
+
+// TestShownK: up to 10 epochs every k is shown; of more, k = 1, 2, 3, 5,
+// 10, 20, 50, 100 up to K, and K.
+func TestShownK(t *testing.T) {
+	ks := func(n int) []int {
+		var as []AtK
+		for k := 1; k <= n; k++ {
+			as = append(as, AtK{K: k})
+		}
+		var out []int
+		for _, a := range shown(as) {
+			out = append(out, a.K)
+		}
+		return out
+	}
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, ks(10))
+	require.Equal(t, []int{1, 2, 3, 5, 10, 20, 25}, ks(25))
+	require.Equal(t, []int{1, 2, 3, 5, 10, 20, 50, 100}, ks(100))
+}
