@@ -41,7 +41,9 @@ func PassAt(n, c, k int) (v float64, ok bool) {
 // PassHat is pass^k, the chance that all k of k plays drawn without
 // replacement from n plays of which c were correct are correct:
 // C(c, k)/C(n, k), averaged over the tasks (τ-bench, Yao et al. 2024,
-// arXiv 2406.12045 §5, its reliability metric; inspect_ai ships it as
+// arXiv 2406.12045: proposed in its introduction as its reliability
+// metric and defined with its experiments; the section of the formula is
+// not pinned, as the paper's text was not at hand; inspect_ai ships it as
 // pass_k), as the product ∏_{i=0}^{k−1} (c−i)/(n−i). ok is false when n < k.
 func PassHat(n, c, k int) (v float64, ok bool) {
 	if k < 1 || n < k || c < 0 || c > n {
