@@ -491,7 +491,7 @@ func (a *Activities) decide(ctx context.Context, in TurnInput) (decision, error)
 	}
 	view := ep.View(nil, in.Rules)
 	var dec decision
-	err = a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
+	err = a.metered(llm.WithEpoch(ctx, in.Epoch), in.EpisodeID, func(ctx context.Context) error {
 		doctor, err := d.Doctor()
 		if err != nil {
 			return err
@@ -510,6 +510,35 @@ func (a *Activities) decide(ctx context.Context, in TurnInput) (decision, error)
 		return nil
 	})
 	return dec, err
+}
+
+// addTurnTime accounts a turn's time: its decision and its step (stepMS)
+// as diagnose time, a learning method's refine step between turns as
+// update time.
+func (a *Activities) addTurnTime(ctx context.Context, episodeID string, dec decision, stepMS float64) error {
+	if err := a.Results.AddTime(ctx, episodeID, results.PhaseDiagnose, dec.MS-dec.RefineMS+stepMS); err != nil {
+		return err
+	}
+	if dec.RefineMS > 0 {
+		return a.Results.AddTime(ctx, episodeID, results.PhaseUpdate, dec.RefineMS)
+	}
+	return nil
+}
+
+// storedDecision is the doctor's decision Decide stored for the turn.
+func (a *Activities) storedDecision(ctx context.Context, in TurnInput) (decision, error) {
+	raw, err := a.Results.Decision(ctx, in.EpisodeID, in.Turn)
+	if errors.Is(err, results.ErrNotFound) {
+		return decision{}, badInput(fmt.Errorf("episode %s turn %d: stepped before a decision was stored", in.EpisodeID, in.Turn))
+	}
+	if err != nil {
+		return decision{}, err // the store failed: retry
+	}
+	var dec decision
+	if err := json.Unmarshal(raw, &dec); err != nil {
+		return decision{}, badInput(fmt.Errorf("episode %s turn %d: stored decision: %w", in.EpisodeID, in.Turn, err))
+	}
+	return dec, nil
 }
 
 // Step applies the stored decision of a turn to the environment and stores the
@@ -534,16 +563,9 @@ func (a *Activities) Step(ctx context.Context, in TurnInput) (_ TurnSummary, err
 		}
 		return TurnSummary{Action: string(events[in.Turn].Action), Status: string(events[in.Turn].Status), Done: ep.Done()}, nil
 	}
-	raw, err := a.Results.Decision(ctx, in.EpisodeID, in.Turn)
-	if errors.Is(err, results.ErrNotFound) {
-		return TurnSummary{}, badInput(fmt.Errorf("episode %s turn %d: stepped before a decision was stored", in.EpisodeID, in.Turn))
-	}
+	dec, err := a.storedDecision(ctx, in)
 	if err != nil {
-		return TurnSummary{}, err // the store failed: retry
-	}
-	var dec decision
-	if err := json.Unmarshal(raw, &dec); err != nil {
-		return TurnSummary{}, badInput(fmt.Errorf("episode %s turn %d: stored decision: %w", in.EpisodeID, in.Turn, err))
+		return TurnSummary{}, err
 	}
 	ep, err := a.start(in.EpisodeInput, d, events)
 	if err != nil {
@@ -554,20 +576,15 @@ func (a *Activities) Step(ctx context.Context, in TurnInput) (_ TurnSummary, err
 	}
 	var ev clinic.Event
 	start := time.Now()
-	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
+	if err := a.metered(llm.WithEpoch(ctx, in.Epoch), in.EpisodeID, func(ctx context.Context) error {
 		var err error
 		ev, err = ep.Step(ctx, episode.StepInput{Output: dec.Output, RetrievedCards: dec.Cards, PrunedCards: dec.Pruned, LLMError: dec.LLMError})
 		return err
 	}); err != nil {
 		return TurnSummary{}, err
 	}
-	if err := a.Results.AddTime(ctx, in.EpisodeID, results.PhaseDiagnose, dec.MS-dec.RefineMS+msSince(start)); err != nil {
+	if err := a.addTurnTime(ctx, in.EpisodeID, dec, msSince(start)); err != nil {
 		return TurnSummary{}, err
-	}
-	if dec.RefineMS > 0 { // a learning method's refine step between turns is update time
-		if err := a.Results.AddTime(ctx, in.EpisodeID, results.PhaseUpdate, dec.RefineMS); err != nil {
-			return TurnSummary{}, err
-		}
 	}
 	stored, err := a.Results.PutEvent(ctx, in.EpisodeID, ev)
 	if err != nil {
@@ -604,7 +621,7 @@ func (a *Activities) Score(ctx context.Context, in EpisodeInput) (_ contract.Sco
 	}
 	var t clinic.Trace
 	start := time.Now()
-	if err := a.metered(ctx, in.EpisodeID, func(ctx context.Context) error {
+	if err := a.metered(llm.WithEpoch(ctx, in.Epoch), in.EpisodeID, func(ctx context.Context) error {
 		var err error
 		t, err = runner.Finish(ctx, c, d, meta(in), events)
 		return err
@@ -818,7 +835,7 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) (err error) {
 		return err // frozen evaluations are not graded (not found); anything else is a fault
 	}
 	r := results.Record{EpisodeID: in.EpisodeID, WorkflowID: in.EpisodeID, Run: in.Run, Kind: string(in.Kind), Pass: in.Pass,
-		Stage: in.Stage, Index: in.Index, Number: in.Number, CaseID: in.CaseID, Condition: t.Condition, Scores: *t.Scores,
+		Stage: in.Stage, Index: in.Index, Epoch: in.Epoch, Number: in.Number, CaseID: in.CaseID, Condition: t.Condition, Scores: *t.Scores,
 		Final: t.Final, Termination: t.Termination, Turns: len(t.Events), Written: in.Lesson.Written, Evicted: in.Lesson.Evicted,
 		RuleEdits: in.Lesson.Edits, LLMErrorTurns: t.LLMErrorTurns}
 	if in.Kind == contract.KindStream {
@@ -831,19 +848,8 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) (err error) {
 			t.MemoryWrite = clinic.MemoryWritten
 		}
 	}
-	usage, err := a.Results.UsageOf(ctx, in.EpisodeID)
-	if err != nil {
+	if err := a.addAccounts(ctx, &r); err != nil {
 		return err
-	}
-	if len(usage) > 0 {
-		r.Usage = usage
-	}
-	spent, err := a.Results.TimeOf(ctx, in.EpisodeID)
-	if err != nil {
-		return err
-	}
-	if len(spent) > 0 {
-		r.TimeMS = spent
 	}
 	profile := in.Benchmark
 	if profile == "" && in.SettingsRef != "" {
@@ -868,6 +874,26 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) (err error) {
 		r.Labels = append(r.Labels, string(ag.Label))
 	}
 	return a.Results.PutRecord(ctx, r, t)
+}
+
+// addAccounts puts the episode's model use and activity time into its
+// record (none: left out).
+func (a *Activities) addAccounts(ctx context.Context, r *results.Record) error {
+	usage, err := a.Results.UsageOf(ctx, r.EpisodeID)
+	if err != nil {
+		return err
+	}
+	if len(usage) > 0 {
+		r.Usage = usage
+	}
+	spent, err := a.Results.TimeOf(ctx, r.EpisodeID)
+	if err != nil {
+		return err
+	}
+	if len(spent) > 0 {
+		r.TimeMS = spent
+	}
+	return nil
 }
 
 // Learn is a stream's update step in one call: Evolve over a batch of graded

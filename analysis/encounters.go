@@ -102,11 +102,15 @@ func transferSplits(in Input, rep *Report, specs map[string]contract.ConditionSp
 			continue
 		}
 		met := metConditions(in, runs, lineage(specs, from))
-		h3, h0 := Pairs(in.Records[runs[t.Name]], in.Records[runs[t.Baseline]])
+		h3 := in.Records[runs[t.Name]]
+		p := pairedMetric(h3, in.Records[runs[t.Baseline]], "S") // by case, over the epoch mean
+		cond := map[string]string{}
+		for _, r := range h3 {
+			cond[r.CaseID] = r.Condition
+		}
 		var seen, fresh []float64
-		for j := range h3 {
-			d := h3[j].Scores.S - h0[j].Scores.S
-			if met[h3[j].Condition] {
+		for j, d := range p.gains() {
+			if met[cond[p.cases[j]]] {
 				seen = append(seen, d)
 			} else {
 				fresh = append(fresh, d)
@@ -231,13 +235,7 @@ func split(run string, seen, fresh []results.Record) Split {
 		}
 		return Overall(recs)
 	}
-	ci := func(recs []results.Record) Interval {
-		xs := make([]float64, len(recs))
-		for i, r := range recs {
-			xs[i] = r.Scores.S
-		}
-		return BootstrapMean(xs, 1000, Seed)
-	}
+	ci := func(recs []results.Record) Interval { return BootstrapMean(caseValues(recs, "S"), 1000, Seed) }
 	return Split{Seen: side(seen), New: side(fresh), SeenCI: ci(seen), NewCI: ci(fresh)}
 }
 

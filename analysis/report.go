@@ -114,6 +114,9 @@ type Report struct {
 	// Orderings is the experiment over several orderings of its cases
 	// (orderings.go); nil for one played in the published order only.
 	Orderings *Orderings `json:"orderings,omitempty"`
+	// Epochs are the reducers of every held-out condition played more
+	// than once per case (epochs.go); nil without epochs.
+	Epochs []Reducers `json:"epochs,omitempty"`
 	// Frontiers are the accuracy–cost planes of the benchmarks with a
 	// headline cost (frontier.go).
 	Frontiers []Frontier `json:"frontiers,omitempty"`
@@ -250,6 +253,7 @@ func Build(in Input) Report {
 	}
 	b.conditions(&rep)
 	b.transfers(&rep)
+	b.epochs(&rep)
 	streams := b.comparisons(&rep)
 	rep.Sensitivity = sensitivity(in, streams, b.byName)
 	encounters(in, &rep)
@@ -514,16 +518,17 @@ func Pairs(a, b []results.Record) (pa, pb []results.Record) {
 }
 
 // transfer is ET = mean of the per-case differences H3 − H0 (MedEvoEval §4);
-// ET(U) only where both profiles define U.
+// ET(U) only where both profiles define U. A case played several epochs
+// counts once, by the mean of its plays (pairedMetric); McNemar's test,
+// which needs one outcome per case, reads the first epoch's plays.
 func transfer(name, base string, h3, h0 []results.Record, withU bool) Transfer {
-	a, b := Pairs(h3, h0)
-	t := Transfer{Name: name, Baseline: base, N: len(a)}
-	var ds, du, dstrict []float64
+	ds := pairedMetric(h3, h0, "S").gains()
+	du := pairedMetric(h3, h0, "U").gains()
+	dstrict := pairedMetric(h3, h0, "strict").gains()
+	t := Transfer{Name: name, Baseline: base, N: len(ds)}
+	a, b := Pairs(firstEpoch(h3), firstEpoch(h0))
 	bc, cb := 0, 0
 	for i := range a {
-		ds = append(ds, a[i].Scores.S-b[i].Scores.S)
-		du = append(du, a[i].Scores.U-b[i].Scores.U)
-		dstrict = append(dstrict, boolf(a[i].Scores.Strict)-boolf(b[i].Scores.Strict))
 		switch {
 		case a[i].Scores.Strict && !b[i].Scores.Strict:
 			bc++
@@ -557,22 +562,21 @@ var (
 // compare pairs two conditions by case, A the baseline and B the treatment,
 // and compares every metric: d_i = Z_i(B) − Z_i(A); U only where both
 // profiles define it.
+// A case played several epochs is one pair, by the mean of its plays
+// (pairedMetric); McNemar's test, on one binary outcome per case, is then
+// left out.
 func compare(an, bn string, a, b []results.Record, withU bool) []Comparison {
-	pa, pb := Pairs(a, b)
-	if len(pa) == 0 {
-		return nil
-	}
 	var out []Comparison
 	for _, metric := range append(append([]string(nil), continuousMetrics...), binaryMetrics...) {
 		if metric == "U" && !withU {
 			continue
 		}
-		x, y := make([]float64, len(pa)), make([]float64, len(pa))
-		for i := range pa {
-			x[i], y[i] = metricOf(pa[i], metric), metricOf(pb[i], metric)
+		p := pairedMetric(a, b, metric)
+		if len(p.x) == 0 {
+			return nil
 		}
-		c := Comparison{A: an, B: bn, Metric: metric, N: len(pa)}
-		c.MeanDiff, c.CI, c.Wilcoxon, c.McNemar = paired(x, y, slices.Contains(binaryMetrics, metric))
+		c := Comparison{A: an, B: bn, Metric: metric, N: len(p.x)}
+		c.MeanDiff, c.CI, c.Wilcoxon, c.McNemar = paired(p.x, p.y, slices.Contains(binaryMetrics, metric) && !p.epochs)
 		out = append(out, c)
 	}
 	return out

@@ -34,6 +34,7 @@ func WriteSummary(w io.Writer, rep Report) {
 		fmt.Fprintf(w, "BWT %s: S %s, U %s\n", r.Name, signed(r.BWTS), signed(r.BWTU))
 	}
 	writeOrderings(w, rep.Orderings)
+	writeEpochs(w, rep.Epochs)
 	for _, f := range rep.Frontiers {
 		fmt.Fprintln(w, strings.Join(f.Lines(), "\n"))
 	}

@@ -77,6 +77,9 @@ func csvTables(rep Report) map[string][][]string {
 	if rep.Orderings != nil {
 		out["orderings.csv"] = orderingRows(rep.Orderings)
 	}
+	if len(rep.Epochs) > 0 {
+		out["epochs.csv"] = reducerRows(rep.Epochs)
+	}
 	return out
 }
 
@@ -350,6 +353,7 @@ type pageView struct {
 	Frontier    template.HTML   // the accuracy–cost frontiers (frontier.go)
 	Encounters  []encounterRow  // the recall/transfer split (encounters.go)
 	Orderings   template.HTML   // the orderings' section (orderings.go)
+	Epochs      template.HTML   // the epochs' reducers (epochs.go)
 	// EpisodeLink is where an episode's link points.
 	EpisodeLink func(episodeID string) string
 }
@@ -368,6 +372,7 @@ func view(rep Report, link func(string) string) pageView {
 	}
 	v.CostBars = costBars(rep)
 	v.Orderings = orderingsHTML(rep.Orderings)
+	v.Epochs = epochsHTML(rep.Epochs)
 	v.Frontier = frontierHTML(rep.Frontiers)
 	for _, sec := range rep.sections {
 		v.Sections = append(v.Sections, sec.HTML)
@@ -676,7 +681,7 @@ details{margin:.5em 0}code{font-size:12px}td.text{text-align:left;white-space:no
 table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 </style></head><body>
 {{template "body" .}}
-<p>Numbers: report.json (with the provenance and glossary), stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv{{if .Report.Orderings}}, orderings.csv{{end}}. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
+<p>Numbers: report.json (with the provenance and glossary), stages.csv, episodes.csv, retention.csv, transfer.csv, comparisons.csv, encounters.csv{{if .Report.Orderings}}, orderings.csv{{end}}{{if .Report.Epochs}}, epochs.csv{{end}}. Trajectories: trajectories.jsonl; steps of episodes with S ≥ 0.7: steps.jsonl.</p>
 </body></html>
 {{define "body"}}<h1>clinevo report: {{if .Report.Stream}}stream {{.Report.Stream}}{{else}}{{.Report.Experiment}}{{end}}</h1>
 {{with .Report.Provenance}}<details class="provenance" open><summary>Provenance</summary><table class="kv provenance">
@@ -732,6 +737,7 @@ table.kv th,table.kv td,table.provenance-conditions td{text-align:left}
 {{if .Report.Comparisons}}<h2>Paired comparisons</h2><p>Case by case, d = B − A: Wilcoxon signed-rank on S, U, T, E, R and the diagnosis grade; exact McNemar on strict accuracy, pass and non-dangerous diagnosis (MedEvoEval C.6).</p><table><tr><th>A (baseline)</th><th>B</th><th>metric</th><th>n</th><th>mean B − A</th><th>95% CI</th><th>Wilcoxon p</th><th>McNemar b/c</th><th>McNemar p</th></tr>
 {{range .Report.Comparisons}}<tr><td>{{.A}}</td><td>{{.B}}</td><td>{{.Metric}}</td><td>{{.N}}</td><td>{{f3 .MeanDiff}}</td><td>[{{f3 .CI.Low}}, {{f3 .CI.High}}]</td><td>{{pv .Wilcoxon.P}}</td><td>{{with .McNemar}}{{.B}}/{{.C}}{{else}}–{{end}}</td><td>{{with .McNemar}}{{pv .P}}{{else}}–{{end}}</td></tr>{{end}}</table>{{end}}
 {{.Orderings}}
+{{.Epochs}}
 <h2>Process cost</h2>
 {{.CostBars}}
 {{if .Report.Sensitivity}}<h2>Utility-weight sensitivity</h2><table><tr><th>weights (S/T/E/R)</th><th>ranking by mean U</th></tr>

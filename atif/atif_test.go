@@ -91,6 +91,11 @@ func TestTrajectories(t *testing.T) {
 		TotalSteps: len(tr.Steps), Extra: map[string]any{"usage_by_role": in.Episodes[0].Record.Usage}}, tr.FinalMetrics)
 	require.Equal(t, "clinevo-doctor", tr.Agent.Name)
 	require.Empty(t, tr.Agent.ModelName, "a built-in doctor names no model")
+	require.NotContains(t, tr.Extra, "epoch", "a run without epochs")
+
+	// The second play of a held-out case: its epoch beside its place in the run.
+	in.Episodes[0].Record.Epoch = 2
+	require.Equal(t, 2, atif.Build(in)[0].Extra["epoch"])
 }
 
 func toAny(xs []string) []any {

@@ -120,8 +120,12 @@ func extraOf(r results.Record, b bench.Benchmark) map[string]any {
 	for name, v := range r.Scores.Metrics {
 		scores[name] = v
 	}
-	return map[string]any{"run": r.Run, "case_id": r.CaseID, "pass": r.Pass, "stage": r.Stage, "index": r.Index, "condition": r.Condition,
+	out := map[string]any{"run": r.Run, "case_id": r.CaseID, "pass": r.Pass, "stage": r.Stage, "index": r.Index, "condition": r.Condition,
 		"termination": string(r.Termination), "final": r.Final, "scores": scores, "written_cards": r.Written, "labels": r.Labels}
+	if r.Epoch > 0 { // a play of a held-out evaluation's epochs
+		out["epoch"] = r.Epoch
+	}
+	return out
 }
 
 // finalMetrics are the doctor's model use over the episode (the agent's),

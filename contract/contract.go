@@ -538,18 +538,22 @@ func (r StreamResult) CarryFrom(s StreamSpec) StreamSpec {
 // EvalSpec is the input of EvaluationWorkflow: a set of cases played with
 // memory and rules frozen as of an episode, with no write-back.
 type EvalSpec struct {
-	RunID                  string            `json:"run_id"` // the evaluation's own run ID (its records' run)
-	Kind                   Kind              `json:"kind"`   // stage_eval | replay | heldout
-	Label                  string            `json:"label,omitempty"`
-	Corpus                 string            `json:"corpus"`
-	CaseIDs                []string          `json:"case_ids"`
-	Conditions             []string          `json:"conditions,omitempty"`
-	FirstIndex             int               `json:"first_index,omitempty"` // index of the first case in its source order (0-based)
-	Stage                  int               `json:"stage"`                 // the stage evaluated (j)
-	Pass                   int               `json:"pass"`
-	MemoryRuns             []string          `json:"memory_runs,omitempty"` // empty: no memory (H0)
-	AsOf                   int               `json:"as_of"`                 // memory as of this episode number
-	Rules                  []string          `json:"rules,omitempty"`       // frozen rule book
+	RunID      string   `json:"run_id"` // the evaluation's own run ID (its records' run)
+	Kind       Kind     `json:"kind"`   // stage_eval | replay | heldout
+	Label      string   `json:"label,omitempty"`
+	Corpus     string   `json:"corpus"`
+	CaseIDs    []string `json:"case_ids"`
+	Conditions []string `json:"conditions,omitempty"`
+	FirstIndex int      `json:"first_index,omitempty"` // index of the first case in its source order (0-based)
+	Stage      int      `json:"stage"`                 // the stage evaluated (j)
+	Pass       int      `json:"pass"`
+	MemoryRuns []string `json:"memory_runs,omitempty"` // empty: no memory (H0)
+	AsOf       int      `json:"as_of"`                 // memory as of this episode number
+	Rules      []string `json:"rules,omitempty"`       // frozen rule book
+	// Epochs plays every case this many times (0 or 1: once), epoch by
+	// epoch: play i of the evaluation is case i mod len(CaseIDs) in epoch
+	// i / len(CaseIDs) + 1 (Play), its episode ID EpochEpisodeID.
+	Epochs                 int               `json:"epochs,omitempty"`
 	Concurrency            int               `json:"concurrency"`
 	ActivityTimeoutSeconds int               `json:"activity_timeout_seconds"`
 	Settings               settings.Settings `json:"settings"`
@@ -558,7 +562,7 @@ type EvalSpec struct {
 	// sets it.
 	SettingsRef string `json:"settings_ref,omitempty"`
 	// Played and Totals are what the evaluation's earlier runs played (it
-	// continues as new every EvalBatch cases): how many cases, and their
+	// continues as new every EvalBatch plays): how many plays, and their
 	// totals. The scores of each case are in its record. Leave them zero.
 	Played int    `json:"played,omitempty"`
 	Totals Totals `json:"totals,omitzero"`
@@ -602,7 +606,7 @@ func (e EvalSpec) Validate() error {
 	case e.AsOf < 0 || e.FirstIndex < 0:
 		return fmt.Errorf("evaluation %s: as_of and first_index must not be negative", e.RunID)
 	}
-	if err := numbers(numberCheck{"concurrency", e.Concurrency, EvalConcurrencyRange},
+	if err := numbers(numberCheck{"concurrency", e.Concurrency, EvalConcurrencyRange}, numberCheck{"epochs", e.Epochs, EpochsRange},
 		numberCheck{"activity_timeout_seconds", e.ActivityTimeoutSeconds, ActivityTimeoutRange}); err != nil {
 		return fmt.Errorf("evaluation %s: %w", e.RunID, err)
 	}

@@ -38,7 +38,12 @@ type ExperimentSpec struct {
 	Orderings int `yaml:"orderings" json:"orderings,omitempty"`
 	// Seeds are the permutation seeds of orderings 2 to Orderings (default
 	// 1, 2, ...: clinevo's choice), each a positive integer, no two alike.
-	Seeds      []uint64        `yaml:"seeds" json:"seeds,omitempty"`
+	Seeds []uint64 `yaml:"seeds" json:"seeds,omitempty"`
+	// Epochs plays every case of every held-out condition this many times
+	// (EpochsOf; a condition may set its own), each play its own episode
+	// with its epoch in its record, for the reducers of the report (mean,
+	// pass@k, pass^k). 0 or 1: each case once, as before epochs existed.
+	Epochs     int             `yaml:"epochs" json:"epochs,omitempty"`
 	Conditions []ConditionSpec `yaml:"conditions" json:"conditions"`
 	// Resume holds, by condition name, the stream conditions a stopped
 	// experiment had started and not finished, each with the spec it recorded
@@ -86,6 +91,8 @@ type ConditionSpec struct {
 	// PairedWith names a condition played on the same cases; the report
 	// compares the two case by case (e.g. static full-vignette vs interactive).
 	PairedWith string `yaml:"paired_with" json:"paired_with,omitempty"`
+	// Epochs, for a held-out condition, overrides the experiment's epochs.
+	Epochs int `yaml:"epochs" json:"epochs,omitempty"`
 	// Settings apply to this condition, on top of the experiment's.
 	Settings settings.Overrides `yaml:"settings" json:"settings,omitempty"`
 	// Ordering is the ordering (1 to Orderings) a condition of an expanded
@@ -203,6 +210,9 @@ func (e ExperimentSpec) validateTop() error {
 		return fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
 	if err := e.validateOrderings(); err != nil {
+		return fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	if err := e.validateEpochs(); err != nil {
 		return fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
 	if _, err := settings.Apply(e.Base.OrDefault(), "settings", e.Settings); err != nil {

@@ -91,6 +91,23 @@ type Plan struct {
 	ChainSeconds float64 `json:"chain_seconds,omitempty"`
 	// Orderings is what the spec's orderings add (nil: none).
 	Orderings *OrderingsPlan `json:"orderings,omitempty"`
+	// Epochs is what the held-out conditions' epochs add (nil: none).
+	Epochs *EpochsPlan `json:"epochs,omitempty"`
+}
+
+// EpochsPlan is the share of a plan that the held-out conditions' epochs
+// play: every held-out case K times, so the held-out episodes (records
+// stored), calls, tokens, USD and wall time grow linearly with K.
+type EpochsPlan struct {
+	// K is each held-out condition's epochs, by name, in spec order
+	// (Conditions); only conditions of more than one epoch.
+	K          []int    `json:"k"`
+	Conditions []string `json:"conditions"`
+	// Episodes and CostUSD are those conditions' episodes (all their
+	// epochs) and model USD, of the plan's Total episodes and CostUSD.
+	Episodes int     `json:"episodes"`
+	Total    int     `json:"total_episodes"`
+	CostUSD  float64 `json:"cost_usd"`
 }
 
 // OrderingsPlan is the share of a plan that the orderings repeat: storage
@@ -283,6 +300,7 @@ func Experiment(set bench.Set, spec contract.ExperimentSpec, h History) (Plan, e
 			return Plan{}, err
 		}
 		n := Count(c, cases, spec.StageSize)
+		n.Eval *= spec.EpochsOf(c) // every held-out case, once per epoch
 		cond := Condition{Name: c.Name, Kind: string(c.Kind), Budgets: bench.Budgets(b, s), Episodes: n.Learn, EvalEpisodes: n.Eval}
 		hl, he := h.meansFor(b, s)
 		learn, eval := perEpisode(b, s, hl, true), perEpisode(b, s, he, false)
@@ -448,6 +466,7 @@ func (p *Plan) finish(spec contract.ExperimentSpec) {
 		p.Total = append(p.Total, *total[name])
 	}
 	p.orderings(spec)
+	p.epochs(spec)
 	ends := map[string]float64{}
 	for i, c := range spec.Conditions {
 		if i >= len(p.Conditions) {
@@ -560,6 +579,30 @@ func Compare(set bench.Set, spec contract.ExperimentSpec, recs []results.Record)
 	planned.finish(spec)
 	planned.onCores(0)
 	return planned, Used(set, spec, by), nil
+}
+
+// epochs fills the plan's Epochs from the spec's held-out conditions.
+func (p *Plan) epochs(spec contract.ExperimentSpec) {
+	e := &EpochsPlan{}
+	for i, c := range spec.Conditions {
+		if i >= len(p.Conditions) {
+			break
+		}
+		pc := p.Conditions[i]
+		e.Total += pc.Episodes + pc.EvalEpisodes
+		k := spec.EpochsOf(c)
+		if k <= 1 {
+			continue
+		}
+		e.K, e.Conditions = append(e.K, k), append(e.Conditions, c.Name)
+		e.Episodes += pc.EvalEpisodes
+		for _, r := range pc.Roles {
+			e.CostUSD += r.CostUSD
+		}
+	}
+	if len(e.Conditions) > 0 {
+		p.Epochs = e
+	}
 }
 
 // orderings fills the plan's Orderings from the expanded spec.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,6 +173,54 @@ func TestPlanGrowsLinearlyWithOrderings(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, costplan.Write(&out, p, nil))
 	require.Contains(t, out.String(), "orderings 3: E0, E1, E2, H3 played 3 times each: 1575 of the 1625 episodes (records stored)")
+}
+
+// TestPlanGrowsLinearlyWithEpochs: epochs 3 on the quick experiment plays
+// H0 and H3 (50 cases each) 3 times: 150 episodes each, and every figure of
+// their plan (calls, tokens, USD, wall) 3 times the one-epoch plan's; the
+// streams' plans do not change, and the printed line says so.
+func TestPlanGrowsLinearlyWithEpochs(t *testing.T) {
+	base := modelDoctor(t)
+	raw, err := os.ReadFile("../experiments/quick.yaml")
+	require.NoError(t, err)
+	plan := func(extra string) costplan.Plan {
+		spec, err := experiments.Parse("quick.yaml", append(slices.Clone(raw), extra...), base, defaultSet(t))
+		require.NoError(t, err)
+		p, err := costplan.Experiment(defaultSet(t), spec, costplan.History{})
+		require.NoError(t, err)
+		return p
+	}
+	one, three := plan(""), plan("epochs: 3\n")
+	require.Nil(t, one.Epochs)
+	require.Len(t, three.Conditions, len(one.Conditions))
+	held := 0.0
+	for i, c := range three.Conditions {
+		o := one.Conditions[i]
+		k := 1.0
+		if c.Kind == string(contract.KindHeldOut) {
+			k = 3
+			require.Equal(t, 150, c.EvalEpisodes, c.Name)
+			for _, r := range o.Roles {
+				held += r.CostUSD
+			}
+		}
+		require.Equal(t, o.Episodes, c.Episodes, c.Name)
+		require.Equal(t, int(k)*o.EvalEpisodes, c.EvalEpisodes, c.Name)
+		require.InDelta(t, k*o.WallSeconds, c.WallSeconds, 1e-9, c.Name)
+		for j, r := range c.Roles {
+			require.InDelta(t, k*o.Roles[j].Calls, r.Calls, 1e-9, "%s %s", c.Name, r.Role)
+			require.InDelta(t, k*o.Roles[j].PromptTokens, r.PromptTokens, 1e-6, "%s %s", c.Name, r.Role)
+			require.InDelta(t, k*o.Roles[j].CompletionTokens, r.CompletionTokens, 1e-6, "%s %s", c.Name, r.Role)
+			require.InDelta(t, k*o.Roles[j].CostUSD, r.CostUSD, 1e-9, "%s %s", c.Name, r.Role)
+		}
+	}
+	// 575 episodes with one epoch; 2·50 more for each of H0 and H3: 775.
+	require.Equal(t, &costplan.EpochsPlan{K: []int{3, 3}, Conditions: []string{"H0", "H3"}, Episodes: 300, Total: 775, CostUSD: three.Epochs.CostUSD}, three.Epochs)
+	require.InDelta(t, 3*held, three.Epochs.CostUSD, 1e-9)
+	require.InDelta(t, one.CostUSD+2*held, three.CostUSD, 1e-9)
+	var out bytes.Buffer
+	require.NoError(t, costplan.Write(&out, three, nil))
+	require.Contains(t, out.String(), "epochs (H0 3, H3 3): each held-out case played that many times: 300 of the 775 episodes (records stored)")
 }
 
 // TestPlanWallIsNeverLessThanTheMachinesWork: an experiment's planned wall

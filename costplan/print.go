@@ -77,6 +77,14 @@ func Write(w io.Writer, p Plan, used *Plan) error {
 		fmt.Fprintf(w, "orderings %d: %s played %d times each: %d of the %d episodes (records stored) and model USD %.2f of %.2f; both grow linearly with orderings\n",
 			o.N, strings.Join(o.Repeated, ", "), o.N, o.Episodes, o.Total, o.CostUSD, p.CostUSD)
 	}
+	if e := p.Epochs; e != nil {
+		each := make([]string, len(e.Conditions))
+		for i, name := range e.Conditions {
+			each[i] = fmt.Sprintf("%s %d", name, e.K[i])
+		}
+		fmt.Fprintf(w, "epochs (%s): each held-out case played that many times: %d of the %d episodes (records stored) and model USD %.2f of %.2f; both grow linearly with epochs\n",
+			strings.Join(each, ", "), e.Episodes, e.Total, e.CostUSD, p.CostUSD)
+	}
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	writeConditions(tw, p, used)
 	fmt.Fprintln(tw, "\t")

@@ -96,6 +96,12 @@ func TestSpecNumbersAreChecked(t *testing.T) {
 		{"fractional condition limit", head + "conditions:\n  - {name: A, kind: stream, limit: 1.5}\n",
 			"line 5: conditions[0].limit: want a whole number, got 1.5"},
 		{"text for a number", head + "limit: ten\n" + conds, "line 4: limit: want a whole number, got ten"},
+		{"negative epochs", head + "epochs: -2\n" + conds, "experiment x: epochs must be at least 1 and at most 100 (0: one play of each case), got -2"},
+		{"fractional epochs", head + "epochs: 2.5\n" + conds, "line 4: epochs: want a whole number, got 2.5"},
+		{"epochs on a stream", head + "conditions:\n  - {name: A, kind: stream, epochs: 3}\n",
+			"experiment x: conditions[0] (A): epochs 3: only a heldout condition plays its cases several times"},
+		{"too many condition epochs", head + "conditions:\n  - {name: H, kind: heldout, epochs: 101}\n",
+			"experiment x: conditions[0] (H): epochs must be at least 1 and at most 100"},
 		{"infinite setting", head + "settings: {scoring: {lambda: .inf}}\n" + conds, "settings.scoring.lambda: want a finite number, got +Inf"},
 		{"an infinite benchmark key", head + "conditions:\n  - {name: A, kind: stream, settings: {episode: {visit_cost: .inf}}}\n",
 			"conditions[0] (A).settings.episode.visit_cost: want a finite number, got +Inf"},
@@ -112,4 +118,19 @@ func TestSpecNumbersAreChecked(t *testing.T) {
 			require.ErrorContains(t, err, strings.ReplaceAll(tc.want, "SPEC", f))
 		})
 	}
+}
+
+// TestEpochsAreRead: the experiment's epochs and a held-out condition's
+// own are read from the spec.
+func TestEpochsAreRead(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "spec.yaml")
+	require.NoError(t, os.WriteFile(f, []byte("name: x\ncorpus: builtin:stream\nheldout: builtin:heldout\nepochs: 2\nconditions:\n"+
+		"  - {name: A, kind: stream}\n  - {name: H0, kind: heldout}\n  - {name: H1, kind: heldout, from: A, epochs: 5}\n"), 0o644))
+	spec, err := experiments.Load(f, settings.Default(), defaultSet(t))
+	require.NoError(t, err)
+	var got []int
+	for _, c := range spec.Conditions {
+		got = append(got, spec.EpochsOf(c))
+	}
+	require.Equal(t, []int{1, 2, 5}, got)
 }

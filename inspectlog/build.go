@@ -65,6 +65,9 @@ func Build(in Input) Log {
 		s := sample(in, e, names)
 		epochs[s.ID]++
 		s.Epoch = epochs[s.ID]
+		if e.Record.Epoch > 0 { // a held-out evaluation's epochs: the play the record says
+			s.Epoch = e.Record.Epoch
+		}
 		if s.Epoch == 1 {
 			l.Eval.Dataset.SampleIDs = append(l.Eval.Dataset.SampleIDs, s.ID)
 		}

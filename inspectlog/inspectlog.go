@@ -117,9 +117,10 @@ type Usage struct {
 }
 
 // Sample is inspect's EvalSample: one episode. Its ID is the case's and its
-// epoch the case's repetition in the log (1 for a case's first episode, 2
-// for its second, ...); an episode's pass of the stream is in the metadata,
-// as it is not an epoch.
+// epoch the epoch of its record (a held-out evaluation of several epochs:
+// results.Record.Epoch), else the case's repetition in the log (1 for a
+// case's first episode, 2 for its second, ...); an episode's pass of the
+// stream is in the metadata, as it is not an epoch.
 type Sample struct {
 	ID          string            `json:"id"`
 	Epoch       int               `json:"epoch"`

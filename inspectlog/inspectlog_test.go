@@ -142,6 +142,30 @@ func TestLogValidates(t *testing.T) {
 	require.ErrorContains(t, validate(t, schema, bad), "mesages")
 }
 
+// TestHeldOutEpochs: a held-out run of 3 cases over 2 epochs exports with
+// config.epochs 2, each sample with its record's epoch (whatever order the
+// records come in), and 3 dataset samples.
+func TestHeldOutEpochs(t *testing.T) {
+	run, eps := playedRun(t, 3)
+	var all []inspectlog.Episode
+	for k := 2; k >= 1; k-- { // the second epoch first: the epoch is the record's, not the count
+		for _, e := range eps {
+			e.Record.Epoch = k
+			e.Record.EpisodeID = contract.EpochEpisodeID("r1", 1, 1, e.Record.Index, k, e.Record.CaseID)
+			all = append(all, e)
+		}
+	}
+	l := inspectlog.Build(inspectlog.Input{Run: run, Settings: settings.Default(), Bench: medevoeval.Benchmark{}, Episodes: all})
+	require.Equal(t, 2, l.Eval.Config.Epochs)
+	require.Equal(t, 3, l.Eval.Dataset.Samples)
+	var got []int
+	for _, s := range l.Samples {
+		got = append(got, s.Epoch)
+	}
+	require.Equal(t, []int{2, 2, 2, 1, 1, 1}, got)
+	require.Equal(t, l.Samples[0].ID, l.Samples[3].ID)
+}
+
 // TestResultsAndSamples: results.scores holds one entry a sample score,
 // named as the samples name them, S first; a sample's epoch counts the
 // case's repetitions in the log, not the stream's pass (pass 2, once each:

@@ -115,6 +115,29 @@ func WithMeter(ctx context.Context, m Meter) context.Context {
 	return context.WithValue(ctx, meterKey{}, m)
 }
 
+type epochKey struct{}
+
+// WithEpoch returns a context whose model calls are cached apart for epoch
+// k > 1 of a held-out case played several times (contract.EvalSpec.Epochs):
+// without it a cached role would answer every epoch with the first one's
+// reply, and the epochs could not differ. Epoch 1 (and 0, no epochs) keeps
+// the keys it always had. As inspect_ai's cache policy does by default
+// (CachePolicy per_epoch), each epoch has its own replies; clinevo's choice.
+func WithEpoch(ctx context.Context, k int) context.Context {
+	if k <= 1 {
+		return ctx
+	}
+	return context.WithValue(ctx, epochKey{}, k)
+}
+
+// epochCacheKey is key for the context's epoch (WithEpoch).
+func epochCacheKey(ctx context.Context, key string) string {
+	if k, ok := ctx.Value(epochKey{}).(int); ok {
+		return fmt.Sprintf("%s/epoch%d", key, k)
+	}
+	return key
+}
+
 func meter(ctx context.Context) Meter {
 	m, _ := ctx.Value(meterKey{}).(Meter)
 	return m
@@ -634,7 +657,7 @@ func (c *Client) Chat(ctx context.Context, req openai.ChatCompletionRequest, acc
 	}()
 	key := ""
 	if c.cache != nil {
-		key = CacheKey(req)
+		key = epochCacheKey(ctx, CacheKey(req))
 		if reply, ok := c.cache.Get(ctx, key); ok {
 			m := Message{Role: openai.ChatMessageRoleAssistant, Content: reply}
 			if len(req.Tools) > 0 && json.Unmarshal([]byte(reply), &m) != nil {

@@ -347,6 +347,17 @@ func TestTokenAccountingAndCache(t *testing.T) {
 	}
 	require.Len(t, srv.Requests(), before+1)
 	require.Equal(t, 1, tally.ByRole()["judge"].CacheHits)
+
+	// Epoch 2 of a held-out case has its own replies: the first call of
+	// it asks the model, the second is a hit; epoch 1 keeps the keys
+	// calls without an epoch had (the first call above).
+	for _, epoch := range []int{2, 2, 1} {
+		_, err := j.Judge(llm.WithEpoch(ctx, epoch), &c, "revealed", clinic.FinalOutput{Diagnosis: []string{"x"}})
+		require.NoError(t, err)
+	}
+	require.Len(t, srv.Requests(), before+2, "only epoch 2's first call reaches the model")
+	require.Equal(t, 3, tally.ByRole()["judge"].CacheHits)
+	require.Len(t, cache.m, 2, "one reply per epoch")
 }
 
 // memCache is an llm.Cache in a map, with the stores' semantics: the first

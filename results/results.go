@@ -26,13 +26,17 @@ var ErrRunExists = errors.New("results: the run ID names another run")
 
 // Record is one finished episode as the results store keeps it.
 type Record struct {
-	EpisodeID     string             `json:"episode_id"`
-	WorkflowID    string             `json:"workflow_id"`
-	Run           string             `json:"run"`
-	Kind          string             `json:"kind"` // stream | stage_eval | replay | heldout
-	Pass          int                `json:"pass"`
-	Stage         int                `json:"stage"`
-	Index         int                `json:"index"`  // 1-based position in the run's case order
+	EpisodeID  string `json:"episode_id"`
+	WorkflowID string `json:"workflow_id"`
+	Run        string `json:"run"`
+	Kind       string `json:"kind"` // stream | stage_eval | replay | heldout
+	Pass       int    `json:"pass"`
+	Stage      int    `json:"stage"`
+	Index      int    `json:"index"` // 1-based position in the run's case order
+	// Epoch is the play of its case (1 to K) in a held-out evaluation of
+	// K > 1 epochs (contract.EvalSpec.Epochs); 0 for every other episode,
+	// which plays its case once. It lives in the record's JSON: no column.
+	Epoch         int                `json:"epoch,omitempty"`
 	Number        int                `json:"number"` // episode number in the memory lineage
 	CaseID        string             `json:"case_id"`
 	Condition     string             `json:"condition"`

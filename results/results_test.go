@@ -1,6 +1,7 @@
 package results_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,5 +31,22 @@ func TestSourceOf(t *testing.T) {
 			require.NotNil(t, got)
 			require.Equal(t, tc.want, got.EpisodeID)
 		})
+	}
+}
+
+// TestRecordEpochIsOnlyWrittenWhenPlayed: a record of a run without epochs
+// (Epoch 0) writes no epoch key, as records did before epochs; a play of
+// an epoch writes it.
+func TestRecordEpochIsOnlyWrittenWhenPlayed(t *testing.T) {
+	for _, tc := range []struct {
+		epoch int
+		has   bool
+	}{{0, false}, {1, true}, {3, true}} {
+		b, err := json.Marshal(results.Record{EpisodeID: "e", Epoch: tc.epoch})
+		require.NoError(t, err)
+		var keys map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(b, &keys))
+		_, ok := keys["epoch"]
+		require.Equal(t, tc.has, ok, "epoch %d", tc.epoch)
 	}
 }

@@ -215,8 +215,8 @@ type Evaluation struct {
 	Waiting []contract.Waiting `json:"waiting,omitempty"`
 }
 
-// EvaluationOf reads a held-out evaluation's status: the cases it plays
-// (its start event), how many episodes finished (visibility), and its means
+// EvaluationOf reads a held-out evaluation's status: the episodes it plays
+// (its start event: every case, once per epoch), how many episodes finished (visibility), and its means
 // once it finished. A run Temporal does not know is a NotFound error.
 func EvaluationOf(ctx context.Context, c client.Client, run string) (Evaluation, error) {
 	id := contract.EvaluationWorkflowID(run)
@@ -229,7 +229,7 @@ func EvaluationOf(ctx context.Context, c client.Client, run string) (Evaluation,
 	if err := startInput(ctx, c, id, &spec); err != nil {
 		return Evaluation{}, err
 	}
-	out.Total = len(spec.CaseIDs)
+	out.Total = spec.Plays()
 	if out.Status == StatusCompleted {
 		var r contract.EvalResult
 		if err := c.GetWorkflow(ctx, id, "").Get(ctx, &r); err != nil {

@@ -236,7 +236,7 @@ func (e *experiment) startStream(c contract.ConditionSpec, run string, set setti
 
 // startHeldOut starts a held-out condition's evaluation: its cases planned
 // by an activity, with the mature bank and rules of the stream it depends
-// on (H3), frozen.
+// on (H3), frozen, each case played in each of the condition's epochs.
 func (e *experiment) startHeldOut(c contract.ConditionSpec, run string, set settings.Settings, dep *contract.StreamResult) (workflow.ChildWorkflowFuture, error) {
 	corpus := e.spec.CorpusOf(c)
 	limit := c.Limit
@@ -254,6 +254,9 @@ func (e *experiment) startHeldOut(c contract.ConditionSpec, run string, set sett
 	es := contract.EvalSpec{RunID: run, Kind: contract.KindHeldOut, Label: c.Name, Corpus: corpus, CaseIDs: cases.CaseIDs,
 		Conditions: cases.Conditions, Stage: 1, Pass: 1, Concurrency: concurrency,
 		ActivityTimeoutSeconds: e.spec.ActivityTimeout, Settings: set}
+	if k := e.spec.EpochsOf(c); k > 1 { // one epoch: the input it always had
+		es.Epochs = k
+	}
 	if dep != nil { // H3: the mature bank and rules of a finished run, frozen
 		es.MemoryRuns, es.AsOf = dep.MemoryRuns, dep.LastEpisode
 		if set.Evolver.Rules() {

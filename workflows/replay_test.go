@@ -44,6 +44,9 @@ import (
 // pause, raise-budget (USD 100, so that from the next flush it reads its
 // spend: the "budget-pause" marker and RunSpend), resume and stop, each
 // accepted and answered (engine.Steer against the embedded server).
+// evaluation_epochs.json is a held-out evaluation of 3 cases over 2 epochs
+// (version 1 of "eval-epochs": 6 episodes, the second epoch's IDs
+// e<index>.k002-<case>), from engine's TestEpochsEndToEnd.
 func TestReplayCommittedHistories(t *testing.T) {
 	for _, f := range []string{"testdata/stream_stage1.json", "testdata/episode.json",
 		"testdata/stream_stage1_v1.json", "testdata/episode_v1.json", "testdata/episode_eval_v1.json",
@@ -52,7 +55,7 @@ func TestReplayCommittedHistories(t *testing.T) {
 		"testdata/stream_resolved.json", "testdata/episode_waited.json", "testdata/stream_gepa.json", "testdata/optimize_gepa.json",
 		"testdata/stream_experiment_budget.json", "testdata/optimize_evoprompt.json",
 		"testdata/optimize_evoprompt_de.json", "testdata/experiment_claims.json", "testdata/stream_checked_ids.json",
-		"testdata/evaluation_checked_ids.json", "testdata/stream_updates.json"} {
+		"testdata/evaluation_checked_ids.json", "testdata/stream_updates.json", "testdata/evaluation_epochs.json"} {
 		t.Run(f, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflow(workflows.StreamWorkflow)

@@ -38,6 +38,8 @@ type fakeStream struct {
 	temps  map[string]*float64
 	// caseIDs, when set, are the plan's case IDs instead of ca, cb, ...
 	caseIDs []string
+	// epochs is the epoch each recorded episode carried, by episode ID.
+	epochs map[string]int
 }
 
 func (f *fakeStream) call(c string) {
@@ -133,6 +135,10 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 			f.books = map[string]int{}
 		}
 		f.books[in.EpisodeID] = len(in.RuleBook)
+		if f.epochs == nil {
+			f.epochs = map[string]int{}
+		}
+		f.epochs[in.EpisodeID] = in.Epoch
 		f.mu.Unlock()
 		return nil
 	})

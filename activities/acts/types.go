@@ -11,13 +11,16 @@ import (
 
 // EpisodeInput is the input of EpisodeWorkflow and its activities.
 type EpisodeInput struct {
-	Run                    string            `json:"run"`
-	EpisodeID              string            `json:"episode_id"` // the episode workflow ID
-	Kind                   contract.Kind     `json:"kind"`
-	Corpus                 string            `json:"corpus"`
-	CaseID                 string            `json:"case_id"`
-	Condition              string            `json:"condition,omitempty"`
-	Index                  int               `json:"index"`
+	Run       string        `json:"run"`
+	EpisodeID string        `json:"episode_id"` // the episode workflow ID
+	Kind      contract.Kind `json:"kind"`
+	Corpus    string        `json:"corpus"`
+	CaseID    string        `json:"case_id"`
+	Condition string        `json:"condition,omitempty"`
+	Index     int           `json:"index"`
+	// Epoch is the play of the case (1 to EvalSpec.Epochs) in an
+	// evaluation with epochs; 0 in every other episode.
+	Epoch                  int               `json:"epoch,omitempty"`
 	Number                 int               `json:"number"`
 	Pass                   int               `json:"pass"`
 	Stage                  int               `json:"stage"`
@@ -40,7 +43,7 @@ type EpisodeInput struct {
 
 // Ref names the finished episode of an input.
 func (in EpisodeInput) Ref() EpisodeRef {
-	return EpisodeRef{EpisodeID: in.EpisodeID, Corpus: in.Corpus, CaseID: in.CaseID, Index: in.Index, Number: in.Number, Stage: in.Stage}
+	return EpisodeRef{EpisodeID: in.EpisodeID, Corpus: in.Corpus, CaseID: in.CaseID, Index: in.Index, Number: in.Number, Stage: in.Stage, Epoch: in.Epoch}
 }
 
 // TurnInput names one turn of an episode.
@@ -65,6 +68,7 @@ type EpisodeRef struct {
 	Index     int    `json:"index"`
 	Number    int    `json:"number"`
 	Stage     int    `json:"stage"`
+	Epoch     int    `json:"epoch,omitempty"` // EpisodeInput.Epoch
 }
 
 // GradeInput asks for the process grade of one episode.
