@@ -44,6 +44,11 @@ import (
 // pause, raise-budget (USD 100, so that from the next flush it reads its
 // spend: the "budget-pause" marker and RunSpend), resume and stop, each
 // accepted and answered (engine.Steer against the embedded server).
+// stream_matts.json is a reasoningbank stream under MaTTS (evolver.matts.k
+// 2, two cases: version 1 of "matts-attempts", each case's two attempts
+// started as child episodes at once, one Learn per case) and
+// episode_matts_attempt.json its first case's second attempt (ID suffix
+// /a2), both from `clinevo experiment run` on the embedded server.
 func TestReplayCommittedHistories(t *testing.T) {
 	for _, f := range []string{"testdata/stream_stage1.json", "testdata/episode.json",
 		"testdata/stream_stage1_v1.json", "testdata/episode_v1.json", "testdata/episode_eval_v1.json",
@@ -52,7 +57,8 @@ func TestReplayCommittedHistories(t *testing.T) {
 		"testdata/stream_resolved.json", "testdata/episode_waited.json", "testdata/stream_gepa.json", "testdata/optimize_gepa.json",
 		"testdata/stream_experiment_budget.json", "testdata/optimize_evoprompt.json",
 		"testdata/optimize_evoprompt_de.json", "testdata/experiment_claims.json", "testdata/stream_checked_ids.json",
-		"testdata/evaluation_checked_ids.json", "testdata/stream_updates.json"} {
+		"testdata/evaluation_checked_ids.json", "testdata/stream_updates.json", "testdata/stream_matts.json",
+		"testdata/episode_matts_attempt.json"} {
 		t.Run(f, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflow(workflows.StreamWorkflow)
