@@ -105,37 +105,15 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 	got, err := engine.Open(ctx, engine.Options{DataDir: dir})
 	require.NoError(t, err)
 	defer got.Close()
-	same := func(want, have results.Store, run string) {
-		w, err := want.Records(ctx, run)
-		require.NoError(t, err)
-		g, err := have.Records(ctx, run)
-		require.NoError(t, err)
-		require.NotEmpty(t, w, run)
-		require.Len(t, g, len(w), run)
-		for i := range w {
-			require.Equal(t, enginetest.Untimed(w[i]), enginetest.Untimed(g[i]), "record %d of %s", i+1, run)
-			_, wt, err := want.RecordTrace(ctx, w[i].EpisodeID)
-			require.NoError(t, err)
-			_, gt, err := have.RecordTrace(ctx, g[i].EpisodeID)
-			require.NoError(t, err)
-			require.Equal(t, wt, gt, "trace of %s", w[i].EpisodeID)
-		}
-	}
 	for _, spec := range specs {
-		same(ref.Engine.Results, got.Results, spec.RunID)
+		sameRecords(t, ref.Engine.Results, got.Results, spec.RunID)
 	}
 	gepa := specs[1].RunID
 	for _, dev := range []string{contract.DevRunID(gepa, 0, 0), contract.DevRunID(gepa, 1, 0), contract.DevRunID(gepa, 1, 1)} {
-		same(ref.Engine.Results, got.Results, dev)
+		sameRecords(t, ref.Engine.Results, got.Results, dev)
 	}
 	for _, run := range []string{specs[0].RunID, specs[3].RunID} {
-		f := memory.Filter{Runs: []string{run}, IncludeEvicted: true}
-		wc, err := ref.Engine.Memory.List(ctx, f)
-		require.NoError(t, err)
-		gc, err := got.Memory.List(ctx, f)
-		require.NoError(t, err)
-		require.NotEmpty(t, wc, "%s wrote memories", run)
-		require.Equal(t, wc, gc, "%s's memories, evicted ones too", run)
+		sameMemory(t, ref.Engine.Memory, got.Memory, run)
 	}
 	ordered, err := got.Results.Records(ctx, specs[3].RunID)
 	require.NoError(t, err)
@@ -165,4 +143,39 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 		`msg="development candidate bred"`} {
 		require.Contains(t, string(logs), line, "the worker's output")
 	}
+}
+
+// sameRecords requires a run's records and their traces to be in have as
+// they are in want, timings aside.
+func sameRecords(t *testing.T, want, have results.Store, run string) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := want.Records(ctx, run)
+	require.NoError(t, err)
+	g, err := have.Records(ctx, run)
+	require.NoError(t, err)
+	require.NotEmpty(t, w, run)
+	require.Len(t, g, len(w), run)
+	for i := range w {
+		require.Equal(t, enginetest.Untimed(w[i]), enginetest.Untimed(g[i]), "record %d of %s", i+1, run)
+		_, wt, err := want.RecordTrace(ctx, w[i].EpisodeID)
+		require.NoError(t, err)
+		_, gt, err := have.RecordTrace(ctx, g[i].EpisodeID)
+		require.NoError(t, err)
+		require.Equal(t, wt, gt, "trace of %s", w[i].EpisodeID)
+	}
+}
+
+// sameMemory requires a run's cards, evicted ones too, to be in have as
+// they are in want.
+func sameMemory(t *testing.T, want, have memory.Store, run string) {
+	t.Helper()
+	ctx := context.Background()
+	f := memory.Filter{Runs: []string{run}, IncludeEvicted: true}
+	wc, err := want.List(ctx, f)
+	require.NoError(t, err)
+	gc, err := have.List(ctx, f)
+	require.NoError(t, err)
+	require.NotEmpty(t, wc, "%s wrote memories", run)
+	require.Equal(t, wc, gc, "%s's memories, evicted ones too", run)
 }
