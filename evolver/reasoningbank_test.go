@@ -3,6 +3,7 @@ package evolver_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -157,4 +158,28 @@ func TestReasoningBankAsksTheModel(t *testing.T) {
 	require.Equal(t, "Title: t1\nDescription: d\nContent: c", out.Cards[0].Text)
 	require.Equal(t, "angina", out.Cards[0].Avoid)
 	require.Empty(t, out.Cards[1].Avoid)
+}
+
+// Under MaTTS with a model: each attempt is judged, then one contrast
+// request holds every attempt with its verdict (A.3 Figure 10); at most 5
+// items are kept from it.
+func TestReasoningBankAsksTheModelToContrast(t *testing.T) {
+	var items []string
+	for i := 1; i <= 6; i++ {
+		items = append(items, fmt.Sprintf(`{"title":"t%d","description":"d","content":"c"}`, i))
+	}
+	model, srv := scripted(t, `{"thoughts":"fits","status":"success"}`, `{"thoughts":"does not fit","status":"failure"}`,
+		`{"items":[`+strings.Join(items, ",")+`]}`)
+	in := attempt("angina", []string{"Walking uphill."}, nil, false)
+	in.Attempts = []evolver.Input{attempt("pericarditis", nil, nil, false)}
+	out, err := evolver.ReasoningBank{Model: model}.Evolve(context.Background(), cfg(), in, nil, nil)
+	require.NoError(t, err)
+	require.Len(t, srv.Requests(), 3, "two judgements, one contrast")
+	contrast := srv.Requests()[2].User
+	require.Contains(t, contrast, `"trajectories"`)
+	require.Contains(t, contrast, `"judged": "success"`)
+	require.Contains(t, contrast, `"judged": "failure"`)
+	require.Contains(t, contrast, "diagnosis pericarditis")
+	require.Len(t, out.Cards, 5)
+	require.Equal(t, "angina", out.Cards[0].Diagnosis, "the first attempt was judged a success")
 }
