@@ -49,14 +49,7 @@ func TestMaTTSSurvivesSIGKILL(t *testing.T) {
 	res, err := sqlite.Open(ctx, filepath.Join(dir, "results.db"))
 	require.NoError(t, err)
 	defer res.Close()
-	for _, at := range []int{total / 3, 2 * total / 3} {
-		enginetest.Eventually(t, 3*time.Minute, "stored turns", func() bool {
-			_, turns, err := res.Counts(ctx)
-			return err == nil && turns >= at
-		})
-		worker.kill()
-		worker = start(t, bin, dir, "worker.log", "worker", "--address", addr)
-	}
+	worker = killAtTurns(t, res, worker, bin, dir, addr, total/3, 2*total/3)
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	var out contract.StreamResult

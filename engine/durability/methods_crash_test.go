@@ -86,14 +86,7 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 	res, err := sqlite.Open(ctx, filepath.Join(dir, "results.db"))
 	require.NoError(t, err)
 	defer res.Close()
-	for _, at := range []int{total / 4, total / 2} {
-		enginetest.Eventually(t, 3*time.Minute, fmt.Sprintf("%d stored turns", at), func() bool {
-			_, turns, err := res.Counts(ctx)
-			return err == nil && turns >= at
-		})
-		worker.kill()
-		worker = start(t, bin, dir, "worker.log", "worker", "--address", addr)
-	}
+	worker = killAtTurns(t, res, worker, bin, dir, addr, total/4, total/2)
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	for _, run := range runs {
@@ -178,4 +171,20 @@ func sameMemory(t *testing.T, want, have memory.Store, run string) {
 	require.NoError(t, err)
 	require.NotEmpty(t, wc, "%s wrote memories", run)
 	require.Equal(t, wc, gc, "%s's memories, evicted ones too", run)
+}
+
+// killAtTurns kills the worker with SIGKILL each time the results store
+// holds the next of the given numbers of turns, and starts another in its
+// place; it returns the last one started.
+func killAtTurns(t *testing.T, res results.Store, worker *proc, bin, dir, addr string, turns ...int) *proc {
+	t.Helper()
+	for _, at := range turns {
+		enginetest.Eventually(t, 3*time.Minute, fmt.Sprintf("%d stored turns", at), func() bool {
+			_, n, err := res.Counts(context.Background())
+			return err == nil && n >= at
+		})
+		worker.kill()
+		worker = start(t, bin, dir, "worker.log", "worker", "--address", addr)
+	}
+	return worker
 }
