@@ -751,6 +751,9 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (_ EvolveOutput
 			if !errors.Is(err, results.ErrNotFound) {
 				return EvolveOutput{}, err
 			}
+			if m.Attempts, err = a.attemptInputs(ctx, d, c, ref, m); err != nil {
+				return EvolveOutput{}, err
+			}
 			if err := a.metered(ctx, ref.EpisodeID, func(ctx context.Context) error {
 				var err error
 				prop, err = runner.Propose(ctx, d, c, t, g, m, out.RuleBook)
@@ -838,6 +841,9 @@ func (a *Activities) Record(ctx context.Context, in RecordInput) (err error) {
 		Stage: in.Stage, Index: in.Index, Epoch: in.Epoch, Number: in.Number, CaseID: in.CaseID, Condition: t.Condition, Scores: *t.Scores,
 		Final: t.Final, Termination: t.Termination, Turns: len(t.Events), Written: in.Lesson.Written, Evicted: in.Lesson.Evicted,
 		RuleEdits: in.Lesson.Edits, LLMErrorTurns: t.LLMErrorTurns}
+	if r.Attempts, err = a.attemptsOf(ctx, t, in); err != nil {
+		return err
+	}
 	if in.Kind == contract.KindStream {
 		r.RuleBook = append([]clinic.Rule{}, in.RuleBook...) // a list even when empty: the record of a stream episode holds its rule book
 		r.Temperature = in.Temperature
@@ -905,7 +911,7 @@ func (a *Activities) addAccounts(ctx context.Context, r *results.Record) error {
 // episodes graded themselves may have played it during a rolling upgrade.
 func (a *Activities) Learn(ctx context.Context, in EvolveInput) (_ EvolveOutput, err error) {
 	defer classified(&err)
-	for _, ref := range in.Episodes {
+	for _, ref := range attemptRefs(in.Episodes) {
 		var g grader.ProcessGrade
 		err := a.Results.Grade(ctx, ref.EpisodeID, &g)
 		if errors.Is(err, results.ErrNotFound) {

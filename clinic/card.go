@@ -13,6 +13,7 @@ const (
 	CardMemory     CardKind = "memory"     // a consolidated memory item (Mem0)
 	CardExperience CardKind = "experience" // a past task, what was done and its feedback (Evo-Memory's ExpRAG and ReMem)
 	CardExample    CardKind = "example"    // a past input and the doctor's answer, as an in-context example (StreamBench's Self-StreamICL)
+	CardStrategy   CardKind = "strategy"   // a memory item (title, description, content) from a self-judged episode (ReasoningBank)
 )
 
 // Card is one memory card. The hint fields are what the doctor may see; the

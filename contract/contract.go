@@ -174,6 +174,12 @@ func EpisodeWorkflowID(run string, pass, stage, index int, caseID string) string
 	return fmt.Sprintf("%s/p%d/s%02d/e%04d-%s", run, pass, stage, index, caseID)
 }
 
+// AttemptWorkflowID is the workflow ID of attempt a (2 and up) of a stream
+// episode under MaTTS (settings.MaTTS): the episode's own ID with an
+// attempt suffix, so every attempt of a case is found beside the first,
+// which keeps the episode's ID.
+func AttemptWorkflowID(episodeID string, a int) string { return fmt.Sprintf("%s/a%d", episodeID, a) }
+
 // OptimizeWorkflowID is the workflow ID of a stream's development phase.
 func OptimizeWorkflowID(run string) string { return run + "/optimize" }
 

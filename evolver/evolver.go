@@ -41,6 +41,10 @@ type Input struct {
 	WriteCards bool
 	// Forbidden is what no rule or card may carry (see Screen).
 	Forbidden Forbidden
+	// Attempts are the case's other attempts under MaTTS
+	// (settings.MaTTS), in attempt order: ReasoningBank contrasts them with
+	// this one. Empty without MaTTS.
+	Attempts []Input
 }
 
 // Output is the evolver's decision for one episode.

@@ -86,6 +86,8 @@ func New(cfg settings.Evolver, env Env) (Evolver, error) {
 		return ACE{Model: env.Model}, nil
 	case settings.MethodICL:
 		return ICL{}, nil
+	case settings.MethodReasoningBank:
+		return ReasoningBank{Model: env.Model}, nil
 	}
 	return nil, fmt.Errorf("evolver.method %q, want one of %s", cfg.Method, strings.Join(settings.Methods, ", "))
 }

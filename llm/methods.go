@@ -20,6 +20,8 @@ var MethodVersions = map[string]string{
 	"mem0_extract": "mem0_extract/1", "mem0_update": "mem0_update/1", "remem_refine": "remem_refine/2", "remem_refine_turn": "remem_refine_turn/1",
 	"evotest_evolve": "evotest_evolve/2", "ace_reflect": "ace_reflect/1", "evoprompt_evolve": "evoprompt_evolve/1",
 	"gepa_reflect": "gepa_reflect/1", "evoprompt_de": "evoprompt_de/1", "evoprompt_init": "evoprompt_init/1",
+	"reasoningbank_judge": "reasoningbank_judge/1", "reasoningbank_extract": "reasoningbank_extract/1",
+	"reasoningbank_contrast": "reasoningbank_contrast/1",
 }
 
 var methodPrompts = MustTemplates(methodFiles, "prompts/methods", MethodVersions)

@@ -64,6 +64,24 @@ type Record struct {
 	// with that rule book (EvoTest), for the episodes after the batch; nil:
 	// the settings'. A restarted stream continues with it.
 	Temperature *float64 `json:"temperature,omitempty"`
+	// Attempts are the K attempts of a case played under MaTTS
+	// (settings.MaTTS); nil otherwise. The record's own scores are the
+	// first attempt's: Pass@1.
+	Attempts *Attempts `json:"attempts,omitempty"`
+}
+
+// Attempts are the outcomes of the K attempts of one stream case under
+// MaTTS, in attempt order (the first is the record's episode).
+type Attempts struct {
+	IDs  []string  `json:"ids"`
+	S    []float64 `json:"s"`
+	Pass []bool    `json:"pass"`
+	// BestS and BestPass are the best of the K by score: an oracle
+	// best-of-K read from the recorded scores, not the paper's
+	// Best-of-N, in which a model picks one trajectory (arXiv 2509.25140,
+	// A.3).
+	BestS    float64 `json:"best_s"`
+	BestPass bool    `json:"best_pass"`
 }
 
 // SourceOf returns the record of the episode that wrote card c, from the

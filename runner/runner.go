@@ -324,6 +324,10 @@ type Meta struct {
 	// configuration it played (evolver.EvoTest.Defer).
 	EvoTest      *evolver.EvoTestTree
 	EvoTestDefer bool
+	// Attempts are the case's other attempts under MaTTS, as the evolver
+	// reads them (evolver.Input.Attempts); learning from the first
+	// contrasts them.
+	Attempts []evolver.Input
 }
 
 // Retrieve returns the cards shown to the doctor for a view: at most K
@@ -600,6 +604,7 @@ func Propose(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grad
 	if err != nil {
 		return evolver.Output{}, err
 	}
+	in.Attempts = m.Attempts
 	evo, err := d.Method(m)
 	if err != nil {
 		return evolver.Output{}, err

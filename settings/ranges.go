@@ -74,3 +74,8 @@ var (
 	StoreDimRange      = Range{Min: 16, Max: 65_536} // memory.dim: the feature-hashing embedder's vector size
 	PortRange          = Range{Min: 1, Max: 65_535}
 )
+
+// MaTTSRange bounds evolver.matts.k: 0 (unset) or 1 is no scaling; the
+// paper runs up to k = 5 (arXiv 2509.25140 §4.3); 16 is clinevo's ceiling,
+// since every attempt is a whole episode's cost.
+var MaTTSRange = Range{Min: 0, Max: 16}

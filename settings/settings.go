@@ -136,7 +136,25 @@ type Evolver struct {
 	Dev Dev `json:"dev" mapstructure:"dev"`
 	// ICL chooses which past episodes the in-context-learning method keeps.
 	ICL ICL `json:"icl" mapstructure:"icl"`
+	// MaTTS is ReasoningBank's memory-aware test-time scaling.
+	MaTTS MaTTS `json:"matts,omitzero" mapstructure:"matts"`
 }
+
+// MaTTS is ReasoningBank's parallel memory-aware test-time scaling
+// (arXiv 2509.25140, §3.3): every stream case is played K times, each
+// attempt reading memory as of the same episode, and one learning step
+// contrasts the K attempts to write the case's memory items. K is the
+// paper's scaling factor k (§3.3; §4.3 runs k = 1, 3, 5); 1 (or 0, the
+// value of settings from before the key) is no scaling. Only
+// evolver.method reasoningbank contrasts attempts (clinevo's choice: the
+// other methods learn from one trajectory). Sequential scaling
+// (self-refinement) is not built.
+type MaTTS struct {
+	K int `json:"k" mapstructure:"k"`
+}
+
+// Attempts is how many times a stream case is played: K, at least 1.
+func (m MaTTS) Attempts() int { return max(1, m.K) }
 
 // ICL is the in-context-learning method's choice (method icl): Episodes is
 // correct, StreamBench's Self-StreamICL (Wu et al. 2024, §4.1.2: an input
@@ -233,11 +251,16 @@ const (
 	MethodEvoTest     = "evotest"
 	MethodACE         = "ace"
 	MethodICL         = "icl" // past episodes (inputs and answers) as in-context examples
+	// MethodReasoningBank is ReasoningBank (Ouyang et al. 2025, arXiv
+	// 2509.25140): strategy items from self-judged successes and lessons
+	// from self-judged failures; with evolver.matts its memory-aware
+	// test-time scaling.
+	MethodReasoningBank = "reasoningbank"
 )
 
 // Methods lists every learning method evolver.method accepts.
 var Methods = []string{MethodClinevo, MethodStatic, MethodTranscripts, MethodRAG, MethodMem0, MethodExpRAG, MethodReMem,
-	MethodEvoPrompt, MethodGEPA, MethodEvoTest, MethodACE, MethodICL}
+	MethodEvoPrompt, MethodGEPA, MethodEvoTest, MethodACE, MethodICL, MethodReasoningBank}
 
 // Optimises reports whether the method optimises its prompt on a
 // development subset before the stream (EvoPrompt, GEPA).
@@ -264,7 +287,7 @@ const (
 // other learning methods write: Mem0's memory items, Evo-Memory's
 // experiences and the in-context examples of icl (evolver.method;
 // docs/learning-methods.md).
-var CardKinds = []string{"success", "correction", "rule", "advice", "summary", "memory", "experience", "example"}
+var CardKinds = []string{"success", "correction", "rule", "advice", "summary", "memory", "experience", "example", "strategy"}
 
 // Process labels (EvoClinician §3: the process grader's label set).
 var Labels = []string{"HIGH_YIELD", "LOW_YIELD", "INEFFICIENT", "CRITICAL_ERROR"}
@@ -530,7 +553,12 @@ func (v Evolver) validate() error {
 	checks := []error{RuleBudgetRange.Check("evolver.rule_budget (B_P)", v.RuleBudget),
 		MemoryBudgetRange.Check("evolver.memory_budget (B_M)", v.MemoryBudget),
 		IntervalRange.Check("evolver.update_interval", v.UpdateInterval), IntervalRange.Check("evolver.cite_window", v.CiteWindow),
-		LeakNGramRange.Check("evolver.leak_ngram", v.LeakNGram), DevMergesRange.Check("evolver.dev.merges", v.Dev.Merges)}
+		LeakNGramRange.Check("evolver.leak_ngram", v.LeakNGram), DevMergesRange.Check("evolver.dev.merges", v.Dev.Merges),
+		MaTTSRange.Check("evolver.matts.k", v.MaTTS.K)}
+	if v.MaTTS.Attempts() > 1 && v.MethodName() != MethodReasoningBank {
+		checks = append(checks, fmt.Errorf("evolver.matts.k %d needs evolver.method %s (the method that contrasts the attempts), got %s",
+			v.MaTTS.K, MethodReasoningBank, v.MethodName()))
+	}
 	if v.Optimises() {
 		// The development phase runs only for the methods that optimise.
 		checks = append(checks, DevCasesRange.Check("evolver.dev.cases", v.Dev.Cases),

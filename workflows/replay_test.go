@@ -47,6 +47,11 @@ import (
 // evaluation_epochs.json is a held-out evaluation of 3 cases over 2 epochs
 // (version 1 of "eval-epochs": 6 episodes, the second epoch's IDs
 // e<index>.k002-<case>), from engine's TestEpochsEndToEnd.
+// stream_matts.json is a reasoningbank stream under MaTTS (evolver.matts.k
+// 2, two cases: version 1 of "matts-attempts", each case's two attempts
+// started as child episodes at once, one Learn per case) and
+// episode_matts_attempt.json its first case's second attempt (ID suffix
+// /a2), both from `clinevo experiment run` on the embedded server.
 func TestReplayCommittedHistories(t *testing.T) {
 	for _, f := range []string{"testdata/stream_stage1.json", "testdata/episode.json",
 		"testdata/stream_stage1_v1.json", "testdata/episode_v1.json", "testdata/episode_eval_v1.json",
@@ -55,7 +60,8 @@ func TestReplayCommittedHistories(t *testing.T) {
 		"testdata/stream_resolved.json", "testdata/episode_waited.json", "testdata/stream_gepa.json", "testdata/optimize_gepa.json",
 		"testdata/stream_experiment_budget.json", "testdata/optimize_evoprompt.json",
 		"testdata/optimize_evoprompt_de.json", "testdata/experiment_claims.json", "testdata/stream_checked_ids.json",
-		"testdata/evaluation_checked_ids.json", "testdata/stream_updates.json", "testdata/evaluation_epochs.json"} {
+		"testdata/evaluation_checked_ids.json", "testdata/stream_updates.json", "testdata/evaluation_epochs.json",
+		"testdata/stream_matts.json", "testdata/episode_matts_attempt.json"} {
 		t.Run(f, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflow(workflows.StreamWorkflow)

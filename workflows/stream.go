@@ -421,14 +421,10 @@ func (s *stream) episode() error {
 		Number: s.spec.FirstEpisode + i + 1, Pass: s.spec.Pass, Stage: stage, Rules: s.rules(s.st.RuleBook), MemoryRuns: s.memoryRuns(),
 		Grade: s.local, ActivityTimeoutSeconds: s.spec.ActivityTimeoutSeconds, Settings: s.spec.Settings, Durability: s.spec.Settings.Durability,
 		Temperature: s.st.Temperature}
-	var score contract.ScoreSummary
-	if err := checkEpisodeID(s.ctx, in); err != nil {
+	score, ref, err := s.play(in)
+	if err != nil {
 		return err
 	}
-	if err := workflow.ExecuteChildWorkflow(episodeOptions(s.ctx, in), EpisodeWorkflow, in).Get(s.ctx, &score); err != nil {
-		return err
-	}
-	ref := in.Ref()
 	if !s.local {
 		if err := call(s.actx, s.w.activity, acts.Grade, acts.GradeInput{EpisodeRef: ref, Settings: s.spec.Settings}, nil); err != nil {
 			return err
@@ -439,6 +435,20 @@ func (s *stream) episode() error {
 	s.st.Totals.Add(score)
 	s.st.Stage.Add(score)
 	return nil
+}
+
+// play plays a stream episode: one child, or under MaTTS the case's
+// attempts (matts.go).
+func (s *stream) play(in acts.EpisodeInput) (contract.ScoreSummary, acts.EpisodeRef, error) {
+	if s.matts() {
+		return s.attempts(in)
+	}
+	var score contract.ScoreSummary
+	if err := checkEpisodeID(s.ctx, in); err != nil {
+		return score, acts.EpisodeRef{}, err
+	}
+	err := workflow.ExecuteChildWorkflow(episodeOptions(s.ctx, in), EpisodeWorkflow, in).Get(s.ctx, &score)
+	return score, in.Ref(), err
 }
 
 // learnTimeout is the timeout in seconds of learning from the pending batch:

@@ -40,6 +40,10 @@ type fakeStream struct {
 	caseIDs []string
 	// epochs is the epoch each recorded episode carried, by episode ID.
 	epochs map[string]int
+	// score, when set, is each episode's S by its workflow ID (else 0.5);
+	// learnt are the inputs Learn was called with.
+	score  func(id string) float64
+	learnt []acts.EvolveInput
 }
 
 func (f *fakeStream) call(c string) {
@@ -83,6 +87,9 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		}
 		f.temps[in.EpisodeID] = in.Temperature
 		f.mu.Unlock()
+		if f.score != nil {
+			return contract.ScoreSummary{S: f.score(in.EpisodeID), T: 1}, nil
+		}
 		return contract.ScoreSummary{S: 0.5, T: 1}, nil
 	})
 	env.OnActivity(acts.Grade.Name(), mock.Anything, mock.Anything).Return(func(_ context.Context, in acts.GradeInput) (map[grader.Label]int, error) {
@@ -106,6 +113,7 @@ func (f *fakeStream) register(env *testsuite.TestWorkflowEnvironment, cases int)
 		out := acts.EvolveOutput{RuleBook: append(in.RuleBook, clinic.Rule{ID: "r", Text: "ASK onset"})}
 		f.mu.Lock()
 		f.learns++
+		f.learnt = append(f.learnt, in)
 		if f.choose != nil {
 			out.Temperature = f.choose(f.learns)
 		}

@@ -69,6 +69,10 @@ type EpisodeRef struct {
 	Number    int    `json:"number"`
 	Stage     int    `json:"stage"`
 	Epoch     int    `json:"epoch,omitempty"` // EpisodeInput.Epoch
+	// Attempts are the episode IDs of the case's other attempts under
+	// MaTTS (settings.MaTTS), in attempt order; the learning step contrasts
+	// them with this one. Empty without MaTTS.
+	Attempts []string `json:"attempts,omitempty"`
 }
 
 // GradeInput asks for the process grade of one episode.

@@ -6,8 +6,9 @@
 //     (TestCrashRecovery), a worker in the middle of an episode's question
 //     (TestPatientDetailsSurviveSIGKILL) or a synthetic test result
 //     (TestGatekeeperResultSurvivesSIGKILL), workers under every learning
-//     method (TestMethodsSurviveSIGKILL) and three worker processes sharing
-//     one run (TestManyWorkersOneRun);
+//     method (TestMethodsSurviveSIGKILL), a worker while MaTTS's attempts of
+//     a case are played (TestMaTTSSurvivesSIGKILL) and three worker processes
+//     sharing one run (TestManyWorkersOneRun);
 //   - outages longer than a minute of the results database, a model endpoint
 //     and the Qdrant bank (TestOutagesAreWaitedOut);
 //   - clinevo upgraded in the middle of a stream (TestUpgradeMidStage) and of

@@ -86,14 +86,7 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 	res, err := sqlite.Open(ctx, filepath.Join(dir, "results.db"))
 	require.NoError(t, err)
 	defer res.Close()
-	for _, at := range []int{total / 4, total / 2} {
-		enginetest.Eventually(t, 3*time.Minute, fmt.Sprintf("%d stored turns", at), func() bool {
-			_, turns, err := res.Counts(ctx)
-			return err == nil && turns >= at
-		})
-		worker.kill()
-		worker = start(t, bin, dir, "worker.log", "worker", "--address", addr)
-	}
+	worker = killAtTurns(t, res, worker, bin, dir, addr, total/4, total/2)
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	for _, run := range runs {
@@ -105,37 +98,15 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 	got, err := engine.Open(ctx, engine.Options{DataDir: dir})
 	require.NoError(t, err)
 	defer got.Close()
-	same := func(want, have results.Store, run string) {
-		w, err := want.Records(ctx, run)
-		require.NoError(t, err)
-		g, err := have.Records(ctx, run)
-		require.NoError(t, err)
-		require.NotEmpty(t, w, run)
-		require.Len(t, g, len(w), run)
-		for i := range w {
-			require.Equal(t, enginetest.Untimed(w[i]), enginetest.Untimed(g[i]), "record %d of %s", i+1, run)
-			_, wt, err := want.RecordTrace(ctx, w[i].EpisodeID)
-			require.NoError(t, err)
-			_, gt, err := have.RecordTrace(ctx, g[i].EpisodeID)
-			require.NoError(t, err)
-			require.Equal(t, wt, gt, "trace of %s", w[i].EpisodeID)
-		}
-	}
 	for _, spec := range specs {
-		same(ref.Engine.Results, got.Results, spec.RunID)
+		sameRecords(t, ref.Engine.Results, got.Results, spec.RunID)
 	}
 	gepa := specs[1].RunID
 	for _, dev := range []string{contract.DevRunID(gepa, 0, 0), contract.DevRunID(gepa, 1, 0), contract.DevRunID(gepa, 1, 1)} {
-		same(ref.Engine.Results, got.Results, dev)
+		sameRecords(t, ref.Engine.Results, got.Results, dev)
 	}
 	for _, run := range []string{specs[0].RunID, specs[3].RunID} {
-		f := memory.Filter{Runs: []string{run}, IncludeEvicted: true}
-		wc, err := ref.Engine.Memory.List(ctx, f)
-		require.NoError(t, err)
-		gc, err := got.Memory.List(ctx, f)
-		require.NoError(t, err)
-		require.NotEmpty(t, wc, "%s wrote memories", run)
-		require.Equal(t, wc, gc, "%s's memories, evicted ones too", run)
+		sameMemory(t, ref.Engine.Memory, got.Memory, run)
 	}
 	ordered, err := got.Results.Records(ctx, specs[3].RunID)
 	require.NoError(t, err)
@@ -165,4 +136,55 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 		`msg="development candidate bred"`} {
 		require.Contains(t, string(logs), line, "the worker's output")
 	}
+}
+
+// sameRecords requires a run's records and their traces to be in have as
+// they are in want, timings aside.
+func sameRecords(t *testing.T, want, have results.Store, run string) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := want.Records(ctx, run)
+	require.NoError(t, err)
+	g, err := have.Records(ctx, run)
+	require.NoError(t, err)
+	require.NotEmpty(t, w, run)
+	require.Len(t, g, len(w), run)
+	for i := range w {
+		require.Equal(t, enginetest.Untimed(w[i]), enginetest.Untimed(g[i]), "record %d of %s", i+1, run)
+		_, wt, err := want.RecordTrace(ctx, w[i].EpisodeID)
+		require.NoError(t, err)
+		_, gt, err := have.RecordTrace(ctx, g[i].EpisodeID)
+		require.NoError(t, err)
+		require.Equal(t, wt, gt, "trace of %s", w[i].EpisodeID)
+	}
+}
+
+// sameMemory requires a run's cards, evicted ones too, to be in have as
+// they are in want.
+func sameMemory(t *testing.T, want, have memory.Store, run string) {
+	t.Helper()
+	ctx := context.Background()
+	f := memory.Filter{Runs: []string{run}, IncludeEvicted: true}
+	wc, err := want.List(ctx, f)
+	require.NoError(t, err)
+	gc, err := have.List(ctx, f)
+	require.NoError(t, err)
+	require.NotEmpty(t, wc, "%s wrote memories", run)
+	require.Equal(t, wc, gc, "%s's memories, evicted ones too", run)
+}
+
+// killAtTurns kills the worker with SIGKILL each time the results store
+// holds the next of the given numbers of turns, and starts another in its
+// place; it returns the last one started.
+func killAtTurns(t *testing.T, res results.Store, worker *proc, bin, dir, addr string, turns ...int) *proc {
+	t.Helper()
+	for _, at := range turns {
+		enginetest.Eventually(t, 3*time.Minute, fmt.Sprintf("%d stored turns", at), func() bool {
+			_, n, err := res.Counts(context.Background())
+			return err == nil && n >= at
+		})
+		worker.kill()
+		worker = start(t, bin, dir, "worker.log", "worker", "--address", addr)
+	}
+	return worker
 }

@@ -104,14 +104,14 @@ func managerStrings(t *testing.T, ref string, n int) []string {
 	return out
 }
 
-// TestEvoClinicianShortRun runs benchmarks/medinquire/evoclinician.yaml (twelve conditions) on its first 10
+// TestEvoClinicianShortRun runs benchmarks/medinquire/evoclinician.yaml (fourteen conditions) on its first 10
 // cases, in two stages of 5, end to end: every condition finishes, the report draws the running
 // means S̄₁:t and C̄₁:t and the time split, and — score-only means score-only —
 // no grader or evolver input of any condition carries the write-back key or
 // any manager-view value, and neither does any workflow history.
 func TestEvoClinicianShortRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs twelve conditions of 10 episodes on the embedded server")
+		t.Skip("runs fourteen conditions of 10 episodes on the embedded server")
 	}
 	rec := &learnerInputs{}
 	env := enginetest.StartWith(t, enginetest.Quiet{}, enginetest.WrapRoles(func(r *runner.Roles) {
@@ -129,7 +129,7 @@ func TestEvoClinicianShortRun(t *testing.T) {
 	rep := analysis.Build(in)
 	dir := t.TempDir()
 	require.NoError(t, analysis.Write(dir, rep, analysis.StoreTraces(ctx, env.Engine.Results)))
-	require.Len(t, rep.Conditions, 12)
+	require.Len(t, rep.Conditions, 14)
 	for _, c := range rep.Conditions {
 		require.Len(t, c.Running, 10, "condition %s: running means over every episode", c.Name)
 		require.Equal(t, 10, c.Overall.N)
