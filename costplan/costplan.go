@@ -68,10 +68,14 @@ type Condition struct {
 	Budgets string `json:"budgets"`
 	// Episodes are the stream's learning episodes; EvalEpisodes its stage
 	// evaluations, retention replays, or the held-out episodes.
-	Episodes     int     `json:"episodes"`
-	EvalEpisodes int     `json:"eval_episodes"`
-	Roles        []Role  `json:"roles"`
-	WallSeconds  float64 `json:"wall_seconds"`
+	Episodes     int `json:"episodes"`
+	EvalEpisodes int `json:"eval_episodes"`
+	// Attempts is MaTTS's k (evolver.matts.k) when above 1: each learning
+	// episode plays its case k times, and every role but the evolver's is
+	// planned k times over.
+	Attempts    int     `json:"attempts,omitempty"`
+	Roles       []Role  `json:"roles"`
+	WallSeconds float64 `json:"wall_seconds"`
 }
 
 // Plan is an experiment's plan, or its use.
@@ -304,6 +308,7 @@ func Experiment(set bench.Set, spec contract.ExperimentSpec, h History) (Plan, e
 		cond := Condition{Name: c.Name, Kind: string(c.Kind), Budgets: bench.Budgets(b, s), Episodes: n.Learn, EvalEpisodes: n.Eval}
 		hl, he := h.meansFor(b, s)
 		learn, eval := perEpisode(b, s, hl, true), perEpisode(b, s, he, false)
+		cond.Attempts = attempts(s, learn)
 		for j := range learn {
 			r := learn[j]
 			e := eval[j]
@@ -317,11 +322,31 @@ func Experiment(set bench.Set, spec contract.ExperimentSpec, h History) (Plan, e
 		cond.WallSeconds = episodeSeconds(s, hl, learn)*float64(n.Learn) +
 			episodeSeconds(s, he, eval)*float64(n.Eval)/float64(min(evalConc, evalSlots(b, s)))
 		p.Conditions = append(p.Conditions, cond)
-		p.CPUSeconds += float64(n.Learn+n.Eval) * GuessEpisodeCPUSeconds
+		p.CPUSeconds += float64(n.Learn*max(1, cond.Attempts)+n.Eval) * GuessEpisodeCPUSeconds
 	}
 	p.finish(spec)
 	p.onCores(h.cores)
 	return p, nil
+}
+
+// attempts scales a stream episode's roles by MaTTS's attempts
+// (evolver.matts.k, ReasoningBank §3.3): every role plays each of a case's
+// k attempts, and the evolver learns once from their contrast. It returns k,
+// or 0 without MaTTS. The attempts start at once, so the wall time of an
+// episode is left as it is; their processor time is not.
+func attempts(s settings.Settings, learn []Role) int {
+	k := s.Evolver.MaTTS.Attempts()
+	if k == 1 {
+		return 0
+	}
+	for j := range learn {
+		if learn[j].Role != "evolver" {
+			learn[j].Calls *= float64(k)
+			learn[j].PromptTokens *= float64(k)
+			learn[j].CompletionTokens *= float64(k)
+		}
+	}
+	return k
 }
 
 // onCores bounds a plan's wall time below by its episodes' processor time

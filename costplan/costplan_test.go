@@ -270,3 +270,37 @@ func TestPlanWallIsNeverLessThanTheMachinesWork(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanCountsMaTTSAttempts: under MaTTS (evolver.matts.k 3) every role
+// of a stream episode but the evolver's plays each case three times, so a
+// model doctor's calls, tokens and USD are three times those of the same
+// stream without it; the evolver learns once a case either way.
+func TestPlanCountsMaTTSAttempts(t *testing.T) {
+	base := modelDoctor(t)
+	spec, err := experiments.Parse("m.yaml", []byte(`name: m
+corpus: builtin:stream@7
+limit: 10
+stage_size: 10
+conditions:
+  - {name: A, kind: stream, memory: empty, settings: {evolver: {method: reasoningbank, rule_budget: 0}}}
+  - {name: B, kind: stream, memory: empty, settings: {evolver: {method: reasoningbank, rule_budget: 0, matts: {k: 3}}}}
+`), base, defaultSet(t))
+	require.NoError(t, err)
+	p, err := costplan.Experiment(defaultSet(t), spec, costplan.History{})
+	require.NoError(t, err)
+	a, b := p.Conditions[0], p.Conditions[1]
+	require.Zero(t, a.Attempts)
+	require.Equal(t, 3, b.Attempts)
+	require.Equal(t, a.Episodes, b.Episodes, "the stream's cases are the same")
+	for j, r := range b.Roles {
+		k := 3.0
+		if r.Role == "evolver" {
+			k = 1
+		}
+		require.InDelta(t, k*a.Roles[j].Calls, r.Calls, 1e-9, r.Role)
+		require.InDelta(t, k*a.Roles[j].CostUSD, r.CostUSD, 1e-9, r.Role)
+	}
+	var out bytes.Buffer
+	require.NoError(t, costplan.Write(&out, p, nil))
+	require.Contains(t, out.String(), "MaTTS attempts (B 3): each stream case played that many times at once")
+}

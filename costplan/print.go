@@ -85,6 +85,16 @@ func Write(w io.Writer, p Plan, used *Plan) error {
 		fmt.Fprintf(w, "epochs (%s): each held-out case played that many times: %d of the %d episodes (records stored) and model USD %.2f of %.2f; both grow linearly with epochs\n",
 			strings.Join(each, ", "), e.Episodes, e.Total, e.CostUSD, p.CostUSD)
 	}
+	var matts []string
+	for _, c := range p.Conditions {
+		if c.Attempts > 1 {
+			matts = append(matts, fmt.Sprintf("%s %d", c.Name, c.Attempts))
+		}
+	}
+	if len(matts) > 0 {
+		fmt.Fprintf(w, "MaTTS attempts (%s): each stream case played that many times at once; every role but the evolver's is planned that many times over\n",
+			strings.Join(matts, ", "))
+	}
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	writeConditions(tw, p, used)
 	fmt.Fprintln(tw, "\t")
