@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/clinevo/clinevo/clinic"
+	"github.com/clinevo/clinevo/textmatch"
 )
 
 // Credit is one utility update of one card at one episode (Store.Credit):
@@ -74,4 +75,107 @@ func CheckCredits(credits []Credit) error {
 		}
 	}
 	return nil
+}
+
+// RankMemRL is MemRL's value-aware selection (phase B of its two-phase
+// retrieval, arXiv 2601.03192): among candidates recalled by similarity
+// (phase A), the k best by
+//
+//	score = (1 − λ)·z(sim) + λ·z(Q)
+//
+// where z standardises over the candidates (mean 0, population standard
+// deviation 1; a spread under 1e-9 counts as 1) and z(Q) is clipped to ±3, as
+// the authors' released code does (memrl/service/memory_service.py,
+// _normalize_q). The paper's text standardises both terms; the released
+// code takes the similarity's mean and spread from corpus statistics, which
+// clinevo has none of, so both are standardised over the candidates
+// (clinevo's choice). Q is each card's utility as read (initial when none),
+// ties go to the more similar card, then the lower ID. Hits keep their
+// similarity as Score: only the order is the utility's.
+func RankMemRL(hits []Hit, k int, lambda, initial float64) []Hit {
+	sims, qs := make([]float64, len(hits)), make([]float64, len(hits))
+	for i, h := range hits {
+		sims[i], qs[i] = h.Score, Q(h.Card, initial)
+	}
+	zs, zq := standard(sims), standard(qs)
+	score := make(map[string]float64, len(hits))
+	for i, h := range hits {
+		score[h.Card.ID] = (1-lambda)*zs[i] + lambda*max(-3, min(3, zq[i]))
+	}
+	return rankBy(hits, k, score)
+}
+
+// RankMemento is Memento's parametric case selection (arXiv 2508.16153:
+// the planner reads the top-k cases by Q(s, c)) with its kernel estimate of
+// Q over the episodic memory of past states:
+//
+//	Q(s, c) = Σ k(s, s_i)·r_i / Σ k(s, s_i),  k(s, s') = exp(sim(s, s')/τ)
+//
+// over the states s_i of the episodes that retrieved card c and their
+// rewards r_i (the card's utility history), with s the present
+// presentation. The paper learns its kernel (k_θ); clinevo's is fixed: sim
+// is the Jaccard similarity of the two presentations' content words
+// (textmatch), τ the temperature (settings.Utility.Tau). A card no episode
+// credited has the initial utility. Candidates come by similarity first (the
+// paper ranks the whole case bank; clinevo ranks the k1 most similar, so that
+// a bank of thousands is not scored at every turn). Ties go to the more
+// similar card, then the lower ID; hits keep their similarity as Score.
+func RankMemento(hits []Hit, k int, state string, tau, initial float64) []Hit {
+	now := textmatch.Set(state)
+	score := make(map[string]float64, len(hits))
+	for _, h := range hits {
+		score[h.Card.ID] = KernelQ(h.Card, now, tau, initial)
+	}
+	return rankBy(hits, k, score)
+}
+
+// KernelQ is Memento's kernel estimate of Q(s, c) for a card and the
+// content words of the present state (RankMemento).
+func KernelQ(c clinic.Card, state map[string]bool, tau, initial float64) float64 {
+	var num, den float64
+	for _, u := range c.Utility {
+		w := math.Exp(textmatch.Jaccard(state, textmatch.Set(u.State)) / tau)
+		num, den = num+w*u.Reward, den+w
+	}
+	if den == 0 {
+		return initial
+	}
+	return num / den
+}
+
+// standard is xs standardised: (x − mean)/sd, sd the population standard
+// deviation, 1 when under 1e-9.
+func standard(xs []float64) []float64 {
+	var mean, v float64
+	for _, x := range xs {
+		mean += x / float64(len(xs))
+	}
+	for _, x := range xs {
+		v += (x - mean) * (x - mean) / float64(len(xs))
+	}
+	sd := math.Sqrt(v)
+	if sd < 1e-9 {
+		sd = 1
+	}
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = (x - mean) / sd
+	}
+	return out
+}
+
+// rankBy orders hits by score, then similarity, then ID, and keeps k.
+func rankBy(hits []Hit, k int, score map[string]float64) []Hit {
+	out := append([]Hit(nil), hits...)
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if sa, sb := score[a.Card.ID], score[b.Card.ID]; sa != sb {
+			return sa > sb
+		}
+		return Better(a, b)
+	})
+	if k > 0 && len(out) > k {
+		out = out[:k]
+	}
+	return out
 }
