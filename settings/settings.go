@@ -232,7 +232,7 @@ const (
 	MethodGEPA        = "gepa"
 	MethodEvoTest     = "evotest"
 	MethodACE         = "ace"
-	MethodICL         = "icl" // past episodes (inputs and answers) as in-context examples
+	MethodICL         = "icl"     // past episodes (inputs and answers) as in-context examples
 	MethodMemRL       = "memrl"   // MemRL (arXiv 2601.03192): a utility per card, learned from rewards; similarity then utility
 	MethodMemento     = "memento" // Memento (arXiv 2508.16153): cases retrieved by a kernel estimate of Q(s, c)
 )
