@@ -55,6 +55,9 @@ type Env struct {
 	Clinevo Evolver
 	// EvoTest is EvoTest's search as of the episode (its Model is Model's).
 	EvoTest EvoTest
+	// Utility are the run's utility constants (memory.utility), for the
+	// methods that learn a utility per card (MemRL, Memento).
+	Utility settings.Utility
 }
 
 // New returns the learning method the settings name; an unknown name is an
@@ -86,6 +89,10 @@ func New(cfg settings.Evolver, env Env) (Evolver, error) {
 		return ACE{Model: env.Model}, nil
 	case settings.MethodICL:
 		return ICL{}, nil
+	case settings.MethodMemRL:
+		return MemRL{Bank: env.Bank, Utility: env.Utility}, nil
+	case settings.MethodMemento:
+		return Memento{Bank: env.Bank, Utility: env.Utility}, nil
 	}
 	return nil, fmt.Errorf("evolver.method %q, want one of %s", cfg.Method, strings.Join(settings.Methods, ", "))
 }
