@@ -572,6 +572,8 @@ type Lesson struct {
 	Evicted []string
 	Edits   []string
 	Skipped []string
+	// Credited counts the utility updates written (memrl, memento).
+	Credited int
 	// EvoTest and Temperature are the method's search tree after the
 	// episode and the next episode's doctor temperature (EvoTest only).
 	EvoTest     *evolver.EvoTestTree
@@ -692,6 +694,7 @@ func Apply(ctx context.Context, d Deps, out evolver.Output, m Meta, pg grader.Pr
 	if err := d.Memory.Credit(ctx, out.Credits); err != nil {
 		return Lesson{}, fmt.Errorf("learn: %w", err)
 	}
+	l.Credited = len(out.Credits)
 	if err := d.Memory.Evict(ctx, l.Evicted, m.Number); err != nil {
 		return Lesson{}, fmt.Errorf("learn: %w", err)
 	}
