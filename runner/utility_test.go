@@ -12,6 +12,7 @@ import (
 	"github.com/clinevo/clinevo/evolver"
 	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
+	"github.com/clinevo/clinevo/memory/memorytest"
 	"github.com/clinevo/clinevo/runner"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -109,17 +110,7 @@ func TestMemRLStreamLearnsUtilities(t *testing.T) {
 		}
 		cards, err := d.Memory.List(ctx, memory.Filter{IncludeEvicted: true})
 		require.NoError(t, err)
-		credited := 0
-		for _, c := range cards {
-			q := 0.5
-			for _, u := range c.Utility {
-				require.InDelta(t, s[u.Episode], u.Reward, 1e-12, "card %s episode %d", c.ID, u.Episode)
-				require.InDelta(t, q+0.3*(u.Reward-q), u.Q, 1e-12, "card %s episode %d", c.ID, u.Episode)
-				q = u.Q
-				credited++
-			}
-		}
-		require.Greater(t, credited, 40, "the cards retrieved in 40 episodes were credited")
+		require.Greater(t, memorytest.RequireMemRLHistories(t, cards, s, 0.3, 0.5), 40, "the cards retrieved in 40 episodes were credited")
 		banks[i] = cards
 	}
 	require.Equal(t, fmt.Sprint(banks[0]), fmt.Sprint(banks[1]), "the same stream leaves the same utilities")

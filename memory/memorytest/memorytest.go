@@ -242,3 +242,22 @@ func utilityIdempotent(t *testing.T, s memory.Store) {
 	require.Equal(t, []clinic.Utility{first[0].Utility}, c.Utility)
 	require.Error(t, s.Credit(ctx, []memory.Credit{credit(1, 0, 0.5, 1)}), "episode 0 is refused")
 }
+
+// RequireMemRLHistories checks a stream's bank against MemRL's update: every
+// card's history starts from initial, each entry's reward is the S recorded
+// for its episode (scores, by episode number) and its utility is the one
+// before moved by alpha·(reward − utility). It returns the number of updates.
+func RequireMemRLHistories(t testing.TB, cards []clinic.Card, scores map[int]float64, alpha, initial float64) int {
+	t.Helper()
+	n := 0
+	for _, c := range cards {
+		q := initial
+		for _, u := range c.Utility {
+			require.InDelta(t, scores[u.Episode], u.Reward, 1e-12, "card %s, episode %d: the reward is the recorded S", c.ID, u.Episode)
+			require.InDelta(t, q+alpha*(u.Reward-q), u.Q, 1e-12, "card %s, episode %d", c.ID, u.Episode)
+			q = u.Q
+			n++
+		}
+	}
+	return n
+}
