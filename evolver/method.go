@@ -65,10 +65,7 @@ type Env struct {
 func New(cfg settings.Evolver, env Env) (Evolver, error) {
 	switch cfg.MethodName() {
 	case settings.MethodClinevo:
-		if env.Clinevo != nil {
-			return env.Clinevo, nil
-		}
-		return Builtin{Lessons: env.Lessons}, nil
+		return clinevo(env), nil
 	case settings.MethodStatic:
 		return Static{}, nil
 	case settings.MethodTranscripts, settings.MethodRAG:
@@ -90,11 +87,20 @@ func New(cfg settings.Evolver, env Env) (Evolver, error) {
 	case settings.MethodICL:
 		return ICL{}, nil
 	case settings.MethodMemRL:
-		return MemRL{Bank: env.Bank, Utility: env.Utility}, nil
+		return NewMemRL(env.Bank, env.Utility, clinevo(env)), nil
 	case settings.MethodMemento:
-		return Memento{Bank: env.Bank, Utility: env.Utility}, nil
+		return NewMemento(env.Bank, env.Utility, clinevo(env)), nil
 	}
 	return nil, fmt.Errorf("evolver.method %q, want one of %s", cfg.Method, strings.Join(settings.Methods, ", "))
+}
+
+// clinevo is the run's own evolver: the model one, or the built-in one with
+// the benchmark's lessons.
+func clinevo(env Env) Evolver {
+	if env.Clinevo != nil {
+		return env.Clinevo
+	}
+	return Builtin{Lessons: env.Lessons}
 }
 
 // ask asks the model when there is one: false when there is none or its

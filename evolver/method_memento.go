@@ -26,14 +26,18 @@ import (
 // training set. The stored utility, used to evict a full bank (B_M), is the
 // mean reward of the card's uses: the kernel estimate with a flat kernel
 // (clinevo's choice: the paper does not evict).
-type Memento struct {
-	Bank    Bank
-	Utility settings.Utility
+type Memento struct{ utilityEnv }
+
+// NewMemento is the method on a bank as of the episode before, with the run's
+// utility constants, writing the cards of cards (the run's own evolver; nil:
+// the built-in one).
+func NewMemento(bank Bank, u settings.Utility, cards Evolver) Memento {
+	return Memento{utilityEnv{Bank: bank, Utility: u, Cards: cards}}
 }
 
-// Evolve writes the episode's case and credits the cards it retrieved.
+// Evolve writes the episode's cards and credits the cards it retrieved.
 func (m Memento) Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule) (Output, error) {
-	return learnUtility(ctx, cfg, in, truth, rules, m.Bank, m.Utility, m.Update)
+	return learnUtility(ctx, cfg, in, truth, rules, m.utilityEnv, m.Update)
 }
 
 // Update is the running mean of a card's rewards: q + (r − q)/(n + 1) after n

@@ -22,16 +22,21 @@ import (
 // Sections are named by title, not number: clinevo verified them against the
 // authors' text and released code (github.com/MemTensor/MemRL), not a
 // numbered copy. α, λ and the initial utility are settings.Utility; the
-// memory written is one experience card per episode (learnUtility), and a
-// full bank (B_M) evicts the least useful card (LeastUseful).
-type MemRL struct {
-	Bank    Bank
-	Utility settings.Utility
+// memory written is what the run's own evolver distils from the episode
+// (learnUtility), and a full bank (B_M) evicts the least useful card
+// (LeastUseful).
+type MemRL struct{ utilityEnv }
+
+// NewMemRL is the method on a bank as of the episode before, with the run's
+// utility constants, writing the cards of cards (the run's own evolver; nil:
+// the built-in one).
+func NewMemRL(bank Bank, u settings.Utility, cards Evolver) MemRL {
+	return MemRL{utilityEnv{Bank: bank, Utility: u, Cards: cards}}
 }
 
-// Evolve writes the episode's experience and credits the cards it retrieved.
+// Evolve writes the episode's cards and credits the cards it retrieved.
 func (m MemRL) Evolve(ctx context.Context, cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule) (Output, error) {
-	return learnUtility(ctx, cfg, in, truth, rules, m.Bank, m.Utility, m.Update)
+	return learnUtility(ctx, cfg, in, truth, rules, m.utilityEnv, m.Update)
 }
 
 // Update is MemRL's utility update: Q + α(r − Q).

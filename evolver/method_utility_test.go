@@ -8,6 +8,7 @@ import (
 
 	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/evolver"
+	"github.com/clinevo/clinevo/grader"
 	"github.com/clinevo/clinevo/memory"
 	"github.com/clinevo/clinevo/settings"
 )
@@ -32,7 +33,7 @@ func retrieving(in evolver.Input, ids ...string) evolver.Input {
 }
 
 // TestUtilityMethodsCreditWhatWasRetrieved plays three episodes: the first
-// writes card A (no card retrieved, no credit); the second retrieves A and
+// writes clinevo's cards, A the first of them (no card retrieved, no credit); the second retrieves A and
 // fails (S 0.3); the third retrieves A and passes (S 0.9). MemRL (α 0.3,
 // initial 0.5): 0.5 + 0.3·(0.3 − 0.5) = 0.44, then 0.44 + 0.3·(0.9 − 0.44) =
 // 0.578. Memento's stored utility is the mean reward: 0.3, then
@@ -45,17 +46,22 @@ func TestUtilityMethodsCreditWhatWasRetrieved(t *testing.T) {
 		make func(evolver.Bank) evolver.Evolver
 		want []float64
 	}{
-		{"memrl", func(b evolver.Bank) evolver.Evolver { return evolver.MemRL{Bank: b, Utility: u} }, []float64{0.44, 0.578}},
-		{"memento", func(b evolver.Bank) evolver.Evolver { return evolver.Memento{Bank: b, Utility: u} }, []float64{0.3, 0.6}},
+		{"memrl", func(b evolver.Bank) evolver.Evolver { return evolver.NewMemRL(b, u, nil) }, []float64{0.44, 0.578}},
+		{"memento", func(b evolver.Bank) evolver.Evolver { return evolver.NewMemento(b, u, nil) }, []float64{0.3, 0.6}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			b := &bank{}
 			m := tc.make(b)
-			out, err := m.Evolve(ctx, cfg(), episode(1, "c1", "stable angina", true), nil, nil)
+			first := episode(1, "c1", "stable angina", true, grader.HighYield, grader.HighYield, grader.HighYield)
+			rules := []clinic.Rule{{ID: "r1", Text: "ASK triggers"}}
+			out, err := m.Evolve(ctx, cfg(), first, nil, rules)
 			require.NoError(t, err)
-			require.Len(t, out.Cards, 1)
-			require.Equal(t, clinic.CardExperience, out.Cards[0].Kind)
+			builtin, err := evolver.Builtin{}.Evolve(ctx, cfg(), first, nil, rules)
+			require.NoError(t, err)
+			require.NotEmpty(t, out.Cards)
+			require.Equal(t, builtin.Cards, out.Cards, "the cards clinevo's own evolver writes")
+			require.Equal(t, rules, out.Rules, "the rule book is not learned")
 			require.Empty(t, out.Credits, "nothing was retrieved")
 			b.apply(out, 1)
 			a := out.Cards[0].ID

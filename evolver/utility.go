@@ -71,21 +71,45 @@ func credits(ctx context.Context, bank Bank, u settings.Utility, in Input, rule 
 }
 
 // learnUtility is the episode learned by a utility method: the rule book
-// unchanged, one experience card (the episode's intent, what was done and
-// the feedback: Evo-Memory's experience tuple, which is MemRL's
-// intent–experience pair and Memento's case), and the credits.
-func learnUtility(ctx context.Context, cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule, bank Bank, u settings.Utility, rule updateRule) (Output, error) {
+// unchanged (neither paper learns a prompt), the cards the run's own evolver
+// distils from the episode (clinevo's Diagnose–Grade–Evolve cards of
+// evolver.card_kinds, or the model evolver's: the experience MemRL stores in
+// an intent–experience–utility triplet and Memento in a case), and the
+// credits. Writing clinevo's cards, not a new kind, makes a comparison with
+// the clinevo method a comparison of retrieval and eviction alone: the
+// cards are the same, only which are shown and which are kept differ
+// (clinevo's choice; docs/learning-methods.md).
+func learnUtility(ctx context.Context, cfg settings.Evolver, in Input, truth *grader.Key, rules []clinic.Rule, u utilityEnv, rule updateRule) (Output, error) {
 	out := Output{Rules: append([]clinic.Rule(nil), rules...)}
 	if !in.WriteCards {
 		return out, nil
 	}
-	cr, err := credits(ctx, bank, u, in, rule)
+	cr, err := credits(ctx, u.Bank, u.Utility, in, rule)
 	if err != nil {
 		return Output{}, err
 	}
-	out.Credits = cr
-	out.Cards, out.Skipped = screened(cfg, in, truth, []clinic.Card{experience(in, 0)})
+	written, err := u.cards().Evolve(ctx, cfg, in, truth, rules)
+	if err != nil {
+		return Output{}, fmt.Errorf("utility method: cards: %w", err)
+	}
+	out.Cards, out.Evict, out.Skipped, out.Credits = written.Cards, written.Evict, written.Skipped, cr
 	return out, nil
+}
+
+// utilityEnv is what a utility method works with: the bank as of the
+// episode before, the utility constants, and the evolver whose cards it
+// writes (nil: the built-in one).
+type utilityEnv struct {
+	Bank    Bank
+	Utility settings.Utility
+	Cards   Evolver
+}
+
+func (u utilityEnv) cards() Evolver {
+	if u.Cards == nil {
+		return Builtin{}
+	}
+	return u.Cards
 }
 
 // LeastUseful are the cards a full bank evicts under a utility method:
