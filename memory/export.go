@@ -155,10 +155,11 @@ func Import(ctx context.Context, st Store, cards []clinic.Card, replace bool) (I
 }
 
 // sameCard reports whether an imported card is the one a bank holds,
-// leaving out the retrieval counts, which belong to the bank's runs.
+// leaving out the retrieval counts, which belong to the bank's runs, and the
+// utility history, which the import merges (first write per episode wins).
 func sameCard(held, in clinic.Card) bool {
 	for _, c := range []*clinic.Card{&held, &in} {
-		c.Retrievals, c.LastRetrieved, c.Similarity = 0, 0, 0
+		c.Retrievals, c.LastRetrieved, c.Similarity, c.Utility = 0, 0, 0, nil
 	}
 	a, errA := json.Marshal(held)
 	b, errB := json.Marshal(in)
