@@ -142,8 +142,8 @@ func Import(ctx context.Context, st Store, cards []clinic.Card, replace bool) (I
 	if err := evictions(ctx, st, write); err != nil {
 		return res, err
 	}
-	var credits []Credit
-	for _, c := range write {
+	var credits []Credit // every card's, the unchanged ones' too: their histories merge
+	for _, c := range cards {
 		for _, u := range c.Utility {
 			credits = append(credits, Credit{Card: c.ID, Utility: u})
 		}

@@ -84,6 +84,15 @@ func TestExportImportKeepsTheBankAsOfEveryEpisode(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, a.Retrievals, "retrieval counts belong to the run that retrieved, and start at zero")
 	require.Len(t, a.Utility, 2, "the utility history is restored")
+
+	// An export with a longer history of the same card merges into the bank.
+	read[0].Utility = append(read[0].Utility, clinic.Utility{Episode: 9, Q: 0.6, Reward: 1})
+	res, err := memory.Import(ctx, dst, read[:1], false)
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Unchanged)
+	a, err = dst.Get(ctx, "a")
+	require.NoError(t, err)
+	require.Len(t, a.Utility, 3)
 }
 
 func TestReadCardsNamesLineAndField(t *testing.T) {
