@@ -25,7 +25,8 @@ import (
 // toward the reward itself (a classification loss), so the history is the
 // training set. The stored utility, used to evict a full bank (B_M), is the
 // mean reward of the card's uses: the kernel estimate with a flat kernel
-// (clinevo's choice: the paper does not evict).
+// (clinevo's choice: the paper states no eviction rule). Sections are not
+// cited: none could be verified against a numbered copy of the paper.
 type Memento struct{ utilityEnv }
 
 // NewMemento is the method on a bank as of the episode before, with the run's
