@@ -793,7 +793,7 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (_ EvolveOutput
 		}
 		if m := in.Settings.Evolver.MethodName(); m != settings.MethodClinevo {
 			log.Info("learning method updated", "run", in.Run, "episode", ref.EpisodeID, "method", m, "rules", len(l.Rules),
-				"written", len(l.Written), "evicted", len(l.Evicted), "edits", strings.Join(l.Edits, "; "))
+				"written", len(l.Written), "evicted", len(l.Evicted), "credited", l.Credited, "edits", strings.Join(l.Edits, "; "))
 		}
 		if len(l.Skipped) > 0 {
 			log.Info("evolver edits rejected by the leak screen", "run", in.Run, "episode", ref.EpisodeID, "rejected", len(l.Skipped))

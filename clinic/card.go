@@ -30,6 +30,24 @@ type Card struct {
 	EvictedEpisode int    `json:"evicted_episode,omitempty"` // 0: live
 	Retrievals     int    `json:"retrievals"`
 	LastRetrieved  int    `json:"last_retrieved,omitempty"` // episode number of the last counted retrieval
+	// Utility is the card's learned utility, one entry per episode that
+	// credited it, oldest first (the methods memrl and memento; empty for
+	// every other method and for banks from before utilities: such a card
+	// has the initial utility). A read as of episode N holds the entries up
+	// to N, so the utility restores with the bank as of any episode.
+	Utility []Utility `json:"utility,omitempty"`
+}
+
+// Utility is one update of a card's utility, after the episode that
+// retrieved it was scored: Q the utility after the update, Reward the
+// episode's reward, and State the presentation the episode retrieved the
+// card for (Memento's state s, which its kernel estimate compares with the
+// next one).
+type Utility struct {
+	Episode int     `json:"episode"`
+	Q       float64 `json:"q"`
+	Reward  float64 `json:"reward"`
+	State   string  `json:"state,omitempty"`
 }
 
 // Rule is one prompt rule of the doctor's rule book.

@@ -61,6 +61,10 @@ type Output struct {
 	// hyperparameter); nil for the other methods.
 	EvoTest     *EvoTestTree `json:",omitempty"`
 	Temperature *float64     `json:",omitempty"`
+	// Credits are the utility updates of the cards the episode retrieved
+	// (the methods that learn a utility: MemRL, Memento), written with the
+	// cards (memory.Store.Credit); nil for the other methods.
+	Credits []memory.Credit `json:",omitempty"`
 }
 
 var uuidSpace = uuid.MustParse("6f1c5bb4-6c36-4f0e-9d4a-0c3f2a3b7e11")

@@ -55,6 +55,9 @@ type Env struct {
 	Clinevo Evolver
 	// EvoTest is EvoTest's search as of the episode (its Model is Model's).
 	EvoTest EvoTest
+	// Utility are the run's utility constants (memory.utility), for the
+	// methods that learn a utility per card (MemRL, Memento).
+	Utility settings.Utility
 }
 
 // New returns the learning method the settings name; an unknown name is an
@@ -62,10 +65,7 @@ type Env struct {
 func New(cfg settings.Evolver, env Env) (Evolver, error) {
 	switch cfg.MethodName() {
 	case settings.MethodClinevo:
-		if env.Clinevo != nil {
-			return env.Clinevo, nil
-		}
-		return Builtin{Lessons: env.Lessons}, nil
+		return clinevo(env), nil
 	case settings.MethodStatic:
 		return Static{}, nil
 	case settings.MethodTranscripts, settings.MethodRAG:
@@ -88,8 +88,21 @@ func New(cfg settings.Evolver, env Env) (Evolver, error) {
 		return ICL{}, nil
 	case settings.MethodReasoningBank:
 		return ReasoningBank{Model: env.Model}, nil
+	case settings.MethodMemRL:
+		return NewMemRL(env.Bank, env.Utility, clinevo(env)), nil
+	case settings.MethodMemento:
+		return NewMemento(env.Bank, env.Utility, clinevo(env)), nil
 	}
 	return nil, fmt.Errorf("evolver.method %q, want one of %s", cfg.Method, strings.Join(settings.Methods, ", "))
+}
+
+// clinevo is the run's own evolver: the model one, or the built-in one with
+// the benchmark's lessons.
+func clinevo(env Env) Evolver {
+	if env.Clinevo != nil {
+		return env.Clinevo
+	}
+	return Builtin{Lessons: env.Lessons}
 }
 
 // ask asks the model when there is one: false when there is none or its

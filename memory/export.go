@@ -106,8 +106,10 @@ var ErrCardsExist = errors.New("the bank holds other cards of these IDs")
 
 // Import writes exported cards into a store and replays their evictions,
 // earliest episode first, so that the bank as of any episode is what it was in
-// the export. Upsert starts retrieval counts at zero: they belong to the run
-// that retrieved the cards. Importing the same cards twice changes nothing.
+// the export, utilities included (their histories are credited again, first
+// write per card and episode winning). Upsert starts retrieval counts at
+// zero: they belong to the run that retrieved the cards. Importing the same
+// cards twice changes nothing.
 // A card whose ID the bank holds with other contents is not changed unless
 // replace is set: without it Import writes nothing and returns an error
 // wrapping ErrCardsExist that names the cards.
@@ -137,14 +139,27 @@ func Import(ctx context.Context, st Store, cards []clinic.Card, replace bool) (I
 	if err := st.Upsert(ctx, write); err != nil {
 		return ImportResult{}, fmt.Errorf("memory: import: %w", err)
 	}
-	return res, evictions(ctx, st, write)
+	if err := evictions(ctx, st, write); err != nil {
+		return res, err
+	}
+	var credits []Credit // every card's, the unchanged ones' too: their histories merge
+	for _, c := range cards {
+		for _, u := range c.Utility {
+			credits = append(credits, Credit{Card: c.ID, Utility: u})
+		}
+	}
+	if err := st.Credit(ctx, credits); err != nil {
+		return res, fmt.Errorf("memory: import: utilities: %w", err)
+	}
+	return res, nil
 }
 
 // sameCard reports whether an imported card is the one a bank holds,
-// leaving out the retrieval counts, which belong to the bank's runs.
+// leaving out the retrieval counts, which belong to the bank's runs, and the
+// utility history, which the import merges (first write per episode wins).
 func sameCard(held, in clinic.Card) bool {
 	for _, c := range []*clinic.Card{&held, &in} {
-		c.Retrievals, c.LastRetrieved, c.Similarity = 0, 0, 0
+		c.Retrievals, c.LastRetrieved, c.Similarity, c.Utility = 0, 0, 0, nil
 	}
 	a, errA := json.Marshal(held)
 	b, errB := json.Marshal(in)

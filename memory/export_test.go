@@ -37,6 +37,10 @@ func bank(t *testing.T) *local.Store {
 	require.NoError(t, st.Evict(ctx, []string{"c"}, 7))
 	require.NoError(t, st.Evict(ctx, []string{"b"}, 6))
 	require.NoError(t, st.MarkRetrieved(ctx, []string{"a"}, 4))
+	// a's utility: 0.65 after episode 4, 0.455 after 6 (MemRL's rule with
+	// α 0.3 from 0.5: 0.5+0.3·(1−0.5), then 0.65+0.3·(0−0.65)).
+	require.NoError(t, st.Credit(ctx, []memory.Credit{{Card: "a", Utility: clinic.Utility{Episode: 4, Q: 0.65, Reward: 1}},
+		{Card: "a", Utility: clinic.Utility{Episode: 6, Q: 0.455, Reward: 0}}}))
 	return st
 }
 
@@ -71,6 +75,7 @@ func TestExportImportKeepsTheBankAsOfEveryEpisode(t *testing.T) {
 		got, err := dst.List(ctx, memory.Filter{AsOf: n})
 		require.NoError(t, err)
 		require.Equal(t, ids(want), ids(got), "as of episode %d", n)
+		require.Equal(t, memory.Q(want[0], 0.5), memory.Q(got[0], 0.5), "a's utility as of episode %d", n)
 	}
 	b, err := dst.Get(ctx, "b")
 	require.NoError(t, err)
@@ -78,6 +83,16 @@ func TestExportImportKeepsTheBankAsOfEveryEpisode(t *testing.T) {
 	a, err := dst.Get(ctx, "a")
 	require.NoError(t, err)
 	require.Zero(t, a.Retrievals, "retrieval counts belong to the run that retrieved, and start at zero")
+	require.Len(t, a.Utility, 2, "the utility history is restored")
+
+	// An export with a longer history of the same card merges into the bank.
+	read[0].Utility = append(read[0].Utility, clinic.Utility{Episode: 9, Q: 0.6, Reward: 1})
+	res, err := memory.Import(ctx, dst, read[:1], false)
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Unchanged)
+	a, err = dst.Get(ctx, "a")
+	require.NoError(t, err)
+	require.Len(t, a.Utility, 3)
 }
 
 func TestReadCardsNamesLineAndField(t *testing.T) {

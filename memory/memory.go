@@ -75,6 +75,12 @@ type Store interface {
 	// MarkRetrieved counts one retrieval per card per episode: repeating the call
 	// for the same episode changes nothing.
 	MarkRetrieved(ctx context.Context, ids []string, episode int) error
+	// Credit adds utility updates to cards' histories (clinic.Card.Utility):
+	// the first update of a card at an episode wins, so repeating it changes
+	// nothing; an unknown card is skipped, as Evict skips one. Upsert keeps
+	// a card's history, and List and Search as of episode N return it up to N
+	// (UtilityAsOf).
+	Credit(ctx context.Context, credits []Credit) error
 	// Stats summarises the cards a filter selects.
 	Stats(ctx context.Context, f Filter) (Stats, error)
 	Close() error

@@ -11,12 +11,17 @@ import (
 	"github.com/clinevo/clinevo/internal/textfmt"
 )
 
-// WriteHits prints `memory query`'s table: one row per card, best first.
+// WriteHits prints `memory query`'s table: one row per card, best first,
+// with its utility as read (as of the query's episode; "-": never credited).
 func WriteHits(w io.Writer, hits []Hit) error {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCORE\tID\tKIND\tRUN\tEPISODE\tEVICTED\tTEXT")
+	fmt.Fprintln(tw, "SCORE\tID\tKIND\tRUN\tEPISODE\tEVICTED\tUTILITY\tTEXT")
 	for _, h := range hits {
-		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\t%d\t%d\t%s\n", h.Score, h.Card.ID, h.Card.Kind, h.Card.Run, h.Card.CreatedEpisode, h.Card.EvictedEpisode, textfmt.Clip(h.Card.Text, 100))
+		u := "-"
+		if n := len(h.Card.Utility); n > 0 {
+			u = fmt.Sprintf("%.3f", h.Card.Utility[n-1].Q)
+		}
+		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", h.Score, h.Card.ID, h.Card.Kind, h.Card.Run, h.Card.CreatedEpisode, h.Card.EvictedEpisode, u, textfmt.Clip(h.Card.Text, 100))
 	}
 	return tw.Flush()
 }

@@ -35,13 +35,14 @@ func TestWriteTables(t *testing.T) {
 	a := card("a", "r1", 1, "ask about triggers")
 	b := card("b", "r1", 2, long)
 	b.EvictedEpisode, b.Retrievals = 6, 3
+	b.Utility = []clinic.Utility{{Episode: 3, Q: 0.65}, {Episode: 4, Q: 0.4551}}
 
 	var out bytes.Buffer
 	require.NoError(t, memory.WriteHits(&out, []memory.Hit{{Card: a, Score: 0.91234}, {Card: b, Score: 0.5}}))
 	require.Equal(t, ""+
-		"SCORE  ID  KIND        RUN  EPISODE  EVICTED  TEXT\n"+
-		"0.912  a   correction  r1   1        0        ask about triggers\n"+
-		"0.500  b   correction  r1   2        6        "+long[:99]+"…\n", out.String())
+		"SCORE  ID  KIND        RUN  EPISODE  EVICTED  UTILITY  TEXT\n"+
+		"0.912  a   correction  r1   1        0        -        ask about triggers\n"+
+		"0.500  b   correction  r1   2        6        0.455    "+long[:99]+"…\n", out.String())
 
 	out.Reset()
 	require.NoError(t, memory.WriteDiff(&out, memory.Diff{From: 1, To: 6, Written: []clinic.Card{a}, Evicted: []clinic.Card{b}}))

@@ -128,7 +128,7 @@ func (d Deps) Method(m Meta) (evolver.Evolver, error) {
 	}
 	env := evolver.Env{Model: d.Roles.Model, Lessons: evolver.LessonsOf(d.Bench), Clinevo: clin,
 		EvoTest: evolver.EvoTest{Tree: m.EvoTest, Root: evolver.Hyper{Temperature: float64(d.Settings.Roles["doctor"].Temperature)},
-			Book: d.EvoTestBook, Defer: m.EvoTestDefer}}
+			Book: d.EvoTestBook, Defer: m.EvoTestDefer}, Utility: d.Settings.Memory.Utilities()}
 	if d.Memory != nil {
 		env.Bank = bankView{store: d.Memory, f: memory.Filter{Runs: m.MemoryRuns, AsOf: m.Number - 1}}
 	}
@@ -340,6 +340,11 @@ type Meta struct {
 // With retrieval "recent" the K newest live cards are shown instead, whatever
 // their similarity (EvoClinician §4's memory agent, which carries the latest
 // transcripts and drops the oldest).
+//
+// With retrieval "memrl" or "memento" (the methods that learn a utility:
+// settings.Settings.Recall) k1 cards are recalled by similarity and the K
+// shown are chosen by utility (ranked); the doctor still sees each card's
+// similarity.
 func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s settings.Memory, m Meta) ([]clinic.CardHint, error) {
 	k := s.K
 	if store == nil || k <= 0 {
@@ -353,55 +358,15 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 		return nil, nil // nothing can have been written before the first episode
 	}
 	f := memory.Filter{Runs: m.MemoryRuns, AsOf: asOf}
-	k += len(m.Exclude) // pruned cards are dropped below: K others are shown
 	ctx, span := tracer.Start(ctx, "memory.search", trace.WithAttributes(attribute.Int("memory.k", s.K), attribute.Int("memory.as_of", asOf)))
 	defer span.End()
 	start := time.Now()
 	defer func() { retrievalMS.Record(ctx, float64(time.Since(start).Microseconds())/1000) }()
-	best := map[string]memory.Hit{}
-	if s.Retrieval == "recent" {
-		live, err := store.List(ctx, f)
-		if err != nil {
-			return nil, fmt.Errorf("retrieve: %w", err)
-		}
-		sort.SliceStable(live, func(i, j int) bool {
-			if live[i].CreatedEpisode != live[j].CreatedEpisode {
-				return live[i].CreatedEpisode > live[j].CreatedEpisode
-			}
-			return live[i].ID < live[j].ID
-		})
-		live = slices.DeleteFunc(live, func(c clinic.Card) bool { return slices.Contains(m.Exclude, c.ID) })
-		for i, c := range live {
-			if i == s.K {
-				break
-			}
-			// No similarity ranks them: the newest first, at 1 down to just above 0.5.
-			best[c.ID] = memory.Hit{Card: c, Score: 1 - 0.5*float64(i)/float64(s.K)}
-		}
-	} else {
-		for _, q := range []string{view.OpeningComplaint, QueryText(view)} {
-			hits, err := store.Search(ctx, memory.Query{Text: q, K: k, Filter: f})
-			if err != nil {
-				return nil, fmt.Errorf("retrieve: %w", err)
-			}
-			for _, h := range hits {
-				if slices.Contains(m.Exclude, h.Card.ID) {
-					continue
-				}
-				if b, ok := best[h.Card.ID]; !ok || h.Score > b.Score {
-					best[h.Card.ID] = h
-				}
-			}
-			if len(view.Exchanges) == 0 {
-				break // both queries are the same before the first answer
-			}
-		}
+	hits, err := candidates(ctx, store, view, s, f, m.Exclude)
+	if err != nil {
+		return nil, fmt.Errorf("retrieve: %w", err)
 	}
-	hits := make([]memory.Hit, 0, len(best))
-	for _, h := range best {
-		hits = append(hits, h)
-	}
-	hits = withinTokens(memory.TopK(hits, s.K), s.ContextTokens)
+	hits = withinTokens(ranked(hits, view, s), s.ContextTokens)
 	span.SetAttributes(attribute.Int("memory.hits", len(hits)))
 	out := make([]clinic.CardHint, len(hits))
 	ids := make([]string, len(hits))
@@ -416,6 +381,82 @@ func Retrieve(ctx context.Context, store memory.Store, view clinic.DoctorView, s
 		}
 	}
 	return out, nil
+}
+
+// candidates are the cards a retrieval chooses among, in no order: the K
+// newest (recent), or the most similar to either query, K of them, or k1
+// (memory.utility.recall, at least K) for the retrievals that rank by
+// utility next (MemRL's phase A). Pruned cards (exclude) are left out.
+func candidates(ctx context.Context, store memory.Store, view clinic.DoctorView, s settings.Memory, f memory.Filter, exclude []string) ([]memory.Hit, error) {
+	if s.Retrieval == "recent" {
+		return recent(ctx, store, f, s.K, exclude)
+	}
+	k := s.K
+	if s.Retrieval == settings.MethodMemRL || s.Retrieval == settings.MethodMemento {
+		k = max(k, s.Utilities().Recall)
+	}
+	k += len(exclude) // pruned cards are dropped below: k others remain
+	best := map[string]memory.Hit{}
+	for _, q := range []string{view.OpeningComplaint, QueryText(view)} {
+		hits, err := store.Search(ctx, memory.Query{Text: q, K: k, Filter: f})
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			if slices.Contains(exclude, h.Card.ID) {
+				continue
+			}
+			if b, ok := best[h.Card.ID]; !ok || h.Score > b.Score {
+				best[h.Card.ID] = h
+			}
+		}
+		if len(view.Exchanges) == 0 {
+			break // both queries are the same before the first answer
+		}
+	}
+	out := make([]memory.Hit, 0, len(best))
+	for _, h := range best {
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// recent are the k newest live cards, whatever their similarity.
+func recent(ctx context.Context, store memory.Store, f memory.Filter, k int, exclude []string) ([]memory.Hit, error) {
+	live, err := store.List(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(live, func(i, j int) bool {
+		if live[i].CreatedEpisode != live[j].CreatedEpisode {
+			return live[i].CreatedEpisode > live[j].CreatedEpisode
+		}
+		return live[i].ID < live[j].ID
+	})
+	live = slices.DeleteFunc(live, func(c clinic.Card) bool { return slices.Contains(exclude, c.ID) })
+	out := make([]memory.Hit, 0, min(k, len(live)))
+	for i, c := range live[:min(k, len(live))] {
+		// No similarity ranks them: the newest first, at 1 down to just above 0.5.
+		out = append(out, memory.Hit{Card: c, Score: 1 - 0.5*float64(i)/float64(k)})
+	}
+	return out, nil
+}
+
+// ranked are the K cards shown, best first: by similarity (ties by ID), or,
+// for the methods that learn a utility, by MemRL's blend of similarity and
+// utility (memory.RankMemRL) or Memento's kernel estimate of Q for the
+// presentation (memory.RankMemento). Each keeps its similarity as Score,
+// which the doctor sees (CardHint.Similarity): utility changes which cards
+// are shown and their order, never what a card's similarity says.
+func ranked(hits []memory.Hit, view clinic.DoctorView, s settings.Memory) []memory.Hit {
+	u := s.Utilities()
+	switch s.Retrieval {
+	case settings.MethodMemRL:
+		return memory.RankMemRL(hits, s.K, u.Lambda, u.Initial)
+	case settings.MethodMemento:
+		return memory.RankMemento(hits, s.K, view.OpeningComplaint, u.Tau, u.Initial)
+	}
+	return memory.TopK(hits, s.K)
 }
 
 // withinTokens keeps the hits, in order, while their texts fit in budget
@@ -537,6 +578,8 @@ type Lesson struct {
 	Evicted []string
 	Edits   []string
 	Skipped []string
+	// Credited counts the utility updates written (memrl, memento).
+	Credited int
 	// EvoTest and Temperature are the method's search tree after the
 	// episode and the next episode's doctor temperature (EvoTest only).
 	EvoTest     *evolver.EvoTestTree
@@ -624,7 +667,7 @@ func Propose(ctx context.Context, d Deps, c clinic.Case, t clinic.Trace, pg grad
 // deterministic and evictions keep their first episode, so Apply may be repeated.
 func Apply(ctx context.Context, d Deps, out evolver.Output, m Meta, pg grader.ProcessGrade) (Lesson, error) {
 	l := Lesson{Grade: pg, Rules: out.Rules, Edits: out.Edits, Skipped: out.Skipped, EvoTest: out.EvoTest, Temperature: out.Temperature}
-	if d.Memory == nil || (len(out.Cards) == 0 && len(out.Evict) == 0) {
+	if d.Memory == nil || (len(out.Cards) == 0 && len(out.Evict) == 0 && len(out.Credits) == 0) {
 		return l, nil
 	}
 	live, err := d.Memory.List(ctx, memory.Filter{Runs: m.MemoryRuns, AsOf: m.Number - 1})
@@ -648,19 +691,48 @@ func Apply(ctx context.Context, d Deps, out evolver.Output, m Meta, pg grader.Pr
 			older = append(older, c)
 		}
 	}
-	cfg := d.Settings.Evolver
-	l.Evicted = append([]string(nil), out.Evict...)
-	if cfg.Bounded() {
-		l.Evicted = append(l.Evicted, evolver.Evictions(older, len(out.Cards), cfg.MemoryBudget, m.Number, cfg)...)
-	}
+	l.Evicted = append(append([]string(nil), out.Evict...), budgetEvictions(d.Settings, older, out, m.Number)...)
 	if err := d.Memory.Upsert(ctx, out.Cards); err != nil {
 		return Lesson{}, fmt.Errorf("learn: %w", err)
 	}
+	// Credits follow the cards so that a card written and credited by the
+	// same proposal exists; first write per card and episode wins, so a
+	// retry writes nothing twice.
+	if err := d.Memory.Credit(ctx, out.Credits); err != nil {
+		return Lesson{}, fmt.Errorf("learn: %w", err)
+	}
+	l.Credited = len(out.Credits)
 	if err := d.Memory.Evict(ctx, l.Evicted, m.Number); err != nil {
 		return Lesson{}, fmt.Errorf("learn: %w", err)
 	}
 	evictions.Add(ctx, int64(len(l.Evicted)))
 	return l, nil
+}
+
+// budgetEvictions are the cards B_M evicts at an episode among older ones to
+// make room for an output's new cards: by keep score (evolver.Evictions), or, for a method
+// that learns a utility, the least useful first with the episode's own
+// credits counted (evolver.LeastUseful); none for a method that keeps every
+// card (settings.Evolver.Bounded).
+func budgetEvictions(s settings.Settings, older []clinic.Card, out evolver.Output, episode int) []string {
+	cfg := s.Evolver
+	switch {
+	case !cfg.Bounded():
+		return nil
+	case cfg.LearnsUtility():
+		now := map[string]float64{}
+		for _, c := range out.Credits {
+			now[c.Card] = c.Q
+		}
+		initial := s.Memory.Utilities().Initial
+		return evolver.LeastUseful(older, len(out.Cards), cfg.MemoryBudget, func(c clinic.Card) float64 {
+			if q, ok := now[c.ID]; ok {
+				return q
+			}
+			return memory.Q(c, initial)
+		})
+	}
+	return evolver.Evictions(older, len(out.Cards), cfg.MemoryBudget, episode, cfg)
 }
 
 // Forbidden is the leak screen's input for one episode (evolver.Screen): the

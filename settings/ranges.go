@@ -65,7 +65,8 @@ var (
 	// model's context window (clinevo's choice).
 	ContextTokensRange = Range{Min: 0, Max: 10_000_000}
 	DevCasesRange      = Range{Min: 1, Max: 100_000}
-	DevRoundsRange     = Range{Min: 1, Max: 1000} // evolver.dev.generations and population
+	UtilityRecallRange = Range{Min: 1, Max: 10_000} // memory.utility.recall (k1)
+	DevRoundsRange     = Range{Min: 1, Max: 1000}   // evolver.dev.generations and population
 	DevMergesRange     = Range{Min: 0, Max: 1000}
 	MaxTokensRange     = Range{Min: 0, Max: 1_000_000}
 	ConcurrencyRange   = Range{Min: 0, Max: 1024}

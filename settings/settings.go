@@ -250,7 +250,9 @@ const (
 	MethodGEPA        = "gepa"
 	MethodEvoTest     = "evotest"
 	MethodACE         = "ace"
-	MethodICL         = "icl" // past episodes (inputs and answers) as in-context examples
+	MethodICL         = "icl"     // past episodes (inputs and answers) as in-context examples
+	MethodMemRL       = "memrl"   // MemRL (arXiv 2601.03192): a utility per card, learned from rewards; similarity then utility
+	MethodMemento     = "memento" // Memento (arXiv 2508.16153): cases retrieved by a kernel estimate of Q(s, c)
 	// MethodReasoningBank is ReasoningBank (Ouyang et al. 2025, arXiv
 	// 2509.25140): strategy items from self-judged successes and lessons
 	// from self-judged failures; with evolver.matts its memory-aware
@@ -260,7 +262,14 @@ const (
 
 // Methods lists every learning method evolver.method accepts.
 var Methods = []string{MethodClinevo, MethodStatic, MethodTranscripts, MethodRAG, MethodMem0, MethodExpRAG, MethodReMem,
-	MethodEvoPrompt, MethodGEPA, MethodEvoTest, MethodACE, MethodICL, MethodReasoningBank}
+	MethodEvoPrompt, MethodGEPA, MethodEvoTest, MethodACE, MethodICL, MethodMemRL, MethodMemento, MethodReasoningBank}
+
+// LearnsUtility reports whether the run's method learns a utility for every
+// card it retrieved (memrl, memento): those runs credit cards after every
+// scored episode, rank retrieval by utility and evict the least useful.
+func (v Evolver) LearnsUtility() bool {
+	return v.MethodName() == MethodMemRL || v.MethodName() == MethodMemento
+}
 
 // Optimises reports whether the method optimises its prompt on a
 // development subset before the stream (EvoPrompt, GEPA).
@@ -307,6 +316,44 @@ type Memory struct {
 	// retrieval and a large K it puts as many of the latest episodes as fit
 	// into the doctor's context (the full-context baseline a reviewer asks for).
 	ContextTokens int `json:"context_tokens" mapstructure:"context_tokens"`
+	// Utility is how the methods that learn a utility per card (memrl,
+	// memento) update and rank it (docs/learning-methods.md).
+	Utility Utility `json:"utility" mapstructure:"utility"`
+}
+
+// DefaultUtility are the utility constants before configuration.
+var DefaultUtility = Utility{Alpha: 0.3, Lambda: 0.5, Initial: 0.5, Recall: 20, Tau: 0.1}
+
+// Utilities are the run's utility constants: DefaultUtility for settings
+// from before the key existed (all zero).
+func (m Memory) Utilities() Utility {
+	if m.Utility == (Utility{}) {
+		return DefaultUtility
+	}
+	return m.Utility
+}
+
+// Utility holds the constants of utility learning and ranking. MemRL's
+// (arXiv 2601.03192) come from the authors' released configurations
+// (github.com/MemTensor/MemRL, configs/rl_*_config.yaml: alpha 0.3,
+// weight_q 0.5, q_init 0.5 in the Lifelong Agent Bench one); the paper's
+// text names α and λ without values. Recall and Tau are clinevo's choices.
+type Utility struct {
+	// Alpha is MemRL's step size α in Q ← Q + α(r − Q).
+	Alpha float64 `json:"alpha" mapstructure:"alpha"`
+	// Lambda is MemRL's weight λ of the normalised utility against the
+	// normalised similarity in its value-aware selection (phase B).
+	Lambda float64 `json:"lambda" mapstructure:"lambda"`
+	// Initial is the utility of a card nothing has credited yet.
+	Initial float64 `json:"initial" mapstructure:"initial"`
+	// Recall is k1: the cards recalled by similarity (phase A) among which
+	// utility chooses memory.k (clinevo's choice: 20, four times the default k).
+	Recall int `json:"recall" mapstructure:"recall"`
+	// Tau is the temperature of the kernel k(s, s') = exp(sim(s, s')/τ) of
+	// Memento's estimate of Q(s, c) (clinevo's choice: 0.1, so that a past
+	// state as similar as the present one weighs e^10 ≈ 22,000 times one
+	// with nothing in common).
+	Tau float64 `json:"tau" mapstructure:"tau"`
 }
 
 // Doctor chooses how the doctor role decides.
@@ -417,7 +464,8 @@ func Default() Settings {
 			CardKinds: []string{"success", "correction", "rule"}, MemoryLabels: []string{"HIGH_YIELD", "CRITICAL_ERROR", "INEFFICIENT"},
 			UpdateInterval: 1, CiteWindow: 50, LeakNGram: 2, LeakOverlap: 0.5, Method: MethodClinevo, SameAt: 0.5,
 			Dev: Dev{Algorithm: EvoPromptGA, Cases: 6, Generations: 2, Population: 3, Merges: 2}, ICL: ICL{Episodes: ICLCorrect, Trace: ICLRaw}},
-		Memory:     Memory{K: 5, Backend: "local", Retrieval: "similarity"},
+		Memory: Memory{K: 5, Backend: "local", Retrieval: "similarity",
+			Utility: DefaultUtility},
 		Roles:      Roles{},
 		Doctor:     Doctor{Mode: SingleDoctor},
 		Durability: DefaultDurability(),
@@ -587,7 +635,26 @@ func (m Memory) validate() error {
 	case m.Retrieval != "similarity" && m.Retrieval != "recent":
 		return fmt.Errorf("memory.retrieval %q, want similarity or recent", m.Retrieval)
 	}
-	return firstError(KRange.Check("memory.k", m.K), ContextTokensRange.Check("memory.context_tokens", m.ContextTokens))
+	return firstError(KRange.Check("memory.k", m.K), ContextTokensRange.Check("memory.context_tokens", m.ContextTokens), m.Utility.validate())
+}
+
+// validate checks the utility constants; the methods that do not learn a
+// utility ignore them, but a bad value is an error wherever it is set.
+func (u Utility) validate() error {
+	if u == (Utility{}) {
+		return nil // settings from before the key: Memory.Utilities
+	}
+	switch {
+	case !(u.Alpha > 0 && u.Alpha <= 1):
+		return fmt.Errorf("memory.utility.alpha %v: want a step size within (0, 1] (MemRL's α; default 0.3)", u.Alpha)
+	case !(u.Lambda >= 0 && u.Lambda <= 1):
+		return fmt.Errorf("memory.utility.lambda %v: want a weight within [0, 1] (MemRL's λ; default 0.5)", u.Lambda)
+	case CheckFinite("", u.Initial) != nil:
+		return fmt.Errorf("memory.utility.initial %v: want a finite number, 0 or more (default 0.5)", u.Initial)
+	case !(u.Tau > 0) || math.IsInf(u.Tau, 0):
+		return fmt.Errorf("memory.utility.tau %v: want a temperature above 0 (default 0.1)", u.Tau)
+	}
+	return UtilityRecallRange.Check("memory.utility.recall", u.Recall)
 }
 
 // firstError is the first non-nil error of errs.
@@ -680,11 +747,16 @@ func (spec Role) validate(name string) error {
 
 // Recall is the memory retrieval of a run: memory's, except that the memory
 // agent's method (transcripts) always shows the newest cards (EvoClinician
-// §4: it fills the context with the latest transcripts).
+// §4: it fills the context with the latest transcripts), and the methods
+// that learn a utility (memrl, memento) rank by it (retrieval memrl or
+// memento: runner.Retrieve).
 func (s Settings) Recall() Memory {
 	m := s.Memory
-	if s.Evolver.Method == MethodTranscripts {
+	switch s.Evolver.Method {
+	case MethodTranscripts:
 		m.Retrieval = "recent"
+	case MethodMemRL, MethodMemento:
+		m.Retrieval = s.Evolver.Method // similarity, then utility by the method's rule
 	}
 	return m
 }

@@ -122,6 +122,11 @@ func TestEverySizeHasAnUpperBound(t *testing.T) {
 		{"memory budget", func(s *settings.Settings) { s.Evolver.MemoryBudget = 2_000_000 }, "evolver.memory_budget (B_M) must be at least 1 and at most 1000000, got 2000000"},
 		{"k", func(s *settings.Settings) { s.Memory.K = 1_000_000 }, "memory.k must be at least 0 and at most 1000, got 1000000"},
 		{"context tokens", func(s *settings.Settings) { s.Memory.ContextTokens = -1 }, "memory.context_tokens must be at least 0 and at most 10000000, got -1"},
+		{"utility recall", func(s *settings.Settings) { s.Memory.Utility.Recall = 0 }, "memory.utility.recall must be at least 1 and at most 10000, got 0"},
+		{"utility alpha", func(s *settings.Settings) { s.Memory.Utility.Alpha = 1.5 }, "memory.utility.alpha 1.5: want a step size within (0, 1] (MemRL's α; default 0.3)"},
+		{"utility lambda", func(s *settings.Settings) { s.Memory.Utility.Lambda = math.NaN() }, "memory.utility.lambda NaN: want a weight within [0, 1] (MemRL's λ; default 0.5)"},
+		{"utility tau", func(s *settings.Settings) { s.Memory.Utility.Tau = 0 }, "memory.utility.tau 0: want a temperature above 0 (default 0.1)"},
+		{"utility initial", func(s *settings.Settings) { s.Memory.Utility.Initial = math.Inf(-1) }, "memory.utility.initial -Inf: want a finite number, 0 or more (default 0.5)"},
 		{"leak n-gram", func(s *settings.Settings) { s.Evolver.LeakNGram = 50 }, "evolver.leak_ngram must be at least 1 and at most 20, got 50"},
 		{"max tokens", role(func(r *settings.Role) { r.MaxTokens = 2_000_000 }), "roles.doctor.max_tokens must be at least 0 and at most 1000000, got 2000000"},
 		{"concurrency", role(func(r *settings.Role) { r.Concurrency = 100000 }), "roles.doctor.concurrency must be at least 0 and at most 1024, got 100000"},
@@ -138,6 +143,23 @@ func TestEverySizeHasAnUpperBound(t *testing.T) {
 			require.EqualError(t, s.Validate(), tc.want)
 		})
 	}
+}
+
+// TestUtilityFromBefore: settings from before memory.utility (all zero)
+// validate and read the defaults; the utility methods rank by their rule.
+func TestUtilityFromBefore(t *testing.T) {
+	s := settings.Default()
+	s.Memory.Utility = settings.Utility{}
+	require.NoError(t, s.Validate())
+	require.Equal(t, settings.DefaultUtility, s.Memory.Utilities())
+	for _, m := range []string{settings.MethodMemRL, settings.MethodMemento} {
+		s.Evolver.Method = m
+		require.Equal(t, m, s.Recall().Retrieval)
+		require.True(t, s.Evolver.LearnsUtility())
+	}
+	s.Evolver.Method = settings.MethodExpRAG
+	require.Equal(t, "similarity", s.Recall().Retrieval)
+	require.False(t, s.Evolver.LearnsUtility())
 }
 
 // TestRolesKnown: a role name none of the build's benchmarks knows is named

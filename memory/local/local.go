@@ -43,6 +43,9 @@ type Store struct {
 	// store apply to it as they apply to the file; a write by another
 	// process (reload) empties it. Guarded by mu.
 	read map[string]clinic.Card
+	// utility is the column (or, in a reader of a file from before
+	// utilities, the constant) the cards' utility histories are read from.
+	utility string
 }
 
 // readCap bounds the cards read holds; a search that finds it full empties
@@ -60,7 +63,7 @@ CREATE TABLE IF NOT EXISTS cards (
   pass INTEGER NOT NULL, stage INTEGER NOT NULL, source_case TEXT NOT NULL,
   created_episode INTEGER NOT NULL, evicted_episode INTEGER NOT NULL DEFAULT 0,
   retrievals INTEGER NOT NULL DEFAULT 0, last_retrieved INTEGER NOT NULL DEFAULT 0,
-  body TEXT NOT NULL, vector BLOB NOT NULL);
+  body TEXT NOT NULL, vector BLOB NOT NULL, utility TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS cards_run ON cards(run, created_episode);
 `
 
@@ -119,6 +122,9 @@ func (s *Store) init(ctx context.Context, reader bool) error {
 			return err
 		}
 	}
+	if err := s.utilityColumn(ctx, reader); err != nil {
+		return err
+	}
 	want := fmt.Sprintf("%s/%d", s.emb.Model(), s.emb.Dim())
 	var have string
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='embedder'`).Scan(&have)
@@ -135,6 +141,27 @@ func (s *Store) init(ctx context.Context, reader bool) error {
 			fmt.Errorf("embedder mismatch: the bank was built with %s, this store uses %s", have, want))
 	}
 	return s.reload(ctx)
+}
+
+// utilityColumn adds the utility column to a file from before utilities
+// (its cards have none: the initial utility); a reader, which may not
+// write, reads every card's history as empty instead.
+func (s *Store) utilityColumn(ctx context.Context, reader bool) error {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('cards') WHERE name='utility'`).Scan(&n); err != nil {
+		return err
+	}
+	s.utility = "utility"
+	switch {
+	case n > 0:
+	case reader:
+		s.utility = "''"
+	default:
+		if _, err := s.db.ExecContext(ctx, `ALTER TABLE cards ADD COLUMN utility TEXT NOT NULL DEFAULT ''`); err != nil {
+			return fmt.Errorf("add the utility column: %w", err)
+		}
+	}
+	return nil
 }
 
 func (s *Store) dataVersion(ctx context.Context) (int64, error) {
@@ -238,7 +265,7 @@ func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) (err error) {
 		if err := checkVector("card "+c.ID, vecs[i], s.emb.Dim()); err != nil {
 			return fmt.Errorf("memory/local: upsert: %w", err)
 		}
-		c.EvictedEpisode, c.Retrievals, c.LastRetrieved = 0, 0, 0
+		c.EvictedEpisode, c.Retrievals, c.LastRetrieved, c.Utility = 0, 0, 0, nil
 		body, err := json.Marshal(c)
 		if err != nil {
 			return fmt.Errorf("memory/local: upsert: %w", err)
@@ -295,6 +322,7 @@ func (s *Store) Search(ctx context.Context, q memory.Query) (_ []memory.Hit, err
 	}
 	hits := make([]memory.Hit, len(found))
 	for i, r := range found {
+		memory.UtilityAsOf(&cards[i], q.Filter)
 		hits[i] = memory.Hit{Card: cards[i], Score: r.score}
 	}
 	return hits, nil
@@ -335,6 +363,7 @@ func cloneCard(c clinic.Card) clinic.Card {
 	for _, l := range []*[]string{&h.Ask, &h.Tests, &h.Evidence, &h.Plan, &h.Followup, &h.Calls} {
 		*l = slices.Clone(*l)
 	}
+	c.Utility = slices.Clone(c.Utility)
 	return c
 }
 
@@ -357,7 +386,7 @@ func (s *Store) getChunk(ctx context.Context, ids []string) ([]clinic.Card, erro
 	for i, id := range ids {
 		args[i], at[id] = id, i
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT body, evicted_episode, retrievals, last_retrieved FROM cards WHERE id IN (?`+
+	rows, err := s.db.QueryContext(ctx, `SELECT body, evicted_episode, retrievals, last_retrieved, `+s.utility+` FROM cards WHERE id IN (?`+
 		strings.Repeat(",?", len(ids)-1)+`)`, args...)
 	if err != nil {
 		return nil, err
@@ -383,25 +412,42 @@ func (s *Store) getChunk(ctx context.Context, ids []string) ([]clinic.Card, erro
 }
 
 // scanCard reads a card from a row of body, evicted_episode, retrievals,
-// last_retrieved.
+// last_retrieved, utility.
 func scanCard(row interface{ Scan(...any) error }) (clinic.Card, error) {
-	var body string
+	var body, utility string
 	var c clinic.Card
 	var ev, ret, last int
-	if err := row.Scan(&body, &ev, &ret, &last); err != nil {
+	if err := row.Scan(&body, &ev, &ret, &last, &utility); err != nil {
 		return c, err
 	}
 	if err := json.Unmarshal([]byte(body), &c); err != nil {
 		return c, err
 	}
 	c.EvictedEpisode, c.Retrievals, c.LastRetrieved = ev, ret, last
+	u, err := decodeUtility(utility)
+	if err != nil {
+		return c, fmt.Errorf("card %s: %w", c.ID, err)
+	}
+	c.Utility = u
 	return c, nil
+}
+
+// decodeUtility reads a utility column: empty for a card never credited.
+func decodeUtility(v string) ([]clinic.Utility, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var u []clinic.Utility
+	if err := json.Unmarshal([]byte(v), &u); err != nil {
+		return nil, fmt.Errorf("utility: %w", err)
+	}
+	return u, nil
 }
 
 // Get returns one card.
 func (s *Store) Get(ctx context.Context, id string) (_ clinic.Card, err error) {
 	defer func() { err = s.fail(err) }()
-	c, err := scanCard(s.db.QueryRowContext(ctx, `SELECT body, evicted_episode, retrievals, last_retrieved FROM cards WHERE id=?`, id))
+	c, err := scanCard(s.db.QueryRowContext(ctx, `SELECT body, evicted_episode, retrievals, last_retrieved, `+s.utility+` FROM cards WHERE id=?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return clinic.Card{}, fmt.Errorf("memory/local: get %s: %w", id, memory.ErrNotFound)
 	}
@@ -433,7 +479,11 @@ func (s *Store) List(ctx context.Context, f memory.Filter) (_ []clinic.Card, err
 		ids[i] = ix.ids[p]
 	}
 	s.mu.Unlock()
-	return s.getMany(ctx, ids)
+	cards, err := s.getMany(ctx, ids)
+	for i := range cards {
+		memory.UtilityAsOf(&cards[i], f)
+	}
+	return cards, err
 }
 
 // Evict soft-deletes cards at an episode.
@@ -459,6 +509,77 @@ func (s *Store) MarkRetrieved(ctx context.Context, ids []string, episode int) er
 				s.read[id] = c
 			}
 		})
+}
+
+// Credit adds utility updates in one transaction; the first update of a
+// card at an episode wins.
+func (s *Store) Credit(ctx context.Context, credits []memory.Credit) (err error) {
+	defer func() { err = s.fail(err) }()
+	if len(credits) == 0 {
+		return nil
+	}
+	if err := memory.CheckCredits(credits); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fresh(ctx); err != nil {
+		return fmt.Errorf("memory/local: credit: %w", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("memory/local: credit: %w", err)
+	}
+	defer tx.Rollback()
+	changed := map[string][]clinic.Utility{}
+	for _, c := range credits {
+		if err := credit(ctx, tx, c, changed); err != nil {
+			return fmt.Errorf("memory/local: credit %s at episode %d: %w", c.Card, c.Episode, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("memory/local: credit: %w", err)
+	}
+	for id, u := range changed {
+		if c, ok := s.read[id]; ok {
+			c.Utility = u
+			s.read[id] = c
+		}
+	}
+	return nil
+}
+
+// credit adds one update to a card's history within tx; changed holds the
+// histories written so far in the transaction, which the next update of the
+// same card extends.
+func credit(ctx context.Context, tx *sql.Tx, c memory.Credit, changed map[string][]clinic.Utility) error {
+	history, ok := changed[c.Card]
+	if !ok {
+		var v string
+		err := tx.QueryRowContext(ctx, `SELECT utility FROM cards WHERE id=?`, c.Card).Scan(&v)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // an unknown card: skipped, as Evict skips one
+		}
+		if err != nil {
+			return err
+		}
+		if history, err = decodeUtility(v); err != nil {
+			return err
+		}
+	}
+	history, added := memory.Credited(history, c.Utility)
+	if !added {
+		return nil
+	}
+	v, err := json.Marshal(history)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE cards SET utility=? WHERE id=?`, string(v), c.Card); err != nil {
+		return err
+	}
+	changed[c.Card] = history
+	return nil
 }
 
 // update runs stmt for every ID in one transaction, then apply for each on the

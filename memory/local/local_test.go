@@ -2,6 +2,7 @@ package local_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
@@ -156,4 +157,36 @@ func TestSearchedCardsStayTheFiles(t *testing.T) {
 			require.Equal(t, []string{"fever"}, search().Ask)
 		})
 	}
+}
+
+// TestBankFromBeforeUtilities opens a file whose cards table has no utility
+// column (a bank written before utilities): a reader reads every card with
+// no history, and a writer adds the column and credits the card.
+func TestBankFromBeforeUtilities(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	s, err := local.Open(ctx, path, memory.HashEmbedder{})
+	require.NoError(t, err)
+	require.NoError(t, s.Upsert(ctx, []clinic.Card{card("00000000-0000-4000-8000-000000000001", 1, "wheeze at night")}))
+	require.NoError(t, s.Close())
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, `ALTER TABLE cards DROP COLUMN utility`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	r, err := local.OpenReader(ctx, path, memory.HashEmbedder{})
+	require.NoError(t, err)
+	got, err := r.List(ctx, memory.Filter{})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Empty(t, got[0].Utility)
+	require.NoError(t, r.Close())
+
+	w := open(t, path)
+	cr := memory.Credit{Card: got[0].ID, Utility: clinic.Utility{Episode: 2, Q: 0.65, Reward: 1}}
+	require.NoError(t, w.Credit(ctx, []memory.Credit{cr}))
+	c, err := w.Get(ctx, got[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, []clinic.Utility{cr.Utility}, c.Utility)
 }

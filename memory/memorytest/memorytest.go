@@ -24,6 +24,8 @@ func Run(t *testing.T, open Open) {
 	t.Run("filters", func(t *testing.T) { filters(t, open(t)) })
 	t.Run("search order", func(t *testing.T) { searchOrder(t, open(t)) })
 	t.Run("stats", func(t *testing.T) { stats(t, open(t)) })
+	t.Run("utility as of", func(t *testing.T) { utilityAsOf(t, open(t)) })
+	t.Run("utility idempotent", func(t *testing.T) { utilityIdempotent(t, open(t)) })
 }
 
 // Card builds a test card written after episode created.
@@ -177,4 +179,85 @@ func stats(t *testing.T, s memory.Store) {
 	require.Equal(t, 1, st.Evicted)
 	require.Equal(t, 3, st.ByKind[clinic.CardSuccess])
 	require.Equal(t, ID(3), st.MostRetrieved[0].ID)
+}
+
+// credit is a utility update of card n at an episode.
+func credit(n, episode int, q, reward float64) memory.Credit {
+	return memory.Credit{Card: ID(n), Utility: clinic.Utility{Episode: episode, Q: q, Reward: reward, State: fmt.Sprintf("state %d", episode)}}
+}
+
+// utilityOf is card n's latest utility in cards (-1: not there).
+func utilityOf(cards []clinic.Card, n int) float64 {
+	for _, c := range cards {
+		if c.ID == ID(n) {
+			return memory.Q(c, 0.5)
+		}
+	}
+	return -1
+}
+
+func utilityAsOf(t *testing.T, s memory.Store) {
+	ctx := context.Background()
+	require.NoError(t, s.Upsert(ctx, []clinic.Card{Card(ID(1), 1, "fever and cough"), Card(ID(2), 1, "fever and rash")}))
+	// Card 1 is credited at episodes 2, 3 and 5; card 2 never (initial 0.5).
+	require.NoError(t, s.Credit(ctx, []memory.Credit{credit(1, 2, 0.65, 1)}))
+	require.NoError(t, s.Credit(ctx, []memory.Credit{credit(1, 3, 0.455, 0), credit(1, 5, 0.6185, 1)}))
+	for at, want := range map[int]float64{1: 0.5, 2: 0.65, 3: 0.455, 4: 0.455, 5: 0.6185, 0: 0.6185} {
+		got, err := s.List(ctx, memory.Filter{AsOf: at})
+		require.NoError(t, err)
+		require.InDelta(t, want, utilityOf(got, 1), 1e-12, "list as of %d", at)
+		require.InDelta(t, 0.5, utilityOf(got, 2), 1e-12, "card 2 never credited")
+		hits, err := s.Search(ctx, memory.Query{Text: "fever", K: 10, Filter: memory.Filter{AsOf: at}})
+		require.NoError(t, err)
+		var cards []clinic.Card
+		for _, h := range hits {
+			cards = append(cards, h.Card)
+		}
+		require.InDelta(t, want, utilityOf(cards, 1), 1e-12, "search as of %d", at)
+	}
+	got, err := s.List(ctx, memory.Filter{AsOf: 3})
+	require.NoError(t, err)
+	require.Equal(t, []clinic.Utility{credit(1, 2, 0.65, 1).Utility, credit(1, 3, 0.455, 0).Utility}, got[0].Utility, "the history up to episode 3, in order")
+	// A rewrite of the card keeps its history; an unknown card is skipped.
+	require.NoError(t, s.Upsert(ctx, []clinic.Card{Card(ID(1), 1, "fever and cough")}))
+	require.NoError(t, s.Credit(ctx, []memory.Credit{credit(99, 5, 1, 1)}))
+	c1, err := s.Get(ctx, ID(1))
+	require.NoError(t, err)
+	require.Len(t, c1.Utility, 3)
+	require.Equal(t, "state 5", c1.Utility[2].State)
+}
+
+func utilityIdempotent(t *testing.T, s memory.Store) {
+	ctx := context.Background()
+	require.NoError(t, s.Upsert(ctx, []clinic.Card{Card(ID(1), 1, "headache")}))
+	first := []memory.Credit{credit(1, 4, 0.8, 1)}
+	for range 3 {
+		require.NoError(t, s.Credit(ctx, first))
+	}
+	// A different value for the same card and episode (a retry that
+	// computed otherwise) changes nothing: the first write wins.
+	require.NoError(t, s.Credit(ctx, []memory.Credit{credit(1, 4, 0.1, 0)}))
+	c, err := s.Get(ctx, ID(1))
+	require.NoError(t, err)
+	require.Equal(t, []clinic.Utility{first[0].Utility}, c.Utility)
+	require.Error(t, s.Credit(ctx, []memory.Credit{credit(1, 0, 0.5, 1)}), "episode 0 is refused")
+}
+
+// RequireMemRLHistories checks a stream's bank against MemRL's update: every
+// card's history starts from initial, each entry's reward is the S recorded
+// for its episode (scores, by episode number) and its utility is the one
+// before moved by alpha·(reward − utility). It returns the number of updates.
+func RequireMemRLHistories(t testing.TB, cards []clinic.Card, scores map[int]float64, alpha, initial float64) int {
+	t.Helper()
+	n := 0
+	for _, c := range cards {
+		q := initial
+		for _, u := range c.Utility {
+			require.InDelta(t, scores[u.Episode], u.Reward, 1e-12, "card %s, episode %d: the reward is the recorded S", c.ID, u.Episode)
+			require.InDelta(t, q+alpha*(u.Reward-q), u.Q, 1e-12, "card %s, episode %d", c.ID, u.Episode)
+			q = u.Q
+			n++
+		}
+	}
+	return n
 }

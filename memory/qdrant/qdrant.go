@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -48,7 +50,7 @@ var _ memory.Store = (*Store)(nil)
 const (
 	fRun, fBank, fKind, fPass, fStage, fCase    = "run", "bank", "kind", "pass", "stage", "source_case"
 	fCreated, fEvicted, fRetrievals, fLastRetrv = "created_episode", "evicted_episode", "retrievals", "last_retrieved"
-	fBody                                       = "body"
+	fBody, fUtility                             = "body", "utility" // utility: the history as JSON, "" for none
 	metaModel                                   = "clinevo_embedder"
 )
 
@@ -175,7 +177,7 @@ func ptr[T any](v T) *T { return &v }
 func (s *Store) Close() error { return s.c.Close() }
 
 func payload(c clinic.Card) (map[string]any, error) {
-	c.EvictedEpisode, c.Retrievals, c.LastRetrieved = 0, 0, 0
+	c.EvictedEpisode, c.Retrievals, c.LastRetrieved, c.Utility = 0, 0, 0, nil
 	body, err := json.Marshal(c)
 	if err != nil {
 		return nil, err
@@ -192,7 +194,21 @@ func card(p map[string]*qc.Value) (clinic.Card, error) {
 	c.EvictedEpisode = int(p[fEvicted].GetIntegerValue())
 	c.Retrievals = int(p[fRetrievals].GetIntegerValue())
 	c.LastRetrieved = int(p[fLastRetrv].GetIntegerValue())
+	if u := p[fUtility].GetStringValue(); u != "" {
+		if err := json.Unmarshal([]byte(u), &c.Utility); err != nil {
+			return clinic.Card{}, fmt.Errorf("card %s: utility: %w", c.ID, err)
+		}
+	}
 	return c, nil
+}
+
+// utilityPayload is a utility history as the payload holds it.
+func utilityPayload(u []clinic.Utility) (string, error) {
+	if len(u) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(u)
+	return string(b), err
 }
 
 // counters reads the eviction and retrieval counters of existing points.
@@ -252,6 +268,9 @@ func (s *Store) Upsert(ctx context.Context, cards []clinic.Card) (err error) {
 		}
 		o := old[c.ID]
 		p[fEvicted], p[fRetrievals], p[fLastRetrv] = int64(o.EvictedEpisode), int64(o.Retrievals), int64(o.LastRetrieved)
+		if p[fUtility], err = utilityPayload(o.Utility); err != nil {
+			return fmt.Errorf("memory/qdrant: upsert: %w", err)
+		}
 		points[i] = &qc.PointStruct{Id: qc.NewID(c.ID), Vectors: qc.NewVectorsDense(vecs[i]), Payload: qc.NewValueMap(p)}
 	}
 	if _, err := s.c.Upsert(ctx, &qc.UpsertPoints{CollectionName: s.name, Points: points, Wait: ptr(true)}); err != nil {
@@ -316,6 +335,7 @@ func (s *Store) Search(ctx context.Context, q memory.Query) (_ []memory.Hit, err
 		if err != nil {
 			return nil, err
 		}
+		memory.UtilityAsOf(&c, q.Filter)
 		hits = append(hits, memory.Hit{Card: c, Score: float64(p.Score)})
 	}
 	return memory.TopK(hits, q.K), nil
@@ -352,6 +372,7 @@ func (s *Store) List(ctx context.Context, f memory.Filter) (_ []clinic.Card, err
 			if err != nil {
 				return nil, err
 			}
+			memory.UtilityAsOf(&c, f)
 			out = append(out, c)
 		}
 		if next == nil {
@@ -403,6 +424,43 @@ func (s *Store) MarkRetrieved(ctx context.Context, ids []string, episode int) (e
 			if err := s.setPayload(ctx, id, map[string]any{fRetrievals: int64(c.Retrievals + 1), fLastRetrv: int64(episode)}); err != nil {
 				return fmt.Errorf("memory/qdrant: mark retrieved %s: %w", id, err)
 			}
+		}
+	}
+	return nil
+}
+
+// Credit adds utility updates; the first update of a card at an episode wins.
+func (s *Store) Credit(ctx context.Context, credits []memory.Credit) (err error) {
+	defer func() { err = classify(err) }()
+	if err := memory.CheckCredits(credits); err != nil || len(credits) == 0 {
+		return err
+	}
+	ids := make([]string, len(credits))
+	for i, c := range credits {
+		ids[i] = c.Card
+	}
+	old, err := s.counters(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("memory/qdrant: credit: %w", err)
+	}
+	changed := map[string]bool{}
+	for _, c := range credits {
+		card, ok := old[c.Card]
+		if !ok {
+			continue // an unknown card: skipped, as Evict skips one
+		}
+		var added bool
+		if card.Utility, added = memory.Credited(card.Utility, c.Utility); added {
+			old[c.Card], changed[c.Card] = card, true
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(changed)) {
+		u, err := utilityPayload(old[id].Utility)
+		if err == nil {
+			err = s.setPayload(ctx, id, map[string]any{fUtility: u})
+		}
+		if err != nil {
+			return fmt.Errorf("memory/qdrant: credit %s: %w", id, err)
 		}
 	}
 	return nil
