@@ -30,7 +30,7 @@ import (
 // prompt and splits time into diagnosing and updating.
 func TestMethodsExperimentRunsOffline(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 48 conditions on the embedded server")
+		t.Skip("runs 62 conditions on the embedded server")
 	}
 	t.Parallel() // see TestMain
 	env := enginetest.Start(t)
@@ -50,7 +50,7 @@ func TestMethodsExperimentRunsOffline(t *testing.T) {
 	in, err := analysis.Load(ctx, env.Engine.Results, env.Engine.Benchmarks, "methods")
 	require.NoError(t, err)
 	rep := analysis.Build(in)
-	require.Len(t, rep.Conditions, 48)
+	require.Len(t, rep.Conditions, 62) // 15 methods on 4 benchmarks, and MaTTS on 2
 	for _, c := range rep.Conditions {
 		require.Equal(t, 3, c.Overall.N, c.Name)
 		require.Positive(t, c.Overall.TimeMS["diagnose"], "condition %s: diagnose time recorded", c.Name)
@@ -104,6 +104,24 @@ func TestMethodsExperimentRunsOffline(t *testing.T) {
 			recs, err := env.Engine.Results.Records(ctx, spec.RunID(b+"-"+m))
 			require.NoError(t, err)
 			require.Equal(t, recs[0].RuleBook, recs[2].RuleBook, "%s-%s: the prompt is frozen during the stream", b, m)
+		}
+	}
+	for _, b := range []string{"medevoeval", "medinquire", "gpagent", "klinike"} {
+		require.Positive(t, kinds(b + "-reasoningbank")[clinic.CardStrategy], "%s-reasoningbank keeps strategy items", b)
+		for _, m := range []string{"memrl", "memento"} {
+			cards, err := env.Engine.Memory.List(ctx, memory.Filter{Runs: []string{spec.RunID(b + "-" + m)}, IncludeEvicted: true})
+			require.NoError(t, err)
+			require.True(t, slices.ContainsFunc(cards, func(c clinic.Card) bool { return len(c.Utility) > 0 }),
+				"%s-%s: a card retrieved after the first episode has a utility", b, m)
+		}
+	}
+	for _, b := range []string{"medevoeval", "medinquire"} {
+		recs, err := env.Engine.Results.Records(ctx, spec.RunID(b+"-matts"))
+		require.NoError(t, err)
+		require.Len(t, recs, 3, "%s-matts: one record a case", b)
+		for _, r := range recs {
+			require.NotNil(t, r.Attempts, "%s-matts %s", b, r.EpisodeID)
+			require.Len(t, r.Attempts.IDs, 3, "%s-matts: k = 3 attempts of %s", b, r.EpisodeID)
 		}
 	}
 	require.Positive(t, mem0, "mem0 keeps consolidated memories")
