@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
+	"github.com/clinevo/clinevo/clinic"
 	"github.com/clinevo/clinevo/contract"
 	"github.com/clinevo/clinevo/engine"
 	"github.com/clinevo/clinevo/engine/enginetest"
@@ -22,11 +23,11 @@ import (
 	"github.com/clinevo/clinevo/workflows"
 )
 
-// methodSpecs are four streams of eight cases, one per learning method the
+// methodSpecs are five streams of eight cases, one per learning method the
 // crash test covers: mem0 (memory consolidated with updates and deletes),
 // gepa (a development phase before the stream), ace (a playbook with
-// counters), and clinevo's own in a permuted order (an experiment's
-// ordering).
+// counters), clinevo's own in a permuted order (an experiment's ordering),
+// and memrl (a utility on every card, versioned by episode).
 func methodSpecs() []contract.StreamSpec {
 	var out []contract.StreamSpec
 	for _, m := range []struct {
@@ -49,15 +50,22 @@ func methodSpecs() []contract.StreamSpec {
 	s.Episode.MDT = settings.MDTOff
 	out = append(out, contract.StreamSpec{RunID: "crash-ordering", Corpus: "builtin:stream", Limit: 8, StageSize: 4, Order: 3,
 		Memory: contract.MemoryEmpty, ActivityTimeoutSeconds: 3, EvalConcurrency: 2, Settings: s})
+	// MemRL: a utility history on every card an episode retrieved,
+	// credited once per card and episode however often a step retries.
+	s = settings.Default()
+	s.Episode.MDT = settings.MDTOff
+	s.Evolver.Method, s.Evolver.RuleBudget = settings.MethodMemRL, 0
+	out = append(out, contract.StreamSpec{RunID: "crash-memrl", Corpus: "builtin:stream", Limit: 8, StageSize: 4,
+		Memory: contract.MemoryEmpty, ActivityTimeoutSeconds: 3, EvalConcurrency: 2, Settings: s})
 	return out
 }
 
-// TestMethodsSurviveSIGKILL runs mem0, gepa and ace streams at once on a
+// TestMethodsSurviveSIGKILL runs mem0, gepa, ace, an ordering and memrl streams at once on a
 // worker process that is killed with SIGKILL twice, mid development phase
 // and mid stream, and compares everything with an uninterrupted run in
 // process: every record (rule books and ACE's counters in them), trace,
 // development record, and card (Mem0's updated and deleted memories with
-// their eviction episodes).
+// their eviction episodes, MemRL's utility histories).
 func TestMethodsSurviveSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs subprocesses")
@@ -105,9 +113,13 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 	for _, dev := range []string{contract.DevRunID(gepa, 0, 0), contract.DevRunID(gepa, 1, 0), contract.DevRunID(gepa, 1, 1)} {
 		sameRecords(t, ref.Engine.Results, got.Results, dev)
 	}
-	for _, run := range []string{specs[0].RunID, specs[3].RunID} {
+	for _, run := range []string{specs[0].RunID, specs[3].RunID, specs[4].RunID} {
 		sameMemory(t, ref.Engine.Memory, got.Memory, run)
 	}
+	credited, err := got.Memory.List(ctx, memory.Filter{Runs: []string{specs[4].RunID}, IncludeEvicted: true})
+	require.NoError(t, err)
+	require.True(t, slices.ContainsFunc(credited, func(c clinic.Card) bool { return len(c.Utility) > 0 }),
+		"memrl's cards carry their utility histories (compared above)")
 	ordered, err := got.Results.Records(ctx, specs[3].RunID)
 	require.NoError(t, err)
 	var cases []string
