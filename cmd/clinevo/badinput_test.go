@@ -41,7 +41,7 @@ var badInputs = []refusedInput{
 	{"an unknown log format", []string{"export", "inspect", "quick-E1", "--format", "yaml"}, nil, "",
 		`export inspect: --format "yaml": want eval (inspect's default, a zip) or json`},
 	{"an unknown kind", []string{"memory", "query", "chest pain", "--kind", "bogus"}, nil, "",
-		`memory query: --kind "bogus": want one of success, correction, rule, advice, summary, memory, experience, example`},
+		`memory query: --kind "bogus": want one of success, correction, rule, advice, summary, memory, experience, example, strategy`},
 	{"no cards", []string{"memory", "query", "chest pain", "--top", "0"}, nil, "",
 		`memory query: --top 0: want at least 1 card (without --top: memory.k)`},
 	{"a fraction for memory.k", []string{"runs", "list"}, nil, "memory:\n  k: 3.7\n",

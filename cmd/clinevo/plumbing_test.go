@@ -1008,6 +1008,15 @@ func plumbRows(set bench.Set, keyFile string) ([]plumbRow, map[string]string) {
 			"and a DE phase played by a worker on the embedded server, replayed in workflows TestReplayCommittedHistories (optimize_evoprompt_de.json)",
 		"memory.context_tokens": "changes nothing until the shown cards' texts pass it (runner.Retrieve): runner TestContextTokensBoundTheShownCards; " +
 			"it reaches the activities in the icl conditions of engine TestMethodsExperimentRunsOffline",
+		"memory.utility.alpha": "read by the memrl and memento methods only (the step size of Q ← Q + α(r − Q)): runner TestMemRLStreamLearnsUtilities " +
+			"checks every update against it; memrl reaches the activities in engine TestMemRLStreamEndToEnd and TestMethodsExperimentRunsOffline",
+		"memory.utility.lambda": "read by MemRL's ranking only: memory TestRankMemRL (λ 0, 0.5 and 1 give three orders); " +
+			"memrl reaches the activities in engine TestMemRLStreamEndToEnd",
+		"memory.utility.initial": "the utility of a card never credited, read by the memrl and memento rankings: memory TestRankMemRL, TestKernelQ",
+		"memory.utility.recall": "k1, the cards recalled by similarity before utility ranks them (runner.Retrieve under memrl and memento): " +
+			"runner TestRetrieveRanksByUtilityAsOf; memrl reaches the activities in engine TestMemRLStreamEndToEnd",
+		"memory.utility.tau": "read by Memento's kernel estimate of Q only: memory TestKernelQ (τ 0.1 and 1); memento reaches the activities " +
+			"in engine TestMethodsExperimentRunsOffline",
 		"episode.ddxplus_mode":    "DDXPlus's own key, read by its environment only: ddxplus TestStreamMode, TestInteractiveMode, and ddxplus/e2e TestTwoHundredPatientsInEachMode",
 		"evolver.dev.overlap":     "read where a spec or a stream start is resolved, before any workflow (experiments.Development): experiments TestDevelopmentIsHeldOut, TestSpecDevelopmentFilledIn",
 		"evolver.dev.corpus":      "read by the development phase of evoprompt and gepa only: engine TestMethodsExperimentRunsOffline (dev records from it)",
