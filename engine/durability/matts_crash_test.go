@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
@@ -50,15 +49,7 @@ func TestMaTTSSurvivesSIGKILL(t *testing.T) {
 	require.NoError(t, err)
 	defer res.Close()
 	worker = killAtTurns(t, res, worker, bin, dir, addr, total/3, 2*total/3)
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	var out contract.StreamResult
-	require.NoError(t, run.Get(wctx, &out))
-	require.Equal(t, 8, out.Episodes)
-	worker.kill() // the engine below opens the same stores
-	got, err := engine.Open(ctx, engine.Options{DataDir: dir})
-	require.NoError(t, err)
-	defer got.Close()
+	got := finishAndOpen(t, []client.WorkflowRun{run}, worker, dir, 8)
 
 	sameRecords(t, ref.Engine.Results, got.Results, spec.RunID)
 	sameMemory(t, ref.Engine.Memory, got.Memory, spec.RunID)

@@ -95,17 +95,7 @@ func TestMethodsSurviveSIGKILL(t *testing.T) {
 	require.NoError(t, err)
 	defer res.Close()
 	worker = killAtTurns(t, res, worker, bin, dir, addr, total/4, total/2)
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	for _, run := range runs {
-		var out contract.StreamResult
-		require.NoError(t, run.Get(wctx, &out))
-		require.Equal(t, 8, out.Episodes)
-	}
-	worker.kill() // the engine below opens the same stores
-	got, err := engine.Open(ctx, engine.Options{DataDir: dir})
-	require.NoError(t, err)
-	defer got.Close()
+	got := finishAndOpen(t, runs, worker, dir, 8)
 	for _, spec := range specs {
 		sameRecords(t, ref.Engine.Results, got.Results, spec.RunID)
 	}
@@ -183,6 +173,25 @@ func sameMemory(t *testing.T, want, have memory.Store, run string) {
 	require.NoError(t, err)
 	require.NotEmpty(t, wc, "%s wrote memories", run)
 	require.Equal(t, wc, gc, "%s's memories, evicted ones too", run)
+}
+
+// finishAndOpen waits for the streams of runs to finish with episodes
+// episodes each, stops the worker, and opens the stores it wrote (closed
+// with the test).
+func finishAndOpen(t *testing.T, runs []client.WorkflowRun, worker *proc, dir string, episodes int) *engine.Engine {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	for _, run := range runs {
+		var out contract.StreamResult
+		require.NoError(t, run.Get(ctx, &out))
+		require.Equal(t, episodes, out.Episodes, run.GetID())
+	}
+	worker.kill() // the engine below opens the same stores
+	got, err := engine.Open(context.Background(), engine.Options{DataDir: dir})
+	require.NoError(t, err)
+	t.Cleanup(func() { got.Close() })
+	return got
 }
 
 // killAtTurns kills the worker with SIGKILL each time the results store
